@@ -1,0 +1,28 @@
+// One lint config for the whole repository: typescript-eslint's recommended rules plus the few
+// house rules that TypeScript's own checks do not cover.
+import js from '@eslint/js'
+import tseslint from 'typescript-eslint'
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/.turbo/**', '**/.data/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'TSEnumDeclaration', message: 'Use an `as const` object instead of an enum.' },
+      ],
+    },
+  },
+  {
+    // Only packages/config reads the environment (house style §3).
+    files: ['apps/**/*.ts', 'packages/**/*.ts'],
+    ignores: ['packages/config/**', '**/test/**', '**/*.test.ts'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read settings through @tracewell/config.' }],
+    },
+  },
+)

@@ -1,0 +1,3 @@
+export { ConfigError, loadConfig, loadConfigOrExit } from './load-config.ts'
+export * from './services.ts'
+export * as settings from './settings.ts'

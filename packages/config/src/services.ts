@@ -1,0 +1,78 @@
+import { Type, type Static } from '@sinclair/typebox'
+import {
+  adminSettings,
+  bootstrapSettings,
+  databaseSettings,
+  embeddedDatabaseSettings,
+  embeddedQueueSettings,
+  ingestSettings,
+  janitorSettings,
+  keySettings,
+  queueSettings,
+  serverSettings,
+  writerSettings,
+} from './settings.ts'
+
+// Default ports of SPEC §6.
+export const defaultPorts = { allInOne: 3000, ingest: 3001, controlPlane: 3002, janitor: 3003, writer: 3004 } as const
+
+export const IngestConfigSchema = Type.Object({
+  ...serverSettings(defaultPorts.ingest),
+  ...databaseSettings,
+  ...queueSettings,
+  ...ingestSettings,
+  ...keySettings,
+})
+export type IngestConfig = Static<typeof IngestConfigSchema>
+
+export const WriterConfigSchema = Type.Object({
+  ...serverSettings(defaultPorts.writer),
+  ...databaseSettings,
+  ...queueSettings,
+  ...writerSettings,
+})
+export type WriterConfig = Static<typeof WriterConfigSchema>
+
+export const ControlPlaneConfigSchema = Type.Object({
+  ...serverSettings(defaultPorts.controlPlane),
+  ...databaseSettings,
+  ...keySettings,
+  ...adminSettings,
+  ...bootstrapSettings,
+})
+export type ControlPlaneConfig = Static<typeof ControlPlaneConfigSchema>
+
+export const JanitorConfigSchema = Type.Object({
+  ...serverSettings(defaultPorts.janitor),
+  ...databaseSettings,
+  ...janitorSettings,
+})
+export type JanitorConfig = Static<typeof JanitorConfigSchema>
+
+/** `npm start`: everything in one process, Postgres and Redis optional (embedded defaults). */
+export const AllInOneConfigSchema = Type.Object({
+  ...serverSettings(defaultPorts.allInOne),
+  ...embeddedDatabaseSettings,
+  ...embeddedQueueSettings,
+  ...ingestSettings,
+  ...writerSettings,
+  ...keySettings,
+  ...adminSettings,
+  ...bootstrapSettings,
+  ...janitorSettings,
+})
+export type AllInOneConfig = Static<typeof AllInOneConfigSchema>
+
+/** `npm run queue:replay`: moves the span-batch queue's failed jobs back to waiting. */
+export const ReplayConfigSchema = Type.Object({ ...queueSettings })
+export type ReplayConfig = Static<typeof ReplayConfigSchema>
+
+/** `npm run migrate`. */
+export const MigrateConfigSchema = Type.Object({ ...embeddedDatabaseSettings })
+export type MigrateConfig = Static<typeof MigrateConfigSchema>
+
+/** Where test suites find the real Postgres (an admin connection) and Redis. */
+export const TestEnvironmentSchema = Type.Object({
+  DATABASE_URL: Type.String({ default: 'postgres://postgres@127.0.0.1:5432/postgres', description: 'admin connection URL for test databases' }),
+  REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379', description: 'Redis for tests' }),
+})

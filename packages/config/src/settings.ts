@@ -1,0 +1,96 @@
+import { Type } from '@sinclair/typebox'
+
+// Every environment variable Tracewell reads (SPEC §6), grouped by concern. Services compose the
+// groups they need in services.ts. Keys are the variable names themselves, so the README, compose
+// file and Kubernetes manifests can be checked against this file.
+
+const Port = (fallback: number) =>
+  Type.Integer({ minimum: 0, maximum: 65535, default: fallback, description: 'TCP port to listen on (0–65535)' })
+
+export const serverSettings = (defaultPort: number) => ({
+  PORT: Port(defaultPort),
+  HOST: Type.String({ default: '0.0.0.0', minLength: 1, description: 'interface to bind, e.g. 0.0.0.0 or 127.0.0.1' }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent' },
+  ),
+})
+
+const PostgresUrl = Type.String({
+  pattern: '^postgres(ql)?://',
+  description: 'a postgres:// connection URL, e.g. postgres://postgres@127.0.0.1:5432/tracewell',
+})
+const RedisUrl = Type.String({ pattern: '^rediss?://', description: 'a redis:// connection URL, e.g. redis://127.0.0.1:6379' })
+
+export const databaseSettings = {
+  DATABASE_URL: PostgresUrl,
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'connections in the Postgres pool (1–200)' }),
+}
+
+export const embeddedDatabaseSettings = {
+  DATABASE_URL: Type.Optional(PostgresUrl),
+  DATABASE_POOL_SIZE: databaseSettings.DATABASE_POOL_SIZE,
+  DATA_DIR: Type.String({ default: '.data', minLength: 1, description: 'directory for the embedded database when DATABASE_URL is unset' }),
+}
+
+export const queueSettings = {
+  REDIS_URL: RedisUrl,
+  QUEUE_PREFIX: Type.String({ default: 'tracewell', pattern: '^[A-Za-z0-9_.-]+$', description: 'BullMQ key prefix (letters, digits, _ . -)' }),
+}
+
+export const embeddedQueueSettings = {
+  REDIS_URL: Type.Optional(RedisUrl),
+  QUEUE_PREFIX: queueSettings.QUEUE_PREFIX,
+}
+
+export const ingestSettings = {
+  MAX_BODY_BYTES: Type.Integer({ minimum: 1024, default: 10 * 1024 * 1024, description: 'largest request body as sent, in bytes (default 10 MiB)' }),
+  MAX_INFLATED_BYTES: Type.Integer({ minimum: 1024, default: 50 * 1024 * 1024, description: 'largest body after gzip/deflate inflation, in bytes (default 50 MiB)' }),
+  MAX_SPANS_PER_REQUEST: Type.Integer({ minimum: 1, default: 10_000, description: 'most spans accepted in one request (default 10000)' }),
+  QUEUE_MAX_BACKLOG: Type.Integer({ minimum: 1, default: 200_000, description: 'waiting spans in the queue above which ingest answers 429 (default 200000)' }),
+  ENQUEUE_MAX_SPANS_PER_JOB: Type.Integer({ minimum: 1, default: 2_000, description: 'most spans grouped into one queue job (default 2000)' }),
+}
+
+export const writerSettings = {
+  WRITER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 4, description: 'queue jobs processed at once per writer (1–64)' }),
+  WRITER_MAX_ATTEMPTS: Type.Integer({ minimum: 1, default: 12, description: 'tries per job before it goes to the failed set (default 12)' }),
+  WRITER_LOCK_DURATION_MS: Type.Integer({
+    minimum: 1_000,
+    default: 60_000,
+    description: 'how long a writer holds a job before it counts as stalled and is redone, in ms (default 60000)',
+  }),
+  WRITER_STALLED_INTERVAL_MS: Type.Integer({
+    minimum: 500,
+    default: 30_000,
+    description: 'how often writers look for stalled jobs (e.g. of a killed writer), in ms (default 30000)',
+  }),
+}
+
+export const keySettings = {
+  KEY_CACHE_TTL_MS: Type.Integer({
+    minimum: 0,
+    maximum: 5000,
+    default: 5000,
+    description: 'how long a verified API key is trusted before it is re-checked, in ms (0–5000; SPEC §1 bounds revocation at 5 s)',
+  }),
+}
+
+export const adminSettings = {
+  ADMIN_API_KEY: Type.Optional(Type.String({ minLength: 32, description: 'admin secret for POST /api/teams (at least 32 characters)' })),
+}
+
+const InitKey = Type.String({ minLength: 32, maxLength: 256, pattern: '^[\\x21-\\x7e]+$', description: 'an API key of at least 32 printable characters' })
+
+export const bootstrapSettings = {
+  INIT_TEAM_NAME: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'name of the team to create at start' })),
+  INIT_TEAM_API_KEY: Type.Optional(InitKey),
+  INIT_PROJECT_NAME: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'name of the project to create at start' })),
+  INIT_PROJECT_ID: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'id of the project to create at start (1–64 of A-Z a-z 0-9 _ -)' })),
+  INIT_PROJECT_API_KEY: Type.Optional(InitKey),
+}
+
+export const janitorSettings = {
+  CRON_API_KEY: Type.Optional(Type.String({ minLength: 1, description: 'secret expected in the cron-api-key header; unset leaves cleanup open' })),
+  CLEANUP_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000, description: 'spans deleted per statement during cleanup (default 10000)' }),
+  CLEANUP_TIME_BUDGET_MS: Type.Integer({ minimum: 1, default: 240_000, description: 'a cleanup run stops after this many ms and reports what is left (default 240000)' }),
+}

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { ConfigError, IngestConfigSchema, JanitorConfigSchema, AllInOneConfigSchema, loadConfig } from '../src/index.ts'
+
+const required = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test', REDIS_URL: 'redis://127.0.0.1:6379' }
+
+describe('loadConfig', () => {
+  it('fills defaults and converts numbers', () => {
+    const config = loadConfig(IngestConfigSchema, { ...required, PORT: '4100', MAX_SPANS_PER_REQUEST: '50' })
+    assert.equal(config.PORT, 4100)
+    assert.equal(config.HOST, '0.0.0.0')
+    assert.equal(config.MAX_SPANS_PER_REQUEST, 50)
+    assert.equal(config.KEY_CACHE_TTL_MS, 5000)
+    assert.equal(config.LOG_LEVEL, 'info')
+  })
+
+  it('names a missing required variable in one line', () => {
+    assert.throws(
+      () => loadConfig(IngestConfigSchema, { REDIS_URL: required.REDIS_URL }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.message === 'DATABASE_URL is required: a postgres:// connection URL, e.g. postgres://postgres@127.0.0.1:5432/tracewell' &&
+        !error.message.includes('\n'),
+    )
+  })
+
+  it('names a malformed variable and what is expected', () => {
+    assert.throws(() => loadConfig(IngestConfigSchema, { ...required, PORT: 'eighty' }), /^ConfigError: PORT is invalid \(.+\): TCP port to listen on \(0–65535\)$/)
+    assert.throws(() => loadConfig(IngestConfigSchema, { ...required, PORT: '70000' }), /^ConfigError: PORT is invalid/)
+    assert.throws(() => loadConfig(IngestConfigSchema, { ...required, LOG_LEVEL: 'loud' }), /^ConfigError: LOG_LEVEL is invalid/)
+    assert.throws(() => loadConfig(IngestConfigSchema, { ...required, REDIS_URL: 'localhost:6379' }), /^ConfigError: REDIS_URL is invalid/)
+  })
+
+  it('refuses a revocation bound above the 5 s of SPEC §1', () => {
+    assert.throws(() => loadConfig(IngestConfigSchema, { ...required, KEY_CACHE_TTL_MS: '6000' }), /^ConfigError: KEY_CACHE_TTL_MS is invalid/)
+  })
+
+  it('treats an empty value as unset', () => {
+    const config = loadConfig(JanitorConfigSchema, { DATABASE_URL: required.DATABASE_URL, CRON_API_KEY: '' })
+    assert.equal(config.CRON_API_KEY, undefined)
+  })
+
+  it('lets the all-in-one process run without Postgres or Redis', () => {
+    const config = loadConfig(AllInOneConfigSchema, {})
+    assert.equal(config.DATABASE_URL, undefined)
+    assert.equal(config.REDIS_URL, undefined)
+    assert.equal(config.PORT, 3000)
+    assert.equal(config.DATA_DIR, '.data')
+  })
+
+  it('requires bootstrap keys of at least 32 characters', () => {
+    assert.throws(() => loadConfig(AllInOneConfigSchema, { INIT_PROJECT_API_KEY: 'short' }), /^ConfigError: INIT_PROJECT_API_KEY is invalid/)
+  })
+})

@@ -1,0 +1,17 @@
+import { loadConfigOrExit, MigrateConfigSchema } from '@tracewell/config'
+import { createDb } from '../create-db.ts'
+import { migrateToLatest } from '../migrator.ts'
+
+// `npm run migrate`: applies pending migrations to DATABASE_URL (or the embedded database).
+const config = loadConfigOrExit(MigrateConfigSchema)
+const db = createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR })
+const target = config.DATABASE_URL ? new URL(config.DATABASE_URL).pathname.slice(1) || 'postgres' : `embedded database in ${config.DATA_DIR}`
+try {
+  const applied = await migrateToLatest(db)
+  console.log(applied.length === 0 ? `${target}: already up to date` : `${target}: applied ${applied.join(', ')}`)
+} catch (error) {
+  console.error(`${target}: ${error instanceof Error ? error.message : String(error)}`)
+  process.exitCode = 1
+} finally {
+  await db.destroy()
+}

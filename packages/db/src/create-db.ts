@@ -1,0 +1,50 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { PGlite, types } from '@electric-sql/pglite'
+import { Kysely, PostgresDialect } from 'kysely'
+import pg from 'pg'
+import type { Database } from './database.ts'
+import { PgliteDialect } from './pglite-dialect.ts'
+
+export interface DbOptions {
+  /** A postgres:// URL; without one the embedded PGlite database under `dataDir` is used. */
+  databaseUrl?: string | undefined
+  poolSize?: number
+  /** Directory for the embedded database (PGlite keeps its files in `<dataDir>/pglite`). */
+  dataDir?: string
+}
+
+export type Db = Kysely<Database>
+
+/** A Kysely of any schema: what migrations and the engine registry take. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's own idiom for schema-agnostic code
+export type AnyDb = Kysely<any>
+
+/** Which engine a `Db` runs on; a few operations (advisory locks across processes) differ. */
+export const engineOf = new WeakMap<AnyDb, 'postgres' | 'pglite'>()
+
+export function createDb(options: DbOptions): Db {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      // A dead database must surface as an error the writer retries, not as a hung request.
+      connectionTimeoutMillis: 5_000,
+    })
+    // An idle client losing its connection (Postgres restarted) emits 'error' on the pool; without
+    // a listener that would crash the process. The next query simply gets a fresh connection.
+    pool.on('error', () => {})
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    engineOf.set(db, 'postgres')
+    return db
+  }
+  // `memory://` keeps the embedded database in memory (tests); anything else is a directory.
+  const requested = options.dataDir ?? '.data'
+  const dataDir = requested.startsWith('memory://') ? requested : join(requested, 'pglite')
+  if (dataDir !== requested) mkdirSync(dataDir, { recursive: true })
+  // int8 and numeric stay strings, as node-postgres returns them, so mappers see one shape.
+  const pglite = new PGlite(dataDir, { parsers: { [types.INT8]: (value) => value, [types.NUMERIC]: (value) => value } })
+  const db = new Kysely<Database>({ dialect: new PgliteDialect(pglite) })
+  engineOf.set(db, 'pglite')
+  return db
+}

@@ -1,0 +1,162 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely'
+
+// The declared shape of the migrated schema. test/database-type.test.ts compares it (through
+// `declaredColumns` below) with what the migrations actually create, so the two cannot drift.
+
+/** A timestamptz: read as a Date, written as a Date or ISO string, defaulted by the database. */
+type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>
+type Timestamp = ColumnType<Date, Date | string, Date | string>
+/** int8 is read as a decimal string (it may exceed 2^53), written as a number, bigint or string. */
+type Int8 = ColumnType<string, number | bigint | string, number | bigint | string>
+type Json<T> = ColumnType<T, string, string>
+
+export interface TeamsTable {
+  id: Generated<string>
+  name: string
+  created_at: CreatedAt
+}
+
+export interface ProjectsTable {
+  id: Generated<string>
+  team_id: string
+  name: string
+  description: Generated<string>
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
+export type ApiKeyKind = 'project' | 'team'
+
+export interface ApiKeysTable {
+  id: Generated<string>
+  kind: ApiKeyKind
+  team_id: string
+  project_id: string | null
+  key_hash: string
+  prefix: string
+  created_at: CreatedAt
+  last_used_at: Timestamp | null
+  revoked_at: Timestamp | null
+}
+
+export interface PromptsetsTable {
+  id: Generated<string>
+  project_id: string
+  name: string
+  description: Generated<string>
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
+export interface PromptsTable {
+  id: Generated<string>
+  promptset_id: string
+  value: string
+  variables: Json<string[]>
+  model: string
+  model_settings: Json<Record<string, unknown>>
+  version: number
+  live: Generated<boolean>
+  tags: Json<string[]>
+  span_id: string | null
+  note: Generated<string>
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
+export interface ProjectRetentionPoliciesTable {
+  project_id: string
+  enabled: boolean
+  retention_days: number
+  created_at: CreatedAt
+  updated_at: CreatedAt
+  last_run_at: Timestamp | null
+  last_deleted_spans: Int8 | null
+}
+
+export interface SpansTable {
+  project_id: string
+  trace_id: string
+  span_id: string
+  parent_span_id: string | null
+  name: string
+  kind: number
+  start_time: Timestamp
+  end_time: Timestamp
+  duration_ns: Int8
+  trace_state: string | null
+  status_code: number
+  status_message: string | null
+  service_name: string | null
+  service_version: string | null
+  scope_name: string | null
+  scope_version: string | null
+  llm_vendor: string | null
+  llm_model: string | null
+  llm_request_type: string | null
+  input_tokens: Int8 | null
+  output_tokens: Int8 | null
+  total_tokens: Int8 | null
+  attributes: Json<Record<string, unknown>>
+  resource_attributes: Json<Record<string, unknown>>
+  events: Json<unknown[]>
+  links: Json<unknown[]>
+  received_at: CreatedAt
+}
+
+export interface Database {
+  teams: TeamsTable
+  projects: ProjectsTable
+  api_keys: ApiKeysTable
+  promptsets: PromptsetsTable
+  prompts: PromptsTable
+  project_retention_policies: ProjectRetentionPoliciesTable
+  spans: SpansTable
+}
+
+export type Team = Selectable<TeamsTable>
+export type Project = Selectable<ProjectsTable>
+export type ApiKey = Selectable<ApiKeysTable>
+export type NewApiKey = Insertable<ApiKeysTable>
+export type Promptset = Selectable<PromptsetsTable>
+export type Prompt = Selectable<PromptsTable>
+export type NewPrompt = Insertable<PromptsTable>
+export type RetentionPolicy = Selectable<ProjectRetentionPoliciesTable>
+export type RetentionPolicyUpdate = Updateable<ProjectRetentionPoliciesTable>
+export type Span = Selectable<SpansTable>
+
+// ---- The runtime twin of the types above, checked against the live schema by a test. ----
+
+type IsNullable<T> = null extends T ? true : false
+type ColumnsOf<Table> = { [Column in keyof Table]-?: { nullable: IsNullable<Selectable<Table>[Column & keyof Selectable<Table>]> } }
+type DeclaredColumns = { [Table in keyof Database]: ColumnsOf<Database[Table]> }
+
+const notNull = { nullable: false } as const
+const nullable = { nullable: true } as const
+
+/** Every table's columns and their nullability; the compiler checks this matches `Database`. */
+export const declaredColumns: DeclaredColumns = {
+  teams: { id: notNull, name: notNull, created_at: notNull },
+  projects: { id: notNull, team_id: notNull, name: notNull, description: notNull, created_at: notNull, updated_at: notNull },
+  api_keys: {
+    id: notNull, kind: notNull, team_id: notNull, project_id: nullable, key_hash: notNull, prefix: notNull,
+    created_at: notNull, last_used_at: nullable, revoked_at: nullable,
+  },
+  promptsets: { id: notNull, project_id: notNull, name: notNull, description: notNull, created_at: notNull, updated_at: notNull },
+  prompts: {
+    id: notNull, promptset_id: notNull, value: notNull, variables: notNull, model: notNull, model_settings: notNull,
+    version: notNull, live: notNull, tags: notNull, span_id: nullable, note: notNull, created_at: notNull, updated_at: notNull,
+  },
+  project_retention_policies: {
+    project_id: notNull, enabled: notNull, retention_days: notNull, created_at: notNull, updated_at: notNull,
+    last_run_at: nullable, last_deleted_spans: nullable,
+  },
+  spans: {
+    project_id: notNull, trace_id: notNull, span_id: notNull, parent_span_id: nullable, name: notNull, kind: notNull,
+    start_time: notNull, end_time: notNull, duration_ns: notNull, trace_state: nullable, status_code: notNull,
+    status_message: nullable, service_name: nullable, service_version: nullable, scope_name: nullable,
+    scope_version: nullable, llm_vendor: nullable, llm_model: nullable, llm_request_type: nullable,
+    input_tokens: nullable, output_tokens: nullable, total_tokens: nullable, attributes: notNull,
+    resource_attributes: notNull, events: notNull, links: notNull, received_at: notNull,
+  },
+}

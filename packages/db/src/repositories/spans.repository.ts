@@ -1,0 +1,190 @@
+import { sql } from 'kysely'
+import type { Executor } from './executor.ts'
+import { nanosToIsoMicros, serializeSpanRows, spanRowColumns, type SpanInsert } from './span-rows.ts'
+
+export { nanosToIsoMicros, serializeSpanRows, type SpanInsert } from './span-rows.ts'
+
+const columnList = sql.raw(spanRowColumns.map(([name]) => name).join(', '))
+const recordsetShape = sql.raw(spanRowColumns.map(([name, type]) => `${name} ${type}`).join(', '))
+
+/**
+ * Stores a batch in one statement, idempotently: a span already stored (same project, trace and
+ * span id) is skipped, so a redelivered queue job never makes a second row. Returns the rows inserted.
+ */
+export async function insertSpans(db: Executor, spans: readonly SpanInsert[]): Promise<number> {
+  if (spans.length === 0) return 0
+  // Consecutive spans of one project share a chunk; the statement is the same either way.
+  const chunks: string[] = []
+  let start = 0
+  for (let i = 1; i <= spans.length; i++) {
+    const projectId = (spans[start] as SpanInsert).projectId
+    if (i < spans.length && (spans[i] as SpanInsert).projectId === projectId) continue
+    chunks.push(serializeSpanRows(projectId, spans.slice(start, i)))
+    start = i
+  }
+  return insertSerializedSpanRows(db, chunks)
+}
+
+/**
+ * Stores rows serialised by serializeSpanRows in one idempotent statement. The batch travels as one text parameter unpacked by
+ * jsonb_to_recordset, which avoids the 65,535-parameter limit of multi-row VALUES and works the
+ * same on Postgres and PGlite. Malformed text fails with a data exception (22P02). Returns the
+ * rows inserted.
+ */
+export async function insertSerializedSpanRows(db: Executor, rowsJson: readonly string[]): Promise<number> {
+  const rows = rowsJson.filter((chunk) => chunk !== '').join(',')
+  if (rows === '') return 0
+  const result = await sql`
+    insert into spans (${columnList})
+    select ${columnList} from jsonb_to_recordset(('[' || ${rows}::text || ']')::jsonb) as batch(${recordsetShape})
+    on conflict (project_id, trace_id, span_id) do nothing`.execute(db)
+  return Number(result.numAffectedRows ?? 0n)
+}
+
+export async function countSpans(db: Executor, projectId?: string): Promise<number> {
+  let query = db.selectFrom('spans').select((eb) => eb.fn.countAll<string>().as('count'))
+  if (projectId !== undefined) query = query.where('project_id', '=', projectId)
+  const { count } = await query.executeTakeFirstOrThrow()
+  return Number(count)
+}
+
+/** A stored span as the trace API returns it: every stored field, attributes in the map form. */
+export interface SpanDto {
+  traceId: string
+  spanId: string
+  parentSpanId: string | null
+  name: string
+  kind: number
+  startTime: string
+  endTime: string
+  startTimeUnixNano: string
+  endTimeUnixNano: string
+  durationNs: string
+  traceState: string | null
+  status: { code: number; message: string | null }
+  serviceName: string | null
+  serviceVersion: string | null
+  scopeName: string | null
+  scopeVersion: string | null
+  llmVendor: string | null
+  llmModel: string | null
+  llmRequestType: string | null
+  inputTokens: number | null
+  outputTokens: number | null
+  totalTokens: number | null
+  attributes: Record<string, unknown>
+  resourceAttributes: Record<string, unknown>
+  events: unknown[]
+  links: unknown[]
+  receivedAt: string
+}
+
+const toNumberOrNull = (value: string | null): number | null => (value === null ? null : Number(value))
+const microsToIso = (micros: string): string => nanosToIsoMicros(`${micros}000`)
+
+export async function findTraceSpans(db: Executor, projectId: string, traceId: string): Promise<SpanDto[]> {
+  const rows = await db
+    .selectFrom('spans')
+    .selectAll()
+    // Dates in JavaScript hold milliseconds; the epoch in microseconds keeps the stored precision.
+    .select([
+      sql<string>`(extract(epoch from start_time) * 1000000)::bigint::text`.as('start_us'),
+      sql<string>`(extract(epoch from end_time) * 1000000)::bigint::text`.as('end_us'),
+    ])
+    .where('project_id', '=', projectId)
+    .where('trace_id', '=', traceId)
+    .orderBy('start_time')
+    .orderBy('span_id')
+    .execute()
+  return rows.map((row) => ({
+    traceId: row.trace_id,
+    spanId: row.span_id,
+    parentSpanId: row.parent_span_id,
+    name: row.name,
+    kind: row.kind,
+    startTime: microsToIso(row.start_us),
+    endTime: microsToIso(row.end_us),
+    startTimeUnixNano: `${row.start_us}000`,
+    endTimeUnixNano: `${row.end_us}000`,
+    durationNs: row.duration_ns,
+    traceState: row.trace_state,
+    status: { code: row.status_code, message: row.status_message },
+    serviceName: row.service_name,
+    serviceVersion: row.service_version,
+    scopeName: row.scope_name,
+    scopeVersion: row.scope_version,
+    llmVendor: row.llm_vendor,
+    llmModel: row.llm_model,
+    llmRequestType: row.llm_request_type,
+    inputTokens: toNumberOrNull(row.input_tokens),
+    outputTokens: toNumberOrNull(row.output_tokens),
+    totalTokens: toNumberOrNull(row.total_tokens),
+    attributes: row.attributes as Record<string, unknown>,
+    resourceAttributes: row.resource_attributes as Record<string, unknown>,
+    events: row.events as unknown[],
+    links: row.links as unknown[],
+    receivedAt: row.received_at.toISOString(),
+  }))
+}
+
+export interface TraceSummaryDto {
+  traceId: string
+  name: string
+  serviceName: string | null
+  startTime: string
+  endTime: string
+  durationMs: number
+  spanCount: number
+  models: string[]
+}
+
+/** Position in the newest-first trace list: the trace's start (µs) and id break ties. */
+export interface TraceCursor {
+  startMicros: string
+  traceId: string
+}
+
+export async function listTraces(
+  db: Executor,
+  query: { projectId: string; limit: number; cursor?: TraceCursor | undefined; from?: Date | undefined; to?: Date | undefined },
+): Promise<{ traces: TraceSummaryDto[]; next: TraceCursor | null }> {
+  let spans = db.selectFrom('spans').where('project_id', '=', query.projectId)
+  if (query.from) spans = spans.where('start_time', '>=', query.from)
+  if (query.to) spans = spans.where('start_time', '<', query.to)
+  let grouped = spans
+    .select([
+      'trace_id',
+      sql<string>`(extract(epoch from min(start_time)) * 1000000)::bigint::text`.as('start_us'),
+      sql<string>`(extract(epoch from max(end_time)) * 1000000)::bigint::text`.as('end_us'),
+      sql<string>`count(*)`.as('span_count'),
+      // The trace's name and service are its root span's (or its earliest span's, if the root is missing).
+      sql<string>`(array_agg(name order by parent_span_id is not null, start_time))[1]`.as('name'),
+      sql<string | null>`(array_agg(service_name order by parent_span_id is not null, start_time))[1]`.as('service_name'),
+      sql<string[] | null>`array_agg(distinct llm_model) filter (where llm_model is not null)`.as('models'),
+    ])
+    .groupBy('trace_id')
+  if (query.cursor) {
+    const cursorStart = sql`timestamptz 'epoch' + ${query.cursor.startMicros}::bigint * interval '1 microsecond'`
+    grouped = grouped.having(sql<boolean>`(min(start_time), trace_id) < (${cursorStart}, ${query.cursor.traceId})`)
+  }
+  const rows = await grouped
+    .orderBy(sql`min(start_time)`, 'desc')
+    .orderBy('trace_id', 'desc')
+    .limit(query.limit + 1)
+    .execute()
+  const page = rows.slice(0, query.limit)
+  const last = page.at(-1)
+  return {
+    traces: page.map((row) => ({
+      traceId: row.trace_id,
+      name: row.name,
+      serviceName: row.service_name,
+      startTime: microsToIso(row.start_us),
+      endTime: microsToIso(row.end_us),
+      durationMs: (Number(row.end_us) - Number(row.start_us)) / 1000,
+      spanCount: Number(row.span_count),
+      models: row.models ?? [],
+    })),
+    next: rows.length > query.limit && last ? { startMicros: last.start_us, traceId: last.trace_id } : null,
+  }
+}

@@ -1,0 +1,1 @@
+export { createEmbeddedTestDatabase, createTestDatabase, type TestDatabase } from './test-database.ts'

@@ -1,0 +1,91 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
+import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
+import pg from 'pg'
+import { createDb, type Db } from '../create-db.ts'
+import { migrateToLatest } from '../migrator.ts'
+
+// Every test file gets a database of its own, cloned from a migrated template, so files run in
+// parallel and no test sees another's rows (the Trigger.dev pattern). The template's name carries
+// a hash of the migrations, so changing a migration builds a fresh template.
+
+const migrationsDir = new URL('../migrations/', import.meta.url)
+
+function templateName(): string {
+  const hash = createHash('sha256')
+  for (const file of readdirSync(migrationsDir).sort()) hash.update(file).update(readFileSync(new URL(file, migrationsDir)))
+  return `tracewell_template_${hash.digest('hex').slice(0, 12)}`
+}
+
+function databaseUrl(adminUrl: string, database: string): string {
+  const url = new URL(adminUrl)
+  url.pathname = `/${database}`
+  return url.toString()
+}
+
+async function withAdminClient<T>(adminUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl })
+  await client.connect()
+  try {
+    return await work(client)
+  } finally {
+    await client.end()
+  }
+}
+
+async function ensureTemplate(adminUrl: string, template: string): Promise<void> {
+  await withAdminClient(adminUrl, async (client) => {
+    // Parallel test files race to build the template; one builds, the others wait for it.
+    await client.query('select pg_advisory_lock(hashtext($1))', [template])
+    try {
+      const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [template])
+      if (rowCount) return
+      const building = `${template}_building`
+      await client.query(`drop database if exists "${building}"`)
+      await client.query(`create database "${building}"`)
+      const db = createDb({ databaseUrl: databaseUrl(adminUrl, building), poolSize: 1 })
+      try {
+        await migrateToLatest(db)
+      } finally {
+        await db.destroy()
+      }
+      await client.query(`alter database "${building}" rename to "${template}"`)
+    } finally {
+      await client.query('select pg_advisory_unlock(hashtext($1))', [template])
+    }
+  })
+}
+
+export interface TestDatabase {
+  db: Db
+  /** The clone's connection URL, for services started as separate processes. */
+  url: string
+  /** Closes the pool and drops the clone. */
+  drop(): Promise<void>
+}
+
+/** A fresh, migrated Postgres database for one test file. */
+export async function createTestDatabase(options: { poolSize?: number } = {}): Promise<TestDatabase> {
+  const { DATABASE_URL: adminUrl } = loadConfig(TestEnvironmentSchema)
+  const template = templateName()
+  await ensureTemplate(adminUrl, template)
+  const name = `tracewell_test_${randomBytes(6).toString('hex')}`
+  await withAdminClient(adminUrl, (client) => client.query(`create database "${name}" template "${template}"`))
+  const url = databaseUrl(adminUrl, name)
+  const db = createDb({ databaseUrl: url, poolSize: options.poolSize ?? 5 })
+  return {
+    db,
+    url,
+    async drop() {
+      await db.destroy()
+      await withAdminClient(adminUrl, (client) => client.query(`drop database if exists "${name}" with (force)`))
+    },
+  }
+}
+
+/** A fresh, migrated embedded (PGlite, in-memory) database. */
+export async function createEmbeddedTestDatabase(): Promise<{ db: Db; drop(): Promise<void> }> {
+  const db = createDb({ dataDir: 'memory://' })
+  await migrateToLatest(db)
+  return { db, drop: () => db.destroy() }
+}

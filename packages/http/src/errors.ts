@@ -1,0 +1,29 @@
+import createError from '@fastify/error'
+
+// Errors shared by every service; each carries the HTTP status it maps to. Services add their
+// own in their errors.ts.
+
+export const UnauthorizedError = createError<[string]>('TW_UNAUTHORIZED', '%s', 401)
+export const NotFoundError = createError<[string]>('TW_NOT_FOUND', '%s', 404)
+export const BadRequestError = createError<[string]>('TW_BAD_REQUEST', '%s', 400)
+export const ConflictError = createError<[string]>('TW_CONFLICT', '%s', 409)
+export const PayloadTooLargeError = createError<[string]>('TW_PAYLOAD_TOO_LARGE', '%s', 413)
+export const UnsupportedMediaTypeError = createError<[string]>('TW_UNSUPPORTED_MEDIA_TYPE', '%s', 415)
+
+/** Answers that tell the client to come back later: 429 (backpressure), 503 (a dependency is down). */
+export class TooManyRequestsError extends Error {
+  readonly statusCode = 429
+  readonly retryAfterSeconds: number
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message)
+    this.retryAfterSeconds = retryAfterSeconds
+  }
+}
+export class ServiceUnavailableError extends Error {
+  readonly statusCode = 503
+  readonly retryAfterSeconds: number
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message)
+    this.retryAfterSeconds = retryAfterSeconds
+  }
+}

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { Type } from '@sinclair/typebox'
+import { createApp, healthPlugin, installErrorHandler, metricsPlugin, NotFoundError, statusAndMessageBody, TooManyRequestsError } from '../src/index.ts'
+
+function buildTestApp(readiness: Record<string, () => Promise<unknown>> = {}) {
+  const app = createApp({ logger: false })
+  installErrorHandler(app, statusAndMessageBody)
+  void app.register(metricsPlugin)
+  void app.register(healthPlugin, { readinessChecks: readiness, checkTimeoutMs: 100 })
+  app.get('/boom', async () => {
+    throw new Error('secret detail from SELECT * FROM keys')
+  })
+  app.get('/missing', async () => {
+    throw new NotFoundError('Project not found')
+  })
+  app.get('/busy', async () => {
+    throw new TooManyRequestsError('Queue backlog is full', 2)
+  })
+  app.get('/typed', { schema: { querystring: Type.Object({ version: Type.Integer({ minimum: 1 }) }) } }, async () => ({ ok: true }))
+  return app
+}
+
+describe('http kit', () => {
+  it('hides 5xx details behind a request id', async () => {
+    const app = buildTestApp()
+    const response = await app.inject({ url: '/boom', headers: { 'x-request-id': 'req-42' } })
+    assert.equal(response.statusCode, 500)
+    assert.deepEqual(response.json(), { status: 500, message: 'Internal server error (request req-42)' })
+  })
+
+  it('keeps client error messages and statuses, with Retry-After when asked', async () => {
+    const app = buildTestApp()
+    assert.deepEqual((await app.inject({ url: '/missing' })).json(), { status: 404, message: 'Project not found' })
+    const busy = await app.inject({ url: '/busy' })
+    assert.equal(busy.statusCode, 429)
+    assert.equal(busy.headers['retry-after'], '2')
+  })
+
+  it('names the field that failed validation', async () => {
+    const app = buildTestApp()
+    const response = await app.inject({ url: '/typed?version=abc' })
+    assert.equal(response.statusCode, 400)
+    assert.deepEqual(response.json(), { status: 400, message: 'querystring/version: must be integer' })
+  })
+
+  it('reports readiness per dependency', async () => {
+    const ready = buildTestApp({ postgres: async () => 1 })
+    assert.deepEqual((await ready.inject({ url: '/readyz' })).json(), { status: 'ok', checks: { postgres: 'ok' } })
+    const down = buildTestApp({ postgres: async () => 1, redis: () => Promise.reject(new Error('connection refused')), slow: () => new Promise(() => {}) })
+    const response = await down.inject({ url: '/readyz' })
+    assert.equal(response.statusCode, 503)
+    assert.deepEqual(response.json(), { status: 'unavailable', checks: { postgres: 'ok', redis: 'connection refused', slow: 'no answer within 100 ms' } })
+    assert.deepEqual((await down.inject({ url: '/healthz' })).json(), { status: 'ok' })
+  })
+
+  it('serves Prometheus metrics including request durations', async () => {
+    const app = buildTestApp()
+    await app.inject({ url: '/missing' })
+    const response = await app.inject({ url: '/metrics' })
+    assert.equal(response.statusCode, 200)
+    assert.match(response.headers['content-type'] ?? '', /^text\/plain/)
+    assert.match(response.body, /http_request_duration_seconds_count\{method="GET",route="\/missing",status="404"\} 1/)
+    assert.match(response.body, /process_cpu_user_seconds_total/)
+  })
+})
