@@ -1,0 +1,40 @@
+import { BadRequestError, PayloadTooLargeError, ServiceUnavailableError, TooManyRequestsError, UnsupportedMediaTypeError } from '@tracewell/http'
+
+// The ingest answers of SPEC §2 that carry a message of ours. Each is one of the shared HTTP
+// errors, so the one error handler maps it to its status.
+
+export const ACCEPTED_CONTENT_TYPES = ['application/json', 'application/x-protobuf', 'application/protobuf'] as const
+export const ACCEPTED_CONTENT_ENCODINGS = ['gzip', 'deflate', 'identity'] as const
+
+/** Seconds a client should wait: a full backlog drains in moments, a Redis outage takes longer. */
+export const RETRY_AFTER_BACKLOG_FULL_S = 1
+export const RETRY_AFTER_QUEUE_UNAVAILABLE_S = 5
+
+export const unsupportedContentType = (contentType: string | undefined) =>
+  new UnsupportedMediaTypeError(
+    `Unsupported Content-Type ${contentType === undefined || contentType === '' ? '(none)' : `'${contentType}'`}; accepted: ${ACCEPTED_CONTENT_TYPES.join(', ')}`,
+  )
+
+export const unsupportedContentEncoding = (encoding: string) =>
+  new UnsupportedMediaTypeError(`Unsupported Content-Encoding '${encoding}'; accepted: ${ACCEPTED_CONTENT_ENCODINGS.join(', ')}`)
+
+export const bodyTooLarge = (limit: number) => new PayloadTooLargeError(`body: larger than ${limit} bytes (MAX_BODY_BYTES)`)
+
+export const inflatedBodyTooLarge = (limit: number) =>
+  new PayloadTooLargeError(`body: larger than ${limit} bytes once decompressed (MAX_INFLATED_BYTES)`)
+
+export const tooManySpans = (count: number, limit: number) =>
+  new PayloadTooLargeError(`body: ${count} spans, more than the ${limit} accepted in one request (MAX_SPANS_PER_REQUEST)`)
+
+export const corruptCompressedBody = (encoding: string, reason: string) => new BadRequestError(`body: invalid ${encoding} data (${reason})`)
+
+export const malformedJson = (reason: string) => new BadRequestError(`body: malformed JSON (${reason})`)
+
+export const queueBacklogFull = () =>
+  new TooManyRequestsError(`Too many spans are waiting to be stored; retry after ${RETRY_AFTER_BACKLOG_FULL_S} s`, RETRY_AFTER_BACKLOG_FULL_S)
+
+export const queueUnavailable = () =>
+  new ServiceUnavailableError(`The trace queue is unavailable; retry after ${RETRY_AFTER_QUEUE_UNAVAILABLE_S} s`, RETRY_AFTER_QUEUE_UNAVAILABLE_S)
+
+export const keyStoreUnavailable = () =>
+  new ServiceUnavailableError(`API keys cannot be checked right now; retry after ${RETRY_AFTER_QUEUE_UNAVAILABLE_S} s`, RETRY_AFTER_QUEUE_UNAVAILABLE_S)

@@ -1,0 +1,107 @@
+import type { IncomingMessage } from 'node:http'
+import type { App } from '@tracewell/http'
+import { UnauthorizedError } from '@tracewell/http'
+import type { SpanRecord } from '@tracewell/otlp'
+import { QueueBacklogFullError, QueueUnavailableError, type SpanBatchProducer } from '@tracewell/queue'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { readBody, type BodyLimits } from '../body/body.reader.ts'
+import { formatOf, requireEncoding, requireFormat, type BodyEncoding, type BodyFormat } from '../body/media-type.ts'
+import { decodeTraceBody, type DecodedTraces } from '../body/trace-body.decoder.ts'
+import { bodyTooLarge, keyStoreUnavailable, queueBacklogFull, queueUnavailable, tooManySpans } from '../errors.ts'
+import { rejectionReasonOf, type IngestMetrics } from '../ingest.metrics.ts'
+
+export interface TraceLimits extends BodyLimits {
+  /** Most spans accepted in one request (MAX_SPANS_PER_REQUEST). */
+  maxSpansPerRequest: number
+}
+
+/** What the onRequest hook learned from the headers, for the parser and the handler. */
+export interface TraceIntake {
+  projectId: string
+  format: BodyFormat
+  encoding: BodyEncoding
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set on the trace routes once the request's key and content type are accepted. */
+    traceIntake: TraceIntake | null
+  }
+}
+
+export interface TraceIntakeOptions {
+  producer: SpanBatchProducer
+  limits: TraceLimits
+  metrics: IngestMetrics
+}
+
+/**
+ * Everything the trace routes share, installed into one route context: authentication and the
+ * content checks on headers alone (SPEC §2: no work on the body of an unauthenticated request),
+ * the streaming body reader, and the per-request metrics. Returns the handler's core.
+ */
+export function installTraceIntake(app: App, options: TraceIntakeOptions): (request: FastifyRequest) => Promise<DecodedTraces> {
+  const { producer, limits, metrics } = options
+
+  app.decorateRequest('traceIntake', null)
+
+  app.addHook('onRequest', async (request) => {
+    const projectId = await authenticatedProject(app, request.headers['x-api-key'])
+    const format = requireFormat(request.headers['content-type'])
+    const encoding = requireEncoding(request.headers['content-encoding'])
+    // A declared length over the limit is refused before a byte is read.
+    if (Number(request.headers['content-length']) > limits.maxBodyBytes) throw bodyTooLarge(limits.maxBodyBytes)
+    request.traceIntake = { projectId, format, encoding }
+  })
+
+  // The body arrives as bytes; which decoder reads it was decided from the headers above.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', (request: FastifyRequest, payload: IncomingMessage) => readBody(payload, (request.traceIntake as TraceIntake).encoding, limits))
+
+  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    const reason = rejectionReasonOf(reply.statusCode)
+    const route = request.routeOptions.url ?? 'unmatched'
+    metrics.requests.inc({ route, format: formatOf(request.headers['content-type']) ?? 'other', outcome: reason ?? 'accepted' })
+    if (reason) metrics.rejections.inc({ reason })
+    done()
+  })
+
+  return async (request) => {
+    const intake = request.traceIntake as TraceIntake
+    const decoded = decodeTraceBody((request.body as Buffer | undefined) ?? Buffer.alloc(0), intake.format)
+    // The bytes are not needed while the spans wait for Redis; with many large requests in
+    // flight, holding on to them would double what each one keeps alive.
+    request.body = undefined
+    if (decoded.spans.length > limits.maxSpansPerRequest) throw tooManySpans(decoded.spans.length, limits.maxSpansPerRequest)
+    // An empty batch is a success that stores nothing (SPEC §2).
+    if (decoded.spans.length > 0) await enqueue(producer, intake.projectId, decoded.spans)
+    metrics.spansAccepted.inc(decoded.spans.length)
+    return decoded
+  }
+}
+
+async function authenticatedProject(app: App, presented: string | string[] | undefined): Promise<string> {
+  if (typeof presented !== 'string' || presented === '') throw new UnauthorizedError('Invalid API key')
+  let key
+  try {
+    key = await app.apiKeys.verify(presented)
+  } catch (error) {
+    // A cache miss while the database is down: the client may retry, the key may be fine.
+    app.log.warn({ err: error }, 'API key lookup failed')
+    throw keyStoreUnavailable()
+  }
+  // A team key is the wrong kind for ingest, which makes it an invalid key here (SPEC §1).
+  if (!key || key.kind !== 'project' || key.projectId === null) throw new UnauthorizedError('Invalid API key')
+  return key.projectId
+}
+
+/** The 200 waits for Redis to hold the spans (SPEC §2); a full or absent queue says when to retry. */
+async function enqueue(producer: SpanBatchProducer, projectId: string, spans: SpanRecord[]): Promise<void> {
+  try {
+    await producer.enqueue(projectId, spans)
+  } catch (error) {
+    if (error instanceof QueueBacklogFullError) throw queueBacklogFull()
+    if (error instanceof QueueUnavailableError) throw queueUnavailable()
+    throw error
+  }
+}

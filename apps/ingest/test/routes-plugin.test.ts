@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict'
+import { after, before, it } from 'node:test'
+import { countSpans } from '@tracewell/db'
+import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
+import { apiKeysPlugin, createApp, dbPlugin, metricsPlugin, type App } from '@tracewell/http'
+import { createInProcessSpanBatchProducer } from '@tracewell/queue'
+import { processSpanBatchJob } from '@tracewell/writer'
+import { traceRoutes } from '../src/index.ts'
+import { langtraceSpans, seedBody } from './support/fixtures.ts'
+import { createTenant, type Tenant } from './support/ingest-harness.ts'
+
+// The all-in-one process registers the trace routes into its own app, with its shared plugins
+// and the in-process queue (SPEC §6); the plugin must work there, even registered twice.
+
+let database: TestDatabase
+let app: App
+let tenant: Tenant
+before(async () => {
+  database = await createTestDatabase()
+  tenant = await createTenant(database.db)
+  const producer = createInProcessSpanBatchProducer({ process: (job) => processSpanBatchJob(database.db, job).then(() => {}), maxSpansPerJob: 100, maxBacklogSpans: 1000 })
+  app = createApp({ logger: false })
+  await app.register(metricsPlugin)
+  await app.register(dbPlugin, { db: database.db, closeOnShutdown: false })
+  await app.register(apiKeysPlugin, { ttlMs: 1000 })
+  const limits = { maxBodyBytes: 1 << 20, maxInflatedBytes: 4 << 20, maxSpansPerRequest: 100 }
+  await app.register(traceRoutes, { producer, limits })
+  await app.register(traceRoutes, { producer, limits, prefix: '/second' })
+  // A JSON route of the host app keeps its own parser and error handler.
+  app.post('/echo', async (request) => request.body)
+  await app.ready()
+})
+after(async () => {
+  await app.close()
+  await database.drop()
+})
+
+it('stores spans through the in-process queue before answering', async () => {
+  const response = await app.inject({ method: 'POST', url: '/api/trace', headers: { 'x-api-key': tenant.projectKey, 'content-type': 'application/json' }, payload: seedBody })
+  assert.equal(response.statusCode, 200)
+  assert.equal(response.body, '{"status":200,"message":"Traces received successfully"}')
+  assert.equal(await countSpans(database.db, tenant.projectId), 1)
+  const second = await app.inject({ method: 'POST', url: '/second/api/trace', headers: { 'x-api-key': tenant.projectKey, 'content-type': 'application/json' }, payload: langtraceSpans(3) })
+  assert.equal(second.statusCode, 200)
+  assert.equal(await countSpans(database.db, tenant.projectId), 4)
+})
+
+it('leaves the host app its JSON parser, and counts both registrations in one set of metrics', async () => {
+  const echo = await app.inject({ method: 'POST', url: '/echo', payload: { a: 1 } })
+  assert.deepEqual(echo.json(), { a: 1 })
+  const metrics = await app.inject('/metrics')
+  assert.match(metrics.body, /ingest_requests_total\{route="\/second\/api\/trace",format="json",outcome="accepted"\} 1/)
+})

@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict'
+import { after, before, it } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { countSpans, findTraceSpans, type SpanDto } from '@tracewell/db'
+import { decodeJsonTraces, decodeProtobufTraces, type SpanRecord } from '@tracewell/otlp'
+import { startSpanBatchWorker, type SpanBatchWorker } from '@tracewell/writer'
+import { clientBodies, encodings, type ExpectedSpan } from './support/fixtures.ts'
+import { startIngest, testEnv, type IngestHarness } from './support/ingest-harness.ts'
+
+// The whole path of SPEC §2: inject() → Redis (real BullMQ) → the writer's worker → Postgres rows,
+// every column as the client sent it, and a resent batch making no second row.
+
+const silent = { info() {}, warn() {}, error() {} }
+let ingest: IngestHarness
+let writer: SpanBatchWorker
+
+before(async () => {
+  ingest = await startIngest()
+  writer = startSpanBatchWorker({ db: ingest.database.db, redisUrl: testEnv.REDIS_URL, prefix: ingest.prefix, concurrency: 2, logger: silent })
+})
+after(async () => {
+  await writer.close()
+  await ingest.close()
+})
+
+const distinctSpans = new Set(clientBodies.flatMap((body) => body.spans.map((span) => `${span.traceId}/${span.spanId}`))).size
+
+async function postAll(encoding: keyof typeof encodings, url: string): Promise<void> {
+  for (const fixture of clientBodies) {
+    const response = await ingest.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'x-api-key': ingest.tenant.projectKey, 'content-type': fixture.contentType, ...(encoding === 'identity' ? {} : { 'content-encoding': encoding }) },
+      payload: encodings[encoding](fixture.body),
+    })
+    assert.equal(response.statusCode, 200, `${fixture.name}: ${response.body}`)
+  }
+}
+
+async function drained(): Promise<void> {
+  const deadline = Date.now() + 10_000
+  while (Date.now() < deadline) {
+    const counts = await ingest.queue.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'failed')
+    if (Object.values(counts).every((count) => count === 0)) return
+    assert.equal(counts.failed, 0, 'no job failed')
+    await sleep(25)
+  }
+  assert.fail('the writer did not drain the queue within 10 s')
+}
+
+/** What a stored span must be: the decoded record, at the microsecond precision of timestamptz. */
+function assertStored(row: SpanDto, record: SpanRecord, expected: ExpectedSpan): void {
+  const micros = (nanos: string) => `${nanos.slice(0, -3)}000`
+  assert.equal(row.traceId, expected.traceId)
+  assert.equal(row.spanId, expected.spanId)
+  assert.match(row.traceId, /^[0-9a-f]{32}$/)
+  assert.match(row.spanId, /^[0-9a-f]{16}$/)
+  assert.equal(row.parentSpanId, record.parentSpanId)
+  assert.equal(row.name, record.name)
+  assert.equal(row.kind, record.kind)
+  assert.equal(row.startTimeUnixNano, micros(record.startTimeUnixNano))
+  assert.equal(row.endTimeUnixNano, micros(record.endTimeUnixNano))
+  assert.equal(row.durationNs, record.durationNs)
+  assert.equal(row.traceState, record.traceState)
+  assert.deepEqual(row.status, { code: record.statusCode, message: record.statusMessage })
+  assert.equal(row.serviceName, expected.serviceName)
+  assert.equal(row.serviceVersion, record.serviceVersion)
+  assert.equal(row.scopeName, record.scopeName)
+  assert.equal(row.scopeVersion, record.scopeVersion)
+  assert.equal(row.llmVendor, expected.llmVendor)
+  assert.equal(row.llmModel, expected.llmModel)
+  assert.equal(row.llmRequestType, record.llmRequestType)
+  assert.equal(row.inputTokens, expected.inputTokens)
+  assert.equal(row.outputTokens, expected.outputTokens)
+  assert.equal(row.totalTokens, record.totalTokens)
+  assert.deepEqual(row.attributes, JSON.parse(JSON.stringify(record.attributes)))
+  assert.deepEqual(row.resourceAttributes, JSON.parse(JSON.stringify(record.resourceAttributes)))
+  assert.deepEqual(row.events, JSON.parse(JSON.stringify(record.events)))
+  assert.deepEqual(row.links, JSON.parse(JSON.stringify(record.links)))
+  const messages = row.attributes['llm.request.messages'] as { stringValue: string } | undefined
+  // The prompt comes back exactly as sent, byte for byte.
+  if (expected.messages === null) assert.equal(messages, undefined)
+  else assert.equal(Buffer.compare(Buffer.from(messages?.stringValue ?? ''), Buffer.from(expected.messages)), 0)
+}
+
+it('every client body reaches Postgres with every column right', async () => {
+  await postAll('gzip', '/api/trace')
+  await drained()
+  assert.equal(await countSpans(ingest.database.db, ingest.tenant.projectId), distinctSpans)
+  for (const fixture of clientBodies) {
+    const decoded = fixture.contentType === 'application/json' ? decodeJsonTraces(JSON.parse(fixture.body.toString('utf8'))) : decodeProtobufTraces(fixture.body)
+    for (const expected of fixture.spans) {
+      const rows = await findTraceSpans(ingest.database.db, ingest.tenant.projectId, expected.traceId)
+      const row = rows.find((candidate) => candidate.spanId === expected.spanId)
+      assert.ok(row, `${fixture.name}: span ${expected.spanId} stored`)
+      const record = decoded.spans.find((span) => span.spanId === expected.spanId) as SpanRecord
+      assertStored(row, record, expected)
+    }
+  }
+})
+
+it('resent batches, on either path and in any encoding, make no second row', async () => {
+  await postAll('identity', '/api/trace')
+  await postAll('deflate', '/v1/traces')
+  await drained()
+  assert.equal(await countSpans(ingest.database.db, ingest.tenant.projectId), distinctSpans)
+})

@@ -1,0 +1,63 @@
+// `npm run queue:replay` — moves every failed span-batch job back to waiting, so the writer
+// stores it again (e.g. after a long Postgres outage exhausted its attempts, or after a fix for
+// data the writer rejected). `npm run queue:replay -- --list` only lists them.
+import { loadConfigOrExit, ReplayConfigSchema } from '@tracewell/config'
+import { createSpanBatchQueueConnection, QueueNames, type SpanBatchJob } from '@tracewell/queue'
+import { Queue, type Job } from 'bullmq'
+
+const config = loadConfigOrExit(ReplayConfigSchema)
+const listOnly = process.argv.includes('--list')
+const pageSize = 200
+
+const connection = createSpanBatchQueueConnection(config.REDIS_URL, 'producer')
+await new Promise<void>((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error(`Redis at ${config.REDIS_URL} did not answer within 5 s`)), 5_000)
+  connection.once('ready', () => {
+    clearTimeout(timer)
+    resolve()
+  })
+  connection.on('error', () => {})
+}).catch((error: Error) => {
+  process.stderr.write(`${error.message}\n`)
+  connection.disconnect()
+  process.exit(1)
+})
+const queue = new Queue<SpanBatchJob>(QueueNames.spanBatches, { connection, prefix: config.QUEUE_PREFIX, skipMetasUpdate: true })
+
+const spanCount = (job: Job<SpanBatchJob>) =>
+  Array.isArray(job.data?.batches) ? job.data.batches.reduce((sum, batch) => sum + (Array.isArray(batch?.spans) ? batch.spans.length : 0), 0) : 0
+
+try {
+  if (listOnly) {
+    const total = await queue.getFailedCount()
+    process.stdout.write(`${total} failed job(s) in ${config.QUEUE_PREFIX}:${QueueNames.spanBatches}\n`)
+    for (let start = 0; start < total; start += pageSize) {
+      for (const job of await queue.getFailed(start, start + pageSize - 1)) {
+        process.stdout.write(`${job.id}\tspans=${spanCount(job)}\tattempts=${job.attemptsMade}\t${job.failedReason ?? ''}\n`)
+      }
+    }
+  } else {
+    // Bounded by the count at the start: a job that fails again at once is not replayed twice.
+    let remaining = await queue.getFailedCount()
+    let replayed = 0
+    let spans = 0
+    while (remaining > 0) {
+      const page = await queue.getFailed(0, Math.min(pageSize, remaining) - 1)
+      if (page.length === 0) break
+      for (const job of page) {
+        remaining--
+        try {
+          await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true })
+          replayed++
+          spans += spanCount(job)
+        } catch (error) {
+          process.stderr.write(`job ${job.id} not replayed: ${(error as Error).message}\n`)
+        }
+      }
+    }
+    process.stdout.write(`Replayed ${replayed} failed job(s) (${spans} spans) back to waiting.\n`)
+  }
+} finally {
+  await queue.close()
+  await connection.quit().catch(() => connection.disconnect())
+}

@@ -1,0 +1,5 @@
+export { buildApp, type WriterDeps } from './app.ts'
+export { processSpanBatchJob, type SpanBatchResult } from './span-batch.processor.ts'
+export { startSpanBatchWorker, type SpanBatchWorker, type SpanBatchWorkerOptions, type WorkerLogger } from './span-batch.worker.ts'
+export { spanBatchWorkerPlugin, workerOptionsFromSettings, type SpanBatchWorkerPluginOptions } from './span-batch-worker.plugin.ts'
+export { spanBatchMetrics, type SpanBatchMetrics } from './span-batch.metrics.ts'

@@ -1,0 +1,37 @@
+import { Counter, Histogram, type Registry } from 'prom-client'
+
+export interface SpanBatchMetrics {
+  spansWritten: Counter
+  spansDuplicate: Counter
+  jobsFailed: Counter<'outcome'>
+  batchDuration: Histogram
+}
+
+/** The writer's metrics, created once per registry (the all-in-one may start a worker in an app that already has them). */
+export function spanBatchMetrics(registry: Registry): SpanBatchMetrics {
+  const existing = <T>(name: string) => registry.getSingleMetric(name) as T | undefined
+  return {
+    spansWritten:
+      existing<Counter>('tracewell_writer_spans_written_total') ??
+      new Counter({ name: 'tracewell_writer_spans_written_total', help: 'Spans inserted into Postgres', registers: [registry] }),
+    spansDuplicate:
+      existing<Counter>('tracewell_writer_spans_duplicate_total') ??
+      new Counter({ name: 'tracewell_writer_spans_duplicate_total', help: 'Spans skipped because they were already stored (redelivered jobs, client retries)', registers: [registry] }),
+    jobsFailed:
+      existing<Counter<'outcome'>>('tracewell_writer_jobs_failed_total') ??
+      new Counter({
+        name: 'tracewell_writer_jobs_failed_total',
+        help: 'Failed job attempts: outcome="retrying" will be tried again, outcome="failed" went to the failed set',
+        labelNames: ['outcome'] as const,
+        registers: [registry],
+      }),
+    batchDuration:
+      existing<Histogram>('tracewell_writer_batch_duration_seconds') ??
+      new Histogram({
+        name: 'tracewell_writer_batch_duration_seconds',
+        help: 'Time to store one queue job',
+        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+        registers: [registry],
+      }),
+  }
+}

@@ -1,0 +1,118 @@
+import type { Db } from '@tracewell/db'
+import { createSpanBatchQueueConnection, QueueNames, type SpanBatchJob } from '@tracewell/queue'
+import { UnrecoverableError, Worker, type Job } from 'bullmq'
+import { Registry } from 'prom-client'
+import { spanBatchMetrics } from './span-batch.metrics.ts'
+import { processSpanBatchJob, type SpanBatchResult } from './span-batch.processor.ts'
+
+export interface WorkerLogger {
+  info(obj: object, msg: string): void
+  warn(obj: object, msg: string): void
+  error(obj: object, msg: string): void
+}
+
+export interface SpanBatchWorkerOptions {
+  db: Db
+  redisUrl: string
+  prefix: string
+  /** Jobs stored at once by this process (WRITER_CONCURRENCY). */
+  concurrency: number
+  /**
+   * Tries per job before it goes to the failed set (WRITER_MAX_ATTEMPTS). Jobs carry their own
+   * `attempts` (12, see defaultSpanBatchJobOptions); this caps it, it cannot raise it.
+   */
+  maxAttempts?: number
+  /** How long a job is locked to this worker; a killed worker's job is redone after it (default 60 s). */
+  lockDurationMs?: number
+  /** How often stalled jobs (lock expired) are moved back to waiting (default 30 s). */
+  stalledIntervalMs?: number
+  logger: WorkerLogger
+  metrics?: Registry
+}
+
+export interface SpanBatchWorker {
+  worker: Worker<SpanBatchJob, SpanBatchResult>
+  /** Whether Redis answers (for /readyz). */
+  ping(): Promise<void>
+  /** Stops taking jobs, lets the active ones finish, then closes the Redis connection. */
+  close(): Promise<void>
+}
+
+const isUnrecoverable = (error: Error) => error instanceof UnrecoverableError || error.name === 'UnrecoverableError'
+
+/**
+ * Drains the span-batch queue into Postgres.
+ *
+ * Nothing is dropped while Postgres is down: a failed insert throws, BullMQ moves the job to
+ * `delayed` with exponential backoff (1 s, 2 s, 4 s … 1024 s: about 34 minutes over the 12
+ * attempts jobs are added with) and it is redone when Postgres is back. Only a job that fails
+ * every attempt, or is malformed, reaches the failed set, from where `npm run queue:replay`
+ * puts it back.
+ *
+ * A writer killed mid-job loses nothing either: its lock lapses after `lockDurationMs`, the
+ * stalled check (every `stalledIntervalMs`, in any writer) moves the job back to waiting, and the
+ * idempotent insert makes the redo harmless.
+ */
+export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatchWorker {
+  const metrics = spanBatchMetrics(options.metrics ?? new Registry())
+  const connection = createSpanBatchQueueConnection(options.redisUrl, 'worker')
+  connection.on('error', () => {}) // reported by the worker's 'error' listener below
+
+  const worker = new Worker<SpanBatchJob, SpanBatchResult>(
+    QueueNames.spanBatches,
+    async (job: Job<SpanBatchJob, SpanBatchResult>) => {
+      const stopTimer = metrics.batchDuration.startTimer()
+      try {
+        const result = await processSpanBatchJob(options.db, job.data)
+        metrics.spansWritten.inc(result.inserted)
+        metrics.spansDuplicate.inc(result.duplicates)
+        return result
+      } catch (error) {
+        // attemptsMade counts finished attempts, so this one is number attemptsMade + 1.
+        if (options.maxAttempts !== undefined && !isUnrecoverable(error as Error) && job.attemptsMade + 1 >= options.maxAttempts) {
+          throw new UnrecoverableError(`gave up after ${options.maxAttempts} attempt(s): ${(error as Error).message}`)
+        }
+        throw error
+      } finally {
+        stopTimer()
+      }
+    },
+    {
+      connection,
+      prefix: options.prefix,
+      concurrency: options.concurrency,
+      lockDuration: options.lockDurationMs ?? 60_000,
+      stalledInterval: options.stalledIntervalMs ?? 30_000,
+      // A job may be orphaned by a killed writer a few times (e.g. repeated rolling restarts)
+      // before it is parked in the failed set.
+      maxStalledCount: 3,
+      // Fallbacks for jobs added without the shared default options.
+      removeOnComplete: { count: 1_000 },
+      removeOnFail: { count: 10_000, age: 14 * 24 * 3600 },
+    },
+  )
+
+  worker.on('failed', (job, error) => {
+    const final = !job || isUnrecoverable(error) || job.attemptsMade >= (job.opts.attempts ?? 1)
+    metrics.jobsFailed.inc({ outcome: final ? 'failed' : 'retrying' })
+    const context = { jobId: job?.id, attemptsMade: job?.attemptsMade, err: { message: error.message } }
+    if (final) options.logger.error(context, 'span batch moved to the failed set; replay it with `npm run queue:replay`')
+    else options.logger.warn(context, 'span batch not stored; it will be retried')
+  })
+  worker.on('error', (error) => options.logger.warn({ err: { message: error.message } }, 'span-batch worker error'))
+
+  let closing: Promise<void> | undefined
+  return {
+    worker,
+    async ping() {
+      await connection.ping()
+    },
+    close() {
+      closing ??= (async () => {
+        await worker.close()
+        await connection.quit().catch(() => connection.disconnect())
+      })()
+      return closing
+    },
+  }
+}

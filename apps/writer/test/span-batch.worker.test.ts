@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import { after, before, describe, test } from 'node:test'
+import { loadConfig, TestEnvironmentSchema, WriterConfigSchema } from '@tracewell/config'
+import { countSpans, findTraceSpans, sql } from '@tracewell/db'
+import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
+import { createBullMqSpanBatchProducer, type SpanBatchProducer } from '@tracewell/queue'
+import { Registry } from 'prom-client'
+import { buildApp, processSpanBatchJob, startSpanBatchWorker } from '../src/index.ts'
+import { fixtureSpans, makeSpans, openQueue, testPrefix, waitFor } from './helpers.ts'
+
+const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
+const quiet = { info() {}, warn() {}, error() {} }
+
+describe('span-batch worker (real Redis and Postgres)', () => {
+  let database: TestDatabase
+  const prefix = testPrefix()
+  const inspect = openQueue(REDIS_URL, prefix)
+  let producer: SpanBatchProducer
+
+  before(async () => {
+    database = await createTestDatabase()
+    producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxSpansPerJob: 2_000 })
+  })
+  after(async () => {
+    await producer.close()
+    await inspect.close()
+    await database.drop()
+  })
+
+  test('stores a fixture batch from producer through Redis into Postgres with every column right', async () => {
+    const registry = new Registry()
+    const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 2, logger: quiet, metrics: registry })
+    try {
+      await producer.enqueue('project-fixture', fixtureSpans)
+      const [first, second] = fixtureSpans
+      assert.ok(first && second)
+      const stored = await waitFor('the fixture spans', async () => {
+        const spans = await findTraceSpans(database.db, 'project-fixture', first.traceId)
+        return spans.length === fixtureSpans.filter((span) => span.traceId === first.traceId).length && spans
+      })
+      const span = stored.find((candidate) => candidate.spanId === first.spanId)
+      assert.deepEqual(span && { ...span, receivedAt: undefined }, {
+        traceId: first.traceId,
+        spanId: first.spanId,
+        parentSpanId: first.parentSpanId,
+        name: first.name,
+        kind: first.kind,
+        startTime: '2024-11-20T21:25:30.275984Z',
+        endTime: '2024-11-20T21:25:31.083383Z',
+        startTimeUnixNano: first.startTimeUnixNano,
+        endTimeUnixNano: first.endTimeUnixNano,
+        durationNs: first.durationNs,
+        traceState: first.traceState,
+        status: { code: first.statusCode, message: first.statusMessage },
+        serviceName: 'support-bot',
+        serviceVersion: first.serviceVersion,
+        scopeName: first.scopeName,
+        scopeVersion: first.scopeVersion,
+        llmVendor: 'openai',
+        llmModel: 'gpt-4o',
+        llmRequestType: 'chat_completion',
+        inputTokens: 14,
+        outputTokens: 2,
+        totalTokens: 16,
+        attributes: first.attributes,
+        resourceAttributes: first.resourceAttributes,
+        events: first.events,
+        links: first.links,
+        receivedAt: undefined,
+      })
+      const row = await sql<{ project_id: string; duration_ns: string }>`
+        select project_id, duration_ns from spans where span_id = ${first.spanId}`.execute(database.db)
+      assert.deepEqual(row.rows, [{ project_id: 'project-fixture', duration_ns: '807399000' }])
+
+      const metrics = await registry.metrics()
+      assert.match(metrics, new RegExp(`tracewell_writer_spans_written_total ${fixtureSpans.length}\\b`))
+      assert.match(metrics, /tracewell_writer_batch_duration_seconds_count 1\b/)
+    } finally {
+      await writer.close()
+    }
+  })
+
+  test('the same batch delivered twice makes no duplicate rows', async () => {
+    const spans = makeSpans(300)
+    const job = { version: 1 as const, batches: [{ projectId: 'project-dup', spans }] }
+    assert.deepEqual(await processSpanBatchJob(database.db, job), { inserted: 300, duplicates: 0 })
+    assert.deepEqual(await processSpanBatchJob(database.db, job), { inserted: 0, duplicates: 300 })
+
+    // And through the queue: a client retry enqueues the same spans again.
+    const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 2, logger: quiet })
+    try {
+      await producer.enqueue('project-dup', spans)
+      await producer.enqueue('project-dup', spans)
+      await waitFor('both jobs to complete', async () => (await inspect.queue.getCompletedCount()) >= 3)
+      assert.equal(await countSpans(database.db, 'project-dup'), 300)
+    } finally {
+      await writer.close()
+    }
+  })
+
+  test('a job with a malformed envelope goes straight to the failed set', async () => {
+    const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 1, logger: quiet })
+    try {
+      const job = await inspect.queue.add('span-batch', { version: 2, batches: 'nope' } as never, { attempts: 12, backoff: { type: 'exponential', delay: 1_000 } })
+      const failed = await waitFor('the poison job to fail', async () => {
+        const state = await inspect.queue.getJobState(job.id as string)
+        return state === 'failed' && (await inspect.queue.getJob(job.id as string))
+      })
+      assert.equal(failed.attemptsMade, 1, 'no retries for a poison job')
+      assert.match(failed.failedReason, /^invalid span-batch job: /)
+    } finally {
+      await writer.close()
+    }
+  })
+
+  test('close() while a job is active lets that job finish', async () => {
+    const spans = makeSpans(6_000)
+    const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 1, logger: quiet })
+    const active = once(writer.worker, 'active')
+    const job = await inspect.queue.add('span-batch', { version: 1, batches: [{ projectId: 'project-close', spans }] })
+    await active
+    await writer.close()
+    assert.equal(await inspect.queue.getJobState(job.id as string), 'completed')
+    assert.equal(await countSpans(database.db, 'project-close'), 6_000)
+  })
+
+  test('the writer app serves health, readiness and metrics on its own port and drains the queue', async () => {
+    const config = loadConfig(WriterConfigSchema, { DATABASE_URL: database.url, REDIS_URL, QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent' })
+    const app = await buildApp(config, { db: database.db, logger: false })
+    try {
+      assert.deepEqual((await app.inject('/healthz')).json(), { status: 'ok' })
+      const ready = await app.inject('/readyz')
+      assert.equal(ready.statusCode, 200)
+      assert.deepEqual(ready.json(), { status: 'ok', checks: { postgres: 'ok', redis: 'ok' } })
+      await producer.enqueue('project-app', makeSpans(10))
+      await waitFor('the app to store the spans', async () => (await countSpans(database.db, 'project-app')) === 10)
+      const metrics = await app.inject('/metrics')
+      assert.match(metrics.body, /tracewell_writer_spans_written_total 10\b/)
+    } finally {
+      await app.close()
+    }
+    // The app did not own the database, so it is still usable.
+    assert.equal(await countSpans(database.db, 'project-app'), 10)
+  })
+})

@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { after, before, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
+import { countSpans, sql } from '@tracewell/db'
+import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
+import { createBullMqSpanBatchProducer } from '@tracewell/queue'
+import { makeSpans, openQueue, testPrefix, waitFor } from './helpers.ts'
+
+const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
+const serverPath = fileURLToPath(new URL('../src/server.ts', import.meta.url))
+
+let database: TestDatabase
+const prefix = testPrefix()
+const inspect = openQueue(REDIS_URL, prefix)
+const children: ChildProcess[] = []
+
+function startWriter(): ChildProcess {
+  const child = spawn(process.execPath, [serverPath], {
+    env: {
+      ...process.env,
+      DATABASE_URL: database.url,
+      REDIS_URL,
+      QUEUE_PREFIX: prefix,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      WRITER_CONCURRENCY: '2',
+      // Short locks, so the killed writer's job is noticed as stalled within a couple of seconds.
+      WRITER_LOCK_DURATION_MS: '2000',
+      WRITER_STALLED_INTERVAL_MS: '1000',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  children.push(child)
+  return child
+}
+
+before(async () => {
+  database = await createTestDatabase()
+})
+after(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  await inspect.close()
+  await database.drop()
+})
+
+test('a writer SIGKILLed mid-batch loses nothing: after a restart every span is stored exactly once', async () => {
+  const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 10_000_000, maxSpansPerJob: 2_000 })
+  const total = 40_000
+  await Promise.all(Array.from({ length: 20 }, () => producer.enqueue('project-crash', makeSpans(total / 20))))
+  await producer.close()
+  assert.equal(await inspect.queue.getWaitingCount(), 20)
+
+  const first = startWriter()
+  // Kill while jobs are being stored: some rows are in, and the writer holds active jobs.
+  const storedAtKill = await waitFor(
+    'the writer to be mid-drain',
+    async () => {
+      const stored = await countSpans(database.db, 'project-crash')
+      return stored > 0 && (await inspect.queue.getActiveCount()) > 0 && stored
+    },
+    30_000,
+    5,
+  )
+  first.kill('SIGKILL')
+  await once(first, 'exit')
+  assert.ok(storedAtKill < total, 'the kill landed before the queue was drained')
+  assert.ok((await inspect.queue.getActiveCount()) > 0, 'the killed writer left active jobs behind')
+
+  const second = startWriter()
+  await waitFor('every span to be stored', async () => (await countSpans(database.db, 'project-crash')) === total, 60_000, 100)
+  await waitFor('every job to complete', async () => (await inspect.queue.getCompletedCount()) === 20, 10_000)
+  const { rows } = await sql<{ distinct_spans: string }>`
+    select count(distinct (trace_id, span_id))::text as distinct_spans from spans where project_id = 'project-crash'`.execute(database.db)
+  assert.equal(rows[0]?.distinct_spans, String(total))
+  assert.equal(await inspect.queue.getFailedCount(), 0)
+
+  // SIGTERM: the writer shuts down gracefully and exits 0.
+  second.kill('SIGTERM')
+  const [code] = await once(second, 'exit')
+  assert.equal(code, 0)
+})

@@ -1,0 +1,5 @@
+export type { SpanRecord, AnyValue, AttributeMap, SpanEventRecord, SpanLinkRecord } from './span-record.ts'
+export { SpanKind, StatusCode } from './span-record.ts'
+export { SpanValidationError } from './validation-error.ts'
+export type { TraceBodyFormat } from './decode-traces.ts'
+export { decodeJsonTraces, decodeProtobufTraces } from './decode-traces.ts'

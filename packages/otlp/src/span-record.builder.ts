@@ -1,0 +1,86 @@
+import {
+  inputTokens,
+  llmModel,
+  llmRequestType,
+  llmVendor,
+  outputTokens,
+  serviceFields,
+  totalTokens,
+} from './derived-fields.ts'
+import type { AttributeMap, SpanEventRecord, SpanLinkRecord, SpanRecord } from './span-record.ts'
+
+/**
+ * What every span of one resource and scope shares. Built once per resource/scope, so the
+ * resource attributes object is shared by its spans rather than copied.
+ */
+export interface SpanOrigin {
+  resourceAttributes: AttributeMap
+  serviceName: string | null
+  serviceVersion: string | null
+  scopeName: string | null
+  scopeVersion: string | null
+}
+
+export function spanOrigin(resourceAttributes: AttributeMap, scopeName: string | null, scopeVersion: string | null): SpanOrigin {
+  const { serviceName, serviceVersion } = serviceFields(resourceAttributes)
+  return { resourceAttributes, serviceName, serviceVersion, scopeName, scopeVersion }
+}
+
+/** An empty string is how protobuf says "not set"; JSON decodes the same way so both agree. */
+export function emptyToNull(value: string): string | null {
+  return value === '' ? null : value
+}
+
+/** A span's own fields, validated; `start`/`end` are nanoseconds with end >= start. */
+export interface SpanFields {
+  traceId: string
+  spanId: string
+  parentSpanId: string | null
+  name: string
+  kind: number
+  start: bigint
+  end: bigint
+  traceState: string | null
+  statusCode: number
+  statusMessage: string | null
+  attributes: AttributeMap
+  events: SpanEventRecord[]
+  links: SpanLinkRecord[]
+}
+
+/**
+ * The one place SpanRecords are created, so every decoder yields the same object shape and the
+ * same derived fields.
+ */
+export function buildSpanRecord(origin: SpanOrigin, span: SpanFields): SpanRecord {
+  const { attributes, start, end } = span
+  const input = inputTokens(attributes)
+  const output = outputTokens(attributes)
+  return {
+    traceId: span.traceId,
+    spanId: span.spanId,
+    parentSpanId: span.parentSpanId,
+    name: span.name,
+    kind: span.kind,
+    startTimeUnixNano: start.toString(),
+    endTimeUnixNano: end.toString(),
+    traceState: span.traceState,
+    statusCode: span.statusCode,
+    statusMessage: span.statusMessage,
+    attributes,
+    resourceAttributes: origin.resourceAttributes,
+    scopeName: origin.scopeName,
+    scopeVersion: origin.scopeVersion,
+    events: span.events,
+    links: span.links,
+    serviceName: origin.serviceName,
+    serviceVersion: origin.serviceVersion,
+    llmVendor: llmVendor(attributes),
+    llmModel: llmModel(attributes),
+    llmRequestType: llmRequestType(attributes),
+    inputTokens: input,
+    outputTokens: output,
+    totalTokens: totalTokens(attributes, input, output),
+    durationNs: (end - start).toString(),
+  }
+}

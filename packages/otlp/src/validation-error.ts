@@ -1,0 +1,18 @@
+/**
+ * A request body that is not a valid trace batch. The whole batch is rejected on the first one
+ * (SPEC §2), so there is exactly one per failed decode.
+ *
+ * `message` starts with `path`, e.g.
+ * `resourceSpans[0].scopeSpans[1].spans[7].spanId: expected 16 hex characters`, so it can be
+ * returned to the client as is. `statusCode` lets Fastify's default error handling answer 400.
+ */
+export class SpanValidationError extends Error {
+  readonly path: string
+  readonly statusCode = 400
+
+  constructor(path: string, problem: string) {
+    super(`${path}: ${problem}`)
+    this.name = 'SpanValidationError'
+    this.path = path
+  }
+}

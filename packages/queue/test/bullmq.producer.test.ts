@@ -1,0 +1,185 @@
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { after, before, describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
+import { Queue } from 'bullmq'
+import { Redis } from 'ioredis'
+import {
+  createBullMqSpanBatchProducer,
+  createSpanBatchQueueConnection,
+  defaultSpanBatchJobOptions,
+  QueueBacklogFullError,
+  QueueNames,
+  QueueUnavailableError,
+  type SpanBatchJob,
+} from '../src/index.ts'
+import { makeSpans, OwnRedis } from './helpers.ts'
+
+const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
+
+/** Reads the queue the way the writer would, through a separate connection. */
+function inspector(redisUrl: string, prefix: string) {
+  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null })
+  const queue = new Queue<SpanBatchJob>(QueueNames.spanBatches, { connection, prefix })
+  return {
+    queue,
+    async waitingJobs(): Promise<SpanBatchJob[]> {
+      const jobs = await queue.getJobs(['wait'], 0, -1)
+      return jobs.map((job) => job.data)
+    },
+    async close() {
+      await queue.close()
+      connection.disconnect()
+    },
+  }
+}
+
+const spanIdsOf = (jobs: SpanBatchJob[]) => jobs.flatMap((job) => job.batches.flatMap((batch) => batch.spans.map((span) => span.spanId)))
+
+describe('BullMQ span-batch producer (shared Redis)', () => {
+  const prefix = `test-${randomUUID()}`
+  const inspect = inspector(REDIS_URL, prefix)
+
+  after(async () => {
+    await inspect.queue.obliterate({ force: true })
+    await inspect.close()
+  })
+
+  test('groups 50 concurrent requests into few jobs, answering each only once its spans are in Redis', async () => {
+    await inspect.queue.obliterate({ force: true })
+    const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxSpansPerJob: 2_000 })
+    try {
+      const requests = Array.from({ length: 50 }, (_, i) => ({ projectId: `project-${i % 3}`, spans: makeSpans(3) }))
+      const seenInRedis = await Promise.all(
+        requests.map(async (request) => {
+          await producer.enqueue(request.projectId, request.spans)
+          // Right after the promise resolves, the request's spans must already be in Redis.
+          const stored = new Set(spanIdsOf(await inspect.waitingJobs()))
+          return request.spans.every((span) => stored.has(span.spanId))
+        }),
+      )
+      assert.ok(seenInRedis.every(Boolean), 'every request found its spans in Redis when its promise resolved')
+
+      const jobs = await inspect.waitingJobs()
+      assert.ok(jobs.length <= 5, `expected a handful of jobs for 50 requests, got ${jobs.length}`)
+      const ids = spanIdsOf(jobs)
+      assert.equal(ids.length, 150)
+      assert.deepEqual(new Set(ids), new Set(requests.flatMap((request) => request.spans.map((span) => span.spanId))))
+      for (const job of jobs) {
+        assert.equal(job.version, 1)
+        const projects = job.batches.map((batch) => batch.projectId)
+        assert.equal(new Set(projects).size, projects.length, 'spans are grouped by project inside a job')
+      }
+      for (const request of requests) {
+        const job = jobs.find((candidate) => candidate.batches.some((batch) => batch.spans.some((span) => span.spanId === request.spans[0]?.spanId)))
+        const batch = job?.batches.find((candidate) => candidate.spans.some((span) => span.spanId === request.spans[0]?.spanId))
+        assert.equal(batch?.projectId, request.projectId)
+      }
+      const [stored] = await inspect.queue.getJobs(['wait'], 0, 0)
+      assert.equal(stored?.opts.attempts, defaultSpanBatchJobOptions.attempts)
+      assert.deepEqual(stored?.opts.backoff, defaultSpanBatchJobOptions.backoff)
+    } finally {
+      await producer.close()
+    }
+  })
+
+  test('never puts more than maxSpansPerJob spans in one job, splitting a large request', async () => {
+    await inspect.queue.obliterate({ force: true })
+    const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxSpansPerJob: 10 })
+    try {
+      const requests = [...Array.from({ length: 10 }, () => makeSpans(7)), makeSpans(25)]
+      await Promise.all(requests.map((spans, i) => producer.enqueue(`project-${i % 2}`, spans)))
+      const jobs = await inspect.waitingJobs()
+      for (const job of jobs) {
+        const size = job.batches.reduce((sum, batch) => sum + batch.spans.length, 0)
+        assert.ok(size <= 10, `job of ${size} spans`)
+      }
+      assert.equal(jobs.length, 10) // 95 spans packed tightly into jobs of 10
+      const ids = spanIdsOf(jobs)
+      assert.equal(ids.length, 95)
+      assert.equal(new Set(ids).size, 95)
+    } finally {
+      await producer.close()
+    }
+  })
+
+  test('refuses work with QueueBacklogFullError once the waiting backlog reaches the bound', async () => {
+    await inspect.queue.obliterate({ force: true })
+    const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 100, maxSpansPerJob: 50, backlogRefreshMs: 20 })
+    try {
+      await producer.enqueue('project-a', makeSpans(50))
+      await producer.enqueue('project-a', makeSpans(50))
+      for (let i = 0; i < 100 && producer.backlog() < 100; i++) await sleep(20)
+      assert.equal(producer.backlog(), 100)
+      await assert.rejects(producer.enqueue('project-a', makeSpans(1)), QueueBacklogFullError)
+      assert.equal(await inspect.queue.getWaitingCount(), 2, 'the refused spans were not queued')
+
+      // Once the writer drains the queue, work is accepted again.
+      await inspect.queue.drain()
+      for (let i = 0; i < 100 && producer.backlog() > 0; i++) await sleep(20)
+      assert.equal(producer.backlog(), 0)
+      await producer.enqueue('project-a', makeSpans(1))
+      await producer.ping()
+    } finally {
+      await producer.close()
+    }
+  })
+})
+
+describe('BullMQ span-batch producer when Redis goes away (own redis-server)', () => {
+  const redis = new OwnRedis(6391)
+  const prefix = `test-${randomUUID()}`
+
+  before(async () => {
+    await redis.kill()
+  })
+  after(async () => {
+    await redis.kill()
+  })
+
+  test('answers QueueUnavailableError within a second while Redis is down, and recovers when it returns', async () => {
+    // Started while Redis is down: the producer must still come up once Redis does.
+    const producer = createBullMqSpanBatchProducer({ redisUrl: redis.url, prefix, maxBacklogSpans: 1_000_000, maxSpansPerJob: 100 })
+    try {
+      let started = performance.now()
+      await assert.rejects(producer.enqueue('project-a', makeSpans(2)), QueueUnavailableError)
+      assert.ok(performance.now() - started < 1_000)
+      await assert.rejects(producer.ping(), QueueUnavailableError)
+
+      await redis.start()
+      const enqueueEventually = async () => {
+        for (let i = 0; ; i++) {
+          try {
+            return await producer.enqueue('project-a', makeSpans(2))
+          } catch (error) {
+            if (!(error instanceof QueueUnavailableError) || i > 100) throw error
+            await sleep(50)
+          }
+        }
+      }
+      await enqueueEventually()
+
+      await redis.kill()
+      // Concurrent requests, some possibly mid-write when the server died: none may hang.
+      started = performance.now()
+      const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => producer.enqueue('project-a', makeSpans(2))))
+      assert.ok(performance.now() - started < 1_000, `took ${performance.now() - started} ms`)
+      for (const outcome of outcomes) {
+        assert.equal(outcome.status, 'rejected')
+        assert.ok(outcome.reason instanceof QueueUnavailableError)
+      }
+
+      await redis.start()
+      await enqueueEventually()
+      await producer.ping()
+      const check = createSpanBatchQueueConnection(redis.url, 'worker')
+      const queue = new Queue(QueueNames.spanBatches, { connection: check, prefix })
+      assert.equal(await queue.getWaitingCount(), 1, 'the job written after recovery is in the restarted (empty) Redis')
+      await queue.close()
+      check.disconnect()
+    } finally {
+      await producer.close()
+    }
+  })
+})

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { createInProcessSpanBatchProducer, QueueBacklogFullError, QueueUnavailableError, type SpanBatchJob } from '../src/index.ts'
+import { makeSpans } from './helpers.ts'
+
+const spanIdsOf = (jobs: SpanBatchJob[]) => jobs.flatMap((job) => job.batches.flatMap((batch) => batch.spans.map((span) => span.spanId)))
+
+describe('in-process span-batch producer', () => {
+  test('groups concurrent requests and answers each only after process() stored its spans', async () => {
+    const processed: SpanBatchJob[] = []
+    const producer = createInProcessSpanBatchProducer({
+      maxSpansPerJob: 20,
+      maxBacklogSpans: 10_000,
+      process: async (job) => {
+        await new Promise((resolve) => setTimeout(resolve, 5))
+        processed.push(job)
+      },
+    })
+    const requests = Array.from({ length: 30 }, (_, i) => ({ projectId: `project-${i % 2}`, spans: makeSpans(3) }))
+    const answeredAfterStore = await Promise.all(
+      requests.map(async (request) => {
+        await producer.enqueue(request.projectId, request.spans)
+        const stored = new Set(spanIdsOf(processed))
+        return request.spans.every((span) => stored.has(span.spanId))
+      }),
+    )
+    assert.ok(answeredAfterStore.every(Boolean))
+    assert.equal(processed.length, 5) // 90 spans in jobs of at most 20
+    assert.equal(spanIdsOf(processed).length, 90)
+    for (const job of processed) assert.ok(job.batches.reduce((sum, batch) => sum + batch.spans.length, 0) <= 20)
+    assert.equal(producer.backlog(), 0)
+    await producer.close()
+  })
+
+  test('retries a failing process() and rejects every caller with QueueUnavailableError when it keeps failing', async () => {
+    let calls = 0
+    const producer = createInProcessSpanBatchProducer({
+      maxSpansPerJob: 100,
+      maxBacklogSpans: 10_000,
+      attempts: 3,
+      retryDelayMs: 5,
+      process: async () => {
+        calls++
+        throw new Error('connection refused')
+      },
+    })
+    const outcomes = await Promise.allSettled([producer.enqueue('p', makeSpans(2)), producer.enqueue('p', makeSpans(2))])
+    assert.equal(calls, 3)
+    for (const outcome of outcomes) {
+      assert.equal(outcome.status, 'rejected')
+      assert.ok(outcome.reason instanceof QueueUnavailableError)
+      assert.match(outcome.reason.message, /connection refused/)
+    }
+    await producer.close()
+  })
+
+  test('succeeds when process() recovers within its retries', async () => {
+    let calls = 0
+    const producer = createInProcessSpanBatchProducer({
+      maxSpansPerJob: 100,
+      maxBacklogSpans: 10_000,
+      retryDelayMs: 5,
+      process: async () => {
+        if (++calls < 3) throw new Error('database restarting')
+      },
+    })
+    await producer.enqueue('p', makeSpans(2))
+    assert.equal(calls, 3)
+    await producer.close()
+  })
+
+  test('refuses work above the in-memory backlog bound, and close() flushes what is pending', async () => {
+    let release: () => void = () => {}
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const stored: SpanBatchJob[] = []
+    const producer = createInProcessSpanBatchProducer({
+      maxSpansPerJob: 100,
+      maxBacklogSpans: 10,
+      process: async (job) => {
+        await gate
+        stored.push(job)
+      },
+    })
+    const first = producer.enqueue('p', makeSpans(6))
+    const second = producer.enqueue('p', makeSpans(6))
+    assert.equal(producer.backlog(), 12)
+    await assert.rejects(producer.enqueue('p', makeSpans(1)), QueueBacklogFullError)
+    const closing = producer.close()
+    await assert.rejects(producer.enqueue('p', makeSpans(1)), QueueUnavailableError)
+    release()
+    await closing
+    await Promise.all([first, second])
+    assert.equal(spanIdsOf(stored).length, 12)
+  })
+})
