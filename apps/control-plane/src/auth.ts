@@ -1,0 +1,61 @@
+import { secretsMatch, type KeyKind, type VerifiedKey } from '@tracewell/auth'
+import { UnauthorizedError } from '@tracewell/http'
+import type { FastifyRequest } from 'fastify'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The verified key of a control-plane request; set by the `require…Key` hooks. */
+    controlPlaneCaller: VerifiedKey | null
+  }
+}
+
+/** SPEC §3: the one 401 message of every control-plane endpoint taking `x-api-key`. */
+export const invalidApiKeyMessage = 'Invalid api key unauthorized'
+export const invalidAdminKeyMessage = 'Invalid admin key unauthorized'
+
+function presentedSecret(request: FastifyRequest, header: string): string | undefined {
+  const value = request.headers[header]
+  return typeof value === 'string' && value.length > 0 ? value : undefined
+}
+
+/**
+ * An onRequest hook admitting only keys of `kind`: runs before the body is read or validated, so
+ * an unauthenticated request is a 401 whatever it carries. A key of the wrong kind is an invalid
+ * key for the endpoint (SPEC §1).
+ */
+export function requireKey(kind: KeyKind) {
+  return async function authenticate(request: FastifyRequest): Promise<void> {
+    const secret = presentedSecret(request, 'x-api-key')
+    const key = secret === undefined ? null : await request.server.apiKeys.verify(secret)
+    if (key === null || key.kind !== kind) throw new UnauthorizedError(invalidApiKeyMessage)
+    request.controlPlaneCaller = key
+  }
+}
+
+export const requireTeamKey = requireKey('team')
+export const requireProjectKey = requireKey('project')
+
+/** The admin key hook; without a configured ADMIN_API_KEY nobody is an admin. */
+export function requireAdminKey(adminApiKey: string | undefined) {
+  return async function authenticateAdmin(request: FastifyRequest): Promise<void> {
+    const secret = presentedSecret(request, 'x-admin-key')
+    if (adminApiKey === undefined || secret === undefined || !secretsMatch(secret, adminApiKey)) {
+      throw new UnauthorizedError(invalidAdminKeyMessage)
+    }
+  }
+}
+
+function caller(request: FastifyRequest): VerifiedKey {
+  if (request.controlPlaneCaller === null) throw new UnauthorizedError(invalidApiKeyMessage)
+  return request.controlPlaneCaller
+}
+
+export function callerTeamId(request: FastifyRequest): string {
+  return caller(request).teamId
+}
+
+export function callerProjectId(request: FastifyRequest): string {
+  const { projectId } = caller(request)
+  if (projectId === null) throw new UnauthorizedError(invalidApiKeyMessage)
+  return projectId
+}

@@ -1,0 +1,69 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { installErrorHandler, messageBody } from '@tracewell/http'
+import AjvModule from 'ajv'
+import { Counter, type Registry } from 'prom-client'
+import { PromptCache, type PromptCacheStats } from '../prompt-cache.ts'
+import { apiKeyRoutes } from './api-key.routes.ts'
+import { projectRoutes } from './projects.routes.ts'
+import { promptLookupRoutes } from './promptset.routes.ts'
+import { promptsetRoutes } from './promptsets.routes.ts'
+import { retentionRoutes } from './retention.routes.ts'
+import { teamRoutes } from './teams.routes.ts'
+import { traceRoutes } from './traces.routes.ts'
+
+export interface ControlPlaneRoutesOptions {
+  /** ADMIN_API_KEY: the secret of POST /api/teams; unset, that endpoint refuses everyone. */
+  adminApiKey?: string | undefined
+  /** How long a prompt lookup is cached; other instances see a change within this (≤ 5000 ms). */
+  promptCacheTtlMs?: number
+}
+
+// Query strings and path parameters arrive as text and are coerced to their schema's types;
+// JSON bodies are typed already, so there `"30"` is not a number and `null` is not `false`.
+const Ajv = AjvModule.default
+const ajvOptions = { useDefaults: true, removeAdditional: false, allErrors: false, strict: false } as const
+const coercingAjv = new Ajv({ ...ajvOptions, coerceTypes: 'array' })
+const strictAjv = new Ajv({ ...ajvOptions, coerceTypes: false })
+
+/**
+ * Every control-plane route (SPEC §3), as one encapsulated plugin: the all-in-one process
+ * registers it beside the other services' routes. Needs the `db`, `api-keys` and `metrics`
+ * plugins registered by the host app.
+ */
+export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOptions> = async (app, options) => {
+  installErrorHandler(app, messageBody)
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema))
+  app.decorateRequest('controlPlaneCaller', null)
+
+  // POST /api/api-key is sent with `Content-Type: application/json` and no body (seed §2);
+  // Fastify's own parser would refuse that as an empty JSON body.
+  const jsonParser = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') done(null, undefined)
+    else jsonParser(request, body as string, done)
+  })
+
+  const promptCache = new PromptCache({ ttlMs: Math.min(options.promptCacheTtlMs ?? 5_000, 5_000), stats: promptCacheStats(app.metrics) })
+
+  await app.register(teamRoutes, { adminApiKey: options.adminApiKey })
+  await app.register(projectRoutes)
+  await app.register(apiKeyRoutes)
+  await app.register(retentionRoutes)
+  await app.register(promptLookupRoutes, { promptCache })
+  await app.register(promptsetRoutes, { promptCache })
+  await app.register(traceRoutes)
+}
+
+const cacheMetricName = 'tracewell_prompt_cache_lookups_total'
+
+function promptCacheStats(registry: Registry): PromptCacheStats {
+  // Guarded: the all-in-one app has one registry, and tests may build several apps in one process.
+  const existing = registry.getSingleMetric(cacheMetricName) as Counter<'result'> | undefined
+  const counter =
+    existing ??
+    new Counter({ name: cacheMetricName, help: 'GET /api/promptset registry lookups by cache result', labelNames: ['result'] as const, registers: [registry] })
+  const hits = counter.labels('hit')
+  const misses = counter.labels('miss')
+  return { hit: () => hits.inc(), miss: () => misses.inc() }
+}

@@ -1,0 +1,164 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { createPromptset, createPromptVersion, findProjectPromptset, listProjectPromptsets, listPrompts, setLiveVersion } from '@tracewell/db'
+import { NotFoundError } from '@tracewell/http'
+import type { FastifyRequest } from 'fastify'
+import { callerProjectId, requireProjectKey } from '../auth.ts'
+import type { PromptCache } from '../prompt-cache.ts'
+import { extractVariables } from '../prompt-template.ts'
+import { errorResponses, IdSchema, NamedResourceBodySchema, type NamedResourceBody, PromptSchema, PromptsetSchema, RegistrySchema } from '../schemas.ts'
+
+export const CreatePromptsetBodySchema = NamedResourceBodySchema
+export type CreatePromptsetBody = NamedResourceBody
+
+export const PromptsetListSchema = Type.Object({ promptsets: Type.Array(PromptsetSchema) })
+export type PromptsetList = Static<typeof PromptsetListSchema>
+
+export const PromptsetParamsSchema = Type.Object({ promptsetId: IdSchema })
+export type PromptsetParams = Static<typeof PromptsetParamsSchema>
+
+const VariableNameSchema = Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_.-]*$', maxLength: 200, description: 'a placeholder name' })
+
+export const CreatePromptBodySchema = Type.Object({
+  value: Type.String({ minLength: 1, description: 'the prompt text; placeholders are ${name}, {{name}} or {name}' }),
+  model: Type.String({ minLength: 1, maxLength: 200 }),
+  modelSettings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  tags: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { maxItems: 100 })),
+  note: Type.Optional(Type.String({ maxLength: 10_000 })),
+  spanId: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+  variables: Type.Optional(
+    Type.Array(VariableNameSchema, { uniqueItems: true, maxItems: 200, description: 'when omitted, the placeholder names found in value' }),
+  ),
+  live: Type.Optional(Type.Boolean({ description: 'make this version the live one (the previous live one stops being live)' })),
+})
+export type CreatePromptBody = Static<typeof CreatePromptBodySchema>
+
+export const SetLiveBodySchema = Type.Object({
+  version: Type.Union([Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), Type.Null()], { description: 'the version to make live, or null for none' }),
+})
+export type SetLiveBody = Static<typeof SetLiveBodySchema>
+
+export const LiveResponseSchema = Type.Object({ live: Type.Union([PromptSchema, Type.Null()]) })
+export type LiveResponse = Static<typeof LiveResponseSchema>
+
+export interface PromptsetRoutesOptions {
+  /** Dropped for a registry whenever one of its prompts or its live version changes here. */
+  promptCache: PromptCache
+}
+
+/** Prompt registries and their versions (project key). */
+export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> = async (app, { promptCache }) => {
+  async function ownedPromptset(request: FastifyRequest, promptsetId: string) {
+    const promptset = await findProjectPromptset(app.db, callerProjectId(request), promptsetId)
+    if (!promptset) throw new NotFoundError('Prompt registry not found')
+    return promptset
+  }
+
+  const tags = ['prompt registry']
+  const security = [{ apiKey: [] }]
+
+  app.post(
+    '/api/promptsets',
+    {
+      onRequest: requireProjectKey,
+      schema: {
+        summary: 'Create a prompt registry',
+        tags,
+        security,
+        body: CreatePromptsetBodySchema,
+        response: { 201: PromptsetSchema, ...errorResponses(400, 401) },
+      },
+    },
+    async (request, reply) => {
+      const { name, description } = request.body
+      const promptset = await createPromptset(app.db, { projectId: callerProjectId(request), name, ...(description === undefined ? {} : { description }) })
+      // A lookup of this id may have been cached as "not found" just before.
+      promptCache.invalidate(promptset.id)
+      return reply.code(201).send(promptset)
+    },
+  )
+
+  app.get(
+    '/api/promptsets',
+    {
+      onRequest: requireProjectKey,
+      schema: { summary: 'List the project’s prompt registries', tags, security, response: { 200: PromptsetListSchema, ...errorResponses(401) } },
+    },
+    async (request) => ({ promptsets: await listProjectPromptsets(app.db, callerProjectId(request)) }),
+  )
+
+  app.get(
+    '/api/promptsets/:promptsetId',
+    {
+      onRequest: requireProjectKey,
+      schema: {
+        summary: 'A prompt registry with every version of its prompt',
+        tags,
+        security,
+        params: PromptsetParamsSchema,
+        response: { 200: RegistrySchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const promptset = await ownedPromptset(request, request.params.promptsetId)
+      return { ...promptset, prompts: await listPrompts(app.db, promptset.id) }
+    },
+  )
+
+  app.post(
+    '/api/promptsets/:promptsetId/prompts',
+    {
+      onRequest: requireProjectKey,
+      schema: {
+        summary: 'Add the next version of the registry’s prompt',
+        description: 'version is the previous highest + 1, also under concurrent creates.',
+        tags,
+        security,
+        params: PromptsetParamsSchema,
+        body: CreatePromptBodySchema,
+        response: { 201: PromptSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const promptset = await ownedPromptset(request, request.params.promptsetId)
+      const body = request.body
+      const prompt = await createPromptVersion(app.db, {
+        promptsetId: promptset.id,
+        value: body.value,
+        variables: body.variables ?? extractVariables(body.value),
+        model: body.model,
+        modelSettings: body.modelSettings ?? {},
+        tags: body.tags ?? [],
+        note: body.note ?? '',
+        spanId: body.spanId ?? null,
+        live: body.live ?? false,
+      })
+      promptCache.invalidate(promptset.id)
+      return reply.code(201).send(prompt)
+    },
+  )
+
+  app.put(
+    '/api/promptsets/:promptsetId/live',
+    {
+      onRequest: requireProjectKey,
+      schema: {
+        summary: 'Make one version live (or none, with null)',
+        description: 'The previous live version stops being live in the same transaction.',
+        tags,
+        security,
+        params: PromptsetParamsSchema,
+        body: SetLiveBodySchema,
+        response: { 200: LiveResponseSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const promptset = await ownedPromptset(request, request.params.promptsetId)
+      const { version } = request.body
+      const result = await setLiveVersion(app.db, promptset.id, version)
+      if (result.kind === 'version-not-found') throw new NotFoundError(`Prompt version ${version} not found`)
+      promptCache.invalidate(promptset.id)
+      return { live: result.live }
+    },
+  )
+}

@@ -1,0 +1,49 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
+import { createTeam, insertApiKey } from '@tracewell/db'
+import { requireAdminKey } from '../auth.ts'
+import { errorResponses, IsoDateSchema } from '../schemas.ts'
+
+export const CreateTeamBodySchema = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) })
+export type CreateTeamBody = Static<typeof CreateTeamBodySchema>
+
+export const CreatedTeamSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  createdAt: IsoDateSchema,
+  apiKey: Type.String({ description: 'the team’s first team key, shown only in this response' }),
+})
+export type CreatedTeam = Static<typeof CreatedTeamSchema>
+
+export interface TeamRoutesOptions {
+  /** ADMIN_API_KEY; when unset, teams cannot be created over HTTP (use the INIT_* bootstrap). */
+  adminApiKey?: string | undefined
+}
+
+export const teamRoutes: FastifyPluginAsyncTypebox<TeamRoutesOptions> = async (app, options) => {
+  app.post(
+    '/api/teams',
+    {
+      onRequest: requireAdminKey(options.adminApiKey),
+      schema: {
+        summary: 'Create a team and its first team key',
+        tags: ['teams'],
+        security: [{ adminKey: [] }],
+        body: CreateTeamBodySchema,
+        response: { 201: CreatedTeamSchema, ...errorResponses(400, 401) },
+      },
+    },
+    async (request, reply) => {
+      const secret = generateApiKey('team')
+      // One transaction: a team is never left without the key its creator was promised.
+      const team = await app.db.transaction().execute(async (trx) => {
+        const created = await createTeam(trx, { name: request.body.name })
+        await insertApiKey(trx, { kind: 'team', teamId: created.id, projectId: null, keyHash: hashApiKey(secret), prefix: displayPrefix(secret) })
+        return created
+      })
+      void reply.header('cache-control', 'no-store')
+      return reply.code(201).send({ ...team, apiKey: secret })
+    },
+  )
+}

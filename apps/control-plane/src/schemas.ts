@@ -1,0 +1,84 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+
+// Shapes shared by several control-plane routes (SPEC §3). Route-specific schemas live beside
+// their routes.
+
+export const MessageSchema = Type.Object({ message: Type.String() }, { description: 'what went wrong, and where' })
+export type Message = Static<typeof MessageSchema>
+
+/** Response schemas for the error statuses a route can answer with. */
+export function errorResponses<const Status extends number>(...statuses: Status[]): Record<Status | 500, typeof MessageSchema> {
+  const responses = {} as Record<Status | 500, typeof MessageSchema>
+  for (const status of [...statuses, 500 as const]) responses[status] = MessageSchema
+  return responses
+}
+
+/** Ids are UUIDs by default, or ids carried over from Langtrace (INIT_PROJECT_ID). */
+export const IdSchema = Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: '1–64 of A-Z a-z 0-9 _ -' })
+
+/** The body that creates a named resource (a project, a prompt registry): same bounds for both. */
+export const NamedResourceBodySchema = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+})
+export type NamedResourceBody = Static<typeof NamedResourceBodySchema>
+
+export const IsoDateSchema = Type.String({ description: 'ISO 8601 date-time' })
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+export const ProjectSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  teamId: Type.String(),
+  createdAt: IsoDateSchema,
+  updatedAt: IsoDateSchema,
+})
+export type Project = Static<typeof ProjectSchema>
+
+export const ApiKeySchema = Type.Object({
+  id: Type.String(),
+  kind: Type.Union([Type.Literal('project'), Type.Literal('team')]),
+  prefix: Type.String({ description: 'the first characters of the key, to recognise it; never the secret' }),
+  createdAt: IsoDateSchema,
+  lastUsedAt: Nullable(IsoDateSchema),
+  revokedAt: Nullable(IsoDateSchema),
+})
+export type ApiKey = Static<typeof ApiKeySchema>
+
+export const NewSecretSchema = Type.Object({ apiKey: Type.String({ description: 'the secret, shown only in this response' }) })
+export type NewSecret = Static<typeof NewSecretSchema>
+
+export const PromptSchema = Type.Object({
+  id: Type.String(),
+  value: Type.String(),
+  variables: Type.Array(Type.String()),
+  model: Type.String(),
+  modelSettings: Type.Record(Type.String(), Type.Unknown()),
+  version: Type.Integer(),
+  live: Type.Boolean(),
+  tags: Type.Array(Type.String()),
+  spanId: Nullable(Type.String()),
+  note: Type.String(),
+  promptsetId: Type.String(),
+  createdAt: IsoDateSchema,
+  updatedAt: IsoDateSchema,
+})
+export type Prompt = Static<typeof PromptSchema>
+
+const registryFields = {
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  projectId: Type.String(),
+  createdAt: IsoDateSchema,
+  updatedAt: IsoDateSchema,
+}
+
+/** A prompt registry ("promptset") without its prompts. */
+export const PromptsetSchema = Type.Object(registryFields)
+export type Promptset = Static<typeof PromptsetSchema>
+
+/** A prompt registry with prompts: the selected one (GET /api/promptset) or all versions. */
+export const RegistrySchema = Type.Object({ ...registryFields, prompts: Type.Array(PromptSchema) })
+export type Registry = Static<typeof RegistrySchema>

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { startControlPlane, type TestControlPlane } from './helper.ts'
+
+describe('service endpoints (SPEC §0, §3)', () => {
+  let cp: TestControlPlane
+  before(async () => {
+    cp = await startControlPlane()
+  })
+  after(() => cp.close())
+
+  it('answers /healthz and /readyz (Postgres answers)', async () => {
+    assert.deepEqual((await cp.app.inject({ url: '/healthz' })).json(), { status: 'ok' })
+    const ready = await cp.app.inject({ url: '/readyz' })
+    assert.deepEqual([ready.statusCode, ready.json()], [200, { status: 'ok', checks: { postgres: 'ok' } }])
+  })
+
+  it('serves Prometheus metrics', async () => {
+    await cp.app.inject({ url: '/api/projects' })
+    const metrics = await cp.app.inject({ url: '/metrics' })
+    assert.equal(metrics.statusCode, 200)
+    assert.match(metrics.body, /http_request_duration_seconds_count\{method="GET",route="\/api\/projects",status="401"\} 1/)
+    assert.match(metrics.body, /# TYPE tracewell_prompt_cache_lookups_total counter/)
+  })
+
+  it('publishes every control-plane route in the OpenAPI document, with error responses', async () => {
+    const document = (await cp.app.inject({ url: '/docs/json' })).json()
+    assert.match(document.openapi, /^3\./)
+    const routes = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`))
+    for (const route of [
+      'POST /api/api-key', 'GET /api/api-keys', 'DELETE /api/api-keys/{id}', 'GET /api/promptset', 'POST /api/teams', 'POST /api/projects', 'GET /api/projects',
+      'GET /api/projects/{projectId}/retention', 'PUT /api/projects/{projectId}/retention', 'POST /api/promptsets', 'GET /api/promptsets',
+      'POST /api/promptsets/{promptsetId}/prompts', 'PUT /api/promptsets/{promptsetId}/live', 'GET /api/traces', 'GET /api/traces/{traceId}',
+    ]) {
+      assert.ok(routes.includes(route), route)
+    }
+    const promptset = document.paths['/api/promptset'].get
+    assert.deepEqual(Object.keys(promptset.responses).sort(), ['200', '400', '401', '404', '500'])
+    assert.deepEqual(promptset.security, [{ apiKey: [] }])
+    const page = await cp.app.inject({ url: '/docs' })
+    assert.ok([200, 302].includes(page.statusCode))
+  })
+
+  it('answers unknown routes with a message', async () => {
+    const missing = await cp.app.inject({ url: '/api/nope' })
+    assert.equal(missing.statusCode, 404)
+    assert.equal(typeof missing.json().message, 'string')
+  })
+})
