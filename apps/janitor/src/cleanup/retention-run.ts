@@ -1,0 +1,170 @@
+import { performance } from 'node:perf_hooks'
+import {
+  deleteOldestSpansBefore, listEnabledRetentionPolicies, recordRetentionRun, sql, withAdvisoryLock, type Db, type RetentionPolicyDto,
+} from '@tracewell/db'
+
+/**
+ * The Postgres advisory lock that makes one cleanup run at a time across every janitor replica
+ * (and the all-in-one process) connected to the same database (SPEC §4). A fixed constant, not a
+ * hash of a name, so that it is the same in every version; its bytes spell "tw-clean" in ASCII,
+ * which makes it recognisable in pg_locks. No other Tracewell lock may use it.
+ */
+export const CLEANUP_LOCK_KEY = 0x74772d636c65616en
+
+/** What a failed project says in the response; the detail (possibly SQL) goes to the log only. */
+export const PROJECT_FAILURE_MESSAGE = 'cleanup failed for this project'
+
+const dayMs = 24 * 60 * 60 * 1000
+
+/** The subset of a pino/Fastify logger the run writes to (a request's logger carries its id). */
+export interface RunLogger {
+  info(details: object, message: string): void
+  error(details: object, message: string): void
+}
+
+export interface RetentionRunOptions {
+  /** Spans deleted per statement (CLEANUP_BATCH_SIZE): bounds each statement's locks and WAL. */
+  batchSize: number
+  /** After this long the run stops between two batches and reports what is left (CLEANUP_TIME_BUDGET_MS). */
+  timeBudgetMs: number
+  /** The run's clock; every cutoff is computed from this one instant. Defaults to the start of the run. */
+  now?: Date
+  log: RunLogger
+  /** Called after every batch, so progress is visible (metrics) while a long run is still going. */
+  onDeleted?: (projectId: string, deleted: number) => void
+  /** Aborting stops the run between two batches, like an exhausted budget (used on shutdown). */
+  signal?: AbortSignal
+}
+
+export interface ProjectCleanupReport {
+  projectId: string
+  retentionDays: number
+  /** ISO 8601. Spans that started strictly before it are deleted; one starting exactly at it is kept. */
+  cutoff: string
+  deletedSpans: number
+  /** The run stopped before this project was finished; the next run continues it. */
+  remaining?: true
+  /** Set when this project's deletion failed; a generic text, never the underlying error. */
+  error?: string
+}
+
+export interface RetentionRunReport {
+  /** False when the time budget ran out (or the run was aborted) before every project was done. */
+  complete: boolean
+  deletedSpans: number
+  failedProjects: number
+  projects: ProjectCleanupReport[]
+  durationMs: number
+}
+
+/** `ran: false`: another run holds the cleanup lock, anywhere; nothing was done. */
+export type RetentionRunOutcome = { ran: false } | { ran: true; report: RetentionRunReport }
+
+/** Cutoff of a policy: now − retentionDays × 24 h (days of 24 hours, in UTC; no calendar arithmetic). */
+export function cutoffFor(now: Date, retentionDays: number): Date {
+  return new Date(now.getTime() - retentionDays * dayMs)
+}
+
+/**
+ * Least recently cleaned first, so a project with a backlog bigger than one run's budget cannot
+ * starve the others: a partially cleaned project records its run and goes to the back of the line.
+ */
+function inFairOrder(policies: RetentionPolicyDto[]): RetentionPolicyDto[] {
+  return [...policies].sort((a, b) => {
+    if (a.lastRunAt !== b.lastRunAt) {
+      if (a.lastRunAt === null) return -1
+      if (b.lastRunAt === null) return 1
+      return a.lastRunAt < b.lastRunAt ? -1 : 1
+    }
+    return a.projectId < b.projectId ? -1 : a.projectId > b.projectId ? 1 : 0
+  })
+}
+
+/**
+ * One batch, in a transaction of its own that commits without waiting for its WAL to reach disk.
+ * A batch lost to a crash is harmless (those spans are still old, and the next run deletes them),
+ * and not flushing after every batch keeps the janitor's fsyncs from queueing up with those of
+ * concurrent ingest, whose commits do wait for theirs; it also makes small batches cheap.
+ */
+function deleteBatch(db: Db, projectId: string, cutoff: Date, limit: number): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    await sql`set local synchronous_commit = off`.execute(trx)
+    return deleteOldestSpansBefore(trx, projectId, cutoff, limit)
+  })
+}
+
+/**
+ * One cleanup run (SPEC §4): under the cluster-wide cleanup lock, for every project whose
+ * retention policy is enabled, deletes the spans that started before `now − retentionDays`, in
+ * batches of `batchSize` rows (each its own short transaction, so concurrent ingest never waits
+ * on a long-held lock and a stopped run keeps what it deleted). Projects with a disabled policy
+ * or none are never touched. A project whose deletion fails is reported and the run goes on.
+ * Each project finished, or partly done when the budget ran out, records lastRunAt and
+ * lastDeletedSpans; a failed project or one not reached keeps its previous record.
+ */
+export async function runRetentionCleanup(db: Db, options: RetentionRunOptions): Promise<RetentionRunOutcome> {
+  const locked = await withAdvisoryLock(db, CLEANUP_LOCK_KEY, () => runLocked(db, options))
+  return locked.acquired ? { ran: true, report: locked.value } : { ran: false }
+}
+
+async function runLocked(db: Db, options: RetentionRunOptions): Promise<RetentionRunReport> {
+  const startedAt = performance.now()
+  // Fixed once: every cutoff, and every lastRunAt of this run, derive from this instant.
+  const now = options.now ?? new Date()
+  const deadline = startedAt + options.timeBudgetMs
+  let batches = 0
+  // At least one batch per run, so even a budget smaller than one statement makes progress.
+  const mustStop = () => batches > 0 && (performance.now() >= deadline || options.signal?.aborted === true)
+
+  const policies = inFairOrder(await listEnabledRetentionPolicies(db))
+  const projects: ProjectCleanupReport[] = []
+  let stopped = false
+
+  for (const policy of policies) {
+    const cutoff = cutoffFor(now, policy.retentionDays)
+    const report: ProjectCleanupReport = {
+      projectId: policy.projectId,
+      retentionDays: policy.retentionDays,
+      cutoff: cutoff.toISOString(),
+      deletedSpans: 0,
+    }
+    projects.push(report)
+    if (stopped || mustStop()) {
+      stopped = true
+      report.remaining = true
+      continue
+    }
+    try {
+      for (;;) {
+        const deleted = await deleteBatch(db, policy.projectId, cutoff, options.batchSize)
+        batches += 1
+        report.deletedSpans += deleted
+        if (deleted > 0) options.onDeleted?.(policy.projectId, deleted)
+        // A short batch means nothing older than the cutoff was left when it ran.
+        if (deleted < options.batchSize) break
+        if (mustStop()) {
+          stopped = true
+          report.remaining = true
+          break
+        }
+      }
+      await recordRetentionRun(db, policy.projectId, { at: now, deletedSpans: report.deletedSpans })
+      options.log.info(
+        { projectId: policy.projectId, cutoff: report.cutoff, deletedSpans: report.deletedSpans, remaining: report.remaining === true },
+        'retention cleanup of project done',
+      )
+    } catch (error) {
+      report.error = PROJECT_FAILURE_MESSAGE
+      delete report.remaining
+      options.log.error({ err: error, projectId: policy.projectId, deletedSpans: report.deletedSpans }, 'retention cleanup of project failed')
+    }
+  }
+
+  return {
+    complete: !stopped,
+    deletedSpans: projects.reduce((sum, project) => sum + project.deletedSpans, 0),
+    failedProjects: projects.filter((project) => project.error !== undefined).length,
+    projects,
+    durationMs: performance.now() - startedAt,
+  }
+}

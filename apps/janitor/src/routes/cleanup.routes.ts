@@ -1,0 +1,150 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type, type Static } from '@sinclair/typebox'
+import { secretsMatch } from '@tracewell/auth'
+import { ConflictError, installErrorHandler, messageBody, UnauthorizedError } from '@tracewell/http'
+import type { FastifyRequest } from 'fastify'
+import { cleanupMetrics, RunOutcomes } from '../cleanup/cleanup.metrics.ts'
+import { runRetentionCleanup, type RetentionRunReport } from '../cleanup/retention-run.ts'
+
+export interface CleanupRoutesOptions {
+  /** CRON_API_KEY. Unset or empty leaves the endpoint open (SPEC §4), with a warning at start-up. */
+  cronApiKey?: string | undefined
+  batchSize: number
+  timeBudgetMs: number
+}
+
+export const CronKeyHeadersSchema = Type.Object({ 'cron-api-key': Type.Optional(Type.String()) })
+
+export const ProjectCleanupSchema = Type.Object({
+  projectId: Type.String(),
+  retentionDays: Type.Integer(),
+  cutoff: Type.String({ format: 'date-time', description: 'spans that started strictly before this instant were deleted' }),
+  deletedSpans: Type.Integer(),
+  remaining: Type.Optional(Type.Literal(true, { description: 'the time budget ran out before this project was done' })),
+  error: Type.Optional(Type.String({ description: 'this project failed; its spans were not (all) deleted' })),
+})
+export type ProjectCleanup = Static<typeof ProjectCleanupSchema>
+
+export const CleanupResponseSchema = Type.Object({
+  success: Type.Literal(true),
+  message: Type.String(),
+  deletedSpans: Type.Integer(),
+  complete: Type.Optional(Type.Literal(false, { description: 'present when the time budget ran out: call again to continue' })),
+  projects: Type.Array(ProjectCleanupSchema),
+})
+export type CleanupResponse = Static<typeof CleanupResponseSchema>
+
+export const CleanupFailedResponseSchema = Type.Object({
+  success: Type.Literal(false),
+  message: Type.String(),
+  complete: Type.Optional(Type.Literal(false)),
+  projects: Type.Array(ProjectCleanupSchema),
+})
+export type CleanupFailedResponse = Static<typeof CleanupFailedResponseSchema>
+
+export const ErrorMessageSchema = Type.Object({ message: Type.String() })
+export type ErrorMessage = Static<typeof ErrorMessageSchema>
+
+const missingKeyMessage = 'Unauthorized. Missing API key'
+const invalidKeyMessage = 'Unauthorized. Invalid API key'
+const alreadyRunningMessage = 'Cleanup already running'
+
+// The contract's wording, verbatim even for one span: clients may match on it.
+const spans = (count: number) => `${count} spans`
+
+/** The projects as the contract shows them: `remaining`/`error` only where they apply. */
+function toProjects(report: RetentionRunReport): ProjectCleanup[] {
+  return report.projects.map((project) => ({ ...project }))
+}
+
+/**
+ * GET (and POST) /api/cron/cleanup-traces, SPEC §4: called by a Kubernetes CronJob with the
+ * `cron-api-key` header. Encapsulated: it needs `app.db` and `app.metrics` from the root app, so
+ * the all-in-one process registers it unchanged.
+ *
+ * Responses beyond the contract's wording: when the time budget runs out the answer is still 200
+ * (`success: true`: what was deleted is deleted) with `"complete": false`, `"remaining": true` on
+ * each unfinished project and a message asking to call again; the next call continues from where
+ * this one stopped, since a cutoff only ever moves forward.
+ */
+export const cleanupRoutes: FastifyPluginAsyncTypebox<CleanupRoutesOptions> = async (app, options) => {
+  installErrorHandler(app, messageBody)
+  const cronApiKey = options.cronApiKey ? options.cronApiKey : undefined
+  if (cronApiKey === undefined) {
+    app.log.warn('CRON_API_KEY is not set: /api/cron/cleanup-traces is open to anyone who can reach this service; set it in production')
+  }
+  const metrics = cleanupMetrics(app.metrics)
+
+  // Shutting down stops a long run between two batches instead of holding the process open.
+  const shutdown = new AbortController()
+  app.addHook('preClose', async () => shutdown.abort())
+
+  const checkCronKey = async (request: FastifyRequest) => {
+    if (cronApiKey === undefined) return
+    const presented = request.headers['cron-api-key']
+    if (presented === undefined || presented === '') throw new UnauthorizedError(missingKeyMessage)
+    // A repeated header arrives as an array (or joined); either way it is not the key.
+    if (typeof presented !== 'string' || !secretsMatch(presented, cronApiKey)) throw new UnauthorizedError(invalidKeyMessage)
+  }
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/api/cron/cleanup-traces',
+    // Checked before the body is read, so an unauthenticated caller costs nothing.
+    onRequest: checkCronKey,
+    schema: {
+      summary: 'Delete spans older than each enabled project retention policy',
+      tags: ['cleanup'],
+      security: [{ cronKey: [] }],
+      headers: CronKeyHeadersSchema,
+      response: {
+        200: CleanupResponseSchema,
+        401: ErrorMessageSchema,
+        409: ErrorMessageSchema,
+        500: Type.Union([CleanupFailedResponseSchema, ErrorMessageSchema]),
+      },
+    },
+    handler: async (request, reply) => {
+      let outcome
+      try {
+        outcome = await runRetentionCleanup(app.db, {
+          batchSize: options.batchSize,
+          timeBudgetMs: options.timeBudgetMs,
+          log: request.log,
+          signal: shutdown.signal,
+          onDeleted: (projectId, deleted) => metrics.deletedSpans.inc({ project: projectId }, deleted),
+        })
+      } catch (error) {
+        // The run could not start or list the policies (e.g. the database is down).
+        request.log.error({ err: error }, 'retention cleanup run failed')
+        metrics.runs.inc({ outcome: RunOutcomes.failed })
+        metrics.runFailures.inc()
+        return reply.code(500).send({ success: false, message: `Cleanup failed (request ${request.id})`, projects: [] })
+      }
+      if (!outcome.ran) {
+        metrics.runs.inc({ outcome: RunOutcomes.busy })
+        throw new ConflictError(alreadyRunningMessage)
+      }
+
+      const { report } = outcome
+      metrics.runDuration.observe(report.durationMs / 1000)
+      const incomplete = report.complete ? {} : { complete: false as const }
+      if (report.failedProjects > 0) {
+        metrics.runs.inc({ outcome: RunOutcomes.failed })
+        metrics.runFailures.inc()
+        const failed = report.failedProjects === 1 ? '1 project' : `${report.failedProjects} projects`
+        return reply.code(500).send({
+          success: false,
+          message: `Deleted ${spans(report.deletedSpans)}; cleanup failed for ${failed} (request ${request.id})`,
+          ...incomplete,
+          projects: toProjects(report),
+        })
+      }
+      metrics.runs.inc({ outcome: report.complete ? RunOutcomes.complete : RunOutcomes.incomplete })
+      const message = report.complete
+        ? `Deleted ${spans(report.deletedSpans)}`
+        : `Deleted ${spans(report.deletedSpans)}; time budget reached, call again to continue`
+      return reply.code(200).send({ success: true, message, deletedSpans: report.deletedSpans, ...incomplete, projects: toProjects(report) })
+    },
+  })
+}
