@@ -1,0 +1,56 @@
+import type { AllInOneConfig } from '@tracewell/config'
+import { bootstrapFromSettings, controlPlaneRoutes, ensureDefaultWorkspace, type DefaultWorkspace } from '@tracewell/control-plane'
+import { createDb, migrateToLatest, type Db } from '@tracewell/db'
+import { apiKeysPlugin, createApp, databaseAnswers, dbPlugin, healthPlugin, installErrorHandler, messageBody, metricsPlugin, openApiPlugin, type App } from '@tracewell/http'
+import { traceRoutes } from '@tracewell/ingest'
+import { cleanupRoutes } from '@tracewell/janitor'
+import { registerSpanPipeline } from './span-pipeline.ts'
+
+export interface AllInOneApp {
+  app: App
+  /** The keys created on the very first start (empty database, no INIT_*), to show once. */
+  firstStart: DefaultWorkspace | null
+}
+
+/**
+ * `npm start` (SPEC §6): the ingest, control-plane and janitor route plugins and the writer in
+ * one process, over the embedded database and in-process queue unless DATABASE_URL / REDIS_URL
+ * say otherwise. The same plugins the separate services register; nothing is written twice.
+ */
+export async function buildAllInOneApp(config: AllInOneConfig, deps: { db?: Db } = {}): Promise<AllInOneApp> {
+  const db = deps.db ?? createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, dataDir: config.DATA_DIR })
+  // Here, unlike the separate services, migrations run at start: one command must be enough.
+  await migrateToLatest(db)
+
+  const app = createApp({ logLevel: config.LOG_LEVEL, bodyLimit: config.MAX_BODY_BYTES })
+  installErrorHandler(app, messageBody)
+  await app.register(metricsPlugin)
+  await app.register(openApiPlugin, {
+    title: 'Tracewell',
+    description: 'Trace ingest, prompt registry, management API and retention cleanup in one process.',
+  })
+  await app.register(dbPlugin, { db, closeOnShutdown: deps.db === undefined })
+  await app.register(apiKeysPlugin, { ttlMs: config.KEY_CACHE_TTL_MS })
+  // Registered after the db plugin: on close the writer finishes and the producer flushes
+  // before the pool is closed (onClose hooks run in reverse order).
+  const producer = await registerSpanPipeline(app, config, db)
+  app.addHook('onClose', async () => producer.close())
+  await app.register(healthPlugin, { readinessChecks: { postgres: databaseAnswers(db), queue: () => producer.ping() } })
+
+  await bootstrapFromSettings(db, config, app.log)
+  const firstStart = hasInitSettings(config) ? null : await ensureDefaultWorkspace(db)
+
+  await app.register(traceRoutes, {
+    producer,
+    limits: { maxBodyBytes: config.MAX_BODY_BYTES, maxInflatedBytes: config.MAX_INFLATED_BYTES, maxSpansPerRequest: config.MAX_SPANS_PER_REQUEST },
+  })
+  await app.register(controlPlaneRoutes, { adminApiKey: config.ADMIN_API_KEY })
+  await app.register(cleanupRoutes, { cronApiKey: config.CRON_API_KEY, batchSize: config.CLEANUP_BATCH_SIZE, timeBudgetMs: config.CLEANUP_TIME_BUDGET_MS })
+  return { app, firstStart }
+}
+
+function hasInitSettings(config: AllInOneConfig): boolean {
+  return [config.INIT_TEAM_NAME, config.INIT_TEAM_API_KEY, config.INIT_PROJECT_NAME, config.INIT_PROJECT_ID, config.INIT_PROJECT_API_KEY].some(
+    (value) => value !== undefined,
+  )
+}

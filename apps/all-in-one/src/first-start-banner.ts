@@ -1,0 +1,22 @@
+import type { DefaultWorkspace } from '@tracewell/control-plane'
+
+/** What a new user needs to send a first trace, printed once when the default keys are created. */
+export function firstStartBanner(workspace: DefaultWorkspace, baseUrl: string): string {
+  return `
+Tracewell is ready. These keys are shown once; only their hashes are stored.
+
+  Base URL (api_host):   ${baseUrl}
+  Project API key:       ${workspace.projectApiKey}
+  Team API key:          ${workspace.teamApiKey}
+  Project:               ${workspace.projectName} (${workspace.projectId})
+
+Send a trace:
+  curl -X POST ${baseUrl}/api/trace -H 'x-api-key: ${workspace.projectApiKey}' -H 'content-type: application/json' \\
+    -d '{"resourceSpans":[{"resource":{"attributes":{"service.name":{"stringValue":"demo"}}},"scopeSpans":[{"spans":[{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"b7ad6b7169203331","name":"hello","kind":1,"startTimeUnixNano":"1732137930000000000","endTimeUnixNano":"1732137931000000000"}]}]}]}'
+See it:
+  curl ${baseUrl}/api/traces -H 'x-api-key: ${workspace.projectApiKey}'
+
+SDKs: Python  langtrace.init(api_key="<project key>", api_host="${baseUrl}/api/trace")
+      TypeScript  Langtrace.init({ api_key: '<project key>', api_host: '${baseUrl}/api/trace' })
+`
+}

@@ -1,0 +1,1 @@
+export { buildAllInOneApp, type AllInOneApp } from './app.ts'

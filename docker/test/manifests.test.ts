@@ -1,0 +1,563 @@
+// Docker cannot run here, so the container files are checked by reading them: each manifest must
+// agree with the settings schemas and default ports of @tracewell/config and with the repository.
+import assert from 'node:assert/strict'
+import { spawn, spawnSync } from 'node:child_process'
+import { once } from 'node:events'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { createServer, type IncomingHttpHeaders } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join, resolve } from 'node:path'
+import { describe, it } from 'node:test'
+import { defaultPorts, loadConfig } from '@tracewell/config'
+import {
+  copySources,
+  type Doc,
+  dockerDir,
+  dockerIgnoreRules,
+  filesUnder,
+  globMatches,
+  interpolate,
+  isDockerIgnored,
+  isSecretName,
+  k8sDir,
+  loadYamlDocuments,
+  migrate,
+  namespace,
+  parseDockerfile,
+  parseEnvFile,
+  repoRoot,
+  requiredSettings,
+  sampleSecretValues,
+  services,
+  type SettingsSchema,
+  tracewellImage,
+  workspaceManifests,
+} from './manifest-helpers.ts'
+
+const imageRepository = (image: string): string => image.replace(/@sha256:[0-9a-f]+$/, '').replace(/:[^:/]+$/, '')
+
+function assertEntryFile(args: unknown, expected: string, where: string): void {
+  assert.ok(Array.isArray(args), `${where}: the command must be a list`)
+  const entries = (args as string[]).filter((arg) => arg.endsWith('.ts'))
+  assert.deepEqual(entries, [expected], `${where}: runs ${expected}`)
+  assert.ok(existsSync(join(repoRoot, expected)), `${where}: ${expected} does not exist in the repository`)
+}
+
+function assertSettingsKnown(schema: SettingsSchema, names: string[], where: string): void {
+  const known = Object.keys(schema.properties)
+  for (const name of names) assert.ok(known.includes(name), `${where}: ${name} is not a setting of this service (known: ${known.join(', ')})`)
+}
+
+function assertRequiredProvided(schema: SettingsSchema, names: string[], where: string): void {
+  for (const name of requiredSettings(schema)) assert.ok(names.includes(name), `${where}: required setting ${name} is not provided`)
+}
+
+// ---- Kubernetes ----------------------------------------------------------------------------
+
+const k8sFiles = readdirSync(k8sDir).filter((file) => /\.ya?ml$/.test(file)).sort()
+const kustomization = loadYamlDocuments(join(k8sDir, 'kustomization.yaml'))[0]!
+const resources = k8sFiles.filter((file) => file !== 'kustomization.yaml').flatMap((file) =>
+  loadYamlDocuments(join(k8sDir, file)).map((doc) => ({ file, doc })),
+)
+const ofKind = (kind: string): Doc[] => resources.filter(({ doc }) => doc.kind === kind).map(({ doc }) => doc)
+const named = (kind: string, name: string): Doc | undefined => ofKind(kind).find((doc) => doc.metadata?.name === name)
+
+const secrets = ofKind('Secret')
+const configMaps = ofKind('ConfigMap')
+const deployments = ofKind('Deployment')
+const k8sServices = ofKind('Service')
+
+const labelsMatch = (selector: Record<string, string>, labels: Record<string, string>): boolean =>
+  Object.entries(selector).every(([key, value]) => labels[key] === value)
+
+/** Env of a pod's container, resolved: names from env and envFrom, values with secrets sampled. */
+function containerEnvironment(container: Doc, where: string): { names: string[]; values: Record<string, string> } {
+  const names: string[] = []
+  const values: Record<string, string> = {}
+  for (const source of container.envFrom ?? []) {
+    assert.equal(source.secretRef, undefined, `${where}: take secrets one key at a time (env valueFrom.secretKeyRef), not envFrom`)
+    assert.ok(source.configMapRef, `${where}: envFrom must reference a ConfigMap`)
+    const configMap = configMaps.find((doc) => doc.metadata.name === source.configMapRef.name)
+    assert.ok(configMap, `${where}: ConfigMap ${source.configMapRef.name} is not in the manifests`)
+    for (const [name, value] of Object.entries(configMap.data ?? {})) {
+      assert.equal(typeof value, 'string', `${where}: ConfigMap value ${name} must be a string`)
+      assert.ok(!isSecretName(name), `${where}: ${name} is a secret and must not be in a ConfigMap`)
+      names.push(name)
+      values[name] = value as string
+    }
+  }
+  for (const variable of container.env ?? []) {
+    const where2 = `${where}: env ${variable.name}`
+    assert.ok(!names.includes(variable.name), `${where2} is set twice`)
+    names.push(variable.name)
+    const secretRef = variable.valueFrom?.secretKeyRef
+    if (isSecretName(variable.name)) {
+      assert.equal(variable.value, undefined, `${where2} must not be a literal`)
+      assert.ok(secretRef, `${where2} must come from valueFrom.secretKeyRef`)
+    }
+    if (secretRef) {
+      const secret = secrets.find((doc) => doc.metadata.name === secretRef.name)
+      assert.ok(secret, `${where2}: Secret ${secretRef.name} is not in the manifests`)
+      const keys = Object.keys({ ...secret.stringData, ...secret.data })
+      if (secretRef.optional !== true) assert.ok(keys.includes(secretRef.key), `${where2}: Secret key ${secretRef.key} is missing`)
+      const sample = sampleSecretValues[secretRef.key]
+      assert.ok(sample, `${where2}: add a sample value for Secret key ${secretRef.key} to the test`)
+      values[variable.name] = sample
+    } else if (variable.value !== undefined) {
+      assert.equal(typeof variable.value, 'string', `${where2} must be a string`)
+      values[variable.name] = variable.value
+    }
+  }
+  return { names, values }
+}
+
+function podSpecOf(doc: Doc): Doc {
+  return doc.kind === 'CronJob' ? doc.spec.jobTemplate.spec.template.spec : doc.spec.template.spec
+}
+
+function assertHardenedPod(pod: Doc, where: string): void {
+  assert.equal(pod.securityContext?.runAsNonRoot, true, `${where}: runAsNonRoot`)
+  assert.ok(Number.isInteger(pod.securityContext?.runAsUser) && pod.securityContext.runAsUser > 0, `${where}: a numeric non-root runAsUser`)
+  for (const container of pod.containers) {
+    assert.notEqual(container.securityContext?.runAsUser, 0, `${where}: container runs as root`)
+    assert.equal(container.securityContext?.allowPrivilegeEscalation, false, `${where}: allowPrivilegeEscalation false`)
+    assert.deepEqual(container.securityContext?.capabilities?.drop, ['ALL'], `${where}: drops all capabilities`)
+    assert.ok(container.resources?.requests?.cpu, `${where}: a cpu request`)
+    assert.ok(container.resources?.requests?.memory, `${where}: a memory request`)
+    assert.ok(container.resources?.limits?.memory, `${where}: a memory limit`)
+    // Kubernetes rejects a pod whose request exceeds its limit.
+    assert.ok(
+      mebibytes(container.resources.requests.memory) <= mebibytes(container.resources.limits.memory),
+      `${where}: memory request ${container.resources.requests.memory} above limit ${container.resources.limits.memory}`,
+    )
+  }
+}
+
+function mebibytes(quantity: string): number {
+  const match = /^(\d+)(Mi|Gi)$/.exec(quantity)
+  assert.ok(match, `memory quantity ${quantity} in Mi or Gi`)
+  return Number(match[1]) * (match[2] === 'Gi' ? 1024 : 1)
+}
+
+function resolvePort(container: Doc, port: number | string, where: string): number {
+  if (typeof port === 'number') return port
+  const match = (container.ports ?? []).find((candidate: Doc) => candidate.name === port)
+  assert.ok(match, `${where}: no container port named ${port}`)
+  return match.containerPort as number
+}
+
+describe('Kubernetes manifests', () => {
+  it('parse, and kustomization.yaml lists exactly the manifest files', () => {
+    assert.ok(resources.length > 0)
+    const listed = [...(kustomization.resources as string[])].sort()
+    assert.deepEqual(listed, k8sFiles.filter((file) => file !== 'kustomization.yaml'))
+    assert.equal(kustomization.namespace, namespace)
+    assert.deepEqual((kustomization.images as Doc[]).map((image) => image.name), [tracewellImage])
+  })
+
+  it('put every namespaced object in the one namespace, with unique names', () => {
+    const namespaceDoc = ofKind('Namespace')
+    assert.deepEqual(namespaceDoc.map((doc) => doc.metadata.name), [namespace])
+    const seen = new Set<string>()
+    for (const { file, doc } of resources) {
+      assert.ok(doc.apiVersion && doc.kind && doc.metadata?.name, `${file}: apiVersion, kind and metadata.name`)
+      const key = `${doc.kind}/${doc.metadata.name}`
+      assert.ok(!seen.has(key), `${file}: ${key} defined twice`)
+      seen.add(key)
+      if (doc.kind !== 'Namespace') assert.equal(doc.metadata.namespace, namespace, `${file}: ${key} namespace`)
+    }
+  })
+
+  it('run every Tracewell container from the one image', () => {
+    const workloads = [...deployments, ...ofKind('Job')]
+    assert.ok(workloads.length >= 5)
+    for (const doc of workloads) {
+      for (const container of [...podSpecOf(doc).containers, ...(podSpecOf(doc).initContainers ?? [])]) {
+        assert.equal(imageRepository(container.image), tracewellImage, `${doc.metadata.name}: image`)
+      }
+    }
+  })
+
+  it('have one Deployment per service, each running its entry file on its default port', () => {
+    assert.deepEqual(deployments.map((doc) => doc.metadata.name).sort(), Object.keys(services).sort())
+    for (const doc of deployments) {
+      const name = doc.metadata.name as string
+      const spec = services[name]!
+      const pod = podSpecOf(doc)
+      assert.equal(pod.containers.length, 1, `${name}: one container`)
+      const container = pod.containers[0]
+      assert.equal(container.command, undefined, `${name}: keep the image's ENTRYPOINT (node); choose the service with args`)
+      assertEntryFile(container.args, spec.entry, `Deployment ${name}`)
+      assert.ok((container.ports as Doc[]).length > 0, `${name}: declares its port`)
+      for (const port of container.ports) assert.equal(port.containerPort, spec.port, `${name}: containerPort`)
+      assert.ok(labelsMatch(doc.spec.selector.matchLabels, doc.spec.template.metadata.labels), `${name}: selector matches the pod labels`)
+      assert.ok(doc.spec.replicas >= 1, `${name}: replicas`)
+      assert.ok(pod.terminationGracePeriodSeconds >= 30, `${name}: terminationGracePeriodSeconds ≥ 30`)
+      assertHardenedPod(pod, `Deployment ${name}`)
+    }
+    assert.equal(named('Deployment', 'janitor')?.spec.replicas, 1)
+    for (const name of ['ingest', 'writer', 'control-plane']) assert.ok(named('Deployment', name)!.spec.replicas >= 2, `${name}: replicas ≥ 2`)
+  })
+
+  it('probe /readyz for readiness and /healthz for liveness on the service port', () => {
+    for (const doc of deployments) {
+      const name = doc.metadata.name as string
+      const container = podSpecOf(doc).containers[0]
+      const probes = { readinessProbe: '/readyz', livenessProbe: '/healthz', startupProbe: '/healthz' } as const
+      for (const [probe, path] of Object.entries(probes)) {
+        const httpGet = container[probe]?.httpGet
+        if (probe === 'startupProbe' && httpGet === undefined) continue
+        assert.ok(httpGet, `${name}: ${probe} is an httpGet probe`)
+        assert.equal(httpGet.path, path, `${name}: ${probe} path`)
+        assert.equal(resolvePort(container, httpGet.port, name), services[name]!.port, `${name}: ${probe} port`)
+      }
+    }
+  })
+
+  it('set only settings the service knows, every required one, secrets from the Secret, and values the config loader accepts', () => {
+    for (const doc of deployments) {
+      const name = doc.metadata.name as string
+      const spec = services[name]!
+      const { names, values } = containerEnvironment(podSpecOf(doc).containers[0], `Deployment ${name}`)
+      assertSettingsKnown(spec.schema, names, `Deployment ${name}`)
+      assertRequiredProvided(spec.schema, names, `Deployment ${name}`)
+      const config = loadConfig(spec.schema, values) as Record<string, unknown>
+      assert.equal(config.PORT, spec.port, `${name}: PORT must stay the port the probes use`)
+    }
+  })
+
+  it('expose ingest, control-plane and janitor by ClusterIP Services, and the writer metrics port', () => {
+    for (const name of ['ingest', 'control-plane', 'janitor']) {
+      const service = named('Service', name)
+      assert.ok(service, `Service ${name}`)
+      assert.ok((service.spec.type ?? 'ClusterIP') === 'ClusterIP', `Service ${name}: ClusterIP`)
+    }
+    const writerServices = k8sServices.filter((service) => labelsMatch(service.spec.selector, named('Deployment', 'writer')!.spec.template.metadata.labels))
+    assert.equal(writerServices.length, 1, 'one Service for the writer metrics')
+    for (const service of k8sServices) {
+      const name = service.metadata.name as string
+      const targets = deployments.filter((doc) => labelsMatch(service.spec.selector, doc.spec.template.metadata.labels))
+      assert.equal(targets.length, 1, `Service ${name} selects exactly one Deployment`)
+      const target = targets[0]!
+      const container = podSpecOf(target).containers[0]
+      for (const port of service.spec.ports) {
+        const expected = services[target.metadata.name]!.port
+        assert.equal(port.port, expected, `Service ${name}: port`)
+        assert.equal(resolvePort(container, port.targetPort ?? port.port, name), expected, `Service ${name}: targetPort`)
+      }
+    }
+  })
+
+  it('autoscale ingest and writer on CPU with autoscaling/v2', () => {
+    const hpas = ofKind('HorizontalPodAutoscaler')
+    assert.deepEqual(hpas.map((hpa) => hpa.spec.scaleTargetRef.name).sort(), ['ingest', 'writer'])
+    for (const hpa of hpas) {
+      assert.equal(hpa.apiVersion, 'autoscaling/v2')
+      assert.equal(hpa.spec.scaleTargetRef.kind, 'Deployment')
+      const target = named('Deployment', hpa.spec.scaleTargetRef.name)
+      assert.ok(target, `HPA ${hpa.metadata.name}: target exists`)
+      assert.ok(hpa.spec.minReplicas >= 2 && hpa.spec.minReplicas <= hpa.spec.maxReplicas, `HPA ${hpa.metadata.name}: replica bounds`)
+      const cpu = (hpa.spec.metrics as Doc[]).find((metric) => metric.type === 'Resource' && metric.resource.name === 'cpu')
+      assert.ok(cpu?.resource.target.averageUtilization > 0, `HPA ${hpa.metadata.name}: cpu utilization target`)
+      // Utilization is a percentage of the request, so the target needs one.
+      assert.ok(podSpecOf(target).containers[0].resources.requests.cpu)
+    }
+  })
+
+  it('migrate with a Job that runs the migration entry file, cleaned up after it finishes', () => {
+    const jobs = ofKind('Job')
+    assert.equal(jobs.length, 1)
+    const job = jobs[0]!
+    assert.equal(job.apiVersion, 'batch/v1')
+    assert.ok(job.spec.ttlSecondsAfterFinished > 0, 'ttlSecondsAfterFinished')
+    assert.ok(job.spec.backoffLimit >= 1, 'backoffLimit')
+    const pod = podSpecOf(job)
+    assert.ok(['Never', 'OnFailure'].includes(pod.restartPolicy))
+    assertHardenedPod(pod, 'Job migrate')
+    const container = pod.containers[0]
+    assertEntryFile(container.args, migrate.entry, 'Job migrate')
+    const { names, values } = containerEnvironment(container, 'Job migrate')
+    assertSettingsKnown(migrate.schema, names, 'Job migrate')
+    // Optional in the schema (the embedded database), but a cluster must migrate the real one.
+    assert.ok(names.includes('DATABASE_URL'), 'Job migrate: DATABASE_URL')
+    loadConfig(migrate.schema, values)
+  })
+
+  describe('janitor CronJob', () => {
+    const cronJobs = ofKind('CronJob')
+    const cronJob = cronJobs[0]!
+    const pod = podSpecOf(cronJob)
+    const container = pod.containers[0] as Doc
+    const script = [...(container.command ?? []), ...(container.args ?? [])].join('\n')
+    const envValue = (name: string): string | undefined => (container.env as Doc[]).find((variable) => variable.name === name)?.value
+
+    it('runs daily, one at a time, with retries and bounded history', () => {
+      assert.equal(cronJobs.length, 1)
+      assert.equal(cronJob.apiVersion, 'batch/v1')
+      assert.equal(cronJob.spec.concurrencyPolicy, 'Forbid')
+      assert.match(cronJob.spec.schedule, /^\S+ \S+ \* \* \*$/)
+      assert.ok(cronJob.spec.startingDeadlineSeconds > 0)
+      assert.ok(cronJob.spec.successfulJobsHistoryLimit >= 1 && cronJob.spec.failedJobsHistoryLimit >= 1)
+      assert.equal(cronJob.spec.jobTemplate.spec.backoffLimit, 3)
+      assert.ok(cronJob.spec.jobTemplate.spec.activeDeadlineSeconds > 0)
+      assert.equal(pod.restartPolicy, 'Never')
+      assertHardenedPod(pod, 'CronJob')
+    })
+
+    it('takes the cron key from the Secret the janitor uses', () => {
+      const janitorEnv = (podSpecOf(named('Deployment', 'janitor')!).containers[0].env as Doc[]).find((variable) => variable.name === 'CRON_API_KEY')
+      const cronEnv = (container.env as Doc[]).find((variable) => variable.name === 'CRON_API_KEY')
+      assert.ok(cronEnv?.valueFrom?.secretKeyRef, 'CronJob CRON_API_KEY from a secretKeyRef')
+      assert.equal(cronEnv.value, undefined)
+      assert.deepEqual(cronEnv.valueFrom.secretKeyRef, janitorEnv?.valueFrom?.secretKeyRef)
+      containerEnvironment(container, 'CronJob')
+      assert.match(script, /cron-api-key: %s/)
+      assert.match(script, /"\$CRON_API_KEY"/)
+    })
+
+    it("calls the janitor Service's cleanup path and fails on an error status", () => {
+      const url = new URL(envValue('CLEANUP_ENDPOINT') ?? '')
+      const service = named('Service', 'janitor')!
+      assert.equal(url.hostname, `${service.metadata.name}.${namespace}.svc`)
+      assert.equal(Number(url.port), service.spec.ports[0].port)
+      assert.equal(url.port, String(defaultPorts.janitor))
+      assert.equal(url.pathname, '/api/cron/cleanup-traces')
+      assert.match(script, /--fail-with-body/)
+      assert.match(script, /"\$CLEANUP_ENDPOINT"/)
+    })
+
+    it('waits longer than the janitor time budget and fits every round in the Job deadline', () => {
+      const maxTime = Number(/--max-time (\d+)/.exec(script)?.[1])
+      const rounds = Number(envValue('MAX_ROUNDS'))
+      assert.ok(maxTime > 0 && rounds >= 2)
+      const janitorConfig = configMaps.find((doc) => doc.metadata.name === 'tracewell-janitor')?.data ?? {}
+      const budgetMs = Number(janitorConfig.CLEANUP_TIME_BUDGET_MS ?? services.janitor!.schema.properties.CLEANUP_TIME_BUDGET_MS?.default)
+      assert.ok(maxTime * 1000 > budgetMs, `curl --max-time ${maxTime}s must exceed the ${budgetMs} ms budget`)
+      assert.ok(maxTime * rounds <= cronJob.spec.jobTemplate.spec.activeDeadlineSeconds, 'rounds × --max-time within activeDeadlineSeconds')
+    })
+
+    const runnable = spawnSync('sh', ['-c', 'command -v curl'], { encoding: 'utf8' }).status === 0
+    it('repeats the call while the janitor answers "complete": false and stops on an error', { skip: !runnable && 'needs sh and curl' }, async () => {
+      const answers: Array<[number, unknown]> = []
+      const seen: IncomingHttpHeaders[] = []
+      const server = createServer((request, response) => {
+        seen.push(request.headers)
+        const [status, body] = answers.shift() ?? [599, { message: 'unexpected call' }]
+        response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+      })
+      server.listen(0, '127.0.0.1')
+      await once(server, 'listening')
+      const { port } = server.address() as AddressInfo
+      const key = `k'ey "with" $(quotes) and %s`
+      const run = async (maxRounds: number): Promise<number | null> => {
+        const [command, ...args] = [...(container.command as string[]), ...(container.args as string[])]
+        const child = spawn(command!, args, {
+          env: { PATH: process.env.PATH, CRON_API_KEY: key, CLEANUP_ENDPOINT: `http://127.0.0.1:${port}/api/cron/cleanup-traces`, MAX_ROUNDS: String(maxRounds) },
+          stdio: 'ignore',
+        })
+        const [code] = (await once(child, 'exit')) as [number | null]
+        return code
+      }
+      try {
+        const partial = { success: true, message: 'Deleted 5 spans', deletedSpans: 5, projects: [], complete: false }
+        const done = { success: true, message: 'Deleted 1 spans', deletedSpans: 1, projects: [], complete: true }
+        answers.push([200, partial], [200, partial], [200, done])
+        assert.equal(await run(8), 0)
+        assert.equal(seen.length, 3)
+        for (const headers of seen) assert.equal(headers['cron-api-key'], key)
+
+        seen.length = 0
+        answers.push([500, { success: false, message: 'Cleanup failed for 1 project', projects: [] }])
+        assert.notEqual(await run(8), 0)
+        assert.equal(seen.length, 1)
+
+        seen.length = 0
+        answers.push([409, { message: 'Cleanup already running' }])
+        assert.notEqual(await run(8), 0)
+
+        seen.length = 0
+        answers.push([200, partial], [200, partial], [200, partial])
+        assert.equal(await run(2), 0, 'bounded: stops after MAX_ROUNDS')
+        assert.equal(seen.length, 2)
+        answers.length = 0
+      } finally {
+        server.close()
+      }
+    })
+  })
+})
+
+// ---- compose -------------------------------------------------------------------------------
+
+const compose = loadYamlDocuments(join(dockerDir, 'compose.yml'))[0]!
+const composeServices = compose.services as Record<string, Doc>
+const sampleEnv = parseEnvFile(join(dockerDir, '.env.example'))
+
+function composeEnvironment(service: Doc): Record<string, string> {
+  const environment = service.environment ?? {}
+  assert.ok(!Array.isArray(environment), 'environment as a mapping')
+  return Object.fromEntries(Object.entries(environment).map(([name, value]) => [name, String(value)]))
+}
+
+describe('compose.yml', () => {
+  it('has Postgres, Redis, the migration and the four services', () => {
+    assert.deepEqual(Object.keys(composeServices).sort(), ['control-plane', 'ingest', 'janitor', 'migrate', 'postgres', 'redis', 'writer'])
+  })
+
+  it('runs Postgres 17 and Redis 7 with health checks and volumes, Redis persistent and never evicting', () => {
+    const postgres = composeServices.postgres!
+    assert.equal(postgres.image, 'postgres:17')
+    assert.match(postgres.healthcheck.test.join(' '), /pg_isready/)
+    assert.ok(postgres.volumes?.some((volume: string) => volume.endsWith(':/var/lib/postgresql/data')))
+    const redis = composeServices.redis!
+    assert.equal(redis.image, 'redis:7')
+    assert.match(redis.command.join(' '), /--appendonly yes/)
+    assert.match(redis.command.join(' '), /--maxmemory-policy noeviction/)
+    assert.deepEqual(redis.healthcheck.test, ['CMD', 'redis-cli', 'ping'])
+    assert.ok(redis.volumes?.some((volume: string) => volume.endsWith(':/data')))
+    for (const volume of [...postgres.volumes, ...redis.volumes]) assert.ok(volume.split(':')[0] in compose.volumes, `named volume ${volume}`)
+  })
+
+  it('builds every Tracewell service from docker/Dockerfile at the repository root into the one image', () => {
+    for (const name of ['migrate', ...Object.keys(services)]) {
+      const service = composeServices[name]!
+      assert.equal(imageRepository(interpolate(service.image, sampleEnv)), tracewellImage, `${name}: image`)
+      assert.equal(resolve(dockerDir, service.build.context), repoRoot, `${name}: build context is the repository root`)
+      assert.equal(service.build.dockerfile, 'docker/Dockerfile')
+      assert.ok(existsSync(join(repoRoot, service.build.dockerfile)))
+    }
+  })
+
+  it('runs the migration once, after Postgres is healthy', () => {
+    const service = composeServices.migrate!
+    assertEntryFile(service.command, migrate.entry, 'compose migrate')
+    assert.equal(service.restart, 'no')
+    assert.equal(service.depends_on?.postgres?.condition, 'service_healthy')
+    const environment = composeEnvironment(service)
+    assertSettingsKnown(migrate.schema, Object.keys(environment), 'compose migrate')
+    assert.ok('DATABASE_URL' in environment)
+  })
+
+  for (const [name, spec] of Object.entries(services)) {
+    it(`runs ${name} after the migration, on port ${spec.port}, probed on /readyz`, () => {
+      const service = composeServices[name]!
+      assertEntryFile(service.command, spec.entry, `compose ${name}`)
+      assert.equal(service.depends_on?.migrate?.condition, 'service_completed_successfully')
+      assert.equal(service.depends_on?.postgres?.condition, 'service_healthy')
+      assert.equal(service.depends_on?.redis?.condition, 'service_healthy')
+      assert.deepEqual(service.ports, [`${spec.port}:${spec.port}`])
+      const test = service.healthcheck.test as string[]
+      assert.deepEqual(test.slice(0, 3), ['CMD', 'node', '-e'])
+      assert.match(test[3]!, new RegExp(`fetch\\('http://127\\.0\\.0\\.1:${spec.port}/readyz'\\)`))
+      assert.match(test[3]!, /process\.exit\(r\.ok\?0:1\)/)
+    })
+
+    it(`gives ${name} only its own settings, every required one, and no literal secret`, () => {
+      const environment = composeEnvironment(composeServices[name]!)
+      const names = Object.keys(environment)
+      assertSettingsKnown(spec.schema, names, `compose ${name}`)
+      assertRequiredProvided(spec.schema, names, `compose ${name}`)
+      for (const [variable, value] of Object.entries(environment)) {
+        if (!isSecretName(variable)) continue
+        if (variable.endsWith('_URL')) {
+          const url = new URL(value.replace(/\$\{[^}]*\}/g, ''))
+          assert.equal(url.password, '', `compose ${name}: ${variable} carries a literal password`)
+        } else {
+          assert.match(value, new RegExp(`^\\$\\{${variable}:[-?][^}]*\\}$`), `compose ${name}: ${variable} must be interpolated`)
+        }
+      }
+      for (const variable of ['ADMIN_API_KEY', 'CRON_API_KEY']) {
+        if (variable in environment) assert.match(environment[variable]!, new RegExp(`^\\$\\{${variable}:\\?`), `${variable} is required`)
+      }
+      const config = loadConfig(spec.schema, Object.fromEntries(names.map((variable) => [variable, interpolate(environment[variable]!, sampleEnv)]))) as Record<string, unknown>
+      assert.equal(config.PORT, spec.port)
+    })
+  }
+
+  it('.env.example names every secret that compose requires', () => {
+    const strings: string[] = []
+    const collect = (value: unknown): void => {
+      if (typeof value === 'string') strings.push(value)
+      else if (value && typeof value === 'object') Object.values(value).forEach(collect)
+    }
+    collect(compose)
+    const required = new Set(strings.flatMap((value) => [...value.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*):\?/g)].map((match) => match[1]!)))
+    assert.ok(required.has('ADMIN_API_KEY') && required.has('CRON_API_KEY'))
+    for (const name of required) assert.ok(sampleEnv[name], `.env.example: ${name}`)
+    assert.throws(() => interpolate('${CRON_API_KEY:?set CRON_API_KEY}', {}), /CRON_API_KEY is required/)
+  })
+})
+
+// ---- Dockerfile ----------------------------------------------------------------------------
+
+const dockerfile = parseDockerfile(readFileSync(join(dockerDir, 'Dockerfile'), 'utf8'))
+const runtime = dockerfile.stages.at(-1)!
+const instructions = (stage: { instructions: Array<{ keyword: string; args: string }> }, keyword: string): string[] =>
+  stage.instructions.filter((instruction) => instruction.keyword === keyword).map((instruction) => instruction.args)
+
+describe('Dockerfile', () => {
+  it('builds on node:24-slim', () => {
+    const resolveImage = (from: string): string => from.replace(/^\$\{?(\w+)\}?$/, (_, name: string) => dockerfile.args[name] ?? '')
+    assert.equal(resolveImage(runtime.from), 'node:24-slim')
+    for (const stage of dockerfile.stages) assert.match(resolveImage(stage.from), /^node:24-slim$/)
+  })
+
+  it('installs production dependencies only, from the lockfile, in a separate stage', () => {
+    const installStages = dockerfile.stages.filter((stage) => instructions(stage, 'RUN').some((run) => /\bnpm ci\b.*--omit=dev/.test(run)))
+    assert.equal(installStages.length, 1)
+    const deps = installStages[0]!
+    assert.notEqual(deps, runtime)
+    assert.ok(instructions(runtime, 'COPY').some((copy) => copy.includes(`--from=${deps.name}`)), 'runtime copies the install stage')
+    assert.ok(!instructions(runtime, 'RUN').some((run) => /\bnpm (ci|install|i)\b/.test(run)), 'no install in the runtime stage')
+  })
+
+  it('copies every workspace manifest and the lockfile before installing', () => {
+    const deps = dockerfile.stages.find((stage) => instructions(stage, 'RUN').some((run) => /\bnpm ci\b/.test(run)))!
+    const installAt = deps.instructions.findIndex((instruction) => instruction.keyword === 'RUN' && /\bnpm ci\b/.test(instruction.args))
+    const copied = deps.instructions.slice(0, installAt).filter((instruction) => instruction.keyword === 'COPY').flatMap((instruction) => {
+      const { flags, sources } = copySources(instruction.args)
+      assert.ok(flags.includes('--parents') || sources.every((source) => !source.includes('/')), 'nested manifests keep their folders (--parents)')
+      return sources
+    })
+    const wanted = ['package.json', 'package-lock.json', ...workspaceManifests()]
+    for (const file of wanted) assert.ok(copied.some((source) => globMatches(source, file)), `deps stage copies ${file}`)
+    assert.ok(!copied.some((source) => /^(apps|packages)\/?$|\/src/.test(source)), 'sources come after the install, so edits keep its cache')
+  })
+
+  it('runs as the non-root node user with node as the entry point and the service as the command', () => {
+    const users = instructions(runtime, 'USER')
+    assert.ok(users.length > 0, 'a USER instruction')
+    assert.ok(!['root', '0'].includes(users.at(-1)!.split(':')[0]!), 'the last USER is not root')
+    assert.equal(users.at(-1), 'node')
+    assert.deepEqual(JSON.parse(instructions(runtime, 'ENTRYPOINT').at(-1)!), ['node'])
+    const command = JSON.parse(instructions(runtime, 'CMD').at(-1)!) as string[]
+    assert.deepEqual(command, ['apps/all-in-one/src/server.ts'])
+    assert.ok(instructions(runtime, 'ENV').some((env) => /\bNODE_ENV=production\b/.test(env)))
+    assert.deepEqual(instructions(runtime, 'HEALTHCHECK'), [])
+  })
+
+  it('ships the sources the services run', () => {
+    const sources = instructions(runtime, 'COPY').filter((copy) => !copy.includes('--from')).flatMap((copy) => copySources(copy).sources)
+    for (const needed of ['apps/', 'packages/', 'package.json', 'package-lock.json']) assert.ok(sources.includes(needed), `runtime copies ${needed}`)
+  })
+})
+
+describe('Dockerfile.dockerignore', () => {
+  const rules = dockerIgnoreRules(join(dockerDir, 'Dockerfile.dockerignore'))
+
+  it('sits next to the Dockerfile, where BuildKit looks for it', () => {
+    assert.ok(existsSync(join(dockerDir, 'Dockerfile.dockerignore')))
+  })
+
+  it('keeps the manifests, lockfile and every source file the image needs', () => {
+    const needed = ['package.json', 'package-lock.json', ...workspaceManifests(), ...filesUnder('apps').concat(filesUnder('packages')).filter((file) => /\/src\//.test(file) && !/\/test\//.test(file))]
+    assert.ok(needed.length > 10)
+    for (const file of needed) assert.ok(!isDockerIgnored(rules, file), `${file} is excluded from the build context`)
+  })
+
+  it('leaves out host node_modules, git, local data and env files', () => {
+    for (const file of ['node_modules/yaml/package.json', 'packages/db/node_modules/pg/package.json', '.git/HEAD', '.data/pglite/PG_VERSION', 'docker/.env', 'e2e/test/ingest.test.ts', 'packages/db/test/migrator.test.ts']) {
+      assert.ok(isDockerIgnored(rules, file), `${file} is sent to the build`)
+    }
+  })
+})
