@@ -1,6 +1,7 @@
 import { Value } from '@sinclair/typebox/value'
 import { insertSpans, type Db, type SpanInsert } from '@tracewell/db'
-import { SpanBatchJobSchema, type SpanBatchJob } from '@tracewell/queue'
+import type { SpanRecord } from '@tracewell/otlp'
+import { SpanBatchJobSchema, spansOfBatch, type SpanBatchJob } from '@tracewell/queue'
 import { UnrecoverableError } from 'bullmq'
 
 /** Spans per INSERT: one statement carries the batch as one JSON parameter (see insertSpans). */
@@ -21,6 +22,15 @@ function isPoisonDatabaseError(error: unknown): boolean {
   return typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code)
 }
 
+/** The batch's spans, including those carried as JSON text (checked like the envelope). */
+function queuedSpans(batch: SpanBatchJob['batches'][number], index: number): SpanRecord[] {
+  try {
+    return spansOfBatch(batch)
+  } catch (error) {
+    throw new UnrecoverableError(`invalid span-batch job: /batches/${index}/${(error as Error).message}`)
+  }
+}
+
 /**
  * Stores one queue job. Idempotent: a span already stored (same project, trace and span id) is
  * skipped, so a job that is redone after a crash or a retry never makes a second row. A job whose
@@ -32,7 +42,9 @@ export async function processSpanBatchJob(db: Db, job: SpanBatchJob): Promise<Sp
     const first = Value.Errors(SpanBatchJobSchema, job).First()
     throw new UnrecoverableError(`invalid span-batch job: ${first ? `${first.path || '/'} ${first.message}` : 'not an object'}`)
   }
-  const rows: SpanInsert[] = job.batches.flatMap((batch) => batch.spans.map((span) => ({ ...span, projectId: batch.projectId })))
+  const rows: SpanInsert[] = job.batches.flatMap((batch, index) =>
+    queuedSpans(batch, index).map((span) => ({ ...span, projectId: batch.projectId })),
+  )
   let inserted = 0
   try {
     for (let start = 0; start < rows.length; start += spansPerStatement) {

@@ -99,6 +99,41 @@ describe('span-batch worker (real Redis and Postgres)', () => {
     }
   })
 
+  test('attribute keys that JSON writes with escapes arrive intact through Redis', async () => {
+    // BullMQ reads job data with JSON.parse, which can corrupt such keys; the producer carries
+    // those spans as JSON text instead (escaped-keys.encoding.ts).
+    const keys = ['k\\', 'k\t', 'k"', 'k\u001c', 'plain.key']
+    const spans = makeSpans(keys.length * 4).map((span, i) => ({ ...span, attributes: { [keys[i % keys.length]!]: { intValue: `${i}` } } }))
+    const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 1, logger: quiet })
+    try {
+      await producer.enqueue('project-escaped-keys', spans)
+      await waitFor('the spans', async () => (await countSpans(database.db, 'project-escaped-keys')) === spans.length)
+      for (const span of spans) {
+        const [stored] = await findTraceSpans(database.db, 'project-escaped-keys', span.traceId)
+        assert.deepStrictEqual(stored?.attributes, span.attributes)
+      }
+    } finally {
+      await writer.close()
+    }
+  })
+
+  test('a job whose spansJson is corrupt goes straight to the failed set, naming the batch', async () => {
+    const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 1, logger: quiet })
+    try {
+      const data = { version: 1 as const, batches: [{ projectId: 'project-corrupt', spans: makeSpans(2), spansJson: '[{"traceId":' }] }
+      const job = await inspect.queue.add('span-batch', data, { attempts: 12, backoff: { type: 'exponential', delay: 1_000 } })
+      const failed = await waitFor('the corrupt job to fail', async () => {
+        const state = await inspect.queue.getJobState(job.id as string)
+        return state === 'failed' && (await inspect.queue.getJob(job.id as string))
+      })
+      assert.equal(failed.attemptsMade, 1, 'no retries for a poison job')
+      assert.match(failed.failedReason, /^invalid span-batch job: \/batches\/0\/spansJson is not valid JSON: /)
+      assert.equal(await countSpans(database.db, 'project-corrupt'), 0, 'nothing of a rejected job is stored')
+    } finally {
+      await writer.close()
+    }
+  })
+
   test('a job with a malformed envelope goes straight to the failed set', async () => {
     const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 1, logger: quiet })
     try {

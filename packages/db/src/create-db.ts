@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite, types } from '@electric-sql/pglite'
 import { Kysely, PostgresDialect } from 'kysely'
+import { parseJsonText } from '@tracewell/json-text'
 import pg from 'pg'
 import type { Database } from './database.ts'
 import { PgliteDialect } from './pglite-dialect.ts'
@@ -23,6 +24,14 @@ export type AnyDb = Kysely<any>
 /** Which engine a `Db` runs on; a few operations (advisory locks across processes) differ. */
 export const engineOf = new WeakMap<AnyDb, 'postgres' | 'pglite'>()
 
+// json/jsonb columns are read with parseJsonText: the drivers' JSON.parse can corrupt object keys
+// written with escapes on Node 24 (see @tracewell/json-text), and attribute names are user data.
+const JSON_OIDS = new Set<number>([types.JSON, types.JSONB])
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    JSON_OIDS.has(oid) && format !== 'binary' ? parseJsonText : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+}
+
 export function createDb(options: DbOptions): Db {
   if (options.databaseUrl) {
     const pool = new pg.Pool({
@@ -30,6 +39,7 @@ export function createDb(options: DbOptions): Db {
       max: options.poolSize ?? 10,
       // A dead database must surface as an error the writer retries, not as a hung request.
       connectionTimeoutMillis: 5_000,
+      types: pgTypes,
     })
     // An idle client losing its connection (Postgres restarted) emits 'error' on the pool; without
     // a listener that would crash the process. The next query simply gets a fresh connection.
@@ -43,7 +53,10 @@ export function createDb(options: DbOptions): Db {
   const dataDir = requested.startsWith('memory://') ? requested : join(requested, 'pglite')
   if (dataDir !== requested) mkdirSync(dataDir, { recursive: true })
   // int8 and numeric stay strings, as node-postgres returns them, so mappers see one shape.
-  const pglite = new PGlite(dataDir, { parsers: { [types.INT8]: (value) => value, [types.NUMERIC]: (value) => value } })
+  const keepText = (value: string) => value
+  const pglite = new PGlite(dataDir, {
+    parsers: { [types.INT8]: keepText, [types.NUMERIC]: keepText, [types.JSON]: parseJsonText, [types.JSONB]: parseJsonText },
+  })
   const db = new Kysely<Database>({ dialect: new PgliteDialect(pglite) })
   engineOf.set(db, 'pglite')
   return db

@@ -47,6 +47,25 @@ for (const engine of engines) {
       assert.deepEqual(root?.attributes, span().attributes)
     })
 
+    it('reads back attribute keys that JSON writes with escapes, intact', async () => {
+      // Short keys of one decoded length, with and without a backslash, each alone in its map:
+      // V8's JSON.parse returned `k\` for `"k\t"` once it had read `"k\\"` (see @tracewell/json-text).
+      const keys = ['k\\', 'k\t', 'k"', 'k\u001c', 'k\n', 'k/', '__proto__', 'ab\\', 'ab\t']
+      const spans = Array.from({ length: 3 * keys.length }, (_, i) => {
+        const attributes: SpanInsert['attributes'] = {}
+        Object.defineProperty(attributes, keys[i % keys.length]!, { value: { intValue: `${i}` }, enumerable: true })
+        return span({ projectId: 'escaped-keys', spanId: `${i + 1}`.padStart(16, 'e'), attributes, events: [{ timeUnixNano: '1', name: 'e', attributes }] })
+      })
+      await insertSpans(db, spans)
+      const stored = await findTraceSpans(db, 'escaped-keys', span().traceId)
+      assert.equal(stored.length, spans.length)
+      for (const original of spans) {
+        const read = stored.find((candidate) => candidate.spanId === original.spanId)
+        assert.deepStrictEqual(read?.attributes, original.attributes)
+        assert.deepStrictEqual(read?.events, original.events)
+      }
+    })
+
     it('lists traces newest first with cursor paging', async () => {
       const base = 1_800_000_000_000_000_000n
       const spans = Array.from({ length: 5 }, (_, i) =>

@@ -1,5 +1,6 @@
 import { Queue } from 'bullmq'
 import type { SpanRecord } from '@tracewell/otlp'
+import { encodeForRedis, spansOfBatch } from './escaped-keys.encoding.ts'
 import { GroupCommit } from './group-commit.ts'
 import { defaultSpanBatchJobOptions, spanBatchJobName } from './job-options.ts'
 import { createSpanBatchQueueConnection } from './redis-connection.ts'
@@ -28,7 +29,7 @@ export interface BullMqSpanBatchProducerOptions {
   backlogRefreshMs?: number
 }
 
-const spansIn = (job: SpanBatchJob): number => job.batches.reduce((sum, batch) => sum + batch.spans.length, 0)
+const spansIn = (job: SpanBatchJob): number => job.batches.reduce((sum, batch) => sum + spansOfBatch(batch).length, 0)
 
 /**
  * The queue as ingest uses it in production: BullMQ on Redis, with group commit (one addBulk
@@ -84,7 +85,7 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
     write: async (jobs) => {
       if (connection.status !== 'ready') throw unavailable()
       try {
-        await queue.addBulk(jobs.map((data) => ({ name: spanBatchJobName, data })))
+        await queue.addBulk(jobs.map((job) => ({ name: spanBatchJobName, data: encodeForRedis(job) })))
       } catch (error) {
         throw unavailable(error)
       }

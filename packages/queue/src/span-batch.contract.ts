@@ -11,7 +11,16 @@ export const QueueNames = { spanBatches: 'span-batches' } as const
 export interface ProjectSpans {
   projectId: string
   spans: SpanRecord[]
+  /**
+   * More spans of the project, as one JSON array text: those with an attribute key that JSON
+   * writes with an escape sequence, which BullMQ's JSON.parse could corrupt (escaped-keys.encoding.ts).
+   * Only the BullMQ producer writes it; read every span with `spansOfBatch`.
+   */
+  spansJson?: string
 }
+
+/** The fields the writer checks on every queued span before storing it. */
+export const QueuedSpanSchema = Type.Object({ traceId: Type.String(), spanId: Type.String() }, { additionalProperties: true })
 
 /**
  * One queue job: the spans of every request that arrived together (group commit), grouped by
@@ -22,7 +31,8 @@ export const SpanBatchJobSchema = Type.Object({
   batches: Type.Array(
     Type.Object({
       projectId: Type.String({ minLength: 1 }),
-      spans: Type.Array(Type.Object({ traceId: Type.String(), spanId: Type.String() }, { additionalProperties: true })),
+      spans: Type.Array(QueuedSpanSchema),
+      spansJson: Type.Optional(Type.String()),
     }),
   ),
 })

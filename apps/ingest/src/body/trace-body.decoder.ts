@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer'
+import { parseJsonText } from '@tracewell/json-text'
 import { decodeJsonTraces, decodeProtobufTraces, type SpanRecord, type TraceBodyFormat } from '@tracewell/otlp'
 import { malformedJson } from '../errors.ts'
 import type { BodyFormat } from './media-type.ts'
@@ -23,7 +24,8 @@ function parseJson(body: Buffer): unknown {
   if (!isUtf8(body)) throw malformedJson('not valid UTF-8')
   const text = body.toString('utf8')
   try {
-    return JSON.parse(text)
+    // Not JSON.parse: it can corrupt object keys written with escapes (see @tracewell/json-text).
+    return parseJsonText(text)
   } catch (error) {
     throw malformedJson(withPosition(error instanceof Error ? error.message : String(error), text))
   }

@@ -1,5 +1,6 @@
 // Random trace batches for property tests: one abstract model, encoded as OTLP JSON (list and map
 // attribute forms) and as protobuf, so every decoder can be checked against the others.
+import { parseJsonText } from '@tracewell/json-text'
 import { ExportTraceServiceRequest } from '../../src/otlp-trace.schema.ts'
 
 /** mulberry32: small, seedable, good enough to spread test cases. */
@@ -286,7 +287,8 @@ export function toOtlpJson(batch: ModelBatch, form: 'list' | 'map', seed: number
       schemaUrl: '',
     })),
   }
-  return JSON.parse(JSON.stringify(body))
+  // Through JSON text and back, as ingest reads a body (parseJsonText, not JSON.parse).
+  return parseJsonText(JSON.stringify(body))
 }
 
 // ---- protobuf ----
