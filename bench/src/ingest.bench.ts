@@ -29,6 +29,7 @@ import { decodeJsonTraces, type SpanRecord } from '@tracewell/otlp'
 import { QueueNames } from '@tracewell/queue'
 import { Queue } from 'bullmq'
 import Fastify from 'fastify'
+import { serviceNodeFlags } from './service-node-flags.ts'
 
 const measureSeconds = 10
 const warmupSeconds = 2
@@ -123,14 +124,14 @@ async function freePort(): Promise<number> {
 }
 
 async function startParseOnly(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'serve-parse-only'], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, [...serviceNodeFlags, fileURLToPath(import.meta.url), 'serve-parse-only'], { stdio: ['ignore', 'pipe', 'inherit'] })
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })
   const [line] = (await Promise.race([once(lines, 'line'), once(child, 'exit').then(() => { throw new Error('parse-only server exited') })])) as [string]
   return { child, port: (JSON.parse(line) as { port: number }).port }
 }
 
 async function startService(entry: string, env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [`${repoRoot}${entry}`], { env: { ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'inherit', 'inherit'] })
+  const child = spawn(process.execPath, [...serviceNodeFlags, `${repoRoot}${entry}`], { env: { ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'inherit', 'inherit'] })
   const deadline = Date.now() + 30_000
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}`)

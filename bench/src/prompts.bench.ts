@@ -16,6 +16,7 @@ import { buildApp } from '@tracewell/control-plane'
 import { createProject, createPromptset, createPromptVersion, createTeam, insertApiKey } from '@tracewell/db'
 import { createTestDatabase } from '@tracewell/db/testing'
 import Fastify from 'fastify'
+import { serviceNodeFlags } from './service-node-flags.ts'
 
 // Rounds alternate between the two servers and the median is kept, so that a burst of other work
 // on the machine does not land on one side only.
@@ -43,7 +44,7 @@ async function serve(kind: string, arg: string): Promise<void> {
 }
 
 async function startChild(kind: string, arg: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'serve', kind, arg], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, [...serviceNodeFlags, fileURLToPath(import.meta.url), 'serve', kind, arg], { stdio: ['ignore', 'pipe', 'inherit'] })
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })
   const [line] = (await Promise.race([once(lines, 'line'), once(child, 'exit').then(() => { throw new Error(`${kind} server exited`) })])) as [string]
   return { child, port: (JSON.parse(line) as { port: number }).port }
