@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
 import { deflateSync, gzipSync } from 'node:zlib'
+import { seededRandom } from '@tracewell/test-support'
 import { clientBodies, gzippedZeros, langtraceSpans } from './support/fixtures.ts'
 import { startIngest, type IngestHarness } from './support/ingest-harness.ts'
 
@@ -10,19 +11,7 @@ import { startIngest, type IngestHarness } from './support/ingest-harness.ts'
 const SEED = 20261122
 const ROUNDS = 3_000
 
-/** mulberry32: small, fast, and good enough to drive a fuzzer. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-const random = prng(SEED)
+const random = seededRandom(SEED)
 const int = (below: number) => Math.floor(random() * below)
 const pick = <T>(items: readonly T[]): T => items[int(items.length)] as T
 

@@ -1,18 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { seededRandom } from '@tracewell/test-support'
 import { parseJsonText } from '../src/index.ts'
-
-/** A seeded generator, so a failure names the case that reproduces it. */
-function random(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 // Characters that force escapes (backslash, quote, controls, a lone surrogate) among plain ones.
 const alphabet = ['a', 'b', '.', '\\', '"', '\t', '\n', '\u001c', '\b', '/', 'é', '😀', '\ud800', '1']
@@ -52,7 +41,7 @@ describe('parseJsonText', () => {
 
   it('round-trips 3000 random documents with escape-heavy keys, nesting and duplicates (seeded)', () => {
     for (let seed = 1; seed <= 3000; seed++) {
-      const next = random(seed)
+      const next = seededRandom(seed)
       const document = { spans: Array.from({ length: 1 + Math.floor(next() * 4) }, () => randomValue(next, 0)) }
       const text = seed % 2 === 0 ? JSON.stringify(document) : JSON.stringify(document, null, 2)
       assert.deepStrictEqual(parseJsonText(text), document, `seed ${seed}: ${text}`)

@@ -29,6 +29,14 @@ export class ErrorPath {
     this.push(KEY, key)
   }
 
+  /** Decodes `value` as field `name` of the current position: errors inside it name the field. */
+  decodeField<V, T>(name: string, value: V, decode: (value: V, path: ErrorPath) => T): T {
+    this.push(FIELD, name)
+    const decoded = decode(value, this)
+    this.depth--
+    return decoded
+  }
+
   /** Leaves the innermost segment. */
   pop(): void {
     this.depth--

@@ -50,10 +50,7 @@ function timeField(span: JsonObject, otlpField: string, hrField: string, isoFiel
       path.failAt(hrField, 'required')
     }
   }
-  path.field(field)
-  const nanos = read(span[field], path)
-  path.pop()
-  return nanos
+  return path.decodeField(field, span[field], read)
 }
 
 /** The id at the first of `candidates` (object path, field) that is present. */
@@ -119,17 +116,11 @@ function parentIdFrom(span: JsonObject, path: ErrorPath): string | null {
     field = 'parent_id'
     value = span.parent_id
   }
-  path.field(field)
-  const id = parentIdFromLangtrace(value, path)
-  path.pop()
-  return id
+  return path.decodeField(field, value, parentIdFromLangtrace)
 }
 
 function attributesField(object: JsonObject, field: string, path: ErrorPath): AttributeMap {
-  path.field(field)
-  const attributes = attributesFromPlain(object[field], path)
-  path.pop()
-  return attributes
+  return path.decodeField(field, object[field], attributesFromPlain)
 }
 
 function eventsFrom(span: JsonObject, path: ErrorPath): SpanEventRecord[] {

@@ -28,17 +28,11 @@ function attributesField(object: JsonObject, path: ErrorPath): AttributeMap {
 }
 
 function idField(object: JsonObject, field: string, bytes: 16 | 8, path: ErrorPath): string {
-  path.field(field)
-  const id = idFromOtlpJson(object[field], bytes, path)
-  path.pop()
-  return id
+  return path.decodeField(field, object[field], (value, at) => idFromOtlpJson(value, bytes, at))
 }
 
 function nanosField(object: JsonObject, field: string, path: ErrorPath): bigint {
-  path.field(field)
-  const nanos = nanosFromOtlpJson(object[field], path)
-  path.pop()
-  return nanos
+  return path.decodeField(field, object[field], nanosFromOtlpJson)
 }
 
 function eventsFromJson(span: JsonObject, path: ErrorPath): SpanEventRecord[] {

@@ -180,17 +180,11 @@ function attributesFromPb(list: PbKeyValue[], path: ErrorPath): AttributeMap {
 }
 
 function idField(bytes: Uint8Array, field: string, size: 16 | 8, path: ErrorPath): string {
-  path.field(field)
-  const id = idFromBytes(bytes, size, path)
-  path.pop()
-  return id
+  return path.decodeField(field, bytes, (value, at) => idFromBytes(value, size, at))
 }
 
 function nanosField(value: LongLike | number, field: string, path: ErrorPath): bigint {
-  path.field(field)
-  const nanos = nanosFromFixed64(value, path)
-  path.pop()
-  return nanos
+  return path.decodeField(field, value, nanosFromFixed64)
 }
 
 function eventsFromPb(list: PbEvent[], path: ErrorPath): SpanEventRecord[] {

@@ -2,11 +2,25 @@
 // no database import. Carrying these rows pre-serialised in queue jobs was measured and rejected:
 // BullMQ escapes the text again inside the job, which costs ingest more than it saves the writer.
 
+/** What a span says about where it came from and which model it used, stored in columns of their own. */
+export interface SpanOriginFields {
+  serviceName: string | null
+  serviceVersion: string | null
+  scopeName: string | null
+  scopeVersion: string | null
+  llmVendor: string | null
+  llmModel: string | null
+  llmRequestType: string | null
+  inputTokens: number | null
+  outputTokens: number | null
+  totalTokens: number | null
+}
+
 /**
  * One span to store: the fields of @tracewell/otlp's SpanRecord plus its project. Declared here
  * structurally so the db package does not depend on the parser.
  */
-export interface SpanInsert {
+export interface SpanInsert extends SpanOriginFields {
   projectId: string
   traceId: string
   spanId: string
@@ -19,16 +33,6 @@ export interface SpanInsert {
   traceState: string | null
   statusCode: number
   statusMessage: string | null
-  serviceName: string | null
-  serviceVersion: string | null
-  scopeName: string | null
-  scopeVersion: string | null
-  llmVendor: string | null
-  llmModel: string | null
-  llmRequestType: string | null
-  inputTokens: number | null
-  outputTokens: number | null
-  totalTokens: number | null
   attributes: unknown
   resourceAttributes: unknown
   events: unknown

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Executor } from './executor.ts'
-import { nanosToIsoMicros, serializeSpanRows, spanRowColumns, type SpanInsert } from './span-rows.ts'
+import { nanosToIsoMicros, serializeSpanRows, spanRowColumns, type SpanInsert, type SpanOriginFields } from './span-rows.ts'
 
 export { nanosToIsoMicros, serializeSpanRows, type SpanInsert } from './span-rows.ts'
 
@@ -49,7 +49,7 @@ export async function countSpans(db: Executor, projectId?: string): Promise<numb
 }
 
 /** A stored span as the trace API returns it: every stored field, attributes in the map form. */
-export interface SpanDto {
+export interface SpanDto extends SpanOriginFields {
   traceId: string
   spanId: string
   parentSpanId: string | null
@@ -62,16 +62,6 @@ export interface SpanDto {
   durationNs: string
   traceState: string | null
   status: { code: number; message: string | null }
-  serviceName: string | null
-  serviceVersion: string | null
-  scopeName: string | null
-  scopeVersion: string | null
-  llmVendor: string | null
-  llmModel: string | null
-  llmRequestType: string | null
-  inputTokens: number | null
-  outputTokens: number | null
-  totalTokens: number | null
   attributes: Record<string, unknown>
   resourceAttributes: Record<string, unknown>
   events: unknown[]

@@ -1,25 +1,14 @@
 // Random trace batches for property tests: one abstract model, encoded as OTLP JSON (list and map
 // attribute forms) and as protobuf, so every decoder can be checked against the others.
 import { parseJsonText } from '@tracewell/json-text'
+import { seededRandom } from '@tracewell/test-support'
 import { ExportTraceServiceRequest } from '../../src/otlp-trace.schema.ts'
-
-/** mulberry32: small, seedable, good enough to spread test cases. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 export class Random {
   readonly next: () => number
 
   constructor(seed: number) {
-    this.next = prng(seed)
+    this.next = seededRandom(seed)
   }
 
   int(min: number, max: number): number {
