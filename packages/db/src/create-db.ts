@@ -24,6 +24,9 @@ export type AnyDb = Kysely<any>
 /** Which engine a `Db` runs on; a few operations (advisory locks across processes) differ. */
 export const engineOf = new WeakMap<AnyDb, 'postgres' | 'pglite'>()
 
+/** The pool under a `Db` on Postgres, for what Kysely cannot say (COPY, see storeSpans). */
+export const poolOf = new WeakMap<AnyDb, pg.Pool>()
+
 // json/jsonb columns are read with parseJsonText: the drivers' JSON.parse can corrupt object keys
 // written with escapes on Node 24 (see @tracewell/json-text), and attribute names are user data.
 const JSON_OIDS = new Set<number>([types.JSON, types.JSONB])
@@ -46,6 +49,7 @@ export function createDb(options: DbOptions): Db {
     pool.on('error', () => {})
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
     engineOf.set(db, 'postgres')
+    poolOf.set(db, pool)
     return db
   }
   // `memory://` keeps the embedded database in memory (tests); anything else is a directory.

@@ -2,6 +2,8 @@
 // no database import. Carrying these rows pre-serialised in queue jobs was measured and rejected:
 // BullMQ escapes the text again inside the job, which costs ingest more than it saves the writer.
 
+import { toStorableJson } from './storable-text.ts'
+
 /** What a span says about where it came from and which model it used, stored in columns of their own. */
 export interface SpanOriginFields {
   serviceName: string | null
@@ -104,9 +106,10 @@ export function toSpanRow(projectId: string, span: Omit<SpanInsert, 'projectId'>
  * The rows of a batch as JSON text WITHOUT the surrounding brackets: comma-joined row objects, so
  * chunks of several batches join with ',' and one pair of brackets makes the array Postgres reads.
  * One JSON.stringify over the whole array: measured faster than a hand-written builder (which
- * still has to stringify every value) and identical to the previous insert parameter by construction.
+ * still has to stringify every value) and identical to the previous insert parameter by construction,
+ * except that U+0000 and lone surrogates, which Postgres cannot store, become U+FFFD (storable-text.ts).
  */
 export function serializeSpanRows(projectId: string, spans: readonly Omit<SpanInsert, 'projectId'>[]): string {
   if (spans.length === 0) return ''
-  return JSON.stringify(spans.map((span) => toSpanRow(projectId, span))).slice(1, -1)
+  return toStorableJson(JSON.stringify(spans.map((span) => toSpanRow(projectId, span)))).slice(1, -1)
 }

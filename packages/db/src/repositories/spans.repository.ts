@@ -1,5 +1,9 @@
 import { sql } from 'kysely'
+import type pg from 'pg'
+import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams'
+import { poolOf, type Db } from '../create-db.ts'
 import type { Executor } from './executor.ts'
+import { encodeSpanCopy, spanCopyStatement } from './span-copy.ts'
 import { nanosToIsoMicros, serializeSpanRows, spanRowColumns, type SpanInsert, type SpanOriginFields } from './span-rows.ts'
 
 export { nanosToIsoMicros, serializeSpanRows, type SpanInsert } from './span-rows.ts'
@@ -39,6 +43,86 @@ export async function insertSerializedSpanRows(db: Executor, rowsJson: readonly 
     select ${columnList} from jsonb_to_recordset(('[' || ${rows}::text || ']')::jsonb) as batch(${recordsetShape})
     on conflict (project_id, trace_id, span_id) do nothing`.execute(db)
   return Number(result.numAffectedRows ?? 0n)
+}
+
+/**
+ * Stores a batch like insertSpans, idempotently, returning the rows inserted; on Postgres through a
+ * binary COPY: the rows arrive in their stored form instead of as one JSON document that
+ * jsonb_to_recordset unpacks, which the database does in a good deal less time.
+ *
+ * COPY has no ON CONFLICT, so it is optimistic: one transaction, and if a span of the batch is
+ * already stored (a queue job redelivered after a crash, or the same span twice in the batch) the
+ * unique violation rolls it back and the batch is stored by insertSpans instead, which skips those
+ * spans. Such a batch costs the failed COPY on top, a price paid only on redelivery. Any other error
+ * rolls back and is thrown unchanged, its SQLSTATE intact for the caller's retry decision. On
+ * PGlite (embedded, no connection to save work on) it is insertSpans.
+ */
+export async function storeSpans(db: Db, spans: readonly SpanInsert[]): Promise<number> {
+  if (spans.length === 0) return 0
+  const pool = poolOf.get(db)
+  if (pool === undefined) return insertSpans(db, spans)
+  const chunks = encodeSpanCopy(spans)
+  if (chunks === undefined) return insertSpans(db, spans)
+  const copied = await copyInTransaction(pool, chunks)
+  return copied ?? insertSpans(db, spans)
+}
+
+const UNIQUE_VIOLATION = '23505'
+
+/** Runs the COPY in a transaction of its own; undefined when it was rolled back by a unique violation. */
+async function copyInTransaction(pool: pg.Pool, chunks: readonly Buffer[]): Promise<number | undefined> {
+  const client = await pool.connect()
+  // A connection lost while checked out emits 'error' on the client, which without a listener would
+  // crash the process; it also means the client must be destroyed, not returned to the pool.
+  let broken: Error | undefined
+  const onError = (error: Error) => {
+    broken = error
+  }
+  client.on('error', onError)
+  try {
+    await client.query('begin')
+    const rows = await copy(client.query(copyFrom(spanCopyStatement)), chunks)
+    await client.query('commit')
+    return rows
+  } catch (error) {
+    try {
+      await client.query('rollback')
+    } catch (rollbackError) {
+      broken ??= rollbackError as Error
+    }
+    if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return undefined
+    throw error
+  } finally {
+    client.off('error', onError)
+    client.release(broken)
+  }
+}
+
+/**
+ * Writes the chunks to the COPY and resolves with its row count once Postgres has applied it.
+ * One chunk at a time, the next only after the socket took the previous: when a COPY fails,
+ * pg-copy-streams lets go of the connection but goes on flushing what it had queued at the next
+ * socket 'drain', and that TypeError crashes the process (seen with a whole batch written at once;
+ * brianc/node-pg-copy-streams#153). For the same reason the stream is never destroy()ed: its
+ * _destroy sends a CopyFail through that let-go connection.
+ */
+function copy(stream: CopyStreamQuery, chunks: readonly Buffer[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let failed = false
+    stream.on('error', (error) => {
+      failed = true
+      reject(error)
+    })
+    stream.on('finish', () => resolve(stream.rowCount))
+    let next = 0
+    const writeNext = (): void => {
+      if (failed) return
+      const chunk = chunks[next++]
+      if (chunk === undefined) stream.end()
+      else stream.write(chunk, writeNext)
+    }
+    writeNext()
+  })
 }
 
 export async function countSpans(db: Executor, projectId?: string): Promise<number> {

@@ -1,0 +1,177 @@
+// A span batch in PostgreSQL's binary COPY format, for storeSpans: pure functions with no database
+// import, like span-rows.ts. Format: https://www.postgresql.org/docs/current/sql-copy.html (Binary
+// Format); each type's bytes are what its `recv` function reads (text: UTF-8; int2/int8: big-endian;
+// timestamptz: int8 microseconds since 2000-01-01 UTC; jsonb: version byte 1, then the JSON text).
+//
+// Every row must read back exactly as insertSpans stores it. Where a value is one the statement
+// path would treat in a way this encoder does not reproduce (a wrong type at run time, a number
+// with a fraction, a time in year 10000 or later), encoding gives up and storeSpans uses that path.
+
+import { spanRowColumns, type SpanInsert } from './span-rows.ts'
+import { toStorableJson, toStorableText } from './storable-text.ts'
+
+/** The statement the encoded rows are read by; columns in spanRowColumns order, as the rows are written. */
+export const spanCopyStatement = `copy spans (${spanRowColumns.map(([name]) => name).join(', ')}) from stdin with (format binary)`
+
+// Big enough that the per-chunk cost (a CopyData message, a socket write) is noise, small enough
+// that a chunk is filled in cache and the socket has something to send early.
+const CHUNK_BYTES = 128 * 1024
+
+// 'PGCOPY\n\377\r\n\0', then int32 flags (no OIDs) and int32 header extension length, both 0.
+const HEADER = Buffer.from([0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00, 0, 0, 0, 0, 0, 0, 0, 0])
+const FIELD_COUNT = spanRowColumns.length
+const NULL_LENGTH = -1
+
+const MICROS_FROM_UNIX_TO_POSTGRES_EPOCH = 946_684_800_000_000n
+// nanosToIsoMicros formats through Date, exact for four-digit years: later times take the statement path.
+const NANOS_OF_YEAR_10000 = 253_402_300_800_000_000_000n
+const DECIMAL_DIGITS = /^\d+$/
+const DECIMAL_INT64 = /^-?\d{1,19}$/
+
+/** Thrown while encoding a value the COPY would not store exactly as the statement path does. */
+class NotEncodable extends Error {}
+
+/** Fills fixed-size Buffers with the COPY data, starting a new one when the next field may not fit. */
+class CopyChunks {
+  readonly chunks: Buffer[] = []
+  #buffer = Buffer.allocUnsafe(CHUNK_BYTES)
+  #at = 0
+
+  constructor() {
+    HEADER.copy(this.#buffer)
+    this.#at = HEADER.length
+  }
+
+  /** The chunks, the trailer (field count -1) written. */
+  finish(): Buffer[] {
+    this.#reserve(2)
+    this.#at = this.#buffer.writeInt16BE(-1, this.#at)
+    this.chunks.push(this.#buffer.subarray(0, this.#at))
+    return this.chunks
+  }
+
+  #reserve(bytes: number): void {
+    if (this.#at + bytes <= this.#buffer.length) return
+    if (this.#at > 0) this.chunks.push(this.#buffer.subarray(0, this.#at))
+    this.#buffer = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, bytes))
+    this.#at = 0
+  }
+
+  row(): void {
+    this.#reserve(2)
+    this.#at = this.#buffer.writeInt16BE(FIELD_COUNT, this.#at)
+  }
+
+  null(): void {
+    this.#reserve(4)
+    this.#at = this.#buffer.writeInt32BE(NULL_LENGTH, this.#at)
+  }
+
+  text(value: unknown): void {
+    if (value === null || value === undefined) return this.null()
+    if (typeof value !== 'string') throw new NotEncodable()
+    this.#utf8(toStorableText(value), 0)
+  }
+
+  /** Version byte 1, then the text, as jsonb_recv reads it. */
+  jsonb(value: unknown): void {
+    // JSON.stringify gives undefined for undefined (a key the statement path's row omits) and
+    // 'null' for null; jsonb_to_recordset reads both as SQL NULL.
+    const json = value === null ? undefined : JSON.stringify(value)
+    if (json === undefined) return this.null()
+    this.#utf8(toStorableJson(json), 1)
+  }
+
+  /** A length, an optional jsonb version byte, and the UTF-8 bytes of `text`. */
+  #utf8(text: string, version: 0 | 1): void {
+    const prefix = 4 + version
+    // UTF-8 takes at most 3 bytes per UTF-16 unit; a long text is measured instead of reserving
+    // three times its length, so that a large attribute does not close a chunk early.
+    const worst = text.length * 3
+    this.#reserve(prefix + (worst <= 4096 ? worst : Buffer.byteLength(text)))
+    const buffer = this.#buffer
+    const start = this.#at
+    if (version === 1) buffer[start + 4] = 1
+    const written = buffer.write(text, start + prefix)
+    buffer.writeInt32BE(written + version, start)
+    this.#at = start + prefix + written
+  }
+
+  int16(value: unknown): void {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < -32_768 || value > 32_767) throw new NotEncodable()
+    this.#reserve(6)
+    this.#at = this.#buffer.writeInt16BE(value, this.#buffer.writeInt32BE(2, this.#at))
+  }
+
+  /** A bigint column given as a number (token counts) or null. */
+  int64(value: unknown): void {
+    if (value === null || value === undefined) return this.null()
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new NotEncodable()
+    this.#bigint(BigInt(value))
+  }
+
+  /** A bigint column given as a decimal string (duration_ns, which may exceed 2^53). */
+  int64Decimal(value: unknown): void {
+    if (typeof value !== 'string' || !DECIMAL_INT64.test(value)) throw new NotEncodable()
+    const parsed = BigInt(value)
+    if (BigInt.asIntN(64, parsed) !== parsed) throw new NotEncodable()
+    this.#bigint(parsed)
+  }
+
+  /** A timestamptz from nanoseconds since the Unix epoch (decimal string), truncated to microseconds as nanosToIsoMicros does. */
+  timestamp(nanos: unknown): void {
+    if (typeof nanos !== 'string' || !DECIMAL_DIGITS.test(nanos)) throw new NotEncodable()
+    const parsed = BigInt(nanos)
+    if (parsed >= NANOS_OF_YEAR_10000) throw new NotEncodable()
+    this.#bigint(parsed / 1000n - MICROS_FROM_UNIX_TO_POSTGRES_EPOCH)
+  }
+
+  #bigint(value: bigint): void {
+    this.#reserve(12)
+    this.#at = this.#buffer.writeBigInt64BE(value, this.#buffer.writeInt32BE(8, this.#at))
+  }
+}
+
+/**
+ * The batch as binary COPY data (header, rows, trailer) in chunks of about 128 KB, or undefined if
+ * some value is one only the statement path stores exactly (see the top of this file). Text and
+ * JSON are made storable as serializeSpanRows makes them (U+0000 and lone surrogates → U+FFFD).
+ */
+export function encodeSpanCopy(spans: readonly SpanInsert[]): Buffer[] | undefined {
+  const copy = new CopyChunks()
+  try {
+    for (const span of spans) {
+      copy.row()
+      copy.text(span.projectId)
+      copy.text(span.traceId)
+      copy.text(span.spanId)
+      copy.text(span.parentSpanId)
+      copy.text(span.name)
+      copy.int16(span.kind)
+      copy.timestamp(span.startTimeUnixNano)
+      copy.timestamp(span.endTimeUnixNano)
+      copy.int64Decimal(span.durationNs)
+      copy.text(span.traceState)
+      copy.int16(span.statusCode)
+      copy.text(span.statusMessage)
+      copy.text(span.serviceName)
+      copy.text(span.serviceVersion)
+      copy.text(span.scopeName)
+      copy.text(span.scopeVersion)
+      copy.text(span.llmVendor)
+      copy.text(span.llmModel)
+      copy.text(span.llmRequestType)
+      copy.int64(span.inputTokens)
+      copy.int64(span.outputTokens)
+      copy.int64(span.totalTokens)
+      copy.jsonb(span.attributes)
+      copy.jsonb(span.resourceAttributes)
+      copy.jsonb(span.events)
+      copy.jsonb(span.links)
+    }
+  } catch (error) {
+    if (error instanceof NotEncodable) return undefined
+    throw error
+  }
+  return copy.finish()
+}

@@ -1,0 +1,236 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { poolOf } from '../src/create-db.ts'
+import { countSpans, createDb, findTraceSpans, insertSpans, nanosToIsoMicros, sql, storeSpans, type Db, type SpanDto, type SpanInsert } from '../src/index.ts'
+import { encodeSpanCopy } from '../src/repositories/span-copy.ts'
+import { createTestDatabase, type TestDatabase } from '../src/testing/index.ts'
+import { engines } from './engines.ts'
+import { spanGenerator, storable, type SpanFields } from './support/random-spans.ts'
+
+const { randomSpan } = spanGenerator(2026)
+const batch = (projectId: string, size: number, unstorable = false): SpanInsert[] =>
+  Array.from({ length: size }, () => ({ ...randomSpan(unstorable), projectId }))
+
+/** Every stored column but received_at, as Postgres prints it (exact bigints, microseconds, jsonb). */
+async function storedRows(db: Db, projectId: string): Promise<string[]> {
+  const { rows } = await sql<{ row: string }>`
+    select (to_jsonb(spans) - 'received_at' - 'project_id')::text as row from spans
+    where project_id = ${projectId} order by trace_id, span_id`.execute(db)
+  return rows.map(({ row }) => row)
+}
+
+/** What findTraceSpans should return for a span, written from the span alone. */
+function expectedDto(span: SpanFields): SpanDto {
+  const s = storable(span)
+  const micros = (nanos: string) => `${BigInt(nanos) / 1000n}`
+  return {
+    traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId, name: s.name, kind: s.kind,
+    startTime: nanosToIsoMicros(s.startTimeUnixNano), endTime: nanosToIsoMicros(s.endTimeUnixNano),
+    startTimeUnixNano: `${micros(s.startTimeUnixNano)}000`, endTimeUnixNano: `${micros(s.endTimeUnixNano)}000`,
+    durationNs: s.durationNs, traceState: s.traceState, status: { code: s.statusCode, message: s.statusMessage },
+    serviceName: s.serviceName, serviceVersion: s.serviceVersion, scopeName: s.scopeName, scopeVersion: s.scopeVersion,
+    llmVendor: s.llmVendor, llmModel: s.llmModel, llmRequestType: s.llmRequestType,
+    inputTokens: s.inputTokens, outputTokens: s.outputTokens, totalTokens: s.totalTokens,
+    attributes: s.attributes as Record<string, unknown>, resourceAttributes: s.resourceAttributes as Record<string, unknown>,
+    events: s.events as unknown[], links: s.links as unknown[], receivedAt: '',
+  }
+}
+
+async function assertStoredAsInserted(db: Db, spans: readonly SpanFields[], copied: string, inserted: string): Promise<void> {
+  assert.deepEqual(await storedRows(db, copied), await storedRows(db, inserted))
+  for (const span of spans) {
+    const [stored] = await findTraceSpans(db, copied, span.traceId)
+    assert.ok(stored, `span ${span.traceId} stored`)
+    assert.deepEqual({ ...stored, receivedAt: '' }, expectedDto(span))
+  }
+}
+
+for (const engine of engines) {
+  describe(`storeSpans on ${engine.name}`, () => {
+    let db: Db
+    let drop: () => Promise<void>
+    before(async () => ({ db, drop } = await engine.open()))
+    after(() => drop())
+
+    it('stores every column exactly as insertSpans does', async () => {
+      const spans = Array.from({ length: 600 }, (_, i) => randomSpan(i % 2 === 0))
+      // Several projects in one batch, and project ids that are awkward text themselves.
+      const projects = ['plain', 'p"\\q', 'Zoë\0😀']
+      const withProject = (prefix: string) => spans.map((span, i) => ({ ...span, projectId: `${prefix} ${projects[i % 3]}` }))
+      const copies = encodeSpanCopy(withProject('copy'))
+      assert.ok(copies && copies.length > 2, 'the batch is COPY data of several chunks')
+      assert.equal(await storeSpans(db, withProject('copy')), spans.length)
+      assert.equal(await insertSpans(db, withProject('insert')), spans.length)
+      for (const [index, project] of projects.entries()) {
+        await assertStoredAsInserted(db, spans.filter((_, i) => i % 3 === index), storable(`copy ${project}`), storable(`insert ${project}`))
+      }
+    })
+
+    it('stores values larger than a COPY chunk', async () => {
+      const span = randomSpan(false)
+      const large = {
+        ...span,
+        name: 'n\0\ud800'.repeat(50_000),
+        attributes: { big: { stringValue: 'é😀\ud800"\\'.repeat(60_000) }, small: { intValue: '1' } },
+        events: Array.from({ length: 2_000 }, (_, i) => ({ name: `event ${i}`, timeUnixNano: span.startTimeUnixNano, attributes: {} })),
+      }
+      assert.equal(await storeSpans(db, [{ ...large, projectId: 'large copy' }, ...batch('large copy', 3)]), 4)
+      assert.equal(await insertSpans(db, [{ ...large, projectId: 'large insert' }]), 1)
+      const [copied] = await storedRows(db, 'large copy').then((rows) => rows.filter((row) => row.includes(span.traceId)))
+      assert.deepEqual([copied], await storedRows(db, 'large insert'))
+      const [stored] = await findTraceSpans(db, 'large copy', span.traceId)
+      assert.deepEqual({ ...stored, receivedAt: '' }, expectedDto(large))
+    })
+
+    it('stores U+0000 and lone surrogates as U+FFFD, and text spelling an escape as it is', async () => {
+      const span = {
+        ...randomSpan(false),
+        name: 'a\0b\ud800c',
+        statusMessage: '\udc00',
+        serviceName: 'svc\0',
+        attributes: {
+          'k\0\udfff': { stringValue: 'v\0\ud83d' },
+          'pair': { stringValue: '\ud83d\ude00' },
+          'literal': { stringValue: String.raw`\u0000 \ud800 \\u0000` },
+          'llm.request.messages': { stringValue: JSON.stringify([{ content: '\0\ud800' }]) },
+        },
+        resourceAttributes: { 'service.name': { stringValue: 'svc\0' } },
+        events: [{ name: '\0', timeUnixNano: '1', attributes: { '\ud800': { boolValue: true } } }],
+        links: [{ traceId: 'ab', spanId: 'cd', traceState: '\udc00x', attributes: {} }],
+      }
+      const expected = {
+        name: 'a\ufffdb\ufffdc',
+        status: { code: span.statusCode, message: '\ufffd' },
+        serviceName: 'svc\ufffd',
+        attributes: {
+          'k\ufffd\ufffd': { stringValue: 'v\ufffd\ufffd' },
+          'pair': { stringValue: '😀' },
+          'literal': { stringValue: String.raw`\u0000 \ud800 \\u0000` },
+          'llm.request.messages': { stringValue: String.raw`[{"content":"\u0000\ud800"}]` },
+        },
+        resourceAttributes: { 'service.name': { stringValue: 'svc\ufffd' } },
+        events: [{ name: '\ufffd', timeUnixNano: '1', attributes: { '\ufffd': { boolValue: true } } }],
+        links: [{ traceId: 'ab', spanId: 'cd', traceState: '\ufffdx', attributes: {} }],
+      }
+      assert.equal(await storeSpans(db, [{ ...span, projectId: 'nul copy' }]), 1)
+      assert.equal(await insertSpans(db, [{ ...span, projectId: 'nul insert' }]), 1)
+      for (const projectId of ['nul copy', 'nul insert']) {
+        const [stored] = await findTraceSpans(db, projectId, span.traceId)
+        assert.ok(stored)
+        const { name, status, serviceName, attributes, resourceAttributes, events, links } = stored
+        assert.deepEqual({ name, status, serviceName, attributes, resourceAttributes, events, links }, expected, projectId)
+      }
+      assert.deepEqual(await storedRows(db, 'nul copy'), await storedRows(db, 'nul insert'))
+    })
+
+    it('stores only the new spans of a batch holding stored ones, and a span twice in a batch once', async () => {
+      const stored = batch('redelivered', 5)
+      assert.equal(await storeSpans(db, stored), 5)
+      const fresh = batch('redelivered', 5)
+      assert.equal(await storeSpans(db, [...fresh.slice(0, 2), ...stored, ...fresh.slice(2)]), 5)
+      assert.equal(await storeSpans(db, stored), 0)
+      assert.equal(await countSpans(db, 'redelivered'), 10)
+
+      const [twice, other] = batch('twice', 2) as [SpanInsert, SpanInsert]
+      assert.equal(await storeSpans(db, [twice, other, { ...twice, name: 'the later copy' }]), 2)
+      assert.equal(await insertSpans(db, [twice, other].map((span) => ({ ...span, projectId: 'twice insert' }))), 2)
+      assert.deepEqual(await storedRows(db, 'twice'), await storedRows(db, 'twice insert'), 'the first copy stored')
+    })
+
+    it('throws any other error unchanged and stores nothing of the batch', async () => {
+      const spans = batch('failing', 10)
+      const withNullName = spans.map((span, i) => (i === 7 ? { ...span, name: null as unknown as string } : span))
+      await assert.rejects(storeSpans(db, withNullName), { code: '23502' })
+      // A value the COPY encoder leaves to the statement path: the statement's own error.
+      const outOfRange = spans.map((span, i) => (i === 3 ? { ...span, kind: 40_000 } : span))
+      await assert.rejects(storeSpans(db, outOfRange), { code: '22003' })
+      assert.equal(await countSpans(db, 'failing'), 0)
+      assert.equal(await storeSpans(db, spans), 10)
+      assert.equal(await storeSpans(db, []), 0)
+    })
+  })
+}
+
+describe('storeSpans on postgres: connections', () => {
+  let database: TestDatabase
+  before(async () => (database = await createTestDatabase({ poolSize: 3 })))
+  after(() => database.drop())
+
+  const poolOfDatabase = () => {
+    const pool = poolOf.get(database.db)
+    assert.ok(pool)
+    return pool
+  }
+
+  it('COPYs, and falls back to the statement only on a conflict', async () => {
+    const pool = poolOfDatabase()
+    let acquired = 0
+    const onAcquire = () => acquired++
+    pool.on('acquire', onAcquire)
+    try {
+      const spans = batch('paths', 4)
+      assert.equal(await storeSpans(database.db, spans.slice(0, 2)), 2)
+      assert.equal(acquired, 1, 'one connection: the COPY')
+      assert.equal(await storeSpans(database.db, spans), 2)
+      assert.equal(acquired, 3, 'the COPY, then the statement')
+    } finally {
+      pool.off('acquire', onAcquire)
+    }
+  })
+
+  it('returns the connection to the pool after success, conflict and failure', async () => {
+    const pool = poolOfDatabase()
+    // Three times the pool's size, one after the other: a connection kept would starve the pool.
+    for (let round = 0; round < 9; round++) {
+      const spans = batch(`round ${round}`, 20)
+      assert.equal(await storeSpans(database.db, spans), 20)
+      assert.equal(await storeSpans(database.db, [...spans, ...batch(`round ${round}`, 1)]), 1)
+      await assert.rejects(storeSpans(database.db, [{ ...spans[0], name: null } as unknown as SpanInsert]), { code: '23502' })
+    }
+    assert.equal(pool.waitingCount, 0)
+    assert.equal(pool.idleCount, pool.totalCount)
+    assert.ok(pool.totalCount <= 3)
+  })
+
+  it('destroys a connection that broke during the COPY, and throws its error', async () => {
+    const pool = poolOfDatabase()
+    let removed = 0
+    const onRemove = () => removed++
+    pool.on('remove', onRemove)
+    // The COPY waits for a lock held here; this connection then ends the COPY's backend.
+    const locker = await pool.connect()
+    try {
+      await locker.query('begin')
+      await locker.query('lock table spans in share mode')
+      const storing = storeSpans(database.db, batch('broken', 50))
+      const rejected = assert.rejects(storing, { code: '57P01' })
+      let pid: number | undefined
+      while (pid === undefined) {
+        await sleep(10)
+        const { rows } = await locker.query<{ pid: number }>(
+          `select pid from pg_stat_activity where datname = current_database() and query like 'copy spans%' and wait_event_type = 'Lock'`,
+        )
+        pid = rows[0]?.pid
+      }
+      await locker.query('select pg_terminate_backend($1)', [pid])
+      await locker.query('rollback')
+      await rejected
+    } finally {
+      locker.release()
+      pool.off('remove', onRemove)
+    }
+    assert.equal(removed, 1, 'the broken connection left the pool')
+    assert.equal(pool.idleCount, pool.totalCount)
+    assert.equal(await storeSpans(database.db, batch('broken', 50)), 50)
+  })
+
+  it('throws when the pool is closed', async () => {
+    const closed = createDb({ databaseUrl: database.url, poolSize: 1 })
+    // Kysely ends the pool on destroy() only once it has run a query.
+    assert.equal(await countSpans(closed, 'closed'), 0)
+    await closed.destroy()
+    await assert.rejects(storeSpans(closed, batch('closed', 2)), /pool/i)
+    assert.equal(await countSpans(database.db, 'closed'), 0)
+  })
+})
