@@ -1,10 +1,8 @@
-import { Value } from '@sinclair/typebox/value'
-import { insertSpans, type Db, type SpanInsert } from '@tracewell/db'
-import type { SpanRecord } from '@tracewell/otlp'
-import { SpanBatchJobSchema, spansOfBatch, type SpanBatchJob } from '@tracewell/queue'
+import { storeSpans, type Db, type SpanInsert } from '@tracewell/db'
+import { spansOfBatch, type InlineSpanBatchJob, type ProjectSpans } from '@tracewell/queue'
 import { UnrecoverableError } from 'bullmq'
 
-/** Spans per INSERT: one statement carries the batch as one JSON parameter (see insertSpans). */
+/** Spans per COPY (or INSERT): large enough to amortise the round trip, small enough to bound one statement. */
 const spansPerStatement = 5_000
 
 export interface SpanBatchResult {
@@ -22,37 +20,28 @@ function isPoisonDatabaseError(error: unknown): boolean {
   return typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code)
 }
 
-/** The batch's spans, including those carried as JSON text (checked like the envelope). */
-function queuedSpans(batch: SpanBatchJob['batches'][number], index: number): SpanRecord[] {
-  try {
-    return spansOfBatch(batch)
-  } catch (error) {
-    throw new UnrecoverableError(`invalid span-batch job: /batches/${index}/${(error as Error).message}`)
-  }
-}
-
 /**
- * Stores one queue job. Idempotent: a span already stored (same project, trace and span id) is
- * skipped, so a job that is redone after a crash or a retry never makes a second row. A job whose
- * envelope or data is malformed throws UnrecoverableError, which sends it straight to the failed
- * set instead of through every retry.
+ * Stores the spans of one queue job. Idempotent: a span already stored (same project, trace and
+ * span id) is skipped, so a job that is redone after a crash or a retry never makes a second row.
+ * Data the database refuses throws UnrecoverableError, which sends the job straight to the failed
+ * set instead of through every retry; any other failure throws as it is, to be retried.
  */
-export async function processSpanBatchJob(db: Db, job: SpanBatchJob): Promise<SpanBatchResult> {
-  if (!Value.Check(SpanBatchJobSchema, job)) {
-    const first = Value.Errors(SpanBatchJobSchema, job).First()
-    throw new UnrecoverableError(`invalid span-batch job: ${first ? `${first.path || '/'} ${first.message}` : 'not an object'}`)
-  }
-  const rows: SpanInsert[] = job.batches.flatMap((batch, index) =>
-    queuedSpans(batch, index).map((span) => ({ ...span, projectId: batch.projectId })),
-  )
+export async function storeSpanBatches(db: Db, batches: readonly ProjectSpans[]): Promise<SpanBatchResult> {
+  const rows: SpanInsert[] = []
+  for (const { projectId, spans } of batches) for (const span of spans) rows.push({ ...span, projectId })
   let inserted = 0
   try {
     for (let start = 0; start < rows.length; start += spansPerStatement) {
-      inserted += await insertSpans(db, rows.slice(start, start + spansPerStatement))
+      inserted += await storeSpans(db, rows.slice(start, start + spansPerStatement))
     }
   } catch (error) {
     if (isPoisonDatabaseError(error)) throw new UnrecoverableError(`span-batch job rejected by the database: ${(error as Error).message}`)
     throw error
   }
   return { inserted, duplicates: rows.length - inserted }
+}
+
+/** Stores a job of the in-process queue (`npm start` without Redis), whose spans travel inline. */
+export function processSpanBatchJob(db: Db, job: InlineSpanBatchJob): Promise<SpanBatchResult> {
+  return storeSpanBatches(db, job.batches.map((batch) => ({ projectId: batch.projectId, spans: spansOfBatch(batch) })))
 }

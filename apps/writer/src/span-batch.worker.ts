@@ -1,9 +1,18 @@
 import type { Db } from '@tracewell/db'
-import { createSpanBatchQueueConnection, QueueNames, type SpanBatchJob } from '@tracewell/queue'
+import {
+  createSpanBatchQueueConnection,
+  deletePayload,
+  InvalidSpanBatchJobError,
+  QueueNames,
+  spansOfJob,
+  type ProjectSpans,
+  type SpanBatchJob,
+} from '@tracewell/queue'
 import { UnrecoverableError, Worker, type Job } from 'bullmq'
+import type { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
 import { spanBatchMetrics } from './span-batch.metrics.ts'
-import { processSpanBatchJob, type SpanBatchResult } from './span-batch.processor.ts'
+import { storeSpanBatches, type SpanBatchResult } from './span-batch.processor.ts'
 
 export interface WorkerLogger {
   info(obj: object, msg: string): void
@@ -52,18 +61,25 @@ const isUnrecoverable = (error: Error) => error instanceof UnrecoverableError ||
  * A writer killed mid-job loses nothing either: its lock lapses after `lockDurationMs`, the
  * stalled check (every `stalledIntervalMs`, in any writer) moves the job back to waiting, and the
  * idempotent insert makes the redo harmless.
+ *
+ * Jobs that carry their request bodies by reference (version 2) are read from Redis and decoded
+ * here; the bodies are deleted only once BullMQ has recorded the job as completed, so every retry,
+ * redo or replay before that still finds them.
  */
 export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatchWorker {
   const metrics = spanBatchMetrics(options.metrics ?? new Registry())
   const connection = createSpanBatchQueueConnection(options.redisUrl, 'worker')
   connection.on('error', () => {}) // reported by the worker's 'error' listener below
+  // Payload reads and deletes on a connection of their own, beside BullMQ's.
+  const payloads = createSpanBatchQueueConnection(options.redisUrl, 'worker')
+  payloads.on('error', () => {})
 
   const worker = new Worker<SpanBatchJob, SpanBatchResult>(
     QueueNames.spanBatches,
     async (job: Job<SpanBatchJob, SpanBatchResult>) => {
       const stopTimer = metrics.batchDuration.startTimer()
       try {
-        const result = await processSpanBatchJob(options.db, job.data)
+        const result = await storeSpanBatches(options.db, await queuedSpans(payloads, job.data))
         metrics.spansWritten.inc(result.inserted)
         metrics.spansDuplicate.inc(result.duplicates)
         return result
@@ -92,6 +108,12 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
     },
   )
 
+  worker.on('completed', (job) => {
+    deletePayload(payloads, job.data).catch((error: Error) => {
+      // Left for its TTL to reclaim; the spans are stored either way.
+      options.logger.warn({ jobId: job.id, err: { message: error.message } }, 'could not delete a completed span batch payload')
+    })
+  })
   worker.on('failed', (job, error) => {
     const final = !job || isUnrecoverable(error) || job.attemptsMade >= (job.opts.attempts ?? 1)
     metrics.jobsFailed.inc({ outcome: final ? 'failed' : 'retrying' })
@@ -110,9 +132,19 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
     close() {
       closing ??= (async () => {
         await worker.close()
-        await connection.quit().catch(() => connection.disconnect())
+        await Promise.all([connection, payloads].map((redis) => redis.quit().catch(() => redis.disconnect())))
       })()
       return closing
     },
+  }
+}
+
+/** The job's spans; a job no retry can fix goes straight to the failed set. */
+async function queuedSpans(payloads: Redis, job: SpanBatchJob): Promise<ProjectSpans[]> {
+  try {
+    return await spansOfJob(payloads, job)
+  } catch (error) {
+    if (error instanceof InvalidSpanBatchJobError) throw new UnrecoverableError(error.message)
+    throw error
   }
 }

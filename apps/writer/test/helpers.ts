@@ -7,7 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import { createDb, migrateToLatest } from '@tracewell/db'
 import { decodeJsonTraces, type SpanRecord } from '@tracewell/otlp'
-import { createSpanBatchQueueConnection, QueueNames, type SpanBatchJob } from '@tracewell/queue'
+import { createSpanBatchQueueConnection, QueueNames, type SpanBatchJob, type SpanBatchProducer } from '@tracewell/queue'
+import { acceptedTraces } from '@tracewell/test-support'
 import { Queue } from 'bullmq'
 
 const run = promisify(execFile)
@@ -25,6 +26,9 @@ export function makeSpans(count: number): SpanRecord[] {
     spanId: randomBytes(8).toString('hex'),
   }))
 }
+
+/** Enqueues spans as ingest does: the records with the request body they came from. */
+export const enqueueSpans = (producer: SpanBatchProducer, projectId: string, spans: SpanRecord[]): Promise<void> => producer.enqueue(acceptedTraces(projectId, spans))
 
 export const testPrefix = () => `test-${randomUUID()}`
 

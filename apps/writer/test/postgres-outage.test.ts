@@ -7,7 +7,7 @@ import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
 import { countSpans, createDb, type Db } from '@tracewell/db'
 import { createBullMqSpanBatchProducer, type SpanBatchProducer } from '@tracewell/queue'
 import { startSpanBatchWorker } from '../src/index.ts'
-import { makeSpans, openQueue, OwnPostgres, testPrefix, waitFor } from './helpers.ts'
+import { enqueueSpans, makeSpans, openQueue, OwnPostgres, testPrefix, waitFor } from './helpers.ts'
 
 const run = promisify(execFile)
 const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
@@ -37,12 +37,12 @@ describe('span-batch worker through a Postgres outage (own Postgres on port 5439
   test('jobs retry with backoff while Postgres is down and every span lands once it is back', async () => {
     const writer = startSpanBatchWorker({ db, redisUrl: REDIS_URL, prefix, concurrency: 2, maxAttempts: 12, logger: quiet })
     try {
-      await producer.enqueue('project-outage', makeSpans(1_000))
+      await enqueueSpans(producer, 'project-outage', makeSpans(1_000))
       await waitFor('the first batch', async () => (await countSpans(db, 'project-outage')) === 1_000)
 
       await postgres.stop()
-      await producer.enqueue('project-outage', makeSpans(1_000))
-      await producer.enqueue('project-other', makeSpans(200))
+      await enqueueSpans(producer, 'project-outage', makeSpans(1_000))
+      await enqueueSpans(producer, 'project-other', makeSpans(200))
       // The writer tries, fails, and parks the jobs in `delayed` for their backoff.
       await waitFor('the jobs to be retrying', async () => (await inspect.queue.getDelayedCount()) > 0)
       assert.equal(await inspect.queue.getFailedCount(), 0)
@@ -59,8 +59,8 @@ describe('span-batch worker through a Postgres outage (own Postgres on port 5439
     await postgres.stop()
     const writer = startSpanBatchWorker({ db, redisUrl: REDIS_URL, prefix, concurrency: 2, maxAttempts: 1, logger: quiet })
     try {
-      await producer.enqueue('project-replay', makeSpans(300))
-      await producer.enqueue('project-replay', makeSpans(300))
+      await enqueueSpans(producer, 'project-replay', makeSpans(300))
+      await enqueueSpans(producer, 'project-replay', makeSpans(300))
       await waitFor('both jobs to fail', async () => (await inspect.queue.getFailedCount()) === 2)
 
       const env = { ...process.env, REDIS_URL, QUEUE_PREFIX: prefix }

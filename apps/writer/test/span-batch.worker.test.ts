@@ -4,10 +4,11 @@ import { after, before, describe, test } from 'node:test'
 import { loadConfig, TestEnvironmentSchema, WriterConfigSchema } from '@tracewell/config'
 import { countSpans, findTraceSpans, sql } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
-import { createBullMqSpanBatchProducer, type SpanBatchProducer } from '@tracewell/queue'
+import { createBullMqSpanBatchProducer, type ReferencedSpanBatchJob, type SpanBatchProducer } from '@tracewell/queue'
+import { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
 import { buildApp, processSpanBatchJob, startSpanBatchWorker } from '../src/index.ts'
-import { fixtureSpans, makeSpans, openQueue, testPrefix, waitFor } from './helpers.ts'
+import { enqueueSpans, fixtureSpans, makeSpans, openQueue, testPrefix, waitFor } from './helpers.ts'
 
 const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
 const quiet = { info() {}, warn() {}, error() {} }
@@ -32,7 +33,7 @@ describe('span-batch worker (real Redis and Postgres)', () => {
     const registry = new Registry()
     const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 2, logger: quiet, metrics: registry })
     try {
-      await producer.enqueue('project-fixture', fixtureSpans)
+      await enqueueSpans(producer, 'project-fixture', fixtureSpans)
       const [first, second] = fixtureSpans
       assert.ok(first && second)
       const stored = await waitFor('the fixture spans', async () => {
@@ -90,8 +91,8 @@ describe('span-batch worker (real Redis and Postgres)', () => {
     // And through the queue: a client retry enqueues the same spans again.
     const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 2, logger: quiet })
     try {
-      await producer.enqueue('project-dup', spans)
-      await producer.enqueue('project-dup', spans)
+      await enqueueSpans(producer, 'project-dup', spans)
+      await enqueueSpans(producer, 'project-dup', spans)
       await waitFor('both jobs to complete', async () => (await inspect.queue.getCompletedCount()) >= 3)
       assert.equal(await countSpans(database.db, 'project-dup'), 300)
     } finally {
@@ -100,13 +101,13 @@ describe('span-batch worker (real Redis and Postgres)', () => {
   })
 
   test('attribute keys that JSON writes with escapes arrive intact through Redis', async () => {
-    // BullMQ reads job data with JSON.parse, which can corrupt such keys; the producer carries
-    // those spans as JSON text instead (escaped-keys.encoding.ts).
+    // V8's JSON.parse can corrupt such keys (see @tracewell/json-text); the writer reads the
+    // queued request bodies with parseJsonText.
     const keys = ['k\\', 'k\t', 'k"', 'k\u001c', 'plain.key']
     const spans = makeSpans(keys.length * 4).map((span, i) => ({ ...span, attributes: { [keys[i % keys.length]!]: { intValue: `${i}` } } }))
     const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 1, logger: quiet })
     try {
-      await producer.enqueue('project-escaped-keys', spans)
+      await enqueueSpans(producer, 'project-escaped-keys', spans)
       await waitFor('the spans', async () => (await countSpans(database.db, 'project-escaped-keys')) === spans.length)
       for (const span of spans) {
         const [stored] = await findTraceSpans(database.db, 'project-escaped-keys', span.traceId)
@@ -149,6 +150,30 @@ describe('span-batch worker (real Redis and Postgres)', () => {
     }
   })
 
+  test('a completed job\'s request bodies are deleted from Redis; a job whose bodies are gone fails without retries', async () => {
+    const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 1, logger: quiet })
+    const redis = new Redis(REDIS_URL)
+    try {
+      await enqueueSpans(producer, 'project-payload', makeSpans(5))
+      const [waiting] = await inspect.queue.getJobs(['wait', 'active', 'completed'], 0, -1)
+      const data = waiting?.data as ReferencedSpanBatchJob
+      assert.equal(data.version, 2)
+      await waitFor('the spans', async () => (await countSpans(database.db, 'project-payload')) === 5)
+      await waitFor('the payload to be deleted', async () => (await redis.exists(data.payloadKey)) === 0)
+
+      const orphan = await inspect.queue.add('span-batch', { ...data, payloadKey: `${data.payloadKey}-gone` }, { attempts: 12, backoff: { type: 'exponential', delay: 1_000 } })
+      const failed = await waitFor('the job without bodies to fail', async () => {
+        const state = await inspect.queue.getJobState(orphan.id as string)
+        return state === 'failed' && (await inspect.queue.getJob(orphan.id as string))
+      })
+      assert.equal(failed.attemptsMade, 1, 'no retries for a job whose bodies are gone')
+      assert.match(failed.failedReason, /^span-batch payload .*-gone holds 0 of 1 bodies$/)
+    } finally {
+      redis.disconnect()
+      await writer.close()
+    }
+  })
+
   test('close() while a job is active lets that job finish', async () => {
     const spans = makeSpans(6_000)
     const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 1, logger: quiet })
@@ -168,7 +193,7 @@ describe('span-batch worker (real Redis and Postgres)', () => {
       const ready = await app.inject('/readyz')
       assert.equal(ready.statusCode, 200)
       assert.deepEqual(ready.json(), { status: 'ok', checks: { postgres: 'ok', redis: 'ok' } })
-      await producer.enqueue('project-app', makeSpans(10))
+      await enqueueSpans(producer, 'project-app', makeSpans(10))
       await waitFor('the app to store the spans', async () => (await countSpans(database.db, 'project-app')) === 10)
       const metrics = await app.inject('/metrics')
       assert.match(metrics.body, /tracewell_writer_spans_written_total 10\b/)

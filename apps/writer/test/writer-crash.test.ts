@@ -7,7 +7,7 @@ import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
 import { countSpans, sql } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { createBullMqSpanBatchProducer } from '@tracewell/queue'
-import { makeSpans, openQueue, testPrefix, waitFor } from './helpers.ts'
+import { enqueueSpans, makeSpans, openQueue, testPrefix, waitFor } from './helpers.ts'
 
 const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
 const serverPath = fileURLToPath(new URL('../src/server.ts', import.meta.url))
@@ -50,7 +50,7 @@ after(async () => {
 test('a writer SIGKILLed mid-batch loses nothing: after a restart every span is stored exactly once', async () => {
   const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 10_000_000, maxSpansPerJob: 2_000 })
   const total = 40_000
-  await Promise.all(Array.from({ length: 20 }, () => producer.enqueue('project-crash', makeSpans(total / 20))))
+  await Promise.all(Array.from({ length: 20 }, () => enqueueSpans(producer, 'project-crash', makeSpans(total / 20))))
   await producer.close()
   assert.equal(await inspect.queue.getWaitingCount(), 20)
 

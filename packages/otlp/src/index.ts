@@ -2,4 +2,4 @@ export type { SpanRecord, AnyValue, AttributeMap, SpanEventRecord, SpanLinkRecor
 export { SpanKind, StatusCode } from './span-record.ts'
 export { SpanValidationError } from './validation-error.ts'
 export type { TraceBodyFormat } from './decode-traces.ts'
-export { decodeJsonTraces, decodeProtobufTraces } from './decode-traces.ts'
+export { decodeJsonTraces, decodeProtobufTraces, decodeTraceBody, MalformedJsonError } from './decode-traces.ts'

@@ -1,13 +1,13 @@
 import { Queue } from 'bullmq'
-import type { SpanRecord } from '@tracewell/otlp'
-import { encodeForRedis, spansOfBatch } from './escaped-keys.encoding.ts'
-import { GroupCommit } from './group-commit.ts'
+import { GroupCommit, groupBySpans } from './group-commit.ts'
 import { defaultSpanBatchJobOptions, spanBatchJobName } from './job-options.ts'
 import { createSpanBatchQueueConnection } from './redis-connection.ts'
+import { newPayloadKey, referencedJob, spanCountOf, writePayloads, type QueuedRequest } from './span-batch.payload.ts'
 import {
   QueueBacklogFullError,
   QueueNames,
   QueueUnavailableError,
+  type AcceptedTraces,
   type SpanBatchJob,
   type SpanBatchProducer,
 } from './span-batch.contract.ts'
@@ -29,12 +29,12 @@ export interface BullMqSpanBatchProducerOptions {
   backlogRefreshMs?: number
 }
 
-const spansIn = (job: SpanBatchJob): number => job.batches.reduce((sum, batch) => sum + spansOfBatch(batch).length, 0)
-
 /**
- * The queue as ingest uses it in production: BullMQ on Redis, with group commit (one addBulk
- * pipeline, i.e. one round trip, per write), fast failure when Redis is unreachable, and
- * admission control on the measured backlog.
+ * The queue as ingest uses it in production: BullMQ on Redis, with group commit (per write, one
+ * pipeline stores the request bodies and one addBulk adds their jobs), fast failure when Redis
+ * is unreachable, and admission control on the measured backlog. Jobs are version 2: they name
+ * their bodies' Redis list (span-batch.payload.ts) and hold whole requests, up to
+ * `maxSpansPerJob` spans unless one request alone is larger.
  */
 export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOptions): SpanBatchProducer {
   const connection = createSpanBatchQueueConnection(options.redisUrl, 'producer')
@@ -80,16 +80,23 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
   // call) and converted to spans with it. Under load, when the bound matters, group commit makes
   // jobs of every ingest replica similarly large, so the estimate is close.
   let spansPerJob: number | null = null
-  const groupCommit = new GroupCommit({
-    maxSpansPerJob: options.maxSpansPerJob,
-    write: async (jobs) => {
+  const groupCommit = new GroupCommit<QueuedRequest>({
+    sizeOf: (request) => request.spans,
+    // Bounds one write's size (and so its latency); a request is never split across writes.
+    maxSpansPerWrite: options.maxSpansPerJob * 16,
+    write: async (requests) => {
       if (connection.status !== 'ready') throw unavailable()
+      const jobs = groupBySpans(requests, (request) => request.spans, options.maxSpansPerJob).map((group) => ({ key: newPayloadKey(options.prefix), group }))
       try {
-        await queue.addBulk(jobs.map((job) => ({ name: spanBatchJobName, data: encodeForRedis(job) })))
+        // The bodies first, so a writer never sees a job whose payload is not there yet. If adding
+        // the jobs fails (or times out after Redis took them), the payloads stay: their TTL
+        // reclaims real orphans, and a job that was added after all still finds its bodies.
+        await writePayloads(connection, jobs.map(({ key, group }) => ({ key, bodies: group.map((request) => request.body) })))
+        await queue.addBulk(jobs.map(({ key, group }) => ({ name: spanBatchJobName, data: referencedJob(key, group) })))
       } catch (error) {
         throw unavailable(error)
       }
-      const average = jobs.reduce((sum, job) => sum + spansIn(job), 0) / jobs.length
+      const average = requests.reduce((sum, request) => sum + request.spans, 0) / jobs.length
       spansPerJob = spansPerJob === null ? average : spansPerJob * 0.8 + average * 0.2
     },
   })
@@ -105,7 +112,7 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
       if (jobs > 0 && spansPerJob === null) {
         // Nothing written by this process yet (e.g. just restarted): size one waiting job instead.
         const [sample] = await queue.getJobs(['wait', 'delayed', 'prioritized'], 0, 0)
-        if (sample) spansPerJob = spansIn(sample.data)
+        if (sample) spansPerJob = spanCountOf(sample.data)
       }
       measuredBacklog = Math.round(jobs * (spansPerJob ?? 1))
     } catch (error) {
@@ -119,12 +126,13 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
   void measure()
 
   return {
-    async enqueue(projectId: string, spans: SpanRecord[]) {
+    async enqueue(traces: AcceptedTraces) {
       await assertConnected()
       if (measuredBacklog + groupCommit.unacknowledgedSpans >= options.maxBacklogSpans) {
         throw new QueueBacklogFullError(`queue backlog is full (${measuredBacklog} spans waiting)`)
       }
-      return groupCommit.submit(projectId, spans)
+      // Only the bytes and the count wait for Redis; the records are free to be collected.
+      return groupCommit.submit({ projectId: traces.projectId, body: traces.body, encoding: traces.bodyEncoding, spans: traces.spans.length })
     },
     backlog: () => measuredBacklog,
     async ping() {

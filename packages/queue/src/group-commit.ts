@@ -1,63 +1,33 @@
-import type { SpanRecord } from '@tracewell/otlp'
-import type { SpanBatchJob } from './span-batch.contract.ts'
-
-interface PendingRequest {
-  projectId: string
-  spans: SpanRecord[]
+interface Pending<Item> {
+  item: Item
+  size: number
   resolve(): void
   reject(error: unknown): void
 }
 
-/**
- * Packs requests into jobs of at most `maxSpansPerJob` spans, grouped by project inside each job.
- * A request larger than one job is split across consecutive jobs; the caller is answered only
- * once all of them are written, because they all travel in the same write.
- */
-export function packJobs(requests: ReadonlyArray<{ projectId: string; spans: readonly SpanRecord[] }>, maxSpansPerJob: number): SpanBatchJob[] {
-  const jobs: SpanBatchJob[] = []
-  let current = new Map<string, SpanRecord[]>()
-  let room = maxSpansPerJob
-  const finishJob = () => {
-    if (current.size > 0) jobs.push({ version: 1, batches: [...current].map(([projectId, spans]) => ({ projectId, spans })) })
-    current = new Map()
-    room = maxSpansPerJob
-  }
-  for (const request of requests) {
-    let offset = 0
-    while (offset < request.spans.length) {
-      if (room === 0) finishJob()
-      const take = Math.min(room, request.spans.length - offset)
-      let spans = current.get(request.projectId)
-      if (!spans) current.set(request.projectId, (spans = []))
-      for (let i = offset; i < offset + take; i++) spans.push(request.spans[i] as SpanRecord)
-      offset += take
-      room -= take
-    }
-  }
-  finishJob()
-  return jobs
+export interface GroupCommitOptions<Item> {
+  /** Spans in an item: what bounds one write. */
+  sizeOf(item: Item): number
+  /** Bounds one write's size (and so its latency); an item is never split across writes. */
+  maxSpansPerWrite: number
+  write(items: Item[]): Promise<void>
 }
 
 /**
  * Group commit: requests that arrive while a write is in flight (or in the same tick) are written
  * together in the next write, so many small requests cost one round trip instead of one each.
- * Every caller's promise settles with the write that carried its spans: resolved once it is
+ * Every caller's promise settles with the write that carried its item: resolved once it is
  * acknowledged, rejected (all of them) if it fails.
  */
-export class GroupCommit {
-  #pending: PendingRequest[] = []
+export class GroupCommit<Item> {
+  #pending: Array<Pending<Item>> = []
   #pendingSpans = 0
   #inFlightSpans = 0
   #flushing: Promise<void> | null = null
-  readonly #maxSpansPerJob: number
-  readonly #maxSpansPerWrite: number
-  readonly #write: (jobs: SpanBatchJob[]) => Promise<void>
+  readonly #options: GroupCommitOptions<Item>
 
-  constructor(options: { maxSpansPerJob: number; maxJobsPerWrite?: number; write: (jobs: SpanBatchJob[]) => Promise<void> }) {
-    this.#maxSpansPerJob = options.maxSpansPerJob
-    // Bounds one write's size (and so its latency); a request is never split across writes.
-    this.#maxSpansPerWrite = options.maxSpansPerJob * (options.maxJobsPerWrite ?? 16)
-    this.#write = options.write
+  constructor(options: GroupCommitOptions<Item>) {
+    this.#options = options
   }
 
   /** Spans accepted but not yet acknowledged by the store (waiting plus in the current write). */
@@ -65,11 +35,12 @@ export class GroupCommit {
     return this.#pendingSpans + this.#inFlightSpans
   }
 
-  submit(projectId: string, spans: SpanRecord[]): Promise<void> {
-    if (spans.length === 0) return Promise.resolve()
+  submit(item: Item): Promise<void> {
+    const size = this.#options.sizeOf(item)
+    if (size === 0) return Promise.resolve()
     return new Promise<void>((resolve, reject) => {
-      this.#pending.push({ projectId, spans, resolve, reject })
-      this.#pendingSpans += spans.length
+      this.#pending.push({ item, size, resolve, reject })
+      this.#pendingSpans += size
       // setImmediate, not a microtask: requests parsed in the same turn of the event loop join.
       this.#flushing ??= new Promise<void>((done) => setImmediate(done)).then(() => this.#drain())
     })
@@ -85,20 +56,20 @@ export class GroupCommit {
       while (this.#pending.length > 0) {
         let take = 0
         let spans = 0
-        while (take < this.#pending.length && (take === 0 || spans < this.#maxSpansPerWrite)) {
-          const next = this.#pending[take] as PendingRequest
-          if (take > 0 && spans + next.spans.length > this.#maxSpansPerWrite) break
-          spans += next.spans.length
+        while (take < this.#pending.length) {
+          const next = this.#pending[take] as Pending<Item>
+          if (take > 0 && spans + next.size > this.#options.maxSpansPerWrite) break
+          spans += next.size
           take++
         }
-        const requests = this.#pending.splice(0, take)
+        const batch = this.#pending.splice(0, take)
         this.#inFlightSpans = spans
         this.#pendingSpans -= spans
         try {
-          await this.#write(packJobs(requests, this.#maxSpansPerJob))
-          for (const request of requests) request.resolve()
+          await this.#options.write(batch.map((pending) => pending.item))
+          for (const pending of batch) pending.resolve()
         } catch (error) {
-          for (const request of requests) request.reject(error)
+          for (const pending of batch) pending.reject(error)
         } finally {
           this.#inFlightSpans = 0
         }
@@ -107,4 +78,26 @@ export class GroupCommit {
       this.#flushing = null
     }
   }
+}
+
+/**
+ * Splits consecutive items into groups of at most `maxSpans` spans each, keeping every item whole:
+ * an item larger than `maxSpans` makes a group of its own.
+ */
+export function groupBySpans<Item>(items: readonly Item[], sizeOf: (item: Item) => number, maxSpans: number): Item[][] {
+  const groups: Item[][] = []
+  let current: Item[] = []
+  let spans = 0
+  for (const item of items) {
+    const size = sizeOf(item)
+    if (current.length > 0 && spans + size > maxSpans) {
+      groups.push(current)
+      current = []
+      spans = 0
+    }
+    current.push(item)
+    spans += size
+  }
+  if (current.length > 0) groups.push(current)
+  return groups
 }

@@ -1,17 +1,33 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { SpanRecord } from '@tracewell/otlp'
-import { GroupCommit } from './group-commit.ts'
-import { QueueBacklogFullError, QueueUnavailableError, type SpanBatchJob, type SpanBatchProducer } from './span-batch.contract.ts'
+import { GroupCommit, groupBySpans } from './group-commit.ts'
+import { QueueBacklogFullError, QueueUnavailableError, type AcceptedTraces, type InlineSpanBatchJob, type SpanBatchProducer } from './span-batch.contract.ts'
 
 export interface InProcessSpanBatchProducerOptions {
   /** Stores one job (the writer's processor on the embedded database). */
-  process: (job: SpanBatchJob) => Promise<void>
+  process: (job: InlineSpanBatchJob) => Promise<void>
   maxSpansPerJob: number
   maxBacklogSpans: number
   /** Tries per job before the callers get QueueUnavailableError (default 4). */
   attempts?: number
   /** Delay before the first retry, doubled each time (default 100 ms). */
   retryDelayMs?: number
+}
+
+interface InlineRequest {
+  projectId: string
+  spans: SpanRecord[]
+}
+
+/** One job of the records themselves, grouped by project (nothing leaves the process). */
+function inlineJob(requests: readonly InlineRequest[]): InlineSpanBatchJob {
+  const byProject = new Map<string, SpanRecord[]>()
+  for (const { projectId, spans } of requests) {
+    const batch = byProject.get(projectId)
+    if (batch) for (const span of spans) batch.push(span)
+    else byProject.set(projectId, [...spans])
+  }
+  return { version: 1, batches: [...byProject].map(([projectId, spans]) => ({ projectId, spans })) }
 }
 
 /**
@@ -23,7 +39,7 @@ export function createInProcessSpanBatchProducer(options: InProcessSpanBatchProd
   const retryDelayMs = options.retryDelayMs ?? 100
   let closed = false
 
-  async function processWithRetries(job: SpanBatchJob): Promise<void> {
+  async function processWithRetries(job: InlineSpanBatchJob): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await options.process(job)
@@ -36,20 +52,22 @@ export function createInProcessSpanBatchProducer(options: InProcessSpanBatchProd
     }
   }
 
-  const groupCommit = new GroupCommit({
-    maxSpansPerJob: options.maxSpansPerJob,
-    write: async (jobs) => {
-      for (const job of jobs) await processWithRetries(job)
+  const sizeOf = (request: InlineRequest) => request.spans.length
+  const groupCommit = new GroupCommit<InlineRequest>({
+    sizeOf,
+    maxSpansPerWrite: options.maxSpansPerJob * 16,
+    write: async (requests) => {
+      for (const group of groupBySpans(requests, sizeOf, options.maxSpansPerJob)) await processWithRetries(inlineJob(group))
     },
   })
 
   return {
-    async enqueue(projectId: string, spans: SpanRecord[]) {
+    async enqueue({ projectId, spans }: AcceptedTraces) {
       if (closed) throw new QueueUnavailableError('queue is shutting down')
       if (groupCommit.unacknowledgedSpans >= options.maxBacklogSpans) {
         throw new QueueBacklogFullError(`queue backlog is full (${groupCommit.unacknowledgedSpans} spans pending)`)
       }
-      return groupCommit.submit(projectId, spans)
+      return groupCommit.submit({ projectId, spans })
     },
     backlog: () => groupCommit.unacknowledgedSpans,
     ping: async () => {},

@@ -3,5 +3,11 @@ export { defaultSpanBatchJobOptions, spanBatchJobName } from './job-options.ts'
 export { createSpanBatchQueueConnection } from './redis-connection.ts'
 export { createBullMqSpanBatchProducer, type BullMqSpanBatchProducerOptions, type ProducerLogger } from './bullmq.producer.ts'
 export { createInProcessSpanBatchProducer, type InProcessSpanBatchProducerOptions } from './in-process.producer.ts'
-export { packJobs } from './group-commit.ts'
-export { encodeForRedis, spanHasKeyNeedingEscape, spansOfBatch } from './escaped-keys.encoding.ts'
+export { spansOfBatch } from './inline-spans.ts'
+export {
+  deletePayload,
+  payloadTtlSeconds,
+  renewPayload,
+  spanCountOf,
+  spansOfJob,
+} from './span-batch.payload.ts'

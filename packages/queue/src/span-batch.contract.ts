@@ -3,9 +3,26 @@ import type { SpanRecord } from '@tracewell/otlp'
 
 // The contract between ingest (producer) and writer (consumer), imported by both. Changes to the
 // payload must stay additive: jobs written by the previous version may still be in the queue
-// while a new writer starts (house style §7).
+// while a new writer starts (house style §7), so the writer reads every version below.
 
 export const QueueNames = { spanBatches: 'span-batches' } as const
+
+/** How an accepted request body is encoded; the writer decodes it again with @tracewell/otlp. */
+export type TraceBodyEncoding = 'json' | 'protobuf'
+
+/** One accepted ingest request, as the queue receives it. */
+export interface AcceptedTraces {
+  projectId: string
+  /** The validated spans (the in-process queue stores these directly). */
+  spans: SpanRecord[]
+  /**
+   * The (inflated) body the spans were decoded from. The BullMQ queue carries these bytes instead
+   * of the records: copying bytes into Redis is nearly free, while BullMQ's JSON.stringify of the
+   * records cost ingest more than parsing the body did (README, Benchmarks).
+   */
+  body: Uint8Array
+  bodyEncoding: TraceBodyEncoding
+}
 
 /** Spans of one project, as accepted by one or more ingest requests. */
 export interface ProjectSpans {
@@ -13,20 +30,20 @@ export interface ProjectSpans {
   spans: SpanRecord[]
   /**
    * More spans of the project, as one JSON array text: those with an attribute key that JSON
-   * writes with an escape sequence, which BullMQ's JSON.parse could corrupt (escaped-keys.encoding.ts).
-   * Only the BullMQ producer writes it; read every span with `spansOfBatch`.
+   * writes with an escape sequence, which BullMQ's JSON.parse could corrupt (inline-spans.ts).
+   * Written by version 1 producers only; read every span with `spansOfBatch`.
    */
   spansJson?: string
 }
 
-/** The fields the writer checks on every queued span before storing it. */
+/** The fields the writer checks on every inline span before storing it. */
 export const QueuedSpanSchema = Type.Object({ traceId: Type.String(), spanId: Type.String() }, { additionalProperties: true })
 
 /**
- * One queue job: the spans of every request that arrived together (group commit), grouped by
- * project. The records inside were fully validated by ingest; the writer checks the envelope.
+ * Version 1: the spans themselves, grouped by project. The in-process queue of `npm start` uses
+ * it, and BullMQ jobs written before version 2 carry it.
  */
-export const SpanBatchJobSchema = Type.Object({
+export const InlineSpanBatchJobSchema = Type.Object({
   version: Type.Literal(1),
   batches: Type.Array(
     Type.Object({
@@ -36,11 +53,34 @@ export const SpanBatchJobSchema = Type.Object({
     }),
   ),
 })
-export type SpanBatchJobEnvelope = Static<typeof SpanBatchJobSchema>
-export interface SpanBatchJob {
+export interface InlineSpanBatchJob {
   version: 1
   batches: ProjectSpans[]
 }
+
+/**
+ * Version 2: the request bodies of every request that arrived together (group commit), by
+ * reference. The bodies are a Redis list at `payloadKey`, in the order of `requests`, written
+ * before the job (span-batch.payload.ts); the writer decodes them again and deletes the list once
+ * the job has completed.
+ */
+export const ReferencedSpanBatchJobSchema = Type.Object({
+  version: Type.Literal(2),
+  payloadKey: Type.String({ minLength: 1 }),
+  requests: Type.Array(
+    Type.Object({
+      projectId: Type.String({ minLength: 1 }),
+      encoding: Type.Union([Type.Literal('json'), Type.Literal('protobuf')]),
+      /** Spans in the body, counted by ingest (for the backlog estimate and `queue:replay --list`). */
+      spans: Type.Integer({ minimum: 0 }),
+    }),
+    { minItems: 1 },
+  ),
+})
+export type ReferencedSpanBatchJob = Static<typeof ReferencedSpanBatchJobSchema>
+
+export const SpanBatchJobSchema = Type.Union([InlineSpanBatchJobSchema, ReferencedSpanBatchJobSchema])
+export type SpanBatchJob = InlineSpanBatchJob | ReferencedSpanBatchJob
 
 /** The queue as ingest sees it. */
 export interface SpanBatchProducer {
@@ -49,7 +89,7 @@ export interface SpanBatchProducer {
    * in-process queue handed them to the writer and it stored them). Rejects with
    * QueueUnavailableError (→ 503) or QueueBacklogFullError (→ 429).
    */
-  enqueue(projectId: string, spans: SpanRecord[]): Promise<void>
+  enqueue(traces: AcceptedTraces): Promise<void>
   /** Spans waiting in the queue, as last measured (for admission control and metrics). */
   backlog(): number
   /** Whether the queue's store answers (for /readyz). */
@@ -63,4 +103,9 @@ export class QueueUnavailableError extends Error {
 
 export class QueueBacklogFullError extends Error {
   override name = 'QueueBacklogFullError'
+}
+
+/** A job the writer can never store as it is: a malformed envelope, or a payload gone or unreadable. */
+export class InvalidSpanBatchJobError extends Error {
+  override name = 'InvalidSpanBatchJobError'
 }

@@ -12,9 +12,16 @@ import {
   QueueBacklogFullError,
   QueueNames,
   QueueUnavailableError,
+  deletePayload,
+  InvalidSpanBatchJobError,
+  payloadTtlSeconds,
+  spanCountOf,
+  spansOfJob,
+  type ProjectSpans,
+  type ReferencedSpanBatchJob,
   type SpanBatchJob,
 } from '../src/index.ts'
-import { makeSpans, OwnRedis } from './helpers.ts'
+import { enqueueSpans, makeSpans, OwnRedis } from './helpers.ts'
 
 const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
 
@@ -24,9 +31,11 @@ function inspector(redisUrl: string, prefix: string) {
   const queue = new Queue<SpanBatchJob>(QueueNames.spanBatches, { connection, prefix })
   return {
     queue,
-    async waitingJobs(): Promise<SpanBatchJob[]> {
+    connection,
+    /** Every waiting job with its spans, read and decoded as the writer reads them. */
+    async waitingJobs(): Promise<Array<{ data: SpanBatchJob; batches: ProjectSpans[] }>> {
       const jobs = await queue.getJobs(['wait'], 0, -1)
-      return jobs.map((job) => job.data)
+      return Promise.all(jobs.map(async (job) => ({ data: job.data, batches: await spansOfJob(connection, job.data) })))
     },
     async close() {
       await queue.close()
@@ -35,7 +44,7 @@ function inspector(redisUrl: string, prefix: string) {
   }
 }
 
-const spanIdsOf = (jobs: SpanBatchJob[]) => jobs.flatMap((job) => job.batches.flatMap((batch) => batch.spans.map((span) => span.spanId)))
+const spanIdsOf = (jobs: Array<{ batches: ProjectSpans[] }>) => jobs.flatMap((job) => job.batches.flatMap((batch) => batch.spans.map((span) => span.spanId)))
 
 describe('BullMQ span-batch producer (shared Redis)', () => {
   const prefix = `test-${randomUUID()}`
@@ -53,7 +62,7 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
       const requests = Array.from({ length: 50 }, (_, i) => ({ projectId: `project-${i % 3}`, spans: makeSpans(3) }))
       const seenInRedis = await Promise.all(
         requests.map(async (request) => {
-          await producer.enqueue(request.projectId, request.spans)
+          await enqueueSpans(producer, request.projectId, request.spans)
           // Right after the promise resolves, the request's spans must already be in Redis.
           const stored = new Set(spanIdsOf(await inspect.waitingJobs()))
           return request.spans.every((span) => stored.has(span.spanId))
@@ -67,38 +76,56 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
       assert.equal(ids.length, 150)
       assert.deepEqual(new Set(ids), new Set(requests.flatMap((request) => request.spans.map((span) => span.spanId))))
       for (const job of jobs) {
-        assert.equal(job.version, 1)
-        const projects = job.batches.map((batch) => batch.projectId)
-        assert.equal(new Set(projects).size, projects.length, 'spans are grouped by project inside a job')
+        assert.equal(job.data.version, 2, 'bodies travel by reference')
+        assert.equal(spanCountOf(job.data), job.batches.reduce((sum, batch) => sum + batch.spans.length, 0), 'the envelope counts the spans of its bodies')
       }
       for (const request of requests) {
-        const job = jobs.find((candidate) => candidate.batches.some((batch) => batch.spans.some((span) => span.spanId === request.spans[0]?.spanId)))
-        const batch = job?.batches.find((candidate) => candidate.spans.some((span) => span.spanId === request.spans[0]?.spanId))
+        const batch = jobs.flatMap((job) => job.batches).find((candidate) => candidate.spans.some((span) => span.spanId === request.spans[0]?.spanId))
         assert.equal(batch?.projectId, request.projectId)
+        assert.deepEqual(batch?.spans.map((span) => span.spanId), request.spans.map((span) => span.spanId), 'each request is one body, whole')
       }
       const [stored] = await inspect.queue.getJobs(['wait'], 0, 0)
       assert.equal(stored?.opts.attempts, defaultSpanBatchJobOptions.attempts)
       assert.deepEqual(stored?.opts.backoff, defaultSpanBatchJobOptions.backoff)
+      const data = stored?.data as ReferencedSpanBatchJob
+      assert.ok((await inspect.connection.ttl(data.payloadKey)) > payloadTtlSeconds - 60, 'the payload carries its orphan-reclaiming TTL')
     } finally {
       await producer.close()
     }
   })
 
-  test('never puts more than maxSpansPerJob spans in one job, splitting a large request', async () => {
+  test('keeps requests whole, packing them into jobs of at most maxSpansPerJob spans (or one larger request alone)', async () => {
     await inspect.queue.obliterate({ force: true })
     const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxSpansPerJob: 10 })
     try {
-      const requests = [...Array.from({ length: 10 }, () => makeSpans(7)), makeSpans(25)]
-      await Promise.all(requests.map((spans, i) => producer.enqueue(`project-${i % 2}`, spans)))
+      const requests = [...Array.from({ length: 10 }, () => makeSpans(4)), makeSpans(25)]
+      await Promise.all(requests.map((spans, i) => enqueueSpans(producer, `project-${i % 2}`, spans)))
       const jobs = await inspect.waitingJobs()
-      for (const job of jobs) {
-        const size = job.batches.reduce((sum, batch) => sum + batch.spans.length, 0)
-        assert.ok(size <= 10, `job of ${size} spans`)
-      }
-      assert.equal(jobs.length, 10) // 95 spans packed tightly into jobs of 10
+      const sizes = jobs.map((job) => spanCountOf(job.data)).sort((a, b) => a - b)
+      assert.deepEqual(sizes, [8, 8, 8, 8, 8, 25], '4-span requests two by two, the 25-span request in a job of its own')
       const ids = spanIdsOf(jobs)
-      assert.equal(ids.length, 95)
-      assert.equal(new Set(ids).size, 95)
+      assert.equal(ids.length, 65)
+      assert.equal(new Set(ids).size, 65)
+    } finally {
+      await producer.close()
+    }
+  })
+
+  test('a completed job\'s payload is deleted by deletePayload, and only then', async () => {
+    await inspect.queue.obliterate({ force: true })
+    const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxSpansPerJob: 10 })
+    try {
+      await enqueueSpans(producer, 'project-a', makeSpans(2))
+      const [job] = await inspect.waitingJobs()
+      const data = job?.data as ReferencedSpanBatchJob
+      assert.equal(await inspect.connection.exists(data.payloadKey), 1)
+      await deletePayload(inspect.connection, data)
+      assert.equal(await inspect.connection.exists(data.payloadKey), 0)
+      await assert.rejects(spansOfJob(inspect.connection, data), (error: Error) => {
+        assert.ok(error instanceof InvalidSpanBatchJobError)
+        assert.match(error.message, /holds 0 of 1 bodies/)
+        return true
+      })
     } finally {
       await producer.close()
     }
@@ -108,18 +135,18 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
     await inspect.queue.obliterate({ force: true })
     const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 100, maxSpansPerJob: 50, backlogRefreshMs: 20 })
     try {
-      await producer.enqueue('project-a', makeSpans(50))
-      await producer.enqueue('project-a', makeSpans(50))
+      await enqueueSpans(producer, 'project-a', makeSpans(50))
+      await enqueueSpans(producer, 'project-a', makeSpans(50))
       for (let i = 0; i < 100 && producer.backlog() < 100; i++) await sleep(20)
       assert.equal(producer.backlog(), 100)
-      await assert.rejects(producer.enqueue('project-a', makeSpans(1)), QueueBacklogFullError)
+      await assert.rejects(enqueueSpans(producer, 'project-a', makeSpans(1)), QueueBacklogFullError)
       assert.equal(await inspect.queue.getWaitingCount(), 2, 'the refused spans were not queued')
 
       // Once the writer drains the queue, work is accepted again.
       await inspect.queue.drain()
       for (let i = 0; i < 100 && producer.backlog() > 0; i++) await sleep(20)
       assert.equal(producer.backlog(), 0)
-      await producer.enqueue('project-a', makeSpans(1))
+      await enqueueSpans(producer, 'project-a', makeSpans(1))
       await producer.ping()
     } finally {
       await producer.close()
@@ -143,7 +170,7 @@ describe('BullMQ span-batch producer when Redis goes away (own redis-server)', (
     const producer = createBullMqSpanBatchProducer({ redisUrl: redis.url, prefix, maxBacklogSpans: 1_000_000, maxSpansPerJob: 100 })
     try {
       let started = performance.now()
-      await assert.rejects(producer.enqueue('project-a', makeSpans(2)), QueueUnavailableError)
+      await assert.rejects(enqueueSpans(producer, 'project-a', makeSpans(2)), QueueUnavailableError)
       assert.ok(performance.now() - started < 1_000)
       await assert.rejects(producer.ping(), QueueUnavailableError)
 
@@ -151,7 +178,7 @@ describe('BullMQ span-batch producer when Redis goes away (own redis-server)', (
       const enqueueEventually = async () => {
         for (let i = 0; ; i++) {
           try {
-            return await producer.enqueue('project-a', makeSpans(2))
+            return await enqueueSpans(producer, 'project-a', makeSpans(2))
           } catch (error) {
             if (!(error instanceof QueueUnavailableError) || i > 100) throw error
             await sleep(50)
@@ -163,7 +190,7 @@ describe('BullMQ span-batch producer when Redis goes away (own redis-server)', (
       await redis.kill()
       // Concurrent requests, some possibly mid-write when the server died: none may hang.
       started = performance.now()
-      const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => producer.enqueue('project-a', makeSpans(2))))
+      const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => enqueueSpans(producer, 'project-a', makeSpans(2))))
       assert.ok(performance.now() - started < 1_000, `took ${performance.now() - started} ms`)
       for (const outcome of outcomes) {
         assert.equal(outcome.status, 'rejected')

@@ -3,7 +3,9 @@ import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { SpanRecord } from '@tracewell/otlp'
+import { acceptedTraces } from '@tracewell/test-support'
 import { Redis } from 'ioredis'
+import type { SpanBatchProducer } from '../src/index.ts'
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex')
 
@@ -40,6 +42,9 @@ export function makeSpan(overrides: Partial<SpanRecord> = {}): SpanRecord {
 }
 
 export const makeSpans = (count: number): SpanRecord[] => Array.from({ length: count }, () => makeSpan())
+
+/** Enqueues spans as ingest does: the records with the request body they came from. */
+export const enqueueSpans = (producer: SpanBatchProducer, projectId: string, spans: SpanRecord[]): Promise<void> => producer.enqueue(acceptedTraces(projectId, spans))
 
 /** A throwaway redis-server of our own, so outage tests never touch the shared one on 6379. */
 export class OwnRedis {

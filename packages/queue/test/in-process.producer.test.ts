@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { createInProcessSpanBatchProducer, QueueBacklogFullError, QueueUnavailableError, type SpanBatchJob } from '../src/index.ts'
-import { makeSpans } from './helpers.ts'
+import { createInProcessSpanBatchProducer, QueueBacklogFullError, QueueUnavailableError, type InlineSpanBatchJob } from '../src/index.ts'
+import { enqueueSpans, makeSpans } from './helpers.ts'
 
-const spanIdsOf = (jobs: SpanBatchJob[]) => jobs.flatMap((job) => job.batches.flatMap((batch) => batch.spans.map((span) => span.spanId)))
+const spanIdsOf = (jobs: InlineSpanBatchJob[]) => jobs.flatMap((job) => job.batches.flatMap((batch) => batch.spans.map((span) => span.spanId)))
 
 describe('in-process span-batch producer', () => {
   test('groups concurrent requests and answers each only after process() stored its spans', async () => {
-    const processed: SpanBatchJob[] = []
+    const processed: InlineSpanBatchJob[] = []
     const producer = createInProcessSpanBatchProducer({
       maxSpansPerJob: 20,
       maxBacklogSpans: 10_000,
@@ -19,7 +19,7 @@ describe('in-process span-batch producer', () => {
     const requests = Array.from({ length: 30 }, (_, i) => ({ projectId: `project-${i % 2}`, spans: makeSpans(3) }))
     const answeredAfterStore = await Promise.all(
       requests.map(async (request) => {
-        await producer.enqueue(request.projectId, request.spans)
+        await enqueueSpans(producer, request.projectId, request.spans)
         const stored = new Set(spanIdsOf(processed))
         return request.spans.every((span) => stored.has(span.spanId))
       }),
@@ -44,7 +44,7 @@ describe('in-process span-batch producer', () => {
         throw new Error('connection refused')
       },
     })
-    const outcomes = await Promise.allSettled([producer.enqueue('p', makeSpans(2)), producer.enqueue('p', makeSpans(2))])
+    const outcomes = await Promise.allSettled([enqueueSpans(producer, 'p', makeSpans(2)), enqueueSpans(producer, 'p', makeSpans(2))])
     assert.equal(calls, 3)
     for (const outcome of outcomes) {
       assert.equal(outcome.status, 'rejected')
@@ -64,7 +64,7 @@ describe('in-process span-batch producer', () => {
         if (++calls < 3) throw new Error('database restarting')
       },
     })
-    await producer.enqueue('p', makeSpans(2))
+    await enqueueSpans(producer, 'p', makeSpans(2))
     assert.equal(calls, 3)
     await producer.close()
   })
@@ -72,7 +72,7 @@ describe('in-process span-batch producer', () => {
   test('refuses work above the in-memory backlog bound, and close() flushes what is pending', async () => {
     let release: () => void = () => {}
     const gate = new Promise<void>((resolve) => (release = resolve))
-    const stored: SpanBatchJob[] = []
+    const stored: InlineSpanBatchJob[] = []
     const producer = createInProcessSpanBatchProducer({
       maxSpansPerJob: 100,
       maxBacklogSpans: 10,
@@ -81,12 +81,12 @@ describe('in-process span-batch producer', () => {
         stored.push(job)
       },
     })
-    const first = producer.enqueue('p', makeSpans(6))
-    const second = producer.enqueue('p', makeSpans(6))
+    const first = enqueueSpans(producer, 'p', makeSpans(6))
+    const second = enqueueSpans(producer, 'p', makeSpans(6))
     assert.equal(producer.backlog(), 12)
-    await assert.rejects(producer.enqueue('p', makeSpans(1)), QueueBacklogFullError)
+    await assert.rejects(enqueueSpans(producer, 'p', makeSpans(1)), QueueBacklogFullError)
     const closing = producer.close()
-    await assert.rejects(producer.enqueue('p', makeSpans(1)), QueueUnavailableError)
+    await assert.rejects(enqueueSpans(producer, 'p', makeSpans(1)), QueueUnavailableError)
     release()
     await closing
     await Promise.all([first, second])

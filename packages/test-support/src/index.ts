@@ -1,1 +1,2 @@
 export { seededRandom } from './seeded-random.ts'
+export { acceptedTraces, otlpJsonBody } from './otlp-json-body.ts'

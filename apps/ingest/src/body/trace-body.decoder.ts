@@ -1,6 +1,4 @@
-import { isUtf8 } from 'node:buffer'
-import { parseJsonText } from '@tracewell/json-text'
-import { decodeJsonTraces, decodeProtobufTraces, type SpanRecord, type TraceBodyFormat } from '@tracewell/otlp'
+import { decodeTraceBody as decodeBody, MalformedJsonError, type SpanRecord, type TraceBodyFormat } from '@tracewell/otlp'
 import { malformedJson } from '../errors.ts'
 import type { BodyFormat } from './media-type.ts'
 
@@ -11,23 +9,15 @@ export interface DecodedTraces {
 
 /**
  * Turns the (inflated) body into validated span records. Throws a 400 for bytes that are not
- * JSON, and @tracewell/otlp's SpanValidationError (a 400 whose message starts with the path) for
- * anything that is not a valid batch.
+ * JSON, saying where, and @tracewell/otlp's SpanValidationError (a 400 whose message starts with
+ * the path) for anything that is not a valid batch.
  */
 export function decodeTraceBody(body: Buffer, format: BodyFormat): DecodedTraces {
-  if (format === 'protobuf') return decodeProtobufTraces(body)
-  return decodeJsonTraces(parseJson(body))
-}
-
-function parseJson(body: Buffer): unknown {
-  // JSON is UTF-8 (RFC 8259); silently turning bad bytes into U+FFFD would store what was not sent.
-  if (!isUtf8(body)) throw malformedJson('not valid UTF-8')
-  const text = body.toString('utf8')
   try {
-    // Not JSON.parse: it can corrupt object keys written with escapes (see @tracewell/json-text).
-    return parseJsonText(text)
+    return decodeBody(body, format)
   } catch (error) {
-    throw malformedJson(withPosition(error instanceof Error ? error.message : String(error), text))
+    if (error instanceof MalformedJsonError) throw malformedJson(error.text === null ? error.message : withPosition(error.message, error.text))
+    throw error
   }
 }
 

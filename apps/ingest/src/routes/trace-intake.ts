@@ -1,12 +1,12 @@
 import type { IncomingMessage } from 'node:http'
 import type { App } from '@tracewell/http'
 import { UnauthorizedError } from '@tracewell/http'
-import type { SpanRecord } from '@tracewell/otlp'
-import { QueueBacklogFullError, QueueUnavailableError, type SpanBatchProducer } from '@tracewell/queue'
+import type { TraceBodyFormat } from '@tracewell/otlp'
+import { QueueBacklogFullError, QueueUnavailableError, type AcceptedTraces, type SpanBatchProducer } from '@tracewell/queue'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { readBody, type BodyLimits } from '../body/body.reader.ts'
 import { formatOf, requireEncoding, requireFormat, type BodyEncoding, type BodyFormat } from '../body/media-type.ts'
-import { decodeTraceBody, type DecodedTraces } from '../body/trace-body.decoder.ts'
+import { decodeTraceBody } from '../body/trace-body.decoder.ts'
 import { bodyTooLarge, keyStoreUnavailable, queueBacklogFull, queueUnavailable, tooManySpans } from '../errors.ts'
 import { rejectionReasonOf, type IngestMetrics } from '../ingest.metrics.ts'
 
@@ -38,9 +38,10 @@ export interface TraceIntakeOptions {
 /**
  * Everything the trace routes share, installed into one route context: authentication and the
  * content checks on headers alone (SPEC §2: no work on the body of an unauthenticated request),
- * the streaming body reader, and the per-request metrics. Returns the handler's core.
+ * the streaming body reader, and the per-request metrics. Returns the handler's core, which
+ * answers the format the body was in.
  */
-export function installTraceIntake(app: App, options: TraceIntakeOptions): (request: FastifyRequest) => Promise<DecodedTraces> {
+export function installTraceIntake(app: App, options: TraceIntakeOptions): (request: FastifyRequest) => Promise<TraceBodyFormat> {
   const { producer, limits, metrics } = options
 
   app.decorateRequest('traceIntake', null)
@@ -68,15 +69,14 @@ export function installTraceIntake(app: App, options: TraceIntakeOptions): (requ
 
   return async (request) => {
     const intake = request.traceIntake as TraceIntake
-    const decoded = decodeTraceBody((request.body as Buffer | undefined) ?? Buffer.alloc(0), intake.format)
-    // The bytes are not needed while the spans wait for Redis; with many large requests in
-    // flight, holding on to them would double what each one keeps alive.
+    const body = (request.body as Buffer | undefined) ?? Buffer.alloc(0)
     request.body = undefined
-    if (decoded.spans.length > limits.maxSpansPerRequest) throw tooManySpans(decoded.spans.length, limits.maxSpansPerRequest)
+    const { format, spans } = decodeTraceBody(body, intake.format)
+    if (spans.length > limits.maxSpansPerRequest) throw tooManySpans(spans.length, limits.maxSpansPerRequest)
     // An empty batch is a success that stores nothing (SPEC §2).
-    if (decoded.spans.length > 0) await enqueue(producer, intake.projectId, decoded.spans)
-    metrics.spansAccepted.inc(decoded.spans.length)
-    return decoded
+    if (spans.length > 0) await enqueue(producer, { projectId: intake.projectId, spans, body, bodyEncoding: intake.format })
+    metrics.spansAccepted.inc(spans.length)
+    return format
   }
 }
 
@@ -96,9 +96,9 @@ async function authenticatedProject(app: App, presented: string | string[] | und
 }
 
 /** The 200 waits for Redis to hold the spans (SPEC §2); a full or absent queue says when to retry. */
-async function enqueue(producer: SpanBatchProducer, projectId: string, spans: SpanRecord[]): Promise<void> {
+async function enqueue(producer: SpanBatchProducer, traces: AcceptedTraces): Promise<void> {
   try {
-    await producer.enqueue(projectId, spans)
+    await producer.enqueue(traces)
   } catch (error) {
     if (error instanceof QueueBacklogFullError) throw queueBacklogFull()
     if (error instanceof QueueUnavailableError) throw queueUnavailable()

@@ -109,7 +109,7 @@ export const traceRoutes: FastifyPluginAsync<TraceRoutesOptions, RawServerDefaul
         },
       },
       async (request, reply) => {
-        const { format } = await acceptTraces(request)
+        const format = await acceptTraces(request)
         // Bytes bypass the JSON serializer; the schema describes the JSON form of the same message.
         if (format === 'otlp-protobuf') return reply.code(200).type('application/x-protobuf').send(EMPTY_EXPORT_RESPONSE as ExportTraceResponse)
         return reply.code(200).send(EXPORT_ACCEPTED)

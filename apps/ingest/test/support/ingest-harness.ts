@@ -4,8 +4,10 @@ import { IngestConfigSchema, loadConfig, TestEnvironmentSchema, type IngestConfi
 import { createProject, createTeam, insertApiKey, type Db } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import type { App } from '@tracewell/http'
-import { QueueNames, type SpanBatchJob, type SpanBatchProducer } from '@tracewell/queue'
+import type { SpanRecord } from '@tracewell/otlp'
+import { QueueNames, spansOfJob, type SpanBatchJob, type SpanBatchProducer } from '@tracewell/queue'
 import { Queue } from 'bullmq'
+import { Redis } from 'ioredis'
 import { buildApp } from '../../src/app.ts'
 
 export const testEnv = loadConfig(TestEnvironmentSchema)
@@ -37,7 +39,7 @@ export interface IngestHarness {
   /** The BullMQ queue the app writes to, for inspecting jobs. */
   queue: Queue<SpanBatchJob>
   /** Every span in waiting jobs, in job order. */
-  queuedSpans(): Promise<Array<{ projectId: string; span: SpanBatchJob['batches'][number]['spans'][number] }>>
+  queuedSpans(): Promise<Array<{ projectId: string; span: SpanRecord }>>
   close(): Promise<void>
 }
 
@@ -63,6 +65,7 @@ export async function startIngest(
   await app.ready()
   const tenant = await createTenant(database.db)
   const queue = new Queue<SpanBatchJob>(QueueNames.spanBatches, { connection: { url: testEnv.REDIS_URL }, prefix })
+  const payloads = new Redis(testEnv.REDIS_URL)
   return {
     app,
     config,
@@ -72,12 +75,15 @@ export async function startIngest(
     queue,
     async queuedSpans() {
       const jobs = await queue.getJobs(['wait', 'prioritized', 'delayed', 'active', 'completed'], 0, -1, true)
-      return jobs.flatMap((job) => job.data.batches.flatMap((batch) => batch.spans.map((span) => ({ projectId: batch.projectId, span }))))
+      // Read and decoded as the writer reads them.
+      const batches = await Promise.all(jobs.map((job) => spansOfJob(payloads, job.data)))
+      return batches.flat().flatMap((batch) => batch.spans.map((span) => ({ projectId: batch.projectId, span })))
     },
     async close() {
       await app.close()
       await queue.obliterate({ force: true }).catch(() => {})
       await queue.close()
+      payloads.disconnect()
       if (!options.database) await database.drop()
     },
   }

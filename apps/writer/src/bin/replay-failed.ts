@@ -2,7 +2,7 @@
 // stores it again (e.g. after a long Postgres outage exhausted its attempts, or after a fix for
 // data the writer rejected). `npm run queue:replay -- --list` only lists them.
 import { loadConfigOrExit, ReplayConfigSchema } from '@tracewell/config'
-import { createSpanBatchQueueConnection, QueueNames, type SpanBatchJob } from '@tracewell/queue'
+import { createSpanBatchQueueConnection, QueueNames, renewPayload, spanCountOf, type SpanBatchJob } from '@tracewell/queue'
 import { Queue, type Job } from 'bullmq'
 
 const config = loadConfigOrExit(ReplayConfigSchema)
@@ -24,8 +24,14 @@ await new Promise<void>((resolve, reject) => {
 })
 const queue = new Queue<SpanBatchJob>(QueueNames.spanBatches, { connection, prefix: config.QUEUE_PREFIX, skipMetasUpdate: true })
 
-const spanCount = (job: Job<SpanBatchJob>) =>
-  Array.isArray(job.data?.batches) ? job.data.batches.reduce((sum, batch) => sum + (Array.isArray(batch?.spans) ? batch.spans.length : 0), 0) : 0
+// A failed job may be malformed (that may be why it failed): count what can be counted.
+const spanCount = (job: Job<SpanBatchJob>) => {
+  try {
+    return spanCountOf(job.data)
+  } catch {
+    return 0
+  }
+}
 
 try {
   if (listOnly) {
@@ -47,6 +53,8 @@ try {
       for (const job of page) {
         remaining--
         try {
+          // Its bodies get their full TTL again before the job can wait in the queue once more.
+          await renewPayload(connection, job.data)
           await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true })
           replayed++
           spans += spanCount(job)

@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto'
+import { Value } from '@sinclair/typebox/value'
+import { decodeTraceBody, type SpanRecord } from '@tracewell/otlp'
+import type { Redis } from 'ioredis'
+import { spansOfBatch } from './inline-spans.ts'
+import {
+  InvalidSpanBatchJobError,
+  QueueNames,
+  SpanBatchJobSchema,
+  type ProjectSpans,
+  type ReferencedSpanBatchJob,
+  type SpanBatchJob,
+  type TraceBodyEncoding,
+} from './span-batch.contract.ts'
+
+// Version 2 jobs carry their request bodies by reference: the bodies are one Redis list per job,
+// written before the job is added and deleted after it completed. Only the writer's `completed`
+// handler deletes a payload, so a job that is retried, stalled or parked in the failed set still
+// finds its bodies.
+
+/**
+ * How long a payload outlives its last write. It only reclaims orphans (a job add that failed
+ * after its payload was written, a writer killed between completing a job and deleting its
+ * payload), so it is far longer than any job can wait: failed jobs are kept 14 days
+ * (job-options.ts), and `queue:replay` renews the payloads of the jobs it replays.
+ */
+export const payloadTtlSeconds = 30 * 24 * 3600
+
+export interface QueuedRequest {
+  projectId: string
+  body: Uint8Array
+  encoding: TraceBodyEncoding
+  spans: number
+}
+
+/** A fresh payload key under the queue's prefix, so `obliterate` and key scans find it with the queue. */
+export const newPayloadKey = (prefix: string): string => `${prefix}:${QueueNames.spanBatches}:payload:${randomUUID()}`
+
+/** The job of a group of requests whose bodies are (about to be) stored at `payloadKey`. */
+export function referencedJob(payloadKey: string, requests: readonly QueuedRequest[]): ReferencedSpanBatchJob {
+  return { version: 2, payloadKey, requests: requests.map(({ projectId, encoding, spans }) => ({ projectId, encoding, spans })) }
+}
+
+/** Writes the bodies of each job, one pipeline (one round trip) for all of them. */
+export async function writePayloads(redis: Redis, payloads: ReadonlyArray<{ key: string; bodies: Uint8Array[] }>): Promise<void> {
+  const pipeline = redis.pipeline()
+  for (const { key, bodies } of payloads) pipeline.rpush(key, ...bodies.map((body) => Buffer.from(body.buffer, body.byteOffset, body.byteLength))).expire(key, payloadTtlSeconds)
+  const results = (await pipeline.exec()) ?? []
+  const failed = results.find(([error]) => error)
+  if (failed) throw failed[0]
+}
+
+export async function deletePayload(redis: Redis, job: SpanBatchJob): Promise<void> {
+  if (job?.version === 2) await redis.del(job.payloadKey)
+}
+
+/** Gives a replayed job's payload the full TTL again. */
+export async function renewPayload(redis: Redis, job: SpanBatchJob): Promise<void> {
+  if (job?.version === 2 && typeof job.payloadKey === 'string') await redis.expire(job.payloadKey, payloadTtlSeconds)
+}
+
+/** Spans in a job, from its envelope alone (no payload read). */
+export function spanCountOf(job: SpanBatchJob): number {
+  if (job.version === 2) return job.requests.reduce((sum, request) => sum + request.spans, 0)
+  return job.batches.reduce((sum, batch) => sum + batch.spans.length, 0)
+}
+
+/**
+ * The spans of a queued job, grouped by project, as the writer stores them: inline spans as they
+ * are, referenced bodies read from Redis and decoded again. Throws InvalidSpanBatchJobError for a
+ * job no retry can fix (bad envelope, payload missing or not decodable); Redis errors propagate.
+ */
+export async function spansOfJob(redis: Redis, job: unknown): Promise<ProjectSpans[]> {
+  if (!Value.Check(SpanBatchJobSchema, job)) {
+    const first = Value.Errors(SpanBatchJobSchema, job).First()
+    throw new InvalidSpanBatchJobError(`invalid span-batch job: ${first ? `${first.path || '/'} ${first.message}` : 'not an object'}`)
+  }
+  const checked = job as SpanBatchJob
+  if (checked.version === 1) return checked.batches.map((batch, index) => ({ projectId: batch.projectId, spans: inlineSpans(batch, index) }))
+  const bodies = await redis.lrangeBuffer(checked.payloadKey, 0, -1)
+  if (bodies.length !== checked.requests.length) {
+    throw new InvalidSpanBatchJobError(`span-batch payload ${checked.payloadKey} holds ${bodies.length} of ${checked.requests.length} bodies`)
+  }
+  return checked.requests.map((request, index) => ({ projectId: request.projectId, spans: decodeBody(bodies[index] as Buffer, request.encoding, index) }))
+}
+
+function inlineSpans(batch: ProjectSpans, index: number): SpanRecord[] {
+  try {
+    return spansOfBatch(batch)
+  } catch (error) {
+    throw new InvalidSpanBatchJobError(`invalid span-batch job: /batches/${index}/${(error as Error).message}`)
+  }
+}
+
+function decodeBody(body: Buffer, encoding: TraceBodyEncoding, index: number): SpanRecord[] {
+  try {
+    return decodeTraceBody(body, encoding).spans
+  } catch (error) {
+    // Ingest decoded the same bytes before accepting them: only a changed decoder gets here.
+    throw new InvalidSpanBatchJobError(`span-batch body ${index} no longer decodes: ${(error as Error).message}`)
+  }
+}
