@@ -105,3 +105,47 @@ it('resent batches, on either path and in any encoding, make no second row', asy
   await drained()
   assert.equal(await countSpans(ingest.database.db, ingest.tenant.projectId), distinctSpans)
 })
+
+it('characters Postgres cannot store (U+0000, lone surrogates) arrive as U+FFFD instead of failing the queue job', async () => {
+  const traceId = 'ab'.repeat(16)
+  const body = JSON.stringify({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'nul\u0000service' } }] },
+        scopeSpans: [
+          {
+            spans: [
+              {
+                traceId,
+                spanId: 'cd'.repeat(8),
+                name: 'chat\u0000completion',
+                kind: 3,
+                startTimeUnixNano: '1700000000000000000',
+                endTimeUnixNano: '1700000001000000000',
+                attributes: [
+                  { key: 'llm.response.choices', value: { stringValue: 'a\u0000b \ud800 c' } },
+                  { key: 'key\u0000with nul', value: { stringValue: 'literal \\u0000 stays' } },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  })
+  const response = await ingest.app.inject({
+    method: 'POST',
+    url: '/api/trace',
+    headers: { 'x-api-key': ingest.tenant.projectKey, 'content-type': 'application/json' },
+    payload: body,
+  })
+  assert.equal(response.statusCode, 200)
+  await drained()
+  const [row] = await findTraceSpans(ingest.database.db, ingest.tenant.projectId, traceId)
+  assert.equal(row?.name, 'chat\ufffdcompletion')
+  assert.equal(row?.serviceName, 'nul\ufffdservice')
+  assert.deepEqual(row?.attributes, {
+    'llm.response.choices': { stringValue: 'a\ufffdb \ufffd c' },
+    'key\ufffdwith nul': { stringValue: 'literal \\u0000 stays' },
+  })
+})

@@ -125,14 +125,18 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
   timer.unref()
   void measure()
 
+  const admit = async () => {
+    await assertConnected()
+    if (measuredBacklog + groupCommit.unacknowledgedSpans >= options.maxBacklogSpans) {
+      throw new QueueBacklogFullError(`queue backlog is full (${measuredBacklog} spans waiting)`)
+    }
+  }
+
   return {
-    async enqueue(traces: AcceptedTraces) {
-      await assertConnected()
-      if (measuredBacklog + groupCommit.unacknowledgedSpans >= options.maxBacklogSpans) {
-        throw new QueueBacklogFullError(`queue backlog is full (${measuredBacklog} spans waiting)`)
-      }
-      // Only the bytes and the count wait for Redis; the records are free to be collected.
-      return groupCommit.submit({ projectId: traces.projectId, body: traces.body, encoding: traces.bodyEncoding, spans: traces.spans.length })
+    enqueue(traces: AcceptedTraces) {
+      // Only the bytes and the count wait for Redis: nothing here keeps the records alive.
+      const request: QueuedRequest = { projectId: traces.projectId, body: traces.body, encoding: traces.bodyEncoding, spans: traces.spans.length }
+      return admit().then(() => groupCommit.submit(request))
     },
     backlog: () => measuredBacklog,
     async ping() {
