@@ -23,6 +23,9 @@ export const k8sDir = join(dockerDir, 'k8s')
 export const tracewellImage = 'tracewell/tracewell'
 export const namespace = 'tracewell'
 
+/** The V8 flags every service runs with (README, Benchmarks), as the image's ENTRYPOINT gives them. */
+export const serviceNodeFlags = ['--max-semi-space-size=16', '--heap-growing-percent=50']
+
 export type ServiceSpec = { entry: string; port: number; schema: SettingsSchema }
 
 /** Deployment / compose service name → what it must run. Ports come from @tracewell/config. */

@@ -28,6 +28,7 @@ import {
   repoRoot,
   requiredSettings,
   sampleSecretValues,
+  serviceNodeFlags,
   services,
   type SettingsSchema,
   tracewellImage,
@@ -529,11 +530,24 @@ describe('Dockerfile', () => {
     assert.ok(users.length > 0, 'a USER instruction')
     assert.ok(!['root', '0'].includes(users.at(-1)!.split(':')[0]!), 'the last USER is not root')
     assert.equal(users.at(-1), 'node')
-    assert.deepEqual(JSON.parse(instructions(runtime, 'ENTRYPOINT').at(-1)!), ['node'])
+    assert.deepEqual(JSON.parse(instructions(runtime, 'ENTRYPOINT').at(-1)!), ['node', ...serviceNodeFlags])
     const command = JSON.parse(instructions(runtime, 'CMD').at(-1)!) as string[]
     assert.deepEqual(command, ['apps/all-in-one/src/server.ts'])
     assert.ok(instructions(runtime, 'ENV').some((env) => /\bNODE_ENV=production\b/.test(env)))
     assert.deepEqual(instructions(runtime, 'HEALTHCHECK'), [])
+  })
+
+  it('gives the services the V8 flags of the npm start scripts and the benchmarks', () => {
+    // The flags stand in several places that cannot share a variable; this keeps them equal.
+    const manifests = ['package.json', ...readdirSync(join(repoRoot, 'apps')).map((app) => `apps/${app}/package.json`)]
+    for (const manifest of manifests) {
+      const scripts = (JSON.parse(readFileSync(join(repoRoot, manifest), 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {}
+      for (const [name, script] of Object.entries(scripts)) {
+        if (name === 'start' || name.startsWith('start:')) assert.ok(script.startsWith(`node ${serviceNodeFlags.join(' ')} `), `${manifest} ${name}: ${script}`)
+      }
+    }
+    const bench = readFileSync(join(repoRoot, 'bench/src/service-node-flags.ts'), 'utf8')
+    assert.ok(bench.includes(`[${serviceNodeFlags.map((flag) => `'${flag}'`).join(', ')}]`), 'bench/src/service-node-flags.ts')
   })
 
   it('ships the sources the services run', () => {
