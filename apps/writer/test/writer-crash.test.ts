@@ -48,10 +48,17 @@ after(async () => {
 })
 
 test('a writer SIGKILLed mid-batch loses nothing: after a restart every span is stored exactly once', async () => {
-  const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 10_000_000, maxSpansPerJob: 2_000 })
   const total = 40_000
-  await Promise.all(Array.from({ length: 20 }, () => enqueueSpans(producer, 'project-crash', makeSpans(total / 20))))
-  await producer.close()
+  const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 10_000_000, maxSpansPerJob: 2_000 })
+  try {
+    // Connected first: building the bodies below blocks the event loop for a while on a busy
+    // machine, longer than the producer waits for its first connection.
+    await producer.ping()
+    const requests = Array.from({ length: 20 }, () => makeSpans(total / 20))
+    await Promise.all(requests.map((spans) => enqueueSpans(producer, 'project-crash', spans)))
+  } finally {
+    await producer.close()
+  }
   assert.equal(await inspect.queue.getWaitingCount(), 20)
 
   const first = startWriter()
