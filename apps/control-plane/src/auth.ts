@@ -1,6 +1,6 @@
 import { secretsMatch, type KeyKind, type VerifiedKey } from '@tracewell/auth'
 import { UnauthorizedError } from '@tracewell/http'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,11 +24,19 @@ function presentedSecret(request: FastifyRequest, header: string): string | unde
  * key for the endpoint (SPEC §1).
  */
 export function requireKey(kind: KeyKind) {
-  return async function authenticate(request: FastifyRequest): Promise<void> {
-    const secret = presentedSecret(request, 'x-api-key')
-    const key = secret === undefined ? null : await request.server.apiKeys.verify(secret)
-    if (key === null || key.kind !== kind) throw new UnauthorizedError(invalidApiKeyMessage)
+  function admit(request: FastifyRequest, key: VerifiedKey | null): Error | undefined {
+    if (key === null || key.kind !== kind) return new UnauthorizedError(invalidApiKeyMessage)
     request.controlPlaneCaller = key
+    return undefined
+  }
+  // A callback hook rather than an async one: a key verified a moment ago is admitted without a
+  // promise and a turn of the microtask queue, a measurable share of a cached request.
+  return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+    const secret = presentedSecret(request, 'x-api-key')
+    if (secret === undefined) return done(admit(request, null))
+    const cached = request.server.apiKeys.verifyCached(secret)
+    if (cached !== undefined) return done(admit(request, cached))
+    request.server.apiKeys.verify(secret).then((key) => done(admit(request, key)), done)
   }
 }
 

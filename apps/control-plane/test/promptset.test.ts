@@ -119,6 +119,12 @@ describe('GET /api/promptset (SPEC §3)', () => {
     }
     const none = await cp.app.inject({ url: `/api/promptset?promptset_id=${registryId}` })
     assert.deepEqual([none.statusCode, none.json()], [401, unauthorized])
+    // Twice each, so the second answer comes from the verifier's cache (admitted without a promise).
+    for (let attempt = 0; attempt < 2; attempt++) {
+      assert.equal((await cp.app.inject({ url: '/api/projects', headers: { 'x-api-key': ws.teamKey } })).statusCode, 200)
+      assert.deepEqual((await get(`promptset_id=${registryId}`, ws.teamKey)).json(), unauthorized)
+      assert.equal((await get(`promptset_id=${registryId}`)).statusCode, 200)
+    }
   })
 
   it('answers 404 for an unknown registry and for another project’s registry', async () => {

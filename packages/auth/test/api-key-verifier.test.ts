@@ -58,6 +58,19 @@ describe('ApiKeyVerifier against the real database', () => {
     await verifier.close()
   })
 
+  it('forgets a key at once, even when it is recognised by its text without hashing', async () => {
+    const { secret, id } = await storeKey()
+    const { verifier, lookups } = verifierWithClock(5000)
+    assert.ok(await verifier.verify(secret))
+    assert.ok(await verifier.verify(secret), 'a repeat is answered from the cache')
+    assert.equal(lookups(), 1)
+    await revokeApiKey(db, teamId, id)
+    verifier.forget(hashApiKey(secret))
+    assert.equal(await verifier.verify(secret), null, 'refused without waiting for the TTL')
+    assert.equal(lookups(), 2)
+    await verifier.close()
+  })
+
   it('refuses unknown and malformed keys', async () => {
     const { verifier } = verifierWithClock(5000)
     assert.equal(await verifier.verify(generateApiKey('project')), null)
@@ -83,6 +96,23 @@ describe('ApiKeyVerifier against the real database', () => {
     const row = await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
     assert.ok(!JSON.stringify(row).includes(secret))
     assert.equal(row.key_hash, hashApiKey(secret))
+  })
+})
+
+describe('ApiKeyVerifier usage records', () => {
+  it('records the use of a key answered from the cache, not only of the first lookup', async () => {
+    const touched: string[][] = []
+    const verifier = new ApiKeyVerifier({
+      ttlMs: 5000,
+      lookup: async () => ({ id: 'k', kind: 'project', teamId: 't', projectId: 'p', revoked: false }),
+      touch: async (ids) => void touched.push(ids),
+    })
+    await verifier.verify('secret')
+    await verifier.flushUsage()
+    await verifier.verify('secret')
+    await verifier.flushUsage()
+    assert.deepEqual(touched, [['k'], ['k']])
+    await verifier.close()
   })
 })
 

@@ -29,6 +29,20 @@ describe('http kit', () => {
     assert.deepEqual(response.json(), { status: 500, message: 'Internal server error (request req-42)' })
   })
 
+  it('gives each request a distinct UUID as its id when the caller sends none', async () => {
+    const app = buildTestApp()
+    const ids = new Set<string>()
+    for (let i = 0; i < 50; i++) {
+      const message = (await app.inject({ url: '/boom' })).json<{ message: string }>().message
+      const id = /\(request ([^)]+)\)/.exec(message)?.[1] ?? ''
+      assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      ids.add(id)
+    }
+    assert.equal(ids.size, 50)
+    const other = /\(request ([^)]+)\)/.exec((await buildTestApp().inject({ url: '/boom' })).json<{ message: string }>().message)?.[1] ?? ''
+    assert.ok(!ids.has(other), 'another app (another process) draws its own ids')
+  })
+
   it('keeps client error messages and statuses, with Retry-After when asked', async () => {
     const app = buildTestApp()
     assert.deepEqual((await app.inject({ url: '/missing' })).json(), { status: 404, message: 'Project not found' })

@@ -57,13 +57,38 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
 
 const cacheMetricName = 'tracewell_prompt_cache_lookups_total'
 
+interface LookupCounts {
+  hit: number
+  miss: number
+}
+
+// One set of counts per registry: the all-in-one app has one registry, and tests may build
+// several apps in one process.
+const countsByRegistry = new WeakMap<Registry, LookupCounts>()
+
+/**
+ * Cache hits are counted as plain numbers and handed to prom-client when /metrics is scraped: a
+ * labelled `inc()` validates and hashes its labels on every call, which a cached GET
+ * /api/promptset would otherwise pay on every request.
+ */
 function promptCacheStats(registry: Registry): PromptCacheStats {
-  // Guarded: the all-in-one app has one registry, and tests may build several apps in one process.
-  const existing = registry.getSingleMetric(cacheMetricName) as Counter<'result'> | undefined
-  const counter =
-    existing ??
-    new Counter({ name: cacheMetricName, help: 'GET /api/promptset registry lookups by cache result', labelNames: ['result'] as const, registers: [registry] })
-  const hits = counter.labels('hit')
-  const misses = counter.labels('miss')
-  return { hit: () => hits.inc(), miss: () => misses.inc() }
+  let counts = countsByRegistry.get(registry)
+  if (counts === undefined) {
+    const registered: LookupCounts = { hit: 0, miss: 0 }
+    new Counter({
+      name: cacheMetricName,
+      help: 'GET /api/promptset registry lookups by cache result',
+      labelNames: ['result'] as const,
+      registers: [registry],
+      collect() {
+        this.reset()
+        this.inc({ result: 'hit' }, registered.hit)
+        this.inc({ result: 'miss' }, registered.miss)
+      },
+    })
+    countsByRegistry.set(registry, registered)
+    counts = registered
+  }
+  const lookups = counts
+  return { hit: () => void lookups.hit++, miss: () => void lookups.miss++ }
 }

@@ -2,16 +2,17 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { findLivePrompt, findProjectPromptset, findPromptVersion, type Db } from '@tracewell/db'
 import { BadRequestError, NotFoundError } from '@tracewell/http'
+import type { FastifyReply } from 'fastify'
 import { callerProjectId, requireProjectKey } from '../auth.ts'
 import { lookupKey, type PromptCache, type RegistryLookup } from '../prompt-cache.ts'
-import { missingVariables } from '../prompt-template.ts'
-import { filledJson, toPromptView } from '../prompt-view.ts'
-import { errorResponses, RegistrySchema, type Registry } from '../schemas.ts'
+import { declaredValues, filledJson, missingValues, toPromptView } from '../prompt-view.ts'
+import { errorResponses, RegistrySchema } from '../schemas.ts'
 
 // GET /api/promptset, what the Langtrace SDKs call (SPEC §3): the TypeScript SDK sends
 // `promptset_id`, `version` and `variables.<name>` through URLSearchParams, the Python SDK through
-// urlencode; both encode a space as `+`. Fastify's query parser (fast-querystring) decodes keys and
-// values as a form would (`+` is a space, %XX escapes), which a test pins down.
+// urlencode; both encode a space as `+`. The apps' query parser (@tracewell/http's parseQueryString,
+// equivalent to Fastify's default) decodes keys and values as a form would (`+` is a space, %XX
+// escapes), which a test pins down.
 
 export const GetPromptQuerySchema = Type.Object(
   {
@@ -23,7 +24,6 @@ export const GetPromptQuerySchema = Type.Object(
 )
 export type GetPromptQuery = Static<typeof GetPromptQuerySchema>
 
-const variablePrefix = 'variables.'
 // Versions are Postgres integers; anything larger cannot exist.
 const maxVersion = 2_147_483_647
 
@@ -47,6 +47,23 @@ export interface PromptLookupRoutesOptions {
   promptCache: PromptCache
 }
 
+/** Answers from a lookup: the registry with the selected prompt, its variables filled. */
+function answer(reply: FastifyReply, query: GetPromptQuery, lookup: RegistryLookup): void {
+  if (lookup.kind === 'registry-not-found') throw new NotFoundError('Prompt registry not found')
+  if (lookup.kind === 'no-live') throw new NotFoundError('No live prompt in this registry; pass a version')
+  if (lookup.kind === 'version-not-found') throw new NotFoundError(`Prompt version ${lookup.version} not found`)
+  const values = declaredValues(lookup.view, query)
+  let body = lookup.view.unfilledJson
+  if (values !== undefined) {
+    const missing = missingValues(lookup.view, values)
+    if (missing.length > 0) throw new BadRequestError(`Missing variables: ${missing.join(', ')}`)
+    body = filledJson(lookup.view, values)
+  }
+  // Already serialised (RegistrySchema's shape, built by toPromptView): Fastify sends a string
+  // with a JSON content type as it is, skipping the per-request serialisation.
+  void reply.type('application/json; charset=utf-8').send(body)
+}
+
 export const promptLookupRoutes: FastifyPluginAsyncTypebox<PromptLookupRoutesOptions> = async (app, { promptCache }) => {
   app.get(
     '/api/promptset',
@@ -63,32 +80,19 @@ export const promptLookupRoutes: FastifyPluginAsyncTypebox<PromptLookupRoutesOpt
         response: { 200: RegistrySchema, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request, reply) => {
-      const query = request.query as Record<string, string | undefined>
+    // Not an async function: a cached lookup is answered at once, without a promise and a turn of
+    // the microtask queue; only a lookup that goes to the database returns one.
+    (request, reply) => {
+      const query = request.query
       const promptsetId = query.promptset_id ?? query.promptsetid
       if (promptsetId === undefined || promptsetId === '') throw new BadRequestError('querystring/promptset_id: required')
       const version = parseVersion(query.version)
       const projectId = callerProjectId(request)
 
       const key = lookupKey(projectId, version)
-      const lookup = promptCache.peek(promptsetId, key) ?? (await promptCache.load(promptsetId, key, () => lookUp(app.db, projectId, promptsetId, version)))
-      if (lookup.kind === 'registry-not-found') throw new NotFoundError('Prompt registry not found')
-      if (lookup.kind === 'no-live') throw new NotFoundError('No live prompt in this registry; pass a version')
-      if (lookup.kind === 'version-not-found') throw new NotFoundError(`Prompt version ${lookup.version} not found`)
-
-      let values: Map<string, string> | undefined
-      for (const name in query) {
-        if (name.startsWith(variablePrefix)) (values ??= new Map()).set(name.slice(variablePrefix.length), query[name] ?? '')
-      }
-      let body = lookup.view.unfilledJson
-      if (values !== undefined) {
-        const missing = missingVariables(lookup.view.template, values)
-        if (missing.length > 0) throw new BadRequestError(`Missing variables: ${missing.join(', ')}`)
-        body = filledJson(lookup.view, values)
-      }
-      // Already serialised (RegistrySchema's shape, built by toPromptView): Fastify sends a string
-      // with a JSON content type as it is, skipping the per-request serialisation.
-      return reply.type('application/json; charset=utf-8').send(body as unknown as Registry)
+      const cached = promptCache.peek(promptsetId, key)
+      if (cached !== undefined) return answer(reply, query, cached)
+      return promptCache.load(promptsetId, key, () => lookUp(app.db, projectId, promptsetId, version)).then((lookup) => answer(reply, query, lookup))
     },
   )
 }
