@@ -3,6 +3,7 @@ import { describe, it } from 'node:test'
 import type { PromptDto, PromptsetDto } from '@tracewell/db'
 import { fillTemplate } from '../src/prompt-template.ts'
 import { declaredValues, filledJson, missingValues, toPromptView } from '../src/prompt-view.ts'
+import { seededRandom } from '@tracewell/test-support'
 
 const registry: PromptsetDto = {
   id: 'registry-1',
@@ -39,15 +40,9 @@ function expectedBody(value: string, variables: string[]): string {
 // Text that JSON has to escape, or that looks like a placeholder, at every position.
 const awkward = ['"', '\\', '\n', '\t', '\u0000', '\u001f', '\u2028', '\u007f', 'ü', '😀', '${a}', '{{b}}', '%41', '+', '&', ' ']
 
-/** A small deterministic generator (xorshift), so a failure names a seed that reproduces it. */
+/** Random awkward text from a seed, so a failure names a seed that reproduces it. */
 function generator(seed: number) {
-  let state = seed || 1
-  const next = () => {
-    state ^= state << 13
-    state ^= state >>> 17
-    state ^= state << 5
-    return (state >>> 0) / 2 ** 32
-  }
+  const next = seededRandom(seed)
   return { text: (length: number) => Array.from({ length }, () => awkward[Math.floor(next() * awkward.length)] as string).join('') }
 }
 

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module'
 import { describe, it } from 'node:test'
 import { createApp } from '../src/index.ts'
 import { parseQueryString } from '../src/query-string.ts'
+import { seededRandom } from '@tracewell/test-support'
 
 // The parser Fastify uses when none is given (find-my-way's fast-querystring), found through
 // Fastify's own dependencies: the reference ours must agree with.
@@ -22,13 +23,7 @@ const pieces = [
 ]
 
 function generator(seed: number) {
-  let state = seed || 1
-  const next = () => {
-    state ^= state << 13
-    state ^= state >>> 17
-    state ^= state << 5
-    return (state >>> 0) / 2 ** 32
-  }
+  const next = seededRandom(seed)
   return (length: number) => Array.from({ length }, () => pieces[Math.floor(next() * pieces.length)] as string).join('')
 }
 
