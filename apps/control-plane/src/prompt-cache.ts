@@ -41,7 +41,10 @@ export class PromptCache {
   readonly #maxRegistries: number
   readonly #now: () => number
   readonly #stats: PromptCacheStats
-  readonly #registries = new Map<string, Map<string, Entry>>()
+  // registry → asking project → version (null: the live one). Nested rather than one joined key:
+  // the project id is the same string on every request of a key and its hash is cached, where a
+  // joined key is a new string to build, flatten and hash on every request (~1.5 µs in situ).
+  readonly #registries = new Map<string, Map<string, Map<number | null, Entry>>>()
   readonly #inflight = new Map<string, Promise<RegistryLookup>>()
   // Bumped by every invalidation: a lookup that started before one must not be stored after it,
   // or a write made during the lookup would be hidden for a whole TTL.
@@ -55,38 +58,40 @@ export class PromptCache {
   }
 
   /** The cached lookup if fresh, else undefined (the hot path: no promise, no allocation). */
-  peek(promptsetId: string, subKey: string): RegistryLookup | undefined {
-    const entry = this.#registries.get(promptsetId)?.get(subKey)
+  peek(promptsetId: string, projectId: string, version: number | null): RegistryLookup | undefined {
+    const entry = this.#registries.get(promptsetId)?.get(projectId)?.get(version)
     if (entry === undefined || entry.expiresAt <= this.#now()) return undefined
     this.#stats.hit()
     return entry.lookup
   }
 
   /** Loads and caches a lookup; concurrent misses for one key share one load. */
-  load(promptsetId: string, subKey: string, loader: () => Promise<RegistryLookup>): Promise<RegistryLookup> {
+  load(promptsetId: string, projectId: string, version: number | null, loader: () => Promise<RegistryLookup>): Promise<RegistryLookup> {
     this.#stats.miss()
-    const inflightKey = `${promptsetId}\u0000${subKey}`
+    const inflightKey = `${promptsetId}\u0000${projectId}\u0000${version ?? 'live'}`
     let pending = this.#inflight.get(inflightKey)
     if (pending === undefined) {
-      pending = this.#loadAndStore(promptsetId, subKey, loader).finally(() => this.#inflight.delete(inflightKey))
+      pending = this.#loadAndStore(promptsetId, projectId, version, loader).finally(() => this.#inflight.delete(inflightKey))
       this.#inflight.set(inflightKey, pending)
     }
     return pending
   }
 
-  async #loadAndStore(promptsetId: string, subKey: string, loader: () => Promise<RegistryLookup>): Promise<RegistryLookup> {
+  async #loadAndStore(promptsetId: string, projectId: string, version: number | null, loader: () => Promise<RegistryLookup>): Promise<RegistryLookup> {
     const generation = this.#generation
     // The TTL counts from before the read, so an entry is never older than ttlMs in database time.
     const startedAt = this.#now()
     const lookup = await loader()
     if (generation === this.#generation && this.#ttlMs > 0) {
-      let entries = this.#registries.get(promptsetId)
-      if (entries === undefined) {
+      let projects = this.#registries.get(promptsetId)
+      if (projects === undefined) {
         if (this.#registries.size >= this.#maxRegistries) this.#registries.delete(this.#registries.keys().next().value as string)
-        entries = new Map()
-        this.#registries.set(promptsetId, entries)
+        projects = new Map()
+        this.#registries.set(promptsetId, projects)
       }
-      entries.set(subKey, { lookup, expiresAt: startedAt + this.#ttlMs })
+      let versions = projects.get(projectId)
+      if (versions === undefined) projects.set(projectId, (versions = new Map()))
+      versions.set(version, { lookup, expiresAt: startedAt + this.#ttlMs })
     }
     return lookup
   }
@@ -101,9 +106,4 @@ export class PromptCache {
     this.#generation++
     this.#registries.clear()
   }
-}
-
-/** The key of one lookup within a registry: whose project asks, and for which version. */
-export function lookupKey(projectId: string, version: number | null): string {
-  return version === null ? `${projectId}\u0000live` : `${projectId}\u0000${version}`
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { lookupKey, PromptCache, type RegistryLookup } from '../src/prompt-cache.ts'
+import { PromptCache, type RegistryLookup } from '../src/prompt-cache.ts'
 
 const notFound: RegistryLookup = { kind: 'registry-not-found' }
 const noLive: RegistryLookup = { kind: 'no-live' }
@@ -9,16 +9,15 @@ describe('prompt cache', () => {
   it('serves a lookup until its TTL, counted from before the load, then loads again', async () => {
     let now = 1_000
     const cache = new PromptCache({ ttlMs: 5_000, now: () => now })
-    const key = lookupKey('project', null)
-    assert.equal(cache.peek('set', key), undefined)
-    await cache.load('set', key, async () => {
+    assert.equal(cache.peek('set', 'project', null), undefined)
+    await cache.load('set', 'project', null, async () => {
       now += 300 // a slow query
       return notFound
     })
     now = 5_999
-    assert.equal(cache.peek('set', key), notFound)
+    assert.equal(cache.peek('set', 'project', null), notFound)
     now = 6_000
-    assert.equal(cache.peek('set', key), undefined)
+    assert.equal(cache.peek('set', 'project', null), undefined)
   })
 
   it('shares one load among concurrent misses', async () => {
@@ -29,36 +28,47 @@ describe('prompt cache', () => {
       await new Promise((resolve) => setTimeout(resolve, 10))
       return notFound
     }
-    const results = await Promise.all([cache.load('set', 'k', loader), cache.load('set', 'k', loader), cache.load('set', 'k', loader)])
+    const results = await Promise.all([cache.load('set', 'p', null, loader), cache.load('set', 'p', null, loader), cache.load('set', 'p', null, loader)])
     assert.equal(loads, 1)
     assert.deepEqual(results, [notFound, notFound, notFound])
   })
 
   it('drops every entry of a registry on invalidation, and only that registry', async () => {
     const cache = new PromptCache({ ttlMs: 5_000 })
-    await cache.load('a', lookupKey('p', null), async () => noLive)
-    await cache.load('a', lookupKey('p', 2), async () => notFound)
-    await cache.load('b', lookupKey('p', null), async () => noLive)
+    await cache.load('a', 'p', null, async () => noLive)
+    await cache.load('a', 'p', 2, async () => notFound)
+    await cache.load('b', 'p', null, async () => noLive)
     cache.invalidate('a')
-    assert.equal(cache.peek('a', lookupKey('p', null)), undefined)
-    assert.equal(cache.peek('a', lookupKey('p', 2)), undefined)
-    assert.equal(cache.peek('b', lookupKey('p', null)), noLive)
+    assert.equal(cache.peek('a', 'p', null), undefined)
+    assert.equal(cache.peek('a', 'p', 2), undefined)
+    assert.equal(cache.peek('b', 'p', null), noLive)
   })
 
   it('does not store a load that overlapped an invalidation (it may have read the old state)', async () => {
     const cache = new PromptCache({ ttlMs: 5_000 })
     let release: () => void = () => {}
-    const pending = cache.load('a', 'k', () => new Promise<RegistryLookup>((resolve) => (release = () => resolve(noLive))))
+    const pending = cache.load('a', 'p', null, () => new Promise<RegistryLookup>((resolve) => (release = () => resolve(noLive))))
     cache.invalidate('a')
     release()
     assert.equal(await pending, noLive)
-    assert.equal(cache.peek('a', 'k'), undefined)
+    assert.equal(cache.peek('a', 'p', null), undefined)
   })
 
   it('keeps at most maxRegistries registries, dropping the oldest', async () => {
     const cache = new PromptCache({ ttlMs: 5_000, maxRegistries: 2 })
-    for (const id of ['a', 'b', 'c']) await cache.load(id, 'k', async () => noLive)
-    assert.equal(cache.peek('a', 'k'), undefined)
-    assert.equal(cache.peek('c', 'k'), noLive)
+    for (const id of ['a', 'b', 'c']) await cache.load(id, 'p', null, async () => noLive)
+    assert.equal(cache.peek('a', 'p', null), undefined)
+    assert.equal(cache.peek('c', 'p', null), noLive)
+  })
+
+  it('keeps the lookups of each project and version of a registry apart', async () => {
+    const cache = new PromptCache({ ttlMs: 5_000 })
+    const version1: RegistryLookup = { kind: 'version-not-found', version: 1 }
+    await cache.load('a', 'p', null, async () => noLive)
+    await cache.load('a', 'p', 1, async () => version1)
+    await cache.load('a', 'q', null, async () => notFound)
+    assert.deepEqual([cache.peek('a', 'p', null), cache.peek('a', 'p', 1), cache.peek('a', 'q', null)], [noLive, version1, notFound])
+    assert.equal(cache.peek('a', 'q', 1), undefined)
+    assert.equal(cache.peek('a', 'p', 2), undefined)
   })
 })

@@ -83,6 +83,8 @@ function decodeForm(text: string): string | undefined {
 /** A name or value: decoded, or, when it does not decode, as it came with `+` still a space. */
 function component(query: string, start: number, end: number): string {
   const text = query.slice(start, end)
+  // Most names and many values have nothing to decode; indexOf finds that faster than decodeForm's loop.
+  if (text.indexOf('%') === -1 && text.indexOf('+') === -1) return text
   return decodeForm(text) ?? text.replaceAll('+', ' ')
 }
 

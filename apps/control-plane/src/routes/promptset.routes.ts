@@ -4,7 +4,7 @@ import { findLivePrompt, findProjectPromptset, findPromptVersion, type Db } from
 import { BadRequestError, NotFoundError } from '@tracewell/http'
 import type { FastifyReply } from 'fastify'
 import { callerProjectId, requireProjectKey } from '../auth.ts'
-import { lookupKey, type PromptCache, type RegistryLookup } from '../prompt-cache.ts'
+import type { PromptCache, RegistryLookup } from '../prompt-cache.ts'
 import { declaredValues, filledJson, missingValues, toPromptView } from '../prompt-view.ts'
 import { errorResponses, RegistrySchema } from '../schemas.ts'
 
@@ -89,10 +89,9 @@ export const promptLookupRoutes: FastifyPluginAsyncTypebox<PromptLookupRoutesOpt
       const version = parseVersion(query.version)
       const projectId = callerProjectId(request)
 
-      const key = lookupKey(projectId, version)
-      const cached = promptCache.peek(promptsetId, key)
+      const cached = promptCache.peek(promptsetId, projectId, version)
       if (cached !== undefined) return answer(reply, query, cached)
-      return promptCache.load(promptsetId, key, () => lookUp(app.db, projectId, promptsetId, version)).then((lookup) => answer(reply, query, lookup))
+      return promptCache.load(promptsetId, projectId, version, () => lookUp(app.db, projectId, promptsetId, version)).then((lookup) => answer(reply, query, lookup))
     },
   )
 }
