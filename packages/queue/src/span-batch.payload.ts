@@ -59,10 +59,13 @@ export async function renewPayload(redis: Redis, job: SpanBatchJob): Promise<voi
   if (job?.version === 2 && typeof job.payloadKey === 'string') await redis.expire(job.payloadKey, payloadTtlSeconds)
 }
 
-/** Spans in a job, from its envelope alone (no payload read). */
+/**
+ * Spans in a job, without reading a payload from Redis: a version 1 job's `spansJson` spans count
+ * too (spansOfBatch throws on a corrupt one).
+ */
 export function spanCountOf(job: SpanBatchJob): number {
   if (job.version === 2) return job.requests.reduce((sum, request) => sum + request.spans, 0)
-  return job.batches.reduce((sum, batch) => sum + batch.spans.length, 0)
+  return job.batches.reduce((sum, batch) => sum + spansOfBatch(batch).length, 0)
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { spansOfBatch, type InlineSpanBatchJob } from '../src/index.ts'
+import { spanCountOf, spansOfBatch, type InlineSpanBatchJob } from '../src/index.ts'
 import { makeSpan } from './helpers.ts'
 
 const withKey = (key: string) => ({ [key]: { stringValue: 'v' } })
@@ -15,6 +15,7 @@ describe('inline (version 1) span batches', () => {
     const [first, second] = (JSON.parse(JSON.stringify(job)) as InlineSpanBatchJob).batches
     assert.deepStrictEqual(spansOfBatch(first!), [plain, ...escaped])
     assert.deepStrictEqual(spansOfBatch(second!), [plain])
+    assert.equal(spanCountOf(job), 5, 'spanCountOf counts the spans of spansJson too')
   })
 
   it('refuse a corrupt spansJson, saying what is wrong', () => {
