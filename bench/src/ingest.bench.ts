@@ -7,16 +7,15 @@
 //                   Postgres). Fresh database and queue prefix of their own.
 //
 // Targets (issue): end-to-end ≥ 0.6 × COPY; 100-span accepted spans/s ≥ 0.5 × parse-only and
-// p99 ≤ 50 ms at half the max rate (paced evenly; see `paced`); 1-span requests/s ≥ 0.5 × parse-only; peak RSS ≤ 256 MiB each.
+// p99 ≤ 50 ms at half the max rate (paced evenly, paced-load.ts); 1-span requests/s ≥ 0.5 × parse-only; peak RSS ≤ 256 MiB each.
 // The load generator (autocannon, in this process), ingest, writer, Redis and Postgres all share
 // the machine's cores, so every ratio is measured under that contention. Runs ~2.5 minutes and
 // cleans up after itself (children, database, queue).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { once } from 'node:events'
-import { readFileSync } from 'node:fs'
-import { Agent, request as httpRequest } from 'node:http'
 import { createServer } from 'node:net'
+import { availableParallelism } from 'node:os'
 import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -28,14 +27,24 @@ import { createTestDatabase } from '@tracewell/db/testing'
 import { decodeJsonTraces, type SpanRecord } from '@tracewell/otlp'
 import { QueueNames } from '@tracewell/queue'
 import { Queue } from 'bullmq'
+import { Redis } from 'ioredis'
 import Fastify from 'fastify'
+import { discardQueue } from './discard-queue.ts'
+import { paced } from './paced-load.ts'
+import { cpuSeconds, peakRssMiB, pidsNamed } from './process-stats.ts'
 import { serviceNodeFlags } from './service-node-flags.ts'
 
 const measureSeconds = 10
 const warmupSeconds = 2
 const connections = 50
 const copyRows = 50_000
-const endToEndSpans = 50_000
+// Sustained end to end: a warm-up through the whole path first (the writer starts cold, as ingest
+// did before its own warm-up runs), then enough spans that filling and draining the pipeline are
+// a small part of the measured time.
+const endToEndWarmUpSpans = 20_000
+const endToEndSpans = 100_000
+// How often the end-to-end run asks the writer how many spans it has stored.
+const storedPollMs = 25
 const targets = { endToEndRatio: 0.6, spansRatio: 0.5, p99Ms: 50, oneSpanRatio: 0.5, rssMiB: 256 }
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
 const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL')
@@ -151,13 +160,6 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer)
 }
 
-/** Peak resident set size of a process (VmHWM), in MiB. */
-function peakRssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kib = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN)
-  return kib / 1024
-}
-
 // ---- load ----
 
 interface Load {
@@ -198,50 +200,32 @@ async function run(load: Load): Promise<Measured> {
   }
 }
 
+/** The writer's count of spans stored (committed) since it started, from its /metrics. */
+async function spansWritten(writerPort: number): Promise<number> {
+  const metrics = await (await fetch(`http://127.0.0.1:${writerPort}/metrics`)).text()
+  return Number(/^tracewell_writer_spans_written_total (\d+)$/m.exec(metrics)?.[1] ?? Number.NaN)
+}
+
 /**
- * Latency at a steady rate: one request every 1/rate s, open loop, each timed from when it was
- * due (so a stall counts against every request it delays). autocannon's `overallRate` is no good
- * for this: it lets every connection send its whole per-second quota at the top of each second,
- * so at half the maximum rate half a second of work arrives at once and p99 measures the burst.
+ * Sends `spans` spans in 100-span bodies at full speed and waits until the writer has stored them
+ * all: seconds from the first request to the poll that saw the last span committed. The writer's
+ * counter is read instead of counting rows: a count(*) over 100k fresh rows takes 70–160 ms here,
+ * and polled every few ms it would take a core from the pipeline it measures. The caller checks
+ * the rows themselves afterwards.
  */
-async function paced(url: string, headers: Record<string, string>, body: () => string, rate: number, seconds: number): Promise<{ p50: number; p99: number; ok: number; failed: number }> {
-  const agent = new Agent({ keepAlive: true, maxSockets: connections })
-  const target = new URL(url)
-  const latencies: number[] = []
-  let failed = 0
-  const send = (payload: Buffer, due: number) =>
-    new Promise<void>((resolve) => {
-      const request = httpRequest(
-        { agent, host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length } },
-        (response) => {
-          response.resume()
-          response.on('end', () => {
-            if (response.statusCode === 200) latencies.push(performance.now() - due)
-            else failed++
-            resolve()
-          })
-        },
-      )
-      request.on('error', () => {
-        failed++
-        resolve()
-      })
-      request.end(payload)
-    })
-  const total = Math.round(rate * seconds)
-  const started = performance.now()
-  const inFlight: Array<Promise<void>> = []
-  for (let i = 0; i < total; i++) {
-    const due = started + (i * 1000) / rate
-    const wait = due - performance.now()
-    if (wait > 1) await sleep(wait)
-    inFlight.push(send(Buffer.from(body()), due))
+async function sendUntilStored(url: string, key: string, writerPort: number, spans: number): Promise<{ seconds: number; stored: number; rejected: number }> {
+  const before = await spansWritten(writerPort)
+  const started = process.hrtime.bigint()
+  const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9
+  const sending = run({ url, headers: { 'x-api-key': key }, body: bodyFactory(100), amount: spans / 100 })
+  let stored = 0
+  while (stored < spans && elapsed() < 120) {
+    await sleep(storedPollMs)
+    stored = (await spansWritten(writerPort)) - before
   }
-  await Promise.all(inFlight)
-  agent.destroy()
-  latencies.sort((x, y) => x - y)
-  const at = (q: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] ?? Number.NaN).toFixed(1))
-  return { p50: at(0.5), p99: at(0.99), ok: latencies.length, failed }
+  const seconds = elapsed()
+  const sent = await sending
+  return { seconds, stored, rejected: sent.rejected + sent.errors }
 }
 
 async function measure(load: Load): Promise<Measured> {
@@ -311,10 +295,12 @@ async function main(): Promise<void> {
   const database = await createTestDatabase()
   const prefix = `bench-ingest-${randomUUID()}`
   const queue = new Queue(QueueNames.spanBatches, { connection: { url: REDIS_URL }, prefix })
+  const redis = new Redis(REDIS_URL)
   const children: ChildProcess[] = []
   const out = (line: string) => process.stdout.write(`${line}\n`)
   try {
     const load = await createTenant(database.db, 'bench-load')
+    const warmUp = await createTenant(database.db, 'bench-warm-up')
     const endToEnd = await createTenant(database.db, 'bench-end-to-end')
     const span1 = otlpBody(1).length
     const span100 = otlpBody(100).length
@@ -329,14 +315,14 @@ async function main(): Promise<void> {
     const bare100 = await measure({ url: parseUrl, headers: {}, body: bodyFactory(100) })
     const bare1 = await measure({ url: parseUrl, headers: {}, body: bodyFactory(1) })
     const bareHalfRate = Math.max(1, Math.floor(bare100.requestsPerSecond / 2))
-    const bareAtHalf = await paced(parseUrl, {}, bodyFactory(100), bareHalfRate, measureSeconds / 2)
+    const bareAtHalf = await paced({ url: parseUrl, headers: {}, body: bodyFactory(100), rate: bareHalfRate, seconds: measureSeconds / 2, connections })
     await stopChild(parseOnly.child)
     out(`HTTP ceiling, parse-only, 100-span bodies:    ${(bare100.requestsPerSecond * 100).toFixed(0)} spans/s, ${bare100.requestsPerSecond.toFixed(0)} req/s, p50 ${bare100.p50} ms, p99 ${bare100.p99} ms`)
     out(`HTTP ceiling, parse-only, 1-span bodies:      ${bare1.requestsPerSecond.toFixed(0)} req/s, p50 ${bare1.p50} ms, p99 ${bare1.p99} ms`)
     out(`HTTP ceiling, parse-only, 100-span bodies paced at half its max (${bareHalfRate} req/s): p50 ${bareAtHalf.p50} ms, p99 ${bareAtHalf.p99} ms`)
 
     // Ingest alone first: the writer would take half of a 2-core machine from it. The backlog
-    // these runs leave is discarded after each (obliterate), and the bound is raised so that
+    // these runs leave is discarded after each (discardQueue), and the bound is raised so that
     // admission control does not answer 429 while nothing drains the queue.
     const env = { DATABASE_URL: database.url, REDIS_URL, QUEUE_PREFIX: prefix }
     const ingestPort = await freePort()
@@ -344,7 +330,7 @@ async function main(): Promise<void> {
     children.push(ingest)
     const traceUrl = `http://127.0.0.1:${ingestPort}/api/trace`
     const headers = { 'x-api-key': load.key }
-    const discardBacklog = () => queue.obliterate({ force: true })
+    const discardBacklog = () => discardQueue(queue, redis, prefix)
     const measureIngest = async (body: () => string) => {
       await run({ url: traceUrl, headers, body, duration: warmupSeconds })
       await discardBacklog()
@@ -358,29 +344,34 @@ async function main(): Promise<void> {
     const ingest1 = await measureIngest(bodyFactory(1))
     out(`ingest, 1-span bodies:                        ${ingest1.requestsPerSecond.toFixed(0)} req/s, p50 ${ingest1.p50} ms, p99 ${ingest1.p99} ms (${ingest1.rejected} rejected, ${ingest1.errors} errors)`)
     const halfRate = Math.max(1, Math.floor(ingest100.requestsPerSecond / 2))
-    const atHalf = await paced(traceUrl, headers, bodyFactory(100), halfRate, measureSeconds)
+    const atHalf = await paced({ url: traceUrl, headers, body: bodyFactory(100), rate: halfRate, seconds: measureSeconds, connections })
     await discardBacklog()
     out(`ingest, 100-span bodies paced at half max (${halfRate} req/s): p50 ${atHalf.p50} ms, p99 ${atHalf.p99} ms (${atHalf.failed} failed)`)
     const bursts = await run({ url: traceUrl, headers, body: bodyFactory(100), overallRate: halfRate })
     await discardBacklog()
     out(`  (autocannon overallRate ${halfRate}, i.e. a burst at the top of each second: p50 ${bursts.p50} ms, p99 ${bursts.p99} ms)`)
 
-    const writer = await startService('apps/writer/src/server.ts', env, await freePort())
+    const writerPort = await freePort()
+    const writer = await startService('apps/writer/src/server.ts', env, writerPort)
     children.push(writer)
 
-    // End to end, writer running: from the first request to the last row visible in Postgres.
-    const e2eStarted = process.hrtime.bigint()
-    const sending = run({ url: traceUrl, headers: { 'x-api-key': endToEnd.key }, body: bodyFactory(100), amount: endToEndSpans / 100 })
-    let stored = 0
-    while (stored < endToEndSpans) {
-      await sleep(50)
-      stored = await countSpans(database.db, endToEnd.projectId)
-      if (Number(process.hrtime.bigint() - e2eStarted) / 1e9 > 120) break
-    }
-    const e2eSeconds = Number(process.hrtime.bigint() - e2eStarted) / 1e9
-    const sent = await sending
-    const e2eSpansPerSecond = stored / e2eSeconds
-    out(`end to end, ${endToEndSpans} spans (HTTP → Redis → writer → Postgres): ${e2eSpansPerSecond.toFixed(0)} spans/s (${stored} stored in ${e2eSeconds.toFixed(1)} s; ${sent.rejected} rejected)`)
+    const sendAndStore = (key: string, spans: number) => sendUntilStored(traceUrl, key, writerPort, spans)
+    await sendAndStore(warmUp.key, endToEndWarmUpSpans)
+    const processes = { ingest: [ingest.pid as number], writer: [writer.pid as number], postgres: pidsNamed('postgres'), redis: pidsNamed('redis-server') }
+    const cpuBefore = Object.fromEntries(Object.entries(processes).map(([name, pids]) => [name, cpuSeconds(pids)]))
+    const benchCpuBefore = process.cpuUsage()
+    const e2e = await sendAndStore(endToEnd.key, endToEndSpans)
+    const benchCpu = process.cpuUsage(benchCpuBefore)
+    const stored = await countSpans(database.db, endToEnd.projectId)
+    const e2eSpansPerSecond = e2e.stored / e2e.seconds
+    out(`end to end, ${endToEndSpans} spans after ${endToEndWarmUpSpans} to warm up (HTTP → Redis → writer → Postgres): ${e2eSpansPerSecond.toFixed(0)} spans/s (${stored} rows in Postgres after ${e2e.seconds.toFixed(1)} s; ${e2e.rejected} rejected)`)
+    const cpuUsed = [
+      ...Object.entries(processes).map(([name, pids]) => [name, cpuSeconds(pids) - (cpuBefore[name] as number)] as const),
+      ['load generator', (benchCpu.user + benchCpu.system) / 1e6] as const,
+    ]
+    const cpuTotal = cpuUsed.reduce((sum, [, seconds]) => sum + seconds, 0)
+    const perSpan = (seconds: number) => `${((seconds / e2e.stored) * 1e6).toFixed(0)} µs`
+    out(`  CPU per span stored: ${cpuUsed.map(([name, seconds]) => `${name} ${perSpan(seconds)}`).join(', ')}; ${perSpan(cpuTotal)} in all, ${(cpuTotal / e2e.seconds).toFixed(2)} of ${availableParallelism()} cores busy`)
 
     const rssIngest = peakRssMiB(ingest.pid as number)
     const rssWriter = peakRssMiB(writer.pid as number)
@@ -398,8 +389,9 @@ async function main(): Promise<void> {
     out(`total run time: ${((Date.now() - benchStarted) / 1000).toFixed(0)} s`)
   } finally {
     for (const child of children) await stopChild(child)
-    await queue.obliterate({ force: true }).catch(() => {})
+    await discardQueue(queue, redis, prefix).catch(() => {})
     await queue.close()
+    await redis.quit()
     await database.drop()
   }
 }

@@ -2,6 +2,10 @@
 // route returning a constant JSON body of the same size, in one run on this machine.
 //
 // Targets (README): requests/s ≥ 0.7 × the bare route; p99 ≤ 10 ms at half the maximum rate.
+// That p99 comes from autocannon's `overallRate`, which sends each connection's share of a second
+// at the top of the second: a burst at full speed, harsher than an even pace. bench:ingest paces
+// its ~200 requests/s evenly (paced-load.ts), but at ~14k requests/s no Node generator holds an
+// even schedule on this 2-core machine: paced at that rate, even the bare route measured p99 85 ms.
 // Each server runs in a child process of its own (this script re-runs itself with `serve …`), so
 // the load generator here does not share its event loop. Postgres is the local one, in a fresh
 // database dropped at the end. Runs ~45 s.
