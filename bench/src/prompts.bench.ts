@@ -9,10 +9,7 @@
 // Each server runs in a child process of its own (this script re-runs itself with `serve …`), so
 // the load generator here does not share its event loop. Postgres is the local one, in a fresh
 // database dropped at the end. Runs ~45 s.
-import { spawn, type ChildProcess } from 'node:child_process'
-import { once } from 'node:events'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
+import type { ChildProcess } from 'node:child_process'
 import autocannon from 'autocannon'
 import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
 import { ControlPlaneConfigSchema, loadConfig } from '@tracewell/config'
@@ -20,7 +17,7 @@ import { buildApp } from '@tracewell/control-plane'
 import { createProject, createPromptset, createPromptVersion, createTeam, insertApiKey } from '@tracewell/db'
 import { createTestDatabase } from '@tracewell/db/testing'
 import Fastify from 'fastify'
-import { serviceNodeFlags } from './service-node-flags.ts'
+import { announcePort, startScriptServer, stopChild } from './child-processes.ts'
 
 // Rounds alternate between the two servers and the median is kept, so that a burst of other work
 // on the machine does not land on one side only.
@@ -38,26 +35,13 @@ async function serve(kind: string, arg: string): Promise<void> {
     const app = Fastify({ logger: false })
     app.get('/baseline', async () => body)
     await app.listen({ port: 0, host: '127.0.0.1' })
-    process.stdout.write(`${JSON.stringify({ port: (app.server.address() as { port: number }).port })}\n`)
+    announcePort(app.server)
     return
   }
   // What an operator runs: the real app, with logging at warn (request logs off).
   const app = await buildApp(loadConfig(ControlPlaneConfigSchema, { DATABASE_URL: arg, LOG_LEVEL: 'warn' }))
   await app.listen({ port: 0, host: '127.0.0.1' })
-  process.stdout.write(`${JSON.stringify({ port: (app.server.address() as { port: number }).port })}\n`)
-}
-
-async function startChild(kind: string, arg: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [...serviceNodeFlags, fileURLToPath(import.meta.url), 'serve', kind, arg], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })
-  const [line] = (await Promise.race([once(lines, 'line'), once(child, 'exit').then(() => { throw new Error(`${kind} server exited`) })])) as [string]
-  return { child, port: (JSON.parse(line) as { port: number }).port }
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  child.kill('SIGTERM')
-  await once(child, 'exit')
+  announcePort(app.server)
 }
 
 interface Load {
@@ -96,7 +80,7 @@ async function main(): Promise<void> {
       live: true,
     })
 
-    const controlPlane = await startChild('control-plane', database.url)
+    const controlPlane = await startScriptServer(import.meta.url, ['serve', 'control-plane', database.url])
     children.push(controlPlane.child)
     const query = new URLSearchParams({ promptset_id: registry.id, 'variables.company': 'Acme & Co', 'variables.customer': 'Zoë Müller', 'variables.topic': 'refunds (100%)' })
     const promptUrl = `http://127.0.0.1:${controlPlane.port}/api/promptset?${query}`
@@ -105,7 +89,7 @@ async function main(): Promise<void> {
     if (sample.status !== 200) throw new Error(`GET /api/promptset answered ${sample.status}: ${await sample.text()}`)
     const sampleBody = await sample.text()
 
-    const baseline = await startChild('baseline', sampleBody)
+    const baseline = await startScriptServer(import.meta.url, ['serve', 'baseline', sampleBody])
     children.push(baseline.child)
     const baselineUrl = `http://127.0.0.1:${baseline.port}/baseline`
     const baselineSize = (await (await fetch(baselineUrl)).text()).length

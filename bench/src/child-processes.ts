@@ -1,0 +1,68 @@
+// The servers a benchmark measures, each in a process of its own so that the load generator in
+// the benchmark's process never shares their event loop. Every one runs with the services' Node
+// flags (service-node-flags.ts).
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer } from 'node:net'
+import { createInterface } from 'node:readline'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import { serviceNodeFlags } from './service-node-flags.ts'
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
+
+/** A port nothing listens on right now, for a service that takes its port from PORT. */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as { port: number }
+  server.close()
+  await once(server, 'close')
+  return port
+}
+
+/**
+ * Runs a benchmark script again as a server (`node <script> ...args`): the child listens on a
+ * port of its choosing and prints `{"port":n}` as its first line of output.
+ */
+export async function startScriptServer(scriptUrl: string, args: readonly string[]): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [...serviceNodeFlags, fileURLToPath(scriptUrl), ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })
+  const exited = once(child, 'exit').then(() => {
+    throw new Error(`${args.join(' ')} server exited`)
+  })
+  const [line] = (await Promise.race([once(lines, 'line'), exited])) as [string]
+  return { child, port: (JSON.parse(line) as { port: number }).port }
+}
+
+/** Prints the port a benchmark's child server listens on, for startScriptServer. */
+export function announcePort(server: { address(): unknown }): void {
+  process.stdout.write(`${JSON.stringify({ port: (server.address() as { port: number }).port })}\n`)
+}
+
+/** Starts one of the services (`apps/<name>/src/server.ts`) with only `env`, and waits for its /readyz. */
+export async function startService(entry: string, env: Record<string, string>, port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...serviceNodeFlags, `${repoRoot}${entry}`], {
+    env: { ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
+  const deadline = Date.now() + 30_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}`)
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined)
+    if (ready?.status === 200) return child
+    await sleep(100)
+  }
+  throw new Error(`${entry} not ready within 30 s`)
+}
+
+/** SIGTERM, then SIGKILL if the child has not exited within 10 s. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  child.kill('SIGTERM')
+  const exited = once(child, 'exit')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+  await exited
+  clearTimeout(timer)
+}
