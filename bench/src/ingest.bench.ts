@@ -179,16 +179,22 @@ async function main(): Promise<void> {
     const parseUrl = `http://127.0.0.1:${parseOnly.port}/parse`
     const traceUrl = `http://127.0.0.1:${ingestPort}/api/trace`
     const headers = { 'x-api-key': load.key }
+    // autocannon stops at its deadline with requests still in flight; ingest finishes them (jobs
+    // and payload lists) after it has returned, so the backlog is discarded only once they are in.
+    const discardBacklog = async () => {
+      await sleep(1_000)
+      await discardQueue(queue, redis, prefix)
+    }
     const parseOnlyRun = (spans: number) => () => run({ url: parseUrl, headers: {}, body: bodyFactory(spans) })
     const ingestRun = (spans: number) => async () => {
       const result = await run({ url: traceUrl, headers, body: bodyFactory(spans) })
-      await discardQueue(queue, redis, prefix)
+      await discardBacklog()
       return result
     }
     for (const spans of [100, 1]) {
       await run({ url: parseUrl, headers: {}, body: bodyFactory(spans), duration: warmupSeconds })
       await run({ url: traceUrl, headers, body: bodyFactory(spans), duration: warmupSeconds })
-      await discardQueue(queue, redis, prefix)
+      await discardBacklog()
     }
 
     const requestRate = (result: Measured) => result.requestsPerSecond
@@ -202,9 +208,9 @@ async function main(): Promise<void> {
     await stopChild(parseOnly.child)
     const halfRate = Math.max(1, Math.floor(maxIngest100 / 2))
     const atHalf = await paced({ url: traceUrl, headers, body: bodyFactory(100), rate: halfRate, seconds: pacedSeconds, connections })
-    await discardQueue(queue, redis, prefix)
+    await discardBacklog()
     const bursts = await run({ url: traceUrl, headers, body: bodyFactory(100), overallRate: halfRate, duration: pacedSeconds })
-    await discardQueue(queue, redis, prefix)
+    await discardBacklog()
     out(`HTTP ceiling, parse-only: 100-span bodies ${(maxParseOnly100 * 100).toFixed(0)} spans/s (median); 1-span bodies ${median(single.ceilings).toFixed(0)} req/s (median)`)
     out(`ingest: 100-span bodies ${(maxIngest100 * 100).toFixed(0)} spans/s accepted (median), p99 ${median(hundred.results.map((result) => result.p99))} ms at full load; 1-span bodies ${median(single.results.map(requestRate)).toFixed(0)} req/s (median)`)
     const refused = [...hundred.results, ...single.results].reduce((sum, result) => sum + result.rejected + result.errors, 0)
