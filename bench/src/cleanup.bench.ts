@@ -14,6 +14,7 @@ import { performance } from 'node:perf_hooks'
 import { JanitorConfigSchema, loadConfig, TestEnvironmentSchema } from '@tracewell/config'
 import { countSpans, createDb, createProject, createTeam, insertSpans, migrateToLatest, sql, upsertRetentionPolicy, type Db, type SpanInsert } from '@tracewell/db'
 import { buildApp } from '@tracewell/janitor'
+import { percentile } from './statistics.ts'
 
 const spansOfA = 1_000_000
 const spansOfB = 100_000
@@ -136,11 +137,6 @@ async function ingestUntil(db: Db, projectId: string, done: () => boolean): Prom
     latencies.push(performance.now() - started)
   }
   return latencies
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN
 }
 
 async function main(): Promise<void> {

@@ -34,6 +34,7 @@ import { discardQueue } from './discard-queue.ts'
 import { bodyFactory, otlpBody } from './llm-spans.ts'
 import { paced } from './paced-load.ts'
 import { cpuSeconds, peakRssMiB, pidsNamed } from './process-stats.ts'
+import { median } from './statistics.ts'
 
 const rounds = 3
 const roundSeconds = 5
@@ -50,7 +51,6 @@ const endToEndSpans = 100_000
 const storedPollMs = 25
 const targets = { endToEndRatio: 0.6, spansRatio: 0.5, p99Ms: 50, oneSpanRatio: 0.5, rssMiB: 256 }
 const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL')
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number
 const out = (line: string) => process.stdout.write(`${line}\n`)
 
 // ---- child: the parse-only ceiling, prints its port ----
@@ -185,7 +185,7 @@ async function main(): Promise<void> {
       await sleep(1_000)
       await discardQueue(queue, redis, prefix)
     }
-    const parseOnlyRun = (spans: number) => () => run({ url: parseUrl, headers: {}, body: bodyFactory(spans) })
+    const parseOnlyRate = (spans: number) => async () => (await run({ url: parseUrl, headers: {}, body: bodyFactory(spans) })).requestsPerSecond
     const ingestRun = (spans: number) => async () => {
       const result = await run({ url: traceUrl, headers, body: bodyFactory(spans) })
       await discardBacklog()
@@ -198,8 +198,8 @@ async function main(): Promise<void> {
     }
 
     const requestRate = (result: Measured) => result.requestsPerSecond
-    const hundred = await alternate('100-span req/s', async () => (await parseOnlyRun(100)()).requestsPerSecond, ingestRun(100), requestRate, 'req/s')
-    const single = await alternate('1-span req/s', async () => (await parseOnlyRun(1)()).requestsPerSecond, ingestRun(1), requestRate, 'req/s')
+    const hundred = await alternate('100-span req/s', parseOnlyRate(100), ingestRun(100), requestRate, 'req/s')
+    const single = await alternate('1-span req/s', parseOnlyRate(1), ingestRun(1), requestRate, 'req/s')
     const maxIngest100 = median(hundred.results.map(requestRate))
     const maxParseOnly100 = median(hundred.ceilings)
 
@@ -228,8 +228,6 @@ async function main(): Promise<void> {
     const copy = await prepareCopyCeiling(database.db, database.url, load.projectId, copyRows)
     const processes = { ingest: [ingest.pid as number], writer: [writer.pid as number], postgres: pidsNamed('postgres'), redis: pidsNamed('redis-server') }
     const cpuUsed = new Map<string, number>()
-    let e2eSeconds = 0
-    let e2eStored = 0
     const endToEndRound = async () => {
       const tenant = await createTenant(database.db, `bench-end-to-end-${randomUUID()}`)
       const cpuBefore = new Map(Object.entries(processes).map(([name, pids]) => [name, cpuSeconds(pids)]))
@@ -240,14 +238,14 @@ async function main(): Promise<void> {
       cpuUsed.set('load generator', (cpuUsed.get('load generator') ?? 0) + (benchCpu.user + benchCpu.system) / 1e6)
       const rows = await countSpans(database.db, tenant.projectId)
       if (rows !== endToEndSpans || result.rejected > 0) throw new Error(`end to end: ${rows} of ${endToEndSpans} spans stored, ${result.rejected} requests rejected`)
-      e2eSeconds += result.seconds
-      e2eStored += result.stored
       return result
     }
     const endToEnd = await alternate('end to end spans/s', () => copy.measure(), endToEndRound, (result) => result.stored / result.seconds, 'spans/s')
     await copy.drop()
     out(`raw ceiling, COPY ${copyRows} rows: ${median(endToEnd.ceilings).toFixed(0)} spans/s (median)`)
     out(`end to end, ${endToEndSpans} spans a round after ${endToEndWarmUpSpans} to warm up (HTTP → Redis → writer → Postgres): ${median(endToEnd.results.map((result) => result.stored / result.seconds)).toFixed(0)} spans/s (median); every row checked in Postgres`)
+    const e2eSeconds = endToEnd.results.reduce((sum, result) => sum + result.seconds, 0)
+    const e2eStored = endToEnd.results.reduce((sum, result) => sum + result.stored, 0)
     const cpuTotal = [...cpuUsed.values()].reduce((sum, seconds) => sum + seconds, 0)
     const perSpan = (seconds: number) => `${((seconds / e2eStored) * 1e6).toFixed(0)} µs`
     out(`  CPU per span stored: ${[...cpuUsed].map(([name, seconds]) => `${name} ${perSpan(seconds)}`).join(', ')}; ${perSpan(cpuTotal)} in all, ${(cpuTotal / e2eSeconds).toFixed(2)} of ${availableParallelism()} cores busy`)

@@ -9,6 +9,7 @@
 // server counts against every request that arrives during it.
 import { setImmediate as yieldToEventLoop, setTimeout as sleep } from 'node:timers/promises'
 import { Pool } from 'undici'
+import { percentile } from './statistics.ts'
 
 export interface PacedLoad {
   /** Each request is a POST of a new JSON body to this URL. */
@@ -67,7 +68,6 @@ export async function paced(load: PacedLoad): Promise<PacedResult> {
   }
   await Promise.all(inFlight)
   await pool.close()
-  latencies.sort((x, y) => x - y)
-  const at = (q: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] ?? Number.NaN).toFixed(1))
-  return { p50: at(0.5), p99: at(0.99), ok: latencies.length, failed }
+  const at = (p: number) => Number(percentile(latencies, p).toFixed(1))
+  return { p50: at(50), p99: at(99), ok: latencies.length, failed }
 }

@@ -18,6 +18,7 @@ import { createProject, createPromptset, createPromptVersion, createTeam, insert
 import { createTestDatabase } from '@tracewell/db/testing'
 import Fastify from 'fastify'
 import { announcePort, startScriptServer, stopChild } from './child-processes.ts'
+import { median } from './statistics.ts'
 
 // Rounds alternate between the two servers and the median is kept, so that a burst of other work
 // on the machine does not land on one side only.
@@ -56,8 +57,6 @@ async function run(load: Load): Promise<autocannon.Result> {
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${load.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
   return result
 }
-
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number
 
 async function main(): Promise<void> {
   const database = await createTestDatabase()
