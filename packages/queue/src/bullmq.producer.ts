@@ -30,8 +30,8 @@ export interface BullMqSpanBatchProducerOptions {
 }
 
 /**
- * The queue as ingest uses it in production: BullMQ on Redis, with group commit (per write, one
- * pipeline stores the request bodies and one addBulk adds their jobs), fast failure when Redis
+ * The queue as ingest uses it in production: BullMQ on Redis, with group commit (per write, the
+ * request bodies are stored first and then their jobs are added), fast failure when Redis
  * is unreachable, and admission control on the measured backlog. Jobs are version 2: they name
  * their bodies' Redis list (span-batch.payload.ts) and hold whole requests, up to
  * `maxSpansPerJob` spans unless one request alone is larger.
@@ -92,7 +92,11 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
         // the jobs fails (or times out after Redis took them), the payloads stay: their TTL
         // reclaims real orphans, and a job that was added after all still finds its bodies.
         await writePayloads(connection, jobs.map(({ key, group }) => ({ key, bodies: group.map((request) => request.body) })))
-        await queue.addBulk(jobs.map(({ key, group }) => ({ name: spanBatchJobName, data: referencedJob(key, group) })))
+        // A single job (every write of small requests) skips addBulk's pipeline, for the same
+        // reason writePayloads does without one.
+        const [single] = jobs
+        if (jobs.length === 1 && single) await queue.add(spanBatchJobName, referencedJob(single.key, single.group))
+        else await queue.addBulk(jobs.map(({ key, group }) => ({ name: spanBatchJobName, data: referencedJob(key, group) })))
       } catch (error) {
         throw unavailable(error)
       }
