@@ -3,4 +3,4 @@
  * every server a benchmark starts, ceilings included, gets the same, so ratios compare like
  * with like and peak RSS is what an operator would see.
  */
-export const serviceNodeFlags = ['--max-semi-space-size=16', '--heap-growing-percent=50']
+export const serviceNodeFlags = ['--max-semi-space-size=8', '--heap-growing-percent=50']

@@ -24,7 +24,7 @@ export const tracewellImage = 'tracewell/tracewell'
 export const namespace = 'tracewell'
 
 /** The V8 flags every service runs with (README, Benchmarks), as the image's ENTRYPOINT gives them. */
-export const serviceNodeFlags = ['--max-semi-space-size=16', '--heap-growing-percent=50']
+export const serviceNodeFlags = ['--max-semi-space-size=8', '--heap-growing-percent=50']
 
 export type ServiceSpec = { entry: string; port: number; schema: SettingsSchema }
 
