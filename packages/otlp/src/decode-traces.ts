@@ -9,11 +9,17 @@ import { SpanValidationError } from './validation-error.ts'
 /** The body formats of SPEC §2, told apart by Content-Type and shape (never by User-Agent). */
 export type TraceBodyFormat = 'otlp-json' | 'otlp-protobuf' | 'langtrace-json'
 
+/** The spans of a request body, and which of the accepted formats it was in. */
+export interface DecodedTraces {
+  format: TraceBodyFormat
+  spans: SpanRecord[]
+}
+
 /**
  * Decodes an already-parsed JSON body: an object is OTLP JSON, a top-level array is the Langtrace
  * SDK format. Throws SpanValidationError (the whole batch is rejected on the first problem).
  */
-export function decodeJsonTraces(body: unknown): { format: TraceBodyFormat; spans: SpanRecord[] } {
+export function decodeJsonTraces(body: unknown): DecodedTraces {
   if (Array.isArray(body)) return { format: 'langtrace-json', spans: spansFromLangtrace(body) }
   if (typeof body === 'object' && body !== null) {
     return { format: 'otlp-json', spans: spansFromOtlpJson(body as Record<string, unknown>) }
@@ -45,7 +51,7 @@ export class MalformedJsonError extends Error {
  * for bodies queued by reference. JSON bodies throw MalformedJsonError when they are not UTF-8
  * JSON, every format SpanValidationError when they are not a valid batch.
  */
-export function decodeTraceBody(body: Uint8Array, encoding: 'json' | 'protobuf'): { format: TraceBodyFormat; spans: SpanRecord[] } {
+export function decodeTraceBody(body: Uint8Array, encoding: 'json' | 'protobuf'): DecodedTraces {
   if (encoding === 'protobuf') return decodeProtobufTraces(body)
   // JSON is UTF-8 (RFC 8259); silently turning bad bytes into U+FFFD would store what was not sent.
   if (!isUtf8(body)) throw new MalformedJsonError('not valid UTF-8', null)

@@ -1,5 +1,5 @@
 export type { SpanRecord, AnyValue, AttributeMap, SpanEventRecord, SpanLinkRecord } from './span-record.ts'
 export { SpanKind, StatusCode } from './span-record.ts'
 export { SpanValidationError } from './validation-error.ts'
-export type { TraceBodyFormat } from './decode-traces.ts'
+export type { DecodedTraces, TraceBodyFormat } from './decode-traces.ts'
 export { decodeJsonTraces, decodeProtobufTraces, decodeTraceBody, MalformedJsonError } from './decode-traces.ts'

@@ -1,11 +1,6 @@
-import { decodeTraceBody as decodeBody, MalformedJsonError, type SpanRecord, type TraceBodyFormat } from '@tracewell/otlp'
+import { decodeTraceBody as decodeBody, MalformedJsonError, type DecodedTraces } from '@tracewell/otlp'
 import { malformedJson } from '../errors.ts'
 import type { BodyFormat } from './media-type.ts'
-
-export interface DecodedTraces {
-  format: TraceBodyFormat
-  spans: SpanRecord[]
-}
 
 /**
  * Turns the (inflated) body into validated span records. Throws a 400 for bytes that are not
