@@ -1,9 +1,6 @@
-import { storeSpans, type Db, type SpanInsert } from '@tracewell/db'
-import { spansOfBatch, type InlineSpanBatchJob, type ProjectSpans } from '@tracewell/queue'
+import { storeSpanSources, type Db, type ProjectSpanSource } from '@tracewell/db'
+import { InvalidSpanBatchJobError, spansOfBatch, type InlineSpanBatchJob } from '@tracewell/queue'
 import { UnrecoverableError } from 'bullmq'
-
-/** Spans per COPY (or INSERT): large enough to amortise the round trip, small enough to bound one statement. */
-const spansPerStatement = 5_000
 
 export interface SpanBatchResult {
   inserted: number
@@ -23,25 +20,22 @@ function isPoisonDatabaseError(error: unknown): boolean {
 /**
  * Stores the spans of one queue job. Idempotent: a span already stored (same project, trace and
  * span id) is skipped, so a job that is redone after a crash or a retry never makes a second row.
- * Data the database refuses throws UnrecoverableError, which sends the job straight to the failed
- * set instead of through every retry; any other failure throws as it is, to be retried.
+ * A job no retry can fix (a body that no longer decodes, data the database refuses) throws
+ * UnrecoverableError, which sends it straight to the failed set instead of through every retry;
+ * any other failure throws as it is, to be retried. The batches' spans are asked for one batch at
+ * a time (storeSpanSources), so a large job's records need not all be alive at once.
  */
-export async function storeSpanBatches(db: Db, batches: readonly ProjectSpans[]): Promise<SpanBatchResult> {
-  const rows: SpanInsert[] = []
-  for (const { projectId, spans } of batches) for (const span of spans) rows.push({ ...span, projectId })
-  let inserted = 0
+export async function storeSpanBatches(db: Db, batches: readonly ProjectSpanSource[]): Promise<SpanBatchResult> {
   try {
-    for (let start = 0; start < rows.length; start += spansPerStatement) {
-      inserted += await storeSpans(db, rows.slice(start, start + spansPerStatement))
-    }
+    return await storeSpanSources(db, batches)
   } catch (error) {
+    if (error instanceof InvalidSpanBatchJobError) throw new UnrecoverableError(error.message)
     if (isPoisonDatabaseError(error)) throw new UnrecoverableError(`span-batch job rejected by the database: ${(error as Error).message}`)
     throw error
   }
-  return { inserted, duplicates: rows.length - inserted }
 }
 
 /** Stores a job of the in-process queue (`npm start` without Redis), whose spans travel inline. */
 export function processSpanBatchJob(db: Db, job: InlineSpanBatchJob): Promise<SpanBatchResult> {
-  return storeSpanBatches(db, job.batches.map((batch) => ({ projectId: batch.projectId, spans: spansOfBatch(batch) })))
+  return storeSpanBatches(db, job.batches.map((batch) => ({ projectId: batch.projectId, spans: () => spansOfBatch(batch) })))
 }

@@ -4,8 +4,8 @@ import {
   deletePayload,
   InvalidSpanBatchJobError,
   QueueNames,
-  spansOfJob,
-  type ProjectSpans,
+  queuedSpansOfJob,
+  type QueuedSpans,
   type SpanBatchJob,
 } from '@tracewell/queue'
 import { UnrecoverableError, Worker, type Job } from 'bullmq'
@@ -139,10 +139,10 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
   }
 }
 
-/** The job's spans; a job no retry can fix goes straight to the failed set. */
-async function queuedSpans(payloads: Redis, job: SpanBatchJob): Promise<ProjectSpans[]> {
+/** The job's spans, decoded when stored; a job no retry can fix goes straight to the failed set. */
+async function queuedSpans(payloads: Redis, job: SpanBatchJob): Promise<QueuedSpans[]> {
   try {
-    return await spansOfJob(payloads, job)
+    return await queuedSpansOfJob(payloads, job)
   } catch (error) {
     if (error instanceof InvalidSpanBatchJobError) throw new UnrecoverableError(error.message)
     throw error

@@ -7,6 +7,7 @@ import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { createBullMqSpanBatchProducer, type ReferencedSpanBatchJob, type SpanBatchProducer } from '@tracewell/queue'
 import { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
+import { acceptedTraces } from '@tracewell/test-support'
 import { buildApp, processSpanBatchJob, startSpanBatchWorker } from '../src/index.ts'
 import { enqueueSpans, fixtureSpans, makeSpans, openQueue, testPrefix, waitFor } from './helpers.ts'
 
@@ -168,6 +169,36 @@ describe('span-batch worker (real Redis and Postgres)', () => {
       })
       assert.equal(failed.attemptsMade, 1, 'no retries for a job whose bodies are gone')
       assert.match(failed.failedReason, /^span-batch payload .*-gone holds 0 of 1 bodies$/)
+    } finally {
+      redis.disconnect()
+      await writer.close()
+    }
+  })
+
+  test('a job with a body that no longer decodes goes straight to the failed set and stores none of its spans', async () => {
+    const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 1, logger: quiet })
+    const redis = new Redis(REDIS_URL)
+    try {
+      const { body } = acceptedTraces('project-undecodable', makeSpans(3))
+      const payloadKey = `${prefix}:span-batches:payload:undecodable`
+      await redis.rpush(payloadKey, Buffer.from(body), Buffer.from('{"resourceSpans":5}'))
+      const data: ReferencedSpanBatchJob = {
+        version: 2,
+        payloadKey,
+        requests: [
+          { projectId: 'project-undecodable', encoding: 'json', spans: 3 },
+          { projectId: 'project-undecodable', encoding: 'json', spans: 1 },
+        ],
+      }
+      const job = await inspect.queue.add('span-batch', data, { attempts: 12, backoff: { type: 'exponential', delay: 1_000 } })
+      const failed = await waitFor('the undecodable job to fail', async () => {
+        const state = await inspect.queue.getJobState(job.id as string)
+        return state === 'failed' && (await inspect.queue.getJob(job.id as string))
+      })
+      assert.equal(failed.attemptsMade, 1, 'no retries for a poison job')
+      assert.match(failed.failedReason, /^span-batch body 1 no longer decodes: resourceSpans: /)
+      assert.equal(await countSpans(database.db, 'project-undecodable'), 0, 'the decodable body of the job is not stored either')
+      assert.equal(await redis.exists(payloadKey), 1, 'the bodies stay for a replay')
     } finally {
       redis.disconnect()
       await writer.close()

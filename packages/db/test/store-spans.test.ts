@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { poolOf } from '../src/create-db.ts'
-import { countSpans, createDb, findTraceSpans, insertSpans, nanosToIsoMicros, sql, storeSpans, type Db, type SpanDto, type SpanInsert } from '../src/index.ts'
+import { countSpans, createDb, findTraceSpans, insertSpans, nanosToIsoMicros, sql, storeSpanSources, storeSpans, type Db, type ProjectSpanSource, type SpanDto, type SpanInsert } from '../src/index.ts'
 import { encodeSpanCopy } from '../src/repositories/span-copy.ts'
 import { createTestDatabase, type TestDatabase } from '../src/testing/index.ts'
 import { engines } from './engines.ts'
@@ -58,7 +58,7 @@ for (const engine of engines) {
       // Several projects in one batch, and project ids that are awkward text themselves.
       const projects = ['plain', 'p"\\q', 'Zoë\0😀']
       const withProject = (prefix: string) => spans.map((span, i) => ({ ...span, projectId: `${prefix} ${projects[i % 3]}` }))
-      const copies = encodeSpanCopy(withProject('copy'))
+      const copies = encodeSpanCopy([{ projectId: 'copy', spans: () => spans }])
       assert.ok(copies && copies.length > 2, 'the batch is COPY data of several chunks')
       assert.equal(await storeSpans(db, withProject('copy')), spans.length)
       assert.equal(await insertSpans(db, withProject('insert')), spans.length)
@@ -136,6 +136,40 @@ for (const engine of engines) {
       assert.equal(await storeSpans(db, [twice, other, { ...twice, name: 'the later copy' }]), 2)
       assert.equal(await insertSpans(db, [twice, other].map((span) => ({ ...span, projectId: 'twice insert' }))), 2)
       assert.deepEqual(await storedRows(db, 'twice'), await storedRows(db, 'twice insert'), 'the first copy stored')
+    })
+
+    it('stores sources asking each for its spans once, and again only when the batch falls back', async () => {
+      const asked = new Map<string, number>()
+      const source = (name: string, spans: SpanInsert[]): ProjectSpanSource => ({
+        projectId: 'sources',
+        spans: () => {
+          asked.set(name, (asked.get(name) ?? 0) + 1)
+          return spans
+        },
+      })
+      const first = batch('sources', 3)
+      const second = batch('sources', 2)
+      assert.deepEqual(await storeSpanSources(db, [source('first', first), source('second', second)]), { inserted: 5, duplicates: 0 })
+      // PGlite has no COPY: the statement path is its only path, one request for spans each.
+      assert.deepEqual(Object.fromEntries(asked), { first: 1, second: 1 })
+
+      asked.clear()
+      const third = batch('sources', 4)
+      assert.deepEqual(await storeSpanSources(db, [source('second', second), source('third', third)]), { inserted: 4, duplicates: 2 })
+      // On Postgres the COPY asks first and its unique violation makes the fallback ask again.
+      const expected = engine.name === 'postgres' ? 2 : 1
+      assert.deepEqual(Object.fromEntries(asked), { second: expected, third: expected })
+      assert.equal(await countSpans(db, 'sources'), 9)
+      assert.deepEqual(await storeSpanSources(db, []), { inserted: 0, duplicates: 0 })
+    })
+
+    it('falls back in statements of at most 5,000 spans, keeping each source whole', async () => {
+      const base = batch('many', 1)[0] as SpanInsert
+      const spans = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ ...base, spanId: (from + i).toString(16).padStart(16, '0') }))
+      const sources = [spans(0, 3_000), spans(3_000, 3_000), spans(6_000, 1)].map((run): ProjectSpanSource => ({ projectId: 'many', spans: () => run }))
+      assert.deepEqual(await storeSpanSources(db, sources.slice(0, 1)), { inserted: 3_000, duplicates: 0 })
+      assert.deepEqual(await storeSpanSources(db, sources), { inserted: 3_001, duplicates: 3_000 })
+      assert.equal(await countSpans(db, 'many'), 6_001)
     })
 
     it('throws any other error unchanged and stores nothing of the batch', async () => {

@@ -7,7 +7,9 @@ export { spansOfBatch } from './inline-spans.ts'
 export {
   deletePayload,
   payloadTtlSeconds,
+  queuedSpansOfJob,
   renewPayload,
   spanCountOf,
   spansOfJob,
+  type QueuedSpans,
 } from './span-batch.payload.ts'

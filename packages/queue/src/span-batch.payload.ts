@@ -77,22 +77,38 @@ export function spanCountOf(job: SpanBatchJob): number {
 }
 
 /**
- * The spans of a queued job, grouped by project, as the writer stores them: inline spans as they
- * are, referenced bodies read from Redis and decoded again. Throws InvalidSpanBatchJobError for a
- * job no retry can fix (bad envelope, payload missing or not decodable); Redis errors propagate.
+ * One request's spans in a queued job (or one inline batch's), decoded each time `spans()` is
+ * called: the writer encodes a job one request at a time, so only that request's records are
+ * alive at once instead of the whole job's. Throws InvalidSpanBatchJobError for a body that no
+ * longer decodes.
  */
-export async function spansOfJob(redis: Redis, job: unknown): Promise<ProjectSpans[]> {
+export interface QueuedSpans {
+  projectId: string
+  spans(): SpanRecord[]
+}
+
+/**
+ * The spans of a queued job, as the writer stores them: inline spans as they are, referenced
+ * bodies read from Redis, to be decoded again when asked for. Throws InvalidSpanBatchJobError for
+ * a job no retry can fix (bad envelope, payload missing); Redis errors propagate.
+ */
+export async function queuedSpansOfJob(redis: Redis, job: unknown): Promise<QueuedSpans[]> {
   if (!Value.Check(SpanBatchJobSchema, job)) {
     const first = Value.Errors(SpanBatchJobSchema, job).First()
     throw new InvalidSpanBatchJobError(`invalid span-batch job: ${first ? `${first.path || '/'} ${first.message}` : 'not an object'}`)
   }
   const checked = job as SpanBatchJob
-  if (checked.version === 1) return checked.batches.map((batch, index) => ({ projectId: batch.projectId, spans: inlineSpans(batch, index) }))
+  if (checked.version === 1) return checked.batches.map((batch, index) => ({ projectId: batch.projectId, spans: () => inlineSpans(batch, index) }))
   const bodies = await redis.lrangeBuffer(checked.payloadKey, 0, -1)
   if (bodies.length !== checked.requests.length) {
     throw new InvalidSpanBatchJobError(`span-batch payload ${checked.payloadKey} holds ${bodies.length} of ${checked.requests.length} bodies`)
   }
-  return checked.requests.map((request, index) => ({ projectId: request.projectId, spans: decodeBody(bodies[index] as Buffer, request.encoding, index) }))
+  return checked.requests.map((request, index) => ({ projectId: request.projectId, spans: () => decodeBody(bodies[index] as Buffer, request.encoding, index) }))
+}
+
+/** Every span of a queued job, decoded at once and grouped by project (queuedSpansOfJob, eagerly). */
+export async function spansOfJob(redis: Redis, job: unknown): Promise<ProjectSpans[]> {
+  return (await queuedSpansOfJob(redis, job)).map((queued) => ({ projectId: queued.projectId, spans: queued.spans() }))
 }
 
 function inlineSpans(batch: ProjectSpans, index: number): SpanRecord[] {

@@ -7,7 +7,7 @@
 // path would treat in a way this encoder does not reproduce (a wrong type at run time, a number
 // with a fraction, a time in year 10000 or later), encoding gives up and storeSpans uses that path.
 
-import { spanRowColumns, type SpanInsert } from './span-rows.ts'
+import { spanRowColumns, type ProjectSpanSource } from './span-rows.ts'
 import { toStorableJson, toStorableText } from './storable-text.ts'
 
 /** The statement the encoded rows are read by; columns in spanRowColumns order, as the rows are written. */
@@ -136,38 +136,42 @@ class CopyChunks {
  * The batch as binary COPY data (header, rows, trailer) in chunks of about 128 KB, or undefined if
  * some value is one only the statement path stores exactly (see the top of this file). Text and
  * JSON are made storable as serializeSpanRows makes them (U+0000 and lone surrogates → U+FFFD).
+ * Each source's spans are asked for once and encoded before the next source's, so only one
+ * source's records need to be alive at a time.
  */
-export function encodeSpanCopy(spans: readonly SpanInsert[]): Buffer[] | undefined {
+export function encodeSpanCopy(sources: readonly ProjectSpanSource[]): Buffer[] | undefined {
   const copy = new CopyChunks()
   try {
-    for (const span of spans) {
-      copy.row()
-      copy.text(span.projectId)
-      copy.text(span.traceId)
-      copy.text(span.spanId)
-      copy.text(span.parentSpanId)
-      copy.text(span.name)
-      copy.int16(span.kind)
-      copy.timestamp(span.startTimeUnixNano)
-      copy.timestamp(span.endTimeUnixNano)
-      copy.int64Decimal(span.durationNs)
-      copy.text(span.traceState)
-      copy.int16(span.statusCode)
-      copy.text(span.statusMessage)
-      copy.text(span.serviceName)
-      copy.text(span.serviceVersion)
-      copy.text(span.scopeName)
-      copy.text(span.scopeVersion)
-      copy.text(span.llmVendor)
-      copy.text(span.llmModel)
-      copy.text(span.llmRequestType)
-      copy.int64(span.inputTokens)
-      copy.int64(span.outputTokens)
-      copy.int64(span.totalTokens)
-      copy.jsonb(span.attributes)
-      copy.jsonb(span.resourceAttributes)
-      copy.jsonb(span.events)
-      copy.jsonb(span.links)
+    for (const source of sources) {
+      for (const span of source.spans()) {
+        copy.row()
+        copy.text(source.projectId)
+        copy.text(span.traceId)
+        copy.text(span.spanId)
+        copy.text(span.parentSpanId)
+        copy.text(span.name)
+        copy.int16(span.kind)
+        copy.timestamp(span.startTimeUnixNano)
+        copy.timestamp(span.endTimeUnixNano)
+        copy.int64Decimal(span.durationNs)
+        copy.text(span.traceState)
+        copy.int16(span.statusCode)
+        copy.text(span.statusMessage)
+        copy.text(span.serviceName)
+        copy.text(span.serviceVersion)
+        copy.text(span.scopeName)
+        copy.text(span.scopeVersion)
+        copy.text(span.llmVendor)
+        copy.text(span.llmModel)
+        copy.text(span.llmRequestType)
+        copy.int64(span.inputTokens)
+        copy.int64(span.outputTokens)
+        copy.int64(span.totalTokens)
+        copy.jsonb(span.attributes)
+        copy.jsonb(span.resourceAttributes)
+        copy.jsonb(span.events)
+        copy.jsonb(span.links)
+      }
     }
   } catch (error) {
     if (error instanceof NotEncodable) return undefined

@@ -41,6 +41,19 @@ export interface SpanInsert extends SpanOriginFields {
   links: unknown
 }
 
+/** A span without its project: what a ProjectSpanSource yields. */
+export type SpanFields = Omit<SpanInsert, 'projectId'>
+
+/**
+ * The spans of one project, produced when `spans()` is called: storeSpanSources calls it once
+ * (again only if the batch falls back to the statement path), so a caller can hand over request
+ * bodies to be decoded, encoded and let go one at a time instead of all at once.
+ */
+export interface ProjectSpanSource {
+  projectId: string
+  spans(): readonly SpanFields[]
+}
+
 // Spans of one batch start and end within a few distinct seconds: formatting the date (half the
 // cost of serialising a row) is done once per second seen, in a small cache that is reset when full.
 const isoSeconds = new Map<string, string>()
@@ -109,7 +122,7 @@ export function toSpanRow(projectId: string, span: Omit<SpanInsert, 'projectId'>
  * still has to stringify every value) and identical to the previous insert parameter by construction,
  * except that U+0000 and lone surrogates, which Postgres cannot store, become U+FFFD (storable-text.ts).
  */
-export function serializeSpanRows(projectId: string, spans: readonly Omit<SpanInsert, 'projectId'>[]): string {
+export function serializeSpanRows(projectId: string, spans: readonly SpanFields[]): string {
   if (spans.length === 0) return ''
   return toStorableJson(JSON.stringify(spans.map((span) => toSpanRow(projectId, span)))).slice(1, -1)
 }

@@ -4,9 +4,9 @@ import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams'
 import { poolOf, type Db } from '../create-db.ts'
 import type { Executor } from './executor.ts'
 import { encodeSpanCopy, spanCopyStatement } from './span-copy.ts'
-import { nanosToIsoMicros, serializeSpanRows, spanRowColumns, type SpanInsert, type SpanOriginFields } from './span-rows.ts'
+import { nanosToIsoMicros, serializeSpanRows, spanRowColumns, type ProjectSpanSource, type SpanInsert, type SpanOriginFields } from './span-rows.ts'
 
-export { nanosToIsoMicros, serializeSpanRows, type SpanInsert } from './span-rows.ts'
+export { nanosToIsoMicros, serializeSpanRows, type ProjectSpanSource, type SpanFields, type SpanInsert } from './span-rows.ts'
 
 const columnList = sql.raw(spanRowColumns.map(([name]) => name).join(', '))
 const recordsetShape = sql.raw(spanRowColumns.map(([name, type]) => `${name} ${type}`).join(', '))
@@ -16,17 +16,21 @@ const recordsetShape = sql.raw(spanRowColumns.map(([name, type]) => `${name} ${t
  * span id) is skipped, so a redelivered queue job never makes a second row. Returns the rows inserted.
  */
 export async function insertSpans(db: Executor, spans: readonly SpanInsert[]): Promise<number> {
-  if (spans.length === 0) return 0
-  // Consecutive spans of one project share a chunk; the statement is the same either way.
-  const chunks: string[] = []
+  return insertSerializedSpanRows(db, projectRuns(spans).map((run) => serializeSpanRows(run.projectId, run.spans())))
+}
+
+/** Consecutive spans of one project, as one source each. */
+function projectRuns(spans: readonly SpanInsert[]): ProjectSpanSource[] {
+  const runs: ProjectSpanSource[] = []
   let start = 0
   for (let i = 1; i <= spans.length; i++) {
     const projectId = (spans[start] as SpanInsert).projectId
     if (i < spans.length && (spans[i] as SpanInsert).projectId === projectId) continue
-    chunks.push(serializeSpanRows(projectId, spans.slice(start, i)))
+    const run = spans.slice(start, i)
+    runs.push({ projectId, spans: () => run })
     start = i
   }
-  return insertSerializedSpanRows(db, chunks)
+  return runs
 }
 
 /**
@@ -46,7 +50,7 @@ export async function insertSerializedSpanRows(db: Executor, rowsJson: readonly 
 }
 
 /**
- * Stores a batch like insertSpans, idempotently, returning the rows inserted; on Postgres through a
+ * Stores a batch like insertSpans, idempotently, saying how many spans were new; on Postgres through a
  * binary COPY: the rows arrive in their stored form instead of as one JSON document that
  * jsonb_to_recordset unpacks, which the database does in a good deal less time.
  *
@@ -56,15 +60,43 @@ export async function insertSerializedSpanRows(db: Executor, rowsJson: readonly 
  * spans. Such a batch costs the failed COPY on top, a price paid only on redelivery. Any other error
  * rolls back and is thrown unchanged, its SQLSTATE intact for the caller's retry decision. On
  * PGlite (embedded, no connection to save work on) it is insertSpans.
+ *
+ * The sources' spans are asked for once for the COPY, and once more only for the fallback.
  */
+export async function storeSpanSources(db: Db, sources: readonly ProjectSpanSource[]): Promise<{ inserted: number; duplicates: number }> {
+  if (sources.length === 0) return { inserted: 0, duplicates: 0 }
+  const pool = poolOf.get(db)
+  const chunks = pool === undefined ? undefined : encodeSpanCopy(sources)
+  const copied = pool !== undefined && chunks !== undefined ? await copyInTransaction(pool, chunks) : undefined
+  if (copied !== undefined) return { inserted: copied, duplicates: 0 }
+  // The statement path, one statement per SPANS_PER_STATEMENT spans (a larger source alone).
+  let inserted = 0
+  let spans = 0
+  let statement: string[] = []
+  let statementSpans = 0
+  for (const source of sources) {
+    const projectSpans = source.spans()
+    if (statement.length > 0 && statementSpans + projectSpans.length > SPANS_PER_STATEMENT) {
+      inserted += await insertSerializedSpanRows(db, statement)
+      statement = []
+      statementSpans = 0
+    }
+    statement.push(serializeSpanRows(source.projectId, projectSpans))
+    statementSpans += projectSpans.length
+    spans += projectSpans.length
+  }
+  if (statement.length > 0) inserted += await insertSerializedSpanRows(db, statement)
+  return { inserted, duplicates: spans - inserted }
+}
+
+// The statement path sends its rows as one text parameter: this bounds that parameter, and so
+// the work of one statement.
+const SPANS_PER_STATEMENT = 5_000
+
+/** storeSpanSources for spans at hand, each naming its project; returns the rows inserted. */
 export async function storeSpans(db: Db, spans: readonly SpanInsert[]): Promise<number> {
   if (spans.length === 0) return 0
-  const pool = poolOf.get(db)
-  if (pool === undefined) return insertSpans(db, spans)
-  const chunks = encodeSpanCopy(spans)
-  if (chunks === undefined) return insertSpans(db, spans)
-  const copied = await copyInTransaction(pool, chunks)
-  return copied ?? insertSpans(db, spans)
+  return (await storeSpanSources(db, projectRuns(spans))).inserted
 }
 
 const UNIQUE_VIOLATION = '23505'

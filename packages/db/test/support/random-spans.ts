@@ -1,7 +1,7 @@
 import { seededRandom } from '@tracewell/test-support'
-import type { SpanInsert } from '../../src/index.ts'
+import type { SpanFields } from '../../src/index.ts'
 
-export type SpanFields = Omit<SpanInsert, 'projectId'>
+export type { SpanFields }
 
 // Quotes, backslashes, control characters, non-ASCII, astral characters: everything JSON escapes
 // or passes through, and text that looks like an escape (`\u0000` spelled out with a backslash).
