@@ -7,7 +7,7 @@ import { createServer } from 'node:net'
 import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { serviceNodeFlags } from './service-node-flags.ts'
+import { nodeFlagsOf, serviceNodeFlags } from './service-node-flags.ts'
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -43,7 +43,7 @@ export function announcePort(server: { address(): unknown }): void {
 
 /** Starts one of the services (`apps/<name>/src/server.ts`) with only `env`, and waits for its /readyz. */
 export async function startService(entry: string, env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...serviceNodeFlags, `${repoRoot}${entry}`], {
+  const child = spawn(process.execPath, [...nodeFlagsOf(entry), `${repoRoot}${entry}`], {
     env: { ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit'],
   })

@@ -26,16 +26,25 @@ export const namespace = 'tracewell'
 /** The V8 flags every service runs with (README, Benchmarks), as the image's ENTRYPOINT gives them. */
 export const serviceNodeFlags = ['--max-semi-space-size=8', '--heap-growing-percent=50']
 
-export type ServiceSpec = { entry: string; port: number; schema: SettingsSchema }
+/**
+ * A service: its entry file, default port and settings, and the V8 flags its container adds after
+ * the image's (a later V8 flag wins), which its npm start scripts give too.
+ */
+export type ServiceSpec = { entry: string; port: number; schema: SettingsSchema; nodeFlags?: string[] }
 
 /** Deployment / compose service name → what it must run. Ports come from @tracewell/config. */
 export const services: Record<string, ServiceSpec> = {
   ingest: { entry: 'apps/ingest/src/server.ts', port: defaultPorts.ingest, schema: IngestConfigSchema },
-  writer: { entry: 'apps/writer/src/server.ts', port: defaultPorts.writer, schema: WriterConfigSchema },
+  writer: { entry: 'apps/writer/src/server.ts', port: defaultPorts.writer, schema: WriterConfigSchema, nodeFlags: ['--heap-growing-percent=100'] },
   'control-plane': { entry: 'apps/control-plane/src/server.ts', port: defaultPorts.controlPlane, schema: ControlPlaneConfigSchema },
   janitor: { entry: 'apps/janitor/src/server.ts', port: defaultPorts.janitor, schema: JanitorConfigSchema },
 }
 export const migrate = { entry: 'packages/db/src/bin/migrate.ts', schema: MigrateConfigSchema }
+
+/** The V8 flags a command line leaves in effect, by name: a later `--flag=value` replaces an earlier one. */
+export function effectiveNodeFlags(flags: readonly string[]): Record<string, string> {
+  return Object.fromEntries(flags.map((flag) => [flag.split('=')[0], flag]))
+}
 
 /** Names that hold credentials (or URLs that may): never a literal in a manifest. */
 export function isSecretName(name: string): boolean {

@@ -28,6 +28,7 @@ import {
   repoRoot,
   requiredSettings,
   sampleSecretValues,
+  effectiveNodeFlags,
   serviceNodeFlags,
   services,
   type SettingsSchema,
@@ -37,11 +38,12 @@ import {
 
 const imageRepository = (image: string): string => image.replace(/@sha256:[0-9a-f]+$/, '').replace(/:[^:/]+$/, '')
 
-function assertEntryFile(args: unknown, expected: string, where: string): void {
+function assertEntryFile(args: unknown, expected: string, where: string, nodeFlags: readonly string[] = []): void {
   assert.ok(Array.isArray(args), `${where}: the command must be a list`)
   const entries = (args as string[]).filter((arg) => arg.endsWith('.ts'))
   assert.deepEqual(entries, [expected], `${where}: runs ${expected}`)
   assert.ok(existsSync(join(repoRoot, expected)), `${where}: ${expected} does not exist in the repository`)
+  assert.deepEqual((args as string[]).slice(0, (args as string[]).indexOf(expected)), nodeFlags, `${where}: the service's own V8 flags, before its entry file`)
 }
 
 function assertSettingsKnown(schema: SettingsSchema, names: string[], where: string): void {
@@ -188,7 +190,7 @@ describe('Kubernetes manifests', () => {
       assert.equal(pod.containers.length, 1, `${name}: one container`)
       const container = pod.containers[0]
       assert.equal(container.command, undefined, `${name}: keep the image's ENTRYPOINT (node); choose the service with args`)
-      assertEntryFile(container.args, spec.entry, `Deployment ${name}`)
+      assertEntryFile(container.args, spec.entry, `Deployment ${name}`, spec.nodeFlags)
       assert.ok((container.ports as Doc[]).length > 0, `${name}: declares its port`)
       for (const port of container.ports) assert.equal(port.containerPort, spec.port, `${name}: containerPort`)
       assert.ok(labelsMatch(doc.spec.selector.matchLabels, doc.spec.template.metadata.labels), `${name}: selector matches the pod labels`)
@@ -442,7 +444,7 @@ describe('compose.yml', () => {
   for (const [name, spec] of Object.entries(services)) {
     it(`runs ${name} after the migration, on port ${spec.port}, probed on /readyz`, () => {
       const service = composeServices[name]!
-      assertEntryFile(service.command, spec.entry, `compose ${name}`)
+      assertEntryFile(service.command, spec.entry, `compose ${name}`, spec.nodeFlags)
       assert.equal(service.depends_on?.migrate?.condition, 'service_completed_successfully')
       assert.equal(service.depends_on?.postgres?.condition, 'service_healthy')
       assert.equal(service.depends_on?.redis?.condition, 'service_healthy')
@@ -540,14 +542,27 @@ describe('Dockerfile', () => {
   it('gives the services the V8 flags of the npm start scripts and the benchmarks', () => {
     // The flags stand in several places that cannot share a variable; this keeps them equal.
     const manifests = ['package.json', ...readdirSync(join(repoRoot, 'apps')).map((app) => `apps/${app}/package.json`)]
+    // The service a start script runs: named by its entry file at the root, by the directory in an app.
+    const specOf = (manifest: string, script: string) =>
+      Object.values(services).find(({ entry }) => (manifest === 'package.json' ? script.includes(entry) : entry.startsWith(manifest.replace('package.json', ''))))
+    const checked: string[] = []
     for (const manifest of manifests) {
       const scripts = (JSON.parse(readFileSync(join(repoRoot, manifest), 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {}
       for (const [name, script] of Object.entries(scripts)) {
-        if (name === 'start' || name.startsWith('start:')) assert.ok(script.startsWith(`node ${serviceNodeFlags.join(' ')} `), `${manifest} ${name}: ${script}`)
+        if (name !== 'start' && !name.startsWith('start:')) continue
+        const [node, ...words] = script.split(' ')
+        assert.equal(node, 'node', `${manifest} ${name}: ${script}`)
+        const flags = words.filter((word) => word.startsWith('--'))
+        const expected = [...serviceNodeFlags, ...(specOf(manifest, script)?.nodeFlags ?? [])]
+        assert.deepEqual(effectiveNodeFlags(flags), effectiveNodeFlags(expected), `${manifest} ${name}: ${script}`)
+        checked.push(`${manifest} ${name}`)
       }
     }
+    // Both places the writer is started from, with its own flags.
+    assert.ok(checked.includes('package.json start:writer') && checked.includes('apps/writer/package.json start'), checked.join(', '))
     const bench = readFileSync(join(repoRoot, 'bench/src/service-node-flags.ts'), 'utf8')
     assert.ok(bench.includes(`[${serviceNodeFlags.map((flag) => `'${flag}'`).join(', ')}]`), 'bench/src/service-node-flags.ts')
+    assert.ok(bench.includes(`writerNodeFlags = [${services.writer!.nodeFlags!.map((flag) => `'${flag}'`).join(', ')}]`), 'bench/src/service-node-flags.ts: the writer')
   })
 
   it('ships the sources the services run', () => {
