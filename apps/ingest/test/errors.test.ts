@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { deflateRawSync, gzipSync } from 'node:zlib'
-import { revokeApiKey } from '@tracewell/db'
+import { IngestConfigSchema, loadConfig } from '@tracewell/config'
+import { createDb, revokeApiKey } from '@tracewell/db'
 import type { SpanBatchProducer } from '@tracewell/queue'
 import type { Response as InjectResponse } from 'light-my-request'
+import { buildApp } from '../src/app.ts'
 import { StatusMessage } from '../src/otlp/otlp-status.ts'
 import { clientBodies, gzippedZeros, langtraceSpans, seedBody } from './support/fixtures.ts'
-import { startIngest, type IngestHarness } from './support/ingest-harness.ts'
+import { startIngest, testEnv, type IngestHarness } from './support/ingest-harness.ts'
 
 // The failure answers of SPEC §2, bodies asserted exactly, on both paths.
 
@@ -232,6 +235,32 @@ describe('metrics', () => {
     assert.match(text, /ingest_spans_accepted_total [1-9]\d*/)
     assert.match(text, /ingest_queue_backlog_spans \d+/)
   })
+
+  it('count each request once, by route, format and outcome, and each accepted span', async () => {
+    const scrape = async () => {
+      const text = (await ingest.app.inject('/metrics')).body
+      const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\d+)$`, 'm').exec(text)?.[1] ?? 0)
+      return {
+        accepted: value('ingest_requests_total{route="/v1/traces",format="json",outcome="accepted"}'),
+        unauthorized: value('ingest_requests_total{route="/v1/traces",format="json",outcome="unauthorized"}'),
+        invalid: value('ingest_requests_total{route="/v1/traces",format="protobuf",outcome="invalid"}'),
+        rejectedUnauthorized: value('ingest_rejections_total{reason="unauthorized"}'),
+        rejectedInvalid: value('ingest_rejections_total{reason="invalid"}'),
+        spans: value('ingest_spans_accepted_total'),
+      }
+    }
+    const before = await scrape()
+    const seedSpans = (JSON.parse(seedBody.toString()) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: unknown[] }> }> }).resourceSpans
+      .flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans)).length
+    for (let i = 0; i < 2; i++) assert.equal((await post({ url: '/v1/traces', body: seedBody })).statusCode, 200)
+    assert.equal((await post({ url: '/v1/traces', key: 'tw_proj_unknown', body: seedBody })).statusCode, 401)
+    assert.equal((await post({ url: '/v1/traces', contentType: 'application/x-protobuf', body: 'not protobuf' })).statusCode, 400)
+    const after = await scrape()
+    assert.deepEqual(
+      Object.fromEntries(Object.entries(after).map(([name, value]) => [name, value - before[name as keyof typeof before]])),
+      { accepted: 2, unauthorized: 1, invalid: 1, rejectedUnauthorized: 1, rejectedInvalid: 1, spans: 2 * seedSpans },
+    )
+  })
 })
 
 describe('429 when the queue backlog is over its bound', () => {
@@ -262,6 +291,27 @@ describe('429 when the queue backlog is over its bound', () => {
     assert.deepEqual(protobufStatus(otlp), { code: 8, message: 'Too many spans are waiting to be stored; retry after 1 s' })
     const metrics = (await small.app.inject('/metrics')).body
     assert.match(metrics, /ingest_rejections_total\{reason="backlog_full"\} [1-9]/)
+  })
+})
+
+describe('503 when API keys cannot be looked up', () => {
+  it('answers with Retry-After, not 401: the key may well be valid', async () => {
+    const unreachable = 'postgres://postgres@127.0.0.1:1/none'
+    const config = loadConfig(IngestConfigSchema, { DATABASE_URL: unreachable, REDIS_URL: testEnv.REDIS_URL, QUEUE_PREFIX: `test-ingest-${randomUUID()}`, LOG_LEVEL: 'silent' })
+    const db = createDb({ databaseUrl: unreachable, poolSize: 1 })
+    const app = await buildApp(config, { db })
+    try {
+      for (const url of ['/api/trace', '/v1/traces']) {
+        const response = await send(app, { url, body: seedBody }, ingest.tenant.projectKey)
+        assert.equal(response.statusCode, 503, url)
+        assert.equal(response.headers['retry-after'], '5')
+        const message = 'API keys cannot be checked right now; retry after 5 s'
+        assert.equal(response.body, url === '/api/trace' ? `{"status":503,"message":"${message}"}` : `{"code":14,"message":"${message}"}`)
+      }
+    } finally {
+      await app.close()
+      await db.destroy()
+    }
   })
 })
 

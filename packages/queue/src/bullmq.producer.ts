@@ -129,8 +129,7 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
   timer.unref()
   void measure()
 
-  const admit = async () => {
-    await assertConnected()
+  const assertRoom = () => {
     if (measuredBacklog + groupCommit.unacknowledgedSpans >= options.maxBacklogSpans) {
       throw new QueueBacklogFullError(`queue backlog is full (${measuredBacklog} spans waiting)`)
     }
@@ -140,7 +139,19 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
     enqueue(traces: AcceptedTraces) {
       // Only the bytes and the count wait for Redis: nothing here keeps the records alive.
       const request: QueuedRequest = { projectId: traces.projectId, body: traces.body, encoding: traces.bodyEncoding, spans: traces.spans.length }
-      return admit().then(() => groupCommit.submit(request))
+      // Connected (the usual case): admitted at once, without waiting a turn for assertConnected.
+      if (connection.status === 'ready') {
+        try {
+          assertRoom()
+        } catch (error) {
+          return Promise.reject(error)
+        }
+        return groupCommit.submit(request)
+      }
+      return assertConnected().then(() => {
+        assertRoom()
+        return groupCommit.submit(request)
+      })
     },
     backlog: () => measuredBacklog,
     async ping() {
