@@ -56,10 +56,11 @@ export async function insertSerializedSpanRows(db: Executor, rowsJson: readonly 
  *
  * COPY has no ON CONFLICT, so it is optimistic: one transaction, and if a span of the batch is
  * already stored (a queue job redelivered after a crash, or the same span twice in the batch) the
- * unique violation rolls it back and the batch is stored by insertSpans instead, which skips those
- * spans. Such a batch costs the failed COPY on top, a price paid only on redelivery. Any other error
- * rolls back and is thrown unchanged, its SQLSTATE intact for the caller's retry decision. On
- * PGlite (embedded, no connection to save work on) it is insertSpans.
+ * unique violation rolls it back and the batch is stored by insertSpans's statement instead, which
+ * skips those spans, in statements of about 5,000 spans. Such a batch costs the failed COPY on
+ * top, a price paid only on redelivery. Any other error rolls back and is thrown unchanged, its
+ * SQLSTATE intact for the caller's retry decision. On PGlite (embedded, no connection to save
+ * work on) it is that statement.
  *
  * The sources' spans are asked for once for the COPY, and once more only for the fallback.
  */
