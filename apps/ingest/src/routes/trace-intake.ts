@@ -62,13 +62,15 @@ export function installTraceIntake(app: App, options: TraceIntakeOptions): (requ
   app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
     const presented = request.headers['x-api-key']
     if (typeof presented !== 'string' || presented === '') return done(new UnauthorizedError('Invalid API key'))
+    // done() outside the try: it runs the rest of the request, whose errors are not this hook's.
     const admitted = (key: VerifiedKey | null) => {
+      let refused: Error | undefined
       try {
         admit(request, key)
-        done()
       } catch (error) {
-        done(error as Error)
+        refused = error as Error
       }
+      done(refused)
     }
     const cached = app.apiKeys.verifyCached(presented)
     if (cached !== undefined) return admitted(cached)
