@@ -18,20 +18,27 @@ function isPoisonDatabaseError(error: unknown): boolean {
 }
 
 /**
+ * What a job fails with: UnrecoverableError for a job no retry can fix (a bad envelope, a body
+ * that is missing or no longer decodes, data the database refuses), which sends it straight to
+ * the failed set instead of through every retry; any other error as it is, to be retried.
+ */
+export function jobFailure(error: unknown): unknown {
+  if (error instanceof InvalidSpanBatchJobError) return new UnrecoverableError(error.message)
+  if (isPoisonDatabaseError(error)) return new UnrecoverableError(`span-batch job rejected by the database: ${(error as Error).message}`)
+  return error
+}
+
+/**
  * Stores the spans of one queue job. Idempotent: a span already stored (same project, trace and
  * span id) is skipped, so a job that is redone after a crash or a retry never makes a second row.
- * A job no retry can fix (a body that no longer decodes, data the database refuses) throws
- * UnrecoverableError, which sends it straight to the failed set instead of through every retry;
- * any other failure throws as it is, to be retried. The batches' spans are asked for one batch at
+ * Failures are thrown as jobFailure says. The batches' spans are asked for one batch at
  * a time (storeSpanSources), so a large job's records need not all be alive at once.
  */
 export async function storeSpanBatches(db: Db, batches: readonly ProjectSpanSource[]): Promise<SpanBatchResult> {
   try {
     return await storeSpanSources(db, batches)
   } catch (error) {
-    if (error instanceof InvalidSpanBatchJobError) throw new UnrecoverableError(error.message)
-    if (isPoisonDatabaseError(error)) throw new UnrecoverableError(`span-batch job rejected by the database: ${(error as Error).message}`)
-    throw error
+    throw jobFailure(error)
   }
 }
 

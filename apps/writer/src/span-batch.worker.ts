@@ -2,7 +2,6 @@ import type { Db } from '@tracewell/db'
 import {
   createSpanBatchQueueConnection,
   deletePayload,
-  InvalidSpanBatchJobError,
   QueueNames,
   queuedSpansOfJob,
   type QueuedSpans,
@@ -12,7 +11,7 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
 import { spanBatchMetrics } from './span-batch.metrics.ts'
-import { storeSpanBatches, type SpanBatchResult } from './span-batch.processor.ts'
+import { jobFailure, storeSpanBatches, type SpanBatchResult } from './span-batch.processor.ts'
 
 export interface WorkerLogger {
   info(obj: object, msg: string): void
@@ -144,7 +143,6 @@ async function queuedSpans(payloads: Redis, job: SpanBatchJob): Promise<QueuedSp
   try {
     return await queuedSpansOfJob(payloads, job)
   } catch (error) {
-    if (error instanceof InvalidSpanBatchJobError) throw new UnrecoverableError(error.message)
-    throw error
+    throw jobFailure(error)
   }
 }
