@@ -139,19 +139,17 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
     enqueue(traces: AcceptedTraces) {
       // Only the bytes and the count wait for Redis: nothing here keeps the records alive.
       const request: QueuedRequest = { projectId: traces.projectId, body: traces.body, encoding: traces.bodyEncoding, spans: traces.spans.length }
-      // Connected (the usual case): admitted at once, without waiting a turn for assertConnected.
-      if (connection.status === 'ready') {
-        try {
-          assertRoom()
-        } catch (error) {
-          return Promise.reject(error)
-        }
-        return groupCommit.submit(request)
-      }
-      return assertConnected().then(() => {
+      const admit = () => {
         assertRoom()
         return groupCommit.submit(request)
-      })
+      }
+      // Connected (the usual case): admitted at once, without waiting a turn for assertConnected.
+      if (connection.status !== 'ready') return assertConnected().then(admit)
+      try {
+        return admit()
+      } catch (error) {
+        return Promise.reject(error)
+      }
     },
     backlog: () => measuredBacklog,
     async ping() {
