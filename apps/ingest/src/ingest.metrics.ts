@@ -67,7 +67,6 @@ export function ingestMetrics(registry: Registry, producer: SpanBatchProducer): 
   const existing = countsByRegistry.get(registry)
   if (existing) return existing
   const requests = new LabelledCounts()
-  const rejections = new Map<RejectionReason, number>()
   let spansAccepted = 0
   new Counter({
     name: 'ingest_requests_total',
@@ -93,9 +92,10 @@ export function ingestMetrics(registry: Registry, producer: SpanBatchProducer): 
     help: 'Trace requests turned away, by reason',
     labelNames: ['reason'] as const,
     registers: [registry],
+    // Derived from the request counts: a rejection is a request whose outcome is its reason.
     collect() {
       this.reset()
-      for (const [reason, count] of rejections) this.inc({ reason }, count)
+      for (const [, , outcome, count] of requests.entries()) if (outcome !== 'accepted') this.inc({ reason: outcome }, count)
     },
   })
   new Gauge({
@@ -109,7 +109,6 @@ export function ingestMetrics(registry: Registry, producer: SpanBatchProducer): 
   const metrics: IngestMetrics = {
     request(route, format, outcome) {
       requests.add(route, format, outcome)
-      if (outcome !== 'accepted') rejections.set(outcome, (rejections.get(outcome) ?? 0) + 1)
     },
     spansAccepted(count) {
       spansAccepted += count
