@@ -87,7 +87,8 @@ export interface SpanBatchProducer {
   /**
    * Resolves only once the spans are durably in the queue (Redis acknowledged the write, or the
    * in-process queue handed them to the writer and it stored them). Rejects with
-   * QueueUnavailableError (→ 503) or QueueBacklogFullError (→ 429).
+   * QueueUnavailableError (→ 503) or QueueBacklogFullError (→ 429). Either way, once it has
+   * settled the queue no longer reads `traces.body`: the caller may release its memory.
    */
   enqueue(traces: AcceptedTraces): Promise<void>
   /** Spans waiting in the queue, as last measured (for admission control and metrics). */

@@ -5,7 +5,7 @@ import { UnauthorizedError } from '@tracewell/http'
 import type { TraceBodyFormat } from '@tracewell/otlp'
 import { QueueBacklogFullError, QueueUnavailableError, type AcceptedTraces, type SpanBatchProducer } from '@tracewell/queue'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { readBody, type BodyLimits } from '../body/body.reader.ts'
+import { readBody, releaseBody, type BodyLimits } from '../body/body.reader.ts'
 import { formatOf, requireEncoding, requireFormat, type BodyEncoding, type BodyFormat } from '../body/media-type.ts'
 import { decodeTraceBody } from '../body/trace-body.decoder.ts'
 import { bodyTooLarge, keyStoreUnavailable, queueBacklogFull, queueUnavailable, tooManySpans } from '../errors.ts'
@@ -109,7 +109,9 @@ function acceptBody(request: FastifyRequest, producer: SpanBatchProducer, limits
   const { format, spans } = decodeTraceBody(body, intake.format)
   if (spans.length > limits.maxSpansPerRequest) throw tooManySpans(spans.length, limits.maxSpansPerRequest)
   // An empty batch is a success that stores nothing (SPEC §2).
-  const queued = spans.length > 0 ? enqueue(producer, { projectId: intake.projectId, spans, body, bodyEncoding: intake.format }) : Promise.resolve()
+  if (spans.length === 0) return { format, spanCount: 0, queued: Promise.resolve() }
+  // The queue is done with the bytes once it has answered (SpanBatchProducer.enqueue).
+  const queued = enqueue(producer, { projectId: intake.projectId, spans, body, bodyEncoding: intake.format }).finally(() => releaseBody(body))
   return { format, spanCount: spans.length, queued }
 }
 

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict'
+import { Readable } from 'node:stream'
+import { gzipSync } from 'node:zlib'
+import { after, before, describe, it } from 'node:test'
+import { Redis } from 'ioredis'
+import { readBody, releaseBody } from '../src/body/body.reader.ts'
+import { startIngest, testEnv, type IngestHarness } from './support/ingest-harness.ts'
+
+// Ingest frees each body's memory as soon as the queue has answered for it (releaseBody). What a
+// user depends on: the bytes in Redis are exactly the bytes sent, however large, and freeing a
+// small body never touches memory other Buffers share.
+
+const limits = { maxBodyBytes: 10 * 1024 * 1024, maxInflatedBytes: 20 * 1024 * 1024 }
+
+describe('releaseBody', () => {
+  it('frees a body readBody assembled from chunks: it then reads as empty', async () => {
+    const body = await readBody(Readable.from([Buffer.alloc(40_000, 'a'), Buffer.alloc(40_000, 'b')]), 'identity', limits)
+    assert.equal(body.length, 80_000)
+    releaseBody(body)
+    assert.equal(body.length, 0)
+    assert.equal((body.buffer as ArrayBuffer).detached, true)
+  })
+
+  it('leaves a small body alone: it is a slice of the pool other Buffers share', async () => {
+    const body = await readBody(Readable.from([Buffer.from('{"resourceSpans":[]}')]), 'identity', limits)
+    const neighbour = Buffer.allocUnsafe(16).fill(7) // very likely from the same pool
+    releaseBody(body)
+    assert.equal(body.toString(), '{"resourceSpans":[]}')
+    assert.equal((body.buffer as ArrayBuffer).detached, false)
+    assert.deepEqual([...neighbour], Array(16).fill(7))
+  })
+
+  it('leaves a view into a larger buffer alone', () => {
+    const whole = Buffer.alloc(100_000, 'x')
+    const view = whole.subarray(10, 50_000)
+    releaseBody(view)
+    assert.equal(view.length, 49_990)
+    assert.equal((whole.buffer as ArrayBuffer).detached, false)
+  })
+})
+
+describe('a large body through ingest', () => {
+  let ingest: IngestHarness
+  let redis: Redis
+  before(async () => {
+    ingest = await startIngest()
+    redis = new Redis(testEnv.REDIS_URL)
+  })
+  after(async () => {
+    redis.disconnect()
+    await ingest.close()
+  })
+
+  const spans = 300
+  const body = Buffer.from(
+    JSON.stringify({
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: Array.from({ length: spans }, (_, index) => ({
+                traceId: 'ab'.repeat(16),
+                spanId: (index + 1).toString(16).padStart(16, '0'),
+                name: `span ${index}`,
+                startTimeUnixNano: '1700000000000000000',
+                endTimeUnixNano: '1700000000500000000',
+                attributes: [{ key: 'llm.request.messages', value: { stringValue: `[{"role":"user","content":"${'question '.repeat(40)}${index}"}]` } }],
+              })),
+            },
+          ],
+        },
+      ],
+    }),
+  )
+
+  for (const encoding of ['identity', 'gzip'] as const) {
+    it(`is queued byte for byte (${encoding}), though ingest freed its copy after the answer`, async () => {
+      await ingest.queue.obliterate({ force: true })
+      const response = await ingest.app.inject({
+        method: 'POST',
+        url: '/v1/traces',
+        headers: { 'x-api-key': ingest.tenant.projectKey, 'content-type': 'application/json', ...(encoding === 'gzip' ? { 'content-encoding': 'gzip' } : {}) },
+        payload: encoding === 'gzip' ? gzipSync(body) : body,
+      })
+      assert.equal(response.statusCode, 200, response.body)
+      const [job] = await ingest.queue.getJobs(['wait'], 0, -1)
+      assert.ok(job?.data.version === 2, 'a job that carries its body by reference')
+      const payload = await redis.lrangeBuffer(job.data.payloadKey, 0, -1)
+      assert.equal(payload.length, 1)
+      assert.ok((payload[0] as Buffer).equals(body), 'the queued bytes are the (inflated) body sent')
+      const queued = await ingest.queuedSpans()
+      assert.equal(queued.length, spans)
+      assert.equal(queued.at(-1)?.span.name, `span ${spans - 1}`)
+    })
+  }
+})
