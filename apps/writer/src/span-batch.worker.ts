@@ -3,8 +3,7 @@ import {
   createSpanBatchQueueConnection,
   deletePayload,
   QueueNames,
-  queuedSpansOfJob,
-  type QueuedSpans,
+  withQueuedSpans,
   type SpanBatchJob,
 } from '@tracewell/queue'
 import { UnrecoverableError, Worker, type Job } from 'bullmq'
@@ -78,7 +77,7 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
     async (job: Job<SpanBatchJob, SpanBatchResult>) => {
       const stopTimer = metrics.batchDuration.startTimer()
       try {
-        const result = await storeSpanBatches(options.db, await queuedSpans(payloads, job.data))
+        const result = await storeJob(options.db, payloads, job.data)
         metrics.spansWritten.inc(result.inserted)
         metrics.spansDuplicate.inc(result.duplicates)
         return result
@@ -138,10 +137,13 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
   }
 }
 
-/** The job's spans, decoded when stored; a job no retry can fix goes straight to the failed set. */
-async function queuedSpans(payloads: Redis, job: SpanBatchJob): Promise<QueuedSpans[]> {
+/**
+ * Stores a job's spans, decoded as they are copied, and frees its bodies afterwards. A job no
+ * retry can fix, whether found reading it or storing it, goes straight to the failed set.
+ */
+async function storeJob(db: Db, payloads: Redis, job: SpanBatchJob): Promise<SpanBatchResult> {
   try {
-    return await queuedSpansOfJob(payloads, job)
+    return await withQueuedSpans(payloads, job, (sources) => storeSpanBatches(db, sources))
   } catch (error) {
     throw jobFailure(error)
   }

@@ -3,6 +3,7 @@ export { defaultSpanBatchJobOptions, spanBatchJobName } from './job-options.ts'
 export { createSpanBatchQueueConnection } from './redis-connection.ts'
 export { createBullMqSpanBatchProducer, type BullMqSpanBatchProducerOptions, type ProducerLogger } from './bullmq.producer.ts'
 export { createInProcessSpanBatchProducer, type InProcessSpanBatchProducerOptions } from './in-process.producer.ts'
+export { releaseBody } from './body-memory.ts'
 export { spansOfBatch } from './inline-spans.ts'
 export {
   deletePayload,
@@ -11,5 +12,6 @@ export {
   renewPayload,
   spanCountOf,
   spansOfJob,
+  withQueuedSpans,
   type QueuedSpans,
 } from './span-batch.payload.ts'

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { Value } from '@sinclair/typebox/value'
 import { decodeTraceBody, type SpanRecord } from '@tracewell/otlp'
 import type { Redis } from 'ioredis'
+import { releaseBody } from './body-memory.ts'
 import { spansOfBatch } from './inline-spans.ts'
 import {
   InvalidSpanBatchJobError,
@@ -93,17 +94,38 @@ export interface QueuedSpans {
  * a job no retry can fix (bad envelope, payload missing); Redis errors propagate.
  */
 export async function queuedSpansOfJob(redis: Redis, job: unknown): Promise<QueuedSpans[]> {
+  return (await readQueuedJob(redis, job)).sources
+}
+
+/**
+ * Runs `use` on the spans of a queued job (queuedSpansOfJob), then frees the bodies read for it
+ * (body-memory.ts): they live as long as the job's COPY, long enough to be promoted. Errors are
+ * queuedSpansOfJob's and `use`'s.
+ */
+export async function withQueuedSpans<T>(redis: Redis, job: unknown, use: (sources: QueuedSpans[]) => Promise<T>): Promise<T> {
+  const { sources, bodies } = await readQueuedJob(redis, job)
+  try {
+    return await use(sources)
+  } finally {
+    for (const body of bodies) releaseBody(body)
+  }
+}
+
+async function readQueuedJob(redis: Redis, job: unknown): Promise<{ sources: QueuedSpans[]; bodies: Buffer[] }> {
   if (!Value.Check(SpanBatchJobSchema, job)) {
     const first = Value.Errors(SpanBatchJobSchema, job).First()
     throw new InvalidSpanBatchJobError(`invalid span-batch job: ${first ? `${first.path || '/'} ${first.message}` : 'not an object'}`)
   }
   const checked = job as SpanBatchJob
-  if (checked.version === 1) return checked.batches.map((batch, index) => ({ projectId: batch.projectId, spans: () => inlineSpans(batch, index) }))
+  if (checked.version === 1) {
+    return { sources: checked.batches.map((batch, index) => ({ projectId: batch.projectId, spans: () => inlineSpans(batch, index) })), bodies: [] }
+  }
   const bodies = await redis.lrangeBuffer(checked.payloadKey, 0, -1)
   if (bodies.length !== checked.requests.length) {
     throw new InvalidSpanBatchJobError(`span-batch payload ${checked.payloadKey} holds ${bodies.length} of ${checked.requests.length} bodies`)
   }
-  return checked.requests.map((request, index) => ({ projectId: request.projectId, spans: () => decodeBody(bodies[index] as Buffer, request.encoding, index) }))
+  const sources = checked.requests.map((request, index) => ({ projectId: request.projectId, spans: () => decodeBody(bodies[index] as Buffer, request.encoding, index) }))
+  return { sources, bodies }
 }
 
 /** Every span of a queued job, decoded at once and grouped by project (queuedSpansOfJob, eagerly). */

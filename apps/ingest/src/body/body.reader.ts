@@ -99,20 +99,6 @@ export function readBody(source: Readable, encoding: BodyEncoding, limits: BodyL
   })
 }
 
-/**
- * Frees a body's memory now rather than at V8's next full collection. A body waits for Redis to
- * acknowledge it, which under load spans many minor collections, so the Buffer is promoted to
- * the old generation; V8 counts a promoted Buffer's bytes against the old generation's budget, and
- * at 150 KB a body that made ingest run a full collection (marking its whole ~35 MB heap) every
- * ~100 requests: a fifth of its CPU per 100-span request (README, Benchmarks). Only a Buffer that
- * owns all of its ArrayBuffer is released, as readBody's are past 4 KB: a smaller one is a slice
- * of Node's shared pool. The caller must not use `body` afterwards; it reads as empty.
- */
-export function releaseBody(body: Buffer): void {
-  const memory = body.buffer
-  if (memory instanceof ArrayBuffer && body.byteLength > 0 && body.byteOffset === 0 && body.byteLength === memory.byteLength) memory.transfer(0)
-}
-
 function looksLikeZlib(bytes: Buffer): boolean {
   if (bytes.length < 2) return true
   const cmf = bytes[0] as number
