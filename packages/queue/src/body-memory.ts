@@ -13,5 +13,12 @@
  */
 export function releaseBody(body: Uint8Array): void {
   const memory = body.buffer
-  if (memory instanceof ArrayBuffer && body.byteLength > 0 && body.byteOffset === 0 && body.byteLength === memory.byteLength) memory.transfer(0)
+  if (!(memory instanceof ArrayBuffer) || body.byteLength === 0 || body.byteOffset !== 0 || body.byteLength !== memory.byteLength) return
+  try {
+    memory.transfer(0)
+  } catch {
+    // Node marks some ArrayBuffers as not detachable (its Buffer pool, any passed to
+    // markAsUntransferable), and JavaScript cannot ask which: such a body is left to the
+    // collector, as every body was before. Freeing early must never fail a request.
+  }
 }

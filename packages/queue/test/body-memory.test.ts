@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, describe, test } from 'node:test'
+import { markAsUntransferable } from 'node:worker_threads'
 import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
 import { acceptedTraces } from '@tracewell/test-support'
 import { Queue } from 'bullmq'
@@ -30,6 +31,14 @@ describe('releaseBody', () => {
     assert.equal(body.toString(), '{"resourceSpans":[]}')
     assert.equal(detached(body), false)
     assert.deepEqual([...neighbour], Array(16).fill(7))
+  })
+
+  test('leaves a Buffer Node will not let go of (untransferable) alone, without throwing', () => {
+    const body = Buffer.concat([Buffer.alloc(40_000, 'a'), Buffer.alloc(40_000, 'b')])
+    markAsUntransferable(body.buffer)
+    releaseBody(body)
+    assert.equal(body.length, 80_000)
+    assert.equal(body[79_999], 'b'.charCodeAt(0))
   })
 
   test('leaves a view into a larger buffer alone', () => {
