@@ -8,7 +8,6 @@ export { spansOfBatch } from './inline-spans.ts'
 export {
   deletePayload,
   payloadTtlSeconds,
-  queuedSpansOfJob,
   renewPayload,
   spanCountOf,
   spansOfJob,

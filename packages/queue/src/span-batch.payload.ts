@@ -89,18 +89,9 @@ export interface QueuedSpans {
 }
 
 /**
- * The spans of a queued job, as the writer stores them: inline spans as they are, referenced
- * bodies read from Redis, to be decoded again when asked for. Throws InvalidSpanBatchJobError for
- * a job no retry can fix (bad envelope, payload missing); Redis errors propagate.
- */
-export async function queuedSpansOfJob(redis: Redis, job: unknown): Promise<QueuedSpans[]> {
-  return (await readQueuedJob(redis, job)).sources
-}
-
-/**
- * Runs `use` on the spans of a queued job (queuedSpansOfJob), then frees the bodies read for it
+ * Runs `use` on the spans of a queued job (readQueuedJob), then frees the bodies read for it
  * (body-memory.ts): they live as long as the job's COPY, long enough to be promoted. Errors are
- * queuedSpansOfJob's and `use`'s.
+ * readQueuedJob's and `use`'s.
  */
 export async function withQueuedSpans<T>(redis: Redis, job: unknown, use: (sources: QueuedSpans[]) => Promise<T>): Promise<T> {
   const { sources, bodies } = await readQueuedJob(redis, job)
@@ -111,6 +102,12 @@ export async function withQueuedSpans<T>(redis: Redis, job: unknown, use: (sourc
   }
 }
 
+/**
+ * The spans of a queued job, as the writer stores them: inline spans as they are, referenced
+ * bodies read from Redis, to be decoded again when asked for, and those bodies. Throws
+ * InvalidSpanBatchJobError for a job no retry can fix (bad envelope, payload missing); Redis
+ * errors propagate.
+ */
 async function readQueuedJob(redis: Redis, job: unknown): Promise<{ sources: QueuedSpans[]; bodies: Buffer[] }> {
   if (!Value.Check(SpanBatchJobSchema, job)) {
     const first = Value.Errors(SpanBatchJobSchema, job).First()
@@ -128,9 +125,9 @@ async function readQueuedJob(redis: Redis, job: unknown): Promise<{ sources: Que
   return { sources, bodies }
 }
 
-/** Every span of a queued job, decoded at once and grouped by project (queuedSpansOfJob, eagerly). */
+/** Every span of a queued job, decoded at once and grouped by project (readQueuedJob, eagerly). */
 export async function spansOfJob(redis: Redis, job: unknown): Promise<ProjectSpans[]> {
-  return (await queuedSpansOfJob(redis, job)).map((queued) => ({ projectId: queued.projectId, spans: queued.spans() }))
+  return (await readQueuedJob(redis, job)).sources.map((queued) => ({ projectId: queued.projectId, spans: queued.spans() }))
 }
 
 function inlineSpans(batch: ProjectSpans, index: number): SpanRecord[] {
