@@ -240,8 +240,13 @@ describe('storeSpans on postgres: connections', () => {
       const storing = storeSpans(database.db, batch('broken', 50))
       const rejected = assert.rejects(storing, { code: '57P01' })
       let pid: number | undefined
+      const deadline = Date.now() + 10_000
       while (pid === undefined) {
+        assert.ok(Date.now() < deadline, 'the COPY never waited for the lock')
         await sleep(10)
+        // pg_stat_activity is a snapshot frozen for the rest of a transaction: clear it, or this
+        // loop would see the view as it was before the COPY started, for ever.
+        await locker.query('select pg_stat_clear_snapshot()')
         const { rows } = await locker.query<{ pid: number }>(
           `select pid from pg_stat_activity where datname = current_database() and query like 'copy spans%' and wait_event_type = 'Lock'`,
         )

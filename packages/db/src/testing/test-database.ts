@@ -56,6 +56,29 @@ async function ensureTemplate(adminUrl: string, template: string): Promise<void>
   })
 }
 
+// A clone's name carries the pid of the test process that made it: a run that was killed never
+// dropped its clones, and the next run on this machine drops every clone whose process is gone.
+const testDatabasePrefix = 'tracewell_test_'
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+async function dropDatabasesOfDeadRuns(client: pg.Client): Promise<void> {
+  const { rows } = await client.query<{ datname: string }>(`select datname from pg_database where datname like 'tracewell\\_test\\_%'`)
+  for (const { datname } of rows) {
+    const pid = Number(/^tracewell_test_(\d+)_[0-9a-f]+$/.exec(datname)?.[1])
+    // A name without a pid may belong to a running checkout that names clones the old way.
+    if (!Number.isInteger(pid) || processIsAlive(pid)) continue
+    await client.query(`drop database if exists "${datname}" with (force)`)
+  }
+}
+
 export interface TestDatabase {
   db: Db
   /** The clone's connection URL, for services started as separate processes. */
@@ -69,8 +92,11 @@ export async function createTestDatabase(options: { poolSize?: number } = {}): P
   const { DATABASE_URL: adminUrl } = loadConfig(TestEnvironmentSchema)
   const template = templateName()
   await ensureTemplate(adminUrl, template)
-  const name = `tracewell_test_${randomBytes(6).toString('hex')}`
-  await withAdminClient(adminUrl, (client) => client.query(`create database "${name}" template "${template}"`))
+  const name = `${testDatabasePrefix}${process.pid}_${randomBytes(6).toString('hex')}`
+  await withAdminClient(adminUrl, async (client) => {
+    await dropDatabasesOfDeadRuns(client)
+    await client.query(`create database "${name}" template "${template}"`)
+  })
   const url = databaseUrl(adminUrl, name)
   const db = createDb({ databaseUrl: url, poolSize: options.poolSize ?? 5 })
   return {
