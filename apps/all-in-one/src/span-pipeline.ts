@@ -15,5 +15,5 @@ export async function registerSpanPipeline(app: App, config: AllInOneConfig, db:
     return createInProcessSpanBatchProducer({ ...limits, process: async (job) => void (await processSpanBatchJob(db, job)) })
   }
   await app.register(spanBatchWorkerPlugin, workerOptionsFromSettings(config, config.REDIS_URL))
-  return createBullMqSpanBatchProducer({ ...limits, redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, logger: app.log })
+  return createBullMqSpanBatchProducer({ ...limits, maxBacklogBytes: config.QUEUE_MAX_BACKLOG_BYTES, redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, logger: app.log })
 }

@@ -21,6 +21,7 @@ export async function buildApp(config: IngestConfig, deps: IngestDeps = {}): Pro
       redisUrl: config.REDIS_URL,
       prefix: config.QUEUE_PREFIX,
       maxBacklogSpans: config.QUEUE_MAX_BACKLOG,
+      maxBacklogBytes: config.QUEUE_MAX_BACKLOG_BYTES,
       maxSpansPerJob: config.ENQUEUE_MAX_SPANS_PER_JOB,
       logger: app.log,
     })

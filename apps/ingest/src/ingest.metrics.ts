@@ -106,6 +106,14 @@ export function ingestMetrics(registry: Registry, producer: SpanBatchProducer): 
       this.set(producer.backlog())
     },
   })
+  new Gauge({
+    name: 'ingest_queue_backlog_bytes',
+    help: 'Request-body bytes waiting in the queue, as last measured by the producer (admission control bound: QUEUE_MAX_BACKLOG_BYTES)',
+    registers: [registry],
+    collect() {
+      this.set(producer.backlogBytes())
+    },
+  })
   const metrics: IngestMetrics = {
     request(route, format, outcome) {
       requests.add(route, format, outcome)

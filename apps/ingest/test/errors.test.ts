@@ -347,6 +347,7 @@ describe('500 for anything else', () => {
     const broken: SpanBatchProducer = {
       enqueue: () => Promise.reject(new TypeError('a bug in the producer')),
       backlog: () => 0,
+      backlogBytes: () => 0,
       ping: async () => {},
       close: async () => {},
     }

@@ -5,6 +5,7 @@ export interface SpanBatchMetrics {
   spansDuplicate: Counter
   jobsFailed: Counter<'outcome'>
   batchDuration: Histogram
+  orphanPayloadsDeleted: Counter
 }
 
 /** The writer's metrics, created once per registry (the all-in-one may start a worker in an app that already has them). */
@@ -23,6 +24,13 @@ export function spanBatchMetrics(registry: Registry): SpanBatchMetrics {
         name: 'tracewell_writer_jobs_failed_total',
         help: 'Failed job attempts: outcome="retrying" will be tried again, outcome="failed" went to the failed set',
         labelNames: ['outcome'] as const,
+        registers: [registry],
+      }),
+    orphanPayloadsDeleted:
+      existing<Counter>('tracewell_writer_orphan_payloads_deleted_total') ??
+      new Counter({
+        name: 'tracewell_writer_orphan_payloads_deleted_total',
+        help: 'Request bodies deleted from Redis because no job refers to them (an enqueue that failed after writing them)',
         registers: [registry],
       }),
     batchDuration:

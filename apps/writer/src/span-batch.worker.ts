@@ -3,6 +3,8 @@ import {
   createSpanBatchQueueConnection,
   deletePayload,
   QueueNames,
+  spanCountOf,
+  sweepOrphanPayloads,
   withQueuedSpans,
   type SpanBatchJob,
 } from '@tracewell/queue'
@@ -33,6 +35,8 @@ export interface SpanBatchWorkerOptions {
   lockDurationMs?: number
   /** How often stalled jobs (lock expired) are moved back to waiting (default 30 s). */
   stalledIntervalMs?: number
+  /** How often request bodies that no job refers to are looked for and deleted (default 60 s). */
+  orphanSweepIntervalMs?: number
   logger: WorkerLogger
   metrics?: Registry
 }
@@ -121,6 +125,20 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
   })
   worker.on('error', (error) => options.logger.warn({ err: { message: error.message } }, 'span-batch worker error'))
 
+  // Bodies whose job add failed would otherwise hold Redis memory until their 30-day TTL.
+  let sweeping: Promise<void> | undefined
+  const sweep = () => {
+    sweeping ??= sweepOrphanPayloads(payloads, options.prefix)
+      .then((deleted) => {
+        metrics.orphanPayloadsDeleted.inc(deleted)
+        if (deleted > 0) options.logger.info({ deleted }, 'deleted request bodies that no queue job refers to')
+      })
+      .catch((error: Error) => options.logger.warn({ err: { message: error.message } }, 'could not sweep orphan payloads'))
+      .finally(() => (sweeping = undefined))
+  }
+  const sweepTimer = setInterval(sweep, options.orphanSweepIntervalMs ?? 60_000)
+  sweepTimer.unref()
+
   let closing: Promise<void> | undefined
   return {
     worker,
@@ -129,7 +147,9 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
     },
     close() {
       closing ??= (async () => {
+        clearInterval(sweepTimer)
         await worker.close()
+        await sweeping
         await Promise.all([connection, payloads].map((redis) => redis.quit().catch(() => redis.disconnect())))
       })()
       return closing
@@ -143,7 +163,10 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
  */
 async function storeJob(db: Db, payloads: Redis, job: SpanBatchJob): Promise<SpanBatchResult> {
   try {
-    return await withQueuedSpans(payloads, job, (sources) => storeSpanBatches(db, sources))
+    // No sources: the job is a copy, added by a resent command, of one already stored.
+    return await withQueuedSpans(payloads, job, (sources) =>
+      sources.length === 0 ? Promise.resolve({ inserted: 0, duplicates: spanCountOf(job) }) : storeSpanBatches(db, sources),
+    )
   } catch (error) {
     throw jobFailure(error)
   }

@@ -25,7 +25,7 @@ describe('span-batch worker through a Postgres outage (own Postgres on port 5439
   before(async () => {
     await postgres.init()
     db = createDb({ databaseUrl: postgres.url, poolSize: 4 })
-    producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxSpansPerJob: 500 })
+    producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 500 })
   })
   after(async () => {
     await producer.close()

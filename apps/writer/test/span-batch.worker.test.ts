@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { once } from 'node:events'
 import { after, before, describe, test } from 'node:test'
 import { loadConfig, TestEnvironmentSchema, WriterConfigSchema } from '@tracewell/config'
 import { countSpans, findTraceSpans, sql } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
-import { createBullMqSpanBatchProducer, type ReferencedSpanBatchJob, type SpanBatchProducer } from '@tracewell/queue'
+import { createBullMqSpanBatchProducer, QueueNames, type KeyedSpanBatchJob, type ReferencedSpanBatchJob, type SpanBatchProducer } from '@tracewell/queue'
+import { UnrecoverableError, Worker } from 'bullmq'
 import { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
 import { acceptedTraces } from '@tracewell/test-support'
@@ -12,6 +16,8 @@ import { buildApp, processSpanBatchJob, startSpanBatchWorker } from '../src/inde
 import { enqueueSpans, fixtureSpans, makeSpans, openQueue, testPrefix, waitFor } from './helpers.ts'
 
 const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
+const run = promisify(execFile)
+const replayPath = fileURLToPath(new URL('../src/bin/replay-failed.ts', import.meta.url))
 const quiet = { info() {}, warn() {}, error() {} }
 
 describe('span-batch worker (real Redis and Postgres)', () => {
@@ -22,7 +28,7 @@ describe('span-batch worker (real Redis and Postgres)', () => {
 
   before(async () => {
     database = await createTestDatabase()
-    producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxSpansPerJob: 2_000 })
+    producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 2_000 })
   })
   after(async () => {
     await producer.close()
@@ -151,16 +157,21 @@ describe('span-batch worker (real Redis and Postgres)', () => {
     }
   })
 
-  test('a completed job\'s request bodies are deleted from Redis; a job whose bodies are gone fails without retries', async () => {
+  test('a completed job\'s request bodies are deleted from Redis; a copy of it completes, a job whose bodies were never there fails without retries', async () => {
     const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 1, logger: quiet })
     const redis = new Redis(REDIS_URL)
     try {
       await enqueueSpans(producer, 'project-payload', makeSpans(5))
       const [waiting] = await inspect.queue.getJobs(['wait', 'active', 'completed'], 0, -1)
-      const data = waiting?.data as ReferencedSpanBatchJob
-      assert.equal(data.version, 2)
+      const data = waiting?.data as KeyedSpanBatchJob
+      assert.equal(data.version, 3)
       await waitFor('the spans', async () => (await countSpans(database.db, 'project-payload')) === 5)
       await waitFor('the payload to be deleted', async () => (await redis.exists(data.payloadKey)) === 0)
+
+      // The same job added again after it completed and was removed (a resent add): nothing to do.
+      const copy = await inspect.queue.add('span-batch', data, { attempts: 12 })
+      await waitFor('the copy to complete', async () => (await inspect.queue.getJobState(copy.id as string)) === 'completed')
+      assert.equal(await countSpans(database.db, 'project-payload'), 5)
 
       const orphan = await inspect.queue.add('span-batch', { ...data, payloadKey: `${data.payloadKey}-gone` }, { attempts: 12, backoff: { type: 'exponential', delay: 1_000 } })
       const failed = await waitFor('the job without bodies to fail', async () => {
@@ -168,10 +179,43 @@ describe('span-batch worker (real Redis and Postgres)', () => {
         return state === 'failed' && (await inspect.queue.getJob(orphan.id as string))
       })
       assert.equal(failed.attemptsMade, 1, 'no retries for a job whose bodies are gone')
-      assert.match(failed.failedReason, /^span-batch payload .*-gone holds 0 of 1 bodies$/)
+      assert.match(failed.failedReason, /^span-batch payload .*-gone is missing$/)
     } finally {
       redis.disconnect()
       await writer.close()
+    }
+  })
+
+  test('an older ingest’s job that failed on a resent RPUSH is stored once by `queue:replay`', async () => {
+    // A queue of its own: the stand-in for the old writer must not take the other tests' jobs.
+    const ownPrefix = testPrefix()
+    const own = openQueue(REDIS_URL, ownPrefix)
+    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null })
+    const oldWriter = new Worker(QueueNames.spanBatches, async () => {
+      throw new UnrecoverableError('span-batch payload holds 2 of 1 bodies')
+    }, { connection: redis, prefix: ownPrefix })
+    try {
+      const { body } = acceptedTraces('project-resent', makeSpans(4))
+      const payloadKey = `${ownPrefix}:span-batches:payload:resent`
+      await redis.rpush(payloadKey, body, body)
+      const job = await own.queue.add('span-batch', { version: 2, payloadKey, requests: [{ projectId: 'project-resent', encoding: 'json', spans: 4 }] } satisfies ReferencedSpanBatchJob)
+      await waitFor('the old writer to fail it', async () => (await own.queue.getJobState(job.id as string)) === 'failed')
+      await oldWriter.close()
+
+      const replayed = await run(process.execPath, [replayPath], { env: { ...process.env, REDIS_URL, QUEUE_PREFIX: ownPrefix } })
+      assert.match(replayed.stdout, /^Replayed 1 failed job\(s\) \(4 spans\)/)
+      const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix: ownPrefix, concurrency: 1, logger: quiet })
+      try {
+        await waitFor('the replayed job to complete', async () => (await own.queue.getJobState(job.id as string)) === 'completed')
+      } finally {
+        await writer.close()
+      }
+      assert.equal(await countSpans(database.db, 'project-resent'), 4)
+      assert.equal(await own.queue.getFailedCount(), 0)
+    } finally {
+      await oldWriter.close()
+      redis.disconnect()
+      await own.close()
     }
   })
 

@@ -48,6 +48,11 @@ export const ingestSettings = {
   MAX_INFLATED_BYTES: Type.Integer({ minimum: 1024, default: 50 * 1024 * 1024, description: 'largest body after gzip/deflate inflation, in bytes (default 50 MiB)' }),
   MAX_SPANS_PER_REQUEST: Type.Integer({ minimum: 1, default: 10_000, description: 'most spans accepted in one request (default 10000)' }),
   QUEUE_MAX_BACKLOG: Type.Integer({ minimum: 1, default: 200_000, description: 'waiting spans in the queue above which ingest answers 429 (default 200000)' }),
+  QUEUE_MAX_BACKLOG_BYTES: Type.Integer({
+    minimum: 1024,
+    default: 512 * 1024 * 1024,
+    description: 'request-body bytes waiting in the queue above which ingest answers 429, bounding Redis memory (default 512 MiB)',
+  }),
   ENQUEUE_MAX_SPANS_PER_JOB: Type.Integer({ minimum: 1, default: 2_000, description: 'most spans grouped into one queue job; a larger request is a job of its own (default 2000)' }),
 }
 

@@ -2,7 +2,7 @@ import { Queue } from 'bullmq'
 import { GroupCommit, groupBySpans } from './group-commit.ts'
 import { defaultSpanBatchJobOptions, spanBatchJobName } from './job-options.ts'
 import { createSpanBatchQueueConnection } from './redis-connection.ts'
-import { newPayloadKey, referencedJob, spanCountOf, writePayloads, type QueuedRequest } from './span-batch.payload.ts'
+import { bodyBytesOf, keyedJob, newPayloadId, payloadKeyOf, spanCountOf, writePayloads, type QueuedRequest } from './span-batch.payload.ts'
 import {
   QueueBacklogFullError,
   QueueNames,
@@ -22,6 +22,11 @@ export interface BullMqSpanBatchProducerOptions {
   prefix: string
   /** Waiting spans in the queue at or above which enqueue refuses work (QUEUE_MAX_BACKLOG). */
   maxBacklogSpans: number
+  /**
+   * Request-body bytes waiting in the queue at or above which enqueue refuses work
+   * (QUEUE_MAX_BACKLOG_BYTES): what bounds Redis memory when requests are few but large.
+   */
+  maxBacklogBytes: number
   /** Most spans in one job (ENQUEUE_MAX_SPANS_PER_JOB). */
   maxSpansPerJob: number
   logger?: ProducerLogger
@@ -80,32 +85,42 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
   // call) and converted to spans with it. Under load, when the bound matters, group commit makes
   // jobs of every ingest replica similarly large, so the estimate is close.
   let spansPerJob: number | null = null
+  let bytesPerJob: number | null = null
+  // Bytes of requests admitted but not yet acknowledged by Redis (the spans are GroupCommit's).
+  let unacknowledgedBytes = 0
   const groupCommit = new GroupCommit<QueuedRequest>({
     sizeOf: (request) => request.spans,
     // Bounds one write's size (and so its latency); a request is never split across writes.
     maxSpansPerWrite: options.maxSpansPerJob * 16,
     write: async (requests) => {
       if (connection.status !== 'ready') throw unavailable()
-      const jobs = groupBySpans(requests, (request) => request.spans, options.maxSpansPerJob).map((group) => ({ key: newPayloadKey(options.prefix), group }))
+      const jobs = groupBySpans(requests, (request) => request.spans, options.maxSpansPerJob).map((group) => {
+        const id = newPayloadId()
+        return { id, group, data: keyedJob(payloadKeyOf(options.prefix, id), group) }
+      })
       try {
         // The bodies first, so a writer never sees a job whose payload is not there yet. If adding
-        // the jobs fails (or times out after Redis took them), the payloads stay: their TTL
-        // reclaims real orphans, and a job that was added after all still finds its bodies.
-        await writePayloads(connection, jobs.map(({ key, group }) => ({ key, bodies: group.map((request) => request.body) })))
-        // A single job (every write of small requests) skips addBulk's pipeline, for the same
-        // reason writePayloads does without one.
+        // the jobs fails (or times out after Redis took them), the payloads stay until the orphan
+        // sweep finds them without a job, and a job that was added after all still finds them.
+        await writePayloads(connection, jobs.map(({ data, group }) => ({ key: data.payloadKey, bodies: group.map((request) => request.body) })))
+        // The job id is the payload id: a resent add finds the job and adds no second one. A
+        // single job (every write of small requests) skips addBulk's pipeline, for the same reason
+        // writePayloads does without one.
         const [single] = jobs
-        if (jobs.length === 1 && single) await queue.add(spanBatchJobName, referencedJob(single.key, single.group))
-        else await queue.addBulk(jobs.map(({ key, group }) => ({ name: spanBatchJobName, data: referencedJob(key, group) })))
+        if (jobs.length === 1 && single) await queue.add(spanBatchJobName, single.data, { jobId: single.id })
+        else await queue.addBulk(jobs.map(({ id, data }) => ({ name: spanBatchJobName, data, opts: { jobId: id } })))
       } catch (error) {
         throw unavailable(error)
       }
       const average = requests.reduce((sum, request) => sum + request.spans, 0) / jobs.length
       spansPerJob = spansPerJob === null ? average : spansPerJob * 0.8 + average * 0.2
+      const averageBytes = requests.reduce((sum, request) => sum + request.body.byteLength, 0) / jobs.length
+      bytesPerJob = bytesPerJob === null ? averageBytes : bytesPerJob * 0.8 + averageBytes * 0.2
     },
   })
 
   let measuredBacklog = 0
+  let measuredBacklogBytes = 0
   let measuring = false
   const measure = async () => {
     if (measuring || connection.status !== 'ready') return
@@ -116,9 +131,13 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
       if (jobs > 0 && spansPerJob === null) {
         // Nothing written by this process yet (e.g. just restarted): size one waiting job instead.
         const [sample] = await queue.getJobs(['wait', 'delayed', 'prioritized'], 0, 0)
-        if (sample) spansPerJob = spanCountOf(sample.data)
+        if (sample) {
+          spansPerJob = spanCountOf(sample.data)
+          bytesPerJob = bodyBytesOf(sample.data)
+        }
       }
       measuredBacklog = Math.round(jobs * (spansPerJob ?? 1))
+      measuredBacklogBytes = Math.round(jobs * (bytesPerJob ?? 0))
     } catch (error) {
       options.logger?.warn({ err: { message: (error as Error).message } }, 'could not measure the queue backlog')
     } finally {
@@ -133,6 +152,9 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
     if (measuredBacklog + groupCommit.unacknowledgedSpans >= options.maxBacklogSpans) {
       throw new QueueBacklogFullError(`queue backlog is full (${measuredBacklog} spans waiting)`)
     }
+    if (measuredBacklogBytes + unacknowledgedBytes >= options.maxBacklogBytes) {
+      throw new QueueBacklogFullError(`queue backlog is full (${measuredBacklogBytes + unacknowledgedBytes} bytes waiting)`)
+    }
   }
 
   return {
@@ -141,7 +163,9 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
       const request: QueuedRequest = { projectId: traces.projectId, body: traces.body, encoding: traces.bodyEncoding, spans: traces.spans.length }
       const admit = () => {
         assertRoom()
-        return groupCommit.submit(request)
+        const bytes = request.body.byteLength
+        unacknowledgedBytes += bytes
+        return groupCommit.submit(request).finally(() => (unacknowledgedBytes -= bytes))
       }
       // Connected (the usual case): admitted at once, without waiting a turn for assertConnected.
       if (connection.status !== 'ready') return assertConnected().then(admit)
@@ -152,6 +176,7 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
       }
     },
     backlog: () => measuredBacklog,
+    backlogBytes: () => measuredBacklogBytes,
     async ping() {
       try {
         await assertConnected()

@@ -70,6 +70,8 @@ export function createInProcessSpanBatchProducer(options: InProcessSpanBatchProd
       return groupCommit.submit({ projectId, spans })
     },
     backlog: () => groupCommit.unacknowledgedSpans,
+    // Nothing is queued as bytes: each batch's records go straight to the writer.
+    backlogBytes: () => 0,
     ping: async () => {},
     async close() {
       closed = true

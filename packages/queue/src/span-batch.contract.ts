@@ -62,7 +62,8 @@ export interface InlineSpanBatchJob {
  * Version 2: the request bodies of every request that arrived together (group commit), by
  * reference. The bodies are a Redis list at `payloadKey`, in the order of `requests`, written
  * before the job (span-batch.payload.ts); the writer decodes them again and deletes the list once
- * the job has completed.
+ * the job has completed. No longer written (a resent RPUSH appended the bodies twice); still read,
+ * for jobs queued by an older ingest.
  */
 export const ReferencedSpanBatchJobSchema = Type.Object({
   version: Type.Literal(2),
@@ -79,8 +80,29 @@ export const ReferencedSpanBatchJobSchema = Type.Object({
 })
 export type ReferencedSpanBatchJob = Static<typeof ReferencedSpanBatchJobSchema>
 
-export const SpanBatchJobSchema = Type.Union([InlineSpanBatchJobSchema, ReferencedSpanBatchJobSchema])
-export type SpanBatchJob = InlineSpanBatchJob | ReferencedSpanBatchJob
+/**
+ * Version 3: as version 2, but the bodies are a Redis hash of field `i` → body `i`, so writing
+ * them twice (a command that ioredis resent after a dropped connection) stores them once; the
+ * job's id is the payload's id (span-batch.payload.ts), so adding it twice adds it once.
+ * `bytes` is each body's size, for the backlog's byte count.
+ */
+export const KeyedSpanBatchJobSchema = Type.Object({
+  version: Type.Literal(3),
+  payloadKey: Type.String({ minLength: 1 }),
+  requests: Type.Array(
+    Type.Object({
+      projectId: Type.String({ minLength: 1 }),
+      encoding: Type.Union([Type.Literal('json'), Type.Literal('protobuf')]),
+      spans: Type.Integer({ minimum: 0 }),
+      bytes: Type.Integer({ minimum: 0 }),
+    }),
+    { minItems: 1 },
+  ),
+})
+export type KeyedSpanBatchJob = Static<typeof KeyedSpanBatchJobSchema>
+
+export const SpanBatchJobSchema = Type.Union([InlineSpanBatchJobSchema, ReferencedSpanBatchJobSchema, KeyedSpanBatchJobSchema])
+export type SpanBatchJob = InlineSpanBatchJob | ReferencedSpanBatchJob | KeyedSpanBatchJob
 
 /** The queue as ingest sees it. */
 export interface SpanBatchProducer {
@@ -93,6 +115,8 @@ export interface SpanBatchProducer {
   enqueue(traces: AcceptedTraces): Promise<void>
   /** Spans waiting in the queue, as last measured (for admission control and metrics). */
   backlog(): number
+  /** Request-body bytes waiting in the queue, as last measured (0 where bodies are not queued). */
+  backlogBytes(): number
   /** Whether the queue's store answers (for /readyz). */
   ping(): Promise<void>
   close(): Promise<void>

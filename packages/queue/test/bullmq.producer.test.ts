@@ -15,12 +15,18 @@ import {
   deletePayload,
   InvalidSpanBatchJobError,
   payloadTtlSeconds,
+  orphanPayloadAgeMs,
+  spanBatchJobName,
   spanCountOf,
+  sweepOrphanPayloads,
   spansOfJob,
   type ProjectSpans,
+  type KeyedSpanBatchJob,
   type ReferencedSpanBatchJob,
   type SpanBatchJob,
 } from '../src/index.ts'
+import { keyedJob, newPayloadId, payloadKeyOf, writePayloads } from '../src/span-batch.payload.ts'
+import { acceptedTraces } from '@tracewell/test-support'
 import { enqueueSpans, makeSpans, OwnRedis } from './helpers.ts'
 
 const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
@@ -57,7 +63,7 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
 
   test('groups 50 concurrent requests into few jobs, answering each only once its spans are in Redis', async () => {
     await inspect.queue.obliterate({ force: true })
-    const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxSpansPerJob: 2_000 })
+    const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 2_000 })
     try {
       const requests = Array.from({ length: 50 }, (_, i) => ({ projectId: `project-${i % 3}`, spans: makeSpans(3) }))
       const seenInRedis = await Promise.all(
@@ -76,7 +82,7 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
       assert.equal(ids.length, 150)
       assert.deepEqual(new Set(ids), new Set(requests.flatMap((request) => request.spans.map((span) => span.spanId))))
       for (const job of jobs) {
-        assert.equal(job.data.version, 2, 'bodies travel by reference')
+        assert.equal(job.data.version, 3, 'bodies travel by reference, in a hash')
         assert.equal(spanCountOf(job.data), job.batches.reduce((sum, batch) => sum + batch.spans.length, 0), 'the envelope counts the spans of its bodies')
       }
       for (const request of requests) {
@@ -87,8 +93,10 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
       const [stored] = await inspect.queue.getJobs(['wait'], 0, 0)
       assert.equal(stored?.opts.attempts, defaultSpanBatchJobOptions.attempts)
       assert.deepEqual(stored?.opts.backoff, defaultSpanBatchJobOptions.backoff)
-      const data = stored?.data as ReferencedSpanBatchJob
+      const data = stored?.data as KeyedSpanBatchJob
       assert.ok((await inspect.connection.ttl(data.payloadKey)) > payloadTtlSeconds - 60, 'the payload carries its orphan-reclaiming TTL')
+      assert.ok(stored?.id && data.payloadKey.endsWith(`:payload:${stored.id}`), 'the job id is the payload id')
+      assert.equal(data.requests[0]?.bytes, acceptedTraces('x', requests[0]!.spans).body.byteLength, 'each request records its body size')
     } finally {
       await producer.close()
     }
@@ -96,7 +104,7 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
 
   test('keeps requests whole, packing them into jobs of at most maxSpansPerJob spans (or one larger request alone)', async () => {
     await inspect.queue.obliterate({ force: true })
-    const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxSpansPerJob: 10 })
+    const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 10 })
     try {
       const requests = [...Array.from({ length: 10 }, () => makeSpans(4)), makeSpans(25)]
       await Promise.all(requests.map((spans, i) => enqueueSpans(producer, `project-${i % 2}`, spans)))
@@ -113,17 +121,21 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
 
   test('a completed job\'s payload is deleted by deletePayload, and only then', async () => {
     await inspect.queue.obliterate({ force: true })
-    const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxSpansPerJob: 10 })
+    const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 10 })
     try {
       await enqueueSpans(producer, 'project-a', makeSpans(2))
       const [job] = await inspect.waitingJobs()
-      const data = job?.data as ReferencedSpanBatchJob
+      const data = job?.data as KeyedSpanBatchJob
       assert.equal(await inspect.connection.exists(data.payloadKey), 1)
       await deletePayload(inspect.connection, data)
       assert.equal(await inspect.connection.exists(data.payloadKey), 0)
-      await assert.rejects(spansOfJob(inspect.connection, data), (error: Error) => {
+      assert.deepEqual(await spansOfJob(inspect.connection, data), [], 'a copy of a stored job stores nothing')
+
+      // Without the marker of a stored job, a missing payload is an error no retry can fix.
+      const lost = { ...data, payloadKey: `${data.payloadKey}-never-written` }
+      await assert.rejects(spansOfJob(inspect.connection, lost), (error: Error) => {
         assert.ok(error instanceof InvalidSpanBatchJobError)
-        assert.match(error.message, /holds 0 of 1 bodies/)
+        assert.match(error.message, /payload .*-never-written is missing/)
         return true
       })
     } finally {
@@ -131,9 +143,83 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
     }
   })
 
+  test('bodies and jobs written twice (as ioredis resends them) are stored once', async () => {
+    await inspect.queue.obliterate({ force: true })
+    const spans = makeSpans(3)
+    const request = { ...acceptedTraces('project-a', spans), encoding: 'json' as const, spans: spans.length }
+    const id = newPayloadId()
+    const data = keyedJob(payloadKeyOf(prefix, id), [request, request])
+    for (let i = 0; i < 2; i++) {
+      await writePayloads(inspect.connection, [{ key: data.payloadKey, bodies: [request.body, request.body] }])
+      await inspect.queue.add(spanBatchJobName, data, { jobId: id })
+    }
+    assert.equal(await inspect.connection.hlen(data.payloadKey), 2)
+    assert.equal(await inspect.queue.getWaitingCount(), 1)
+    const batches = await spansOfJob(inspect.connection, data)
+    assert.deepEqual(batches.map((batch) => batch.spans.length), [3, 3])
+  })
+
+  test('reads an older ingest’s list payload whose RPUSH was resent, and refuses one that is torn', async () => {
+    const body = acceptedTraces('project-a', makeSpans(2)).body
+    const other = acceptedTraces('project-b', makeSpans(1)).body
+    const job: ReferencedSpanBatchJob = {
+      version: 2,
+      payloadKey: `${prefix}:span-batches:payload:${randomUUID()}`,
+      requests: [
+        { projectId: 'project-a', encoding: 'json', spans: 2 },
+        { projectId: 'project-b', encoding: 'json', spans: 1 },
+      ],
+    }
+    await inspect.connection.rpush(job.payloadKey, body, other, body, other)
+    assert.deepEqual((await spansOfJob(inspect.connection, job)).map((batch) => [batch.projectId, batch.spans.length]), [
+      ['project-a', 2],
+      ['project-b', 1],
+    ])
+    await inspect.connection.rpush(job.payloadKey, body)
+    await assert.rejects(spansOfJob(inspect.connection, job), /holds 5 of 2 bodies/)
+  })
+
+  test('refuses work once the waiting bytes reach their bound, whatever the span count', async () => {
+    await inspect.queue.obliterate({ force: true })
+    const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 64 * 1024, maxSpansPerJob: 50, backlogRefreshMs: 20 })
+    try {
+      const large = () => makeSpans(1).map((span) => ({ ...span, attributes: { big: { stringValue: 'x'.repeat(40 * 1024) } } }))
+      await enqueueSpans(producer, 'project-a', large())
+      await enqueueSpans(producer, 'project-a', large())
+      for (let i = 0; i < 100 && producer.backlogBytes() < 64 * 1024; i++) await sleep(20)
+      assert.ok(producer.backlogBytes() >= 80 * 1024, `measured ${producer.backlogBytes()} bytes`)
+      await assert.rejects(enqueueSpans(producer, 'project-a', makeSpans(1)), (error: Error) => {
+        assert.ok(error instanceof QueueBacklogFullError)
+        assert.match(error.message, /bytes waiting/)
+        return true
+      })
+      await inspect.queue.drain()
+      for (let i = 0; i < 100 && producer.backlogBytes() > 0; i++) await sleep(20)
+      await enqueueSpans(producer, 'project-a', makeSpans(1))
+    } finally {
+      await producer.close()
+    }
+  })
+
+  test('the orphan sweep deletes old payloads without a job, and nothing else', async () => {
+    await inspect.queue.obliterate({ force: true })
+    const body = acceptedTraces('project-a', makeSpans(1)).body
+    const old = Date.now() - orphanPayloadAgeMs - 1_000
+    const orphanId = `${old}-${randomUUID()}`
+    const keptId = `${old}-${randomUUID()}`
+    const youngId = newPayloadId()
+    for (const id of [orphanId, keptId, youngId]) await writePayloads(inspect.connection, [{ key: payloadKeyOf(prefix, id), bodies: [body] }])
+    await inspect.queue.add(spanBatchJobName, keyedJob(payloadKeyOf(prefix, keptId), [{ projectId: 'project-a', body, encoding: 'json', spans: 1 }]), { jobId: keptId })
+
+    assert.equal(await sweepOrphanPayloads(inspect.connection, prefix), 1)
+    assert.equal(await inspect.connection.exists(payloadKeyOf(prefix, orphanId)), 0, 'the orphan is gone')
+    assert.equal(await inspect.connection.exists(payloadKeyOf(prefix, keptId)), 1, 'a payload whose job waits stays')
+    assert.equal(await inspect.connection.exists(payloadKeyOf(prefix, youngId)), 1, 'a payload whose job may be being added stays')
+  })
+
   test('refuses work with QueueBacklogFullError once the waiting backlog reaches the bound', async () => {
     await inspect.queue.obliterate({ force: true })
-    const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 100, maxSpansPerJob: 50, backlogRefreshMs: 20 })
+    const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 100, maxBacklogBytes: 1 << 30, maxSpansPerJob: 50, backlogRefreshMs: 20 })
     try {
       await enqueueSpans(producer, 'project-a', makeSpans(50))
       await enqueueSpans(producer, 'project-a', makeSpans(50))
@@ -167,7 +253,7 @@ describe('BullMQ span-batch producer when Redis goes away (own redis-server)', (
 
   test('answers QueueUnavailableError within a second while Redis is down, and recovers when it returns', async () => {
     // Started while Redis is down: the producer must still come up once Redis does.
-    const producer = createBullMqSpanBatchProducer({ redisUrl: redis.url, prefix, maxBacklogSpans: 1_000_000, maxSpansPerJob: 100 })
+    const producer = createBullMqSpanBatchProducer({ redisUrl: redis.url, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 100 })
     try {
       let started = performance.now()
       await assert.rejects(enqueueSpans(producer, 'project-a', makeSpans(2)), QueueUnavailableError)

@@ -1,0 +1,60 @@
+import { once } from 'node:events'
+import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net'
+
+/** A TCP proxy in front of a server, whose connections a fault test cuts at will. */
+export interface TcpProxy {
+  /** The port to connect to instead of the target's. */
+  readonly port: number
+  /** Connections open through the proxy now. */
+  readonly connections: number
+  /**
+   * Cuts each open connection with probability `fraction` (both sides reset at once, as a
+   * dropped network path or a killed peer does), and returns how many were cut.
+   */
+  cut(fraction: number, random?: () => number): number
+  close(): Promise<void>
+}
+
+export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  const pairs = new Set<[Socket, Socket]>()
+  const server = createServer((client) => {
+    const upstream = createConnection(target)
+    const pair: [Socket, Socket] = [client, upstream]
+    pairs.add(pair)
+    const end = () => {
+      pairs.delete(pair)
+      client.destroy()
+      upstream.destroy()
+    }
+    for (const socket of pair) {
+      socket.on('error', end)
+      socket.on('close', end)
+    }
+    client.pipe(upstream)
+    upstream.pipe(client)
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  return {
+    port: (server.address() as AddressInfo).port,
+    get connections() {
+      return pairs.size
+    },
+    cut(fraction, random = Math.random) {
+      let cut = 0
+      for (const pair of [...pairs]) {
+        if (random() >= fraction) continue
+        pairs.delete(pair)
+        for (const socket of pair) socket.resetAndDestroy()
+        cut++
+      }
+      return cut
+    },
+    async close() {
+      for (const pair of pairs) for (const socket of pair) socket.destroy()
+      pairs.clear()
+      server.close()
+      await once(server, 'close')
+    },
+  }
+}
