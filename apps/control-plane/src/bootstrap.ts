@@ -134,3 +134,12 @@ export async function ensureDefaultWorkspace(db: Db): Promise<DefaultWorkspace |
     return { teamId: team.id, teamName: team.name, projectId: project.id, projectName: project.name, teamApiKey, projectApiKey }
   })
 }
+
+/** True while both default keys still open the API (neither revoked): only then are they worth showing again. */
+export async function defaultKeysAreLive(db: Executor, workspace: Pick<DefaultWorkspace, 'teamApiKey' | 'projectApiKey'>): Promise<boolean> {
+  for (const secret of [workspace.teamApiKey, workspace.projectApiKey]) {
+    const key = await findApiKeyIdentityByHash(db, hashApiKey(secret))
+    if (key === undefined || key.revoked) return false
+  }
+  return true
+}
