@@ -18,7 +18,7 @@ export default tseslint.config(
     },
   },
   {
-    // Only packages/config reads the environment (house style §3).
+    // Only packages/config reads the environment: settings are validated once, in one place.
     files: ['apps/**/*.ts', 'packages/**/*.ts'],
     ignores: ['packages/config/**', '**/test/**', '**/*.test.ts'],
     rules: {

@@ -6,7 +6,7 @@
 //                   `node apps/writer/src/server.ts` joins it for the end-to-end runs (HTTP → Redis →
 //                   Postgres). Fresh database and queue prefix of their own.
 //
-// Targets (issue): end-to-end ≥ 0.6 × COPY; 100-span accepted spans/s ≥ 0.5 × parse-only and
+// Targets (docs/benchmarks.md): end-to-end ≥ 0.6 × COPY; 100-span accepted spans/s ≥ 0.5 × parse-only and
 // p99 ≤ 50 ms at half the max rate (paced evenly, paced-load.ts); 1-span requests/s ≥ 0.5 ×
 // parse-only; peak RSS ≤ 256 MiB each.
 //

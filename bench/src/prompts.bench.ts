@@ -1,7 +1,7 @@
 // npm run bench:prompts — the cached GET /api/promptset with variables against a bare Fastify
 // route returning a constant JSON body of the same size, in one run on this machine.
 //
-// Targets (README): requests/s ≥ 0.7 × the bare route; p99 ≤ 10 ms at half the maximum rate.
+// Targets (docs/benchmarks.md): requests/s ≥ 0.7 × the bare route; p99 ≤ 10 ms at half the maximum rate.
 // That p99 comes from autocannon's `overallRate`, which sends each connection's share of a second
 // at the top of the second: a burst at full speed, harsher than an even pace. bench:ingest paces
 // its ~200 requests/s evenly (paced-load.ts), but at ~14k requests/s no Node generator holds an

@@ -8,7 +8,7 @@ export const serviceNodeFlags = ['--max-semi-space-size=8', '--heap-growing-perc
 /**
  * The writer's own, given after those (a later V8 flag wins). Its garbage is mostly 150 KB body
  * strings, which V8 allocates in the old generation: letting that grow to twice the live heap
- * between full collections instead of 1.5× took 17% off its CPU per span (README, Benchmarks).
+ * between full collections instead of 1.5× took 17% off its CPU per span (docs/benchmarks.md).
  */
 export const writerNodeFlags = ['--heap-growing-percent=100']
 

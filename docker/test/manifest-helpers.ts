@@ -23,7 +23,7 @@ export const k8sDir = join(dockerDir, 'k8s')
 export const tracewellImage = 'tracewell/tracewell'
 export const namespace = 'tracewell'
 
-/** The V8 flags every service runs with (README, Benchmarks), as the image's ENTRYPOINT gives them. */
+/** The V8 flags every service runs with (docs/benchmarks.md), as the image's ENTRYPOINT gives them. */
 export const serviceNodeFlags = ['--max-semi-space-size=8', '--heap-growing-percent=50']
 
 /**

@@ -1,19 +1,20 @@
 import type { AllInOneConfig } from '@tracewell/config'
-import { bootstrapFromSettings, controlPlaneRoutes, ensureDefaultWorkspace, type DefaultWorkspace } from '@tracewell/control-plane'
+import { bootstrapFromSettings, controlPlaneRoutes, defaultKeysAreLive, ensureDefaultWorkspace, type DefaultWorkspace } from '@tracewell/control-plane'
 import { createDb, migrateToLatest, type Db } from '@tracewell/db'
 import { apiKeysPlugin, createApp, databaseAnswers, dbPlugin, healthPlugin, installErrorHandler, messageBody, metricsPlugin, openApiPlugin, type App } from '@tracewell/http'
 import { traceRoutes } from '@tracewell/ingest'
 import { cleanupRoutes } from '@tracewell/janitor'
+import { readDefaultKeys, removeDefaultKeys, saveDefaultKeys } from './default-keys.file.ts'
 import { registerSpanPipeline } from './span-pipeline.ts'
 
 export interface AllInOneApp {
   app: App
-  /** The keys created on the very first start (empty database, no INIT_*), to show once. */
+  /** The keys created on the very first start (empty database, no INIT_*), to print. */
   firstStart: DefaultWorkspace | null
 }
 
 /**
- * `npm start` (SPEC §6): the ingest, control-plane and janitor route plugins and the writer in
+ * `npm start`: the ingest, control-plane and janitor route plugins and the writer in
  * one process, over the embedded database and in-process queue unless DATABASE_URL / REDIS_URL
  * say otherwise. The same plugins the separate services register; nothing is written twice.
  */
@@ -39,6 +40,7 @@ export async function buildAllInOneApp(config: AllInOneConfig, deps: { db?: Db }
 
   await bootstrapFromSettings(db, config, app.log)
   const firstStart = hasInitSettings(config) ? null : await ensureDefaultWorkspace(db)
+  await keepDefaultKeys(db, config.DATA_DIR, firstStart, app.log)
 
   await app.register(traceRoutes, {
     producer,
@@ -53,4 +55,19 @@ function hasInitSettings(config: AllInOneConfig): boolean {
   return [config.INIT_TEAM_NAME, config.INIT_TEAM_API_KEY, config.INIT_PROJECT_NAME, config.INIT_PROJECT_ID, config.INIT_PROJECT_API_KEY].some(
     (value) => value !== undefined,
   )
+}
+
+/**
+ * Saves the keys a first start created, so that `npm run keys` can show them again, and removes
+ * saved keys once either has been revoked. The keys file is a convenience: failing to write it
+ * (a read-only data directory beside an external DATABASE_URL, say) does not stop the start.
+ */
+async function keepDefaultKeys(db: Db, dataDir: string, created: DefaultWorkspace | null, log: App['log']): Promise<void> {
+  try {
+    if (created !== null) return await saveDefaultKeys(dataDir, created)
+    const saved = await readDefaultKeys(dataDir)
+    if (saved !== null && !(await defaultKeysAreLive(db, saved))) await removeDefaultKeys(dataDir)
+  } catch (error) {
+    log.warn({ err: error, dataDir }, 'could not keep the default keys for `npm run keys`')
+  }
 }

@@ -1,16 +1,20 @@
 import { AllInOneConfigSchema, loadConfigOrExit } from '@tracewell/config'
 import { runServer } from '@tracewell/http'
 import { buildAllInOneApp } from './app.ts'
-import { firstStartBanner } from './first-start-banner.ts'
+import { defaultKeysBanner, shownBaseUrl } from './default-keys.banner.ts'
+import { defaultKeysPath } from './default-keys.file.ts'
 
 const config = loadConfigOrExit(AllInOneConfigSchema)
 const { app, firstStart } = await buildAllInOneApp(config)
 await runServer(app, { host: config.HOST, port: config.PORT })
-const shownHost = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST
 const address = app.server.address()
-const port = typeof address === 'object' && address ? address.port : config.PORT
-if (firstStart) process.stdout.write(firstStartBanner(firstStart, `http://${shownHost}:${port}`))
+const baseUrl = shownBaseUrl(config.HOST, typeof address === 'object' && address ? address.port : config.PORT)
+if (firstStart) {
+  const heading = `Tracewell is ready. The database stores only the keys' hashes; the keys are kept in ${defaultKeysPath(config.DATA_DIR)}
+(readable by you only), and \`npm run keys\` shows them again until one of them is revoked.`
+  process.stdout.write(defaultKeysBanner(firstStart, baseUrl, heading))
+}
 app.log.info(
   { database: config.DATABASE_URL ? 'postgres' : `embedded (${config.DATA_DIR})`, queue: config.REDIS_URL ? 'redis' : 'in-process' },
-  `Tracewell listening on http://${shownHost}:${port}`,
+  `Tracewell listening on ${baseUrl}`,
 )

@@ -9,7 +9,7 @@ export interface ControlPlaneDeps {
   db?: Db
 }
 
-/** The control-plane service (SPEC §3), ready to listen; INIT_* bootstrap already applied. */
+/** The control-plane service, ready to listen; INIT_* bootstrap already applied. */
 export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDeps = {}): Promise<App> {
   const db = deps.db ?? createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE })
   const app = createApp({ logLevel: config.LOG_LEVEL })
@@ -18,7 +18,7 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   await app.register(healthPlugin, { readinessChecks: { postgres: databaseAnswers(db) } })
   await app.register(openApiPlugin, {
     title: 'Tracewell control plane',
-    description: 'API keys, prompt registry, projects, retention settings and trace queries (SPEC §3).',
+    description: 'API keys, prompt registry, projects, retention settings and trace queries.',
   })
   await app.register(dbPlugin, { db, closeOnShutdown: deps.db === undefined })
   await app.register(apiKeysPlugin, { ttlMs: config.KEY_CACHE_TTL_MS })

@@ -9,7 +9,7 @@ declare module 'fastify' {
   }
 }
 
-/** SPEC §3: the one 401 message of every control-plane endpoint taking `x-api-key`. */
+/** The one 401 message of every control-plane endpoint taking `x-api-key`. */
 export const invalidApiKeyMessage = 'Invalid api key unauthorized'
 export const invalidAdminKeyMessage = 'Invalid admin key unauthorized'
 
@@ -21,7 +21,7 @@ function presentedSecret(request: FastifyRequest, header: string): string | unde
 /**
  * An onRequest hook admitting only keys of `kind`: runs before the body is read or validated, so
  * an unauthenticated request is a 401 whatever it carries. A key of the wrong kind is an invalid
- * key for the endpoint (SPEC §1).
+ * key for the endpoint.
  */
 export function requireKey(kind: KeyKind) {
   function admit(request: FastifyRequest, key: VerifiedKey | null): Error | undefined {

@@ -13,7 +13,7 @@ import {
   type Executor,
 } from '@tracewell/db'
 
-/** The INIT_* settings of SPEC §3 (a subset of every config that has them). */
+/** The INIT_* settings (docs/api.md#bootstrap; a subset of every config that has them). */
 export interface BootstrapSettings {
   INIT_TEAM_NAME?: string | undefined
   INIT_TEAM_API_KEY?: string | undefined
@@ -118,7 +118,7 @@ export interface DefaultWorkspace {
 }
 
 /**
- * First start of the all-in-one process (SPEC §6): only when there is no team at all, creates
+ * First start of the all-in-one process: only when there is no team at all, creates
  * a default team and project with one key each and returns the secrets; otherwise null.
  */
 export async function ensureDefaultWorkspace(db: Db): Promise<DefaultWorkspace | null> {
@@ -133,4 +133,13 @@ export async function ensureDefaultWorkspace(db: Db): Promise<DefaultWorkspace |
     await insertApiKey(trx, { kind: 'project', teamId: team.id, projectId: project.id, keyHash: hashApiKey(projectApiKey), prefix: displayPrefix(projectApiKey) })
     return { teamId: team.id, teamName: team.name, projectId: project.id, projectName: project.name, teamApiKey, projectApiKey }
   })
+}
+
+/** True while both default keys still open the API (neither revoked): only then are they worth showing again. */
+export async function defaultKeysAreLive(db: Executor, workspace: Pick<DefaultWorkspace, 'teamApiKey' | 'projectApiKey'>): Promise<boolean> {
+  for (const secret of [workspace.teamApiKey, workspace.projectApiKey]) {
+    const key = await findApiKeyIdentityByHash(db, hashApiKey(secret))
+    if (key === undefined || key.revoked) return false
+  }
+  return true
 }

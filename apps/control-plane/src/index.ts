@@ -2,6 +2,7 @@ export { buildApp, type ControlPlaneDeps } from './app.ts'
 export {
   bootstrapFromSettings,
   defaultProjectName,
+  defaultKeysAreLive,
   defaultTeamName,
   ensureDefaultWorkspace,
   type BootstrapLogger,

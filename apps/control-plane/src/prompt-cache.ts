@@ -15,7 +15,7 @@ interface Entry {
 export interface PromptCacheOptions {
   /**
    * How long a lookup is trusted. Writes in this process invalidate at once; other instances
-   * converge within this bound (SPEC §3 asks for 5 s).
+   * converge within this bound (5 s at most).
    */
   ttlMs: number
   /** Registries kept at most; the least recently loaded are dropped first. */

@@ -1,4 +1,4 @@
-// Placeholders in a prompt's value (SPEC §3): `${name}` (canonical, what Langtrace users write),
+// Placeholders in a prompt's value (docs/api.md#get-a-prompt): `${name}` (canonical, what Langtrace users write),
 // `{{name}}` (with optional inner spaces, as mustache users write it) and `{name}`. One regular
 // expression scans left to right, so a filled-in value is never scanned again: a value that itself
 // contains `${other}` arrives verbatim.

@@ -1,7 +1,7 @@
 import type { PromptDto, PromptsetDto } from '@tracewell/db'
 import { compileTemplate, type CompiledTemplate } from './prompt-template.ts'
 
-/** The query parameters that fill a prompt's variables: `variables.<name>=<value>` (SPEC §3). */
+/** The query parameters that fill a prompt's variables: `variables.<name>=<value>`. */
 const variablePrefix = 'variables.'
 
 /**
@@ -43,7 +43,7 @@ function needsJsonEscape(text: string): boolean {
 const jsonEscaped = (text: string): string => (needsJsonEscape(text) ? JSON.stringify(text).slice(1, -1) : text)
 
 export function toPromptView(registry: PromptsetDto, prompt: PromptDto): PromptView {
-  // Field order follows SPEC §3; the fields are picked explicitly so that nothing else can leak in.
+  // Field order follows docs/api.md#get-a-prompt; the fields are picked explicitly so that nothing else can leak in.
   const registryJson = JSON.stringify({
     id: registry.id,
     name: registry.name,
@@ -82,7 +82,7 @@ export function toPromptView(registry: PromptsetDto, prompt: PromptDto): PromptV
 /**
  * The declared variables' values in declared order ('' for an absent one), read by their
  * precomputed keys rather than by scanning the query; undefined when the query has no
- * `variables.*` parameter at all, in which case the prompt comes back unfilled (SPEC §3).
+ * `variables.*` parameter at all, in which case the prompt comes back unfilled.
  */
 export function declaredValues(view: PromptView, query: Readonly<Record<string, unknown>>): string[] | undefined {
   const values: string[] = []

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 
-// Shapes shared by several control-plane routes (SPEC §3). Route-specific schemas live beside
+// Shapes shared by several control-plane routes. Route-specific schemas live beside
 // their routes.
 
 export const MessageSchema = Type.Object({ message: Type.String() }, { description: 'what went wrong, and where' })

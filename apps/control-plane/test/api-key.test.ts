@@ -7,7 +7,7 @@ import { findApiKeyIdentityByHash } from '@tracewell/db'
 import { buildApp } from '../src/index.ts'
 import { seedWorkspace, startControlPlane, unauthorized, type TestControlPlane, type Workspace } from './helper.ts'
 
-describe('project and team API keys (SPEC §1, §3)', () => {
+describe('project and team API keys', () => {
   let cp: TestControlPlane
   let ws: Workspace
   let other: Workspace
@@ -22,7 +22,7 @@ describe('project and team API keys (SPEC §1, §3)', () => {
   const createKey = (query: string, key?: string, headers: Record<string, string> = {}) =>
     cp.app.inject({ method: 'POST', url: `/api/api-key?${query}`, headers: { ...(key ? { 'x-api-key': key } : {}), ...headers } })
 
-  it('creates a project key that works at once, with content-type json and no body, as the seed sends it', async () => {
+  it('creates a project key that works at once, with content-type json and no body, as clients send it', async () => {
     const response = await createKey(`project_id=${ws.projectId}`, ws.teamKey, { 'content-type': 'application/json' })
     assert.equal(response.statusCode, 200)
     const { apiKey } = response.json()
@@ -178,7 +178,7 @@ describe('project and team API keys (SPEC §1, §3)', () => {
         }
         await sleep(50)
       }
-      // 5 s (SPEC §1) plus this loop's own polling step and request time.
+      // 5 s plus this loop's own polling step and request time.
       assert.ok(refusedAfterMs <= 5_000 + 250, `refused ${refusedAfterMs} ms after the revocation was sent`)
     } finally {
       await otherInstance.close()

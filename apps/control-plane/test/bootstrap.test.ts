@@ -11,7 +11,7 @@ const quiet: BootstrapLogger = { info: () => {}, warn: () => {} }
 // Keys carried over from Langtrace are 64 hex characters.
 const langtraceKey = () => randomBytes(32).toString('hex')
 
-describe('headless bootstrap from INIT_* (SPEC §3)', () => {
+describe('headless bootstrap from INIT_*', () => {
   let database: TestDatabase
   before(async () => {
     database = await createTestDatabase()
@@ -103,7 +103,7 @@ describe('headless bootstrap from INIT_* (SPEC §3)', () => {
   })
 })
 
-describe('default workspace of a first start (SPEC §6)', () => {
+describe('default workspace of a first start', () => {
   it('creates a team, a project and one key each only when there is no team, and returns the secrets', async () => {
     const fresh = await createTestDatabase()
     try {

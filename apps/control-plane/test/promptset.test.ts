@@ -5,7 +5,7 @@ import { ControlPlaneConfigSchema, loadConfig } from '@tracewell/config'
 import { buildApp } from '../src/index.ts'
 import { seedWorkspace, startControlPlane, unauthorized, type TestControlPlane, type Workspace } from './helper.ts'
 
-describe('GET /api/promptset (SPEC §3)', () => {
+describe('GET /api/promptset', () => {
   let cp: TestControlPlane
   let ws: Workspace
   let other: Workspace
@@ -184,7 +184,7 @@ describe('GET /api/promptset (SPEC §3)', () => {
         }
         await sleep(50)
       }
-      // 5 s (SPEC §3) plus this loop's polling step and request time.
+      // 5 s plus this loop's polling step and request time.
       assert.ok(seenAfterMs <= 5_000 + 250, `seen ${seenAfterMs} ms after the change was sent`)
     } finally {
       await otherInstance.close()

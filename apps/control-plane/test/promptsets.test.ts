@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { listPrompts } from '@tracewell/db'
 import { seedWorkspace, startControlPlane, unauthorized, type TestControlPlane, type Workspace } from './helper.ts'
 
-describe('prompt registry management (SPEC §3)', () => {
+describe('prompt registry management', () => {
   let cp: TestControlPlane
   let ws: Workspace
   let other: Workspace

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { startControlPlane, type TestControlPlane } from './helper.ts'
 
-describe('service endpoints (SPEC §0, §3)', () => {
+describe('service endpoints', () => {
   let cp: TestControlPlane
   before(async () => {
     cp = await startControlPlane()

@@ -4,7 +4,7 @@ import { hashApiKey } from '@tracewell/auth'
 import { findApiKeyIdentityByHash, getRetentionPolicy, listTeamProjects } from '@tracewell/db'
 import { adminKey, seedWorkspace, startControlPlane, unauthorized, type TestControlPlane, type Workspace } from './helper.ts'
 
-describe('teams, projects and retention settings (SPEC §3)', () => {
+describe('teams, projects and retention settings', () => {
   let cp: TestControlPlane
   let ws: Workspace
   let other: Workspace

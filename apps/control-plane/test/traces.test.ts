@@ -21,7 +21,7 @@ function span(projectId: string, traceId: string, spanId: string, startNs: bigin
   }
 }
 
-describe('trace queries (SPEC §3)', () => {
+describe('trace queries', () => {
   let cp: TestControlPlane
   let ws: Workspace
   let other: Workspace

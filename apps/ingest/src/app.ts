@@ -11,7 +11,7 @@ export interface IngestDeps {
   db?: Db
 }
 
-/** The ingest service (SPEC §2): trace routes plus health, metrics and docs. */
+/** The ingest service: trace routes plus health, metrics and docs. */
 export async function buildApp(config: IngestConfig, deps: IngestDeps = {}): Promise<App> {
   const app = createApp({ logLevel: config.LOG_LEVEL, bodyLimit: config.MAX_BODY_BYTES })
   const db = deps.db ?? createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE })

@@ -1,6 +1,6 @@
 import { BadRequestError, PayloadTooLargeError, ServiceUnavailableError, TooManyRequestsError, UnsupportedMediaTypeError } from '@tracewell/http'
 
-// The ingest answers of SPEC §2 that carry a message of ours. Each is one of the shared HTTP
+// The ingest answers (docs/api.md#send-traces) that carry a message of ours. Each is one of the shared HTTP
 // errors, so the one error handler maps it to its status.
 
 export const ACCEPTED_CONTENT_TYPES = ['application/json', 'application/x-protobuf', 'application/protobuf'] as const

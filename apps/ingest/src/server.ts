@@ -3,7 +3,7 @@ import { assertSchemaIsCurrent, MigrationError } from '@tracewell/db'
 import { runServer } from '@tracewell/http'
 import { buildApp } from './app.ts'
 
-// `npm run start:ingest`: the ingest service alone (SPEC §6, default port 3001).
+// `npm run start:ingest`: the ingest service alone (default port 3001).
 const config = loadConfigOrExit(IngestConfigSchema)
 const app = await buildApp(config)
 await app.ready()

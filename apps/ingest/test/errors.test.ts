@@ -13,7 +13,7 @@ import { StatusMessage } from '../src/otlp/otlp-status.ts'
 import { clientBodies, gzippedZeros, langtraceSpans, seedBody } from './support/fixtures.ts'
 import { startIngest, testEnv, type IngestHarness } from './support/ingest-harness.ts'
 
-// The failure answers of SPEC §2, bodies asserted exactly, on both paths.
+// The failure answers of docs/api.md#send-traces, bodies asserted exactly, on both paths.
 
 const MAX_BODY = 1 << 20
 const MAX_INFLATED = 4 << 20

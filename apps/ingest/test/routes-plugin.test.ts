@@ -10,7 +10,7 @@ import { langtraceSpans, seedBody } from './support/fixtures.ts'
 import { createTenant, type Tenant } from './support/ingest-harness.ts'
 
 // The all-in-one process registers the trace routes into its own app, with its shared plugins
-// and the in-process queue (SPEC §6); the plugin must work there, even registered twice.
+// and the in-process queue; the plugin must work there, even registered twice.
 
 let database: TestDatabase
 let app: App

@@ -8,7 +8,7 @@ import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { testEnv } from './support/ingest-harness.ts'
 
 // `npm run start:ingest` as a real process: it serves, stops on SIGTERM, and refuses a database
-// whose schema is behind (SPEC §6).
+// whose schema is behind.
 
 const serverPath = new URL('../src/server.ts', import.meta.url).pathname
 let database: TestDatabase

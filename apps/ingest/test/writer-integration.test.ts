@@ -7,7 +7,7 @@ import { startSpanBatchWorker, type SpanBatchWorker } from '@tracewell/writer'
 import { clientBodies, encodings, type ExpectedSpan } from './support/fixtures.ts'
 import { startIngest, testEnv, type IngestHarness } from './support/ingest-harness.ts'
 
-// The whole path of SPEC §2: inject() → Redis (real BullMQ) → the writer's worker → Postgres rows,
+// The whole path of a trace: inject() → Redis (real BullMQ) → the writer's worker → Postgres rows,
 // every column as the client sent it, and a resent batch making no second row.
 
 const silent = { info() {}, warn() {}, error() {} }

@@ -8,7 +8,7 @@ export interface JanitorDeps {
   db?: Db
 }
 
-/** The janitor service (SPEC §4): the cleanup endpoint plus /healthz, /readyz and /metrics. */
+/** The janitor service: the cleanup endpoint plus /healthz, /readyz and /metrics. */
 export async function buildApp(config: JanitorConfig, deps: JanitorDeps = {}): Promise<App> {
   const app = createApp({ logLevel: config.LOG_LEVEL })
   installErrorHandler(app, messageBody)

@@ -10,7 +10,7 @@ const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABAS
 try {
   await assertSchemaIsCurrent(db)
 } catch (error) {
-  // Refuse a database that is behind (SPEC §6), or one that does not answer, in one line.
+  // Refuse a database that is behind, or one that does not answer, in one line.
   process.stderr.write(`Janitor cannot start: ${error instanceof Error ? error.message : String(error)}\n`)
   await db.destroy()
   process.exit(1)

@@ -9,7 +9,7 @@ import { dayMs, janitorConfig, project, seedSpans } from './helpers.ts'
 const cronKey = 'cron-secret-0123456789abcdef0123456789abcdef'
 const url = '/api/cron/cleanup-traces'
 
-describe('cron-api-key (SPEC §4)', () => {
+describe('cron-api-key', () => {
   let testDb: TestDatabase
   let app: App
   let projectId: string

@@ -14,7 +14,7 @@ export interface WriterDeps {
 
 /**
  * The writer: no public API, only /healthz, /readyz and /metrics on its own small port, and the
- * worker draining the span-batch queue into Postgres (SPEC §2).
+ * worker draining the span-batch queue into Postgres (docs/architecture.md).
  */
 export async function buildApp(config: WriterConfig, deps: WriterDeps = {}): Promise<App> {
   const app = createApp({ logLevel: config.LOG_LEVEL, ...(deps.logger === undefined ? {} : { logger: deps.logger }) })

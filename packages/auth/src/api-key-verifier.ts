@@ -16,7 +16,7 @@ export interface ApiKeyVerifierOptions {
   lookup: (keyHash: string) => Promise<KeyRecord | undefined>
   /** Records that keys were used; called with batches, at most once per `touchIntervalMs`. */
   touch: (keyIds: string[], usedAt: Date) => Promise<void>
-  /** How long a lookup is trusted. Bounds how late a revocation takes effect (SPEC §1: ≤ 5 s). */
+  /** How long a lookup is trusted. Bounds how late a revocation takes effect (≤ 5 s, docs/api.md#credentials). */
   ttlMs: number
   touchIntervalMs?: number
   maxEntries?: number

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 
-/** Readable kind prefixes (SPEC §1), so a leaked key says what it is. */
+/** Readable kind prefixes, so a leaked key says what it is. */
 export const keyPrefixes = { project: 'tw_proj_', team: 'tw_team_' } as const
 export type KeyKind = keyof typeof keyPrefixes
 

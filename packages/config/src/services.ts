@@ -13,7 +13,7 @@ import {
   writerSettings,
 } from './settings.ts'
 
-// Default ports of SPEC §6.
+// Default ports (docs/settings.md).
 export const defaultPorts = { allInOne: 3000, ingest: 3001, controlPlane: 3002, janitor: 3003, writer: 3004 } as const
 
 export const IngestConfigSchema = Type.Object({
@@ -67,8 +67,8 @@ export type AllInOneConfig = Static<typeof AllInOneConfigSchema>
 export const ReplayConfigSchema = Type.Object({ ...queueSettings })
 export type ReplayConfig = Static<typeof ReplayConfigSchema>
 
-/** `npm run migrate`. */
-export const MigrateConfigSchema = Type.Object({ ...embeddedDatabaseSettings })
+/** `npm run migrate`: one connection is all it needs, so no pool size. */
+export const MigrateConfigSchema = Type.Object({ DATABASE_URL: embeddedDatabaseSettings.DATABASE_URL, DATA_DIR: embeddedDatabaseSettings.DATA_DIR })
 export type MigrateConfig = Static<typeof MigrateConfigSchema>
 
 /** Where test suites find the real Postgres (an admin connection) and Redis. */

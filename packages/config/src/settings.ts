@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 
-// Every environment variable Tracewell reads (SPEC §6), grouped by concern. Services compose the
-// groups they need in services.ts. Keys are the variable names themselves, so the README, compose
+// Every environment variable Tracewell reads (docs/settings.md), grouped by concern. Services compose the
+// groups they need in services.ts. Keys are the variable names themselves, so docs/settings.md, the compose
 // file and Kubernetes manifests can be checked against this file.
 
 const Port = (fallback: number) =>
@@ -76,7 +76,7 @@ export const keySettings = {
     minimum: 0,
     maximum: 5000,
     default: 5000,
-    description: 'how long a verified API key is trusted before it is re-checked, in ms (0–5000; SPEC §1 bounds revocation at 5 s)',
+    description: 'how long a verified API key is trusted before it is re-checked, in ms (0–5000: a revoked key stops working within 5 s)',
   }),
 }
 

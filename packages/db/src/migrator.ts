@@ -26,7 +26,7 @@ export async function pendingMigrations(db: AnyDb): Promise<string[]> {
   return all.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name)
 }
 
-/** Services refuse to start on a database that is behind (SPEC §6). */
+/** Services refuse to start on a database that is behind (docs/operations.md#migrations). */
 export async function assertSchemaIsCurrent(db: AnyDb): Promise<void> {
   const pending = await pendingMigrations(db)
   if (pending.length > 0) {

@@ -17,7 +17,7 @@ export interface CreateAppOptions {
   logDestination?: { write(line: string): void }
 }
 
-// Secrets that arrive in headers never reach the logs (house style §11).
+// Secrets that arrive in headers never reach the logs.
 const redactedPaths = ['req.headers["x-api-key"]', 'req.headers["cron-api-key"]', 'req.headers["x-admin-key"]', 'req.headers.authorization']
 
 /**

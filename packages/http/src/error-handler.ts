@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
 
-/** How a service (or a group of its routes) shapes an error body; SPEC §2 and §3 differ. */
+/** How a service (or a group of its routes) shapes an error body; ingest and the control plane differ (docs/api.md#conventions). */
 export type ErrorBodyShape = (statusCode: number, message: string) => Record<string, unknown>
 
 export const messageBody: ErrorBodyShape = (_statusCode, message) => ({ message })
@@ -13,7 +13,7 @@ interface HttpError extends FastifyError {
 /**
  * Installs the one error handler of an encapsulation context (the app, or one service's routes
  * inside the all-in-one app). Client errors keep their message, which says what was wrong and
- * where; anything else is logged with the request id and answered without detail (SPEC §0).
+ * where; anything else is logged with the request id and answered without detail.
  */
 export function installErrorHandler(app: FastifyInstance, shape: ErrorBodyShape): void {
   app.setErrorHandler((error: HttpError, request, reply) => {

@@ -22,7 +22,7 @@ function withTimeout(check: ReadinessCheck, ms: number): Promise<unknown> {
   return Promise.race([check(), timeout]).finally(() => clearTimeout(timer))
 }
 
-/** GET /healthz (the process is up) and GET /readyz (its dependencies answer), SPEC §0. */
+/** GET /healthz (the process is up) and GET /readyz (its dependencies answer), docs/api.md#service-endpoints. */
 export const healthPlugin = fp<HealthOptions>(
   async (app, options) => {
     const timeoutMs = options.checkTimeoutMs ?? 2_000

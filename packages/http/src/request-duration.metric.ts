@@ -20,7 +20,7 @@ interface Series {
  *
  * It is not a prom-client `Histogram` because that one validates and hashes the label set on
  * every observation, even through a `labels()` child: about 1 µs per request, a visible share of
- * a cached GET /api/promptset (see the README's Benchmarks). Here an observation is a map lookup
+ * a cached GET /api/promptset (see docs/benchmarks.md). Here an observation is a map lookup
  * and a few additions; the label work happens once per series and at scrape time.
  */
 export class RequestDurationHistogram {

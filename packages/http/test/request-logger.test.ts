@@ -24,7 +24,7 @@ function appWithCapturedLogs(logLevel: string) {
 }
 
 describe('request loggers', () => {
-  it('log a 5xx with the request id the answer carries (SPEC §0)', async () => {
+  it('log a 5xx with the request id the answer carries', async () => {
     const { app, lines } = appWithCapturedLogs('warn')
     const response = await app.inject({ url: '/boom' })
     assert.equal(response.statusCode, 500)

@@ -128,7 +128,7 @@ export function anyValueFromJson(value: unknown, path: ErrorPath, depth: number)
 }
 
 /**
- * Attributes in either OTLP JSON form: the standard list `[{key, value}]` or the seed's map
+ * Attributes in either OTLP JSON form: the standard list `[{key, value}]` or the map
  * `{key: AnyValue}`. Absent or null means none. The current position is the attributes field.
  */
 export function attributesFromJson(value: unknown, path: ErrorPath): AttributeMap {

@@ -6,7 +6,7 @@ import { spansFromOtlpProtobuf } from './otlp-protobuf.parser.ts'
 import type { SpanRecord } from './span-record.ts'
 import { SpanValidationError } from './validation-error.ts'
 
-/** The body formats of SPEC §2, told apart by Content-Type and shape (never by User-Agent). */
+/** The accepted body formats (docs/api.md#send-traces), told apart by Content-Type and shape (never by User-Agent). */
 export type TraceBodyFormat = 'otlp-json' | 'otlp-protobuf' | 'langtrace-json'
 
 /** The spans of a request body, and which of the accepted formats it was in. */

@@ -1,7 +1,7 @@
 import { isDecimal } from './int64.ts'
 import type { AnyValue, AttributeMap } from './span-record.ts'
 
-// The columns derived from attributes for querying (SPEC §2). Each list is in precedence order:
+// The columns derived from attributes for querying (docs/api.md#send-traces). Each list is in precedence order:
 // Langtrace's own `llm.*` names first, then the OpenTelemetry GenAI semantic conventions.
 
 const VENDOR_KEYS = ['llm.vendor', 'gen_ai.system', 'langtrace.service.name'] as const

@@ -1,7 +1,7 @@
 import { isBase64 } from './base64.ts'
 import type { ErrorPath } from './error-path.ts'
 
-/** Trace ids are 16 bytes, span ids 8 (SPEC §0). */
+/** Trace ids are 16 bytes, span ids 8 (32 and 16 hex characters). */
 export type IdBytes = 16 | 8
 
 const HEX_PAIRS: string[] = []

@@ -1,4 +1,4 @@
-// The Langtrace SDKs' own format (SPEC §2 body 3): a JSON array of spans as the SDK holds them.
+// The Langtrace SDKs' own format: a JSON array of spans as the SDK holds them.
 // Two producers, told apart per field rather than per body:
 // - the TypeScript SDK's LangTraceExporter: the OTel JS ReadableSpan (`traceId`, `spanId`,
 //   `parentSpanId`, HrTime `startTime`/`endTime`, JS span kinds, `resource._attributes`);

@@ -8,7 +8,7 @@ import type { SpanOrigin } from './span-record.builder.ts'
 import { nanosFromOtlpJson } from './times.ts'
 import { isObject, optionalString, type JsonObject } from './json-object.ts'
 
-// OTLP/HTTP JSON (an ExportTraceServiceRequest in the protobuf JSON mapping), SPEC §2 body 1.
+// OTLP/HTTP JSON (an ExportTraceServiceRequest in the protobuf JSON mapping).
 // Fields this service does not keep (droppedAttributesCount, flags, schemaUrl, …) are ignored.
 
 /** Enters `field` and checks it holds an array; null (not entered) when absent or null. */

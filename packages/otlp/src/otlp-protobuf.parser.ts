@@ -1,4 +1,4 @@
-// OTLP/HTTP protobuf (SPEC §2 body 2): what every OTel HTTP exporter and the Langtrace Python
+// OTLP/HTTP protobuf: what every OTel HTTP exporter and the Langtrace Python
 // SDK >= 3.3 send.
 //
 // Why protobufjs with a reflection schema (otlp-trace.schema.ts): it is the most used, maintained

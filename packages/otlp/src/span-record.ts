@@ -59,7 +59,7 @@ export interface SpanRecord {
   scopeVersion: string | null
   events: SpanEventRecord[]
   links: SpanLinkRecord[]
-  // Derived for querying (SPEC §2).
+  // Derived for querying (docs/api.md#send-traces).
   serviceName: string | null
   serviceVersion: string | null
   llmVendor: string | null

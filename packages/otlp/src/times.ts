@@ -1,5 +1,5 @@
 // Timestamps are nanoseconds since the Unix epoch. They exceed 2^53, so they are handled as
-// BigInt and leave this package as decimal strings (SPEC §0: never lose precision). Every reader
+// BigInt and leave this package as decimal strings (never lose precision). Every reader
 // also bounds them to int64, as the queue and the database store them.
 import type { ErrorPath } from './error-path.ts'
 import { INT64_MAX, isDecimal } from './int64.ts'

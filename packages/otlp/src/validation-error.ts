@@ -1,6 +1,6 @@
 /**
  * A request body that is not a valid trace batch. The whole batch is rejected on the first one
- * (SPEC §2), so there is exactly one per failed decode.
+ * (docs/api.md#send-traces), so there is exactly one per failed decode.
  *
  * `message` starts with `path`, e.g.
  * `resourceSpans[0].scopeSpans[1].spans[7].spanId: expected 16 hex characters`, so it can be

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import { decodeJsonTraces } from '../src/index.ts'
 import type { SpanRecord } from '../src/index.ts'
 
-// The query columns derived from attributes (SPEC §2), with their precedence.
+// The query columns derived from attributes, with their precedence.
 
 function decodeWith(attributes: Record<string, unknown>, resource: Record<string, unknown> = {}): SpanRecord {
   const { spans } = decodeJsonTraces({

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import { decodeJsonTraces, SpanKind, StatusCode } from '../src/index.ts'
 import type { SpanRecord } from '../src/index.ts'
 
-// The Langtrace SDK array format (SPEC §2 body 3) beyond what the recorded fixtures show.
+// The Langtrace SDK array format beyond what the recorded fixtures show.
 
 type Json = Record<string, unknown>
 

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import { decodeJsonTraces, SpanKind, StatusCode } from '../src/index.ts'
 import type { SpanRecord } from '../src/index.ts'
 
-// What OTLP JSON bodies are accepted and how they are normalised (SPEC §2 body 1).
+// What OTLP JSON bodies are accepted and how they are normalised.
 
 type Json = Record<string, unknown>
 

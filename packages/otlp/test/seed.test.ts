@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { it } from 'node:test'
 import { decodeJsonTraces, SpanKind } from '../src/index.ts'
 
-// The seed's trace submission (shared/seed): attributes as a map of {stringValue}, times as
-// decimal strings, the LLM chat attributes of its table, sent as the seed's client would.
+// The map-form trace body of docs/api.md#send-traces: attributes as a map of {stringValue}, times as
+// decimal strings, the LLM chat attributes of a chat completion.
 const messages = JSON.stringify([
   { role: 'system', content: 'You are terse.' },
   { role: 'user', content: 'Capital of France?' },
@@ -35,7 +35,7 @@ const seedBody = `{
   }]
 }`
 
-it('decodes the seed example (map-form attributes)', () => {
+it('decodes the map-form example', () => {
   const { format, spans } = decodeJsonTraces(JSON.parse(seedBody))
   assert.equal(format, 'otlp-json')
   assert.equal(spans.length, 1)

@@ -2,7 +2,7 @@
 // copied into Postgres (writer). Under load that outlasts several minor collections, so the
 // Buffer is promoted, and V8 then counts its bytes against the old generation's budget until the
 // next full collection frees them. At 150 KB a body, that budget ran out every ~100 requests and
-// ingest spent a fifth of its CPU marking its whole heap (README, Benchmarks). Whoever is done
+// ingest spent a fifth of its CPU marking its whole heap (docs/benchmarks.md). Whoever is done
 // with a body frees it at once instead.
 
 /**

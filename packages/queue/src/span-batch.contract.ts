@@ -3,7 +3,7 @@ import type { SpanRecord } from '@tracewell/otlp'
 
 // The contract between ingest (producer) and writer (consumer), imported by both. Changes to the
 // payload must stay additive: jobs written by the previous version may still be in the queue
-// while a new writer starts (house style §7), so the writer reads every version below.
+// while a new writer starts, so the writer reads every version below.
 
 export const QueueNames = { spanBatches: 'span-batches' } as const
 
@@ -18,7 +18,7 @@ export interface AcceptedTraces {
   /**
    * The (inflated) body the spans were decoded from. The BullMQ queue carries these bytes instead
    * of the records: copying bytes into Redis is nearly free, while BullMQ's JSON.stringify of the
-   * records cost ingest more than parsing the body did (README, Benchmarks).
+   * records cost ingest more than parsing the body did (docs/benchmarks.md).
    */
   body: Uint8Array
   bodyEncoding: TraceBodyEncoding

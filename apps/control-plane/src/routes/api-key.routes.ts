@@ -27,7 +27,7 @@ interface KeyScope {
 
 /**
  * Which keys a team-key request is about. Another team's project is a 404 as if it did not exist
- * (SPEC §1); another team's id likewise reads as an unknown team.
+ * (docs/api.md#credentials); another team's id likewise reads as an unknown team.
  */
 async function resolveScope(db: Db, request: FastifyRequest, query: KeyScopeQuery): Promise<KeyScope> {
   const teamId = callerTeamId(request)
@@ -96,7 +96,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: requireTeamKey,
       schema: {
         summary: 'Revoke a key of the team or of one of its projects',
-        description: 'Takes effect on every instance within 5 seconds (SPEC §1).',
+        description: 'Takes effect on every instance within 5 seconds.',
         tags: ['api keys'],
         security: [{ apiKey: [] }],
         params: ApiKeyParamsSchema,

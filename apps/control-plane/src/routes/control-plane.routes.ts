@@ -26,7 +26,7 @@ const coercingAjv = new Ajv({ ...ajvOptions, coerceTypes: 'array' })
 const strictAjv = new Ajv({ ...ajvOptions, coerceTypes: false })
 
 /**
- * Every control-plane route (SPEC §3), as one encapsulated plugin: the all-in-one process
+ * Every control-plane route, as one encapsulated plugin: the all-in-one process
  * registers it beside the other services' routes. Needs the `db`, `api-keys` and `metrics`
  * plugins registered by the host app.
  */
@@ -35,7 +35,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema))
   app.decorateRequest('controlPlaneCaller', null)
 
-  // POST /api/api-key is sent with `Content-Type: application/json` and no body (seed §2);
+  // POST /api/api-key is sent with `Content-Type: application/json` and no body (docs/api.md#api-keys);
   // Fastify's own parser would refuse that as an empty JSON body.
   const jsonParser = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')

@@ -8,7 +8,7 @@ import type { PromptCache, RegistryLookup } from '../prompt-cache.ts'
 import { declaredValues, filledJson, missingValues, toPromptView } from '../prompt-view.ts'
 import { errorResponses, RegistrySchema } from '../schemas.ts'
 
-// GET /api/promptset, what the Langtrace SDKs call (SPEC §3): the TypeScript SDK sends
+// GET /api/promptset, what the Langtrace SDKs call: the TypeScript SDK sends
 // `promptset_id`, `version` and `variables.<name>` through URLSearchParams, the Python SDK through
 // urlencode; both encode a space as `+`. The apps' query parser (@tracewell/http's parseQueryString,
 // equivalent to Fastify's default) decodes keys and values as a form would (`+` is a space, %XX

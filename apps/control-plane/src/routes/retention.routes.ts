@@ -22,7 +22,7 @@ export const RetentionPolicyBodySchema = Type.Object({
 })
 export type RetentionPolicyBody = Static<typeof RetentionPolicyBodySchema>
 
-/** Per-project trace retention (team key); the janitor applies it (SPEC §4). */
+/** Per-project trace retention (team key); the janitor applies it. */
 export const retentionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   async function ownedProjectId(request: FastifyRequest, projectId: string): Promise<string> {
     const project = await findTeamProject(app.db, callerTeamId(request), projectId)

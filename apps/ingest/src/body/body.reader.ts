@@ -13,7 +13,7 @@ export interface BodyLimits {
 /**
  * Reads a request body into one Buffer, inflating gzip/deflate as the bytes arrive. Both limits
  * are enforced on running counts, so an oversized upload or a gzip bomb is stopped at the first
- * chunk past the limit (SPEC §2: "a gzip bomb is stopped while inflating"), never buffered whole.
+ * chunk past the limit (a gzip bomb is stopped while inflating), never buffered whole.
  */
 export function readBody(source: Readable, encoding: BodyEncoding, limits: BodyLimits): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {

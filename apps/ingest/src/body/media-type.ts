@@ -1,6 +1,6 @@
 import { unsupportedContentEncoding, unsupportedContentType } from '../errors.ts'
 
-/** How a trace body is encoded on the wire (SPEC §2): told by Content-Type, never by User-Agent. */
+/** How a trace body is encoded on the wire: told by Content-Type, never by User-Agent. */
 export type BodyFormat = 'json' | 'protobuf'
 export type BodyEncoding = 'identity' | 'gzip' | 'deflate'
 

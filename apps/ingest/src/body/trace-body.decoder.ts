@@ -16,7 +16,7 @@ export function decodeTraceBody(body: Buffer, format: BodyFormat): DecodedTraces
   }
 }
 
-/** V8's message, with the position added where V8 leaves it out (SPEC §0: say where). */
+/** V8's message, with the position added where V8 leaves it out (an error message says where). */
 function withPosition(reason: string, text: string): string {
   if (/position \d+/.test(reason)) return reason
   if (reason.startsWith('Unexpected end of JSON input')) return `${reason} at position ${text.length}`

@@ -38,7 +38,7 @@ export interface TraceIntakeOptions {
 
 /**
  * Everything the trace routes share, installed into one route context: authentication and the
- * content checks on headers alone (SPEC §2: no work on the body of an unauthenticated request),
+ * content checks on headers alone (no work on the body of an unauthenticated request),
  * the streaming body reader, and the per-request metrics. Returns the handler's core, which
  * answers the format the body was in.
  */
@@ -49,7 +49,7 @@ export function installTraceIntake(app: App, options: TraceIntakeOptions): (requ
 
   /** The header checks once the key is known; throws the 4xx of the first that fails. */
   const admit = (request: FastifyRequest, key: VerifiedKey | null): void => {
-    // A team key is the wrong kind for ingest, which makes it an invalid key here (SPEC §1).
+    // A team key is the wrong kind for ingest, which makes it an invalid key here.
     if (!key || key.kind !== 'project' || key.projectId === null) throw new UnauthorizedError('Invalid API key')
     const format = requireFormat(request.headers['content-type'])
     const encoding = requireEncoding(request.headers['content-encoding'])
@@ -108,7 +108,7 @@ function acceptBody(request: FastifyRequest, producer: SpanBatchProducer, limits
   request.body = undefined
   const { format, spans } = decodeTraceBody(body, intake.format)
   if (spans.length > limits.maxSpansPerRequest) throw tooManySpans(spans.length, limits.maxSpansPerRequest)
-  // An empty batch is a success that stores nothing (SPEC §2).
+  // An empty batch is a success that stores nothing.
   if (spans.length === 0) return { format, spanCount: 0, queued: Promise.resolve() }
   // The queue is done with the bytes once it has answered (SpanBatchProducer.enqueue).
   const queued = enqueue(producer, { projectId: intake.projectId, spans, body, bodyEncoding: intake.format }).finally(() => releaseBody(body))
@@ -126,7 +126,7 @@ async function verifyKey(app: App, presented: string): Promise<VerifiedKey | nul
   }
 }
 
-/** The 200 waits for Redis to hold the spans (SPEC §2); a full or absent queue says when to retry. */
+/** The 200 waits for Redis to hold the spans; a full or absent queue says when to retry. */
 function enqueue(producer: SpanBatchProducer, traces: AcceptedTraces): Promise<void> {
   return producer.enqueue(traces).catch((error: unknown) => {
     if (error instanceof QueueBacklogFullError) throw queueBacklogFull()

@@ -46,7 +46,7 @@ const TRACES_ACCEPTED: TraceAccepted = { status: 200, message: 'Traces received 
 const EXPORT_ACCEPTED: ExportTraceResponse = {}
 
 /**
- * POST /api/trace and POST /v1/traces (SPEC §2). Each lives in a context of its own, because
+ * POST /api/trace and POST /v1/traces (docs/api.md#send-traces). Each lives in a context of its own, because
  * they answer errors in different shapes: the Langtrace JSON body, or OTLP's google.rpc.Status.
  * Everything else (auth, limits, decoding, queueing, metrics) is the same code.
  */

@@ -19,7 +19,7 @@ export const SEED_MESSAGES = JSON.stringify([
 ])
 export const SEED_CHOICES = JSON.stringify([{ role: 'assistant', content: 'Paris' }])
 
-/** The seed's trace submission: map-form attributes, ids in upper case as the seed allows. */
+/** The map-form trace body of docs/api.md#send-traces, with ids in upper case (accepted, stored lowercase). */
 export const seedBody = Buffer.from(
   JSON.stringify({
     resourceSpans: [

@@ -5,7 +5,7 @@ import {
 
 /**
  * The Postgres advisory lock that makes one cleanup run at a time across every janitor replica
- * (and the all-in-one process) connected to the same database (SPEC §4). A fixed constant, not a
+ * (and the all-in-one process) connected to the same database. A fixed constant, not a
  * hash of a name, so that it is the same in every version; its bytes spell "tw-clean" in ASCII,
  * which makes it recognisable in pg_locks. No other Tracewell lock may use it.
  */
@@ -94,7 +94,7 @@ function deleteBatch(db: Db, projectId: string, cutoff: Date, limit: number): Pr
 }
 
 /**
- * One cleanup run (SPEC §4): under the cluster-wide cleanup lock, for every project whose
+ * One cleanup run (docs/api.md#cleanup): under the cluster-wide cleanup lock, for every project whose
  * retention policy is enabled, deletes the spans that started before `now − retentionDays`, in
  * batches of `batchSize` rows (each its own short transaction, so concurrent ingest never waits
  * on a long-held lock and a stopped run keeps what it deleted). Projects with a disabled policy

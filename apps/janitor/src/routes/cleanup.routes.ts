@@ -7,7 +7,7 @@ import { cleanupMetrics, RunOutcomes } from '../cleanup/cleanup.metrics.ts'
 import { runRetentionCleanup, type RetentionRunReport } from '../cleanup/retention-run.ts'
 
 export interface CleanupRoutesOptions {
-  /** CRON_API_KEY. Unset or empty leaves the endpoint open (SPEC §4), with a warning at start-up. */
+  /** CRON_API_KEY. Unset or empty leaves the endpoint open, with a warning at start-up. */
   cronApiKey?: string | undefined
   batchSize: number
   timeBudgetMs: number
@@ -49,20 +49,20 @@ const missingKeyMessage = 'Unauthorized. Missing API key'
 const invalidKeyMessage = 'Unauthorized. Invalid API key'
 const alreadyRunningMessage = 'Cleanup already running'
 
-// The contract's wording, verbatim even for one span: clients may match on it.
+// The documented wording, verbatim even for one span: clients may match on it.
 const spans = (count: number) => `${count} spans`
 
-/** The projects as the contract shows them: `remaining`/`error` only where they apply. */
+/** The projects as docs/api.md shows them: `remaining`/`error` only where they apply. */
 function toProjects(report: RetentionRunReport): ProjectCleanup[] {
   return report.projects.map((project) => ({ ...project }))
 }
 
 /**
- * GET (and POST) /api/cron/cleanup-traces, SPEC §4: called by a Kubernetes CronJob with the
+ * GET (and POST) /api/cron/cleanup-traces (docs/api.md#cleanup): called by a Kubernetes CronJob with the
  * `cron-api-key` header. Encapsulated: it needs `app.db` and `app.metrics` from the root app, so
  * the all-in-one process registers it unchanged.
  *
- * Responses beyond the contract's wording: when the time budget runs out the answer is still 200
+ * Beyond the plain run: when the time budget runs out the answer is still 200
  * (`success: true`: what was deleted is deleted) with `"complete": false`, `"remaining": true` on
  * each unfinished project and a message asking to call again; the next call continues from where
  * this one stopped, since a cutoff only ever moves forward.

@@ -6,14 +6,14 @@ import { sql, type Kysely } from 'kysely'
 // Ids are text (UUIDs by default) so that ids carried over from Langtrace, which are not UUIDs,
 // can be used verbatim (INIT_PROJECT_ID).
 //
-// Why `spans` is not partitioned by time: SPEC §5 makes (project_id, trace_id, span_id) the primary
+// Why `spans` is not partitioned by time: (project_id, trace_id, span_id) is its primary
 // key, because that is what makes storage idempotent (a resent span never makes a second row).
 // Postgres requires the partition key in every unique constraint of a partitioned table, so
 // partitioning by start_time would turn the key into (project, trace, span, start_time) and a
 // resent span with a corrected start time would be stored twice. Retention is per project with
 // per-project cutoffs, so a time partition could only be dropped when it is older than every
 // project's cutoff anyway. We keep one table, and the janitor deletes in bounded batches through
-// the (project_id, start_time) index; see the README's scaling notes for when to partition.
+// the (project_id, start_time) index; see docs/operations.md#scaling for when to partition.
 //
 // No foreign key from spans to projects: a writer batch must never fail because a project was
 // deleted while its spans were in flight, and a per-row FK check would tax every bulk insert.
@@ -81,7 +81,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
     .addUniqueConstraint('prompts_promptset_id_version_key', ['promptset_id', 'version'])
     .execute()
-  // At most one live prompt per registry, enforced by the database (SPEC §3).
+  // At most one live prompt per registry, enforced by the database.
   await db.schema
     .createIndex('prompts_one_live_per_promptset')
     .on('prompts')
@@ -109,7 +109,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('parent_span_id', 'text')
     .addColumn('name', 'text', (col) => col.notNull())
     .addColumn('kind', 'smallint', (col) => col.notNull())
-    // timestamptz keeps microseconds, the precision SPEC §0 requires; the exact nanosecond duration
+    // timestamptz keeps microseconds, the precision the API promises; the exact nanosecond duration
     // is kept beside it.
     .addColumn('start_time', 'timestamptz', (col) => col.notNull())
     .addColumn('end_time', 'timestamptz', (col) => col.notNull())

@@ -1,7 +1,7 @@
 import type { ApiKey, ApiKeyKind } from '../database.ts'
 import type { Executor } from './executor.ts'
 
-/** What a key list shows: never the secret, nor its hash (SPEC §3). */
+/** What a key list shows: never the secret, nor its hash. */
 export interface ApiKeyDto {
   id: string
   kind: ApiKeyKind

@@ -4,7 +4,7 @@ import type { Executor } from './executor.ts'
 /**
  * Deletes up to `limit` of a project's oldest spans that started strictly before `cutoff` (a span
  * starting exactly at the cutoff is kept); returns how many. The retention janitor calls it in a
- * loop, one short transaction per batch (SPEC §4: no statement locks or scans a whole table).
+ * loop, one short transaction per batch, so no statement locks or scans a whole table.
  *
  * Why ORDER BY start_time: it makes the planner walk the (project_id, start_time) index from its
  * oldest end. Without it, a large project's batch is planned as a sequential scan with LIMIT,

@@ -38,7 +38,7 @@ export async function findProjectById(db: Executor, id: string): Promise<Project
   return row && toProjectDto(row)
 }
 
-/** A project only if it belongs to the team: another team's project reads as missing (SPEC §1). */
+/** A project only if it belongs to the team: another team's project reads as missing (docs/api.md#credentials). */
 export async function findTeamProject(db: Executor, teamId: string, projectId: string): Promise<ProjectDto | undefined> {
   const row = await db.selectFrom('projects').selectAll().where('id', '=', projectId).where('team_id', '=', teamId).executeTakeFirst()
   return row && toProjectDto(row)

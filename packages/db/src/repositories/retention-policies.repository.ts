@@ -10,7 +10,7 @@ export interface RetentionPolicyDto {
   lastDeletedSpans: number | null
 }
 
-/** A project without a stored policy reads as disabled with 30 days (SPEC §3). */
+/** A project without a stored policy reads as disabled with 30 days (docs/api.md#retention-settings). */
 export const defaultRetentionPolicy = { enabled: false, retentionDays: 30 } as const
 
 export function toRetentionPolicyDto(row: RetentionPolicy): RetentionPolicyDto {

@@ -4,7 +4,7 @@ import type { Executor } from './executor.ts'
 import { toProjectDto, type ProjectDto } from './projects.repository.ts'
 import { toTeamDto, type TeamDto } from './teams.repository.ts'
 
-// Queries of the headless bootstrap (SPEC §3: INIT_* settings, idempotent at every start).
+// Queries of the headless bootstrap (INIT_* settings, idempotent at every start; docs/api.md#bootstrap).
 
 // Any constant will do; it only has to differ from the other advisory locks of the schema.
 const bootstrapLockKey = 7_412_305_001n

@@ -1,9 +1,18 @@
 import type { DefaultWorkspace } from '@tracewell/control-plane'
 
-/** What a new user needs to send a first trace, printed once when the default keys are created. */
-export function firstStartBanner(workspace: DefaultWorkspace, baseUrl: string): string {
+/** The URL a user on this machine reaches the process at: a wildcard bind is shown as localhost. */
+export function shownBaseUrl(host: string, port: number): string {
+  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host
+  return `http://${shownHost}:${port}`
+}
+
+/**
+ * What a new user needs to send a first trace: printed when the default keys are created, and
+ * again by `npm run keys`. `heading` says which of the two it is.
+ */
+export function defaultKeysBanner(workspace: DefaultWorkspace, baseUrl: string, heading: string): string {
   return `
-Tracewell is ready. These keys are shown once; only their hashes are stored.
+${heading}
 
   Base URL (api_host):   ${baseUrl}
   Project API key:       ${workspace.projectApiKey}

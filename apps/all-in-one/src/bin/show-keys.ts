@@ -1,0 +1,17 @@
+// `npm run keys`: shows again the keys `npm start` created and printed on its first start. It
+// reads the keys file only, never the database: the embedded database belongs to the running
+// `npm start` process and must not be opened by a second one.
+import { AllInOneConfigSchema, loadConfigOrExit } from '@tracewell/config'
+import { defaultKeysBanner, shownBaseUrl } from '../default-keys.banner.ts'
+import { defaultKeysPath, readDefaultKeys } from '../default-keys.file.ts'
+
+const config = loadConfigOrExit(AllInOneConfigSchema)
+const saved = await readDefaultKeys(config.DATA_DIR)
+if (saved === null) {
+  process.stderr.write(
+    `No default keys in ${defaultKeysPath(config.DATA_DIR)}. \`npm start\` creates them on its first start with an empty database and no INIT_* ` +
+      'settings, and removes them once one of them is revoked. Create a key with POST /api/api-key (docs/api.md#api-keys).\n',
+  )
+  process.exit(1)
+}
+process.stdout.write(defaultKeysBanner(saved, shownBaseUrl(config.HOST, config.PORT), `The default keys of this Tracewell (${defaultKeysPath(config.DATA_DIR)}):`))
