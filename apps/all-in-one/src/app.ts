@@ -31,7 +31,7 @@ export async function buildAllInOneApp(config: AllInOneConfig, deps: { db?: Db }
     description: 'Trace ingest, prompt registry, management API and retention cleanup in one process.',
   })
   await app.register(dbPlugin, { db, closeOnShutdown: deps.db === undefined })
-  await app.register(apiKeysPlugin, { ttlMs: config.KEY_CACHE_TTL_MS })
+  await app.register(apiKeysPlugin, { ttlMs: config.KEY_CACHE_TTL_MS, outageGraceMs: config.KEY_OUTAGE_GRACE_MS })
   // Registered after the db plugin: on close the writer finishes and the producer flushes
   // before the pool is closed (onClose hooks run in reverse order).
   const producer = await registerSpanPipeline(app, config, db)

@@ -21,7 +21,7 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
     description: 'API keys, prompt registry, projects, retention settings and trace queries.',
   })
   await app.register(dbPlugin, { db, closeOnShutdown: deps.db === undefined })
-  await app.register(apiKeysPlugin, { ttlMs: config.KEY_CACHE_TTL_MS })
+  await app.register(apiKeysPlugin, { ttlMs: config.KEY_CACHE_TTL_MS, outageGraceMs: config.KEY_OUTAGE_GRACE_MS })
   await bootstrapFromSettings(db, config, app.log)
   await app.register(controlPlaneRoutes, { adminApiKey: config.ADMIN_API_KEY })
   return app

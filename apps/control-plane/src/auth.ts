@@ -1,5 +1,5 @@
 import { secretsMatch, type KeyKind, type VerifiedKey } from '@tracewell/auth'
-import { UnauthorizedError } from '@tracewell/http'
+import { keyStoreUnavailable, UnauthorizedError } from '@tracewell/http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 
 declare module 'fastify' {
@@ -36,7 +36,13 @@ export function requireKey(kind: KeyKind) {
     if (secret === undefined) return done(admit(request, null))
     const cached = request.server.apiKeys.verifyCached(secret)
     if (cached !== undefined) return done(admit(request, cached))
-    request.server.apiKeys.verify(secret).then((key) => done(admit(request, key)), done)
+    request.server.apiKeys.verify(secret).then(
+      (key) => done(admit(request, key)),
+      (error: unknown) => {
+        request.log.warn({ err: error }, 'API key lookup failed')
+        done(keyStoreUnavailable())
+      },
+    )
   }
 }
 

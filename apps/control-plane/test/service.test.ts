@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { generateApiKey } from '@tracewell/auth'
+import { ControlPlaneConfigSchema, loadConfig } from '@tracewell/config'
+import { createDb } from '@tracewell/db'
+import { buildApp } from '../src/index.ts'
 import { startControlPlane, type TestControlPlane } from './helper.ts'
 
 describe('service endpoints', () => {
@@ -45,5 +49,24 @@ describe('service endpoints', () => {
     const missing = await cp.app.inject({ url: '/api/nope' })
     assert.equal(missing.statusCode, 404)
     assert.equal(typeof missing.json().message, 'string')
+  })
+})
+
+describe('a key store that cannot be reached', () => {
+  it('answers 503 with Retry-After, as ingest does, not 500: the key may well be valid', async () => {
+    const config = loadConfig(ControlPlaneConfigSchema, { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', LOG_LEVEL: 'silent' })
+    const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: 1 })
+    const app = await buildApp(config, { db })
+    try {
+      for (const url of ['/api/projects', '/api/promptset?promptset_id=x']) {
+        const response = await app.inject({ url, headers: { 'x-api-key': generateApiKey('team') } })
+        assert.equal(response.statusCode, 503, url)
+        assert.equal(response.headers['retry-after'], '5')
+        assert.deepEqual(response.json(), { message: 'API keys cannot be checked right now; retry after 5 s' })
+      }
+    } finally {
+      await app.close()
+      await db.destroy()
+    }
   })
 })

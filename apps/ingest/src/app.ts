@@ -33,7 +33,7 @@ export async function buildApp(config: IngestConfig, deps: IngestDeps = {}): Pro
     description: 'Receives traces from Langtrace SDKs and OpenTelemetry exporters and queues them for storage.',
   })
   await app.register(dbPlugin, { db, closeOnShutdown: deps.db === undefined })
-  await app.register(apiKeysPlugin, { ttlMs: config.KEY_CACHE_TTL_MS })
+  await app.register(apiKeysPlugin, { ttlMs: config.KEY_CACHE_TTL_MS, outageGraceMs: config.KEY_OUTAGE_GRACE_MS })
   // onClose hooks run last-registered first: the producer flushes its pending group commit
   // before the key usage is recorded and the pool is closed.
   if (deps.producer === undefined) app.addHook('onClose', async () => producer.close())

@@ -36,5 +36,3 @@ export const queueBacklogFull = () =>
 export const queueUnavailable = () =>
   new ServiceUnavailableError(`The trace queue is unavailable; retry after ${RETRY_AFTER_QUEUE_UNAVAILABLE_S} s`, RETRY_AFTER_QUEUE_UNAVAILABLE_S)
 
-export const keyStoreUnavailable = () =>
-  new ServiceUnavailableError(`API keys cannot be checked right now; retry after ${RETRY_AFTER_QUEUE_UNAVAILABLE_S} s`, RETRY_AFTER_QUEUE_UNAVAILABLE_S)

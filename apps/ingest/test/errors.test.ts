@@ -6,12 +6,14 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { deflateRawSync, gzipSync } from 'node:zlib'
 import { IngestConfigSchema, loadConfig } from '@tracewell/config'
 import { createDb, revokeApiKey } from '@tracewell/db'
+import { createTestDatabase } from '@tracewell/db/testing'
 import type { SpanBatchProducer } from '@tracewell/queue'
+import { startTcpProxy } from '@tracewell/test-support'
 import type { Response as InjectResponse } from 'light-my-request'
 import { buildApp } from '../src/app.ts'
 import { StatusMessage } from '../src/otlp/otlp-status.ts'
 import { clientBodies, gzippedZeros, langtraceSpans, seedBody } from './support/fixtures.ts'
-import { startIngest, testEnv, type IngestHarness } from './support/ingest-harness.ts'
+import { createTenant, startIngest, testEnv, type IngestHarness } from './support/ingest-harness.ts'
 
 // The failure answers of docs/api.md#send-traces, bodies asserted exactly, on both paths.
 
@@ -311,6 +313,44 @@ describe('503 when API keys cannot be looked up', () => {
     } finally {
       await app.close()
       await db.destroy()
+    }
+  })
+})
+
+describe('a Postgres outage with Redis up (a proxy in front of Postgres, closed)', () => {
+  it('keeps accepting spans for keys verified before it, and answers 503 for keys it must look up', async () => {
+    const database = await createTestDatabase()
+    const url = new URL(database.url)
+    const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) })
+    url.port = String(proxy.port)
+    const db = createDb({ databaseUrl: url.toString(), poolSize: 2 })
+    const config = loadConfig(IngestConfigSchema, {
+      DATABASE_URL: url.toString(),
+      REDIS_URL: testEnv.REDIS_URL,
+      QUEUE_PREFIX: `test-ingest-${randomUUID()}`,
+      LOG_LEVEL: 'silent',
+      KEY_CACHE_TTL_MS: '100',
+    })
+    const app = await buildApp(config, { db })
+    try {
+      const tenant = await createTenant(database.db)
+      assert.equal((await send(app, { body: seedBody }, tenant.projectKey)).statusCode, 200)
+
+      proxy.setDown(true)
+      await sleep(150) // past the key cache TTL: the key must be looked up, and cannot be
+      for (let i = 0; i < 3; i++) {
+        const response = await send(app, { body: seedBody }, tenant.projectKey)
+        assert.equal(response.statusCode, 200, 'a key verified before the outage keeps working')
+      }
+      const unknown = await send(app, { body: seedBody }, tenant.teamKey)
+      assert.equal(unknown.statusCode, 503, 'a key never verified here cannot be checked')
+      assert.equal(unknown.headers['retry-after'], '5')
+    } finally {
+      proxy.setDown(false)
+      await app.close()
+      await db.destroy()
+      await proxy.close()
+      await database.drop()
     }
   })
 })

@@ -12,12 +12,18 @@ export interface KeyRecord extends VerifiedKey {
 }
 
 export interface ApiKeyVerifierOptions {
-  /** Looks a key up by its hash (the database, in production). */
-  lookup: (keyHash: string) => Promise<KeyRecord | undefined>
+  /** Looks keys up by their hashes (the database, in production); keys not found are absent. */
+  lookupMany: (keyHashes: string[]) => Promise<Map<string, KeyRecord>>
   /** Records that keys were used; called with batches, at most once per `touchIntervalMs`. */
   touch: (keyIds: string[], usedAt: Date) => Promise<void>
   /** How long a lookup is trusted. Bounds how late a revocation takes effect (≤ 5 s, docs/api.md#credentials). */
   ttlMs: number
+  /**
+   * How long a key verified before the key store became unreachable keeps working while it stays
+   * unreachable, counted from the key's last successful check (KEY_OUTAGE_GRACE_MS). Unknown keys
+   * still fail; whenever the store answers, the TTL alone decides.
+   */
+  outageGraceMs?: number
   touchIntervalMs?: number
   maxEntries?: number
   now?: () => number
@@ -26,12 +32,32 @@ export interface ApiKeyVerifierOptions {
 interface CacheEntry {
   readonly keyHash: string
   readonly key: VerifiedKey | null
+  /** When the lookup that made this entry started: the key was valid then. */
+  readonly checkedAt: number
   readonly expiresAt: number
 }
 
-// Unknown keys are remembered briefly, so a flood of bad keys cannot become a flood of queries,
-// but not so long that a key created a moment ago is refused for the full TTL.
+// Unknown keys are remembered briefly, so retries of one bad key cannot become a flood of
+// queries, but not so long that a key created a moment ago is refused for the full TTL. (A flood
+// of different made-up keys is bounded by batching instead: see #lookup.)
 const negativeTtlMs = 1_000
+
+// After a failed lookup the store is not asked again for this long: during an outage, requests
+// get their stale key or their 503 at once instead of each waiting for a connection to fail.
+const storeRetryMs = 1_000
+
+// Most hashes in one lookup query.
+const maxHashesPerLookup = 500
+
+/** The key store could not be asked (the database is unreachable, say), and no earlier answer stands in. */
+export class KeyStoreUnavailableError extends Error {
+  override name = 'KeyStoreUnavailableError'
+}
+
+interface PendingLookup {
+  resolve(record: KeyRecord | undefined): void
+  reject(error: unknown): void
+}
 
 /**
  * Verifies API keys without a database round trip per request: each key's lookup is cached for
@@ -49,11 +75,16 @@ export class ApiKeyVerifier {
    */
   readonly #bySecret = new Map<string, CacheEntry>()
   readonly #inflight = new Map<string, Promise<CacheEntry>>()
+  /** Hashes waiting for the next lookup query; at most one query is in flight at a time. */
+  readonly #waiting = new Map<string, PendingLookup[]>()
+  #querying = false
+  #storeDownUntil = 0
+  #storeError: unknown = null
   readonly #used = new Set<string>()
   readonly #touchTimer: NodeJS.Timeout
 
   constructor(options: ApiKeyVerifierOptions) {
-    this.#options = { touchIntervalMs: 60_000, maxEntries: 50_000, now: Date.now, ...options }
+    this.#options = { touchIntervalMs: 60_000, maxEntries: 50_000, outageGraceMs: 15 * 60_000, now: Date.now, ...options }
     this.#touchTimer = setInterval(() => {
       this.#dropExpiredSecrets()
       void this.flushUsage().catch(() => {})
@@ -72,13 +103,17 @@ export class ApiKeyVerifier {
     return known.key
   }
 
-  /** The key's identity, or null when it is unknown or revoked. */
+  /**
+   * The key's identity, or null when it is unknown or revoked. Rejects with
+   * KeyStoreUnavailableError when the key must be looked up and the store cannot be reached,
+   * unless the key was verified within the outage grace.
+   */
   async verify(secret: string): Promise<VerifiedKey | null> {
     const recognised = this.verifyCached(secret)
     if (recognised !== undefined) return recognised
     const keyHash = hashApiKey(secret)
     const cached = this.#byHash.get(keyHash)
-    const entry = cached !== undefined && cached.expiresAt > this.#options.now() ? cached : await this.#refresh(keyHash)
+    const entry = cached !== undefined && cached.expiresAt > this.#options.now() ? cached : await this.#refreshOrStale(keyHash, cached)
     if (entry.key === null) {
       this.#bySecret.delete(secret)
       return null
@@ -86,6 +121,17 @@ export class ApiKeyVerifier {
     this.#remember(this.#bySecret, secret, entry)
     this.#used.add(entry.key.id)
     return entry.key
+  }
+
+  /** A fresh lookup; if the store cannot be reached, the last valid answer within the grace. */
+  async #refreshOrStale(keyHash: string, cached: CacheEntry | undefined): Promise<CacheEntry> {
+    try {
+      return await this.#refresh(keyHash)
+    } catch (error) {
+      const withinGrace = cached?.key != null && this.#options.now() - cached.checkedAt <= this.#options.outageGraceMs
+      if (withinGrace) return cached
+      throw new KeyStoreUnavailableError(`API keys cannot be checked: ${(error as Error).message}`, { cause: error })
+    }
   }
 
   #refresh(keyHash: string): Promise<CacheEntry> {
@@ -101,11 +147,45 @@ export class ApiKeyVerifier {
     // The entry's age counts from before the read: a revocation committed while the read was in
     // flight must still take effect within the TTL.
     const readStartedAt = this.#options.now()
-    const record = await this.#options.lookup(keyHash)
+    const record = await this.#lookup(keyHash)
     const key = record && !record.revoked ? { id: record.id, kind: record.kind, teamId: record.teamId, projectId: record.projectId } : null
-    const entry = { keyHash, key, expiresAt: readStartedAt + (key ? this.#options.ttlMs : Math.min(this.#options.ttlMs, negativeTtlMs)) }
+    const entry = { keyHash, key, checkedAt: readStartedAt, expiresAt: readStartedAt + (key ? this.#options.ttlMs : Math.min(this.#options.ttlMs, negativeTtlMs)) }
     this.#remember(this.#byHash, keyHash, entry)
     return entry
+  }
+
+  /**
+   * One key's record, looked up together with every other key that missed meanwhile: one query
+   * at a time, for all of them. However many different keys arrive (a flood of made-up ones, say),
+   * the store sees one query per round trip, not one per key.
+   */
+  #lookup(keyHash: string): Promise<KeyRecord | undefined> {
+    if (this.#options.now() < this.#storeDownUntil) return Promise.reject(this.#storeError)
+    return new Promise((resolve, reject) => {
+      const waiters = this.#waiting.get(keyHash)
+      if (waiters) waiters.push({ resolve, reject })
+      else this.#waiting.set(keyHash, [{ resolve, reject }])
+      if (!this.#querying) {
+        this.#querying = true
+        setImmediate(() => void this.#queryWaiting())
+      }
+    })
+  }
+
+  async #queryWaiting(): Promise<void> {
+    while (this.#waiting.size > 0) {
+      const batch = [...this.#waiting.entries()].slice(0, maxHashesPerLookup)
+      for (const [hash] of batch) this.#waiting.delete(hash)
+      try {
+        const records = await this.#options.lookupMany(batch.map(([hash]) => hash))
+        for (const [hash, waiters] of batch) for (const waiter of waiters) waiter.resolve(records.get(hash))
+      } catch (error) {
+        this.#storeError = error
+        this.#storeDownUntil = this.#options.now() + storeRetryMs
+        for (const [, waiters] of batch) for (const waiter of waiters) waiter.reject(error)
+      }
+    }
+    this.#querying = false
   }
 
   /** Stores an entry, dropping the least recently stored one when the map is full. */

@@ -1,2 +1,2 @@
 export { displayPrefix, generateApiKey, hashApiKey, keyPrefixes, secretsMatch, type KeyKind } from './keys.ts'
-export { ApiKeyVerifier, type ApiKeyVerifierOptions, type KeyRecord, type VerifiedKey } from './api-key-verifier.ts'
+export { ApiKeyVerifier, KeyStoreUnavailableError, type ApiKeyVerifierOptions, type KeyRecord, type VerifiedKey } from './api-key-verifier.ts'

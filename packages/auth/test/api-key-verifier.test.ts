@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { createProject, createTeam, findApiKeyIdentityByHash, insertApiKey, revokeApiKey, touchApiKeys, type Db } from '@tracewell/db'
-import { createTestDatabase } from '@tracewell/db/testing'
-import { ApiKeyVerifier, displayPrefix, generateApiKey, hashApiKey } from '../src/index.ts'
+import { createDb, createProject, createTeam, findApiKeyIdentitiesByHashes, insertApiKey, revokeApiKey, touchApiKeys, type Db } from '@tracewell/db'
+import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
+import { startTcpProxy, type TcpProxy } from '@tracewell/test-support'
+import { ApiKeyVerifier, KeyStoreUnavailableError, displayPrefix, generateApiKey, hashApiKey } from '../src/index.ts'
 
 describe('ApiKeyVerifier against the real database', () => {
   let db: Db
@@ -27,9 +28,9 @@ describe('ApiKeyVerifier against the real database', () => {
     let lookups = 0
     const verifier = new ApiKeyVerifier({
       ttlMs,
-      lookup: (hash) => {
+      lookupMany: (hashes) => {
         lookups++
-        return findApiKeyIdentityByHash(db, hash)
+        return findApiKeyIdentitiesByHashes(db, hashes)
       },
       touch: (ids, at) => touchApiKeys(db, ids, at),
       now: () => now,
@@ -79,6 +80,16 @@ describe('ApiKeyVerifier against the real database', () => {
     await verifier.close()
   })
 
+  it('looks up a flood of different unknown keys in a few queries, not one each', async () => {
+    const { secret } = await storeKey()
+    const { verifier, lookups } = verifierWithClock(5000)
+    const made = Array.from({ length: 500 }, () => generateApiKey('project'))
+    const results = await Promise.all([...made, secret].map((key) => verifier.verify(key)))
+    assert.equal(results.filter((key) => key !== null).length, 1, 'only the stored key verifies')
+    assert.ok(lookups() <= 3, `${lookups()} queries for 501 keys`)
+    await verifier.close()
+  })
+
   it('records lastUsedAt in a batch, not per request', async () => {
     const { secret, id } = await storeKey()
     const { verifier } = verifierWithClock(5000)
@@ -104,7 +115,7 @@ describe('ApiKeyVerifier usage records', () => {
     const touched: string[][] = []
     const verifier = new ApiKeyVerifier({
       ttlMs: 5000,
-      lookup: async () => ({ id: 'k', kind: 'project', teamId: 't', projectId: 'p', revoked: false }),
+      lookupMany: async (hashes) => new Map(hashes.map((hash) => [hash, { id: 'k', kind: 'project' as const, teamId: 't', projectId: 'p', revoked: false }])),
       touch: async (ids) => void touched.push(ids),
     })
     await verifier.verify('secret')
@@ -121,9 +132,9 @@ describe('ApiKeyVerifier timing', () => {
     let now = 0
     const verifier = new ApiKeyVerifier({
       ttlMs: 5000,
-      lookup: async () => {
+      lookupMany: async (hashes) => {
         now += 3000 // the read takes 3 s
-        return { id: 'k', kind: 'project', teamId: 't', projectId: 'p', revoked: false }
+        return new Map(hashes.map((hash) => [hash, { id: 'k', kind: 'project' as const, teamId: 't', projectId: 'p', revoked: false }]))
       },
       touch: async () => {},
       now: () => now,
@@ -133,5 +144,67 @@ describe('ApiKeyVerifier timing', () => {
     await verifier.verify('secret')
     assert.equal(now, 8001, 'the entry had expired, so the key was looked up again')
     await verifier.close()
+  })
+})
+
+describe('ApiKeyVerifier through a database outage (a proxy in front of Postgres, closed and reopened)', () => {
+  let database: TestDatabase
+  let proxy: TcpProxy
+  let proxied: Db
+  let teamId: string
+  let projectId: string
+
+  before(async () => {
+    database = await createTestDatabase()
+    teamId = (await createTeam(database.db, { name: 'team' })).id
+    projectId = (await createProject(database.db, { teamId, name: 'project' })).id
+    const url = new URL(database.url)
+    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) })
+    url.port = String(proxy.port)
+    proxied = createDb({ databaseUrl: url.toString(), poolSize: 2 })
+  })
+  after(async () => {
+    await proxied.destroy()
+    await proxy.close()
+    await database.drop()
+  })
+
+  async function storeKey(): Promise<{ secret: string; id: string }> {
+    const secret = generateApiKey('project')
+    const { id } = await insertApiKey(database.db, { kind: 'project', teamId, projectId, keyHash: hashApiKey(secret), prefix: displayPrefix(secret) })
+    return { secret, id }
+  }
+
+  it('keeps keys verified before the outage working for the grace, refuses unknown ones with KeyStoreUnavailableError, and honours revocation once the store answers', async () => {
+    let now = Date.now()
+    const verifier = new ApiKeyVerifier({
+      ttlMs: 5000,
+      outageGraceMs: 60_000,
+      lookupMany: (hashes) => findApiKeyIdentitiesByHashes(proxied, hashes),
+      touch: async () => {},
+      now: () => now,
+    })
+    try {
+      const known = await storeKey()
+      const revokedDuringOutage = await storeKey()
+      assert.ok(await verifier.verify(known.secret))
+      assert.ok(await verifier.verify(revokedDuringOutage.secret))
+
+      proxy.setDown(true)
+      now += 6_000 // past the TTL: the keys must be checked again, and the store cannot answer
+      assert.ok(await verifier.verify(known.secret), 'a key verified before the outage still works')
+      await assert.rejects(verifier.verify(generateApiKey('project')), KeyStoreUnavailableError)
+      await revokeApiKey(database.db, teamId, revokedDuringOutage.id)
+      assert.ok(await verifier.verify(revokedDuringOutage.secret), 'the revocation cannot be seen yet')
+      now += 60_000
+      await assert.rejects(verifier.verify(known.secret), KeyStoreUnavailableError, 'the grace is bounded')
+
+      proxy.setDown(false)
+      now += 1_001 // past the pause after a failed lookup
+      assert.ok(await verifier.verify(known.secret), 'checked again once the store answers')
+      assert.equal(await verifier.verify(revokedDuringOutage.secret), null, 'and the revocation takes effect at once')
+    } finally {
+      await verifier.close()
+    }
   })
 })

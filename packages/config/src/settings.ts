@@ -78,6 +78,11 @@ export const keySettings = {
     default: 5000,
     description: 'how long a verified API key is trusted before it is re-checked, in ms (0–5000: a revoked key stops working within 5 s)',
   }),
+  KEY_OUTAGE_GRACE_MS: Type.Integer({
+    minimum: 0,
+    default: 15 * 60_000,
+    description: 'while the database cannot be reached, how long a key verified before keeps working, in ms (default 900000, 15 minutes)',
+  }),
 }
 
 export const adminSettings = {

@@ -47,6 +47,10 @@ export function createDb(options: DbOptions): Db {
     // An idle client losing its connection (Postgres restarted) emits 'error' on the pool; without
     // a listener that would crash the process. The next query simply gets a fresh connection.
     pool.on('error', () => {})
+    // The same for a client whose connection breaks while it is checked out (a reset mid-query):
+    // its query rejects, which is what callers handle, but pg also emits 'error' on the client,
+    // and the pool listens only while the client is idle. Found cutting connections with a proxy.
+    pool.on('connect', (client) => client.on('error', () => {}))
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
     engineOf.set(db, 'postgres')
     poolOf.set(db, pool)

@@ -27,3 +27,13 @@ export class ServiceUnavailableError extends Error {
     this.retryAfterSeconds = retryAfterSeconds
   }
 }
+
+/** Seconds a client should wait when API keys cannot be checked (the database is unreachable). */
+export const RETRY_AFTER_KEY_STORE_UNAVAILABLE_S = 5
+
+/**
+ * The answer of every service to a key it had to look up while the key store is unreachable:
+ * the key may well be fine, so 503 and when to retry, never 401 or 500.
+ */
+export const keyStoreUnavailable = () =>
+  new ServiceUnavailableError(`API keys cannot be checked right now; retry after ${RETRY_AFTER_KEY_STORE_UNAVAILABLE_S} s`, RETRY_AFTER_KEY_STORE_UNAVAILABLE_S)

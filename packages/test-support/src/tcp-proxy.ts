@@ -12,12 +12,30 @@ export interface TcpProxy {
    * dropped network path or a killed peer does), and returns how many were cut.
    */
   cut(fraction: number, random?: () => number): number
+  /** While down, every connection is cut and new ones are reset at once, as if the target were gone. */
+  setDown(down: boolean): void
   close(): Promise<void>
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const pairs = new Set<[Socket, Socket]>()
+  let down = false
+  const cut = (fraction: number, random: () => number = Math.random) => {
+    let count = 0
+    for (const pair of [...pairs]) {
+      if (random() >= fraction) continue
+      pairs.delete(pair)
+      for (const socket of pair) socket.resetAndDestroy()
+      count++
+    }
+    return count
+  }
   const server = createServer((client) => {
+    if (down) {
+      client.on('error', () => {})
+      client.resetAndDestroy()
+      return
+    }
     const upstream = createConnection(target)
     const pair: [Socket, Socket] = [client, upstream]
     pairs.add(pair)
@@ -40,15 +58,10 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     get connections() {
       return pairs.size
     },
-    cut(fraction, random = Math.random) {
-      let cut = 0
-      for (const pair of [...pairs]) {
-        if (random() >= fraction) continue
-        pairs.delete(pair)
-        for (const socket of pair) socket.resetAndDestroy()
-        cut++
-      }
-      return cut
+    cut,
+    setDown(value) {
+      down = value
+      if (down) cut(1)
     },
     async close() {
       for (const pair of pairs) for (const socket of pair) socket.destroy()

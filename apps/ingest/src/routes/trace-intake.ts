@@ -1,14 +1,14 @@
 import type { IncomingMessage } from 'node:http'
 import type { VerifiedKey } from '@tracewell/auth'
 import type { App } from '@tracewell/http'
-import { UnauthorizedError } from '@tracewell/http'
+import { keyStoreUnavailable, UnauthorizedError } from '@tracewell/http'
 import type { TraceBodyFormat } from '@tracewell/otlp'
 import { QueueBacklogFullError, QueueUnavailableError, releaseBody, type AcceptedTraces, type SpanBatchProducer } from '@tracewell/queue'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { readBody, type BodyLimits } from '../body/body.reader.ts'
 import { formatOf, requireEncoding, requireFormat, type BodyEncoding, type BodyFormat } from '../body/media-type.ts'
 import { decodeTraceBody } from '../body/trace-body.decoder.ts'
-import { bodyTooLarge, keyStoreUnavailable, queueBacklogFull, queueUnavailable, tooManySpans } from '../errors.ts'
+import { bodyTooLarge, queueBacklogFull, queueUnavailable, tooManySpans } from '../errors.ts'
 import { rejectionReasonOf, type IngestMetrics } from '../ingest.metrics.ts'
 
 export interface TraceLimits extends BodyLimits {

@@ -52,9 +52,15 @@ export async function findApiKeyIdentityByHash(db: Executor, keyHash: string): P
   return row && { id: row.id, kind: row.kind, teamId: row.team_id, projectId: row.project_id, revoked: row.revoked_at !== null }
 }
 
-export async function apiKeyHashExists(db: Executor, keyHash: string): Promise<boolean> {
-  const row = await db.selectFrom('api_keys').select('id').where('key_hash', '=', keyHash).executeTakeFirst()
-  return row !== undefined
+/** The identities of the keys with these hashes, in one query; hashes of no key are absent. */
+export async function findApiKeyIdentitiesByHashes(db: Executor, keyHashes: readonly string[]): Promise<Map<string, ApiKeyIdentity>> {
+  if (keyHashes.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('api_keys')
+    .select(['id', 'kind', 'team_id', 'project_id', 'revoked_at', 'key_hash'])
+    .where('key_hash', 'in', keyHashes)
+    .execute()
+  return new Map(rows.map((row) => [row.key_hash, { id: row.id, kind: row.kind, teamId: row.team_id, projectId: row.project_id, revoked: row.revoked_at !== null }]))
 }
 
 /** The keys of one project, or the team keys of a team when `projectId` is null. */

@@ -1,5 +1,5 @@
 import { ApiKeyVerifier } from '@tracewell/auth'
-import { findApiKeyIdentityByHash, touchApiKeys } from '@tracewell/db'
+import { findApiKeyIdentitiesByHashes, touchApiKeys } from '@tracewell/db'
 import fp from 'fastify-plugin'
 
 declare module 'fastify' {
@@ -11,6 +11,8 @@ declare module 'fastify' {
 export interface ApiKeysPluginOptions {
   /** How long a verified key is trusted (KEY_CACHE_TTL_MS, at most 5 s). */
   ttlMs: number
+  /** How long keys verified before a database outage keep working during it (KEY_OUTAGE_GRACE_MS). */
+  outageGraceMs?: number
 }
 
 /** The cached API key verifier as `app.apiKeys`; key usage is flushed when the app closes. */
@@ -18,7 +20,8 @@ export const apiKeysPlugin = fp<ApiKeysPluginOptions>(
   async (app, options) => {
     const verifier = new ApiKeyVerifier({
       ttlMs: options.ttlMs,
-      lookup: (keyHash) => findApiKeyIdentityByHash(app.db, keyHash),
+      outageGraceMs: options.outageGraceMs,
+      lookupMany: (keyHashes) => findApiKeyIdentitiesByHashes(app.db, keyHashes),
       touch: (ids, usedAt) => touchApiKeys(app.db, ids, usedAt),
     })
     app.decorate('apiKeys', verifier)
