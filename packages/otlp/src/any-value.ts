@@ -6,6 +6,7 @@ import type { ErrorPath } from './error-path.ts'
 import { INT64_MAX, INT64_MIN, integerToDecimal, isDecimal, isInt64Number } from './int64.ts'
 import type { AnyValue, AttributeMap } from './span-record.ts'
 import { isObject } from './json-object.ts'
+import { storableString } from './string-value-limit.ts'
 
 /** int64 from a JSON string or number, as a canonical decimal string. */
 function int64FromJson(value: unknown, path: ErrorPath): string {
@@ -98,7 +99,7 @@ export function anyValueFromJson(value: unknown, path: ErrorPath, depth: number)
     switch (field) {
       case 'stringValue':
         if (typeof inner !== 'string') path.fail('expected a string')
-        out = { stringValue: inner }
+        out = { stringValue: storableString(inner) }
         break
       case 'intValue':
         out = { intValue: int64FromJson(inner, path) }

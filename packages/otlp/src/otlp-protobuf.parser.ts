@@ -21,6 +21,7 @@ import type { AnyValue, AttributeMap, SpanEventRecord, SpanLinkRecord, SpanRecor
 import { buildSpanRecord, emptyToNull, spanOrigin } from './span-record.builder.ts'
 import type { SpanOrigin } from './span-record.builder.ts'
 import { nanosFromFixed64 } from './times.ts'
+import { storableString } from './string-value-limit.ts'
 import { SpanValidationError } from './validation-error.ts'
 
 // The decoded messages as protobufjs builds them: unset scalars read as their defaults ('' / 0 /
@@ -115,7 +116,7 @@ function anyValueMember(value: PbAnyValue): keyof PbAnyValue | undefined {
 function anyValueFromPb(value: PbAnyValue, path: ErrorPath, depth: number): AnyValue {
   switch (anyValueMember(value)) {
     case 'stringValue':
-      return { stringValue: value.stringValue }
+      return { stringValue: storableString(value.stringValue) }
     case 'intValue':
       return { intValue: signedLongToDecimal(value.intValue) }
     case 'doubleValue': {

@@ -5,6 +5,7 @@ import type { ErrorPath } from './error-path.ts'
 import { integerToDecimal, isInt64Number } from './int64.ts'
 import type { AnyValue, AttributeMap } from './span-record.ts'
 import { isObject } from './json-object.ts'
+import { storableString } from './string-value-limit.ts'
 
 /**
  * One plain value as an AnyValue; `undefined` for null (an attribute that is not set). Integers
@@ -13,7 +14,7 @@ import { isObject } from './json-object.ts'
 export function anyValueFromPlain(value: unknown, path: ErrorPath, depth: number): AnyValue | undefined {
   switch (typeof value) {
     case 'string':
-      return { stringValue: value }
+      return { stringValue: storableString(value) }
     case 'boolean':
       return { boolValue: value }
     case 'number':
