@@ -1,10 +1,11 @@
 import type { AllInOneConfig } from '@tracewell/config'
-import { bootstrapFromSettings, controlPlaneRoutes, defaultKeysAreLive, ensureDefaultWorkspace, type DefaultWorkspace } from '@tracewell/control-plane'
+import { bootstrapFromSettings, consoleAssetsPlugin, controlPlaneRoutes, defaultKeysAreLive, ensureDefaultWorkspace, type DefaultWorkspace } from '@tracewell/control-plane'
 import { createDb, migrateToLatest, type Db } from '@tracewell/db'
 import { apiKeysPlugin, createApp, databaseAnswers, dbPlugin, healthPlugin, installErrorHandler, messageBody, metricsPlugin, openApiPlugin, type App } from '@tracewell/http'
 import { traceRoutes } from '@tracewell/ingest'
 import { cleanupRoutes } from '@tracewell/janitor'
 import { readDefaultKeys, removeDefaultKeys, saveDefaultKeys } from './default-keys.file.ts'
+import { keptSessionSecret, sessionSecretPath } from './session-secret.file.ts'
 import { registerSpanPipeline } from './span-pipeline.ts'
 
 export interface AllInOneApp {
@@ -18,7 +19,14 @@ export interface AllInOneApp {
  * one process, over the embedded database and in-process queue unless DATABASE_URL / REDIS_URL
  * say otherwise. The same plugins the separate services register; nothing is written twice.
  */
-export async function buildAllInOneApp(config: AllInOneConfig, deps: { db?: Db } = {}): Promise<AllInOneApp> {
+export interface AllInOneDeps {
+  /** A database owned by the caller (closed by the caller); otherwise one is opened and closed here. */
+  db?: Db
+  /** Where the built console is; @tracewell/console's dist/ unless a test brings its own. */
+  consoleDistDir?: string
+}
+
+export async function buildAllInOneApp(config: AllInOneConfig, deps: AllInOneDeps = {}): Promise<AllInOneApp> {
   const db = deps.db ?? createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, dataDir: config.DATA_DIR })
   // Here, unlike the separate services, migrations run at start: one command must be enough.
   await migrateToLatest(db)
@@ -46,9 +54,19 @@ export async function buildAllInOneApp(config: AllInOneConfig, deps: { db?: Db }
     producer,
     limits: { maxBodyBytes: config.MAX_BODY_BYTES, maxInflatedBytes: config.MAX_INFLATED_BYTES, maxSpansPerRequest: config.MAX_SPANS_PER_REQUEST },
   })
-  await app.register(controlPlaneRoutes, { adminApiKey: config.ADMIN_API_KEY })
+  const sessionSecret = await consoleSessionSecret(config, app.log)
+  await app.register(controlPlaneRoutes, { adminApiKey: config.ADMIN_API_KEY, consoleSessions: { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS } })
   await app.register(cleanupRoutes, { cronApiKey: config.CRON_API_KEY, batchSize: config.CLEANUP_BATCH_SIZE, timeBudgetMs: config.CLEANUP_TIME_BUDGET_MS })
+  await app.register(consoleAssetsPlugin, { distDir: deps.consoleDistDir })
   return { app, firstStart }
+}
+
+/** SESSION_SECRET, or the one kept in DATA_DIR (made on the first start): `npm start` always serves the console. */
+async function consoleSessionSecret(config: AllInOneConfig, log: App['log']): Promise<string> {
+  if (config.SESSION_SECRET !== undefined) return config.SESSION_SECRET
+  const { secret, kept } = await keptSessionSecret(config.DATA_DIR)
+  if (!kept) log.warn({ path: sessionSecretPath(config.DATA_DIR) }, 'could not keep a session secret: console sign-ins end when this process stops (set SESSION_SECRET)')
+  return secret
 }
 
 function hasInitSettings(config: AllInOneConfig): boolean {

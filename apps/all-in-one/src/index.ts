@@ -1,1 +1,1 @@
-export { buildAllInOneApp, type AllInOneApp } from './app.ts'
+export { buildAllInOneApp, type AllInOneApp, type AllInOneDeps } from './app.ts'

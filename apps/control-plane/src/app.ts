@@ -2,11 +2,14 @@ import type { ControlPlaneConfig } from '@tracewell/config'
 import { createDb, type Db } from '@tracewell/db'
 import { apiKeysPlugin, createApp, databaseAnswers, dbPlugin, healthPlugin, installErrorHandler, messageBody, metricsPlugin, openApiPlugin, type App } from '@tracewell/http'
 import { bootstrapFromSettings } from './bootstrap.ts'
+import { consoleAssetsPlugin } from './console/console-assets.plugin.ts'
 import { controlPlaneRoutes } from './routes/control-plane.routes.ts'
 
 export interface ControlPlaneDeps {
   /** A database owned by the caller (closed by the caller); otherwise one is opened and closed here. */
   db?: Db
+  /** Where the built console is; @tracewell/console's dist/ unless a test brings its own. */
+  consoleDistDir?: string
 }
 
 /** The control-plane service, ready to listen; INIT_* bootstrap already applied. */
@@ -23,6 +26,13 @@ export async function buildApp(config: ControlPlaneConfig, deps: ControlPlaneDep
   await app.register(dbPlugin, { db, closeOnShutdown: deps.db === undefined })
   await app.register(apiKeysPlugin, { ttlMs: config.KEY_CACHE_TTL_MS, outageGraceMs: config.KEY_OUTAGE_GRACE_MS })
   await bootstrapFromSettings(db, config, app.log)
-  await app.register(controlPlaneRoutes, { adminApiKey: config.ADMIN_API_KEY })
+  const sessionSecret = config.SESSION_SECRET
+  await app.register(controlPlaneRoutes, {
+    adminApiKey: config.ADMIN_API_KEY,
+    consoleSessions: sessionSecret === undefined ? undefined : { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS },
+  })
+  // The console signs people in with cookies, so it is served only where they can be signed.
+  if (sessionSecret !== undefined) await app.register(consoleAssetsPlugin, { distDir: deps.consoleDistDir })
+  else app.log.info('SESSION_SECRET is unset: the web console is not served')
   return app
 }

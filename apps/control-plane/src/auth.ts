@@ -1,6 +1,7 @@
 import { secretsMatch, type KeyKind, type VerifiedKey } from '@tracewell/auth'
 import { keyStoreUnavailable, UnauthorizedError } from '@tracewell/http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { csrfFailure } from './console/csrf.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -22,6 +23,10 @@ function presentedSecret(request: FastifyRequest, header: string): string | unde
  * An onRequest hook admitting only keys of `kind`: runs before the body is read or validated, so
  * an unauthenticated request is a 401 whatever it carries. A key of the wrong kind is an invalid
  * key for the endpoint.
+ *
+ * Team-key routes also admit the web console's session cookie, as the team key its user signed in
+ * with, when no `x-api-key` header is sent (a header always wins, and is judged alone). Requests
+ * that change data that way must carry the CSRF header (console/csrf.ts).
  */
 export function requireKey(kind: KeyKind) {
   function admit(request: FastifyRequest, key: VerifiedKey | null): Error | undefined {
@@ -33,7 +38,18 @@ export function requireKey(kind: KeyKind) {
   // promise and a turn of the microtask queue, a measurable share of a cached request.
   return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
     const secret = presentedSecret(request, 'x-api-key')
-    if (secret === undefined) return done(admit(request, null))
+    if (secret === undefined) {
+      const sessions = request.server.consoleSessions
+      if (kind !== 'team' || sessions === null || !sessions.presented(request)) return done(admit(request, null))
+      sessions.callerOf(request).then(
+        (caller) => done(caller === null ? admit(request, null) : (csrfFailure(request) ?? admit(request, caller))),
+        (error: unknown) => {
+          request.log.warn({ err: error }, 'console session key lookup failed')
+          done(keyStoreUnavailable())
+        },
+      )
+      return
+    }
     const cached = request.server.apiKeys.verifyCached(secret)
     if (cached !== undefined) return done(admit(request, cached))
     request.server.apiKeys.verify(secret).then(

@@ -10,5 +10,8 @@ export {
   type BootstrapSettings,
   type DefaultWorkspace,
 } from './bootstrap.ts'
-export { controlPlaneRoutes, type ControlPlaneRoutesOptions } from './routes/control-plane.routes.ts'
+export { controlPlaneRoutes, type ConsoleSessionOptions, type ControlPlaneRoutesOptions } from './routes/control-plane.routes.ts'
+export { consoleAssetsPlugin, type ConsoleAssetsOptions } from './console/console-assets.plugin.ts'
+export { csrfHeader } from './console/csrf.ts'
+export { sessionCookieName } from './console/console-sessions.ts'
 export { compileTemplate, extractVariables, fillTemplate, missingVariables, type CompiledTemplate } from './prompt-template.ts'

@@ -3,7 +3,7 @@ import { ControlPlaneConfigSchema, loadConfig } from '@tracewell/config'
 import { createProject, createTeam, insertApiKey, type Db } from '@tracewell/db'
 import { createTestDatabase } from '@tracewell/db/testing'
 import type { App } from '@tracewell/http'
-import { buildApp } from '../src/index.ts'
+import { buildApp, type ControlPlaneDeps } from '../src/index.ts'
 
 export const adminKey = 'admin-secret-for-tests-0123456789abcdef'
 
@@ -15,10 +15,10 @@ export interface TestControlPlane {
 }
 
 /** The control plane on a fresh database of its own (one per test file). */
-export async function startControlPlane(settings: Record<string, string> = {}): Promise<TestControlPlane> {
+export async function startControlPlane(settings: Record<string, string> = {}, deps: Omit<ControlPlaneDeps, 'db'> = {}): Promise<TestControlPlane> {
   const database = await createTestDatabase()
   const config = loadConfig(ControlPlaneConfigSchema, { DATABASE_URL: database.url, LOG_LEVEL: 'silent', ADMIN_API_KEY: adminKey, ...settings })
-  const app = await buildApp(config, { db: database.db })
+  const app = await buildApp(config, { ...deps, db: database.db })
   await app.ready()
   return {
     app,

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import {
   adminSettings,
   bootstrapSettings,
+  consoleSettings,
   databaseSettings,
   embeddedDatabaseSettings,
   embeddedQueueSettings,
@@ -39,6 +40,7 @@ export const ControlPlaneConfigSchema = Type.Object({
   ...keySettings,
   ...adminSettings,
   ...bootstrapSettings,
+  ...consoleSettings,
 })
 export type ControlPlaneConfig = Static<typeof ControlPlaneConfigSchema>
 
@@ -60,6 +62,7 @@ export const AllInOneConfigSchema = Type.Object({
   ...adminSettings,
   ...bootstrapSettings,
   ...janitorSettings,
+  ...consoleSettings,
 })
 export type AllInOneConfig = Static<typeof AllInOneConfigSchema>
 

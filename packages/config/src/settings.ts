@@ -89,6 +89,15 @@ export const adminSettings = {
   ADMIN_API_KEY: Type.Optional(Type.String({ minLength: 32, description: 'admin secret for POST /api/teams (at least 32 characters)' })),
 }
 
+export const consoleSettings = {
+  SESSION_SECRET: Type.Optional(
+    Type.String({
+      minLength: 32,
+      description: 'secret that signs the web console session cookies (at least 32 characters, the same on every replica)',
+    }),
+  ),
+}
+
 const InitKey = Type.String({ minLength: 32, maxLength: 256, pattern: '^[\\x21-\\x7e]+$', description: 'an API key of at least 32 printable characters' })
 
 export const bootstrapSettings = {

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import {
   countSpans, createProject, createPromptVersion, createPromptset, createTeam, deleteOldestSpansBefore, findLivePrompt,
   findTeamProject, findTraceSpans, getRetentionPolicy, insertSpans, listApiKeys, insertApiKey, listTraces, nanosToIsoMicros,
-  revokeApiKey, setLiveVersion, upsertRetentionPolicy, withAdvisoryLock, findApiKeyIdentityByHash, type Db, type SpanInsert,
+  revokeApiKey, setLiveVersion, upsertRetentionPolicy, withAdvisoryLock, findApiKeyIdentityByHash, findApiKeyOwnerById, type Db, type SpanInsert,
 } from '../src/index.ts'
 import { engines } from './engines.ts'
 
@@ -121,6 +121,8 @@ for (const engine of engines) {
       assert.equal(await revokeApiKey(db, mine.id, key.id), false)
       assert.equal(await revokeApiKey(db, theirs.id, key.id), true)
       assert.equal((await findApiKeyIdentityByHash(db, 'scoped'))?.revoked, true)
+      assert.deepEqual(await findApiKeyOwnerById(db, key.id), { id: key.id, kind: 'project', teamId: theirs.id, projectId: project.id, revoked: true, teamName: 'theirs' })
+      assert.equal(await findApiKeyOwnerById(db, 'no-such-key'), undefined)
       const listed = await listApiKeys(db, { teamId: theirs.id, projectId: project.id })
       assert.deepEqual(Object.keys(listed[0]!).sort(), ['createdAt', 'id', 'kind', 'lastUsedAt', 'prefix', 'revokedAt'])
     })

@@ -17,8 +17,8 @@ export interface CreateAppOptions {
   logDestination?: { write(line: string): void }
 }
 
-// Secrets that arrive in headers never reach the logs.
-const redactedPaths = ['req.headers["x-api-key"]', 'req.headers["cron-api-key"]', 'req.headers["x-admin-key"]', 'req.headers.authorization']
+// Secrets that arrive in headers never reach the logs (the console's session cookie among them).
+const redactedPaths = ['req.headers["x-api-key"]', 'req.headers["cron-api-key"]', 'req.headers["x-admin-key"]', 'req.headers.authorization', 'req.headers.cookie']
 
 /**
  * Request ids: UUIDs that share one random prefix per app and end in a counter. They are as unique

@@ -4,6 +4,7 @@ import createError from '@fastify/error'
 // own in their errors.ts.
 
 export const UnauthorizedError = createError<[string]>('TW_UNAUTHORIZED', '%s', 401)
+export const ForbiddenError = createError<[string]>('TW_FORBIDDEN', '%s', 403)
 export const NotFoundError = createError<[string]>('TW_NOT_FOUND', '%s', 404)
 export const BadRequestError = createError<[string]>('TW_BAD_REQUEST', '%s', 400)
 export const ConflictError = createError<[string]>('TW_CONFLICT', '%s', 409)

@@ -110,6 +110,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // Refused here at once; other instances refuse it when their cached entry expires (≤ 5 s).
       const keyHash = await findTeamApiKeyHash(app.db, teamId, request.params.id)
       if (keyHash !== undefined) app.apiKeys.forget(keyHash)
+      app.consoleSessions?.forgetKey(request.params.id)
       return reply.code(204).send(null)
     },
   )

@@ -3,11 +3,13 @@ import { installErrorHandler, messageBody } from '@tracewell/http'
 import AjvModule from 'ajv'
 import { Counter, type Registry } from 'prom-client'
 import { PromptCache, type PromptCacheStats } from '../prompt-cache.ts'
+import { consoleSessionPlugin, type ConsoleSessionPluginOptions } from '../console/console-session.plugin.ts'
 import { apiKeyRoutes } from './api-key.routes.ts'
 import { projectRoutes } from './projects.routes.ts'
 import { promptLookupRoutes } from './promptset.routes.ts'
 import { promptsetRoutes } from './promptsets.routes.ts'
 import { retentionRoutes } from './retention.routes.ts'
+import { sessionRoutes, type SignInRateLimit } from './session.routes.ts'
 import { teamRoutes } from './teams.routes.ts'
 import { traceRoutes } from './traces.routes.ts'
 
@@ -16,6 +18,12 @@ export interface ControlPlaneRoutesOptions {
   adminApiKey?: string | undefined
   /** How long a prompt lookup is cached; other instances see a change within this (≤ 5000 ms). */
   promptCacheTtlMs?: number
+  /** The web console's sessions (/api/session, and the session cookie on team-key routes); absent without SESSION_SECRET. */
+  consoleSessions?: ConsoleSessionOptions | undefined
+}
+
+export interface ConsoleSessionOptions extends ConsoleSessionPluginOptions {
+  signInRateLimit?: SignInRateLimit
 }
 
 // Query strings and path parameters arrive as text and are coerced to their schema's types;
@@ -45,6 +53,13 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   })
 
   const promptCache = new PromptCache({ ttlMs: Math.min(options.promptCacheTtlMs ?? 5_000, 5_000), stats: promptCacheStats(app.metrics) })
+
+  if (options.consoleSessions === undefined) app.decorate('consoleSessions', null)
+  else {
+    await app.register(consoleSessionPlugin, options.consoleSessions)
+    const sessions = app.consoleSessions as NonNullable<typeof app.consoleSessions>
+    await app.register(sessionRoutes, { sessions, ...(options.consoleSessions.signInRateLimit ? { signInRateLimit: options.consoleSessions.signInRateLimit } : {}) })
+  }
 
   await app.register(teamRoutes, { adminApiKey: options.adminApiKey })
   await app.register(projectRoutes)

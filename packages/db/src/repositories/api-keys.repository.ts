@@ -91,3 +91,19 @@ export async function touchApiKeys(db: Executor, keyIds: readonly string[], used
   if (keyIds.length === 0) return
   await db.updateTable('api_keys').set({ last_used_at: usedAt }).where('id', 'in', keyIds).execute()
 }
+
+/** A key and the name of its team: what a console session stands on (looked up by the key's id). */
+export interface ApiKeyOwner extends ApiKeyIdentity {
+  teamName: string
+}
+
+/** The key with this id and its team's name, revoked or not; undefined when there is no such key. */
+export async function findApiKeyOwnerById(db: Executor, keyId: string): Promise<ApiKeyOwner | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .innerJoin('teams', 'teams.id', 'api_keys.team_id')
+    .select(['api_keys.id', 'api_keys.kind', 'api_keys.team_id', 'api_keys.project_id', 'api_keys.revoked_at', 'teams.name as team_name'])
+    .where('api_keys.id', '=', keyId)
+    .executeTakeFirst()
+  return row && { id: row.id, kind: row.kind, teamId: row.team_id, projectId: row.project_id, revoked: row.revoked_at !== null, teamName: row.team_name }
+}

@@ -1,0 +1,33 @@
+import fastifyCookie from '@fastify/cookie'
+import { findApiKeyOwnerById } from '@tracewell/db'
+import fp from 'fastify-plugin'
+import { ConsoleSessions } from './console-sessions.ts'
+import { SessionKeys } from './session-keys.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Console sessions; null where SESSION_SECRET is unset and the console is not served. */
+    consoleSessions: ConsoleSessions | null
+  }
+}
+
+export interface ConsoleSessionPluginOptions {
+  /** SESSION_SECRET: signs the session cookies (HMAC-SHA256). */
+  secret: string
+  /** How long the liveness of a session's key is trusted (KEY_CACHE_TTL_MS, ≤ 5 s). */
+  keyCacheTtlMs: number
+  /** How long a session lasts from sign-in; 12 hours unless a test says otherwise. */
+  maxAgeMs?: number
+}
+
+export const defaultSessionMaxAgeMs = 12 * 60 * 60 * 1000
+
+/** Cookie parsing and signing, and `app.consoleSessions`, for the routes registered beside it. */
+export const consoleSessionPlugin = fp<ConsoleSessionPluginOptions>(
+  async (app, options) => {
+    await app.register(fastifyCookie, { secret: options.secret, hook: 'onRequest' })
+    const keys = new SessionKeys({ ttlMs: Math.min(options.keyCacheTtlMs, 5_000), lookup: (keyId) => findApiKeyOwnerById(app.db, keyId) })
+    app.decorate('consoleSessions', new ConsoleSessions({ keys, maxAgeMs: options.maxAgeMs ?? defaultSessionMaxAgeMs }))
+  },
+  { name: 'console-session', fastify: '5.x', dependencies: ['db'] },
+)

@@ -1,0 +1,99 @@
+import type { VerifiedKey } from '@tracewell/auth'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { decodeSessionClaims, encodeSessionClaims } from './session-claims.ts'
+import type { SessionKeys } from './session-keys.ts'
+
+export const sessionCookieName = 'tw_session'
+
+/** A signed-in console user: the team key they signed in with stands behind every request. */
+export interface SessionCaller extends VerifiedKey {
+  kind: 'team'
+  teamName: string
+  /** Milliseconds since the Unix epoch. */
+  expiresAt: number
+}
+
+export interface ConsoleSessionsOptions {
+  keys: SessionKeys
+  /** How long a session lasts from sign-in, in ms. */
+  maxAgeMs: number
+  now?: () => number
+}
+
+/**
+ * Console sessions as signed cookies: nothing is stored on the server, so a session survives a
+ * restart and works on every replica that has the same SESSION_SECRET. Each request checks the
+ * signature, the expiry and (cached) that the team key named in the cookie is still live.
+ * Needs @fastify/cookie registered with the secret.
+ */
+export class ConsoleSessions {
+  readonly #keys: SessionKeys
+  readonly #maxAgeMs: number
+  readonly #now: () => number
+
+  constructor(options: ConsoleSessionsOptions) {
+    this.#keys = options.keys
+    this.#maxAgeMs = options.maxAgeMs
+    this.#now = options.now ?? Date.now
+  }
+
+  /** Whether the request carries a session cookie at all (valid or not). */
+  presented(request: FastifyRequest): boolean {
+    return typeof request.cookies[sessionCookieName] === 'string'
+  }
+
+  /**
+   * The caller the request's session cookie stands for; null when there is none, its signature or
+   * content is wrong, it has expired, or its key was revoked or belongs elsewhere now.
+   */
+  async callerOf(request: FastifyRequest): Promise<SessionCaller | null> {
+    const raw = request.cookies[sessionCookieName]
+    if (raw === undefined) return null
+    const unsigned = request.unsignCookie(raw)
+    if (!unsigned.valid || unsigned.value === null) return null
+    const claims = decodeSessionClaims(unsigned.value)
+    if (claims === null || claims.expiresAt <= this.#now()) return null
+    const owner = await this.#keys.owner(claims.keyId)
+    if (owner === null || owner.revoked || owner.kind !== 'team' || owner.teamId !== claims.teamId) return null
+    return { id: owner.id, kind: 'team', teamId: owner.teamId, projectId: null, teamName: owner.teamName, expiresAt: claims.expiresAt }
+  }
+
+  /** Signs `key` in: sets the cookie and returns the session; null if the key is not a live team key. */
+  async start(request: FastifyRequest, reply: FastifyReply, key: VerifiedKey): Promise<SessionCaller | null> {
+    const owner = await this.#keys.owner(key.id)
+    if (owner === null || owner.revoked || owner.kind !== 'team') return null
+    const expiresAt = this.#now() + this.#maxAgeMs
+    void reply.setCookie(sessionCookieName, encodeSessionClaims({ teamId: owner.teamId, keyId: owner.id, expiresAt }), {
+      ...cookieAttributes(request),
+      maxAge: Math.floor(this.#maxAgeMs / 1000),
+      signed: true,
+    })
+    return { id: owner.id, kind: 'team', teamId: owner.teamId, projectId: null, teamName: owner.teamName, expiresAt }
+  }
+
+  /** Signs out: tells the browser to drop the cookie. */
+  end(request: FastifyRequest, reply: FastifyReply): void {
+    void reply.clearCookie(sessionCookieName, cookieAttributes(request))
+  }
+
+  /** Forgets a revoked key at once in this process; other replicas follow within the key cache TTL. */
+  forgetKey(keyId: string): void {
+    this.#keys.forget(keyId)
+  }
+}
+
+/**
+ * HttpOnly: no script can read it. SameSite=Strict: no other site's page can make the browser send
+ * it. Secure when the request came over HTTPS, directly or through a proxy that says so: the
+ * browser would drop a Secure cookie set over plain HTTP (e.g. http://localhost:3000).
+ */
+function cookieAttributes(request: FastifyRequest) {
+  return { path: '/', httpOnly: true, sameSite: 'strict' as const, secure: cameOverHttps(request) }
+}
+
+function cameOverHttps(request: FastifyRequest): boolean {
+  if (request.protocol === 'https') return true
+  const forwarded = request.headers['x-forwarded-proto']
+  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim().toLowerCase()
+  return first === 'https'
+}

@@ -1,0 +1,29 @@
+/**
+ * What a console session cookie says, before it is signed: who signed in with which team key,
+ * and until when. Never the key itself: a stolen cookie is worth no more than the session, and it
+ * stops working when the key it names is revoked.
+ */
+export interface SessionClaims {
+  teamId: string
+  keyId: string
+  /** Milliseconds since the Unix epoch. */
+  expiresAt: number
+}
+
+export function encodeSessionClaims(claims: SessionClaims): string {
+  return Buffer.from(JSON.stringify([claims.teamId, claims.keyId, claims.expiresAt])).toString('base64url')
+}
+
+/** The claims of a cookie value whose signature was already checked; null if it is not claims at all. */
+export function decodeSessionClaims(value: string): SessionClaims | null {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'))
+  } catch {
+    return null
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 3) return null
+  const [teamId, keyId, expiresAt] = parsed as unknown[]
+  if (typeof teamId !== 'string' || typeof keyId !== 'string' || typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) return null
+  return { teamId, keyId, expiresAt }
+}

@@ -1,0 +1,136 @@
+import fastifyRateLimit from '@fastify/rate-limit'
+import { Type, type Static } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { keyStoreUnavailable, TooManyRequestsError, UnauthorizedError } from '@tracewell/http'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { ConsoleSessions } from '../console/console-sessions.ts'
+import { csrfFailure, csrfHeader } from '../console/csrf.ts'
+import { errorResponses, IsoDateSchema } from '../schemas.ts'
+
+export const SignInBodySchema = Type.Object({ apiKey: Type.String({ minLength: 1, maxLength: 512, description: 'a team API key (tw_team_…)' }) })
+export type SignInBody = Static<typeof SignInBodySchema>
+
+export const SessionSchema = Type.Object({
+  teamId: Type.String(),
+  teamName: Type.String(),
+  expiresAt: IsoDateSchema,
+})
+export type Session = Static<typeof SessionSchema>
+
+export interface SignInRateLimit {
+  /** Failed sign-ins allowed per client address within the window; the next is a 429. */
+  maxFailures: number
+  timeWindowMs: number
+}
+
+export const defaultSignInRateLimit: SignInRateLimit = { maxFailures: 10, timeWindowMs: 15 * 60_000 }
+
+export interface SessionRoutesOptions {
+  sessions: ConsoleSessions
+  signInRateLimit?: SignInRateLimit
+}
+
+export const notSignedInMessage = 'Not signed in'
+export const wrongKeyMessage = 'That is not a live team API key. Sign in with a team key (it starts with tw_team_).'
+export const projectKeyMessage = 'That is a project key, which sends traces. The console needs a team key (it starts with tw_team_).'
+
+function sessionBody(session: { teamId: string; teamName: string; expiresAt: number }): Session {
+  return { teamId: session.teamId, teamName: session.teamName, expiresAt: new Date(session.expiresAt).toISOString() }
+}
+
+/** The console's sign-in, who-am-I and sign-out (docs/console.md#sessions). */
+export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = async (app, options) => {
+  const { sessions } = options
+  const limit = options.signInRateLimit ?? defaultSignInRateLimit
+  // Per client address, counted only when a sign-in fails: a team that signs in often is never
+  // held back, a guesser is. In memory, so per replica; behind a proxy every client shares the
+  // proxy's address unless Fastify is told to trust it.
+  await app.register(fastifyRateLimit, { global: false })
+  const failedSignIns = app.createRateLimit({ max: limit.maxFailures, timeWindow: limit.timeWindowMs })
+
+  // Also on sign-in and sign-out: a cross-site page must not sign a browser in (to an attacker's
+  // team) or out.
+  async function requireCsrfHeader(request: FastifyRequest): Promise<void> {
+    const failure = csrfFailure(request)
+    if (failure) throw failure
+  }
+
+  const tags = ['console session']
+
+  app.post(
+    '/api/session',
+    {
+      onRequest: requireCsrfHeader,
+      schema: {
+        summary: 'Sign the console in with a team key',
+        description: `Sets a signed, HttpOnly, SameSite=Strict session cookie (Secure over HTTPS); the key itself is not kept. Requires the ${csrfHeader}: 1 header. Failed sign-ins are limited per client address.`,
+        tags,
+        body: SignInBodySchema,
+        response: { 200: SessionSchema, ...errorResponses(400, 401, 403, 429, 503) },
+      },
+    },
+    async (request, reply) => {
+      const status = await failedSignIns(request, { increment: false })
+      if (!status.isAllowed && status.remaining <= 0) {
+        throw new TooManyRequestsError(`Too many failed sign-ins from this address; try again in ${status.ttlInSeconds} s`, status.ttlInSeconds)
+      }
+      let key, session
+      try {
+        key = await app.apiKeys.verify(request.body.apiKey)
+        session = key?.kind === 'team' ? await sessions.start(request, reply, key) : null
+      } catch (error) {
+        request.log.warn({ err: error }, 'API key lookup failed')
+        throw keyStoreUnavailable()
+      }
+      if (session === null) {
+        await failedSignIns(request)
+        throw new UnauthorizedError(key?.kind === 'project' ? projectKeyMessage : wrongKeyMessage)
+      }
+      void reply.header('cache-control', 'no-store')
+      return sessionBody(session)
+    },
+  )
+
+  app.get(
+    '/api/session',
+    {
+      schema: {
+        summary: 'Who is signed in to the console',
+        tags,
+        response: { 200: SessionSchema, ...errorResponses(401, 503) },
+      },
+    },
+    async (request, reply) => {
+      const caller = await callerOrUnavailable(sessions, request)
+      if (caller === null) throw new UnauthorizedError(notSignedInMessage)
+      void reply.header('cache-control', 'no-store')
+      return sessionBody(caller)
+    },
+  )
+
+  app.delete(
+    '/api/session',
+    {
+      onRequest: requireCsrfHeader,
+      schema: {
+        summary: 'Sign the console out',
+        description: `Clears the session cookie. Requires the ${csrfHeader}: 1 header.`,
+        tags,
+        response: { 204: Type.Null({ description: 'signed out' }), ...errorResponses(403) },
+      },
+    },
+    async (request, reply: FastifyReply) => {
+      sessions.end(request, reply)
+      return reply.code(204).send(null)
+    },
+  )
+}
+
+async function callerOrUnavailable(sessions: ConsoleSessions, request: FastifyRequest) {
+  try {
+    return await sessions.callerOf(request)
+  } catch (error) {
+    request.log.warn({ err: error }, 'console session key lookup failed')
+    throw keyStoreUnavailable()
+  }
+}
