@@ -32,7 +32,11 @@ describe('trace queries', () => {
     ws = await seedWorkspace(cp.db, 'Acme')
     other = await seedWorkspace(cp.db, 'Other')
     await insertSpans(cp.db, [
-      span(ws.projectId, traceA, '000000000000000a', t0, { llmModel: 'gpt-4o', llmVendor: 'openai', inputTokens: 10, outputTokens: 5, totalTokens: 15 }),
+      span(ws.projectId, traceA, '000000000000000a', t0, {
+        llmModel: 'gpt-4o', llmVendor: 'openai', inputTokens: 10, outputTokens: 5, totalTokens: 15, llmResponseModel: 'gpt-4o-2024-08-06',
+        cachedInputTokens: 4, reasoningTokens: 1, sessionId: 'sess-1', userId: 'user-1', inputCostUsd: 0.000025, outputCostUsd: 0.00005,
+        totalCostUsd: 0.000075, costSource: 'price_table',
+      }),
       span(ws.projectId, traceA, '000000000000000b', t0 + second, { parentSpanId: '000000000000000a', llmModel: 'claude' }),
       span(ws.projectId, traceB, '000000000000000c', t0 + 60n * second),
       span(ws.projectId, traceC, '000000000000000d', t0 + 3600n * second),
@@ -95,7 +99,9 @@ describe('trace queries', () => {
       startTime: '2026-01-01T00:00:00.000000Z', endTime: '2026-01-01T00:00:00.001500Z',
       startTimeUnixNano: String(t0), endTimeUnixNano: String(t0 + 1_500_000n), durationNs: '1500123', traceState: null,
       status: { code: 0, message: null }, serviceName: 'svc', serviceVersion: '1.0', scopeName: 'scope', scopeVersion: null,
-      llmVendor: 'openai', llmModel: 'gpt-4o', llmRequestType: null, inputTokens: 10, outputTokens: 5, totalTokens: 15,
+      llmVendor: 'openai', llmModel: 'gpt-4o', llmResponseModel: 'gpt-4o-2024-08-06', llmRequestType: null, inputTokens: 10, outputTokens: 5,
+      totalTokens: 15, cachedInputTokens: 4, cacheWriteInputTokens: null, reasoningTokens: 1, sessionId: 'sess-1', userId: 'user-1',
+      inputCostUsd: 0.000025, outputCostUsd: 0.00005, totalCostUsd: 0.000075, costSource: 'price_table',
       attributes: { 'llm.request.messages': '[{"role":"user","content":"hi"}]' }, resourceAttributes: { 'service.name': 'svc' },
       events: [], links: [], receivedAt: 'r',
     })

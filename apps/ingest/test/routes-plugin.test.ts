@@ -4,7 +4,8 @@ import { countSpans } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { apiKeysPlugin, createApp, dbPlugin, metricsPlugin, type App } from '@tracewell/http'
 import { createInProcessSpanBatchProducer } from '@tracewell/queue'
-import { processSpanBatchJob } from '@tracewell/writer'
+import { processSpanBatchJob, SpanPricer } from '@tracewell/writer'
+import { Registry } from 'prom-client'
 import { traceRoutes } from '../src/index.ts'
 import { langtraceSpans, seedBody } from './support/fixtures.ts'
 import { createTenant, type Tenant } from './support/ingest-harness.ts'
@@ -18,7 +19,7 @@ let tenant: Tenant
 before(async () => {
   database = await createTestDatabase()
   tenant = await createTenant(database.db)
-  const producer = createInProcessSpanBatchProducer({ process: (job) => processSpanBatchJob(database.db, job).then(() => {}), maxSpansPerJob: 100, maxBacklogSpans: 1000 })
+  const producer = createInProcessSpanBatchProducer({ process: (job) => processSpanBatchJob(database.db, job, new SpanPricer({ db: database.db, metrics: new Registry() })).then(() => {}), maxSpansPerJob: 100, maxBacklogSpans: 1000 })
   app = createApp({ logger: false })
   await app.register(metricsPlugin)
   await app.register(dbPlugin, { db: database.db, closeOnShutdown: false })

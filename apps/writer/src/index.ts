@@ -3,3 +3,5 @@ export { processSpanBatchJob, type SpanBatchResult } from './span-batch.processo
 export { startSpanBatchWorker, type SpanBatchWorker, type SpanBatchWorkerOptions, type WorkerLogger } from './span-batch.worker.ts'
 export { spanBatchWorkerPlugin, workerOptionsFromSettings, type SpanBatchWorkerPluginOptions } from './span-batch-worker.plugin.ts'
 export { spanBatchMetrics, type SpanBatchMetrics } from './span-batch.metrics.ts'
+export { SpanPricer, type PricerLogger } from './span-pricer.ts'
+export { ModelPriceCache, MODEL_PRICE_CACHE_TTL_MS } from './model-price-cache.ts'

@@ -6,6 +6,7 @@ export interface SpanBatchMetrics {
   jobsFailed: Counter<'outcome'>
   batchDuration: Histogram
   orphanPayloadsDeleted: Counter
+  unpricedLlmSpans: Counter<'reason'>
 }
 
 /** The writer's metrics, created once per registry (the all-in-one may start a worker in an app that already has them). */
@@ -39,6 +40,14 @@ export function spanBatchMetrics(registry: Registry): SpanBatchMetrics {
         name: 'tracewell_writer_batch_duration_seconds',
         help: 'Time to store one queue job',
         buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+        registers: [registry],
+      }),
+    unpricedLlmSpans:
+      existing<Counter<'reason'>>('tracewell_writer_unpriced_llm_spans_total') ??
+      new Counter({
+        name: 'tracewell_writer_unpriced_llm_spans_total',
+        help: 'LLM spans (token counts reported) stored without a cost: reason="unknown_model" no price known for the model (add a project price), "no_model" no model name',
+        labelNames: ['reason'] as const,
         registers: [registry],
       }),
   }

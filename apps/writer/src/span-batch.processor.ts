@@ -1,6 +1,7 @@
 import { storeSpanSources, type Db, type ProjectSpanSource } from '@tracewell/db'
 import { InvalidSpanBatchJobError, spansOfBatch, type InlineSpanBatchJob } from '@tracewell/queue'
 import { UnrecoverableError } from 'bullmq'
+import type { SpanPricer } from './span-pricer.ts'
 
 export interface SpanBatchResult {
   inserted: number
@@ -32,17 +33,18 @@ export function jobFailure(error: unknown): unknown {
  * Stores the spans of one queue job. Idempotent: a span already stored (same project, trace and
  * span id) is skipped, so a job that is redone after a crash or a retry never makes a second row.
  * Failures are thrown as jobFailure says. The batches' spans are asked for one batch at
- * a time (storeSpanSources), so a large job's records need not all be alive at once.
+ * a time (storeSpanSources), so a large job's records need not all be alive at once; each span is
+ * priced as it is asked for (SpanPricer).
  */
-export async function storeSpanBatches(db: Db, batches: readonly ProjectSpanSource[]): Promise<SpanBatchResult> {
+export async function storeSpanBatches(db: Db, batches: readonly ProjectSpanSource[], pricer: SpanPricer): Promise<SpanBatchResult> {
   try {
-    return await storeSpanSources(db, batches)
+    return await storeSpanSources(db, await pricer.priced(batches))
   } catch (error) {
     throw jobFailure(error)
   }
 }
 
 /** Stores a job of the in-process queue (`npm start` without Redis), whose spans travel inline. */
-export function processSpanBatchJob(db: Db, job: InlineSpanBatchJob): Promise<SpanBatchResult> {
-  return storeSpanBatches(db, job.batches.map((batch) => ({ projectId: batch.projectId, spans: () => spansOfBatch(batch) })))
+export function processSpanBatchJob(db: Db, job: InlineSpanBatchJob, pricer: SpanPricer): Promise<SpanBatchResult> {
+  return storeSpanBatches(db, job.batches.map((batch) => ({ projectId: batch.projectId, spans: () => spansOfBatch(batch) })), pricer)
 }

@@ -13,6 +13,7 @@ import type { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
 import { spanBatchMetrics } from './span-batch.metrics.ts'
 import { jobFailure, storeSpanBatches, type SpanBatchResult } from './span-batch.processor.ts'
+import { SpanPricer } from './span-pricer.ts'
 
 export interface WorkerLogger {
   info(obj: object, msg: string): void
@@ -69,7 +70,9 @@ const isUnrecoverable = (error: Error) => error instanceof UnrecoverableError ||
  * redo or replay before that still finds them.
  */
 export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatchWorker {
-  const metrics = spanBatchMetrics(options.metrics ?? new Registry())
+  const registry = options.metrics ?? new Registry()
+  const metrics = spanBatchMetrics(registry)
+  const pricer = new SpanPricer({ db: options.db, metrics: registry, logger: options.logger })
   const connection = createSpanBatchQueueConnection(options.redisUrl, 'worker')
   connection.on('error', () => {}) // reported by the worker's 'error' listener below
   // Payload reads and deletes on a connection of their own, beside BullMQ's.
@@ -81,7 +84,7 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
     async (job: Job<SpanBatchJob, SpanBatchResult>) => {
       const stopTimer = metrics.batchDuration.startTimer()
       try {
-        const result = await storeJob(options.db, payloads, job.data)
+        const result = await storeJob(options.db, payloads, job.data, pricer)
         metrics.spansWritten.inc(result.inserted)
         metrics.spansDuplicate.inc(result.duplicates)
         return result
@@ -161,11 +164,11 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
  * Stores a job's spans, decoded as they are copied, and frees its bodies afterwards. A job no
  * retry can fix, whether found reading it or storing it, goes straight to the failed set.
  */
-async function storeJob(db: Db, payloads: Redis, job: SpanBatchJob): Promise<SpanBatchResult> {
+async function storeJob(db: Db, payloads: Redis, job: SpanBatchJob, pricer: SpanPricer): Promise<SpanBatchResult> {
   try {
     // No sources: the job is a copy, added by a resent command, of one already stored.
     return await withQueuedSpans(payloads, job, (sources) =>
-      sources.length === 0 ? Promise.resolve({ inserted: 0, duplicates: spanCountOf(job) }) : storeSpanBatches(db, sources),
+      sources.length === 0 ? Promise.resolve({ inserted: 0, duplicates: spanCountOf(job) }) : storeSpanBatches(db, sources, pricer),
     )
   } catch (error) {
     throw jobFailure(error)

@@ -12,7 +12,7 @@ import { UnrecoverableError, Worker } from 'bullmq'
 import { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
 import { acceptedTraces } from '@tracewell/test-support'
-import { buildApp, processSpanBatchJob, startSpanBatchWorker } from '../src/index.ts'
+import { buildApp, processSpanBatchJob, SpanPricer, startSpanBatchWorker } from '../src/index.ts'
 import { enqueueSpans, fixtureSpans, makeSpans, openQueue, testPrefix, waitFor } from './helpers.ts'
 
 const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
@@ -67,10 +67,21 @@ describe('span-batch worker (real Redis and Postgres)', () => {
         scopeVersion: first.scopeVersion,
         llmVendor: 'openai',
         llmModel: 'gpt-4o',
-        llmRequestType: 'chat_completion',
+        llmResponseModel: null,
+        llmRequestType: 'chat',
         inputTokens: 14,
         outputTokens: 2,
         totalTokens: 16,
+        cachedInputTokens: null,
+        cacheWriteInputTokens: null,
+        reasoningTokens: null,
+        sessionId: null,
+        userId: null,
+        // gpt-4o from the price table: 14 input tokens at $2.50/M, 2 output at $10/M.
+        inputCostUsd: 0.000035,
+        outputCostUsd: 0.00002,
+        totalCostUsd: 0.000055,
+        costSource: 'price_table',
         attributes: first.attributes,
         resourceAttributes: first.resourceAttributes,
         events: first.events,
@@ -92,8 +103,9 @@ describe('span-batch worker (real Redis and Postgres)', () => {
   test('the same batch delivered twice makes no duplicate rows', async () => {
     const spans = makeSpans(300)
     const job = { version: 1 as const, batches: [{ projectId: 'project-dup', spans }] }
-    assert.deepEqual(await processSpanBatchJob(database.db, job), { inserted: 300, duplicates: 0 })
-    assert.deepEqual(await processSpanBatchJob(database.db, job), { inserted: 0, duplicates: 300 })
+    const pricer = new SpanPricer({ db: database.db, metrics: new Registry() })
+    assert.deepEqual(await processSpanBatchJob(database.db, job, pricer), { inserted: 300, duplicates: 0 })
+    assert.deepEqual(await processSpanBatchJob(database.db, job, pricer), { inserted: 0, duplicates: 300 })
 
     // And through the queue: a client retry enqueues the same spans again.
     const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 2, logger: quiet })

@@ -9,6 +9,8 @@ type Timestamp = ColumnType<Date, Date | string, Date | string>
 /** int8 is read as a decimal string (it may exceed 2^53), written as a number, bigint or string. */
 type Int8 = ColumnType<string, number | bigint | string, number | bigint | string>
 type Json<T> = ColumnType<T, string, string>
+/** numeric is read as a decimal string (exact), written as a number or decimal string. */
+type Numeric = ColumnType<string, number | string, number | string>
 
 export interface TeamsTable {
   id: Generated<string>
@@ -97,11 +99,41 @@ export interface SpansTable {
   input_tokens: Int8 | null
   output_tokens: Int8 | null
   total_tokens: Int8 | null
+  llm_response_model: string | null
+  cached_input_tokens: Int8 | null
+  cache_write_input_tokens: Int8 | null
+  reasoning_tokens: Int8 | null
+  session_id: string | null
+  user_id: string | null
+  input_cost_usd: Numeric | null
+  output_cost_usd: Numeric | null
+  total_cost_usd: Numeric | null
+  cost_source: CostSource | null
   attributes: Json<Record<string, unknown>>
   resource_attributes: Json<Record<string, unknown>>
   events: Json<unknown[]>
   links: Json<unknown[]>
   received_at: CreatedAt
+}
+
+/** Where a span's cost came from (see @tracewell/llm-usage). */
+export type CostSource = 'attribute' | 'custom_price' | 'price_table'
+
+export type ModelMatch = 'exact' | 'glob'
+
+/** A project's own price for a model (USD per million tokens), matched by exact name or glob. */
+export interface ProjectModelPricesTable {
+  id: Generated<string>
+  project_id: string
+  model: string
+  match: ModelMatch
+  input_usd_per_mtok: Numeric
+  output_usd_per_mtok: Numeric
+  cache_read_usd_per_mtok: Numeric | null
+  cache_write_usd_per_mtok: Numeric | null
+  reasoning_usd_per_mtok: Numeric | null
+  effective_from: Timestamp | null
+  created_at: CreatedAt
 }
 
 export interface Database {
@@ -112,6 +144,7 @@ export interface Database {
   prompts: PromptsTable
   project_retention_policies: ProjectRetentionPoliciesTable
   spans: SpansTable
+  project_model_prices: ProjectModelPricesTable
 }
 
 export type Team = Selectable<TeamsTable>
@@ -124,6 +157,7 @@ export type NewPrompt = Insertable<PromptsTable>
 export type RetentionPolicy = Selectable<ProjectRetentionPoliciesTable>
 export type RetentionPolicyUpdate = Updateable<ProjectRetentionPoliciesTable>
 export type Span = Selectable<SpansTable>
+export type ProjectModelPrice = Selectable<ProjectModelPricesTable>
 
 // ---- The runtime twin of the types above, checked against the live schema by a test. ----
 
@@ -156,7 +190,14 @@ export const declaredColumns: DeclaredColumns = {
     start_time: notNull, end_time: notNull, duration_ns: notNull, trace_state: nullable, status_code: notNull,
     status_message: nullable, service_name: nullable, service_version: nullable, scope_name: nullable,
     scope_version: nullable, llm_vendor: nullable, llm_model: nullable, llm_request_type: nullable,
-    input_tokens: nullable, output_tokens: nullable, total_tokens: nullable, attributes: notNull,
-    resource_attributes: notNull, events: notNull, links: notNull, received_at: notNull,
+    input_tokens: nullable, output_tokens: nullable, total_tokens: nullable, llm_response_model: nullable,
+    cached_input_tokens: nullable, cache_write_input_tokens: nullable, reasoning_tokens: nullable, session_id: nullable,
+    user_id: nullable, input_cost_usd: nullable, output_cost_usd: nullable, total_cost_usd: nullable, cost_source: nullable,
+    attributes: notNull, resource_attributes: notNull, events: notNull, links: notNull, received_at: notNull,
+  },
+  project_model_prices: {
+    id: notNull, project_id: notNull, model: notNull, match: notNull, input_usd_per_mtok: notNull, output_usd_per_mtok: notNull,
+    cache_read_usd_per_mtok: nullable, cache_write_usd_per_mtok: nullable, reasoning_usd_per_mtok: nullable,
+    effective_from: nullable, created_at: notNull,
   },
 }

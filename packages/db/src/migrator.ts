@@ -1,23 +1,39 @@
-import { Migrator, type MigrationResultSet } from 'kysely'
+import { Migrator, type Migration, type MigrationResultSet } from 'kysely'
 import type { AnyDb } from './create-db.ts'
 import { migrations } from './migrations/index.ts'
 
-function migratorFor(db: AnyDb): Migrator {
-  return new Migrator({ db, provider: { getMigrations: async () => migrations } })
+function migratorFor(db: AnyDb, upTo?: string): Migrator {
+  const names = Object.keys(migrations).filter((name) => upTo === undefined || name <= upTo)
+  const selected = Object.fromEntries(names.map((name) => [name, migrations[name] as Migration]))
+  // A migration that batches its own work (a backfill) says so, and runs without a transaction.
+  const disableTransactions = upTo !== undefined && migrations[upTo]?.transactional === false
+  return new Migrator({ db, provider: { getMigrations: async () => selected }, disableTransactions })
 }
 
 export class MigrationError extends Error {
   override name = 'MigrationError'
 }
 
-/** Applies every pending migration; safe to run again (and concurrently: Kysely takes a lock). */
+/**
+ * Applies every pending migration, each in a transaction of its own (unless it exports
+ * `transactional = false`); safe to run again, and concurrently: Kysely takes a lock per step.
+ */
 export async function migrateToLatest(db: AnyDb): Promise<string[]> {
-  const { error, results }: MigrationResultSet = await migratorFor(db).migrateToLatest()
-  if (error) {
-    const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown'
-    throw new MigrationError(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+  const applied: string[] = []
+  for (;;) {
+    const [next] = await pendingMigrations(db)
+    if (next === undefined) return applied
+    const { error, results }: MigrationResultSet = await migratorFor(db, next).migrateToLatest()
+    if (error) {
+      // Another process applying the same migrations got there first: carry on from where it is.
+      if (!(await pendingMigrations(db)).includes(next)) continue
+      const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? next
+      throw new MigrationError(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+    }
+    const succeeded = (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName)
+    if (succeeded.length === 0 && (await pendingMigrations(db)).includes(next)) throw new MigrationError(`migration ${next} did not run`)
+    applied.push(...succeeded)
   }
-  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName)
 }
 
 /** The names of migrations not yet applied to this database. */

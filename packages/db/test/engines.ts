@@ -2,7 +2,7 @@ import { createEmbeddedTestDatabase, createTestDatabase } from '../src/testing/i
 import type { Db } from '../src/index.ts'
 
 /** The db suites run once on the real Postgres and once on embedded PGlite. */
-export const engines: Array<{ name: string; open(): Promise<{ db: Db; drop(): Promise<void> }> }> = [
-  { name: 'postgres', open: () => createTestDatabase() },
-  { name: 'pglite', open: () => createEmbeddedTestDatabase() },
+export const engines: Array<{ name: string; open(options?: { migrated?: boolean }): Promise<{ db: Db; drop(): Promise<void> }> }> = [
+  { name: 'postgres', open: (options) => createTestDatabase(options) },
+  { name: 'pglite', open: (options) => createEmbeddedTestDatabase(options) },
 ]

@@ -13,7 +13,10 @@ function referenceRow(projectId: string, span: SpanFields) {
     duration_ns: span.durationNs, trace_state: span.traceState, status_code: span.statusCode, status_message: span.statusMessage,
     service_name: span.serviceName, service_version: span.serviceVersion, scope_name: span.scopeName, scope_version: span.scopeVersion,
     llm_vendor: span.llmVendor, llm_model: span.llmModel, llm_request_type: span.llmRequestType, input_tokens: span.inputTokens,
-    output_tokens: span.outputTokens, total_tokens: span.totalTokens, attributes: span.attributes,
+    output_tokens: span.outputTokens, total_tokens: span.totalTokens, llm_response_model: span.llmResponseModel,
+    cached_input_tokens: span.cachedInputTokens, cache_write_input_tokens: span.cacheWriteInputTokens, reasoning_tokens: span.reasoningTokens,
+    session_id: span.sessionId, user_id: span.userId, input_cost_usd: span.inputCostUsd, output_cost_usd: span.outputCostUsd,
+    total_cost_usd: span.totalCostUsd, cost_source: span.costSource, attributes: span.attributes,
     resource_attributes: span.resourceAttributes, events: span.events, links: span.links,
   }
 }

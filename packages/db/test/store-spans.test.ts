@@ -32,6 +32,9 @@ function expectedDto(span: SpanFields): SpanDto {
     serviceName: s.serviceName, serviceVersion: s.serviceVersion, scopeName: s.scopeName, scopeVersion: s.scopeVersion,
     llmVendor: s.llmVendor, llmModel: s.llmModel, llmRequestType: s.llmRequestType,
     inputTokens: s.inputTokens, outputTokens: s.outputTokens, totalTokens: s.totalTokens,
+    llmResponseModel: s.llmResponseModel ?? null, cachedInputTokens: s.cachedInputTokens ?? null, cacheWriteInputTokens: s.cacheWriteInputTokens ?? null,
+    reasoningTokens: s.reasoningTokens ?? null, sessionId: s.sessionId ?? null, userId: s.userId ?? null,
+    inputCostUsd: s.inputCostUsd ?? null, outputCostUsd: s.outputCostUsd ?? null, totalCostUsd: s.totalCostUsd ?? null, costSource: s.costSource ?? null,
     attributes: s.attributes as Record<string, unknown>, resourceAttributes: s.resourceAttributes as Record<string, unknown>,
     events: s.events as unknown[], links: s.links as unknown[], receivedAt: '',
   }

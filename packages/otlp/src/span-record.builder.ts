@@ -1,12 +1,5 @@
-import {
-  inputTokens,
-  llmModel,
-  llmRequestType,
-  llmVendor,
-  outputTokens,
-  serviceFields,
-  totalTokens,
-} from './derived-fields.ts'
+import { callerSpanCost, deriveLlmUsage } from '@tracewell/llm-usage'
+import { serviceFields } from './derived-fields.ts'
 import type { AttributeMap, SpanEventRecord, SpanLinkRecord, SpanRecord } from './span-record.ts'
 
 /**
@@ -54,8 +47,10 @@ export interface SpanFields {
  */
 export function buildSpanRecord(origin: SpanOrigin, span: SpanFields): SpanRecord {
   const { attributes, start, end } = span
-  const input = inputTokens(attributes)
-  const output = outputTokens(attributes)
+  const { fields, callerCost } = deriveLlmUsage(attributes)
+  // Only the caller's own cost is known here; the writer prices the rest when it stores the span
+  // (it has the project's own prices).
+  const cost = callerSpanCost(callerCost)
   return {
     traceId: span.traceId,
     spanId: span.spanId,
@@ -75,12 +70,22 @@ export function buildSpanRecord(origin: SpanOrigin, span: SpanFields): SpanRecor
     links: span.links,
     serviceName: origin.serviceName,
     serviceVersion: origin.serviceVersion,
-    llmVendor: llmVendor(attributes),
-    llmModel: llmModel(attributes),
-    llmRequestType: llmRequestType(attributes),
-    inputTokens: input,
-    outputTokens: output,
-    totalTokens: totalTokens(attributes, input, output),
+    llmVendor: fields.llmVendor,
+    llmModel: fields.llmModel,
+    llmResponseModel: fields.llmResponseModel,
+    llmRequestType: fields.llmRequestType,
+    inputTokens: fields.inputTokens,
+    outputTokens: fields.outputTokens,
+    totalTokens: fields.totalTokens,
+    cachedInputTokens: fields.cachedInputTokens,
+    cacheWriteInputTokens: fields.cacheWriteInputTokens,
+    reasoningTokens: fields.reasoningTokens,
+    sessionId: fields.sessionId,
+    userId: fields.userId,
+    inputCostUsd: cost.inputCostUsd,
+    outputCostUsd: cost.outputCostUsd,
+    totalCostUsd: cost.totalCostUsd,
+    costSource: cost.costSource,
     durationNs: (end - start).toString(),
   }
 }

@@ -1,3 +1,5 @@
+import type { CostSource } from '@tracewell/llm-usage'
+
 // The validated, format-independent form of one span: what ingest puts on the queue and what the
 // writer stores. Every field is JSON-serialisable because it travels through Redis; queue payload
 // changes must stay additive (jobs of the previous version may still be in flight).
@@ -59,14 +61,27 @@ export interface SpanRecord {
   scopeVersion: string | null
   events: SpanEventRecord[]
   links: SpanLinkRecord[]
-  // Derived for querying (docs/api.md#send-traces).
+  // Derived for querying (docs/semantic-conventions.md); the LLM columns by @tracewell/llm-usage's
+  // table. Fields added after the first release are optional: inline queue jobs of the previous
+  // version lack them.
   serviceName: string | null
   serviceVersion: string | null
   llmVendor: string | null
-  llmModel: string | null
-  llmRequestType: string | null
+  llmModel: string | null // the requested model (the response's when none was reported)
+  llmResponseModel?: string | null
+  llmRequestType: string | null // the operation
   inputTokens: number | null
   outputTokens: number | null
   totalTokens: number | null
+  cachedInputTokens?: number | null
+  cacheWriteInputTokens?: number | null
+  reasoningTokens?: number | null
+  sessionId?: string | null
+  userId?: string | null
+  // USD; set here only from a cost the caller reported, otherwise by the writer when it stores the span.
+  inputCostUsd?: number | null
+  outputCostUsd?: number | null
+  totalCostUsd?: number | null
+  costSource?: CostSource | null
   durationNs: string // end − start, decimal string
 }

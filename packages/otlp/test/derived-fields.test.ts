@@ -49,44 +49,32 @@ describe('derived fields', () => {
     assert.equal(decodeWith({ 'service.name': s('span-level') }).serviceName, null)
   })
 
-  it('prefer llm.* over gen_ai.* over langtrace.service.name for the vendor', () => {
-    assert.equal(decodeWith({ 'langtrace.service.name': s('c'), 'gen_ai.system': s('b'), 'llm.vendor': s('a') }).llmVendor, 'a')
-    assert.equal(decodeWith({ 'langtrace.service.name': s('c'), 'gen_ai.system': s('b') }).llmVendor, 'b')
-    assert.equal(decodeWith({ 'langtrace.service.name': s('c') }).llmVendor, 'c')
-    assert.equal(decodeWith({ 'llm.vendor': i(1), 'gen_ai.system': s('b') }).llmVendor, 'b')
-  })
-
-  it('pick the model from request then response attributes', () => {
-    assert.equal(decodeWith({ 'gen_ai.response.model': s('d'), 'llm.response.model': s('c'), 'gen_ai.request.model': s('b') }).llmModel, 'b')
-    assert.equal(decodeWith({ 'gen_ai.response.model': s('d'), 'llm.response.model': s('c') }).llmModel, 'c')
-    assert.equal(decodeWith({ 'gen_ai.response.model': s('gpt-4o-2024-08-06') }).llmModel, 'gpt-4o-2024-08-06')
-  })
-
-  it('pick the request type', () => {
-    assert.equal(decodeWith({ 'gen_ai.operation.name': s('chat') }).llmRequestType, 'chat')
-    assert.equal(decodeWith({ 'llm.request.type': s('completion'), 'gen_ai.operation.name': s('chat') }).llmRequestType, 'completion')
-  })
-
-  it('read tokens from intValue, integral doubleValue or numeric strings, and sum a missing total', () => {
-    const span = decodeWith({ 'gen_ai.usage.input_tokens': { doubleValue: 10 }, 'gen_ai.usage.completion_tokens': s('5') })
-    assert.equal(span.inputTokens, 10)
-    assert.equal(span.outputTokens, 5)
-    assert.equal(span.totalTokens, 15)
-    const reported = decodeWith({ 'llm.usage.prompt_tokens': i('3'), 'llm.usage.completion_tokens': i(4), 'gen_ai.usage.total_tokens': i(99) })
-    assert.equal(reported.totalTokens, 99)
-    assert.equal(decodeWith({ 'gen_ai.usage.prompt_tokens': i(8) }).inputTokens, 8)
-  })
-
-  it('treat non-numeric token values as unknown, not as errors', () => {
+  // Which attribute fills which LLM column, and in which order, is @tracewell/llm-usage's table,
+  // tested there per instrumentation library; here, that every column reaches the record.
+  it('carry every LLM column and a cost the caller reported', () => {
     const span = decodeWith({
-      'llm.usage.prompt_tokens': s('many'),
-      'gen_ai.usage.input_tokens': { doubleValue: 2.5 },
-      'llm.usage.completion_tokens': { doubleValue: 'NaN' },
-      'llm.usage.total_tokens': i(-1),
+      'gen_ai.provider.name': s('OpenAI'), 'gen_ai.request.model': s('gpt-4o'), 'gen_ai.response.model': s('gpt-4o-2024-08-06'),
+      'gen_ai.operation.name': s('chat'), 'gen_ai.usage.input_tokens': i(100), 'gen_ai.usage.output_tokens': i(20),
+      'gen_ai.usage.cache_read.input_tokens': i(64), 'gen_ai.usage.cache_creation.input_tokens': i(8), 'gen_ai.usage.reasoning.output_tokens': i(4),
+      'session.id': s('s1'), 'user.id': s('u1'), 'llm.cost.prompt': { doubleValue: 0.25 }, 'llm.cost.completion': { doubleValue: 0.5 },
     })
-    assert.equal(span.inputTokens, null)
-    assert.equal(span.outputTokens, null)
-    assert.equal(span.totalTokens, null)
-    assert.equal(decodeWith({ 'llm.usage.prompt_tokens': s('many'), 'gen_ai.usage.input_tokens': i(6) }).inputTokens, 6)
+    assert.deepEqual(
+      {
+        llmVendor: span.llmVendor, llmModel: span.llmModel, llmResponseModel: span.llmResponseModel, llmRequestType: span.llmRequestType,
+        inputTokens: span.inputTokens, outputTokens: span.outputTokens, totalTokens: span.totalTokens, cachedInputTokens: span.cachedInputTokens,
+        cacheWriteInputTokens: span.cacheWriteInputTokens, reasoningTokens: span.reasoningTokens, sessionId: span.sessionId, userId: span.userId,
+        inputCostUsd: span.inputCostUsd, outputCostUsd: span.outputCostUsd, totalCostUsd: span.totalCostUsd, costSource: span.costSource,
+      },
+      {
+        llmVendor: 'openai', llmModel: 'gpt-4o', llmResponseModel: 'gpt-4o-2024-08-06', llmRequestType: 'chat', inputTokens: 100, outputTokens: 20,
+        totalTokens: 120, cachedInputTokens: 64, cacheWriteInputTokens: 8, reasoningTokens: 4, sessionId: 's1', userId: 'u1',
+        inputCostUsd: 0.25, outputCostUsd: 0.5, totalCostUsd: 0.75, costSource: 'attribute',
+      },
+    )
+  })
+
+  it('leave the cost to the writer when the caller reported none', () => {
+    const span = decodeWith({ 'gen_ai.request.model': s('gpt-4o'), 'gen_ai.usage.input_tokens': i(100) })
+    assert.deepEqual([span.inputCostUsd, span.outputCostUsd, span.totalCostUsd, span.costSource], [null, null, null, null])
   })
 })

@@ -91,7 +91,7 @@ describe('OTel JS OTLP/HTTP JSON exporter', () => {
     assert.equal(span.serviceVersion, '2.0.0')
     assert.equal(span.llmVendor, 'openai')
     assert.equal(span.llmModel, 'gpt-4o')
-    assert.equal(span.llmRequestType, 'chat_completion')
+    assert.equal(span.llmRequestType, 'chat') // llm.request.type chat_completion, in the OTel vocabulary
     assert.equal(span.inputTokens, 42)
     assert.equal(span.outputTokens, 7) // from gen_ai.usage.output_tokens
     assert.equal(span.totalTokens, 49)
@@ -191,7 +191,7 @@ describe('Langtrace TypeScript SDK', () => {
     const span = spanById(child.spans, childId)
     assert.equal(span.llmVendor, 'anthropic')
     assert.equal(span.llmModel, 'claude-3-haiku')
-    assert.equal(span.llmRequestType, 'chat_completion')
+    assert.equal(span.llmRequestType, 'chat') // llm.request.type chat_completion, in the OTel vocabulary
     assert.equal(span.inputTokens, null)
     assert.equal(span.totalTokens, null)
     assertMessagesIntact(span, 'langtrace-ts-sdk-1.json')
@@ -229,7 +229,7 @@ describe('Langtrace Python SDK before 3.3', () => {
     assert.equal(llm.serviceName, 'support-bot')
     assert.equal(llm.llmVendor, 'openai')
     assert.equal(llm.llmModel, 'gpt-4o')
-    assert.equal(llm.llmRequestType, 'chat_completion')
+    assert.equal(llm.llmRequestType, 'chat') // llm.request.type chat_completion, in the OTel vocabulary
     assert.equal(llm.inputTokens, 14)
     assert.equal(llm.outputTokens, 2)
     assert.equal(llm.totalTokens, 16)

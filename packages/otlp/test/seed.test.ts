@@ -51,7 +51,7 @@ it('decodes the map-form example', () => {
   assert.equal(span.scopeName, null)
   assert.equal(span.llmVendor, 'openai')
   assert.equal(span.llmModel, 'gpt-4')
-  assert.equal(span.llmRequestType, 'chat_completion')
+  assert.equal(span.llmRequestType, 'chat') // llm.request.type chat_completion, in the OTel vocabulary
   assert.deepEqual(span.attributes['llm.request.messages'], { stringValue: messages })
   assert.deepEqual(span.attributes['llm.response.choices'], { stringValue: choices })
 })

@@ -5,6 +5,7 @@ import { Counter, type Registry } from 'prom-client'
 import { PromptCache, type PromptCacheStats } from '../prompt-cache.ts'
 import { consoleSessionPlugin, type ConsoleSessionPluginOptions } from '../console/console-session.plugin.ts'
 import { apiKeyRoutes } from './api-key.routes.ts'
+import { modelPriceRoutes } from './model-prices.routes.ts'
 import { projectRoutes } from './projects.routes.ts'
 import { promptLookupRoutes } from './promptset.routes.ts'
 import { promptsetRoutes } from './promptsets.routes.ts'
@@ -65,6 +66,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(projectRoutes)
   await app.register(apiKeyRoutes)
   await app.register(retentionRoutes)
+  await app.register(modelPriceRoutes)
   await app.register(promptLookupRoutes, { promptCache })
   await app.register(promptsetRoutes, { promptCache })
   await app.register(traceRoutes)

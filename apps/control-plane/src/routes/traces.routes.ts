@@ -34,6 +34,7 @@ export type TraceParams = Static<typeof TraceParamsSchema>
 
 const NullableString = Type.Union([Type.String(), Type.Null()])
 const NullableInteger = Type.Union([Type.Integer(), Type.Null()])
+const NullableNumber = Type.Union([Type.Number(), Type.Null()])
 
 /** A stored span with every field; attributes in the map form. */
 export const SpanSchema = Type.Object({
@@ -55,10 +56,22 @@ export const SpanSchema = Type.Object({
   scopeVersion: NullableString,
   llmVendor: NullableString,
   llmModel: NullableString,
-  llmRequestType: NullableString,
+  llmResponseModel: NullableString,
+  llmRequestType: Type.Union([Type.String(), Type.Null()], { description: 'the operation (chat, text_completion, embeddings, invoke_agent, …)' }),
   inputTokens: NullableInteger,
   outputTokens: NullableInteger,
   totalTokens: NullableInteger,
+  cachedInputTokens: NullableInteger,
+  cacheWriteInputTokens: NullableInteger,
+  reasoningTokens: NullableInteger,
+  sessionId: NullableString,
+  userId: NullableString,
+  inputCostUsd: NullableNumber,
+  outputCostUsd: NullableNumber,
+  totalCostUsd: NullableNumber,
+  costSource: Type.Union([Type.Literal('attribute'), Type.Literal('custom_price'), Type.Literal('price_table'), Type.Null()], {
+    description: 'attribute: reported by the caller; custom_price: the project’s own price; price_table: the built-in table; null: no cost known',
+  }),
   attributes: Type.Record(Type.String(), Type.Unknown()),
   resourceAttributes: Type.Record(Type.String(), Type.Unknown()),
   events: Type.Array(Type.Unknown()),
@@ -81,11 +94,11 @@ export function decodeCursor(raw: string): TraceCursor {
 
 const isoDatePattern = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/
 
-export function parseIsoDate(name: string, raw: string | undefined): Date | undefined {
+export function parseIsoDate(name: string, raw: string | undefined, part: 'querystring' | 'body' = 'querystring'): Date | undefined {
   if (raw === undefined) return undefined
   const date = isoDatePattern.test(raw) ? new Date(raw) : undefined
   if (date === undefined || Number.isNaN(date.getTime())) {
-    throw new BadRequestError(`querystring/${name}: expected an ISO 8601 date-time such as 2025-01-31T00:00:00Z, got ${JSON.stringify(raw)}`)
+    throw new BadRequestError(`${part}/${name}: expected an ISO 8601 date-time such as 2025-01-31T00:00:00Z, got ${JSON.stringify(raw)}`)
   }
   return date
 }

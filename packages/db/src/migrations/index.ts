@@ -1,8 +1,11 @@
 import type { Migration } from 'kysely'
 import * as initialSchema from './2026-11-22T0300-initial-schema.ts'
+import * as llmColumnsAndCost from './2026-11-24T1000-llm-columns-and-cost.ts'
 
 // Every migration, by name; names sort in the order they apply. Listed statically (not read from
 // the file system) so that the same list works from source, from a container image and in tests.
-export const migrations: Record<string, Migration> = {
+// A migration exporting `transactional = false` runs outside a transaction (migrator.ts).
+export const migrations: Record<string, Migration & { transactional?: boolean }> = {
   '2026-11-22T0300-initial-schema': initialSchema,
+  '2026-11-24T1000-llm-columns-and-cost': llmColumnsAndCost,
 }

@@ -1,7 +1,8 @@
 // A span batch in PostgreSQL's binary COPY format, for storeSpans: pure functions with no database
 // import, like span-rows.ts. Format: https://www.postgresql.org/docs/current/sql-copy.html (Binary
 // Format); each type's bytes are what its `recv` function reads (text: UTF-8; int2/int8: big-endian;
-// timestamptz: int8 microseconds since 2000-01-01 UTC; jsonb: version byte 1, then the JSON text).
+// timestamptz: int8 microseconds since 2000-01-01 UTC; jsonb: version byte 1, then the JSON text;
+// numeric: int16 digit count, weight, sign and display scale, then base-10000 digits).
 //
 // Every row must read back exactly as insertSpans stores it. Where a value is one the statement
 // path would treat in a way this encoder does not reproduce (a wrong type at run time, a number
@@ -126,10 +127,58 @@ class CopyChunks {
     this.#bigint(parsed / 1000n - MICROS_FROM_UNIX_TO_POSTGRES_EPOCH)
   }
 
+  /**
+   * A numeric column given as a number (USD costs) or null, with the digits and display scale
+   * Postgres gives the same number read from JSON by the statement path (numericDigits).
+   */
+  numeric(value: unknown): void {
+    if (value === null || value === undefined) return this.null()
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new NotEncodable()
+    const { digits, weight, scale } = numericDigits(value)
+    this.#reserve(4 + 8 + 2 * digits.length)
+    const buffer = this.#buffer
+    let at = buffer.writeInt32BE(8 + 2 * digits.length, this.#at)
+    at = buffer.writeInt16BE(digits.length, at)
+    at = buffer.writeInt16BE(weight, at)
+    at = buffer.writeUInt16BE(0, at) // sign: positive
+    at = buffer.writeInt16BE(scale, at)
+    for (const digit of digits) at = buffer.writeInt16BE(digit, at)
+    this.#at = at
+  }
+
   #bigint(value: bigint): void {
     this.#reserve(12)
     this.#at = this.#buffer.writeBigInt64BE(value, this.#buffer.writeInt32BE(8, this.#at))
   }
+}
+
+/**
+ * A non-negative finite number as Postgres numeric's base-10000 digits, the weight of the first
+ * (its power of 10000) and the display scale: the fraction digits of JavaScript's shortest
+ * decimal form of the number, which is what the statement path's JSON carries and numeric_in
+ * keeps (1e-7 is 0.0000001, scale 7). Leading and trailing zero digits are left out, as Postgres
+ * stores them.
+ */
+export function numericDigits(value: number): { digits: number[]; weight: number; scale: number } {
+  const [mantissa = '0', exponentText] = String(value).split('e')
+  const exponent = exponentText === undefined ? 0 : Number(exponentText)
+  const [whole = '0', fraction = ''] = mantissa.split('.')
+  // Shift the decimal point by the exponent over the digit string.
+  const allDigits = whole + fraction
+  const point = whole.length + exponent
+  const intPart = point <= 0 ? '0' : allDigits.slice(0, point).padEnd(point, '0')
+  const fracPart = point <= 0 ? '0'.repeat(-point) + allDigits : allDigits.slice(point)
+  const scale = fracPart.length
+  const intGroups = intPart.padStart(Math.ceil(intPart.length / 4) * 4, '0').match(/\d{4}/g) ?? []
+  const fracGroups = fracPart === '' ? [] : (fracPart.padEnd(Math.ceil(fracPart.length / 4) * 4, '0').match(/\d{4}/g) ?? [])
+  let digits = [...intGroups, ...fracGroups].map(Number)
+  let weight = intGroups.length - 1
+  while (digits.length > 0 && digits[0] === 0) {
+    digits = digits.slice(1)
+    weight--
+  }
+  while (digits.length > 0 && digits.at(-1) === 0) digits.pop()
+  return { digits, weight: digits.length === 0 ? 0 : weight, scale }
 }
 
 /**
@@ -167,6 +216,16 @@ export function encodeSpanCopy(sources: readonly ProjectSpanSource[]): Buffer[] 
         copy.int64(span.inputTokens)
         copy.int64(span.outputTokens)
         copy.int64(span.totalTokens)
+        copy.text(span.llmResponseModel)
+        copy.int64(span.cachedInputTokens)
+        copy.int64(span.cacheWriteInputTokens)
+        copy.int64(span.reasoningTokens)
+        copy.text(span.sessionId)
+        copy.text(span.userId)
+        copy.numeric(span.inputCostUsd)
+        copy.numeric(span.outputCostUsd)
+        copy.numeric(span.totalCostUsd)
+        copy.text(span.costSource)
         copy.jsonb(span.attributes)
         copy.jsonb(span.resourceAttributes)
         copy.jsonb(span.events)

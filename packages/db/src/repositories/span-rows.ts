@@ -2,6 +2,7 @@
 // no database import. Carrying these rows pre-serialised in queue jobs was measured and rejected:
 // BullMQ escapes the text again inside the job, which costs ingest more than it saves the writer.
 
+import type { CostSource } from '../database.ts'
 import { toStorableJson } from './storable-text.ts'
 
 /** What a span says about where it came from and which model it used, stored in columns of their own. */
@@ -16,6 +17,18 @@ export interface SpanOriginFields {
   inputTokens: number | null
   outputTokens: number | null
   totalTokens: number | null
+  // Added with the LLM columns migration; optional because queue jobs of the version before may
+  // still carry records without them (stored as null).
+  llmResponseModel?: string | null
+  cachedInputTokens?: number | null
+  cacheWriteInputTokens?: number | null
+  reasoningTokens?: number | null
+  sessionId?: string | null
+  userId?: string | null
+  inputCostUsd?: number | null
+  outputCostUsd?: number | null
+  totalCostUsd?: number | null
+  costSource?: CostSource | null
 }
 
 /**
@@ -78,7 +91,9 @@ export const spanRowColumns = [
   ['trace_state', 'text'], ['status_code', 'smallint'], ['status_message', 'text'], ['service_name', 'text'],
   ['service_version', 'text'], ['scope_name', 'text'], ['scope_version', 'text'], ['llm_vendor', 'text'],
   ['llm_model', 'text'], ['llm_request_type', 'text'], ['input_tokens', 'bigint'], ['output_tokens', 'bigint'],
-  ['total_tokens', 'bigint'], ['attributes', 'jsonb'], ['resource_attributes', 'jsonb'], ['events', 'jsonb'], ['links', 'jsonb'],
+  ['total_tokens', 'bigint'], ['llm_response_model', 'text'], ['cached_input_tokens', 'bigint'], ['cache_write_input_tokens', 'bigint'],
+  ['reasoning_tokens', 'bigint'], ['session_id', 'text'], ['user_id', 'text'], ['input_cost_usd', 'numeric'], ['output_cost_usd', 'numeric'],
+  ['total_cost_usd', 'numeric'], ['cost_source', 'text'], ['attributes', 'jsonb'], ['resource_attributes', 'jsonb'], ['events', 'jsonb'], ['links', 'jsonb'],
 ] as const
 
 export type SpanRow = Record<(typeof spanRowColumns)[number][0], unknown>
@@ -108,6 +123,16 @@ export function toSpanRow(projectId: string, span: Omit<SpanInsert, 'projectId'>
     input_tokens: span.inputTokens,
     output_tokens: span.outputTokens,
     total_tokens: span.totalTokens,
+    llm_response_model: span.llmResponseModel ?? null,
+    cached_input_tokens: span.cachedInputTokens ?? null,
+    cache_write_input_tokens: span.cacheWriteInputTokens ?? null,
+    reasoning_tokens: span.reasoningTokens ?? null,
+    session_id: span.sessionId ?? null,
+    user_id: span.userId ?? null,
+    input_cost_usd: span.inputCostUsd ?? null,
+    output_cost_usd: span.outputCostUsd ?? null,
+    total_cost_usd: span.totalCostUsd ?? null,
+    cost_source: span.costSource ?? null,
     attributes: span.attributes,
     resource_attributes: span.resourceAttributes,
     events: span.events,

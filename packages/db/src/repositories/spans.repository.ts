@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type pg from 'pg'
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams'
 import { poolOf, type Db } from '../create-db.ts'
+import type { CostSource } from '../database.ts'
 import type { Executor } from './executor.ts'
 import { encodeSpanCopy, spanCopyStatement } from './span-copy.ts'
 import { nanosToIsoMicros, serializeSpanRows, spanRowColumns, type ProjectSpanSource, type SpanInsert, type SpanOriginFields } from './span-rows.ts'
@@ -167,6 +168,16 @@ export async function countSpans(db: Executor, projectId?: string): Promise<numb
 
 /** A stored span as the trace API returns it: every stored field, attributes in the map form. */
 export interface SpanDto extends SpanOriginFields {
+  llmResponseModel: string | null
+  cachedInputTokens: number | null
+  cacheWriteInputTokens: number | null
+  reasoningTokens: number | null
+  sessionId: string | null
+  userId: string | null
+  inputCostUsd: number | null
+  outputCostUsd: number | null
+  totalCostUsd: number | null
+  costSource: CostSource | null
   traceId: string
   spanId: string
   parentSpanId: string | null
@@ -226,6 +237,16 @@ export async function findTraceSpans(db: Executor, projectId: string, traceId: s
     inputTokens: toNumberOrNull(row.input_tokens),
     outputTokens: toNumberOrNull(row.output_tokens),
     totalTokens: toNumberOrNull(row.total_tokens),
+    llmResponseModel: row.llm_response_model,
+    cachedInputTokens: toNumberOrNull(row.cached_input_tokens),
+    cacheWriteInputTokens: toNumberOrNull(row.cache_write_input_tokens),
+    reasoningTokens: toNumberOrNull(row.reasoning_tokens),
+    sessionId: row.session_id,
+    userId: row.user_id,
+    inputCostUsd: toNumberOrNull(row.input_cost_usd),
+    outputCostUsd: toNumberOrNull(row.output_cost_usd),
+    totalCostUsd: toNumberOrNull(row.total_cost_usd),
+    costSource: row.cost_source,
     attributes: row.attributes as Record<string, unknown>,
     resourceAttributes: row.resource_attributes as Record<string, unknown>,
     events: row.events as unknown[],

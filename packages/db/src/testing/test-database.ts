@@ -87,16 +87,21 @@ export interface TestDatabase {
   drop(): Promise<void>
 }
 
-/** A fresh, migrated Postgres database for one test file. */
-export async function createTestDatabase(options: { poolSize?: number } = {}): Promise<TestDatabase> {
+/**
+ * A fresh, migrated Postgres database for one test file; with `migrated: false` an empty one
+ * (for tests of the migrations themselves).
+ */
+export async function createTestDatabase(options: { poolSize?: number; migrated?: boolean } = {}): Promise<TestDatabase> {
   const { DATABASE_URL: adminUrl } = loadConfig(TestEnvironmentSchema)
-  const template = templateName()
-  await ensureTemplate(adminUrl, template)
   const name = `${testDatabasePrefix}${process.pid}_${randomBytes(6).toString('hex')}`
-  await withAdminClient(adminUrl, async (client) => {
-    await dropDatabasesOfDeadRuns(client)
-    await client.query(`create database "${name}" template "${template}"`)
-  })
+  await withAdminClient(adminUrl, (client) => dropDatabasesOfDeadRuns(client))
+  if (options.migrated === false) {
+    await withAdminClient(adminUrl, (client) => client.query(`create database "${name}"`))
+  } else {
+    const template = templateName()
+    await ensureTemplate(adminUrl, template)
+    await withAdminClient(adminUrl, (client) => client.query(`create database "${name}" template "${template}"`))
+  }
   const url = databaseUrl(adminUrl, name)
   const db = createDb({ databaseUrl: url, poolSize: options.poolSize ?? 5 })
   return {
@@ -109,9 +114,9 @@ export async function createTestDatabase(options: { poolSize?: number } = {}): P
   }
 }
 
-/** A fresh, migrated embedded (PGlite, in-memory) database. */
-export async function createEmbeddedTestDatabase(): Promise<{ db: Db; drop(): Promise<void> }> {
+/** A fresh, migrated embedded (PGlite, in-memory) database; with `migrated: false` an empty one. */
+export async function createEmbeddedTestDatabase(options: { migrated?: boolean } = {}): Promise<{ db: Db; drop(): Promise<void> }> {
   const db = createDb({ dataDir: 'memory://' })
-  await migrateToLatest(db)
+  if (options.migrated !== false) await migrateToLatest(db)
   return { db, drop: () => db.destroy() }
 }

@@ -49,6 +49,9 @@ export function spanGenerator(seed: number) {
       () => '9223372036854775807',
     ])()
 
+  const usd = (): number =>
+    pick([() => 0, () => Math.round(random() * 1e-6 * 1e12) / 1e12, () => Math.round(random() * 1e12) / 1e12, () => Math.round(random() * 5000), () => 123456.000001])()
+
   function randomSpan(unstorable: boolean): SpanFields {
     const start = startNanos()
     const end = start + BigInt(Math.floor(random() * 1e12))
@@ -59,6 +62,12 @@ export function spanGenerator(seed: number) {
       serviceName: orNull(text(unstorable)), serviceVersion: orNull('1.0'), scopeName: orNull(text(unstorable)), scopeVersion: orNull('2'),
       llmVendor: orNull('openai'), llmModel: orNull(text(unstorable)), llmRequestType: orNull('chat'),
       inputTokens: orNull(Math.floor(random() * 2 ** 40)), outputTokens: orNull(7), totalTokens: orNull(2 ** 40),
+      llmResponseModel: orNull(text(unstorable)), cachedInputTokens: orNull(Math.floor(random() * 2 ** 40)), cacheWriteInputTokens: orNull(0),
+      reasoningTokens: orNull(2 ** 40), sessionId: orNull(text(unstorable)), userId: orNull(text(unstorable)),
+      // USD as the writer computes them: rounded to 1e-12, from sub-micro-dollar (JavaScript writes
+      // those with an exponent) to whole dollars.
+      inputCostUsd: orNull(usd()), outputCostUsd: orNull(usd()), totalCostUsd: orNull(usd()),
+      costSource: orNull(pick(['attribute', 'custom_price', 'price_table'] as const)),
       attributes: {
         [text(unstorable)]: { stringValue: text(unstorable) }, 'n': { doubleValue: random() }, 'i': { intValue: '-9007199254740993' },
         // A JSON-encoded string attribute (llm.request.messages) as Python's json.dumps writes it: non-ASCII as \u escapes.

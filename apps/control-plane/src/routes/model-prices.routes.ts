@@ -1,0 +1,143 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { createModelPrice, deleteModelPrice, findTeamProject, listModelPrices, MODEL_PRICE_EXISTS } from '@tracewell/db'
+import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
+import { globProblem } from '@tracewell/llm-usage'
+import type { FastifyRequest } from 'fastify'
+import { callerTeamId, requireTeamKey } from '../auth.ts'
+import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
+import { ProjectParamsSchema } from './projects.routes.ts'
+import { parseIsoDate } from './traces.routes.ts'
+
+// A project's own model prices (self-hosted, fine-tuned and local models), managed with the team
+// key like the project's other settings. The writer applies them within MODEL_PRICE_CACHE_TTL_MS
+// (10 s) to spans stored from then on; spans already stored keep the cost they were stored with.
+
+const Usd = (description: string) => Type.Number({ minimum: 0, maximum: 1_000_000, description })
+const NullableUsd = (description: string) => Type.Union([Usd(description), Type.Null()])
+
+export const ModelPriceSchema = Type.Object({
+  id: Type.String(),
+  projectId: Type.String(),
+  model: Type.String(),
+  match: Type.Union([Type.Literal('exact'), Type.Literal('glob')]),
+  usdPerMillionTokens: Type.Object({
+    input: Type.Number(),
+    output: Type.Number(),
+    cacheRead: Type.Union([Type.Number(), Type.Null()], { description: 'null: cache reads are priced as input' }),
+    cacheWrite: Type.Union([Type.Number(), Type.Null()], { description: 'null: cache writes are priced as input' }),
+    reasoning: Type.Union([Type.Number(), Type.Null()], { description: 'null: reasoning tokens are priced as output' }),
+  }),
+  effectiveFrom: Type.Union([IsoDateSchema, Type.Null()], { description: 'applies to spans started at or after; null: to every span' }),
+  createdAt: IsoDateSchema,
+})
+export type ModelPrice = Static<typeof ModelPriceSchema>
+
+export const ModelPriceListSchema = Type.Object({ modelPrices: Type.Array(ModelPriceSchema) })
+export type ModelPriceList = Static<typeof ModelPriceListSchema>
+
+export const ModelPriceBodySchema = Type.Object(
+  {
+    model: Type.String({ minLength: 1, maxLength: 200, description: 'the model name, or a glob pattern when match is "glob"' }),
+    match: Type.Optional(
+      Type.Union([Type.Literal('exact'), Type.Literal('glob')], {
+        default: 'exact',
+        description: 'exact: the whole name, case-insensitive; glob: * is any run of characters, ? one character (case-insensitive)',
+      }),
+    ),
+    usdPerMillionTokens: Type.Object(
+      {
+        input: Usd('USD per million input tokens'),
+        output: Usd('USD per million output tokens'),
+        cacheRead: Type.Optional(NullableUsd('USD per million input tokens read from the prompt cache (default: the input price)')),
+        cacheWrite: Type.Optional(NullableUsd('USD per million input tokens written to the prompt cache (default: the input price)')),
+        reasoning: Type.Optional(NullableUsd('USD per million reasoning tokens (default: the output price)')),
+      },
+      { additionalProperties: false },
+    ),
+    effectiveFrom: Type.Optional(Type.Union([IsoDateSchema, Type.Null()], { description: 'ISO 8601; omitted or null: applies to every span' })),
+  },
+  { additionalProperties: false },
+)
+export type ModelPriceBody = Static<typeof ModelPriceBodySchema>
+
+export const ModelPriceParamsSchema = Type.Object({ projectId: IdSchema, priceId: IdSchema })
+export type ModelPriceParams = Static<typeof ModelPriceParamsSchema>
+
+const isUniqueViolation = (error: unknown) =>
+  (error as { code?: unknown }).code === '23505' && (error as { constraint?: unknown }).constraint === MODEL_PRICE_EXISTS
+
+/** GET/POST /api/projects/:projectId/model-prices and DELETE …/:priceId (team key). */
+export const modelPriceRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  async function ownedProjectId(request: FastifyRequest, projectId: string): Promise<string> {
+    const project = await findTeamProject(app.db, callerTeamId(request), projectId)
+    if (!project) throw new NotFoundError('Project not found')
+    return project.id
+  }
+
+  app.get(
+    '/api/projects/:projectId/model-prices',
+    {
+      onRequest: requireTeamKey,
+      schema: {
+        summary: 'List a project’s own model prices, newest first',
+        tags: ['model prices'],
+        security: [{ apiKey: [] }],
+        params: ProjectParamsSchema,
+        response: { 200: ModelPriceListSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => ({ modelPrices: await listModelPrices(app.db, await ownedProjectId(request, request.params.projectId)) }),
+  )
+
+  app.post(
+    '/api/projects/:projectId/model-prices',
+    {
+      onRequest: requireTeamKey,
+      schema: {
+        summary: 'Price a model for this project',
+        description:
+          'Spans of the project whose model matches are priced with it instead of the built-in price table. An exact name wins over a pattern; among prices in force, the latest effective date wins.',
+        tags: ['model prices'],
+        security: [{ apiKey: [] }],
+        params: ProjectParamsSchema,
+        body: ModelPriceBodySchema,
+        response: { 201: ModelPriceSchema, ...errorResponses(400, 401, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const projectId = await ownedProjectId(request, request.params.projectId)
+      const { model, usdPerMillionTokens } = request.body
+      const match = request.body.match ?? 'exact'
+      const problem = match === 'glob' ? globProblem(model) : null
+      if (problem !== null) throw new BadRequestError(`body/model: ${problem}`)
+      const effectiveFrom = request.body.effectiveFrom === null ? undefined : parseIsoDate('effectiveFrom', request.body.effectiveFrom, 'body')
+      try {
+        const price = await createModelPrice(app.db, { projectId, model, match, usdPerMillionTokens, effectiveFrom: effectiveFrom ?? null })
+        return reply.code(201).send(price)
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new ConflictError(`A ${match} price for ${JSON.stringify(model)} with this effective date already exists`)
+        throw error
+      }
+    },
+  )
+
+  app.delete(
+    '/api/projects/:projectId/model-prices/:priceId',
+    {
+      onRequest: requireTeamKey,
+      schema: {
+        summary: 'Delete one of a project’s model prices',
+        tags: ['model prices'],
+        security: [{ apiKey: [] }],
+        params: ModelPriceParamsSchema,
+        response: { 204: Type.Null({ description: 'deleted' }), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const projectId = await ownedProjectId(request, request.params.projectId)
+      if (!(await deleteModelPrice(app.db, projectId, request.params.priceId))) throw new NotFoundError('Model price not found')
+      return reply.code(204).send(null)
+    },
+  )
+}
