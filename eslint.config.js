@@ -1,10 +1,11 @@
 // One lint config for the whole repository: typescript-eslint's recommended rules plus the few
 // house rules that TypeScript's own checks do not cover.
 import js from '@eslint/js'
+import reactHooks from 'eslint-plugin-react-hooks'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/.turbo/**', '**/.data/**'] },
+  { ignores: ['**/node_modules/**', '**/.turbo/**', '**/.data/**', 'apps/console/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -16,6 +17,12 @@ export default tseslint.config(
         { selector: 'TSEnumDeclaration', message: 'Use an `as const` object instead of an enum.' },
       ],
     },
+  },
+  {
+    // The console's React code: the rules of hooks, which TypeScript cannot check.
+    files: ['apps/console/src/**/*.tsx', 'apps/console/src/**/*.ts'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'error' },
   },
   {
     // Only packages/config reads the environment: settings are validated once, in one place.

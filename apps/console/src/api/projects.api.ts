@@ -1,0 +1,58 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { apiGet, apiPath, apiRequest } from './client.ts'
+import type { ApiKey, Project, RetentionPolicy } from './types.ts'
+
+export function useProjects() {
+  return useQuery({ queryKey: ['projects'], queryFn: () => apiGet<{ projects: Project[] }>('/api/projects'), select: (data) => data.projects })
+}
+
+export function useCreateProject() {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: (body: { name: string; description?: string }) => apiRequest<Project>('POST', '/api/projects', body),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['projects'] }),
+  })
+}
+
+/** Keys of a project, or the team's own keys (`{ teamId }`). */
+export type KeyScope = { projectId: string } | { teamId: string }
+
+function scopeQuery(scope: KeyScope) {
+  return 'projectId' in scope ? { project_id: scope.projectId } : { team_id: scope.teamId }
+}
+
+export function useApiKeys(scope: KeyScope) {
+  return useQuery({
+    queryKey: ['api-keys', scope],
+    queryFn: () => apiGet<{ apiKeys: ApiKey[] }>(apiPath('/api/api-keys', scopeQuery(scope))),
+    select: (data) => data.apiKeys,
+  })
+}
+
+export function useCreateApiKey(scope: KeyScope) {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: () => apiRequest<{ apiKey: string }>('POST', apiPath('/api/api-key', scopeQuery(scope))),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['api-keys', scope] }),
+  })
+}
+
+export function useRevokeApiKey(scope: KeyScope) {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: (id: string) => apiRequest<void>('DELETE', `/api/api-keys/${encodeURIComponent(id)}`),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['api-keys', scope] }),
+  })
+}
+
+export function useRetention(projectId: string) {
+  return useQuery({ queryKey: ['retention', projectId], queryFn: () => apiGet<RetentionPolicy>(`/api/projects/${encodeURIComponent(projectId)}/retention`) })
+}
+
+export function useSaveRetention(projectId: string) {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: (body: { enabled: boolean; retentionDays: number }) => apiRequest<RetentionPolicy>('PUT', `/api/projects/${encodeURIComponent(projectId)}/retention`, body),
+    onSuccess: (policy) => client.setQueryData(['retention', projectId], policy),
+  })
+}

@@ -1,0 +1,58 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { apiGet, apiPath, apiRequest } from './client.ts'
+import type { Prompt, Promptset, Registry } from './types.ts'
+
+export function usePromptsets(projectId: string) {
+  return useQuery({
+    queryKey: ['promptsets', projectId],
+    queryFn: () => apiGet<{ promptsets: Promptset[] }>(apiPath('/api/promptsets', { project_id: projectId })),
+    select: (data) => data.promptsets,
+  })
+}
+
+export function useCreatePromptset(projectId: string) {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: (body: { name: string; description?: string }) => apiRequest<Promptset>('POST', apiPath('/api/promptsets', { project_id: projectId }), body),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['promptsets', projectId] }),
+  })
+}
+
+export function useRegistry(projectId: string, promptsetId: string) {
+  return useQuery({
+    queryKey: ['registry', projectId, promptsetId],
+    queryFn: () => apiGet<Registry>(apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}`, { project_id: projectId })),
+  })
+}
+
+export interface NewPromptVersion {
+  value: string
+  model: string
+  note?: string
+  live?: boolean
+  tags?: string[]
+}
+
+export function useCreatePromptVersion(projectId: string, promptsetId: string) {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: (body: NewPromptVersion) => apiRequest<Prompt>('POST', apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}/prompts`, { project_id: projectId }), body),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['registry', projectId, promptsetId] }),
+  })
+}
+
+export function useSetLiveVersion(projectId: string, promptsetId: string) {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: (version: number | null) =>
+      apiRequest<{ live: Prompt | null }>('PUT', apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}/live`, { project_id: projectId }), { version }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['registry', projectId, promptsetId] }),
+  })
+}
+
+/** GET /api/promptset with variables filled in, as an SDK would read the prompt. */
+export async function previewPrompt(projectId: string, promptsetId: string, version: number, variables: Record<string, string>): Promise<Registry> {
+  const query: Record<string, string | number> = { project_id: projectId, promptset_id: promptsetId, version }
+  for (const [name, value] of Object.entries(variables)) query[`variables.${name}`] = value
+  return apiGet<Registry>(apiPath('/api/promptset', query))
+}

@@ -1,0 +1,44 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { ApiError, apiGet, apiRequest } from './client.ts'
+import type { Session } from './types.ts'
+
+export const sessionKey = ['session'] as const
+
+/** Who is signed in; null when nobody is (a 401 is an answer here, not an error). */
+export function useSession() {
+  return useQuery({
+    queryKey: sessionKey,
+    queryFn: async (): Promise<Session | null> => {
+      try {
+        return await apiGet<Session>('/api/session')
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 401) return null
+        throw error
+      }
+    },
+    staleTime: 60_000,
+  })
+}
+
+export function useSignIn() {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: (apiKey: string) => apiRequest<Session>('POST', '/api/session', { apiKey }),
+    onSuccess: (session) => {
+      // A new team: nothing cached for the previous one may show.
+      client.clear()
+      client.setQueryData(sessionKey, session)
+    },
+  })
+}
+
+export function useSignOut() {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: () => apiRequest<void>('DELETE', '/api/session'),
+    onSuccess: () => {
+      client.clear()
+      client.setQueryData(sessionKey, null)
+    },
+  })
+}

@@ -1,0 +1,31 @@
+import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query'
+import { traceListQuery, type TraceFilters } from '../lib/trace-filters.ts'
+import { apiGet, apiPath } from './client.ts'
+import type { Trace, TracePage } from './types.ts'
+
+export const tracePageSize = 100
+
+/** The trace list, a page (cursor) at a time; in live mode the newest page is polled. */
+export function useTraceList(projectId: string, filters: TraceFilters) {
+  const { live, ...rest } = filters
+  return useInfiniteQuery({
+    queryKey: ['traces', projectId, rest],
+    queryFn: ({ pageParam }) =>
+      apiGet<TracePage>(apiPath('/api/traces', { project_id: projectId, ...traceListQuery(filters, Date.now()), limit: tracePageSize, cursor: pageParam })),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    placeholderData: keepPreviousData,
+    // Live mode re-reads the first page every few seconds; a refetch re-reads every loaded page, so
+    // live mode keeps to the newest one (maxPages).
+    refetchInterval: live ? 3_000 : false,
+    maxPages: live ? 1 : undefined,
+  })
+}
+
+export function useTrace(projectId: string, traceId: string) {
+  return useQuery({
+    queryKey: ['trace', projectId, traceId],
+    queryFn: () => apiGet<Trace>(apiPath(`/api/traces/${encodeURIComponent(traceId)}`, { project_id: projectId })),
+    staleTime: 30_000,
+  })
+}

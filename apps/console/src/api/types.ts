@@ -1,0 +1,200 @@
+// The shapes the console reads from the control plane's API (docs/api.md). Fields the API added
+// later are optional, so the console keeps working against a server that does not send them yet.
+
+/** An OTLP AnyValue, as stored: exactly one of these keys. */
+export interface AnyValue {
+  stringValue?: string
+  intValue?: string | number
+  doubleValue?: number | string
+  boolValue?: boolean
+  arrayValue?: { values?: AnyValue[] }
+  kvlistValue?: { values?: Array<{ key: string; value?: AnyValue }> }
+  bytesValue?: string
+}
+
+export type Attributes = Record<string, AnyValue>
+
+export interface Session {
+  teamId: string
+  teamName: string
+  expiresAt: string
+}
+
+export interface Project {
+  id: string
+  name: string
+  description: string
+  teamId: string
+  createdAt: string
+  updatedAt: string
+}
+
+export interface TraceSummary {
+  traceId: string
+  name: string
+  serviceName: string | null
+  startTime: string
+  endTime: string
+  durationMs: number
+  spanCount: number
+  models: string[]
+  errorCount?: number
+  inputTokens?: number | null
+  outputTokens?: number | null
+  totalTokens?: number | null
+  costUsd?: number | null
+  sessionId?: string | null
+  userId?: string | null
+}
+
+export interface TracePage {
+  traces: TraceSummary[]
+  nextCursor: string | null
+}
+
+export interface SpanEvent {
+  timeUnixNano?: string
+  name?: string
+  attributes?: Attributes
+}
+
+export interface SpanLink {
+  traceId?: string
+  spanId?: string
+  traceState?: string
+  attributes?: Attributes
+}
+
+export interface Span {
+  traceId: string
+  spanId: string
+  parentSpanId: string | null
+  name: string
+  kind: number
+  startTime: string
+  endTime: string
+  startTimeUnixNano: string
+  endTimeUnixNano: string
+  durationNs: string
+  status: { code: number; message: string | null }
+  serviceName: string | null
+  serviceVersion?: string | null
+  scopeName?: string | null
+  scopeVersion?: string | null
+  llmVendor?: string | null
+  llmModel?: string | null
+  llmResponseModel?: string | null
+  llmRequestType?: string | null
+  inputTokens?: number | null
+  outputTokens?: number | null
+  totalTokens?: number | null
+  cachedInputTokens?: number | null
+  cacheWriteInputTokens?: number | null
+  reasoningTokens?: number | null
+  sessionId?: string | null
+  userId?: string | null
+  inputCostUsd?: number | null
+  outputCostUsd?: number | null
+  totalCostUsd?: number | null
+  /** Where the cost came from: the caller's attribute, the project's own price, or the price table. */
+  costSource?: 'attribute' | 'custom_price' | 'price_table' | null
+  attributes: Attributes
+  resourceAttributes: Attributes
+  events: SpanEvent[]
+  links: SpanLink[]
+}
+
+export interface Trace {
+  traceId: string
+  spans: Span[]
+}
+
+export interface SessionSummary {
+  sessionId: string
+  userId: string | null
+  firstSeen: string
+  lastSeen: string
+  traceCount: number
+  totalTokens: number | null
+  costUsd: number | null
+}
+
+export interface SessionPage {
+  sessions: SessionSummary[]
+  nextCursor: string | null
+}
+
+export interface SessionDetail {
+  sessionId: string
+  userId: string | null
+  traces: TraceSummary[]
+}
+
+export interface UsageFigures {
+  traces: number
+  spans: number
+  errors: number
+  inputTokens: number
+  outputTokens: number
+  costUsd: number | null
+  latencyP50Ms: number | null
+  latencyP95Ms: number | null
+}
+
+export interface UsagePoint extends UsageFigures {
+  bucket: string
+  group: string | null
+}
+
+export interface Usage {
+  totals: UsageFigures
+  series: UsagePoint[]
+}
+
+export interface Prompt {
+  id: string
+  value: string
+  variables: string[]
+  model: string
+  modelSettings: Record<string, unknown>
+  version: number
+  live: boolean
+  tags: string[]
+  spanId: string | null
+  note: string
+  promptsetId: string
+  createdAt: string
+  updatedAt: string
+  /** Labels (e.g. "production"), where the server has them. */
+  labels?: string[]
+}
+
+export interface Promptset {
+  id: string
+  name: string
+  description: string
+  projectId: string
+  createdAt: string
+  updatedAt: string
+}
+
+export interface Registry extends Promptset {
+  prompts: Prompt[]
+}
+
+export interface ApiKey {
+  id: string
+  kind: 'project' | 'team'
+  prefix: string
+  createdAt: string
+  lastUsedAt: string | null
+  revokedAt: string | null
+}
+
+export interface RetentionPolicy {
+  projectId: string
+  enabled: boolean
+  retentionDays: number
+  lastRunAt: string | null
+  lastDeletedSpans: number | null
+}

@@ -1,0 +1,54 @@
+import { lazy, Suspense } from 'react'
+import { Navigate, Route, Routes, useLocation } from 'react-router'
+import { useSession } from './api/session.api.ts'
+import { Layout } from './components/layout.tsx'
+import { Loading } from './components/status.tsx'
+import { ProjectScope } from './components/project-scope.tsx'
+import { SignInPage } from './pages/sign-in.page.tsx'
+
+// Each page is its own chunk: the first load fetches the shell and the page it opens on, and the
+// charts (the largest dependency) only with the usage page.
+const TracesPage = lazy(() => import('./pages/traces.page.tsx'))
+const TracePage = lazy(() => import('./pages/trace.page.tsx'))
+const SessionsPage = lazy(() => import('./pages/sessions.page.tsx'))
+const SessionPage = lazy(() => import('./pages/session.page.tsx'))
+const UsagePage = lazy(() => import('./pages/usage.page.tsx'))
+const PromptsPage = lazy(() => import('./pages/prompts.page.tsx'))
+const PromptsetPage = lazy(() => import('./pages/promptset.page.tsx'))
+const SettingsPage = lazy(() => import('./pages/settings.page.tsx'))
+
+export function App() {
+  const session = useSession()
+  const location = useLocation()
+  if (session.isPending) return <Loading label="Checking your session" />
+  if (session.isError) return <p role="alert" className="page-error">The server cannot be reached: {session.error.message}</p>
+  if (session.data === null) {
+    return (
+      <Routes>
+        <Route path="/sign-in" element={<SignInPage />} />
+        <Route path="*" element={<Navigate to="/sign-in" replace state={{ from: location.pathname + location.search }} />} />
+      </Routes>
+    )
+  }
+  return (
+    <Layout session={session.data}>
+      <Suspense fallback={<Loading label="Loading the page" />}>
+        <Routes>
+          <Route path="/" element={<Navigate to={{ pathname: '/traces', search: location.search }} replace />} />
+          <Route path="/sign-in" element={<Navigate to="/traces" replace />} />
+          <Route element={<ProjectScope />}>
+            <Route path="/traces" element={<TracesPage />} />
+            <Route path="/traces/:traceId" element={<TracePage />} />
+            <Route path="/sessions" element={<SessionsPage />} />
+            <Route path="/sessions/:sessionId" element={<SessionPage />} />
+            <Route path="/usage" element={<UsagePage />} />
+            <Route path="/prompts" element={<PromptsPage />} />
+            <Route path="/prompts/:promptsetId" element={<PromptsetPage />} />
+          </Route>
+          <Route path="/settings" element={<SettingsPage />} />
+          <Route path="*" element={<p className="page-error">There is no page at {location.pathname}.</p>} />
+        </Routes>
+      </Suspense>
+    </Layout>
+  )
+}

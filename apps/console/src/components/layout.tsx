@@ -1,0 +1,126 @@
+import { useState, type ReactNode } from 'react'
+import { NavLink, useLocation, useNavigate, useSearchParams } from 'react-router'
+import { useProjects } from '../api/projects.api.ts'
+import { useSignOut } from '../api/session.api.ts'
+import type { Session } from '../api/types.ts'
+import { rememberProject } from './project-scope.tsx'
+
+const sections = [
+  { path: '/traces', label: 'Traces' },
+  { path: '/sessions', label: 'Sessions' },
+  { path: '/usage', label: 'Usage' },
+  { path: '/prompts', label: 'Prompts' },
+  { path: '/settings', label: 'Settings' },
+] as const
+
+/** The frame of every signed-in page: the sections, the project picker, the team and sign-out. */
+export function Layout({ session, children }: { session: Session; children: ReactNode }) {
+  const [params] = useSearchParams()
+  const projectId = params.get('project_id')
+  const search = projectId ? `?project_id=${encodeURIComponent(projectId)}` : ''
+  const signOut = useSignOut()
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to the content
+      </a>
+      <header className="topbar">
+        <span className="brand" aria-label="Tracewell">
+          <svg viewBox="0 0 32 32" width="22" height="22" aria-hidden="true">
+            <rect width="32" height="32" rx="7" fill="var(--accent)" />
+            <path d="M7 9h18M7 16h12M7 23h7" stroke="#fff" strokeWidth="3" strokeLinecap="round" />
+          </svg>
+          Tracewell
+        </span>
+        <ProjectPicker current={projectId} />
+        <span className="topbar-spacer" />
+        <ThemeToggle />
+        <span className="team" title={`Team ${session.teamId}`}>
+          {session.teamName}
+        </span>
+        <button type="button" className="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+          Sign out
+        </button>
+      </header>
+      <nav className="sidebar" aria-label="Sections">
+        <ul>
+          {sections.map((section) => (
+            <li key={section.path}>
+              <NavLink to={section.path + search}>{section.label}</NavLink>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main id="main" className="content" tabIndex={-1}>
+        {children}
+      </main>
+    </div>
+  )
+}
+
+function ProjectPicker({ current }: { current: string | null }) {
+  const projects = useProjects()
+  const location = useLocation()
+  const navigate = useNavigate()
+  if (!projects.data || projects.data.length === 0) return null
+  const section = `/${location.pathname.split('/')[1] ?? 'traces'}`
+  return (
+    <label className="project-picker">
+      <span>Project</span>
+      <select
+        value={current ?? ''}
+        onChange={(event) => {
+          rememberProject(event.target.value)
+          // A project's list, not the trace or prompt of another project the page showed.
+          navigate(`${section}?project_id=${encodeURIComponent(event.target.value)}`)
+        }}
+      >
+        {current === null && <option value="">Choose…</option>}
+        {projects.data.map((project) => (
+          <option key={project.id} value={project.id}>
+            {project.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  )
+}
+
+type Theme = 'dark' | 'light'
+
+function initialTheme(): Theme {
+  const stored = safeStorage(() => localStorage.getItem('tracewell.theme'))
+  if (stored === 'dark' || stored === 'light') return stored
+  return window.matchMedia?.('(prefers-color-scheme: light)').matches ? 'light' : 'dark'
+}
+
+function safeStorage<T>(read: () => T): T | null {
+  try {
+    return read()
+  } catch {
+    return null
+  }
+}
+
+function ThemeToggle() {
+  const [theme, setTheme] = useState<Theme>(() => {
+    const chosen = initialTheme()
+    document.documentElement.dataset.theme = chosen
+    return chosen
+  })
+  const next: Theme = theme === 'dark' ? 'light' : 'dark'
+  return (
+    <button
+      type="button"
+      className="button ghost"
+      aria-label={`Switch to the ${next} theme`}
+      onClick={() => {
+        document.documentElement.dataset.theme = next
+        safeStorage(() => localStorage.setItem('tracewell.theme', next))
+        setTheme(next)
+      }}
+    >
+      {theme === 'dark' ? '☀' : '☾'}
+    </button>
+  )
+}

@@ -1,0 +1,170 @@
+import { useMemo } from 'react'
+import { Link } from 'react-router'
+import type { Span } from '../api/types.ts'
+import { conversationOf } from '../lib/conversation.ts'
+import { formatCost, formatCount, formatDuration, formatTime, spanKindName } from '../lib/format.ts'
+import { nanosToMicros } from '../lib/span-tree.ts'
+import { AttributeTable } from './attribute-table.tsx'
+import { ConversationView } from './conversation-view.tsx'
+import { projectPath } from './project-scope.tsx'
+
+const statusNames = ['unset', 'ok', 'error']
+const costSources = { attribute: 'reported by the application', custom_price: "the project's price", price_table: 'price table' } as const
+
+/** Everything about one span: what it was, its LLM call as a chat, then its raw data. */
+export function SpanPanel({ span, traceStartMicros, projectId }: { span: Span; traceStartMicros: number; projectId: string }) {
+  const conversation = useMemo(() => conversationOf(span), [span])
+  const durationMs = nanosToMicros(span.durationNs) / 1000
+  const offsetMs = (nanosToMicros(span.startTimeUnixNano) - traceStartMicros) / 1000
+  const isError = span.status?.code === 2
+  const isLlm = Boolean(span.llmModel || span.llmVendor || span.inputTokens != null || conversation)
+
+  return (
+    <article className="span-panel" aria-labelledby="span-title">
+      <header>
+        <h2 id="span-title">{span.name}</h2>
+        <div className="span-facts">
+          <span className={isError ? 'badge error' : span.status?.code === 1 ? 'badge ok' : 'badge neutral'} title="status">
+            {statusNames[span.status?.code ?? 0] ?? span.status?.code}
+          </span>
+          <span className="tag">{spanKindName(span.kind)}</span>
+          {span.serviceName && (
+            <span className="tag">
+              {span.serviceName}
+              {span.serviceVersion ? `@${span.serviceVersion}` : ''}
+            </span>
+          )}
+        </div>
+        {isError && span.status.message && (
+          <p className="error-message" role="note">
+            {span.status.message}
+          </p>
+        )}
+        <dl className="facts">
+          <dt>Duration</dt>
+          <dd>{formatDuration(durationMs)}</dd>
+          <dt>Started</dt>
+          <dd>
+            {formatTime(span.startTime)} (+{offsetMs === 0 ? '0' : formatDuration(offsetMs)})
+          </dd>
+          <dt>Span id</dt>
+          <dd>
+            <code>{span.spanId}</code>
+          </dd>
+          {span.parentSpanId && (
+            <>
+              <dt>Parent</dt>
+              <dd>
+                <code>{span.parentSpanId}</code>
+              </dd>
+            </>
+          )}
+          {span.scopeName && (
+            <>
+              <dt>Scope</dt>
+              <dd>
+                {span.scopeName}
+                {span.scopeVersion ? ` ${span.scopeVersion}` : ''}
+              </dd>
+            </>
+          )}
+        </dl>
+      </header>
+
+      {isLlm && (
+        <section aria-labelledby="llm-title" className="panel-section">
+          <h3 id="llm-title">LLM call</h3>
+          <dl className="facts">
+            <dt>Model</dt>
+            <dd>
+              {span.llmModel ?? '—'}
+              {span.llmResponseModel && span.llmResponseModel !== span.llmModel ? ` → ${span.llmResponseModel}` : ''}
+            </dd>
+            {span.llmVendor && (
+              <>
+                <dt>Vendor</dt>
+                <dd>{span.llmVendor}</dd>
+              </>
+            )}
+            {span.llmRequestType && (
+              <>
+                <dt>Request</dt>
+                <dd>{span.llmRequestType}</dd>
+              </>
+            )}
+            <dt>Tokens</dt>
+            <dd>
+              {formatCount(span.inputTokens)} in · {formatCount(span.outputTokens)} out · {formatCount(span.totalTokens)} total
+              {span.cachedInputTokens ? ` · ${formatCount(span.cachedInputTokens)} cached` : ''}
+              {span.cacheWriteInputTokens ? ` · ${formatCount(span.cacheWriteInputTokens)} written to cache` : ''}
+              {span.reasoningTokens ? ` · ${formatCount(span.reasoningTokens)} reasoning` : ''}
+            </dd>
+            <dt>Cost</dt>
+            <dd>
+              {formatCost(span.totalCostUsd)}
+              {span.inputCostUsd != null || span.outputCostUsd != null ? ` (${formatCost(span.inputCostUsd)} in, ${formatCost(span.outputCostUsd)} out)` : ''}
+              {span.costSource ? <span className="muted"> · {costSources[span.costSource]}</span> : null}
+            </dd>
+          </dl>
+          {conversation ? <ConversationView conversation={conversation} /> : <p className="muted">No messages were recorded on this span.</p>}
+        </section>
+      )}
+
+      <details className="panel-section" open={!isLlm}>
+        <summary>
+          <h3>Attributes</h3> <span className="muted">{Object.keys(span.attributes ?? {}).length}</span>
+        </summary>
+        <AttributeTable attributes={span.attributes} label="Span attributes" />
+      </details>
+      <details className="panel-section">
+        <summary>
+          <h3>Resource</h3> <span className="muted">{Object.keys(span.resourceAttributes ?? {}).length}</span>
+        </summary>
+        <AttributeTable attributes={span.resourceAttributes} label="Resource attributes" />
+      </details>
+      <details className="panel-section" open={span.events.length > 0 && span.events.length <= 3}>
+        <summary>
+          <h3>Events</h3> <span className="muted">{span.events.length}</span>
+        </summary>
+        {span.events.length === 0 ? (
+          <p className="muted">None.</p>
+        ) : (
+          <ol className="events">
+            {span.events.map((event, index) => (
+              <li key={index}>
+                <div className="event-head">
+                  <strong>{event.name || '(unnamed)'}</strong>
+                  {event.timeUnixNano && <span className="muted">+{formatDuration((nanosToMicros(event.timeUnixNano) - traceStartMicros) / 1000)}</span>}
+                </div>
+                <AttributeTable attributes={event.attributes} label={`Attributes of event ${event.name ?? index}`} />
+              </li>
+            ))}
+          </ol>
+        )}
+      </details>
+      <details className="panel-section">
+        <summary>
+          <h3>Links</h3> <span className="muted">{span.links.length}</span>
+        </summary>
+        {span.links.length === 0 ? (
+          <p className="muted">None.</p>
+        ) : (
+          <ol className="events">
+            {span.links.map((link, index) => (
+              <li key={index}>
+                {link.traceId ? (
+                  <Link to={projectPath(`/traces/${link.traceId}`, projectId, link.spanId ? { span: link.spanId } : {})}>
+                    <code>{link.traceId}</code> / <code>{link.spanId}</code>
+                  </Link>
+                ) : (
+                  <code>{link.spanId}</code>
+                )}
+                <AttributeTable attributes={link.attributes} label={`Attributes of link ${index + 1}`} />
+              </li>
+            ))}
+          </ol>
+        )}
+      </details>
+    </article>
+  )
+}

@@ -1,0 +1,184 @@
+import { useState, type FormEvent } from 'react'
+import { activeFilterCount, defaultTraceFilters, timeRanges, type TimeRange, type TraceFilters } from '../lib/trace-filters.ts'
+
+const rangeLabels: Record<TimeRange, string> = { '15m': 'Last 15 minutes', '1h': 'Last hour', '6h': 'Last 6 hours', '24h': 'Last 24 hours', '7d': 'Last 7 days', '30d': 'Last 30 days' }
+
+/** An ISO time as a datetime-local input's value (local time, to the minute). */
+function localInput(iso: string | undefined): string {
+  if (!iso) return ''
+  const date = new Date(iso)
+  if (Number.isNaN(date.getTime())) return ''
+  const pad = (n: number) => String(n).padStart(2, '0')
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`
+}
+
+function isoOf(local: string): string | undefined {
+  if (!local) return undefined
+  const date = new Date(local)
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString()
+}
+
+/**
+ * The query API's filters as a form. It edits a copy; Apply writes it to the URL (a new history
+ * entry, so Back undoes a filter), and the page reads the URL.
+ */
+export function TraceFilterForm({ filters, onApply }: { filters: TraceFilters; onApply: (filters: TraceFilters) => void }) {
+  const [draft, setDraft] = useState<TraceFilters>(filters)
+  const [custom, setCustom] = useState(Boolean(filters.from || filters.to))
+  const [attrDraft, setAttrDraft] = useState('')
+  const set = <K extends keyof TraceFilters>(key: K, value: TraceFilters[K]) => setDraft((current) => ({ ...current, [key]: value }))
+  const text = (key: 'q' | 'service' | 'model' | 'vendor' | 'name' | 'session' | 'user' | 'minDurationMs' | 'minCost') => ({
+    value: draft[key] ?? '',
+    onChange: (event: { target: { value: string } }) => set(key, event.target.value === '' ? undefined : event.target.value),
+  })
+
+  function addAttribute() {
+    const pair = attrDraft.trim()
+    if (!pair.includes('=') || pair.startsWith('=')) return
+    set('attr', [...draft.attr, pair])
+    setAttrDraft('')
+  }
+
+  function submit(event: FormEvent) {
+    event.preventDefault()
+    const pending = attrDraft.trim()
+    const attr = pending.includes('=') && !pending.startsWith('=') ? [...draft.attr, pending] : draft.attr
+    setAttrDraft('')
+    onApply({ ...draft, attr })
+  }
+
+  const count = activeFilterCount(filters)
+  const rangeValue = custom ? 'custom' : (draft.range ?? '')
+
+  return (
+    <form className="filters" onSubmit={submit} aria-label="Trace filters" role="search">
+      <div className="filter-row">
+        <label className="grow">
+          <span>Search</span>
+          <input type="search" placeholder="Text in span names, attributes, messages…" {...text('q')} />
+        </label>
+        <label>
+          <span>Time</span>
+          <select
+            value={rangeValue}
+            onChange={(event) => {
+              const value = event.target.value
+              setCustom(value === 'custom')
+              setDraft((current) => ({ ...current, range: value in timeRanges ? (value as TimeRange) : undefined, ...(value === 'custom' ? {} : { from: undefined, to: undefined }) }))
+            }}
+          >
+            <option value="">All time</option>
+            {Object.entries(rangeLabels).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+            <option value="custom">Custom…</option>
+          </select>
+        </label>
+        {custom && (
+          <>
+            <label>
+              <span>From</span>
+              <input type="datetime-local" value={localInput(draft.from)} onChange={(event) => set('from', isoOf(event.target.value))} />
+            </label>
+            <label>
+              <span>To</span>
+              <input type="datetime-local" value={localInput(draft.to)} onChange={(event) => set('to', isoOf(event.target.value))} />
+            </label>
+          </>
+        )}
+        <label>
+          <span>Status</span>
+          <select value={draft.status ?? ''} onChange={(event) => set('status', event.target.value === 'error' || event.target.value === 'ok' ? event.target.value : undefined)}>
+            <option value="">Any</option>
+            <option value="error">Errors</option>
+            <option value="ok">No errors</option>
+          </select>
+        </label>
+        <label>
+          <span>Service</span>
+          <input {...text('service')} />
+        </label>
+        <label>
+          <span>Model</span>
+          <input {...text('model')} />
+        </label>
+      </div>
+      <details className="more-filters" open={Boolean(filters.vendor || filters.name || filters.session || filters.user || filters.minDurationMs || filters.minCost || filters.attr.length)}>
+        <summary>More filters</summary>
+        <div className="filter-row">
+          <label>
+            <span>Vendor</span>
+            <input {...text('vendor')} />
+          </label>
+          <label>
+            <span>Root name</span>
+            <input {...text('name')} />
+          </label>
+          <label>
+            <span>Session</span>
+            <input {...text('session')} />
+          </label>
+          <label>
+            <span>User</span>
+            <input {...text('user')} />
+          </label>
+          <label>
+            <span>Min duration (ms)</span>
+            <input inputMode="decimal" {...text('minDurationMs')} />
+          </label>
+          <label>
+            <span>Min cost ($)</span>
+            <input inputMode="decimal" {...text('minCost')} />
+          </label>
+          <label className="grow">
+            <span>Attribute (key=value)</span>
+            <span className="inline">
+              <input
+                value={attrDraft}
+                placeholder="llm.request.type=chat"
+                onChange={(event) => setAttrDraft(event.target.value)}
+                onKeyDown={(event) => {
+                  if (event.key === 'Enter' && attrDraft.trim() !== '') {
+                    event.preventDefault()
+                    addAttribute()
+                  }
+                }}
+              />
+              <button type="button" className="button" onClick={addAttribute}>
+                Add
+              </button>
+            </span>
+          </label>
+        </div>
+        {draft.attr.length > 0 && (
+          <ul className="chips" aria-label="Attribute filters">
+            {draft.attr.map((pair, index) => (
+              <li key={`${pair}-${index}`} className="chip">
+                <code>{pair}</code>
+                <button type="button" aria-label={`Remove ${pair}`} onClick={() => set('attr', draft.attr.filter((_, i) => i !== index))}>
+                  ×
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </details>
+      <div className="filter-actions">
+        <button type="submit" className="button primary">
+          Apply
+        </button>
+        <button
+          type="button"
+          className="button"
+          disabled={count === 0}
+          onClick={() => onApply({ ...defaultTraceFilters, sort: filters.sort, order: filters.order, live: filters.live })}
+        >
+          Clear filters
+        </button>
+        {count > 0 && <span className="muted">{count === 1 ? '1 filter' : `${count} filters`} applied</span>}
+      </div>
+    </form>
+  )
+}

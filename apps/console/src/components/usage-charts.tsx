@@ -1,0 +1,85 @@
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
+import type { UsagePoint } from '../api/types.ts'
+import { formatCost, formatCount } from '../lib/format.ts'
+import { chartRows, seriesColours, type UsageMetric } from '../lib/usage-series.ts'
+
+interface ChartSpec {
+  title: string
+  metric: UsageMetric
+  format: (value: number) => string
+}
+
+const charts: ChartSpec[] = [
+  { title: 'Cost', metric: 'costUsd', format: formatCost },
+  { title: 'Input tokens', metric: 'inputTokens', format: formatCount },
+  { title: 'Output tokens', metric: 'outputTokens', format: formatCount },
+  { title: 'Traces', metric: 'traces', format: formatCount },
+  { title: 'Errors', metric: 'errors', format: formatCount },
+]
+
+function bucketLabel(iso: string, bucket: 'hour' | 'day'): string {
+  const date = new Date(iso)
+  const pad = (n: number) => String(n).padStart(2, '0')
+  return bucket === 'hour' ? `${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}h` : `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`
+}
+
+/** Cost, tokens, traces and errors over time, stacked by group; each chart has a table for screen readers. */
+export default function UsageCharts({ series, bucket, grouped }: { series: UsagePoint[]; bucket: 'hour' | 'day'; grouped: boolean }) {
+  if (series.length === 0) return <p className="empty">Nothing was recorded in this period.</p>
+  return (
+    <div className="charts">
+      {charts.map((chart) => {
+        const { rows, groups } = chartRows(series, chart.metric)
+        return (
+          <figure key={chart.metric} className="card chart">
+            <figcaption>{chart.title}</figcaption>
+            <div className="chart-area" aria-hidden="true">
+              <ResponsiveContainer width="100%" height={220}>
+                <BarChart data={rows} margin={{ top: 8, right: 8, bottom: 0, left: 8 }}>
+                  <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
+                  <XAxis dataKey="bucket" tickFormatter={(value: string) => bucketLabel(value, bucket)} stroke="var(--muted)" fontSize={11} minTickGap={16} />
+                  <YAxis tickFormatter={(value: number) => chart.format(value)} stroke="var(--muted)" fontSize={11} width={64} />
+                  <Tooltip
+                    formatter={(value) => chart.format(Number(value))}
+                    labelFormatter={(label) => bucketLabel(String(label), bucket)}
+                    contentStyle={{ background: 'var(--surface)', border: '1px solid var(--border)', color: 'var(--text)' }}
+                    cursor={{ fill: 'var(--hover)' }}
+                  />
+                  {grouped && <Legend wrapperStyle={{ fontSize: 12 }} />}
+                  {groups.map((group, index) => (
+                    <Bar key={group} dataKey={group} name={group} stackId="stack" fill={seriesColours[index % seriesColours.length]} isAnimationActive={false} />
+                  ))}
+                </BarChart>
+              </ResponsiveContainer>
+            </div>
+            <details className="chart-table">
+              <summary>{chart.title} as a table</summary>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">{bucket === 'hour' ? 'Hour' : 'Day'}</th>
+                    {groups.map((group) => (
+                      <th key={group} scope="col">
+                        {group}
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((row) => (
+                    <tr key={row.bucket as string}>
+                      <th scope="row">{bucketLabel(row.bucket as string, bucket)}</th>
+                      {groups.map((group) => (
+                        <td key={group}>{chart.format(row[group] as number)}</td>
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </details>
+          </figure>
+        )
+      })}
+    </div>
+  )
+}

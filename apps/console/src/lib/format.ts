@@ -1,0 +1,52 @@
+// How numbers and times read in the console: short, aligned, and the same on every page.
+
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—'
+  if (ms < 1) return `${Math.round(ms * 1000)} µs`
+  if (ms < 1000) return `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`
+  const minutes = Math.floor(ms / 60_000)
+  return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`
+}
+
+const integer = new Intl.NumberFormat('en-US')
+const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 })
+
+export function formatCount(value: number | null | undefined): string {
+  if (value === null || value === undefined) return '—'
+  return Math.abs(value) >= 100_000 ? compact.format(value) : integer.format(value)
+}
+
+export function formatCost(usd: number | null | undefined): string {
+  if (usd === null || usd === undefined) return '—'
+  if (usd === 0) return '$0'
+  if (Math.abs(usd) < 0.01) return `$${usd.toPrecision(2)}`
+  return `$${usd.toFixed(usd < 100 ? 2 : 0)}`
+}
+
+/** A local date and time to the second, e.g. 2026-01-31 14:05:09. */
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '—'
+  const date = new Date(iso)
+  if (Number.isNaN(date.getTime())) return iso
+  const pad = (n: number) => String(n).padStart(2, '0')
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
+}
+
+/** "3 min ago", for recent times; the date otherwise. */
+export function formatAgo(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return '—'
+  const elapsed = now - Date.parse(iso)
+  if (!Number.isFinite(elapsed)) return iso
+  if (elapsed < 0) return formatTime(iso)
+  if (elapsed < 60_000) return `${Math.max(1, Math.round(elapsed / 1000))} s ago`
+  if (elapsed < 3_600_000) return `${Math.round(elapsed / 60_000)} min ago`
+  if (elapsed < 86_400_000) return `${Math.round(elapsed / 3_600_000)} h ago`
+  return formatTime(iso)
+}
+
+export const spanKinds = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'] as const
+
+export function spanKindName(kind: number): string {
+  return spanKinds[kind] ?? String(kind)
+}

@@ -1,0 +1,36 @@
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { StrictMode } from 'react'
+import { createRoot } from 'react-dom/client'
+import { BrowserRouter } from 'react-router'
+import { ApiError } from './api/client.ts'
+import { sessionKey } from './api/session.api.ts'
+import { App } from './app.tsx'
+import './styles.css'
+
+// A 401 anywhere means the session ended (expired, signed out elsewhere, key revoked): forget it,
+// and the app shows the sign-in page.
+function onApiError(error: unknown) {
+  if (error instanceof ApiError && error.status === 401) queryClient.setQueryData(sessionKey, null)
+}
+
+const queryClient = new QueryClient({
+  queryCache: new QueryCache({ onError: onApiError }),
+  mutationCache: new MutationCache({ onError: onApiError }),
+  defaultOptions: {
+    queries: {
+      staleTime: 10_000,
+      retry: (failures, error) => !(error instanceof ApiError && error.status < 500) && failures < 2,
+      refetchOnWindowFocus: false,
+    },
+  },
+})
+
+createRoot(document.getElementById('root') as HTMLElement).render(
+  <StrictMode>
+    <QueryClientProvider client={queryClient}>
+      <BrowserRouter>
+        <App />
+      </BrowserRouter>
+    </QueryClientProvider>
+  </StrictMode>,
+)

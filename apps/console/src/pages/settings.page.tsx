@@ -1,0 +1,244 @@
+import { useEffect, useState, type FormEvent } from 'react'
+import { useSearchParams } from 'react-router'
+import { useApiKeys, useCreateApiKey, useCreateProject, useProjects, useRetention, useRevokeApiKey, useSaveRetention, type KeyScope } from '../api/projects.api.ts'
+import { useSession } from '../api/session.api.ts'
+import { CopyButton } from '../components/copy-button.tsx'
+import { rememberProject } from '../components/project-scope.tsx'
+import { ErrorMessage, Loading } from '../components/status.tsx'
+import { formatAgo, formatTime } from '../lib/format.ts'
+
+export default function SettingsPage() {
+  const projects = useProjects()
+  const session = useSession()
+  const [params, setParams] = useSearchParams()
+  const list = projects.data ?? []
+  const project = list.find((candidate) => candidate.id === params.get('project_id')) ?? list[0]
+
+  const chooseProject = (projectId: string) => {
+    rememberProject(projectId)
+    const next = new URLSearchParams(params)
+    next.set('project_id', projectId)
+    setParams(next, { replace: true })
+  }
+
+  return (
+    <section className="page settings" aria-labelledby="settings-title">
+      <div className="page-header">
+        <h1 id="settings-title">Settings</h1>
+      </div>
+      <section aria-labelledby="projects-title" className="card">
+        <h2 id="projects-title">Projects</h2>
+        {projects.isPending && <Loading label="Loading projects" />}
+        {projects.isError && <ErrorMessage error={projects.error} what="projects" />}
+        {list.length > 0 && (
+          <table className="list-table" aria-label="Projects">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Id</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span className="visually-hidden">Choose</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((candidate) => (
+                <tr key={candidate.id} className={candidate.id === project?.id ? 'chosen' : undefined}>
+                  <td>{candidate.name}</td>
+                  <td>
+                    <code>{candidate.id}</code>
+                  </td>
+                  <td>{formatTime(candidate.createdAt)}</td>
+                  <td>
+                    {candidate.id === project?.id ? (
+                      <span className="muted">shown below</span>
+                    ) : (
+                      <button type="button" className="button small" onClick={() => chooseProject(candidate.id)}>
+                        Manage
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <NewProjectForm onCreated={chooseProject} />
+      </section>
+
+      {project && (
+        <>
+          <section aria-labelledby="project-keys-title" className="card">
+            <h2 id="project-keys-title">Keys of {project.name}</h2>
+            <p className="muted">Project keys send traces and read prompts. Give each application its own, so one can be revoked alone.</p>
+            <KeyManager scope={{ projectId: project.id }} kindLabel="project key" />
+          </section>
+          <section aria-labelledby="retention-title" className="card">
+            <h2 id="retention-title">Retention of {project.name}</h2>
+            <RetentionForm key={project.id} projectId={project.id} />
+          </section>
+        </>
+      )}
+
+      {session.data && (
+        <section aria-labelledby="team-keys-title" className="card">
+          <h2 id="team-keys-title">Team keys of {session.data.teamName}</h2>
+          <p className="muted">Team keys manage projects and keys, and sign in here. Revoking the key you signed in with signs you out.</p>
+          <KeyManager scope={{ teamId: session.data.teamId }} kindLabel="team key" />
+        </section>
+      )}
+    </section>
+  )
+}
+
+function NewProjectForm({ onCreated }: { onCreated: (projectId: string) => void }) {
+  const create = useCreateProject()
+  const [name, setName] = useState('')
+  function submit(event: FormEvent) {
+    event.preventDefault()
+    create.mutate({ name: name.trim() }, { onSuccess: (project) => (setName(''), onCreated(project.id)) })
+  }
+  return (
+    <form className="inline-form" onSubmit={submit} aria-label="New project">
+      <label>
+        <span>New project</span>
+        <input required maxLength={200} placeholder="Name" value={name} onChange={(event) => setName(event.target.value)} />
+      </label>
+      <button type="submit" className="button primary" disabled={create.isPending || name.trim() === ''}>
+        Create project
+      </button>
+      {create.isError && <ErrorMessage error={create.error} what="the project" />}
+    </form>
+  )
+}
+
+/** Keys by prefix; a new key is shown once, with a copy button; revoking asks first. */
+function KeyManager({ scope, kindLabel }: { scope: KeyScope; kindLabel: string }) {
+  const keys = useApiKeys(scope)
+  const create = useCreateApiKey(scope)
+  const revoke = useRevokeApiKey(scope)
+  const [created, setCreated] = useState<string | null>(null)
+  const scopeId = 'projectId' in scope ? scope.projectId : scope.teamId
+
+  // A secret of one project must not linger on the screen of another.
+  useEffect(() => setCreated(null), [scopeId])
+
+  return (
+    <div className="keys">
+      {keys.isPending && <Loading label="Loading keys" />}
+      {keys.isError && <ErrorMessage error={keys.error} what="keys" />}
+      {keys.data && (
+        <table className="list-table" aria-label={`${kindLabel}s`}>
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
+              <th scope="col">State</th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.data.length === 0 && (
+              <tr>
+                <td colSpan={4} className="muted">
+                  No key yet.
+                </td>
+              </tr>
+            )}
+            {keys.data.map((key) => (
+              <tr key={key.id} className={key.revokedAt ? 'revoked' : undefined}>
+                <td>
+                  <code>{key.prefix}…</code>
+                </td>
+                <td>{formatTime(key.createdAt)}</td>
+                <td>{key.lastUsedAt ? formatAgo(key.lastUsedAt) : <span className="muted">never</span>}</td>
+                <td>
+                  {key.revokedAt ? (
+                    <span className="badge muted">revoked {formatTime(key.revokedAt)}</span>
+                  ) : (
+                    <button
+                      type="button"
+                      className="button small danger"
+                      disabled={revoke.isPending}
+                      aria-label={`Revoke ${key.prefix}…`}
+                      onClick={() => {
+                        if (window.confirm(`Revoke ${key.prefix}…? Anything using it stops working within 5 seconds.`)) revoke.mutate(key.id)
+                      }}
+                    >
+                      Revoke
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {revoke.isError && <ErrorMessage error={revoke.error} what="the revocation" />}
+      {created ? (
+        <div className="new-secret" role="status" aria-labelledby={`new-secret-${scopeId}`}>
+          <p id={`new-secret-${scopeId}`}>
+            <strong>Your new {kindLabel}.</strong> Copy it now: it is shown only once and cannot be read again.
+          </p>
+          <div className="secret-row">
+            <code className="secret" aria-label={`The new ${kindLabel}`}>
+              {created}
+            </code>
+            <CopyButton text={created} />
+          </div>
+          <button type="button" className="button" onClick={() => setCreated(null)}>
+            I have saved it
+          </button>
+        </div>
+      ) : (
+        <button type="button" className="button primary" disabled={create.isPending} onClick={() => create.mutate(undefined, { onSuccess: (result) => setCreated(result.apiKey) })}>
+          Create a {kindLabel}
+        </button>
+      )}
+      {create.isError && <ErrorMessage error={create.error} what={`the ${kindLabel}`} />}
+    </div>
+  )
+}
+
+function RetentionForm({ projectId }: { projectId: string }) {
+  const policy = useRetention(projectId)
+  const save = useSaveRetention(projectId)
+  const [enabled, setEnabled] = useState<boolean | null>(null)
+  const [days, setDays] = useState<string | null>(null)
+  if (policy.isPending) return <Loading label="Loading the retention policy" />
+  if (policy.isError) return <ErrorMessage error={policy.error} what="the retention policy" />
+  const shownEnabled = enabled ?? policy.data.enabled
+  const shownDays = days ?? String(policy.data.retentionDays)
+
+  function submit(event: FormEvent) {
+    event.preventDefault()
+    save.mutate({ enabled: shownEnabled, retentionDays: Number(shownDays) }, { onSuccess: () => (setEnabled(null), setDays(null)) })
+  }
+
+  return (
+    <form className="form" onSubmit={submit} aria-label="Retention policy">
+      <label className="checkbox">
+        <input type="checkbox" checked={shownEnabled} onChange={(event) => setEnabled(event.target.checked)} />
+        <span>Delete traces older than the period below</span>
+      </label>
+      <label>
+        <span>Days kept</span>
+        <input type="number" min={1} max={3650} required value={shownDays} onChange={(event) => setDays(event.target.value)} />
+      </label>
+      <p className="muted small">
+        {policy.data.lastRunAt ? `Last cleanup ${formatTime(policy.data.lastRunAt)}: ${policy.data.lastDeletedSpans ?? 0} spans deleted.` : 'No cleanup has run for this project yet.'} Cleanup runs when the
+        scheduler calls the janitor.
+      </p>
+      {save.isError && <ErrorMessage error={save.error} what="the policy" />}
+      {save.isSuccess && enabled === null && days === null && (
+        <p role="status" className="success">
+          Saved.
+        </p>
+      )}
+      <button type="submit" className="button primary" disabled={save.isPending}>
+        Save retention
+      </button>
+    </form>
+  )
+}

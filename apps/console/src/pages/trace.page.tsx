@@ -1,0 +1,94 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useMemo } from 'react'
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router'
+import { apiPath, apiRequest } from '../api/client.ts'
+import { useTrace } from '../api/traces.api.ts'
+import { projectPath, useProject } from '../components/project-scope.tsx'
+import { SpanPanel } from '../components/span-panel.tsx'
+import { ErrorMessage, Loading } from '../components/status.tsx'
+import { Waterfall } from '../components/waterfall.tsx'
+import { formatCount, formatDuration, formatTime } from '../lib/format.ts'
+import { buildWaterfall } from '../lib/span-tree.ts'
+
+export default function TracePage() {
+  const { traceId = '' } = useParams()
+  const { projectId } = useProject()
+  const [params, setParams] = useSearchParams()
+  const trace = useTrace(projectId, traceId)
+  const waterfall = useMemo(() => buildWaterfall(trace.data?.spans ?? []), [trace.data])
+  const navigate = useNavigate()
+  const client = useQueryClient()
+  const remove = useMutation({
+    mutationFn: () => apiRequest<void>('DELETE', apiPath(`/api/traces/${traceId}`, { project_id: projectId })),
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: ['traces', projectId] })
+      navigate(projectPath('/traces', projectId))
+    },
+  })
+
+  if (trace.isPending) return <Loading label="Loading the trace" />
+  if (trace.isError) return <ErrorMessage error={trace.error} what={`trace ${traceId}`} />
+
+  // The span in the URL, else the root, so a link can point at one span.
+  const selectedId = params.get('span') ?? waterfall.rows[0]?.span.spanId ?? null
+  const selected = waterfall.rows.find((row) => row.span.spanId === selectedId)?.span
+  const root = waterfall.rows[0]?.span
+  const errors = waterfall.rows.filter((row) => row.isError).length
+  const select = (spanId: string) => {
+    const next = new URLSearchParams(params)
+    next.set('span', spanId)
+    setParams(next, { replace: true })
+  }
+
+  return (
+    <section className="page trace-page" aria-labelledby="trace-title">
+      <div className="page-header">
+        <Link to={projectPath('/traces', projectId)} className="back">
+          ← Traces
+        </Link>
+        <h1 id="trace-title">{root?.name ?? traceId}</h1>
+        <span className="muted">
+          <code>{traceId}</code>
+        </span>
+      </div>
+      <dl className="summary-strip">
+        <div>
+          <dt>Started</dt>
+          <dd>{formatTime(root?.startTime)}</dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd>{formatDuration(waterfall.totalMicros / 1000)}</dd>
+        </div>
+        <div>
+          <dt>Spans</dt>
+          <dd>{formatCount(waterfall.rows.length)}</dd>
+        </div>
+        <div>
+          <dt>Errors</dt>
+          <dd className={errors > 0 ? 'error-text' : undefined}>{formatCount(errors)}</dd>
+        </div>
+        <div className="strip-actions">
+          <a className="button" href={apiPath(`/api/traces/${traceId}/otlp`, { project_id: projectId })} download={`trace-${traceId}.json`}>
+            Download OTLP JSON
+          </a>
+          <button
+            type="button"
+            className="button danger"
+            disabled={remove.isPending}
+            onClick={() => {
+              if (window.confirm('Delete this trace and all its spans? This cannot be undone.')) remove.mutate()
+            }}
+          >
+            Delete trace
+          </button>
+        </div>
+      </dl>
+      {remove.isError && <ErrorMessage error={remove.error} what="the deletion" />}
+      <div className="trace-split">
+        <Waterfall waterfall={waterfall} selectedSpanId={selectedId} onSelect={select} />
+        {selected ? <SpanPanel span={selected} traceStartMicros={waterfall.startMicros} projectId={projectId} /> : <p className="muted">Choose a span.</p>}
+      </div>
+    </section>
+  )
+}

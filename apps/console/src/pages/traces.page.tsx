@@ -1,0 +1,147 @@
+import { createColumnHelper, useTable, type SortingState } from '@tanstack/react-table'
+import { useCallback, useMemo, useRef } from 'react'
+import { Link, useNavigate, useSearchParams } from 'react-router'
+import { useTraceList } from '../api/traces.api.ts'
+import type { TraceSummary } from '../api/types.ts'
+import { projectPath, useProject } from '../components/project-scope.tsx'
+import { ErrorMessage } from '../components/status.tsx'
+import { TraceFilterForm } from '../components/trace-filter-form.tsx'
+import { gridFeatures, VirtualGrid } from '../components/virtual-grid.tsx'
+import { formatCost, formatCount, formatDuration, formatTime } from '../lib/format.ts'
+import { readTraceFilters, serverSorts, writeTraceFilters, type TraceFilters, type TraceSort } from '../lib/trace-filters.ts'
+
+const helper = createColumnHelper<typeof gridFeatures, TraceSummary>()
+
+const tokensOf = (trace: TraceSummary) => trace.totalTokens ?? (trace.inputTokens != null || trace.outputTokens != null ? (trace.inputTokens ?? 0) + (trace.outputTokens ?? 0) : null)
+const errorsOf = (trace: TraceSummary) => trace.errorCount ?? 0
+
+/** Sorting a column by itself starts with the order a person looks for first. */
+const ascendingFirst = new Set<TraceSort>(['name', 'service', 'models'])
+
+export default function TracesPage() {
+  const { projectId } = useProject()
+  const [params, setParams] = useSearchParams()
+  const navigate = useNavigate()
+  const filters = useMemo(() => readTraceFilters(params), [params])
+  const list = useTraceList(projectId, filters)
+  const seen = useRef<Set<string> | null>(null)
+
+  const traces = useMemo(() => list.data?.pages.flatMap((page) => page.traces) ?? [], [list.data])
+
+  // In live mode, traces that were not on the list a moment ago are marked as they arrive.
+  const fresh = useMemo(() => {
+    const previous = seen.current
+    const ids = new Set(traces.map((trace) => trace.traceId))
+    seen.current = ids
+    if (!filters.live || previous === null) return new Set<string>()
+    return new Set([...ids].filter((id) => !previous.has(id)))
+  }, [traces, filters.live])
+
+  const apply = useCallback((next: TraceFilters) => setParams(writeTraceFilters(next, params)), [params, setParams])
+
+  const columns = useMemo(
+    () =>
+      helper.columns([
+        helper.accessor('startTime', { id: 'time', header: 'Time', cell: (info) => <time dateTime={info.getValue()}>{formatTime(info.getValue())}</time>, meta: { width: '11.5rem' } }),
+        helper.accessor('name', {
+          id: 'name',
+          header: 'Root span',
+          sortFn: 'alphanumeric',
+          cell: (info) => (
+            <Link to={projectPath(`/traces/${info.row.original.traceId}`, projectId)} className="cell-link" tabIndex={-1}>
+              {info.getValue() || '(no root)'}
+            </Link>
+          ),
+          meta: { width: 'minmax(12rem, 2fr)' },
+        }),
+        helper.accessor((trace) => trace.serviceName ?? '', { id: 'service', header: 'Service', sortFn: 'alphanumeric', cell: (info) => info.getValue() || '—', meta: { width: 'minmax(7rem, 1fr)' } }),
+        helper.accessor((trace) => trace.models.join(', '), {
+          id: 'models',
+          header: 'Models',
+          sortFn: 'alphanumeric',
+          cell: (info) => (
+            <span className="models">
+              {info.row.original.models.length === 0 ? '—' : info.row.original.models.map((model) => <span key={model} className="tag">{model}</span>)}
+            </span>
+          ),
+          meta: { width: 'minmax(8rem, 1.3fr)' },
+        }),
+        helper.accessor('durationMs', { id: 'duration', header: 'Duration', cell: (info) => formatDuration(info.getValue()), meta: { width: '6.5rem', align: 'end' } }),
+        helper.accessor('spanCount', { id: 'spans', header: 'Spans', sortFn: 'basic', cell: (info) => formatCount(info.getValue()), meta: { width: '4.5rem', align: 'end' } }),
+        helper.accessor((trace) => tokensOf(trace), { id: 'tokens', header: 'Tokens', cell: (info) => formatCount(info.getValue()), meta: { width: '5.5rem', align: 'end' } }),
+        helper.accessor((trace) => trace.costUsd ?? null, { id: 'cost', header: 'Cost', cell: (info) => formatCost(info.getValue()), meta: { width: '5.5rem', align: 'end' } }),
+        helper.accessor((trace) => errorsOf(trace), {
+          id: 'status',
+          header: 'Status',
+          sortFn: 'basic',
+          cell: (info) =>
+            info.row.original.errorCount === undefined ? (
+              '—'
+            ) : info.getValue() > 0 ? (
+              <span className="badge error">{info.getValue() === 1 ? 'error' : `${info.getValue()} errors`}</span>
+            ) : (
+              <span className="badge ok">ok</span>
+            ),
+          meta: { width: '6rem' },
+        }),
+      ]),
+    [projectId],
+  )
+
+  const sorting: SortingState = useMemo(() => [{ id: filters.sort, desc: filters.order === 'desc' }], [filters.sort, filters.order])
+  const serverSorted = (serverSorts as readonly string[]).includes(filters.sort)
+  const table = useTable({
+    features: gridFeatures,
+    columns,
+    data: traces,
+    getRowId: (trace) => trace.traceId,
+    state: { sorting },
+    // The server already sorted by time, duration, tokens and cost over every matching trace;
+    // the other columns sort the traces loaded so far.
+    manualSorting: serverSorted,
+  })
+
+  function sortBy(columnId: string) {
+    const sort = columnId as TraceSort
+    const order = filters.sort === sort ? (filters.order === 'desc' ? 'asc' : 'desc') : ascendingFirst.has(sort) ? 'asc' : 'desc'
+    apply({ ...filters, sort, order })
+  }
+
+  const openTrace = useCallback((trace: TraceSummary) => navigate(projectPath(`/traces/${trace.traceId}`, projectId)), [navigate, projectId])
+  const loadMore = useCallback(() => void list.fetchNextPage(), [list])
+
+  return (
+    <section className="page traces-page" aria-labelledby="traces-title">
+      <div className="page-header">
+        <h1 id="traces-title">Traces</h1>
+        <button type="button" className={filters.live ? 'button live on' : 'button live'} aria-pressed={filters.live} onClick={() => apply({ ...filters, live: !filters.live })}>
+          <span className="live-dot" aria-hidden="true" /> Live
+        </button>
+        {!serverSorted && <span className="muted">Sorted by {filters.sort} within the loaded traces</span>}
+      </div>
+      <TraceFilterForm key={params.toString()} filters={filters} onApply={apply} />
+      {list.isError ? (
+        <ErrorMessage error={list.error} what="traces" />
+      ) : (
+        <VirtualGrid
+          table={table}
+          label="Traces"
+          onOpen={openTrace}
+          onSort={sortBy}
+          hasMore={!filters.live && Boolean(list.hasNextPage)}
+          isFetchingMore={list.isFetchingNextPage}
+          loadMore={loadMore}
+          rowClassName={(trace) => [errorsOf(trace) > 0 ? 'has-error' : undefined, fresh.has(trace.traceId) ? 'fresh' : undefined].filter(Boolean).join(' ') || undefined}
+          empty={
+            list.isPending ? 'Loading traces…' : (
+              <>
+                <p>No traces match.</p>
+                <p className="muted">Send some with the project key (see the README), or clear the filters.</p>
+              </>
+            )
+          }
+        />
+      )}
+    </section>
+  )
+}

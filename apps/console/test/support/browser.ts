@@ -1,0 +1,43 @@
+import { mkdirSync } from 'node:fs'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+
+// Debian's Chromium (apt-get install chromium): Playwright cannot download its own browsers here.
+export const chromiumPath = '/usr/bin/chromium'
+const screenshotDir = new URL('../screenshots/', import.meta.url)
+
+export function launchChromium(): Promise<Browser> {
+  // As root (CI), Chromium refuses to start with its sandbox on.
+  return chromium.launch({ executablePath: chromiumPath, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] })
+}
+
+export interface ConsolePage {
+  context: BrowserContext
+  page: Page
+  /** Everything the page complained about: script errors, console errors (CSP refusals among them). */
+  problems: string[]
+}
+
+/**
+ * A fresh browser profile on the console. Console errors and uncaught exceptions are collected:
+ * a page that renders while throwing is still broken. `expectedErrors` are console messages a test
+ * causes on purpose (the 401 of a wrong key, say).
+ */
+export async function openConsole(browser: Browser, baseURL: string, expectedErrors: RegExp[] = []): Promise<ConsolePage> {
+  const context = await browser.newContext({ baseURL, viewport: { width: 1440, height: 900 }, colorScheme: 'dark' })
+  const page = await context.newPage()
+  page.setDefaultTimeout(15_000)
+  const problems: string[] = []
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return
+    const text = message.text()
+    if (!expectedErrors.some((pattern) => pattern.test(text))) problems.push(`console error: ${text}`)
+  })
+  return { context, page, problems }
+}
+
+/** Saves a screenshot under test/screenshots/ (kept out of git), to look at after the run. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(screenshotDir, { recursive: true })
+  await page.screenshot({ path: new URL(`${name}.png`, screenshotDir).pathname, fullPage: false })
+}

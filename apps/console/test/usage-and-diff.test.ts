@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import type { UsagePoint } from '../src/api/types.ts'
+import { sideBySide } from '../src/lib/prompt-diff.ts'
+import { chartRows } from '../src/lib/usage-series.ts'
+
+function point(bucket: string, group: string | null, costUsd: number): UsagePoint {
+  return { bucket, group, traces: 1, spans: 1, errors: 0, inputTokens: 0, outputTokens: 0, costUsd, latencyP50Ms: null, latencyP95Ms: null }
+}
+
+describe('chartRows', () => {
+  it('gives one row per bucket in time order, a column per group', () => {
+    const { rows, groups } = chartRows([point('2026-01-02T00:00:00Z', 'gpt-4o', 2), point('2026-01-01T00:00:00Z', 'gpt-4o', 1), point('2026-01-01T00:00:00Z', 'claude', 5)], 'costUsd')
+    assert.deepEqual(groups, ['claude', 'gpt-4o'])
+    assert.deepEqual(rows, [
+      { bucket: '2026-01-01T00:00:00Z', claude: 5, 'gpt-4o': 1 },
+      { bucket: '2026-01-02T00:00:00Z', claude: 0, 'gpt-4o': 2 },
+    ])
+  })
+
+  it('keeps the six largest groups and sums the rest as other', () => {
+    const series = Array.from({ length: 10 }, (_, i) => point('2026-01-01T00:00:00Z', `u${i}`, i + 1))
+    const { rows, groups } = chartRows(series, 'costUsd')
+    assert.deepEqual(groups, ['u9', 'u8', 'u7', 'u6', 'u5', 'u4', 'other'])
+    assert.equal(rows[0]?.other, 1 + 2 + 3 + 4)
+  })
+
+  it('names the ungrouped series', () => {
+    assert.deepEqual(chartRows([point('2026-01-01T00:00:00Z', null, 3)], 'costUsd').groups, ['all'])
+  })
+})
+
+describe('sideBySide', () => {
+  it('marks removed words on the left and added words on the right, keeping line breaks', () => {
+    const diff = sideBySide('Hello ${name},\nbe brief.', 'Hello ${name},\nbe very brief.')
+    assert.equal(diff.changed, true)
+    assert.equal(diff.left.map((segment) => segment.text).join(''), 'Hello ${name},\nbe brief.')
+    assert.equal(diff.right.map((segment) => segment.text).join(''), 'Hello ${name},\nbe very brief.')
+    assert.deepEqual(diff.right.filter((segment) => segment.change === 'added').map((segment) => segment.text.trim()), ['very'])
+    assert.deepEqual(diff.left.filter((segment) => segment.change === 'removed'), [])
+    assert.equal(sideBySide('same', 'same').changed, false)
+  })
+})
