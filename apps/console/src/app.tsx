@@ -35,7 +35,8 @@ export function App() {
       <Suspense fallback={<Loading label="Loading the page" />}>
         <Routes>
           <Route path="/" element={<Navigate to={{ pathname: '/traces', search: location.search }} replace />} />
-          <Route path="/sign-in" element={<Navigate to="/traces" replace />} />
+          {/* Just signed in: back to the page the visit started on. */}
+          <Route path="/sign-in" element={<Navigate to={signedInTarget(location.state)} replace />} />
           <Route element={<ProjectScope />}>
             <Route path="/traces" element={<TracesPage />} />
             <Route path="/traces/:traceId" element={<TracePage />} />
@@ -51,4 +52,9 @@ export function App() {
       </Suspense>
     </Layout>
   )
+}
+
+function signedInTarget(state: unknown): string {
+  const from = (state as { from?: unknown } | null)?.from
+  return typeof from === 'string' && from.startsWith('/') && !from.startsWith('/sign-in') ? from : '/traces'
 }

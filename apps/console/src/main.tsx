@@ -7,10 +7,10 @@ import { sessionKey } from './api/session.api.ts'
 import { App } from './app.tsx'
 import './styles.css'
 
-// A 401 anywhere means the session ended (expired, signed out elsewhere, key revoked): forget it,
-// and the app shows the sign-in page.
+// A 401 may mean the session ended (expired, signed out elsewhere, its key revoked): the session
+// is asked for again, and if it has ended the app shows the sign-in page.
 function onApiError(error: unknown) {
-  if (error instanceof ApiError && error.status === 401) queryClient.setQueryData(sessionKey, null)
+  if (error instanceof ApiError && error.status === 401) void queryClient.invalidateQueries({ queryKey: sessionKey })
 }
 
 const queryClient = new QueryClient({

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query'
 import { ApiError, apiGet, apiRequest } from './client.ts'
 import type { Session } from './types.ts'
 
@@ -25,8 +25,7 @@ export function useSignIn() {
   return useMutation({
     mutationFn: (apiKey: string) => apiRequest<Session>('POST', '/api/session', { apiKey }),
     onSuccess: (session) => {
-      // A new team: nothing cached for the previous one may show.
-      client.clear()
+      forgetEverythingButTheSession(client)
       client.setQueryData(sessionKey, session)
     },
   })
@@ -37,8 +36,16 @@ export function useSignOut() {
   return useMutation({
     mutationFn: () => apiRequest<void>('DELETE', '/api/session'),
     onSuccess: () => {
-      client.clear()
+      forgetEverythingButTheSession(client)
       client.setQueryData(sessionKey, null)
     },
   })
+}
+
+/**
+ * Another team may sign in next: nothing cached for this one may show. The session query itself
+ * stays (its observers would not see a query made anew), and is set by the caller.
+ */
+function forgetEverythingButTheSession(client: QueryClient): void {
+  client.removeQueries({ predicate: (query) => query.queryKey[0] !== sessionKey[0] })
 }

@@ -1,5 +1,4 @@
 import { useState, type FormEvent } from 'react'
-import { useLocation, useNavigate } from 'react-router'
 import { ApiError } from '../api/client.ts'
 import { useSignIn } from '../api/session.api.ts'
 
@@ -10,23 +9,15 @@ import { useSignIn } from '../api/session.api.ts'
 export function SignInPage() {
   const [apiKey, setApiKey] = useState('')
   const signIn = useSignIn()
-  const navigate = useNavigate()
-  const location = useLocation()
-  const from = (location.state as { from?: string } | null)?.from
 
   function submit(event: FormEvent) {
     event.preventDefault()
-    signIn.mutate(apiKey.trim(), {
-      onSuccess: () => {
-        setApiKey('')
-        navigate(from && from !== '/sign-in' ? from : '/traces', { replace: true })
-      },
-    })
+    // On success the app itself leaves this page for the one the visit started on.
+    signIn.mutate(apiKey.trim(), { onSuccess: () => setApiKey('') })
   }
 
   const error = signIn.error
-  const message =
-    error instanceof ApiError && error.status === 429 ? error.message : error instanceof ApiError ? error.message : error ? `The server cannot be reached: ${error.message}` : null
+  const message = error instanceof ApiError ? error.message : error ? `The server cannot be reached: ${error.message}` : null
 
   return (
     <main className="sign-in">

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import type { Browser } from 'playwright-core'
+import { launchChromium, openConsole, screenshot } from '../support/browser.ts'
+import { assertNoProblems, signedOutErrors } from '../support/console-session.ts'
+import { startStack, type Stack } from '../support/stack.ts'
+
+describe('signing in to the console', () => {
+  let stack: Stack
+  let browser: Browser
+  before(async () => {
+    stack = await startStack()
+    browser = await launchChromium()
+  })
+  after(async () => {
+    await browser?.close()
+    await stack?.stop()
+  })
+
+  it('says clearly when the key is wrong, or is a project key', async () => {
+    const opened = await openConsole(browser, stack.url, signedOutErrors)
+    const { page } = opened
+    await page.goto('/traces')
+    await page.waitForURL('**/sign-in')
+    await page.getByLabel('Team API key').fill('tw_team_not-a-real-key')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('alert').waitFor()
+    assert.equal(await page.getByRole('alert').textContent(), 'That is not a live team API key. Sign in with a team key (it starts with tw_team_).')
+    await screenshot(page, 'sign-in-wrong-key')
+
+    await page.getByLabel('Team API key').fill(stack.projectKey)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByText('That is a project key').waitFor()
+    assert.equal(await page.getByRole('alert').textContent(), 'That is a project key, which sends traces. The console needs a team key (it starts with tw_team_).')
+    assert.deepEqual(await opened.context.cookies(), [], 'no session cookie')
+    assertNoProblems(opened)
+    await opened.context.close()
+  })
+
+  it('signs in with the team key, keeps the session over a reload without storing the key, and signs out', async () => {
+    const opened = await openConsole(browser, stack.url, signedOutErrors)
+    const { page, context } = opened
+    await page.goto('/settings')
+    await page.waitForURL('**/sign-in')
+    await screenshot(page, 'sign-in')
+    await page.getByLabel('Team API key').fill(stack.teamKey)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    // Back where the visit started, as the team.
+    await page.waitForURL('**/settings')
+    await page.getByRole('heading', { name: 'Settings' }).waitFor()
+    assert.equal(await page.locator('.team').textContent(), 'Acme AI')
+
+    const [cookie, ...others] = await context.cookies()
+    assert.deepEqual(others, [])
+    assert.equal(cookie?.name, 'tw_session')
+    assert.deepEqual([cookie?.httpOnly, cookie?.sameSite, cookie?.secure, cookie?.path], [true, 'Strict', false, '/'])
+    assert.ok(!cookie?.value.includes(stack.teamKey.slice(8)), 'the cookie holds no key')
+    const stored = await page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage } }))
+    assert.ok(!stored.includes(stack.teamKey.slice(8)), 'the key is in no browser storage')
+    assert.equal(await page.evaluate(() => document.cookie), '', 'scripts cannot read the session cookie')
+
+    await page.reload()
+    await page.getByRole('heading', { name: 'Settings' }).waitFor()
+
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL('**/sign-in')
+    assert.deepEqual(await context.cookies(), [])
+    assertNoProblems(opened)
+    await context.close()
+  })
+})
