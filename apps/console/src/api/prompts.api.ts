@@ -52,7 +52,8 @@ export function useSetLiveVersion(projectId: string, promptsetId: string) {
 
 /** GET /api/promptset with variables filled in, as an SDK would read the prompt. */
 export async function previewPrompt(projectId: string, promptsetId: string, version: number, variables: Record<string, string>): Promise<Registry> {
-  const query: Record<string, string | number> = { project_id: projectId, promptset_id: promptsetId, version }
-  for (const [name, value] of Object.entries(variables)) query[`variables.${name}`] = value
-  return apiGet<Registry>(apiPath('/api/promptset', query))
+  const query = new URLSearchParams({ project_id: projectId, promptset_id: promptsetId, version: String(version) })
+  // Empty values are sent too: the server names the variables still missing.
+  for (const [name, value] of Object.entries(variables)) query.set(`variables.${name}`, value)
+  return apiGet<Registry>(`/api/promptset?${query.toString()}`)
 }

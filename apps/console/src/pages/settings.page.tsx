@@ -100,7 +100,7 @@ function NewProjectForm({ onCreated }: { onCreated: (projectId: string) => void 
     create.mutate({ name: name.trim() }, { onSuccess: (project) => (setName(''), onCreated(project.id)) })
   }
   return (
-    <form className="inline-form" onSubmit={submit} aria-label="New project">
+    <form className="inline-form" onSubmit={submit} aria-label="Create a project">
       <label>
         <span>New project</span>
         <input required maxLength={200} placeholder="Name" value={name} onChange={(event) => setName(event.target.value)} />

@@ -8,8 +8,8 @@ import type { Stack } from './stack.ts'
 export const signedOutErrors = [/status of 401 \(Unauthorized\)/]
 
 /** A browser signed in to the stack's console with its team key, through the sign-in page. */
-export async function signedInConsole(browser: Browser, stack: Stack): Promise<ConsolePage> {
-  const opened = await openConsole(browser, stack.url, signedOutErrors)
+export async function signedInConsole(browser: Browser, stack: Stack, expectedErrors: RegExp[] = []): Promise<ConsolePage> {
+  const opened = await openConsole(browser, stack.url, [...signedOutErrors, ...expectedErrors])
   await bridgeProjectRoutes(opened.page, stack.projectKey)
   await opened.page.goto('/sign-in')
   await opened.page.getByLabel('Team API key').fill(stack.teamKey)

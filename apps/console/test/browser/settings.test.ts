@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { sql } from '@tracewell/db'
+import type { Browser } from 'playwright-core'
+import { launchChromium, screenshot } from '../support/browser.ts'
+import { assertNoProblems, signedInConsole } from '../support/console-session.ts'
+import { startStack, type Stack } from '../support/stack.ts'
+
+const emptyTrace = { resourceSpans: [] }
+
+describe('settings in the console', () => {
+  let stack: Stack
+  let browser: Browser
+  before(async () => {
+    stack = await startStack()
+    browser = await launchChromium()
+  })
+  after(async () => {
+    await browser?.close()
+    await stack?.stop()
+  })
+
+  it('creates a project, then a key shown once with a copy button, listed by prefix, and revokes it', async () => {
+    const opened = await signedInConsole(browser, stack)
+    const { page, context } = opened
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'])
+    await page.getByRole('link', { name: 'Settings' }).click()
+    await page.getByRole('heading', { name: 'Projects' }).waitFor()
+
+    await page.getByLabel('New project').fill('Checkout assistant')
+    await page.getByRole('button', { name: 'Create project' }).click()
+    await page.getByRole('heading', { name: 'Keys of Checkout assistant' }).waitFor()
+    const project = await stack.database.db.selectFrom('projects').selectAll().where('name', '=', 'Checkout assistant').executeTakeFirstOrThrow()
+    assert.equal(new URL(page.url()).searchParams.get('project_id'), project.id)
+    assert.equal(await page.getByRole('table', { name: 'project keys' }).getByText('No key yet.').count(), 1)
+
+    await page.getByRole('button', { name: 'Create a project key' }).click()
+    const secret = page.getByLabel('The new project key')
+    await secret.waitFor()
+    const key = (await secret.textContent()) ?? ''
+    assert.match(key, /^tw_proj_[A-Za-z0-9_-]{43}$/)
+    await page.getByRole('button', { name: 'Copy', exact: true }).click()
+    await page.getByRole('button', { name: 'Copied' }).waitFor()
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key)
+    await screenshot(page, 'settings-new-key')
+
+    // The key works, and the list shows it by its prefix only.
+    const send = () => fetch(`${stack.url}/v1/traces`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(emptyTrace) })
+    assert.equal((await send()).status, 200)
+    const keysTable = page.getByRole('table', { name: 'project keys' })
+    assert.deepEqual(await keysTable.locator('tbody td:first-child').allTextContents(), [`${key.slice(0, 12)}…`])
+
+    // Shown once: gone when dismissed, and not shown again after a reload.
+    await page.getByRole('button', { name: 'I have saved it' }).click()
+    await page.reload()
+    await keysTable.locator('tbody tr').first().waitFor()
+    assert.equal(await page.content().then((html) => html.includes(key)), false)
+
+    page.once('dialog', (dialog) => void dialog.accept())
+    await page.getByRole('button', { name: `Revoke ${key.slice(0, 12)}…` }).click()
+    await keysTable.getByText(/^revoked /).waitFor()
+    const stored = await stack.database.db.selectFrom('api_keys').select(['revoked_at', 'prefix']).where('project_id', '=', project.id).executeTakeFirstOrThrow()
+    assert.equal(stored.prefix, key.slice(0, 12))
+    assert.ok(stored.revoked_at instanceof Date)
+    const refused = await send()
+    assert.equal(refused.status, 401, 'the revoked key sends no more traces')
+    await screenshot(page, 'settings-revoked')
+    assertNoProblems(opened)
+    await context.close()
+  })
+
+  it('saves a retention policy', async () => {
+    const opened = await signedInConsole(browser, stack)
+    const { page } = opened
+    await page.goto(`/settings?project_id=${stack.projectId}`)
+    const form = page.getByRole('form', { name: 'Retention policy' })
+    await form.waitFor()
+    assert.equal(await form.getByLabel('Days kept').inputValue(), '30')
+    await form.getByLabel('Delete traces older than the period below').check()
+    await form.getByLabel('Days kept').fill('14')
+    await form.getByRole('button', { name: 'Save retention' }).click()
+    await form.getByText('Saved.').waitFor()
+    const policy = await stack.database.db.selectFrom('project_retention_policies').select(['enabled', 'retention_days']).where('project_id', '=', stack.projectId).executeTakeFirstOrThrow()
+    assert.deepEqual(policy, { enabled: true, retention_days: 14 })
+    await page.reload()
+    await form.waitFor()
+    assert.equal(await form.getByLabel('Days kept').inputValue(), '14')
+    assert.equal(await form.getByLabel('Delete traces older than the period below').isChecked(), true)
+    await screenshot(page, 'settings-retention')
+    assertNoProblems(opened)
+    await opened.context.close()
+  })
+
+  it('lists the team keys, the one signed in with among them', async () => {
+    const opened = await signedInConsole(browser, stack)
+    const { page } = opened
+    await page.goto('/settings')
+    const teamKeys = page.getByRole('table', { name: 'team keys' })
+    await teamKeys.locator('tbody tr').first().waitFor()
+    assert.deepEqual(await teamKeys.locator('tbody td:first-child').allTextContents(), [`${stack.teamKey.slice(0, 12)}…`])
+    const count = await stack.database.db.selectFrom('api_keys').select(sql<string>`count(*)`.as('n')).where('kind', '=', 'team').executeTakeFirstOrThrow()
+    assert.equal(count.n, '1')
+    assertNoProblems(opened)
+    await opened.context.close()
+  })
+})
