@@ -62,6 +62,7 @@ export const sampleSecretValues: Record<string, string> = {
   'redis-url': 'redis://redis:6379',
   'admin-api-key': 'a'.repeat(32),
   'cron-api-key': 'c'.repeat(32),
+  'session-secret': 's'.repeat(32),
   'init-team-api-key': 't'.repeat(32),
   'init-project-api-key': 'p'.repeat(32),
 }

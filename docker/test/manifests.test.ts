@@ -527,6 +527,14 @@ describe('Dockerfile', () => {
     assert.ok(!copied.some((source) => /^(apps|packages)\/?$|\/src/.test(source)), 'sources come after the install, so edits keep its cache')
   })
 
+  it('builds the web console in a stage of its own and ships only its output', () => {
+    const console = dockerfile.stages.find((stage) => instructions(stage, 'RUN').some((run) => /npm run build -w @tracewell\/console/.test(run)))
+    assert.ok(console?.name, 'a named stage runs the console build')
+    assert.notEqual(console, runtime)
+    assert.ok(instructions(runtime, 'COPY').includes(`--from=${console.name} /app/apps/console/dist/ ./apps/console/dist/`), 'the runtime copies the built console')
+    assert.ok(isDockerIgnored(dockerIgnoreRules(join(dockerDir, 'Dockerfile.dockerignore')), 'apps/console/dist/index.html'), 'a build on the host never leaks in')
+  })
+
   it('runs as the non-root node user with node as the entry point and the service as the command', () => {
     const users = instructions(runtime, 'USER')
     assert.ok(users.length > 0, 'a USER instruction')
