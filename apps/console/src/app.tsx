@@ -4,18 +4,19 @@ import { useSession } from './api/session.api.ts'
 import { Layout } from './components/layout.tsx'
 import { Loading } from './components/status.tsx'
 import { ProjectScope } from './components/project-scope.tsx'
+import { pageChunks } from './pages/page-chunks.ts'
 import { SignInPage } from './pages/sign-in.page.tsx'
 
 // Each page is its own chunk: the first load fetches the shell and the page it opens on, and the
 // charts (the largest dependency) only with the usage page.
-const TracesPage = lazy(() => import('./pages/traces.page.tsx'))
-const TracePage = lazy(() => import('./pages/trace.page.tsx'))
-const SessionsPage = lazy(() => import('./pages/sessions.page.tsx'))
-const SessionPage = lazy(() => import('./pages/session.page.tsx'))
-const UsagePage = lazy(() => import('./pages/usage.page.tsx'))
-const PromptsPage = lazy(() => import('./pages/prompts.page.tsx'))
-const PromptsetPage = lazy(() => import('./pages/promptset.page.tsx'))
-const SettingsPage = lazy(() => import('./pages/settings.page.tsx'))
+const TracesPage = lazy(pageChunks.traces)
+const TracePage = lazy(pageChunks.trace)
+const SessionsPage = lazy(pageChunks.sessions)
+const SessionPage = lazy(pageChunks.session)
+const UsagePage = lazy(pageChunks.usage)
+const PromptsPage = lazy(pageChunks.prompts)
+const PromptsetPage = lazy(pageChunks.promptset)
+const SettingsPage = lazy(pageChunks.settings)
 
 export function App() {
   const session = useSession()

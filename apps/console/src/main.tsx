@@ -3,7 +3,9 @@ import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { BrowserRouter } from 'react-router'
 import { ApiError } from './api/client.ts'
-import { sessionKey } from './api/session.api.ts'
+import { projectsQuery } from './api/projects.api.ts'
+import { sessionKey, sessionQuery } from './api/session.api.ts'
+import { chunkOfPath, pageChunks } from './pages/page-chunks.ts'
 import { App } from './app.tsx'
 import './styles.css'
 
@@ -24,6 +26,13 @@ const queryClient = new QueryClient({
     },
   },
 })
+
+// What the first page needs is asked for at once, side by side, rather than one after the other
+// as each component mounts: the session, the team's projects, and the page's own chunk.
+void queryClient.prefetchQuery(sessionQuery)
+void queryClient.prefetchQuery(projectsQuery)
+const firstChunk = chunkOfPath(window.location.pathname)
+if (firstChunk) void pageChunks[firstChunk]()
 
 createRoot(document.getElementById('root') as HTMLElement).render(
   <StrictMode>

@@ -1,9 +1,11 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { apiGet, apiPath, apiRequest } from './client.ts'
 import type { ApiKey, Project, RetentionPolicy } from './types.ts'
 
+export const projectsQuery = queryOptions({ queryKey: ['projects'], queryFn: () => apiGet<{ projects: Project[] }>('/api/projects') })
+
 export function useProjects() {
-  return useQuery({ queryKey: ['projects'], queryFn: () => apiGet<{ projects: Project[] }>('/api/projects'), select: (data) => data.projects })
+  return useQuery({ ...projectsQuery, select: (data) => data.projects })
 }
 
 export function useCreateProject() {

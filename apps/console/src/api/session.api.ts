@@ -1,23 +1,25 @@
-import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query'
+import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query'
 import { ApiError, apiGet, apiRequest } from './client.ts'
 import type { Session } from './types.ts'
 
 export const sessionKey = ['session'] as const
 
 /** Who is signed in; null when nobody is (a 401 is an answer here, not an error). */
+export const sessionQuery = queryOptions({
+  queryKey: sessionKey,
+  queryFn: async (): Promise<Session | null> => {
+    try {
+      return await apiGet<Session>('/api/session')
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) return null
+      throw error
+    }
+  },
+  staleTime: 60_000,
+})
+
 export function useSession() {
-  return useQuery({
-    queryKey: sessionKey,
-    queryFn: async (): Promise<Session | null> => {
-      try {
-        return await apiGet<Session>('/api/session')
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 401) return null
-        throw error
-      }
-    },
-    staleTime: 60_000,
-  })
+  return useQuery(sessionQuery)
 }
 
 export function useSignIn() {

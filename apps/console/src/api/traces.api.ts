@@ -27,5 +27,8 @@ export function useTrace(projectId: string, traceId: string) {
     queryKey: ['trace', projectId, traceId],
     queryFn: () => apiGet<Trace>(apiPath(`/api/traces/${encodeURIComponent(traceId)}`, { project_id: projectId })),
     staleTime: 30_000,
+    // A stored trace does not change, and comparing thousands of spans with the previous answer
+    // (to keep unchanged objects) would cost more than it saves.
+    structuralSharing: false,
   })
 }
