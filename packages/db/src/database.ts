@@ -76,6 +76,29 @@ export interface ProjectRetentionPoliciesTable {
   last_deleted_spans: Int8 | null
 }
 
+/** One row per trace, kept by the writer (trace-summaries.ts). */
+export interface TraceSummariesTable {
+  project_id: string
+  trace_id: string
+  name: string
+  has_root: boolean
+  service_name: string | null
+  start_time: Date
+  end_time: Date
+  duration_us: Int8
+  span_count: number
+  error_count: number
+  models: Generated<string[]>
+  vendors: Generated<string[]>
+  services: Generated<string[]>
+  input_tokens: Generated<Int8>
+  output_tokens: Generated<Int8>
+  total_tokens: Generated<Int8>
+  cost_usd: string | null
+  session_id: string | null
+  user_id: string | null
+}
+
 export interface SpansTable {
   project_id: string
   trace_id: string
@@ -145,6 +168,7 @@ export interface Database {
   project_retention_policies: ProjectRetentionPoliciesTable
   spans: SpansTable
   project_model_prices: ProjectModelPricesTable
+  trace_summaries: TraceSummariesTable
 }
 
 export type Team = Selectable<TeamsTable>
@@ -194,6 +218,12 @@ export const declaredColumns: DeclaredColumns = {
     cached_input_tokens: nullable, cache_write_input_tokens: nullable, reasoning_tokens: nullable, session_id: nullable,
     user_id: nullable, input_cost_usd: nullable, output_cost_usd: nullable, total_cost_usd: nullable, cost_source: nullable,
     attributes: notNull, resource_attributes: notNull, events: notNull, links: notNull, received_at: notNull,
+  },
+  trace_summaries: {
+    project_id: notNull, trace_id: notNull, name: notNull, has_root: notNull, service_name: nullable, start_time: notNull,
+    end_time: notNull, duration_us: notNull, span_count: notNull, error_count: notNull, models: notNull, vendors: notNull,
+    services: notNull, input_tokens: notNull, output_tokens: notNull, total_tokens: notNull, cost_usd: nullable,
+    session_id: nullable, user_id: nullable,
   },
   project_model_prices: {
     id: notNull, project_id: notNull, model: notNull, match: notNull, input_usd_per_mtok: notNull, output_usd_per_mtok: notNull,

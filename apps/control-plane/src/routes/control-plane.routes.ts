@@ -35,6 +35,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   installErrorHandler(app, messageBody)
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema))
   app.decorateRequest('controlPlaneCaller', null)
+  app.decorateRequest('controlPlaneProjectId', null)
 
   // POST /api/api-key is sent with `Content-Type: application/json` and no body (docs/api.md#api-keys);
   // Fastify's own parser would refuse that as an empty JSON body.
