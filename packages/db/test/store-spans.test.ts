@@ -245,6 +245,10 @@ describe('storeSpans on postgres: connections', () => {
       let pid: number | undefined
       while (pid === undefined) {
         await sleep(10)
+        // pg_stat_activity is read once per transaction (stats_fetch_consistency = cache): without
+        // clearing that snapshot, a first look before the COPY reached the lock is all this loop
+        // would ever see, and it would wait forever (it did, on a loaded machine).
+        await locker.query('select pg_stat_clear_snapshot()')
         const { rows } = await locker.query<{ pid: number }>(
           `select pid from pg_stat_activity where datname = current_database() and query like 'copy spans%' and wait_event_type = 'Lock'`,
         )
