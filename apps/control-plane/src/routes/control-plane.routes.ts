@@ -5,6 +5,7 @@ import { Counter, type Registry } from 'prom-client'
 import { PromptCache, type PromptCacheStats } from '../prompt-cache.ts'
 import { apiKeyRoutes } from './api-key.routes.ts'
 import { projectRoutes } from './projects.routes.ts'
+import { promptLabelRoutes } from './prompt-labels.routes.ts'
 import { promptLookupRoutes } from './promptset.routes.ts'
 import { promptsetRoutes } from './promptsets.routes.ts'
 import { retentionRoutes } from './retention.routes.ts'
@@ -52,6 +53,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(retentionRoutes)
   await app.register(promptLookupRoutes, { promptCache })
   await app.register(promptsetRoutes, { promptCache })
+  await app.register(promptLabelRoutes, { promptCache })
   await app.register(traceRoutes)
 }
 
