@@ -101,6 +101,11 @@ export function callerTeamId(request: FastifyRequest): string {
   return caller(request).teamId
 }
 
+/** The caller's key, as recorded beside what it changed (who moved a prompt label). */
+export function callerKeyId(request: FastifyRequest): string {
+  return caller(request).id
+}
+
 export function callerProjectId(request: FastifyRequest): string {
   if (request.controlPlaneProjectId) return request.controlPlaneProjectId
   const { projectId } = caller(request)

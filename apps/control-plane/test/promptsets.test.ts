@@ -47,7 +47,7 @@ describe('prompt registry management', () => {
     const prompt = created.json()
     assert.deepEqual({ ...prompt, id: 'x', createdAt: 'd', updatedAt: 'd' }, {
       id: 'x', value: 'Hi ${name}, {{ city }} {name} {x-y}', variables: ['name', 'city', 'x-y'], model: 'gpt-4o', modelSettings: {},
-      version: 1, live: false, tags: [], spanId: null, note: '', promptsetId: id, createdAt: 'd', updatedAt: 'd',
+      version: 1, live: false, tags: [], spanId: null, note: '', promptsetId: id, createdAt: 'd', updatedAt: 'd', labels: [],
     })
     const explicit = await request('POST', `/api/promptsets/${id}/prompts`, {
       value: 'Hi ${name}', model: 'm', variables: ['name', 'extra'], tags: ['a'], note: 'n', spanId: 'abcdef0123456789', modelSettings: { top_p: 1 },

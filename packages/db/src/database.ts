@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely'
+import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely'
 
 // The declared shape of the migrated schema. test/database-type.test.ts compares it (through
 // `declaredColumns` below) with what the migrations actually create, so the two cannot drift.
@@ -58,12 +58,38 @@ export interface PromptsTable {
   model: string
   model_settings: Json<Record<string, unknown>>
   version: number
+  /**
+   * The previous release's "live" flag, kept in step with the `production` label by triggers
+   * while that release may still run (see the prompt-labels migration). Read and written by
+   * nothing here: the API's `live` is derived from the label, and a later migration drops it.
+   */
   live: Generated<boolean>
   tags: Json<string[]>
   span_id: string | null
   note: Generated<string>
   created_at: CreatedAt
   updated_at: CreatedAt
+}
+
+/** A named pointer at one version of a registry; `production` is the version GET /api/promptset serves. */
+export interface PromptLabelsTable {
+  promptset_id: string
+  name: string
+  version: number
+  updated_at: CreatedAt
+}
+
+/** Every move of a label, oldest first by id; a null version is "absent" (created, removed). */
+export interface PromptLabelMovesTable {
+  /** An identity column (bigint, read as a decimal string); never written. */
+  id: GeneratedAlways<string>
+  promptset_id: string
+  label: string
+  from_version: number | null
+  to_version: number | null
+  moved_by_key_id: string | null
+  moved_by_key_prefix: string | null
+  moved_at: CreatedAt
 }
 
 export interface ProjectRetentionPoliciesTable {
@@ -165,6 +191,8 @@ export interface Database {
   api_keys: ApiKeysTable
   promptsets: PromptsetsTable
   prompts: PromptsTable
+  prompt_labels: PromptLabelsTable
+  prompt_label_moves: PromptLabelMovesTable
   project_retention_policies: ProjectRetentionPoliciesTable
   spans: SpansTable
   project_model_prices: ProjectModelPricesTable
@@ -178,6 +206,8 @@ export type NewApiKey = Insertable<ApiKeysTable>
 export type Promptset = Selectable<PromptsetsTable>
 export type Prompt = Selectable<PromptsTable>
 export type NewPrompt = Insertable<PromptsTable>
+export type PromptLabel = Selectable<PromptLabelsTable>
+export type PromptLabelMove = Selectable<PromptLabelMovesTable>
 export type RetentionPolicy = Selectable<ProjectRetentionPoliciesTable>
 export type RetentionPolicyUpdate = Updateable<ProjectRetentionPoliciesTable>
 export type Span = Selectable<SpansTable>
@@ -204,6 +234,11 @@ export const declaredColumns: DeclaredColumns = {
   prompts: {
     id: notNull, promptset_id: notNull, value: notNull, variables: notNull, model: notNull, model_settings: notNull,
     version: notNull, live: notNull, tags: notNull, span_id: nullable, note: notNull, created_at: notNull, updated_at: notNull,
+  },
+  prompt_labels: { promptset_id: notNull, name: notNull, version: notNull, updated_at: notNull },
+  prompt_label_moves: {
+    id: notNull, promptset_id: notNull, label: notNull, from_version: nullable, to_version: nullable,
+    moved_by_key_id: nullable, moved_by_key_prefix: nullable, moved_at: notNull,
   },
   project_retention_policies: {
     project_id: notNull, enabled: notNull, retention_days: notNull, created_at: notNull, updated_at: notNull,

@@ -6,6 +6,7 @@ import { PromptCache, type PromptCacheStats } from '../prompt-cache.ts'
 import { apiKeyRoutes } from './api-key.routes.ts'
 import { modelPriceRoutes } from './model-prices.routes.ts'
 import { projectRoutes } from './projects.routes.ts'
+import { promptLabelRoutes } from './prompt-labels.routes.ts'
 import { promptLookupRoutes } from './promptset.routes.ts'
 import { promptsetRoutes } from './promptsets.routes.ts'
 import { retentionRoutes } from './retention.routes.ts'
@@ -55,6 +56,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(modelPriceRoutes)
   await app.register(promptLookupRoutes, { promptCache })
   await app.register(promptsetRoutes, { promptCache })
+  await app.register(promptLabelRoutes, { promptCache })
   await app.register(traceRoutes)
 }
 

@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely'
 import * as initialSchema from './2026-11-22T0300-initial-schema.ts'
+import * as promptLabels from './2026-11-24T0900-prompt-labels.ts'
 import * as llmColumnsAndCost from './2026-11-24T1000-llm-columns-and-cost.ts'
 import * as traceSummaries from './2026-11-24T1100-trace-summaries.ts'
 
@@ -8,6 +9,7 @@ import * as traceSummaries from './2026-11-24T1100-trace-summaries.ts'
 // A migration exporting `transactional = false` runs outside a transaction (migrator.ts).
 export const migrations: Record<string, Migration & { transactional?: boolean }> = {
   '2026-11-22T0300-initial-schema': initialSchema,
+  '2026-11-24T0900-prompt-labels': promptLabels,
   '2026-11-24T1000-llm-columns-and-cost': llmColumnsAndCost,
   '2026-11-24T1100-trace-summaries': traceSummaries,
 }
