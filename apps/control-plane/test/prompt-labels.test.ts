@@ -219,7 +219,7 @@ describe('prompt labels (management API)', () => {
     assert.deepEqual(await labelRows(id), [[longest, 1], ['production', 1]])
   })
 
-  it('answers 401 for team keys and 404 for another project’s registry or an unknown one', async () => {
+  it('answers 400 for a team key without project_id and 404 for another project’s registry or an unknown one', async () => {
     const id = await registryWithVersions('auth', 1)
     const theirs = (await request('POST', '/api/promptsets', { name: 'theirs' }, other.projectKey)).json().id as string
     await request('POST', `/api/promptsets/${theirs}/prompts`, { value: 'v', model: 'm', live: true }, other.projectKey)
@@ -229,7 +229,11 @@ describe('prompt labels (management API)', () => {
       request('DELETE', `/api/promptsets/${registry}/labels/production`, undefined, key),
       request('GET', `/api/promptsets/${registry}/label-history`, undefined, key),
     ]
-    for (const response of await Promise.all(calls(id, ws.teamKey))) assert.deepEqual([response.statusCode, response.json()], [401, unauthorized])
+    for (const response of await Promise.all(calls(id, ws.teamKey))) {
+      assert.deepEqual([response.statusCode, response.json()], [400, { message: 'querystring/project_id: required with a team key' }])
+    }
+    const withProject = await request('GET', `/api/promptsets/${id}/labels?project_id=${ws.projectId}`, undefined, ws.teamKey)
+    assert.equal(withProject.statusCode, 200, 'a team key names the project')
     for (const registry of [theirs, 'unknown']) {
       for (const response of await Promise.all(calls(registry))) assert.deepEqual([response.statusCode, response.json()], [404, { message: 'Prompt registry not found' }])
     }

@@ -11,6 +11,8 @@ import { promptLookupRoutes } from './promptset.routes.ts'
 import { promptsetRoutes } from './promptsets.routes.ts'
 import { retentionRoutes } from './retention.routes.ts'
 import { teamRoutes } from './teams.routes.ts'
+import { sessionRoutes } from './sessions.routes.ts'
+import { usageRoutes } from './usage.routes.ts'
 import { traceRoutes } from './traces.routes.ts'
 
 export interface ControlPlaneRoutesOptions {
@@ -58,6 +60,8 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(promptsetRoutes, { promptCache })
   await app.register(promptLabelRoutes, { promptCache })
   await app.register(traceRoutes)
+  await app.register(sessionRoutes)
+  await app.register(usageRoutes)
 }
 
 const cacheMetricName = 'tracewell_prompt_cache_lookups_total'

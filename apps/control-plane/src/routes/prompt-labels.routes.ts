@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { listLabelMoves, listPromptLabels, moveLabel, type LabelMoveResult } from '@tracewell/db'
 import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
-import { callerKeyId, requireProjectKey } from '../auth.ts'
+import { callerKeyId, requireProjectAccess } from '../auth.ts'
 import { ownedPromptset } from '../owned-promptset.ts'
 import type { PromptCache } from '../prompt-cache.ts'
 import { errorResponses, IdSchema, IsoDateSchema, LabelNameSchema } from '../schemas.ts'
@@ -104,7 +104,7 @@ export const promptLabelRoutes: FastifyPluginAsyncTypebox<PromptLabelRoutesOptio
   app.get(
     '/api/promptsets/:promptsetId/labels',
     {
-      onRequest: requireProjectKey,
+      onRequest: requireProjectAccess,
       schema: {
         summary: 'A registry’s labels and the versions they point at',
         tags,
@@ -122,7 +122,7 @@ export const promptLabelRoutes: FastifyPluginAsyncTypebox<PromptLabelRoutesOptio
   app.put(
     '/api/promptsets/:promptsetId/labels/:label',
     {
-      onRequest: requireProjectKey,
+      onRequest: requireProjectAccess,
       schema: {
         summary: 'Point a label at a version (creating the label if needed)',
         description:
@@ -157,7 +157,7 @@ export const promptLabelRoutes: FastifyPluginAsyncTypebox<PromptLabelRoutesOptio
   app.delete(
     '/api/promptsets/:promptsetId/labels/:label',
     {
-      onRequest: requireProjectKey,
+      onRequest: requireProjectAccess,
       schema: {
         summary: 'Remove a label',
         description:
@@ -182,7 +182,7 @@ export const promptLabelRoutes: FastifyPluginAsyncTypebox<PromptLabelRoutesOptio
   app.get(
     '/api/promptsets/:promptsetId/label-history',
     {
-      onRequest: requireProjectKey,
+      onRequest: requireProjectAccess,
       schema: {
         summary: 'Every move of the registry’s labels, newest first: who (key prefix), when, from which version to which',
         tags,

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { createPromptset, createPromptVersion, listProjectPromptsets, listPrompts, setLiveVersion } from '@tracewell/db'
 import { NotFoundError } from '@tracewell/http'
-import { callerKeyId, callerProjectId, requireProjectKey } from '../auth.ts'
+import { callerKeyId, callerProjectId, requireProjectAccess } from '../auth.ts'
 import { ownedPromptset } from '../owned-promptset.ts'
 import type { PromptCache } from '../prompt-cache.ts'
 import { extractVariables } from '../prompt-template.ts'
@@ -56,7 +56,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
   app.post(
     '/api/promptsets',
     {
-      onRequest: requireProjectKey,
+      onRequest: requireProjectAccess,
       schema: {
         summary: 'Create a prompt registry',
         tags,
@@ -77,7 +77,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
   app.get(
     '/api/promptsets',
     {
-      onRequest: requireProjectKey,
+      onRequest: requireProjectAccess,
       schema: { summary: 'List the project’s prompt registries', tags, security, response: { 200: PromptsetListSchema, ...errorResponses(401) } },
     },
     async (request) => ({ promptsets: await listProjectPromptsets(app.db, callerProjectId(request)) }),
@@ -86,7 +86,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
   app.get(
     '/api/promptsets/:promptsetId',
     {
-      onRequest: requireProjectKey,
+      onRequest: requireProjectAccess,
       schema: {
         summary: 'A prompt registry with every version of its prompt, and each version’s labels',
         tags,
@@ -104,7 +104,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
   app.post(
     '/api/promptsets/:promptsetId/prompts',
     {
-      onRequest: requireProjectKey,
+      onRequest: requireProjectAccess,
       schema: {
         summary: 'Add the next version of the registry’s prompt',
         description: 'version is the previous highest + 1, also under concurrent creates.',
@@ -138,7 +138,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
   app.put(
     '/api/promptsets/:promptsetId/live',
     {
-      onRequest: requireProjectKey,
+      onRequest: requireProjectAccess,
       schema: {
         summary: 'Make one version live (or none, with null): move (or remove) the production label',
         description:

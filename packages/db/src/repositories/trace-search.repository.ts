@@ -106,8 +106,11 @@ function conditions(search: TraceSearch): RawBuilder<unknown>[] {
     where.push(sql`(t.name ilike ${pattern} or exists (select 1 from spans s where ${spansOfTrace} and s.name ilike ${pattern}))`)
   }
   for (const { key, value } of search.attributes ?? []) {
-    // A stored value is {stringValue: …}, {intValue: …}, …: its one member, as text.
-    const matches = (column: RawBuilder<unknown>) => sql`exists (select 1 from jsonb_each(${column} -> ${key}) v where v.value #>> '{}' = ${value})`
+    // A stored value is {stringValue: …}, {intValue: …}, …: its one member, as text (or a plain
+    // value, as rows written before the AnyValue form hold).
+    const matches = (column: RawBuilder<unknown>) => sql`(case jsonb_typeof(${column} -> ${key})
+      when 'object' then exists (select 1 from jsonb_each(${column} -> ${key}) v where v.value #>> '{}' = ${value})
+      else (${column} -> ${key}) #>> '{}' = ${value} end)`
     where.push(sql`exists (select 1 from spans s where ${spansOfTrace} and (${matches(sql`s.attributes`)} or ${matches(sql`s.resource_attributes`)}))`)
   }
   if (search.text) where.push(sql`exists (select 1 from spans s where ${spansOfTrace} and s.attributes::text ilike ${likePattern(search.text)})`)

@@ -87,9 +87,9 @@ export class TraceSummaryBatch {
         end: undefined,
         start_time: nanosToIsoMicros(trace.start.toString()),
         end_time: nanosToIsoMicros(trace.end.toString()),
-        models: [...trace.models],
-        vendors: [...trace.vendors],
-        services: [...trace.services],
+        models: [...trace.models].sort(),
+        vendors: [...trace.vendors].sort(),
+        services: [...trace.services].sort(),
       }))
     // Text as the spans' own columns store it: jsonb refuses U+0000 and lone surrogates.
     return toStorableJson(JSON.stringify(rows))
