@@ -47,6 +47,13 @@ export const ingestSettings = {
   MAX_BODY_BYTES: Type.Integer({ minimum: 1024, default: 10 * 1024 * 1024, description: 'largest request body as sent, in bytes (default 10 MiB)' }),
   MAX_INFLATED_BYTES: Type.Integer({ minimum: 1024, default: 50 * 1024 * 1024, description: 'largest body after gzip/deflate inflation, in bytes (default 50 MiB)' }),
   MAX_SPANS_PER_REQUEST: Type.Integer({ minimum: 1, default: 10_000, description: 'most spans accepted in one request (default 10000)' }),
+  // Bodies up to 256 KiB are parsed without a count and hold at most ~131,000 values, so the
+  // minimum keeps the limit true for every body.
+  MAX_JSON_VALUES: Type.Integer({
+    minimum: 150_000,
+    default: 1_000_000,
+    description: 'most JSON values (objects, arrays, strings, numbers, literals) in one JSON body; bounds the parse work of one request (default 1000000)',
+  }),
   QUEUE_MAX_BACKLOG: Type.Integer({ minimum: 1, default: 200_000, description: 'waiting spans in the queue above which ingest answers 429 (default 200000)' }),
   ENQUEUE_MAX_SPANS_PER_JOB: Type.Integer({ minimum: 1, default: 2_000, description: 'most spans grouped into one queue job; a larger request is a job of its own (default 2000)' }),
 }

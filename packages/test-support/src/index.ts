@@ -1,2 +1,3 @@
 export { seededRandom } from './seeded-random.ts'
 export { acceptedTraces, otlpJsonBody } from './otlp-json-body.ts'
+export { denseJson, gzipped, malformedStringsJson } from './hostile-json-bodies.ts'
