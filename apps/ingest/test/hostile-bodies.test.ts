@@ -56,7 +56,7 @@ describe('a hostile body', () => {
     const { response, healthAnswers } = await postWhileProbingHealth(body)
     assert.equal(response.statusCode, 400)
     assert.equal(response.body, JSON.stringify({ status: 400, message: `body: malformed JSON (Unexpected token '}' at position ${position})` }))
-    // The body is checked in slices; /healthz was served between them instead of after all of them.
+    // The body is checked chunk by chunk as it inflates; /healthz was served between the chunks.
     assert.ok(healthAnswers > 10, `${healthAnswers} /healthz answers while the body was checked`)
     assert.deepEqual(await ingest.queuedSpans(), [])
   })

@@ -1,12 +1,11 @@
-import { setImmediate as nextTurn } from 'node:timers/promises'
-
 // Why this exists: JSON.parse cannot be bounded or interrupted. A body of a few dense megabytes
 // (`[1,1,1,…` or `[[],[],…`) costs seconds of one thread and hundreds of MB to build before
 // JSON.parse reaches an error at its end, or before a validator can say the shape is wrong; and
 // V8's "Unexpected token" errors do not say where they are. This scanner checks the syntax of
-// UTF-8 JSON bytes without building anything, counts the values and nesting on the way, stops at
-// the first problem, and can run in slices between which the event loop serves other requests.
-// Streaming JSON parsers do the same work but build every token as a string, a few times slower.
+// UTF-8 JSON bytes without building anything, counts the values and nesting on the way, and stops
+// at the first problem. It reads the bytes chunk by chunk, so a body can be checked while it
+// arrives (or is inflated) and refused before the rest of it exists. Streaming JSON parsers do
+// the same work but build every token as a string, a few times slower.
 
 /** What a scan found; positions count UTF-16 code units, as JSON.parse's messages do. */
 export type JsonScanResult =
@@ -58,13 +57,13 @@ const isEscapable = (byte: number) =>
   byte === 0x22 || byte === 0x5c || byte === 0x2f || byte === 0x62 || byte === 0x66 || byte === 0x6e || byte === 0x72 || byte === 0x74
 
 /**
- * A resumable syntax check of one JSON document in UTF-8 (RFC 8259; the bytes are assumed to be
- * valid UTF-8, which `isUtf8` checks natively). Each `advance` reads a slice of the bytes.
+ * A syntax check of one JSON document in UTF-8 (RFC 8259), fed in chunks of any size. The bytes
+ * are assumed to be valid UTF-8 (which `isUtf8` checks natively); only positions depend on it.
  */
 export class JsonScanner {
-  private readonly bytes: Uint8Array
   private readonly limits: JsonScanLimits
-  private offset = 0
+  /** Bytes of the chunks before the current one. */
+  private consumed = 0
   private state = VALUE
   private readonly stack: number[] = []
   private values = 0
@@ -76,16 +75,28 @@ export class JsonScanner {
   // UTF-16 code units. Outside strings a non-ASCII byte is an error, so only strings adjust it.
   private utf16Adjustment = 0
 
-  constructor(bytes: Uint8Array, limits: JsonScanLimits = UNLIMITED) {
-    this.bytes = bytes
+  constructor(limits: JsonScanLimits = UNLIMITED) {
     this.limits = limits
   }
 
-  /** Reads up to `sliceBytes` more bytes: the result once known, undefined while bytes remain. */
-  advance(sliceBytes: number): JsonScanResult | undefined {
-    const bytes = this.bytes
-    const end = Math.min(bytes.length, this.offset + sliceBytes)
-    let i = this.offset
+  /** Reads the next chunk: the result as soon as the document is refused, undefined while it may still be valid. */
+  write(bytes: Uint8Array): JsonScanResult | undefined {
+    const result = this.scan(bytes)
+    this.consumed += bytes.length
+    return result
+  }
+
+  /** The verdict once every chunk has been written. */
+  end(): JsonScanResult {
+    const complete = this.state === AFTER_VALUE || numberMayEnd(this.state)
+    if (complete && this.stack.length === 0) return { kind: 'valid', values: this.values }
+    const inString = this.state === STRING || this.state === ESCAPE || this.state === UNICODE
+    return this.malformed(this.consumed, inString ? 'Unterminated string in JSON' : 'Unexpected end of JSON input')
+  }
+
+  private scan(bytes: Uint8Array): JsonScanResult | undefined {
+    const end = bytes.length
+    let i = 0
     let state = this.state
     for (; i < end; i++) {
       let byte = bytes[i] as number
@@ -94,7 +105,7 @@ export class JsonScanner {
         while (byte >= 0x20 && byte < 0x80 && byte !== 0x22 && byte !== 0x5c && i + 1 < end) byte = bytes[++i] as number
         if (byte === 0x22) state = this.stringIsKey ? COLON : AFTER_VALUE
         else if (byte === 0x5c) state = ESCAPE
-        else if (byte < 0x20) return this.malformed(i, 'Bad control character in string literal')
+        else if (byte < 0x20) return this.malformed(this.consumed + i, 'Bad control character in string literal')
         else if (byte >= 0x80) this.utf16Adjustment += (byte & 0xc0) === 0x80 ? -1 : byte >= 0xf0 ? 1 : 0
         continue
       }
@@ -109,7 +120,7 @@ export class JsonScanner {
           }
           if (++this.values > this.limits.maxValues) return { kind: 'too-many-values', limit: this.limits.maxValues }
           state = this.valueStart(byte)
-          if (state === -1) return this.unexpected(i, VALUE)
+          if (state === -1) return this.unexpected(bytes, i, VALUE)
           if (this.stack.length > this.limits.maxDepth) return { kind: 'too-deep', limit: this.limits.maxDepth }
           continue
         case KEY_OR_CLOSE:
@@ -122,17 +133,17 @@ export class JsonScanner {
             this.stack.pop()
             state = AFTER_VALUE
           } else {
-            return this.unexpected(i, state)
+            return this.unexpected(bytes, i, state)
           }
           continue
         case COLON:
           if (isWhitespace(byte)) continue
-          if (byte !== 0x3a) return this.unexpected(i, state)
+          if (byte !== 0x3a) return this.unexpected(bytes, i, state)
           state = VALUE
           continue
         case AFTER_VALUE:
           state = this.afterValue(byte)
-          if (state === -1) return this.unexpected(i, AFTER_VALUE)
+          if (state === -1) return this.unexpected(bytes, i, AFTER_VALUE)
           continue
         case ESCAPE:
           if (byte === 0x75) {
@@ -141,15 +152,15 @@ export class JsonScanner {
           } else if (isEscapable(byte)) {
             state = STRING
           } else {
-            return this.malformed(i, 'Bad escaped character')
+            return this.malformed(this.consumed + i, 'Bad escaped character')
           }
           continue
         case UNICODE:
-          if (!isHexDigit(byte)) return this.malformed(i, 'Bad Unicode escape')
+          if (!isHexDigit(byte)) return this.malformed(this.consumed + i, 'Bad Unicode escape')
           if (--this.hexLeft === 0) state = STRING
           continue
         case LITERAL:
-          if (byte !== this.literal[this.literalIndex]) return this.unexpected(i, state)
+          if (byte !== this.literal[this.literalIndex]) return this.unexpected(bytes, i, state)
           if (++this.literalIndex === this.literal.length) state = AFTER_VALUE
           continue
         default: {
@@ -159,15 +170,14 @@ export class JsonScanner {
             state = next
             continue
           }
-          if (!numberMayEnd(state)) return this.unexpected(i, state)
+          if (!numberMayEnd(state)) return this.unexpected(bytes, i, state)
           state = this.afterValue(byte)
-          if (state === -1) return this.unexpected(i, AFTER_VALUE)
+          if (state === -1) return this.unexpected(bytes, i, AFTER_VALUE)
         }
       }
     }
-    this.offset = i
     this.state = state
-    return i === bytes.length ? this.finish() : undefined
+    return undefined
   }
 
   /** The state after the first byte of a value, or -1 when no value starts so. */
@@ -215,18 +225,13 @@ export class JsonScanner {
     return -1
   }
 
-  private finish(): JsonScanResult {
-    const complete = this.state === AFTER_VALUE || numberMayEnd(this.state)
-    if (complete && this.stack.length === 0) return { kind: 'valid', values: this.values }
-    const inString = this.state === STRING || this.state === ESCAPE || this.state === UNICODE
-    return this.malformed(this.bytes.length, inString ? 'Unterminated string in JSON' : 'Unexpected end of JSON input')
-  }
-
-  private unexpected(at: number, state: number): JsonScanResult {
-    if (state === AFTER_VALUE && this.stack.length === 0) return this.malformed(at, 'Unexpected non-whitespace character after JSON')
-    // The character, not the byte: outside strings a non-ASCII byte starts a character.
-    const text = Buffer.from(this.bytes.buffer, this.bytes.byteOffset + at, Math.min(4, this.bytes.length - at)).toString('utf8')
-    return this.malformed(at, `Unexpected token '${String.fromCodePoint(text.codePointAt(0) as number)}'`)
+  private unexpected(bytes: Uint8Array, at: number, state: number): JsonScanResult {
+    const position = this.consumed + at
+    if (state === AFTER_VALUE && this.stack.length === 0) return this.malformed(position, 'Unexpected non-whitespace character after JSON')
+    // The character, not the byte: outside strings a non-ASCII byte starts a character (whose
+    // rest may be in the next chunk; it then shows as U+FFFD).
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset + at, Math.min(4, bytes.length - at)).toString('utf8')
+    return this.malformed(position, `Unexpected token '${String.fromCodePoint(text.codePointAt(0) as number)}'`)
   }
 
   private malformed(at: number, reason: string): JsonScanResult {
@@ -258,20 +263,8 @@ function numberStep(state: number, byte: number): number {
 
 const numberMayEnd = (state: number) => state === ZERO || state === INTEGER || state === FRACTION || state === EXPONENT_DIGITS
 
-/** Scans the whole document at once (for bodies small enough that it takes a moment). */
+/** Scans a whole document held in one buffer. */
 export function scanJson(bytes: Uint8Array, limits: JsonScanLimits = UNLIMITED): JsonScanResult {
-  return new JsonScanner(bytes, limits).advance(bytes.length) as JsonScanResult
-}
-
-/**
- * Scans in slices of `sliceBytes`, letting the event loop run between them, so that a large
- * document delays other work by one slice at a time rather than by the whole scan.
- */
-export async function scanJsonInSlices(bytes: Uint8Array, limits: JsonScanLimits, sliceBytes: number): Promise<JsonScanResult> {
-  const scanner = new JsonScanner(bytes, limits)
-  for (;;) {
-    const result = scanner.advance(sliceBytes)
-    if (result !== undefined) return result
-    await nextTurn()
-  }
+  const scanner = new JsonScanner(limits)
+  return scanner.write(bytes) ?? scanner.end()
 }

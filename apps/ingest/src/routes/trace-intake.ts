@@ -7,7 +7,7 @@ import { QueueBacklogFullError, QueueUnavailableError, releaseBody, type Accepte
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { readBody, type BodyLimits } from '../body/body.reader.ts'
 import { formatOf, requireEncoding, requireFormat, type BodyEncoding, type BodyFormat } from '../body/media-type.ts'
-import { screenJsonBody } from '../body/json-body.screen.ts'
+import { jsonBodyScreen } from '../body/json-body.screen.ts'
 import { decodeTraceBody } from '../body/trace-body.decoder.ts'
 import { bodyTooLarge, keyStoreUnavailable, queueBacklogFull, queueUnavailable, tooManySpans } from '../errors.ts'
 import { rejectionReasonOf, type IngestMetrics } from '../ingest.metrics.ts'
@@ -81,14 +81,12 @@ export function installTraceIntake(app: App, options: TraceIntakeOptions): (requ
   })
 
   // The body arrives as bytes; which decoder reads it was decided from the headers above. A
-  // larger JSON body is screened here, in slices, so that what the handler parses in one go
+  // larger JSON body is screened while it arrives, so that what the handler parses in one go
   // costs a bounded amount whatever the client sent.
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', async (request: FastifyRequest, payload: IncomingMessage) => {
+  app.addContentTypeParser('*', (request: FastifyRequest, payload: IncomingMessage) => {
     const intake = request.traceIntake as TraceIntake
-    const body = await readBody(payload, intake.encoding, limits)
-    if (intake.format === 'json') await screenJsonBody(body, limits.maxJsonValues)
-    return body
+    return readBody(payload, intake.encoding, limits, intake.format === 'json' ? jsonBodyScreen(limits.maxJsonValues) : undefined)
   })
 
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
