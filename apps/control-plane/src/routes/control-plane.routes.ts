@@ -4,6 +4,7 @@ import AjvModule from 'ajv'
 import { Counter, type Registry } from 'prom-client'
 import { PromptCache, type PromptCacheStats } from '../prompt-cache.ts'
 import { apiKeyRoutes } from './api-key.routes.ts'
+import { refusingNul } from './nul-free.validator.ts'
 import { projectRoutes } from './projects.routes.ts'
 import { promptLookupRoutes } from './promptset.routes.ts'
 import { promptsetRoutes } from './promptsets.routes.ts'
@@ -32,7 +33,7 @@ const strictAjv = new Ajv({ ...ajvOptions, coerceTypes: false })
  */
 export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOptions> = async (app, options) => {
   installErrorHandler(app, messageBody)
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema))
+  app.setValidatorCompiler(({ schema, httpPart }) => refusingNul((httpPart === 'body' ? strictAjv : coercingAjv).compile(schema)))
   app.decorateRequest('controlPlaneCaller', null)
 
   // POST /api/api-key is sent with `Content-Type: application/json` and no body (seed §2);

@@ -73,10 +73,19 @@ export function encodeCursor(cursor: TraceCursor): string {
   return Buffer.from(`${cursor.startMicros}:${cursor.traceId}`).toString('base64url')
 }
 
+// A trace's start as this API can return it: from 0001-01-01 to 9999-12-31 (span times are
+// unsigned nanoseconds since 1970, so real ones end in 2554). A hand-made cursor outside this
+// range would overflow Postgres's bigint or timestamp arithmetic: a 500 instead of a 400.
+const MIN_CURSOR_MICROS = -62_135_596_800_000_000n
+const MAX_CURSOR_MICROS = 253_402_300_799_999_999n
+
 export function decodeCursor(raw: string): TraceCursor {
   const match = /^(-?[0-9]{1,20}):([0-9a-f]{32})$/.exec(Buffer.from(raw, 'base64url').toString('latin1'))
-  if (!match) throw new BadRequestError('querystring/cursor: not a nextCursor returned by this API')
-  return { startMicros: match[1] as string, traceId: match[2] as string }
+  const startMicros = match ? BigInt(match[1] as string) : undefined
+  if (!match || startMicros === undefined || startMicros < MIN_CURSOR_MICROS || startMicros > MAX_CURSOR_MICROS) {
+    throw new BadRequestError('querystring/cursor: not a nextCursor returned by this API')
+  }
+  return { startMicros: startMicros.toString(), traceId: match[2] as string }
 }
 
 const isoDatePattern = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/
