@@ -82,8 +82,12 @@ export const keySettings = {
   }),
 }
 
+// A secret compared with a header value: HTTP trims the whitespace around a header value, so a
+// secret with spaces could never match, and one of a few characters can be guessed.
+const HeaderSecret = (description: string) => Type.String({ minLength: 32, pattern: '^[\\x21-\\x7e]+$', description })
+
 export const adminSettings = {
-  ADMIN_API_KEY: Type.Optional(Type.String({ minLength: 32, description: 'admin secret for POST /api/teams (at least 32 characters)' })),
+  ADMIN_API_KEY: Type.Optional(HeaderSecret('admin secret for POST /api/teams (at least 32 printable characters, no spaces)')),
 }
 
 const InitKey = Type.String({ minLength: 32, maxLength: 256, pattern: '^[\\x21-\\x7e]+$', description: 'an API key of at least 32 printable characters' })
@@ -97,7 +101,7 @@ export const bootstrapSettings = {
 }
 
 export const janitorSettings = {
-  CRON_API_KEY: Type.Optional(Type.String({ minLength: 1, description: 'secret expected in the cron-api-key header; unset leaves cleanup open' })),
+  CRON_API_KEY: Type.Optional(HeaderSecret('secret expected in the cron-api-key header (at least 32 printable characters, no spaces); unset leaves cleanup open')),
   CLEANUP_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000, description: 'spans deleted per statement during cleanup (default 10000)' }),
   CLEANUP_TIME_BUDGET_MS: Type.Integer({ minimum: 1, default: 240_000, description: 'a cleanup run stops after this many ms and reports what is left (default 240000)' }),
 }
