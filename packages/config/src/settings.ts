@@ -105,3 +105,12 @@ export const janitorSettings = {
   CLEANUP_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000, description: 'spans deleted per statement during cleanup (default 10000)' }),
   CLEANUP_TIME_BUDGET_MS: Type.Integer({ minimum: 1, default: 240_000, description: 'a cleanup run stops after this many ms and reports what is left (default 240000)' }),
 }
+
+export const startupSettings = {
+  STARTUP_RETRY_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 3600,
+    default: 60,
+    description: 'how long a process retries an unreachable Postgres or Redis at start before it exits non-zero, in s (default 60)',
+  }),
+}

@@ -1,4 +1,5 @@
 export { createDb, engineOf, type Db, type DbOptions } from './create-db.ts'
+export { postgresDependency } from './postgres-dependency.ts'
 export type { Database, ApiKeyKind } from './database.ts'
 export { assertSchemaIsCurrent, migrateToLatest, MigrationError, pendingMigrations } from './migrator.ts'
 export type { Executor } from './repositories/executor.ts'
