@@ -44,7 +44,7 @@ export async function buildAllInOneApp(config: AllInOneConfig, deps: { db?: Db }
 
   await app.register(traceRoutes, {
     producer,
-    limits: { maxBodyBytes: config.MAX_BODY_BYTES, maxInflatedBytes: config.MAX_INFLATED_BYTES, maxSpansPerRequest: config.MAX_SPANS_PER_REQUEST },
+    limits: { maxBodyBytes: config.MAX_BODY_BYTES, maxInflatedBytes: config.MAX_INFLATED_BYTES, maxSpansPerRequest: config.MAX_SPANS_PER_REQUEST, maxJsonValues: config.MAX_JSON_VALUES },
   })
   await app.register(controlPlaneRoutes, { adminApiKey: config.ADMIN_API_KEY })
   await app.register(cleanupRoutes, { cronApiKey: config.CRON_API_KEY, batchSize: config.CLEANUP_BATCH_SIZE, timeBudgetMs: config.CLEANUP_TIME_BUDGET_MS })

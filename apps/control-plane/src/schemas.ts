@@ -58,7 +58,7 @@ export const LabelNameSchema = Type.String({
   description: '1–36 of a-z 0-9 _ . - (not "." or ".."); `production` is the version served by default',
 })
 
-/** A prompt as GET /api/promptset returns it (SPEC §3): the Langtrace SDKs' shape, nothing more. */
+/** A prompt as GET /api/promptset returns it (docs/api.md#get-a-prompt): the Langtrace SDKs' shape, nothing more. */
 export const PromptSchema = Type.Object({
   id: Type.String(),
   value: Type.String(),

@@ -35,7 +35,7 @@ function promptOf(value: string, variables: string[]): PromptDto {
 
 /**
  * What the body must be: the registry with the prompt (value as given), serialised in one piece,
- * in the SDKs' shape (SPEC §3): a version's labels are the management API's, not part of it.
+ * in the SDKs' shape (docs/api.md#get-a-prompt): a version's labels are the management API's, not part of it.
  */
 function expectedBody(value: string, variables: string[]): string {
   const { labels: _labels, ...prompt } = promptOf(value, variables)

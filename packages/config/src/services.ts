@@ -10,6 +10,7 @@ import {
   keySettings,
   queueSettings,
   serverSettings,
+  startupSettings,
   writerSettings,
 } from './settings.ts'
 
@@ -22,6 +23,7 @@ export const IngestConfigSchema = Type.Object({
   ...queueSettings,
   ...ingestSettings,
   ...keySettings,
+  ...startupSettings,
 })
 export type IngestConfig = Static<typeof IngestConfigSchema>
 
@@ -39,6 +41,7 @@ export const ControlPlaneConfigSchema = Type.Object({
   ...keySettings,
   ...adminSettings,
   ...bootstrapSettings,
+  ...startupSettings,
 })
 export type ControlPlaneConfig = Static<typeof ControlPlaneConfigSchema>
 
@@ -46,6 +49,7 @@ export const JanitorConfigSchema = Type.Object({
   ...serverSettings(defaultPorts.janitor),
   ...databaseSettings,
   ...janitorSettings,
+  ...startupSettings,
 })
 export type JanitorConfig = Static<typeof JanitorConfigSchema>
 
@@ -60,6 +64,7 @@ export const AllInOneConfigSchema = Type.Object({
   ...adminSettings,
   ...bootstrapSettings,
   ...janitorSettings,
+  ...startupSettings,
 })
 export type AllInOneConfig = Static<typeof AllInOneConfigSchema>
 
@@ -68,7 +73,7 @@ export const ReplayConfigSchema = Type.Object({ ...queueSettings })
 export type ReplayConfig = Static<typeof ReplayConfigSchema>
 
 /** `npm run migrate`: one connection is all it needs, so no pool size. */
-export const MigrateConfigSchema = Type.Object({ DATABASE_URL: embeddedDatabaseSettings.DATABASE_URL, DATA_DIR: embeddedDatabaseSettings.DATA_DIR })
+export const MigrateConfigSchema = Type.Object({ DATABASE_URL: embeddedDatabaseSettings.DATABASE_URL, DATA_DIR: embeddedDatabaseSettings.DATA_DIR, ...startupSettings })
 export type MigrateConfig = Static<typeof MigrateConfigSchema>
 
 /** Where test suites find the real Postgres (an admin connection) and Redis. */

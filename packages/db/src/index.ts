@@ -1,4 +1,5 @@
 export { createDb, engineOf, type Db, type DbOptions } from './create-db.ts'
+export { postgresDependency } from './postgres-dependency.ts'
 export type { Database, ApiKeyKind, CostSource, ModelMatch } from './database.ts'
 export { assertSchemaIsCurrent, migrateToLatest, MigrationError, pendingMigrations } from './migrator.ts'
 export { inTransaction, type Executor } from './repositories/executor.ts'

@@ -5,6 +5,7 @@ import { Counter, type Registry } from 'prom-client'
 import { PromptCache, type PromptCacheStats } from '../prompt-cache.ts'
 import { apiKeyRoutes } from './api-key.routes.ts'
 import { modelPriceRoutes } from './model-prices.routes.ts'
+import { refusingNul } from './nul-free.validator.ts'
 import { projectRoutes } from './projects.routes.ts'
 import { promptLabelRoutes } from './prompt-labels.routes.ts'
 import { promptLookupRoutes } from './promptset.routes.ts'
@@ -36,7 +37,7 @@ const strictAjv = new Ajv({ ...ajvOptions, coerceTypes: false })
  */
 export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOptions> = async (app, options) => {
   installErrorHandler(app, messageBody)
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema))
+  app.setValidatorCompiler(({ schema, httpPart }) => refusingNul((httpPart === 'body' ? strictAjv : coercingAjv).compile(schema)))
   app.decorateRequest('controlPlaneCaller', null)
   app.decorateRequest('controlPlaneProjectId', null)
 

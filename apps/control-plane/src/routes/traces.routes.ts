@@ -133,7 +133,8 @@ export function decodeCursor(sort: TraceSort, raw: string): TraceSearchCursor {
   if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== sort) throw invalid()
   const [, value, traceId] = parsed as unknown[]
   if (typeof value !== 'string' || !cursorValuePatterns[sort].test(value) || typeof traceId !== 'string' || !/^[0-9a-f]{32}$/.test(traceId)) throw invalid()
-  if (sort === 'time' && Number.isNaN(Date.parse(postgresTimeAsIso(value)))) throw invalid()
+  // Year 0000 parses in JavaScript, not in Postgres: a 400 here, not a 500 there.
+  if (sort === 'time' && (value.startsWith('0000') || Number.isNaN(Date.parse(postgresTimeAsIso(value))))) throw invalid()
   return { value, traceId }
 }
 
