@@ -132,6 +132,14 @@ describe('separately started services with real clients', () => {
     assert.equal(live.value, 'Hi ${name}! Topic: {topic}')
     const filled = await Langtrace.getPromptFromRegistry(registry.body.id, { prompt_version: 1, variables: { name: 'Zoë & co + 100%', topic: 'a=b?c' } })
     assert.equal(filled.value, 'Hello Zoë & co + 100%, you asked about a=b?c.')
+
+    // A rollback by moving the production label: the SDK, unchanged, gets version 1 as the live one.
+    const rolledBack = await callJson(`${controlPlane.url}/api/promptsets/${registry.body.id}/labels/production`, {
+      method: 'PUT', headers: { 'x-api-key': projectKey }, body: { version: 1, expectedVersion: 2 },
+    })
+    assert.equal(rolledBack.status, 200)
+    const afterRollback = await Langtrace.getPromptFromRegistry(registry.body.id)
+    assert.deepEqual([afterRollback.version, afterRollback.live], [1, true])
   })
 
   it('rotates a project key: the new one works, the revoked one is refused within 5 s', async () => {

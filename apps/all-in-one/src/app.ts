@@ -52,7 +52,7 @@ export async function buildAllInOneApp(config: AllInOneConfig, deps: AllInOneDep
 
   await app.register(traceRoutes, {
     producer,
-    limits: { maxBodyBytes: config.MAX_BODY_BYTES, maxInflatedBytes: config.MAX_INFLATED_BYTES, maxSpansPerRequest: config.MAX_SPANS_PER_REQUEST },
+    limits: { maxBodyBytes: config.MAX_BODY_BYTES, maxInflatedBytes: config.MAX_INFLATED_BYTES, maxSpansPerRequest: config.MAX_SPANS_PER_REQUEST, maxJsonValues: config.MAX_JSON_VALUES },
   })
   const sessionSecret = await consoleSessionSecret(config, app.log)
   await app.register(controlPlaneRoutes, { adminApiKey: config.ADMIN_API_KEY, consoleSessions: { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS } })

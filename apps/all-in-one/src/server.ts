@@ -1,10 +1,16 @@
-import { AllInOneConfigSchema, loadConfigOrExit } from '@tracewell/config'
-import { runServer } from '@tracewell/http'
+import { AllInOneConfigSchema, loadConfigOrExit, waitForDependenciesOrExit } from '@tracewell/config'
+import { postgresDependency } from '@tracewell/db'
+import { redisDependency, runServer } from '@tracewell/http'
 import { buildAllInOneApp } from './app.ts'
 import { defaultKeysBanner, shownBaseUrl } from './default-keys.banner.ts'
 import { defaultKeysPath } from './default-keys.file.ts'
 
 const config = loadConfigOrExit(AllInOneConfigSchema)
+// Only what is configured: without the URLs the embedded database and in-process queue are used.
+await waitForDependenciesOrExit(
+  [...(config.DATABASE_URL ? [postgresDependency(config.DATABASE_URL)] : []), ...(config.REDIS_URL ? [redisDependency(config.REDIS_URL)] : [])],
+  { retrySeconds: config.STARTUP_RETRY_SECONDS },
+)
 const { app, firstStart } = await buildAllInOneApp(config)
 await runServer(app, { host: config.HOST, port: config.PORT })
 const address = app.server.address()

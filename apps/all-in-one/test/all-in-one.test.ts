@@ -29,7 +29,7 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_00
 describe('npm start on embedded defaults (PGlite, in-process queue)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'tracewell-all-in-one-'))
   after(() => rmSync(dataDir, { recursive: true, force: true }))
-  const config = loadConfig(AllInOneConfigSchema, { DATA_DIR: dataDir, LOG_LEVEL: 'silent', CRON_API_KEY: 'cron-secret' })
+  const config = loadConfig(AllInOneConfigSchema, { DATA_DIR: dataDir, LOG_LEVEL: 'silent', CRON_API_KEY: 'cron-secret-0123456789abcdef0123456789' })
 
   it('creates a default workspace once, stores traces before answering, and keeps them across restarts', async () => {
     const first = await buildAllInOneApp(config)
@@ -52,7 +52,7 @@ describe('npm start on embedded defaults (PGlite, in-process queue)', () => {
     assert.equal(trace.statusCode, 200)
     assert.equal(trace.json().spans.length, 1)
 
-    const cleanup = await first.app.inject({ url: '/api/cron/cleanup-traces', headers: { 'cron-api-key': 'cron-secret' } })
+    const cleanup = await first.app.inject({ url: '/api/cron/cleanup-traces', headers: { 'cron-api-key': 'cron-secret-0123456789abcdef0123456789' } })
     assert.equal(cleanup.statusCode, 200)
     assert.equal(cleanup.json().success, true)
     await first.app.close()

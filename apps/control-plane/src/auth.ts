@@ -1,5 +1,6 @@
 import { secretsMatch, type KeyKind, type VerifiedKey } from '@tracewell/auth'
-import { keyStoreUnavailable, UnauthorizedError } from '@tracewell/http'
+import { findTeamProject } from '@tracewell/db'
+import { BadRequestError, keyStoreUnavailable, NotFoundError, UnauthorizedError } from '@tracewell/http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { csrfFailure } from './console/csrf.ts'
 
@@ -7,6 +8,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The verified key of a control-plane request; set by the `require…Key` hooks. */
     controlPlaneCaller: VerifiedKey | null
+    /** The project a project-scoped request is about; set by `requireProjectAccess`. */
+    controlPlaneProjectId: string | null
   }
 }
 
@@ -65,6 +68,53 @@ export function requireKey(kind: KeyKind) {
 export const requireTeamKey = requireKey('team')
 export const requireProjectKey = requireKey('project')
 
+/**
+ * A hook for routes about one project: a project key (its own project), or a team key with
+ * `?project_id=` naming one of the team's projects (what the console and team tooling use). A
+ * project of another team reads as missing: 404, as everywhere. Without an `x-api-key` header the
+ * console's session cookie stands for its team key, as on team-key routes (CSRF header included).
+ */
+export function requireProjectAccess(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  const secret = presentedSecret(request, 'x-api-key')
+  const admit = (key: VerifiedKey | null): Promise<void> | void => {
+    if (key === null) throw new UnauthorizedError(invalidApiKeyMessage)
+    request.controlPlaneCaller = key
+    if (key.kind === 'project') {
+      request.controlPlaneProjectId = key.projectId
+      return
+    }
+    const projectId = (request.query as Record<string, unknown> | undefined)?.project_id
+    if (typeof projectId !== 'string' || projectId === '') throw new BadRequestError('querystring/project_id: required with a team key')
+    return findTeamProject(request.server.db, key.teamId, projectId).then((project) => {
+      if (project === undefined) throw new NotFoundError('Project not found')
+      request.controlPlaneProjectId = project.id
+    })
+  }
+  if (secret === undefined) {
+    const sessions = request.server.consoleSessions
+    if (sessions === null || !sessions.presented(request)) return done(new UnauthorizedError(invalidApiKeyMessage))
+    sessions
+      .callerOf(request)
+      .catch((error: unknown) => {
+        request.log.warn({ err: error }, 'console session key lookup failed')
+        throw keyStoreUnavailable()
+      })
+      .then((caller) => {
+        const failure = caller === null ? undefined : csrfFailure(request)
+        if (failure) throw failure
+        return admit(caller)
+      })
+      .then(() => done(), done)
+    return
+  }
+  const cached = request.server.apiKeys.verifyCached(secret)
+  const verified = cached !== undefined ? Promise.resolve(cached) : request.server.apiKeys.verify(secret).catch((error: unknown) => {
+    request.log.warn({ err: error }, 'API key lookup failed')
+    throw keyStoreUnavailable()
+  })
+  verified.then(admit).then(() => done(), done)
+}
+
 /** The admin key hook; without a configured ADMIN_API_KEY nobody is an admin. */
 export function requireAdminKey(adminApiKey: string | undefined) {
   return async function authenticateAdmin(request: FastifyRequest): Promise<void> {
@@ -84,7 +134,13 @@ export function callerTeamId(request: FastifyRequest): string {
   return caller(request).teamId
 }
 
+/** The caller's key, as recorded beside what it changed (who moved a prompt label). */
+export function callerKeyId(request: FastifyRequest): string {
+  return caller(request).id
+}
+
 export function callerProjectId(request: FastifyRequest): string {
+  if (request.controlPlaneProjectId) return request.controlPlaneProjectId
   const { projectId } = caller(request)
   if (projectId === null) throw new UnauthorizedError(invalidApiKeyMessage)
   return projectId

@@ -1,11 +1,18 @@
 import type { PromptView } from './prompt-view.ts'
 
+/**
+ * Which prompt of a registry GET /api/promptset asks for: a version (number), a label (string), or
+ * null for the default, the version the `production` label points at ("live").
+ */
+export type PromptSelector = number | string | null
+
 /** What a registry lookup found; misses are cached too, so unknown ids cannot flood the database. */
 export type RegistryLookup =
   | { readonly kind: 'found'; readonly view: PromptView }
   | { readonly kind: 'registry-not-found' }
   | { readonly kind: 'no-live' }
   | { readonly kind: 'version-not-found'; readonly version: number }
+  | { readonly kind: 'label-not-found'; readonly label: string }
 
 interface Entry {
   readonly lookup: RegistryLookup
@@ -20,6 +27,11 @@ export interface PromptCacheOptions {
   ttlMs: number
   /** Registries kept at most; the least recently loaded are dropped first. */
   maxRegistries?: number
+  /**
+   * Versions and labels kept at most per registry and project; past it they are dropped together.
+   * Bounds what requests for ever new unknown versions or labels can make this cache hold.
+   */
+  maxSelectors?: number
   now?: () => number
   stats?: PromptCacheStats
 }
@@ -33,18 +45,20 @@ export interface PromptCacheStats {
 const noStats: PromptCacheStats = { hit: () => {}, miss: () => {} }
 
 /**
- * Registry lookups of GET /api/promptset by (registry, project, version or live). Entries are
- * grouped by registry so a write to one registry drops all its entries in one step.
+ * Registry lookups of GET /api/promptset by (registry, project, selector). Entries are grouped by
+ * registry so a write to one registry (a new version, a label move) drops all its entries in one step.
  */
 export class PromptCache {
   readonly #ttlMs: number
   readonly #maxRegistries: number
+  readonly #maxSelectors: number
   readonly #now: () => number
   readonly #stats: PromptCacheStats
-  // registry → asking project → version (null: the live one). Nested rather than one joined key:
-  // the project id is the same string on every request of a key and its hash is cached, where a
-  // joined key is a new string to build, flatten and hash on every request (~1.5 µs in situ).
-  readonly #registries = new Map<string, Map<string, Map<number | null, Entry>>>()
+  // registry → asking project → selector. Nested rather than one joined key: the project id is the
+  // same string on every request of a key and its hash is cached, where a joined key is a new
+  // string to build, flatten and hash on every request (~1.5 µs in situ). Versions and labels
+  // cannot collide as Map keys: 2 and '2' are different keys.
+  readonly #registries = new Map<string, Map<string, Map<PromptSelector, Entry>>>()
   readonly #inflight = new Map<string, Promise<RegistryLookup>>()
   // Bumped by every invalidation: a lookup that started before one must not be stored after it,
   // or a write made during the lookup would be hidden for a whole TTL.
@@ -53,31 +67,32 @@ export class PromptCache {
   constructor(options: PromptCacheOptions) {
     this.#ttlMs = options.ttlMs
     this.#maxRegistries = options.maxRegistries ?? 10_000
+    this.#maxSelectors = options.maxSelectors ?? 1_000
     this.#now = options.now ?? Date.now
     this.#stats = options.stats ?? noStats
   }
 
   /** The cached lookup if fresh, else undefined (the hot path: no promise, no allocation). */
-  peek(promptsetId: string, projectId: string, version: number | null): RegistryLookup | undefined {
-    const entry = this.#registries.get(promptsetId)?.get(projectId)?.get(version)
+  peek(promptsetId: string, projectId: string, selector: PromptSelector): RegistryLookup | undefined {
+    const entry = this.#registries.get(promptsetId)?.get(projectId)?.get(selector)
     if (entry === undefined || entry.expiresAt <= this.#now()) return undefined
     this.#stats.hit()
     return entry.lookup
   }
 
   /** Loads and caches a lookup; concurrent misses for one key share one load. */
-  load(promptsetId: string, projectId: string, version: number | null, loader: () => Promise<RegistryLookup>): Promise<RegistryLookup> {
+  load(promptsetId: string, projectId: string, selector: PromptSelector, loader: () => Promise<RegistryLookup>): Promise<RegistryLookup> {
     this.#stats.miss()
-    const inflightKey = `${promptsetId}\u0000${projectId}\u0000${version ?? 'live'}`
+    const inflightKey = `${promptsetId}\u0000${projectId}\u0000${selectorKey(selector)}`
     let pending = this.#inflight.get(inflightKey)
     if (pending === undefined) {
-      pending = this.#loadAndStore(promptsetId, projectId, version, loader).finally(() => this.#inflight.delete(inflightKey))
+      pending = this.#loadAndStore(promptsetId, projectId, selector, loader).finally(() => this.#inflight.delete(inflightKey))
       this.#inflight.set(inflightKey, pending)
     }
     return pending
   }
 
-  async #loadAndStore(promptsetId: string, projectId: string, version: number | null, loader: () => Promise<RegistryLookup>): Promise<RegistryLookup> {
+  async #loadAndStore(promptsetId: string, projectId: string, selector: PromptSelector, loader: () => Promise<RegistryLookup>): Promise<RegistryLookup> {
     const generation = this.#generation
     // The TTL counts from before the read, so an entry is never older than ttlMs in database time.
     const startedAt = this.#now()
@@ -89,14 +104,15 @@ export class PromptCache {
         projects = new Map()
         this.#registries.set(promptsetId, projects)
       }
-      let versions = projects.get(projectId)
-      if (versions === undefined) projects.set(projectId, (versions = new Map()))
-      versions.set(version, { lookup, expiresAt: startedAt + this.#ttlMs })
+      let selectors = projects.get(projectId)
+      if (selectors === undefined) projects.set(projectId, (selectors = new Map()))
+      else if (selectors.size >= this.#maxSelectors && !selectors.has(selector)) selectors.clear()
+      selectors.set(selector, { lookup, expiresAt: startedAt + this.#ttlMs })
     }
     return lookup
   }
 
-  /** Drops everything cached about a registry (after a prompt or the live version changed here). */
+  /** Drops everything cached about a registry (after a prompt or a label changed here). */
   invalidate(promptsetId: string): void {
     this.#generation++
     this.#registries.delete(promptsetId)
@@ -106,4 +122,10 @@ export class PromptCache {
     this.#generation++
     this.#registries.clear()
   }
+}
+
+/** A selector as text, kept apart by kind: version 2, label "2" and the default never share a key. */
+function selectorKey(selector: PromptSelector): string {
+  if (selector === null) return 'default'
+  return typeof selector === 'number' ? `version:${selector}` : `label:${selector}`
 }

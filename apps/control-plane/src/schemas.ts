@@ -49,6 +49,16 @@ export type ApiKey = Static<typeof ApiKeySchema>
 export const NewSecretSchema = Type.Object({ apiKey: Type.String({ description: 'the secret, shown only in this response' }) })
 export type NewSecret = Static<typeof NewSecretSchema>
 
+/**
+ * A prompt label's name. `.` and `..` match the character class but are refused: clients resolve
+ * them away as URL path segments, so such a label could never be moved or removed.
+ */
+export const LabelNameSchema = Type.String({
+  pattern: '^(?!\\.\\.?$)[a-z0-9_.-]{1,36}$',
+  description: '1–36 of a-z 0-9 _ . - (not "." or ".."); `production` is the version served by default',
+})
+
+/** A prompt as GET /api/promptset returns it (docs/api.md#get-a-prompt): the Langtrace SDKs' shape, nothing more. */
 export const PromptSchema = Type.Object({
   id: Type.String(),
   value: Type.String(),
@@ -56,7 +66,7 @@ export const PromptSchema = Type.Object({
   model: Type.String(),
   modelSettings: Type.Record(Type.String(), Type.Unknown()),
   version: Type.Integer(),
-  live: Type.Boolean(),
+  live: Type.Boolean({ description: 'whether the production label points at this version' }),
   tags: Type.Array(Type.String()),
   spanId: Nullable(Type.String()),
   note: Type.String(),
@@ -79,6 +89,17 @@ const registryFields = {
 export const PromptsetSchema = Type.Object(registryFields)
 export type Promptset = Static<typeof PromptsetSchema>
 
-/** A prompt registry with prompts: the selected one (GET /api/promptset) or all versions. */
+/** A prompt registry with the prompt selected by GET /api/promptset. */
 export const RegistrySchema = Type.Object({ ...registryFields, prompts: Type.Array(PromptSchema) })
 export type Registry = Static<typeof RegistrySchema>
+
+/** A prompt version as the management API shows it: with the labels pointing at it. */
+export const PromptWithLabelsSchema = Type.Composite([
+  PromptSchema,
+  Type.Object({ labels: Type.Array(Type.String(), { description: 'the labels pointing at this version, by name' }) }),
+])
+export type PromptWithLabels = Static<typeof PromptWithLabelsSchema>
+
+/** A prompt registry with every version and its labels. */
+export const RegistryWithLabelsSchema = Type.Object({ ...registryFields, prompts: Type.Array(PromptWithLabelsSchema) })
+export type RegistryWithLabels = Static<typeof RegistryWithLabelsSchema>

@@ -1,9 +1,10 @@
-import { ControlPlaneConfigSchema, loadConfigOrExit } from '@tracewell/config'
-import { assertSchemaIsCurrent, createDb, MigrationError } from '@tracewell/db'
+import { ControlPlaneConfigSchema, loadConfigOrExit, waitForDependenciesOrExit } from '@tracewell/config'
+import { assertSchemaIsCurrent, createDb, MigrationError, postgresDependency } from '@tracewell/db'
 import { runServer } from '@tracewell/http'
 import { buildApp } from './app.ts'
 
 const config = loadConfigOrExit(ControlPlaneConfigSchema)
+await waitForDependenciesOrExit([postgresDependency(config.DATABASE_URL)], { retrySeconds: config.STARTUP_RETRY_SECONDS })
 const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE })
 try {
   await assertSchemaIsCurrent(db)

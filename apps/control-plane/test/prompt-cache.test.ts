@@ -61,6 +61,35 @@ describe('prompt cache', () => {
     assert.equal(cache.peek('c', 'p', null), noLive)
   })
 
+  it('keeps versions, labels and the default apart, even a label named like a version', async () => {
+    const cache = new PromptCache({ ttlMs: 5_000 })
+    const version2: RegistryLookup = { kind: 'version-not-found', version: 2 }
+    const label2: RegistryLookup = { kind: 'label-not-found', label: '2' }
+    const production: RegistryLookup = { kind: 'label-not-found', label: 'production' }
+    let loads = 0
+    const loading = (lookup: RegistryLookup) => async () => {
+      loads++
+      return lookup
+    }
+    // Concurrent loads of different selectors are not merged into one.
+    await Promise.all([cache.load('a', 'p', 2, loading(version2)), cache.load('a', 'p', '2', loading(label2)), cache.load('a', 'p', null, loading(noLive)), cache.load('a', 'p', 'production', loading(production))])
+    assert.equal(loads, 4)
+    assert.deepEqual([cache.peek('a', 'p', 2), cache.peek('a', 'p', '2'), cache.peek('a', 'p', null), cache.peek('a', 'p', 'production')], [version2, label2, noLive, production])
+    cache.invalidate('a')
+    assert.deepEqual([cache.peek('a', 'p', 2), cache.peek('a', 'p', '2'), cache.peek('a', 'p', null)], [undefined, undefined, undefined])
+  })
+
+  it('keeps at most maxSelectors lookups per registry and project: unknown labels cannot grow it without bound', async () => {
+    const cache = new PromptCache({ ttlMs: 5_000, maxSelectors: 3 })
+    for (const label of ['a', 'b', 'c']) await cache.load('r', 'p', label, async () => ({ kind: 'label-not-found', label }))
+    await cache.load('r', 'q', 'a', async () => notFound)
+    await cache.load('r', 'p', 'c', async () => noLive) // already held: replaced, nothing dropped
+    assert.deepEqual([cache.peek('r', 'p', 'a'), cache.peek('r', 'p', 'c')], [{ kind: 'label-not-found', label: 'a' }, noLive])
+    await cache.load('r', 'p', 'd', async () => noLive)
+    assert.deepEqual([cache.peek('r', 'p', 'a'), cache.peek('r', 'p', 'b'), cache.peek('r', 'p', 'c'), cache.peek('r', 'p', 'd')], [undefined, undefined, undefined, noLive])
+    assert.equal(cache.peek('r', 'q', 'a'), notFound)
+  })
+
   it('keeps the lookups of each project and version of a registry apart', async () => {
     const cache = new PromptCache({ ttlMs: 5_000 })
     const version1: RegistryLookup = { kind: 'version-not-found', version: 1 }

@@ -23,6 +23,7 @@ function promptOf(value: string, variables: string[]): PromptDto {
     modelSettings: { temperature: 0.2 },
     version: 3,
     live: true,
+    labels: ['production', 'staging'],
     tags: ['a'],
     spanId: null,
     note: '',
@@ -32,9 +33,13 @@ function promptOf(value: string, variables: string[]): PromptDto {
   }
 }
 
-/** What the body must be: the registry with the prompt (value as given), serialised in one piece. */
+/**
+ * What the body must be: the registry with the prompt (value as given), serialised in one piece,
+ * in the SDKs' shape (docs/api.md#get-a-prompt): a version's labels are the management API's, not part of it.
+ */
 function expectedBody(value: string, variables: string[]): string {
-  return JSON.stringify({ ...registry, prompts: [promptOf(value, variables)] })
+  const { labels: _labels, ...prompt } = promptOf(value, variables)
+  return JSON.stringify({ ...registry, prompts: [prompt] })
 }
 
 // Text that JSON has to escape, or that looks like a placeholder, at every position.

@@ -168,17 +168,70 @@ describe('GET /api/promptset', () => {
     await put(`/api/promptsets/${registryId}/live`, { version: 2 })
   })
 
-  it('serves a change made through another instance within 5 seconds', async () => {
+  it('serves a label’s version, its variables filled the same way', async () => {
+    assert.equal((await put(`/api/promptsets/${registryId}/labels/staging`, { version: 1 })).statusCode, 200)
+    const unfilled = await get(`promptset_id=${registryId}&label=staging`)
+    assert.equal(unfilled.statusCode, 200)
+    const body = unfilled.json()
+    assert.deepEqual(Object.keys(body.prompts[0]), ['id', 'value', 'variables', 'model', 'modelSettings', 'version', 'live', 'tags', 'spanId', 'note', 'promptsetId', 'createdAt', 'updatedAt'])
+    assert.deepEqual([body.id, body.prompts.length, body.prompts[0].version, body.prompts[0].live, body.prompts[0].value], [registryId, 1, 1, false, 'Version one for ${name}'])
+    const filled = await get(`promptset_id=${registryId}&label=staging&variables.name=Ada+L.`)
+    assert.equal(filled.json().prompts[0].value, 'Version one for Ada L.')
+    const missing = await get(`promptset_id=${registryId}&label=staging&variables.city=Paris`)
+    assert.deepEqual([missing.statusCode, missing.json()], [400, { message: 'Missing variables: name' }])
+    const production = await get(`promptset_id=${registryId}&label=production`)
+    assert.deepEqual([production.json().prompts[0].version, production.json().prompts[0].live], [2, true])
+  })
+
+  it('answers 404 naming an unknown label, and 400 for a malformed label or for version and label together', async () => {
+    const unknown = await get(`promptset_id=${registryId}&label=canary`)
+    assert.deepEqual([unknown.statusCode, unknown.json()], [404, { message: 'Prompt label canary not found' }])
+    const elsewhere = await get(`promptset_id=${otherRegistryId}&label=production`)
+    assert.deepEqual([elsewhere.statusCode, elsewhere.json()], [404, { message: 'Prompt registry not found' }])
+    const both = await get(`promptset_id=${registryId}&version=1&label=staging`)
+    assert.deepEqual([both.statusCode, both.json()], [400, { message: 'querystring: pass either version or label, not both' }])
+    for (const label of ['Staging', '', '..', 'x'.repeat(37)]) {
+      const malformed = await get(`promptset_id=${registryId}&label=${label}`)
+      assert.deepEqual([malformed.statusCode, malformed.json()], [400, { message: 'querystring/label: must match pattern "^(?!\\.\\.?$)[a-z0-9_.-]{1,36}$"' }], label)
+    }
+    // A label named like a version is a label: cached apart from the version.
+    assert.equal((await get(`promptset_id=${registryId}&version=2`)).statusCode, 200)
+    const named2 = await get(`promptset_id=${registryId}&label=2`)
+    assert.deepEqual([named2.statusCode, named2.json()], [404, { message: 'Prompt label 2 not found' }])
+  })
+
+  it('serves a label moved or removed in this instance at once (cache invalidated)', async () => {
+    assert.equal((await get(`promptset_id=${registryId}&label=canary`)).statusCode, 404)
+    await put(`/api/promptsets/${registryId}/labels/canary`, { version: 2 })
+    assert.equal((await get(`promptset_id=${registryId}&label=canary`)).json().prompts[0].version, 2)
+    await put(`/api/promptsets/${registryId}/labels/canary`, { version: 1 })
+    assert.equal((await get(`promptset_id=${registryId}&label=canary`)).json().prompts[0].version, 1)
+    await cp.app.inject({ method: 'DELETE', url: `/api/promptsets/${registryId}/labels/canary`, headers: asProject(ws.projectKey) })
+    assert.equal((await get(`promptset_id=${registryId}&label=canary`)).statusCode, 404)
+    const live = (await get(`promptset_id=${registryId}`)).json().prompts[0].version
+    await put(`/api/promptsets/${registryId}/labels/production`, { version: 3 - live })
+    assert.equal((await get(`promptset_id=${registryId}`)).json().prompts[0].version, 3 - live)
+    await put(`/api/promptsets/${registryId}/labels/production`, { version: live })
+  })
+
+  it('serves a live version or label moved through another instance within 5 seconds', async () => {
     const otherInstance = await buildApp(loadConfig(ControlPlaneConfigSchema, { DATABASE_URL: cp.url, LOG_LEVEL: 'silent' }), { db: cp.db })
     try {
+      await put(`/api/promptsets/${registryId}/labels/staging`, { version: 1 })
+      // Both lookups cached here before the change.
       const before = (await get(`promptset_id=${registryId}`)).json().prompts[0].version
+      assert.equal((await get(`promptset_id=${registryId}&label=staging`)).json().prompts[0].version, 1)
       const target = before === 1 ? 2 : 1
       const changeSentAt = Date.now()
-      const changed = await otherInstance.inject({ method: 'PUT', url: `/api/promptsets/${registryId}/live`, headers: asProject(ws.projectKey), payload: { version: target } })
-      assert.equal(changed.statusCode, 200)
+      const changes = await Promise.all([
+        otherInstance.inject({ method: 'PUT', url: `/api/promptsets/${registryId}/live`, headers: asProject(ws.projectKey), payload: { version: target } }),
+        otherInstance.inject({ method: 'PUT', url: `/api/promptsets/${registryId}/labels/staging`, headers: asProject(ws.projectKey), payload: { version: 2 } }),
+      ])
+      assert.deepEqual(changes.map((changed) => changed.statusCode), [200, 200])
       let seenAfterMs = Number.POSITIVE_INFINITY
       while (Date.now() - changeSentAt < 7_000) {
-        if ((await get(`promptset_id=${registryId}`)).json().prompts[0].version === target) {
+        const [live, staging] = await Promise.all([get(`promptset_id=${registryId}`), get(`promptset_id=${registryId}&label=staging`)])
+        if (live.json().prompts[0].version === target && staging.json().prompts[0].version === 2) {
           seenAfterMs = Date.now() - changeSentAt
           break
         }

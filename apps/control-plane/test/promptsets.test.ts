@@ -31,11 +31,13 @@ describe('prompt registry management', () => {
     assert.deepEqual(listed.json().promptsets.map((r: { id: string }) => r.id), [registry.id])
   })
 
-  it('answers 401 for team keys and 400 for a bad body', async () => {
+  it('takes a team key with project_id (400 without it), and answers 400 for a bad body', async () => {
     const teamKey = await request('POST', '/api/promptsets', { name: 'x' }, ws.teamKey)
-    assert.deepEqual([teamKey.statusCode, teamKey.json()], [401, unauthorized])
-    const list = await request('GET', '/api/promptsets', undefined, ws.teamKey)
-    assert.deepEqual([list.statusCode, list.json()], [401, unauthorized])
+    assert.deepEqual([teamKey.statusCode, teamKey.json()], [400, { message: 'querystring/project_id: required with a team key' }])
+    const list = await request('GET', `/api/promptsets?project_id=${ws.projectId}`, undefined, ws.teamKey)
+    assert.equal(list.statusCode, 200)
+    const bogus = await request('GET', '/api/promptsets', undefined, 'tw_team_bogus-key-0123456789abcdef0123')
+    assert.deepEqual([bogus.statusCode, bogus.json()], [401, unauthorized])
     const noName = await request('POST', '/api/promptsets', {})
     assert.deepEqual([noName.statusCode, noName.json()], [400, { message: "body: must have required property 'name'" }])
   })
@@ -47,7 +49,7 @@ describe('prompt registry management', () => {
     const prompt = created.json()
     assert.deepEqual({ ...prompt, id: 'x', createdAt: 'd', updatedAt: 'd' }, {
       id: 'x', value: 'Hi ${name}, {{ city }} {name} {x-y}', variables: ['name', 'city', 'x-y'], model: 'gpt-4o', modelSettings: {},
-      version: 1, live: false, tags: [], spanId: null, note: '', promptsetId: id, createdAt: 'd', updatedAt: 'd',
+      version: 1, live: false, tags: [], spanId: null, note: '', promptsetId: id, createdAt: 'd', updatedAt: 'd', labels: [],
     })
     const explicit = await request('POST', `/api/promptsets/${id}/prompts`, {
       value: 'Hi ${name}', model: 'm', variables: ['name', 'extra'], tags: ['a'], note: 'n', spanId: 'abcdef0123456789', modelSettings: { top_p: 1 },

@@ -35,12 +35,19 @@ describe('service endpoints', () => {
       'POST /api/api-key', 'GET /api/api-keys', 'DELETE /api/api-keys/{id}', 'GET /api/promptset', 'POST /api/teams', 'POST /api/projects', 'GET /api/projects',
       'GET /api/projects/{projectId}/retention', 'PUT /api/projects/{projectId}/retention', 'POST /api/promptsets', 'GET /api/promptsets',
       'POST /api/promptsets/{promptsetId}/prompts', 'PUT /api/promptsets/{promptsetId}/live', 'GET /api/traces', 'GET /api/traces/{traceId}',
+      'GET /api/promptsets/{promptsetId}/labels', 'PUT /api/promptsets/{promptsetId}/labels/{label}', 'DELETE /api/promptsets/{promptsetId}/labels/{label}',
+      'GET /api/promptsets/{promptsetId}/label-history',
     ]) {
       assert.ok(routes.includes(route), route)
     }
     const promptset = document.paths['/api/promptset'].get
     assert.deepEqual(Object.keys(promptset.responses).sort(), ['200', '400', '401', '404', '500'])
     assert.deepEqual(promptset.security, [{ apiKey: [] }])
+    assert.ok(promptset.parameters.some((parameter: { name: string; in: string }) => parameter.name === 'label' && parameter.in === 'query'))
+    const moveLabel = document.paths['/api/promptsets/{promptsetId}/labels/{label}'].put
+    assert.deepEqual(Object.keys(moveLabel.responses).sort(), ['200', '400', '401', '404', '409', '500'])
+    assert.deepEqual(moveLabel.security, [{ apiKey: [] }])
+    assert.deepEqual(Object.keys(moveLabel.requestBody.content['application/json'].schema.properties), ['version', 'expectedVersion'])
     const page = await cp.app.inject({ url: '/docs' })
     assert.ok([200, 302].includes(page.statusCode))
   })

@@ -52,9 +52,10 @@ describe('trace queries', () => {
     assert.equal(nextCursor, null)
     assert.deepEqual(traces.map((t: { traceId: string }) => t.traceId), [traceC, traceB, traceA])
     const a = traces[2]
-    assert.deepEqual({ ...a, models: [...a.models].sort() }, {
+    assert.deepEqual(a, {
       traceId: traceA, name: 'op-000000000000000a', serviceName: 'svc', startTime: '2026-01-01T00:00:00.000000Z', endTime: '2026-01-01T00:00:01.001500Z',
-      durationMs: 1001.5, spanCount: 2, models: ['claude', 'gpt-4o'],
+      durationMs: 1001.5, spanCount: 2, errorCount: 0, models: ['claude', 'gpt-4o'], inputTokens: 10, outputTokens: 5, totalTokens: 15,
+      costUsd: 0.000075, sessionId: 'sess-1', userId: 'user-1',
     })
   })
 
@@ -78,7 +79,10 @@ describe('trace queries', () => {
       ['limit=0', 'querystring/limit: must be >= 1'],
       ['limit=501', 'querystring/limit: must be <= 500'],
       ['limit=ten', 'querystring/limit: must be integer'],
-      ['cursor=bm9wZQ', 'querystring/cursor: not a nextCursor returned by this API'],
+      ['cursor=bm9wZQ', 'querystring/cursor: not a nextCursor returned by this API for this sort'],
+      [`cursor=${Buffer.from(JSON.stringify(['time', '99999999999999999999', 'a'.repeat(32)])).toString('base64url')}`, 'querystring/cursor: not a nextCursor returned by this API for this sort'],
+      [`cursor=${Buffer.from(JSON.stringify(['duration', '5', 'a'.repeat(32)])).toString('base64url')}`, 'querystring/cursor: not a nextCursor returned by this API for this sort'],
+      ['attr=novalue', 'querystring/attr: expected key=value, got "novalue"'],
       ['from=yesterday', 'querystring/from: expected an ISO 8601 date-time such as 2025-01-31T00:00:00Z, got "yesterday"'],
       ['to=2026-13-45', 'querystring/to: expected an ISO 8601 date-time such as 2025-01-31T00:00:00Z, got "2026-13-45"'],
     ]
@@ -117,9 +121,97 @@ describe('trace queries', () => {
     assert.deepEqual([bad.statusCode, bad.json()], [400, { message: 'params/traceId: expected 32 hex characters' }])
   })
 
-  it('answers 401 for team keys', async () => {
-    for (const response of [await get('/api/traces', ws.teamKey), await get(`/api/traces/${traceA}`, ws.teamKey)]) {
-      assert.deepEqual([response.statusCode, response.json()], [401, unauthorized])
-    }
+  it('takes a team key with project_id of one of its projects; another team’s project is 404', async () => {
+    const missing = await get('/api/traces', ws.teamKey)
+    assert.deepEqual([missing.statusCode, missing.json()], [400, { message: 'querystring/project_id: required with a team key' }])
+    const mine = await get(`/api/traces?project_id=${ws.projectId}`, ws.teamKey)
+    assert.deepEqual(mine.json().traces.map((t: { traceId: string }) => t.traceId), [traceC, traceB, traceA])
+    const trace = await get(`/api/traces/${traceA}?project_id=${ws.projectId}`, ws.teamKey)
+    assert.equal(trace.json().spans.length, 2)
+    const theirs = await get(`/api/traces?project_id=${other.projectId}`, ws.teamKey)
+    assert.deepEqual([theirs.statusCode, theirs.json()], [404, { message: 'Project not found' }])
+    const bad = await get('/api/traces', 'tw_team_not-a-key-at-all-0123456789')
+    assert.deepEqual([bad.statusCode, bad.json()], [401, unauthorized])
+  })
+
+  it('filters that combine, each one narrowing', async () => {
+    const ids = async (query: string) => (await get(`/api/traces?${query}`)).json().traces.map((t: { traceId: string }) => t.traceId)
+    assert.deepEqual(await ids('model=claude'), [traceA])
+    assert.deepEqual(await ids('vendor=openai'), [traceA])
+    assert.deepEqual(await ids('service=svc&model=gpt-4o'), [traceA])
+    assert.deepEqual(await ids('session=sess-1'), [traceA])
+    assert.deepEqual(await ids('user=user-1&model=nothing'), [])
+    assert.deepEqual(await ids('status=error'), [])
+    assert.deepEqual(await ids('status=ok'), [traceC, traceB, traceA])
+    assert.deepEqual(await ids('name=OP-000000000000000C'), [traceB], 'root name, case-insensitive')
+    assert.deepEqual(await ids('name=000000000000000b'), [traceA], 'any span name')
+    assert.deepEqual(await ids('min_duration_ms=1000'), [traceA])
+    assert.deepEqual(await ids('min_cost=0.00007'), [traceA])
+    assert.deepEqual(await ids(`attr=${encodeURIComponent('service.name=svc')}&attr=${encodeURIComponent('llm.request.messages=[{"role":"user","content":"hi"}]')}`), [traceC, traceB, traceA])
+    assert.deepEqual(await ids('q=CONTENT'), [traceC, traceB, traceA], 'text in the attributes, case-insensitive')
+    assert.deepEqual(await ids('q=nowhere-to-be-found'), [])
+    assert.deepEqual(await ids('q=100%25'), [], 'wildcards are taken literally')
+  })
+
+  it('sorts by duration, cost and tokens, each paged with its own cursor', async () => {
+    const first = (await get('/api/traces?sort=duration&limit=1')).json()
+    assert.deepEqual(first.traces.map((t: { traceId: string }) => t.traceId), [traceA])
+    const rest = (await get(`/api/traces?sort=duration&limit=5&cursor=${first.nextCursor}`)).json()
+    assert.equal(rest.traces.length, 2)
+    assert.ok(!rest.traces.some((t: { traceId: string }) => t.traceId === traceA))
+    const wrongSort = await get(`/api/traces?sort=cost&cursor=${first.nextCursor}`)
+    assert.equal(wrongSort.statusCode, 400)
+    const byCost = (await get('/api/traces?sort=cost')).json()
+    assert.equal(byCost.traces[0].traceId, traceA)
+    const ascending = (await get('/api/traces?sort=tokens&order=asc')).json()
+    assert.equal(ascending.traces.at(-1).traceId, traceA)
+  })
+
+  it('lists sessions and one session’s traces', async () => {
+    const sessions = (await get('/api/sessions')).json()
+    assert.deepEqual(sessions, {
+      sessions: [{ sessionId: 'sess-1', userId: 'user-1', firstSeen: '2026-01-01T00:00:00.000000Z', lastSeen: '2026-01-01T00:00:01.001500Z', traceCount: 1, totalTokens: 15, costUsd: 0.000075 }],
+      nextCursor: null,
+    })
+    const one = (await get('/api/sessions/sess-1')).json()
+    assert.deepEqual([one.sessionId, one.userId, one.traces.map((t: { traceId: string }) => t.traceId)], ['sess-1', 'user-1', [traceA]])
+    const unknown = await get('/api/sessions/nope')
+    assert.deepEqual([unknown.statusCode, unknown.json()], [404, { message: 'Session not found' }])
+  })
+
+  it('answers usage totals and series by model, in a time zone', async () => {
+    const usage = await get('/api/usage?from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z&bucket=hour&group_by=model&tz=Europe/Berlin')
+    assert.equal(usage.statusCode, 200)
+    const { totals, series } = usage.json()
+    assert.deepEqual({ ...totals, latencyP50Ms: undefined, latencyP95Ms: undefined }, {
+      traces: 3, spans: 4, errors: 0, inputTokens: 10, outputTokens: 5, costUsd: 0.000075, latencyP50Ms: undefined, latencyP95Ms: undefined,
+    })
+    assert.ok(totals.latencyP50Ms > 1.4 && totals.latencyP50Ms < 1.6, String(totals.latencyP50Ms))
+    const gpt = series.find((row: { group: string | null }) => row.group === 'gpt-4o')
+    // Hours of Berlin (UTC+1 in January): 01:00 local is 00:00 UTC.
+    assert.deepEqual([gpt.bucket, gpt.spans, gpt.inputTokens], ['2026-01-01T00:00:00.000Z', 1, 10])
+    const badZone = await get('/api/usage?tz=Mars/Olympus')
+    assert.deepEqual([badZone.statusCode, badZone.json()], [400, { message: 'querystring/tz: not a time zone: "Mars/Olympus"' }])
+    const tooMany = await get('/api/usage?from=2025-01-01T00:00:00Z&to=2026-01-01T00:00:00Z&bucket=hour')
+    assert.equal(tooMany.statusCode, 400)
+  })
+
+  it('exports a trace as OTLP JSON that ingest accepts again', async () => {
+    const exported = (await get(`/api/traces/${traceA}/otlp`)).json()
+    const spans = exported.resourceSpans.flatMap((r: { scopeSpans: Array<{ spans: unknown[] }> }) => r.scopeSpans.flatMap((s) => s.spans))
+    assert.equal(spans.length, 2)
+    assert.deepEqual(exported.resourceSpans[0].resource.attributes, [{ key: 'service.name', value: 'svc' }])
+    assert.deepEqual(spans[0].attributes, [{ key: 'llm.request.messages', value: '[{"role":"user","content":"hi"}]' }])
+  })
+
+  it('deletes a trace and its summary with a team key only', async () => {
+    const withProjectKey = await cp.app.inject({ method: 'DELETE', url: `/api/traces/${traceC}`, headers: { 'x-api-key': ws.projectKey } })
+    assert.equal(withProjectKey.statusCode, 401)
+    const deleted = await cp.app.inject({ method: 'DELETE', url: `/api/traces/${traceC}?project_id=${ws.projectId}`, headers: { 'x-api-key': ws.teamKey } })
+    assert.equal(deleted.statusCode, 204)
+    assert.equal((await get(`/api/traces/${traceC}`)).statusCode, 404)
+    assert.ok(!(await get('/api/traces')).json().traces.some((t: { traceId: string }) => t.traceId === traceC))
+    const again = await cp.app.inject({ method: 'DELETE', url: `/api/traces/${traceC}?project_id=${ws.projectId}`, headers: { 'x-api-key': ws.teamKey } })
+    assert.equal(again.statusCode, 404)
   })
 })

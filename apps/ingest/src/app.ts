@@ -43,6 +43,7 @@ export async function buildApp(config: IngestConfig, deps: IngestDeps = {}): Pro
       maxBodyBytes: config.MAX_BODY_BYTES,
       maxInflatedBytes: config.MAX_INFLATED_BYTES,
       maxSpansPerRequest: config.MAX_SPANS_PER_REQUEST,
+      maxJsonValues: config.MAX_JSON_VALUES,
     },
   })
   return app

@@ -30,6 +30,11 @@ export const corruptCompressedBody = (encoding: string, reason: string) => new B
 
 export const malformedJson = (reason: string) => new BadRequestError(`body: malformed JSON (${reason})`)
 
+export const tooManyJsonValues = (limit: number) =>
+  new PayloadTooLargeError(`body: more than ${limit} JSON values in one request (MAX_JSON_VALUES)`)
+
+export const jsonTooDeep = (limit: number) => new BadRequestError(`body: JSON nested deeper than ${limit} levels`)
+
 export const queueBacklogFull = () =>
   new TooManyRequestsError(`Too many spans are waiting to be stored; retry after ${RETRY_AFTER_BACKLOG_FULL_S} s`, RETRY_AFTER_BACKLOG_FULL_S)
 

@@ -1,10 +1,12 @@
-import { IngestConfigSchema, loadConfigOrExit } from '@tracewell/config'
-import { assertSchemaIsCurrent, MigrationError } from '@tracewell/db'
-import { runServer } from '@tracewell/http'
+import { IngestConfigSchema, loadConfigOrExit, waitForDependenciesOrExit } from '@tracewell/config'
+import { assertSchemaIsCurrent, MigrationError, postgresDependency } from '@tracewell/db'
+import { redisDependency, runServer } from '@tracewell/http'
 import { buildApp } from './app.ts'
 
 // `npm run start:ingest`: the ingest service alone (default port 3001).
 const config = loadConfigOrExit(IngestConfigSchema)
+// API keys live in Postgres and traces go to Redis: both must answer before traffic is taken.
+await waitForDependenciesOrExit([postgresDependency(config.DATABASE_URL), redisDependency(config.REDIS_URL)], { retrySeconds: config.STARTUP_RETRY_SECONDS })
 const app = await buildApp(config)
 await app.ready()
 try {

@@ -12,7 +12,7 @@ import { startTcpProxy } from '@tracewell/test-support'
 import type { Response as InjectResponse } from 'light-my-request'
 import { buildApp } from '../src/app.ts'
 import { StatusMessage } from '../src/otlp/otlp-status.ts'
-import { clientBodies, gzippedZeros, langtraceSpans, seedBody } from './support/fixtures.ts'
+import { clientBodies, gzippedJsonBomb, gzippedZeros, langtraceSpans, seedBody } from './support/fixtures.ts'
 import { createTenant, startIngest, testEnv, type IngestHarness } from './support/ingest-harness.ts'
 
 // The failure answers of docs/api.md#send-traces, bodies asserted exactly, on both paths.
@@ -25,9 +25,11 @@ const protobufFixture = (clientBodies[0] as (typeof clientBodies)[number]).body
 
 let ingest: IngestHarness
 let bomb: Buffer
+let jsonBomb: Buffer
 before(async () => {
   ingest = await startIngest({ MAX_BODY_BYTES: String(MAX_BODY), MAX_INFLATED_BYTES: String(MAX_INFLATED), MAX_SPANS_PER_REQUEST: String(MAX_SPANS) })
   bomb = await gzippedZeros(200 * 1024 * 1024)
+  jsonBomb = await gzippedJsonBomb(200 * 1024 * 1024)
 })
 after(async () => {
   await ingest.close()
@@ -173,9 +175,10 @@ describe('413 payload too large', () => {
   })
 
   it('a gzip bomb is stopped while inflating, and the process stays healthy', async () => {
-    assert.ok(bomb.length < MAX_BODY, `the bomb is ${bomb.length} bytes compressed`)
+    // JSON as far as it goes, so only the size stops it.
+    assert.ok(jsonBomb.length < MAX_BODY, `the bomb is ${jsonBomb.length} bytes compressed`)
     const started = Date.now()
-    const response = await post({ encoding: 'gzip', body: bomb })
+    const response = await post({ encoding: 'gzip', body: jsonBomb })
     const elapsed = Date.now() - started
     assert.equal(response.statusCode, 413)
     assert.equal(response.body, `{"status":413,"message":"body: larger than ${MAX_INFLATED} bytes once decompressed (MAX_INFLATED_BYTES)"}`)
@@ -184,6 +187,12 @@ describe('413 payload too large', () => {
     const health = await ingest.app.inject('/healthz')
     assert.equal(health.statusCode, 200)
     assert.equal((await post({ body: seedBody })).statusCode, 200)
+  })
+
+  it('a gzip bomb that is not JSON is refused as malformed at its first large chunk', async () => {
+    const response = await post({ encoding: 'gzip', body: bomb })
+    assert.equal(response.statusCode, 400)
+    assert.equal(response.body, '{"status":400,"message":"body: malformed JSON (Unexpected token \'\\u0000\' at position 0)"}')
   })
 
   it('more spans than MAX_SPANS_PER_REQUEST', async () => {

@@ -1,11 +1,12 @@
-import { JanitorConfigSchema, loadConfigOrExit } from '@tracewell/config'
-import { assertSchemaIsCurrent, createDb } from '@tracewell/db'
+import { JanitorConfigSchema, loadConfigOrExit, waitForDependenciesOrExit } from '@tracewell/config'
+import { assertSchemaIsCurrent, createDb, postgresDependency } from '@tracewell/db'
 import { runServer } from '@tracewell/http'
 import { buildApp } from './app.ts'
 
 // `npm run start:janitor`. The cleanup itself is triggered from outside (a Kubernetes CronJob
 // calling GET /api/cron/cleanup-traces with the cron-api-key header); this process only serves it.
 const config = loadConfigOrExit(JanitorConfigSchema)
+await waitForDependenciesOrExit([postgresDependency(config.DATABASE_URL)], { retrySeconds: config.STARTUP_RETRY_SECONDS })
 const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE })
 try {
   await assertSchemaIsCurrent(db)

@@ -11,6 +11,7 @@ import {
   keySettings,
   queueSettings,
   serverSettings,
+  startupSettings,
   writerSettings,
 } from './settings.ts'
 
@@ -23,6 +24,7 @@ export const IngestConfigSchema = Type.Object({
   ...queueSettings,
   ...ingestSettings,
   ...keySettings,
+  ...startupSettings,
 })
 export type IngestConfig = Static<typeof IngestConfigSchema>
 
@@ -41,6 +43,7 @@ export const ControlPlaneConfigSchema = Type.Object({
   ...adminSettings,
   ...bootstrapSettings,
   ...consoleSettings,
+  ...startupSettings,
 })
 export type ControlPlaneConfig = Static<typeof ControlPlaneConfigSchema>
 
@@ -48,6 +51,7 @@ export const JanitorConfigSchema = Type.Object({
   ...serverSettings(defaultPorts.janitor),
   ...databaseSettings,
   ...janitorSettings,
+  ...startupSettings,
 })
 export type JanitorConfig = Static<typeof JanitorConfigSchema>
 
@@ -63,6 +67,7 @@ export const AllInOneConfigSchema = Type.Object({
   ...bootstrapSettings,
   ...janitorSettings,
   ...consoleSettings,
+  ...startupSettings,
 })
 export type AllInOneConfig = Static<typeof AllInOneConfigSchema>
 
@@ -71,7 +76,7 @@ export const ReplayConfigSchema = Type.Object({ ...queueSettings })
 export type ReplayConfig = Static<typeof ReplayConfigSchema>
 
 /** `npm run migrate`: one connection is all it needs, so no pool size. */
-export const MigrateConfigSchema = Type.Object({ DATABASE_URL: embeddedDatabaseSettings.DATABASE_URL, DATA_DIR: embeddedDatabaseSettings.DATA_DIR })
+export const MigrateConfigSchema = Type.Object({ DATABASE_URL: embeddedDatabaseSettings.DATABASE_URL, DATA_DIR: embeddedDatabaseSettings.DATA_DIR, ...startupSettings })
 export type MigrateConfig = Static<typeof MigrateConfigSchema>
 
 /** Where test suites find the real Postgres (an admin connection) and Redis. */

@@ -47,6 +47,13 @@ export const ingestSettings = {
   MAX_BODY_BYTES: Type.Integer({ minimum: 1024, default: 10 * 1024 * 1024, description: 'largest request body as sent, in bytes (default 10 MiB)' }),
   MAX_INFLATED_BYTES: Type.Integer({ minimum: 1024, default: 50 * 1024 * 1024, description: 'largest body after gzip/deflate inflation, in bytes (default 50 MiB)' }),
   MAX_SPANS_PER_REQUEST: Type.Integer({ minimum: 1, default: 10_000, description: 'most spans accepted in one request (default 10000)' }),
+  // Bodies up to 256 KiB are parsed without a count and hold at most ~131,000 values, so the
+  // minimum keeps the limit true for every body.
+  MAX_JSON_VALUES: Type.Integer({
+    minimum: 150_000,
+    default: 1_000_000,
+    description: 'most JSON values (objects, arrays, strings, numbers, literals) in one JSON body; bounds the parse work of one request (default 1000000)',
+  }),
   QUEUE_MAX_BACKLOG: Type.Integer({ minimum: 1, default: 200_000, description: 'waiting spans in the queue above which ingest answers 429 (default 200000)' }),
   QUEUE_MAX_BACKLOG_BYTES: Type.Integer({
     minimum: 1024,
@@ -85,8 +92,12 @@ export const keySettings = {
   }),
 }
 
+// A secret compared with a header value: HTTP trims the whitespace around a header value, so a
+// secret with spaces could never match, and one of a few characters can be guessed.
+const HeaderSecret = (description: string) => Type.String({ minLength: 32, pattern: '^[\\x21-\\x7e]+$', description })
+
 export const adminSettings = {
-  ADMIN_API_KEY: Type.Optional(Type.String({ minLength: 32, description: 'admin secret for POST /api/teams (at least 32 characters)' })),
+  ADMIN_API_KEY: Type.Optional(HeaderSecret('admin secret for POST /api/teams (at least 32 printable characters, no spaces)')),
 }
 
 export const consoleSettings = {
@@ -109,7 +120,16 @@ export const bootstrapSettings = {
 }
 
 export const janitorSettings = {
-  CRON_API_KEY: Type.Optional(Type.String({ minLength: 1, description: 'secret expected in the cron-api-key header; unset leaves cleanup open' })),
+  CRON_API_KEY: Type.Optional(HeaderSecret('secret expected in the cron-api-key header (at least 32 printable characters, no spaces); unset leaves cleanup open')),
   CLEANUP_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000, description: 'spans deleted per statement during cleanup (default 10000)' }),
   CLEANUP_TIME_BUDGET_MS: Type.Integer({ minimum: 1, default: 240_000, description: 'a cleanup run stops after this many ms and reports what is left (default 240000)' }),
+}
+
+export const startupSettings = {
+  STARTUP_RETRY_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 3600,
+    default: 60,
+    description: 'how long a process retries an unreachable Postgres or Redis at start before it exits non-zero, in s (default 60)',
+  }),
 }

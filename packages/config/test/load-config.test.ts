@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ConfigError, IngestConfigSchema, JanitorConfigSchema, AllInOneConfigSchema, loadConfig } from '../src/index.ts'
+import { AllInOneConfigSchema, ConfigError, ControlPlaneConfigSchema, IngestConfigSchema, JanitorConfigSchema, loadConfig } from '../src/index.ts'
 
 const required = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test', REDIS_URL: 'redis://127.0.0.1:6379' }
 
@@ -46,6 +46,25 @@ describe('loadConfig', () => {
     assert.equal(config.REDIS_URL, undefined)
     assert.equal(config.PORT, 3000)
     assert.equal(config.DATA_DIR, '.data')
+  })
+
+  it('refuses an ADMIN_API_KEY or CRON_API_KEY that is short or holds whitespace', () => {
+    const database = { DATABASE_URL: required.DATABASE_URL }
+    const secret = 'cron-secret-0123456789abcdef0123456789'
+    assert.equal(loadConfig(JanitorConfigSchema, { ...database, CRON_API_KEY: secret }).CRON_API_KEY, secret)
+    assert.equal(loadConfig(ControlPlaneConfigSchema, { ...database, ADMIN_API_KEY: secret }).ADMIN_API_KEY, secret)
+    for (const bad of ['short', 'x'.repeat(31), ' '.repeat(40), '\t'.repeat(32), `${secret} `, `with space ${secret}`]) {
+      assert.throws(
+        () => loadConfig(JanitorConfigSchema, { ...database, CRON_API_KEY: bad }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.message.startsWith('CRON_API_KEY is invalid (') &&
+          error.message.endsWith('): secret expected in the cron-api-key header (at least 32 printable characters, no spaces); unset leaves cleanup open'),
+        JSON.stringify(bad),
+      )
+      assert.throws(() => loadConfig(ControlPlaneConfigSchema, { ...database, ADMIN_API_KEY: bad }), /^ConfigError: ADMIN_API_KEY is invalid/, JSON.stringify(bad))
+      assert.throws(() => loadConfig(AllInOneConfigSchema, { CRON_API_KEY: bad }), /^ConfigError: CRON_API_KEY is invalid/, JSON.stringify(bad))
+    }
   })
 
   it('requires bootstrap keys of at least 32 characters', () => {

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely'
+import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely'
 
 // The declared shape of the migrated schema. test/database-type.test.ts compares it (through
 // `declaredColumns` below) with what the migrations actually create, so the two cannot drift.
@@ -58,12 +58,38 @@ export interface PromptsTable {
   model: string
   model_settings: Json<Record<string, unknown>>
   version: number
+  /**
+   * The previous release's "live" flag, kept in step with the `production` label by triggers
+   * while that release may still run (see the prompt-labels migration). Read and written by
+   * nothing here: the API's `live` is derived from the label, and a later migration drops it.
+   */
   live: Generated<boolean>
   tags: Json<string[]>
   span_id: string | null
   note: Generated<string>
   created_at: CreatedAt
   updated_at: CreatedAt
+}
+
+/** A named pointer at one version of a registry; `production` is the version GET /api/promptset serves. */
+export interface PromptLabelsTable {
+  promptset_id: string
+  name: string
+  version: number
+  updated_at: CreatedAt
+}
+
+/** Every move of a label, oldest first by id; a null version is "absent" (created, removed). */
+export interface PromptLabelMovesTable {
+  /** An identity column (bigint, read as a decimal string); never written. */
+  id: GeneratedAlways<string>
+  promptset_id: string
+  label: string
+  from_version: number | null
+  to_version: number | null
+  moved_by_key_id: string | null
+  moved_by_key_prefix: string | null
+  moved_at: CreatedAt
 }
 
 export interface ProjectRetentionPoliciesTable {
@@ -74,6 +100,29 @@ export interface ProjectRetentionPoliciesTable {
   updated_at: CreatedAt
   last_run_at: Timestamp | null
   last_deleted_spans: Int8 | null
+}
+
+/** One row per trace, kept by the writer (trace-summaries.ts). */
+export interface TraceSummariesTable {
+  project_id: string
+  trace_id: string
+  name: string
+  has_root: boolean
+  service_name: string | null
+  start_time: Date
+  end_time: Date
+  duration_us: Int8
+  span_count: number
+  error_count: number
+  models: Generated<string[]>
+  vendors: Generated<string[]>
+  services: Generated<string[]>
+  input_tokens: Generated<Int8>
+  output_tokens: Generated<Int8>
+  total_tokens: Generated<Int8>
+  cost_usd: string | null
+  session_id: string | null
+  user_id: string | null
 }
 
 export interface SpansTable {
@@ -142,9 +191,12 @@ export interface Database {
   api_keys: ApiKeysTable
   promptsets: PromptsetsTable
   prompts: PromptsTable
+  prompt_labels: PromptLabelsTable
+  prompt_label_moves: PromptLabelMovesTable
   project_retention_policies: ProjectRetentionPoliciesTable
   spans: SpansTable
   project_model_prices: ProjectModelPricesTable
+  trace_summaries: TraceSummariesTable
 }
 
 export type Team = Selectable<TeamsTable>
@@ -154,6 +206,8 @@ export type NewApiKey = Insertable<ApiKeysTable>
 export type Promptset = Selectable<PromptsetsTable>
 export type Prompt = Selectable<PromptsTable>
 export type NewPrompt = Insertable<PromptsTable>
+export type PromptLabel = Selectable<PromptLabelsTable>
+export type PromptLabelMove = Selectable<PromptLabelMovesTable>
 export type RetentionPolicy = Selectable<ProjectRetentionPoliciesTable>
 export type RetentionPolicyUpdate = Updateable<ProjectRetentionPoliciesTable>
 export type Span = Selectable<SpansTable>
@@ -181,6 +235,11 @@ export const declaredColumns: DeclaredColumns = {
     id: notNull, promptset_id: notNull, value: notNull, variables: notNull, model: notNull, model_settings: notNull,
     version: notNull, live: notNull, tags: notNull, span_id: nullable, note: notNull, created_at: notNull, updated_at: notNull,
   },
+  prompt_labels: { promptset_id: notNull, name: notNull, version: notNull, updated_at: notNull },
+  prompt_label_moves: {
+    id: notNull, promptset_id: notNull, label: notNull, from_version: nullable, to_version: nullable,
+    moved_by_key_id: nullable, moved_by_key_prefix: nullable, moved_at: notNull,
+  },
   project_retention_policies: {
     project_id: notNull, enabled: notNull, retention_days: notNull, created_at: notNull, updated_at: notNull,
     last_run_at: nullable, last_deleted_spans: nullable,
@@ -194,6 +253,12 @@ export const declaredColumns: DeclaredColumns = {
     cached_input_tokens: nullable, cache_write_input_tokens: nullable, reasoning_tokens: nullable, session_id: nullable,
     user_id: nullable, input_cost_usd: nullable, output_cost_usd: nullable, total_cost_usd: nullable, cost_source: nullable,
     attributes: notNull, resource_attributes: notNull, events: notNull, links: notNull, received_at: notNull,
+  },
+  trace_summaries: {
+    project_id: notNull, trace_id: notNull, name: notNull, has_root: notNull, service_name: nullable, start_time: notNull,
+    end_time: notNull, duration_us: notNull, span_count: notNull, error_count: notNull, models: notNull, vendors: notNull,
+    services: notNull, input_tokens: notNull, output_tokens: notNull, total_tokens: notNull, cost_usd: nullable,
+    session_id: nullable, user_id: nullable,
   },
   project_model_prices: {
     id: notNull, project_id: notNull, model: notNull, match: notNull, input_usd_per_mtok: notNull, output_usd_per_mtok: notNull,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import {
   countSpans, createProject, createPromptVersion, createPromptset, createTeam, deleteOldestSpansBefore, findLivePrompt,
-  findTeamProject, findTraceSpans, getRetentionPolicy, insertSpans, listApiKeys, insertApiKey, listTraces, nanosToIsoMicros,
+  findTeamProject, findTraceSpans, getRetentionPolicy, insertSpans, listApiKeys, insertApiKey, searchTraces, nanosToIsoMicros,
   revokeApiKey, setLiveVersion, upsertRetentionPolicy, withAdvisoryLock, findApiKeyIdentityByHash, findApiKeyOwnerById, type Db, type SpanInsert,
 } from '../src/index.ts'
 import { engines } from './engines.ts'
@@ -72,12 +72,13 @@ for (const engine of engines) {
         span({ projectId: 'paged', traceId: `${i}`.padStart(32, 'a'), startTimeUnixNano: `${base + BigInt(i) * 1000n}`, endTimeUnixNano: `${base + BigInt(i) * 1000n + 5000n}` }),
       )
       await insertSpans(db, spans)
-      const first = await listTraces(db, { projectId: 'paged', limit: 2 })
+      const page = { projectId: 'paged', limit: 2, sort: 'time', order: 'desc' } as const
+      const first = await searchTraces(db, page)
       assert.deepEqual(first.traces.map((t) => t.traceId), [spans[4]!.traceId, spans[3]!.traceId])
       assert.ok(first.next)
-      const second = await listTraces(db, { projectId: 'paged', limit: 2, cursor: first.next })
+      const second = await searchTraces(db, { ...page, cursor: first.next })
       assert.deepEqual(second.traces.map((t) => t.traceId), [spans[2]!.traceId, spans[1]!.traceId])
-      const third = await listTraces(db, { projectId: 'paged', limit: 2, cursor: second.next! })
+      const third = await searchTraces(db, { ...page, cursor: second.next! })
       assert.deepEqual(third.traces.map((t) => t.traceId), [spans[0]!.traceId])
       assert.equal(third.next, null)
       assert.equal(first.traces[0]?.durationMs, 0.005)

@@ -51,7 +51,7 @@ for (const engine of engines) {
       await db.insertInto('spans').values({ ...row, project_id: 'p2' }).execute()
     })
 
-    it('cascades a project deletion to its keys, registries, prompts and policy', async () => {
+    it('cascades a project deletion to its keys, registries, prompts, labels and policy', async () => {
       const team = await createTeam(db, { name: 'cascade' })
       const project = await createProject(db, { teamId: team.id, name: 'doomed' })
       await insertApiKey(db, { kind: 'project', teamId: team.id, projectId: project.id, keyHash: 'hash-cascade', prefix: 'tw_proj_x' })
@@ -66,10 +66,12 @@ for (const engine of engines) {
           db.selectFrom('api_keys').select('id').where('project_id', '=', project.id),
           db.selectFrom('promptsets').select('id').where('project_id', '=', project.id),
           db.selectFrom('prompts').select('id').where('promptset_id', '=', promptset.id),
+          db.selectFrom('prompt_labels').select('name').where('promptset_id', '=', promptset.id),
+          db.selectFrom('prompt_label_moves').select('id').where('promptset_id', '=', promptset.id),
           db.selectFrom('project_retention_policies').select('project_id').where('project_id', '=', project.id),
         ].map((query) => query.execute()),
       )
-      assert.deepEqual(remaining.map((rows) => rows.length), [0, 0, 0, 0])
+      assert.deepEqual(remaining.map((rows) => rows.length), [0, 0, 0, 0, 0, 0])
     })
 
     it('keeps a project key tied to a project and a team key to none', async () => {

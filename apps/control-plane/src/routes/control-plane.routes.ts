@@ -6,12 +6,16 @@ import { PromptCache, type PromptCacheStats } from '../prompt-cache.ts'
 import { consoleSessionPlugin, type ConsoleSessionPluginOptions } from '../console/console-session.plugin.ts'
 import { apiKeyRoutes } from './api-key.routes.ts'
 import { modelPriceRoutes } from './model-prices.routes.ts'
+import { refusingNul } from './nul-free.validator.ts'
 import { projectRoutes } from './projects.routes.ts'
+import { promptLabelRoutes } from './prompt-labels.routes.ts'
 import { promptLookupRoutes } from './promptset.routes.ts'
 import { promptsetRoutes } from './promptsets.routes.ts'
 import { retentionRoutes } from './retention.routes.ts'
-import { sessionRoutes, type SignInRateLimit } from './session.routes.ts'
+import { consoleSessionRoutes, type SignInRateLimit } from './console-session.routes.ts'
 import { teamRoutes } from './teams.routes.ts'
+import { sessionRoutes } from './sessions.routes.ts'
+import { usageRoutes } from './usage.routes.ts'
 import { traceRoutes } from './traces.routes.ts'
 
 export interface ControlPlaneRoutesOptions {
@@ -41,8 +45,9 @@ const strictAjv = new Ajv({ ...ajvOptions, coerceTypes: false })
  */
 export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOptions> = async (app, options) => {
   installErrorHandler(app, messageBody)
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema))
+  app.setValidatorCompiler(({ schema, httpPart }) => refusingNul((httpPart === 'body' ? strictAjv : coercingAjv).compile(schema)))
   app.decorateRequest('controlPlaneCaller', null)
+  app.decorateRequest('controlPlaneProjectId', null)
 
   // POST /api/api-key is sent with `Content-Type: application/json` and no body (docs/api.md#api-keys);
   // Fastify's own parser would refuse that as an empty JSON body.
@@ -59,7 +64,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   else {
     await app.register(consoleSessionPlugin, options.consoleSessions)
     const sessions = app.consoleSessions as NonNullable<typeof app.consoleSessions>
-    await app.register(sessionRoutes, { sessions, ...(options.consoleSessions.signInRateLimit ? { signInRateLimit: options.consoleSessions.signInRateLimit } : {}) })
+    await app.register(consoleSessionRoutes, { sessions, ...(options.consoleSessions.signInRateLimit ? { signInRateLimit: options.consoleSessions.signInRateLimit } : {}) })
   }
 
   await app.register(teamRoutes, { adminApiKey: options.adminApiKey })
@@ -69,7 +74,10 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(modelPriceRoutes)
   await app.register(promptLookupRoutes, { promptCache })
   await app.register(promptsetRoutes, { promptCache })
+  await app.register(promptLabelRoutes, { promptCache })
   await app.register(traceRoutes)
+  await app.register(sessionRoutes)
+  await app.register(usageRoutes)
 }
 
 const cacheMetricName = 'tracewell_prompt_cache_lookups_total'

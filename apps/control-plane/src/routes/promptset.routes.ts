@@ -1,12 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { findLivePrompt, findProjectPromptset, findPromptVersion, type Db } from '@tracewell/db'
+import { findLabelledPrompt, findLivePrompt, findProjectPromptset, findPromptVersion, type Db, type PromptDto } from '@tracewell/db'
 import { BadRequestError, NotFoundError } from '@tracewell/http'
 import type { FastifyReply } from 'fastify'
 import { callerProjectId, requireProjectKey } from '../auth.ts'
-import type { PromptCache, RegistryLookup } from '../prompt-cache.ts'
+import type { PromptCache, PromptSelector, RegistryLookup } from '../prompt-cache.ts'
 import { declaredValues, filledJson, missingValues, toPromptView } from '../prompt-view.ts'
-import { errorResponses, RegistrySchema } from '../schemas.ts'
+import { errorResponses, LabelNameSchema, RegistrySchema } from '../schemas.ts'
 
 // GET /api/promptset, what the Langtrace SDKs call: the TypeScript SDK sends
 // `promptset_id`, `version` and `variables.<name>` through URLSearchParams, the Python SDK through
@@ -18,7 +18,8 @@ export const GetPromptQuerySchema = Type.Object(
   {
     promptset_id: Type.Optional(Type.String({ maxLength: 200, description: 'the registry id (what the SDKs send)' })),
     promptsetid: Type.Optional(Type.String({ maxLength: 200, description: 'alias of promptset_id' })),
-    version: Type.Optional(Type.String({ description: 'a positive integer; when omitted, the live prompt' })),
+    version: Type.Optional(Type.String({ description: 'a positive integer; with neither version nor label, the live (production) prompt' })),
+    label: Type.Optional({ ...LabelNameSchema, description: 'the version this label points at (not together with version)' }),
   },
   { additionalProperties: Type.String({ description: 'variables.<name>=<value>: fills the declared placeholder <name>' }) },
 )
@@ -34,12 +35,28 @@ function parseVersion(raw: string | undefined): number | null {
   return version
 }
 
-async function lookUp(db: Db, projectId: string, promptsetId: string, version: number | null): Promise<RegistryLookup> {
+/** The version, the label, or null for the default (the production label); not both. */
+function parseSelector(query: GetPromptQuery): PromptSelector {
+  const version = parseVersion(query.version)
+  if (query.label === undefined) return version
+  if (version !== null) throw new BadRequestError('querystring: pass either version or label, not both')
+  return query.label
+}
+
+async function lookUp(db: Db, projectId: string, promptsetId: string, selector: PromptSelector): Promise<RegistryLookup> {
   const registry = await findProjectPromptset(db, projectId, promptsetId)
   if (!registry) return { kind: 'registry-not-found' }
-  if (version !== null && version > maxVersion) return { kind: 'version-not-found', version }
-  const prompt = version === null ? await findLivePrompt(db, registry.id) : await findPromptVersion(db, registry.id, version)
-  if (!prompt) return version === null ? { kind: 'no-live' } : { kind: 'version-not-found', version }
+  let prompt: PromptDto | undefined
+  if (selector === null) {
+    prompt = await findLivePrompt(db, registry.id)
+    if (!prompt) return { kind: 'no-live' }
+  } else if (typeof selector === 'string') {
+    prompt = await findLabelledPrompt(db, registry.id, selector)
+    if (!prompt) return { kind: 'label-not-found', label: selector }
+  } else {
+    if (selector <= maxVersion) prompt = await findPromptVersion(db, registry.id, selector)
+    if (!prompt) return { kind: 'version-not-found', version: selector }
+  }
   return { kind: 'found', view: toPromptView(registry, prompt) }
 }
 
@@ -52,6 +69,7 @@ function answer(reply: FastifyReply, query: GetPromptQuery, lookup: RegistryLook
   if (lookup.kind === 'registry-not-found') throw new NotFoundError('Prompt registry not found')
   if (lookup.kind === 'no-live') throw new NotFoundError('No live prompt in this registry; pass a version')
   if (lookup.kind === 'version-not-found') throw new NotFoundError(`Prompt version ${lookup.version} not found`)
+  if (lookup.kind === 'label-not-found') throw new NotFoundError(`Prompt label ${lookup.label} not found`)
   const values = declaredValues(lookup.view, query)
   let body = lookup.view.unfilledJson
   if (values !== undefined) {
@@ -72,7 +90,8 @@ export const promptLookupRoutes: FastifyPluginAsyncTypebox<PromptLookupRoutesOpt
       schema: {
         summary: 'Fetch a prompt from a registry (Langtrace SDK getPromptFromRegistry)',
         description:
-          'The live prompt, or the given version, with declared variables filled from variables.<name> parameters. ' +
+          'The live prompt (the version the production label points at), or the given version or label, with declared variables ' +
+          'filled from variables.<name> parameters. ' +
           'Placeholders are ${name}, {{name}} and {name}. If any variables.* parameter is given, every declared variable must be.',
         tags: ['prompt registry'],
         security: [{ apiKey: [] }],
@@ -86,12 +105,12 @@ export const promptLookupRoutes: FastifyPluginAsyncTypebox<PromptLookupRoutesOpt
       const query = request.query
       const promptsetId = query.promptset_id ?? query.promptsetid
       if (promptsetId === undefined || promptsetId === '') throw new BadRequestError('querystring/promptset_id: required')
-      const version = parseVersion(query.version)
+      const selector = parseSelector(query)
       const projectId = callerProjectId(request)
 
-      const cached = promptCache.peek(promptsetId, projectId, version)
+      const cached = promptCache.peek(promptsetId, projectId, selector)
       if (cached !== undefined) return answer(reply, query, cached)
-      return promptCache.load(promptsetId, projectId, version, () => lookUp(app.db, projectId, promptsetId, version)).then((lookup) => answer(reply, query, lookup))
+      return promptCache.load(promptsetId, projectId, selector, () => lookUp(app.db, projectId, promptsetId, selector)).then((lookup) => answer(reply, query, lookup))
     },
   )
 }

@@ -1,12 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { createPromptset, createPromptVersion, findProjectPromptset, listProjectPromptsets, listPrompts, setLiveVersion } from '@tracewell/db'
+import { createPromptset, createPromptVersion, listProjectPromptsets, listPrompts, setLiveVersion } from '@tracewell/db'
 import { NotFoundError } from '@tracewell/http'
-import type { FastifyRequest } from 'fastify'
-import { callerProjectId, requireProjectKey } from '../auth.ts'
+import { callerKeyId, callerProjectId, requireProjectAccess } from '../auth.ts'
+import { ownedPromptset } from '../owned-promptset.ts'
 import type { PromptCache } from '../prompt-cache.ts'
 import { extractVariables } from '../prompt-template.ts'
-import { errorResponses, IdSchema, NamedResourceBodySchema, type NamedResourceBody, PromptSchema, PromptsetSchema, RegistrySchema } from '../schemas.ts'
+import { errorResponses, IdSchema, NamedResourceBodySchema, type NamedResourceBody, PromptsetSchema, PromptWithLabelsSchema, RegistryWithLabelsSchema } from '../schemas.ts'
 
 export const CreatePromptsetBodySchema = NamedResourceBodySchema
 export type CreatePromptsetBody = NamedResourceBody
@@ -29,38 +29,34 @@ export const CreatePromptBodySchema = Type.Object({
   variables: Type.Optional(
     Type.Array(VariableNameSchema, { uniqueItems: true, maxItems: 200, description: 'when omitted, the placeholder names found in value' }),
   ),
-  live: Type.Optional(Type.Boolean({ description: 'make this version the live one (the previous live one stops being live)' })),
+  live: Type.Optional(Type.Boolean({ description: 'point the production label at this version, in the same transaction' })),
 })
 export type CreatePromptBody = Static<typeof CreatePromptBodySchema>
 
 export const SetLiveBodySchema = Type.Object({
-  version: Type.Union([Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), Type.Null()], { description: 'the version to make live, or null for none' }),
+  version: Type.Union([Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), Type.Null()], {
+    description: 'the version to point the production label at, or null to remove the label',
+  }),
 })
 export type SetLiveBody = Static<typeof SetLiveBodySchema>
 
-export const LiveResponseSchema = Type.Object({ live: Type.Union([PromptSchema, Type.Null()]) })
+export const LiveResponseSchema = Type.Object({ live: Type.Union([PromptWithLabelsSchema, Type.Null()]) })
 export type LiveResponse = Static<typeof LiveResponseSchema>
 
 export interface PromptsetRoutesOptions {
-  /** Dropped for a registry whenever one of its prompts or its live version changes here. */
+  /** Dropped for a registry whenever one of its prompts or labels changes here. */
   promptCache: PromptCache
 }
 
-/** Prompt registries and their versions (project key). */
+/** Prompt registries and their versions (project key). Labels have routes of their own. */
 export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> = async (app, { promptCache }) => {
-  async function ownedPromptset(request: FastifyRequest, promptsetId: string) {
-    const promptset = await findProjectPromptset(app.db, callerProjectId(request), promptsetId)
-    if (!promptset) throw new NotFoundError('Prompt registry not found')
-    return promptset
-  }
-
   const tags = ['prompt registry']
   const security = [{ apiKey: [] }]
 
   app.post(
     '/api/promptsets',
     {
-      onRequest: requireProjectKey,
+      onRequest: requireProjectAccess,
       schema: {
         summary: 'Create a prompt registry',
         tags,
@@ -81,7 +77,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
   app.get(
     '/api/promptsets',
     {
-      onRequest: requireProjectKey,
+      onRequest: requireProjectAccess,
       schema: { summary: 'List the project’s prompt registries', tags, security, response: { 200: PromptsetListSchema, ...errorResponses(401) } },
     },
     async (request) => ({ promptsets: await listProjectPromptsets(app.db, callerProjectId(request)) }),
@@ -90,17 +86,17 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
   app.get(
     '/api/promptsets/:promptsetId',
     {
-      onRequest: requireProjectKey,
+      onRequest: requireProjectAccess,
       schema: {
-        summary: 'A prompt registry with every version of its prompt',
+        summary: 'A prompt registry with every version of its prompt, and each version’s labels',
         tags,
         security,
         params: PromptsetParamsSchema,
-        response: { 200: RegistrySchema, ...errorResponses(400, 401, 404) },
+        response: { 200: RegistryWithLabelsSchema, ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
-      const promptset = await ownedPromptset(request, request.params.promptsetId)
+      const promptset = await ownedPromptset(app.db, request, request.params.promptsetId)
       return { ...promptset, prompts: await listPrompts(app.db, promptset.id) }
     },
   )
@@ -108,7 +104,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
   app.post(
     '/api/promptsets/:promptsetId/prompts',
     {
-      onRequest: requireProjectKey,
+      onRequest: requireProjectAccess,
       schema: {
         summary: 'Add the next version of the registry’s prompt',
         description: 'version is the previous highest + 1, also under concurrent creates.',
@@ -116,11 +112,11 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
         security,
         params: PromptsetParamsSchema,
         body: CreatePromptBodySchema,
-        response: { 201: PromptSchema, ...errorResponses(400, 401, 404) },
+        response: { 201: PromptWithLabelsSchema, ...errorResponses(400, 401, 404) },
       },
     },
     async (request, reply) => {
-      const promptset = await ownedPromptset(request, request.params.promptsetId)
+      const promptset = await ownedPromptset(app.db, request, request.params.promptsetId)
       const body = request.body
       const prompt = await createPromptVersion(app.db, {
         promptsetId: promptset.id,
@@ -132,6 +128,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
         note: body.note ?? '',
         spanId: body.spanId ?? null,
         live: body.live ?? false,
+        movedBy: { keyId: callerKeyId(request) },
       })
       promptCache.invalidate(promptset.id)
       return reply.code(201).send(prompt)
@@ -141,10 +138,12 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
   app.put(
     '/api/promptsets/:promptsetId/live',
     {
-      onRequest: requireProjectKey,
+      onRequest: requireProjectAccess,
       schema: {
-        summary: 'Make one version live (or none, with null)',
-        description: 'The previous live version stops being live in the same transaction.',
+        summary: 'Make one version live (or none, with null): move (or remove) the production label',
+        description:
+          'Kept for the clients of the live flag; the same as PUT /api/promptsets/{promptsetId}/labels/production ' +
+          '(or DELETE, for null), and recorded in the label history likewise.',
         tags,
         security,
         params: PromptsetParamsSchema,
@@ -153,9 +152,9 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
       },
     },
     async (request) => {
-      const promptset = await ownedPromptset(request, request.params.promptsetId)
+      const promptset = await ownedPromptset(app.db, request, request.params.promptsetId)
       const { version } = request.body
-      const result = await setLiveVersion(app.db, promptset.id, version)
+      const result = await setLiveVersion(app.db, promptset.id, version, { keyId: callerKeyId(request) })
       if (result.kind === 'version-not-found') throw new NotFoundError(`Prompt version ${version} not found`)
       promptCache.invalidate(promptset.id)
       return { live: result.live }

@@ -1,33 +1,61 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { findTraceSpans, listTraces, type TraceCursor } from '@tracewell/db'
-import { BadRequestError, NotFoundError } from '@tracewell/http'
-import { callerProjectId, requireProjectKey } from '../auth.ts'
+import { deleteTrace, findTraceSpans, searchTraces, type TraceSearchCursor, type TraceSort } from '@tracewell/db'
+import { BadRequestError, NotFoundError, UnauthorizedError } from '@tracewell/http'
+import { callerProjectId, requireProjectAccess } from '../auth.ts'
+import { toOtlpJson } from '../otlp-export.ts'
 import { errorResponses, IsoDateSchema } from '../schemas.ts'
 
+const ProjectScope = {
+  project_id: Type.Optional(Type.String({ description: 'the project, with a team key (a project key implies its own)' })),
+}
+
 export const TraceListQuerySchema = Type.Object({
+  ...ProjectScope,
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'traces per page (1–500)' }),
-  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'nextCursor of the previous page' })),
+  cursor: Type.Optional(Type.String({ maxLength: 300, description: 'nextCursor of the previous page' })),
   from: Type.Optional(Type.String({ description: 'ISO 8601: traces starting at or after' })),
   to: Type.Optional(Type.String({ description: 'ISO 8601: traces starting before' })),
+  service: Type.Optional(Type.String({ maxLength: 500, description: 'a span of the trace has this service.name' })),
+  model: Type.Optional(Type.String({ maxLength: 500, description: 'an LLM span of the trace used this model' })),
+  vendor: Type.Optional(Type.String({ maxLength: 500, description: 'an LLM span of the trace called this vendor' })),
+  status: Type.Optional(Type.Union([Type.Literal('error'), Type.Literal('ok')], { description: 'error: a span failed; ok: none did' })),
+  name: Type.Optional(Type.String({ maxLength: 500, description: 'contained in the root span’s name or any span’s (case-insensitive)' })),
+  attr: Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 10, description: 'key=value on a span’s or its resource’s attributes (repeatable; all must hold)' })),
+  session: Type.Optional(Type.String({ maxLength: 500, description: 'session id' })),
+  user: Type.Optional(Type.String({ maxLength: 500, description: 'user id' })),
+  min_duration_ms: Type.Optional(Type.Number({ minimum: 0 })),
+  min_cost: Type.Optional(Type.Number({ minimum: 0, description: 'USD' })),
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'text contained in a span’s attributes: prompts, completions (case-insensitive)' })),
+  sort: Type.Union([Type.Literal('time'), Type.Literal('duration'), Type.Literal('cost'), Type.Literal('tokens')], { default: 'time' }),
+  order: Type.Union([Type.Literal('desc'), Type.Literal('asc')], { default: 'desc' }),
 })
 export type TraceListQuery = Static<typeof TraceListQuerySchema>
 
-export const TraceSummarySchema = Type.Object({
+export const TraceRowSchema = Type.Object({
   traceId: Type.String(),
-  name: Type.String(),
+  name: Type.String({ description: 'the root span’s name (the earliest span’s until the root arrives)' }),
   serviceName: Type.Union([Type.String(), Type.Null()]),
   startTime: IsoDateSchema,
   endTime: IsoDateSchema,
   durationMs: Type.Number(),
   spanCount: Type.Integer(),
+  errorCount: Type.Integer(),
   models: Type.Array(Type.String()),
+  inputTokens: Type.Integer(),
+  outputTokens: Type.Integer(),
+  totalTokens: Type.Integer(),
+  costUsd: Type.Union([Type.Number(), Type.Null()], { description: 'null when no span of the trace could be priced' }),
+  sessionId: Type.Union([Type.String(), Type.Null()]),
+  userId: Type.Union([Type.String(), Type.Null()]),
 })
 export const TraceListSchema = Type.Object({
-  traces: Type.Array(TraceSummarySchema),
-  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as cursor for the next (older) page; null on the last' }),
+  traces: Type.Array(TraceRowSchema),
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as cursor for the next page; null on the last' }),
 })
 export type TraceList = Static<typeof TraceListSchema>
+
+export const ProjectScopeQuerySchema = Type.Object(ProjectScope)
 
 export const TraceParamsSchema = Type.Object({ traceId: Type.String({ description: '32 hex characters (either case)' }) })
 export type TraceParams = Static<typeof TraceParamsSchema>
@@ -81,15 +109,43 @@ export const SpanSchema = Type.Object({
 export const TraceSchema = Type.Object({ traceId: Type.String(), spans: Type.Array(SpanSchema) })
 export type Trace = Static<typeof TraceSchema>
 
-// The cursor is opaque to clients: base64url of the last trace's start (µs) and id.
-export function encodeCursor(cursor: TraceCursor): string {
-  return Buffer.from(`${cursor.startMicros}:${cursor.traceId}`).toString('base64url')
+// The cursor is opaque to clients: base64url of the sort it belongs to, the last row's sort value
+// and its trace id. A cursor of another sort, or one not made here, is a 400.
+export function encodeCursor(sort: TraceSort, cursor: TraceSearchCursor): string {
+  return Buffer.from(JSON.stringify([sort, cursor.value, cursor.traceId])).toString('base64url')
 }
 
-export function decodeCursor(raw: string): TraceCursor {
-  const match = /^(-?[0-9]{1,20}):([0-9a-f]{32})$/.exec(Buffer.from(raw, 'base64url').toString('latin1'))
-  if (!match) throw new BadRequestError('querystring/cursor: not a nextCursor returned by this API')
-  return { startMicros: match[1] as string, traceId: match[2] as string }
+const cursorValuePatterns: Record<TraceSort, RegExp> = {
+  time: /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/,
+  duration: /^-?\d{1,18}$/,
+  cost: /^-?\d{1,30}(\.\d{1,30})?$/,
+  tokens: /^-?\d{1,18}$/,
+}
+
+export function decodeCursor(sort: TraceSort, raw: string): TraceSearchCursor {
+  const invalid = () => new BadRequestError('querystring/cursor: not a nextCursor returned by this API for this sort')
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'))
+  } catch {
+    throw invalid()
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== sort) throw invalid()
+  const [, value, traceId] = parsed as unknown[]
+  if (typeof value !== 'string' || !cursorValuePatterns[sort].test(value) || typeof traceId !== 'string' || !/^[0-9a-f]{32}$/.test(traceId)) throw invalid()
+  // Year 0000 parses in JavaScript, not in Postgres: a 400 here, not a 500 there.
+  if (sort === 'time' && (value.startsWith('0000') || Number.isNaN(Date.parse(postgresTimeAsIso(value))))) throw invalid()
+  return { value, traceId }
+}
+
+/** `2026-01-01 00:01:00.5+00` (Postgres's text of a timestamptz) as ISO 8601, to check it is a real time. */
+export const postgresTimeAsIso = (value: string): string => value.replace(' ', 'T').replace(/([+-]\d{2})$/, '$1:00')
+
+/** `key=value` of the attr filter. */
+function attributeFilter(raw: string): { key: string; value: string } {
+  const at = raw.indexOf('=')
+  if (at <= 0) throw new BadRequestError(`querystring/attr: expected key=value, got ${JSON.stringify(raw)}`)
+  return { key: raw.slice(0, at), value: raw.slice(at + 1) }
 }
 
 const isoDatePattern = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/
@@ -108,37 +164,53 @@ export const traceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/traces',
     {
-      onRequest: requireProjectKey,
+      onRequest: requireProjectAccess,
       schema: {
-        summary: 'List traces, newest first, a page at a time',
+        operationId: 'searchTraces',
+        summary: 'Search traces: filters that combine, a sort, a page at a time',
         tags: ['traces'],
         security: [{ apiKey: [] }],
         querystring: TraceListQuerySchema,
-        response: { 200: TraceListSchema, ...errorResponses(400, 401) },
+        response: { 200: TraceListSchema, ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
-      const { limit, cursor, from, to } = request.query
-      const page = await listTraces(app.db, {
+      const query = request.query
+      const page = await searchTraces(app.db, {
         projectId: callerProjectId(request),
-        limit,
-        cursor: cursor === undefined || cursor === '' ? undefined : decodeCursor(cursor),
-        from: parseIsoDate('from', from),
-        to: parseIsoDate('to', to),
+        limit: query.limit,
+        cursor: query.cursor === undefined || query.cursor === '' ? undefined : decodeCursor(query.sort, query.cursor),
+        from: parseIsoDate('from', query.from),
+        to: parseIsoDate('to', query.to),
+        service: query.service,
+        model: query.model,
+        vendor: query.vendor,
+        status: query.status,
+        name: query.name,
+        attributes: query.attr?.map(attributeFilter),
+        sessionId: query.session,
+        userId: query.user,
+        minDurationMs: query.min_duration_ms,
+        minCostUsd: query.min_cost,
+        text: query.q,
+        sort: query.sort,
+        order: query.order,
       })
-      return { traces: page.traces, nextCursor: page.next === null ? null : encodeCursor(page.next) }
+      return { traces: page.traces, nextCursor: page.next === null ? null : encodeCursor(query.sort, page.next) }
     },
   )
 
   app.get(
     '/api/traces/:traceId',
     {
-      onRequest: requireProjectKey,
+      onRequest: requireProjectAccess,
       schema: {
+        operationId: 'getTrace',
         summary: 'One trace with all its spans',
         tags: ['traces'],
         security: [{ apiKey: [] }],
         params: TraceParamsSchema,
+        querystring: ProjectScopeQuerySchema,
         response: { 200: TraceSchema, ...errorResponses(400, 401, 404) },
       },
     },
@@ -151,4 +223,54 @@ export const traceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return { traceId, spans }
     },
   )
+
+  app.delete(
+    '/api/traces/:traceId',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        operationId: 'deleteTrace',
+        summary: 'Delete one trace: its spans and its summary (team key)',
+        tags: ['traces'],
+        security: [{ apiKey: [] }],
+        params: TraceParamsSchema,
+        querystring: ProjectScopeQuerySchema,
+        response: { 204: Type.Null(), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      // Deleting is for the team: a project key (what an SDK holds) may send and read, not delete.
+      if (request.controlPlaneCaller?.kind !== 'team') throw new UnauthorizedError('Invalid api key unauthorized')
+      const traceId = traceIdOf(request.params.traceId)
+      const deleted = await deleteTrace(app.db, callerProjectId(request), traceId)
+      if (deleted === 0) throw new NotFoundError('Trace not found')
+      return reply.code(204).send(null)
+    },
+  )
+
+  app.get(
+    '/api/traces/:traceId/otlp',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        operationId: 'exportTrace',
+        summary: 'One trace as an OTLP/JSON ExportTraceServiceRequest',
+        tags: ['traces'],
+        security: [{ apiKey: [] }],
+        params: TraceParamsSchema,
+        querystring: ProjectScopeQuerySchema,
+        response: { 200: Type.Object({ resourceSpans: Type.Array(Type.Unknown()) }, { additionalProperties: true }), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const spans = await findTraceSpans(app.db, callerProjectId(request), traceIdOf(request.params.traceId))
+      if (spans.length === 0) throw new NotFoundError('Trace not found')
+      return toOtlpJson(spans)
+    },
+  )
+}
+
+function traceIdOf(raw: string): string {
+  if (!/^[0-9a-fA-F]{32}$/.test(raw)) throw new BadRequestError('params/traceId: expected 32 hex characters')
+  return raw.toLowerCase()
 }

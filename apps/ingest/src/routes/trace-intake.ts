@@ -7,6 +7,7 @@ import { QueueBacklogFullError, QueueUnavailableError, releaseBody, type Accepte
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { readBody, type BodyLimits } from '../body/body.reader.ts'
 import { formatOf, requireEncoding, requireFormat, type BodyEncoding, type BodyFormat } from '../body/media-type.ts'
+import { jsonBodyScreen } from '../body/json-body.screen.ts'
 import { decodeTraceBody } from '../body/trace-body.decoder.ts'
 import { bodyTooLarge, queueBacklogFull, queueUnavailable, tooManySpans } from '../errors.ts'
 import { rejectionReasonOf, type IngestMetrics } from '../ingest.metrics.ts'
@@ -14,6 +15,8 @@ import { rejectionReasonOf, type IngestMetrics } from '../ingest.metrics.ts'
 export interface TraceLimits extends BodyLimits {
   /** Most spans accepted in one request (MAX_SPANS_PER_REQUEST). */
   maxSpansPerRequest: number
+  /** Most values in one JSON body (MAX_JSON_VALUES). */
+  maxJsonValues: number
 }
 
 /** What the onRequest hook learned from the headers, for the parser and the handler. */
@@ -77,9 +80,14 @@ export function installTraceIntake(app: App, options: TraceIntakeOptions): (requ
     verifyKey(app, presented).then(admitted, done)
   })
 
-  // The body arrives as bytes; which decoder reads it was decided from the headers above.
+  // The body arrives as bytes; which decoder reads it was decided from the headers above. A
+  // larger JSON body is screened while it arrives, so that what the handler parses in one go
+  // costs a bounded amount whatever the client sent.
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', (request: FastifyRequest, payload: IncomingMessage) => readBody(payload, (request.traceIntake as TraceIntake).encoding, limits))
+  app.addContentTypeParser('*', (request: FastifyRequest, payload: IncomingMessage) => {
+    const intake = request.traceIntake as TraceIntake
+    return readBody(payload, intake.encoding, limits, intake.format === 'json' ? jsonBodyScreen(limits.maxJsonValues) : undefined)
+  })
 
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const reason = rejectionReasonOf(reply.statusCode)

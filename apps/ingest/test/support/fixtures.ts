@@ -175,13 +175,23 @@ export const encodings = {
 } as const
 
 /** `bytes` zero bytes, gzipped as they stream (200 MB of zeros make about 200 KB): a gzip bomb. */
-export async function gzippedZeros(bytes: number): Promise<Buffer> {
+export function gzippedZeros(bytes: number): Promise<Buffer> {
+  return gzippedFill(bytes, 0x00)
+}
+
+/** A gzip bomb that is JSON as far as it goes: `[` and then spaces, never closed. */
+export function gzippedJsonBomb(bytes: number): Promise<Buffer> {
+  return gzippedFill(bytes, 0x20, '[')
+}
+
+async function gzippedFill(bytes: number, fill: number, head = ''): Promise<Buffer> {
   const gzip = createGzip({ level: 9 })
   const chunks: Buffer[] = []
   gzip.on('data', (chunk: Buffer) => chunks.push(chunk))
-  const zeros = Buffer.alloc(1 << 20)
-  for (let written = 0; written < bytes; written += zeros.length) {
-    if (!gzip.write(zeros)) await once(gzip, 'drain')
+  gzip.write(head)
+  const filler = Buffer.alloc(1 << 20, fill)
+  for (let written = 0; written < bytes; written += filler.length) {
+    if (!gzip.write(filler)) await once(gzip, 'drain')
   }
   gzip.end()
   await once(gzip, 'end')

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import {
-  deleteOldestSpansBefore, listEnabledRetentionPolicies, recordRetentionRun, sql, withAdvisoryLock, type Db, type RetentionPolicyDto,
+  deleteOldestSpansBefore, deleteTraceSummariesBefore, listEnabledRetentionPolicies, recordRetentionRun, sql, withAdvisoryLock, type Db, type RetentionPolicyDto,
 } from '@tracewell/db'
 
 /**
@@ -89,6 +89,7 @@ function inFairOrder(policies: RetentionPolicyDto[]): RetentionPolicyDto[] {
 function deleteBatch(db: Db, projectId: string, cutoff: Date, limit: number): Promise<number> {
   return db.transaction().execute(async (trx) => {
     await sql`set local synchronous_commit = off`.execute(trx)
+    await deleteTraceSummariesBefore(trx, projectId, cutoff, limit)
     return deleteOldestSpansBefore(trx, projectId, cutoff, limit)
   })
 }

@@ -19,3 +19,18 @@ export async function deleteOldestSpansBefore(db: Executor, projectId: string, c
     ))`.execute(db)
   return Number(result.numAffectedRows ?? 0n)
 }
+
+/**
+ * Deletes up to `limit` of a project's trace summaries whose trace started before `cutoff`: the
+ * trace's first spans are gone (deleteOldestSpansBefore), so its row would list it wrongly. Any
+ * later spans of such a trace stay readable by id until the run that reaches their own start.
+ * Batches of spans are at least as many as summaries (every summarised trace has a span before
+ * its cutoff), so one call per span batch keeps up.
+ */
+export async function deleteTraceSummariesBefore(db: Executor, projectId: string, cutoff: Date, limit: number): Promise<number> {
+  const result = await sql`
+    delete from trace_summaries where ctid = any(array(
+      select ctid from trace_summaries where project_id = ${projectId} and start_time < ${cutoff} order by start_time limit ${limit}
+    ))`.execute(db)
+  return Number(result.numAffectedRows ?? 0n)
+}

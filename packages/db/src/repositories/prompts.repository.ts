@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
-import type { Db } from '../create-db.ts'
 import type { Prompt } from '../database.ts'
-import type { Executor } from './executor.ts'
+import { inTransaction, type Executor } from './executor.ts'
+import { moveLabel, productionLabel, type LabelMover } from './prompt-labels.repository.ts'
 
 export interface PromptDto {
   id: string
@@ -10,7 +10,10 @@ export interface PromptDto {
   model: string
   modelSettings: Record<string, unknown>
   version: number
+  /** Whether the `production` label points at this version (what "live" has always meant). */
   live: boolean
+  /** The labels pointing at this version, by name. */
+  labels: string[]
   tags: string[]
   spanId: string | null
   note: string
@@ -19,7 +22,9 @@ export interface PromptDto {
   updatedAt: string
 }
 
-export function toPromptDto(row: Prompt): PromptDto {
+type PromptRow = Prompt & { labels: string[] }
+
+export function toPromptDto(row: PromptRow): PromptDto {
   return {
     id: row.id,
     value: row.value,
@@ -27,7 +32,10 @@ export function toPromptDto(row: Prompt): PromptDto {
     model: row.model,
     modelSettings: row.model_settings,
     version: row.version,
-    live: row.live,
+    // From the label, never from the `live` column: that column only mirrors the label for the
+    // previous release and is dropped later (see the prompt-labels migration).
+    live: row.labels.includes(productionLabel),
+    labels: row.labels,
     tags: row.tags,
     spanId: row.span_id,
     note: row.note,
@@ -35,6 +43,19 @@ export function toPromptDto(row: Prompt): PromptDto {
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   }
+}
+
+/** Prompts with the names of the labels pointing at each. */
+function selectPrompts(db: Executor) {
+  return db
+    .selectFrom('prompts')
+    .selectAll('prompts')
+    .select(
+      sql<string[]>`coalesce((
+        select jsonb_agg(prompt_labels.name order by prompt_labels.name) from prompt_labels
+        where prompt_labels.promptset_id = prompts.promptset_id and prompt_labels.version = prompts.version
+      ), '[]'::jsonb)`.as('labels'),
+    )
 }
 
 export interface NewPromptVersion {
@@ -46,24 +67,26 @@ export interface NewPromptVersion {
   tags: string[]
   note: string
   spanId: string | null
+  /** Point `production` at the new version in the same transaction. */
   live: boolean
+  /** Who is recorded as moving `production` when `live` is set. */
+  movedBy?: LabelMover | null
 }
 
 /**
  * Adds the next version of a registry's prompt. The registry row is locked for the transaction,
  * so concurrent creates get distinct consecutive versions instead of racing on max(version)+1.
- * A new live prompt takes the live flag from the previous one in the same transaction.
  */
-export async function createPromptVersion(db: Db, prompt: NewPromptVersion): Promise<PromptDto> {
-  return db.transaction().execute(async (trx) => {
+export async function createPromptVersion(db: Executor, prompt: NewPromptVersion): Promise<PromptDto> {
+  return inTransaction(db, async (trx) => {
     await trx.selectFrom('promptsets').select('id').where('id', '=', prompt.promptsetId).forUpdate().executeTakeFirstOrThrow()
     const { highest } = await trx
       .selectFrom('prompts')
       .select((eb) => eb.fn.max<number | null>('version').as('highest'))
       .where('promptset_id', '=', prompt.promptsetId)
       .executeTakeFirstOrThrow()
-    if (prompt.live) await clearLive(trx, prompt.promptsetId)
-    const row = await trx
+    const version = (highest ?? 0) + 1
+    await trx
       .insertInto('prompts')
       .values({
         promptset_id: prompt.promptsetId,
@@ -71,62 +94,50 @@ export async function createPromptVersion(db: Db, prompt: NewPromptVersion): Pro
         variables: JSON.stringify(prompt.variables),
         model: prompt.model,
         model_settings: JSON.stringify(prompt.modelSettings),
-        version: (highest ?? 0) + 1,
-        live: prompt.live,
+        version,
         tags: JSON.stringify(prompt.tags),
         span_id: prompt.spanId,
         note: prompt.note,
       })
-      .returningAll()
-      .executeTakeFirstOrThrow()
-    await touchPromptset(trx, prompt.promptsetId)
-    return toPromptDto(row)
+      .execute()
+    if (prompt.live) await moveLabel(trx, { promptsetId: prompt.promptsetId, label: productionLabel, version, movedBy: prompt.movedBy ?? null })
+    await trx.updateTable('promptsets').set({ updated_at: sql`now()` }).where('id', '=', prompt.promptsetId).execute()
+    return (await findPromptVersion(trx, prompt.promptsetId, version)) as PromptDto
   })
 }
 
-async function clearLive(trx: Executor, promptsetId: string): Promise<void> {
-  await trx.updateTable('prompts').set({ live: false, updated_at: sql`now()` }).where('promptset_id', '=', promptsetId).where('live', '=', true).execute()
-}
-
-async function touchPromptset(trx: Executor, promptsetId: string): Promise<void> {
-  await trx.updateTable('promptsets').set({ updated_at: sql`now()` }).where('id', '=', promptsetId).execute()
-}
-
 export async function findPromptVersion(db: Executor, promptsetId: string, version: number): Promise<PromptDto | undefined> {
-  const row = await db.selectFrom('prompts').selectAll().where('promptset_id', '=', promptsetId).where('version', '=', version).executeTakeFirst()
+  const row = await selectPrompts(db).where('prompts.promptset_id', '=', promptsetId).where('prompts.version', '=', version).executeTakeFirst()
   return row && toPromptDto(row)
 }
 
-export async function findLivePrompt(db: Executor, promptsetId: string): Promise<PromptDto | undefined> {
-  const row = await db.selectFrom('prompts').selectAll().where('promptset_id', '=', promptsetId).where('live', '=', true).executeTakeFirst()
+/** The version a label points at. */
+export async function findLabelledPrompt(db: Executor, promptsetId: string, label: string): Promise<PromptDto | undefined> {
+  const row = await selectPrompts(db)
+    .innerJoin('prompt_labels as target', (join) => join.onRef('target.promptset_id', '=', 'prompts.promptset_id').onRef('target.version', '=', 'prompts.version'))
+    .where('target.promptset_id', '=', promptsetId)
+    .where('target.name', '=', label)
+    .executeTakeFirst()
   return row && toPromptDto(row)
+}
+
+/** The version `production` points at. */
+export function findLivePrompt(db: Executor, promptsetId: string): Promise<PromptDto | undefined> {
+  return findLabelledPrompt(db, promptsetId, productionLabel)
 }
 
 export async function listPrompts(db: Executor, promptsetId: string): Promise<PromptDto[]> {
-  const rows = await db.selectFrom('prompts').selectAll().where('promptset_id', '=', promptsetId).orderBy('version').execute()
+  const rows = await selectPrompts(db).where('prompts.promptset_id', '=', promptsetId).orderBy('prompts.version').execute()
   return rows.map(toPromptDto)
 }
 
 export type SetLiveResult = { kind: 'ok'; live: PromptDto | null } | { kind: 'version-not-found' }
 
-/** Makes one version live (or none, for null), unsetting the previous one atomically. */
-export async function setLiveVersion(db: Db, promptsetId: string, version: number | null): Promise<SetLiveResult> {
-  return db.transaction().execute(async (trx) => {
-    await trx.selectFrom('promptsets').select('id').where('id', '=', promptsetId).forUpdate().executeTakeFirstOrThrow()
-    if (version !== null) {
-      const target = await trx.selectFrom('prompts').select('id').where('promptset_id', '=', promptsetId).where('version', '=', version).executeTakeFirst()
-      if (!target) return { kind: 'version-not-found' }
-    }
-    await clearLive(trx, promptsetId)
-    await touchPromptset(trx, promptsetId)
-    if (version === null) return { kind: 'ok', live: null }
-    const row = await trx
-      .updateTable('prompts')
-      .set({ live: true, updated_at: sql`now()` })
-      .where('promptset_id', '=', promptsetId)
-      .where('version', '=', version)
-      .returningAll()
-      .executeTakeFirstOrThrow()
-    return { kind: 'ok', live: toPromptDto(row) }
+/** Points `production` at a version (or removes it, for null): PUT /api/promptsets/:id/live. */
+export async function setLiveVersion(db: Executor, promptsetId: string, version: number | null, movedBy: LabelMover | null = null): Promise<SetLiveResult> {
+  return inTransaction(db, async (trx) => {
+    const result = await moveLabel(trx, { promptsetId, label: productionLabel, version, movedBy })
+    if (result.kind === 'version-not-found') return result
+    return { kind: 'ok', live: version === null ? null : ((await findPromptVersion(trx, promptsetId, version)) as PromptDto) }
   })
 }

@@ -8,7 +8,7 @@
 // path would treat in a way this encoder does not reproduce (a wrong type at run time, a number
 // with a fraction, a time in year 10000 or later), encoding gives up and storeSpans uses that path.
 
-import { spanRowColumns, type ProjectSpanSource } from './span-rows.ts'
+import { spanRowColumns, type ProjectSpanSource, type SpanFields } from './span-rows.ts'
 import { toStorableJson, toStorableText } from './storable-text.ts'
 
 /** The statement the encoded rows are read by; columns in spanRowColumns order, as the rows are written. */
@@ -188,11 +188,12 @@ export function numericDigits(value: number): { digits: number[]; weight: number
  * Each source's spans are asked for once and encoded before the next source's, so only one
  * source's records need to be alive at a time.
  */
-export function encodeSpanCopy(sources: readonly ProjectSpanSource[]): Buffer[] | undefined {
+export function encodeSpanCopy(sources: readonly ProjectSpanSource[], onSpan?: (projectId: string, span: SpanFields) => void): Buffer[] | undefined {
   const copy = new CopyChunks()
   try {
     for (const source of sources) {
       for (const span of source.spans()) {
+        onSpan?.(source.projectId, span)
         copy.row()
         copy.text(source.projectId)
         copy.text(span.traceId)

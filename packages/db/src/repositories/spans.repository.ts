@@ -5,7 +5,8 @@ import { poolOf, type Db } from '../create-db.ts'
 import type { CostSource } from '../database.ts'
 import type { Executor } from './executor.ts'
 import { encodeSpanCopy, spanCopyStatement } from './span-copy.ts'
-import { nanosToIsoMicros, serializeSpanRows, spanRowColumns, type ProjectSpanSource, type SpanInsert, type SpanOriginFields } from './span-rows.ts'
+import { TraceSummaryBatch, traceSummaryUpsert, upsertTraceSummaries } from './trace-summaries.ts'
+import { nanosToIsoMicros, serializeSpanRows, spanRowColumns, type ProjectSpanSource, type SpanFields, type SpanInsert, type SpanOriginFields } from './span-rows.ts'
 
 export { nanosToIsoMicros, serializeSpanRows, type ProjectSpanSource, type SpanFields, type SpanInsert } from './span-rows.ts'
 
@@ -17,7 +18,7 @@ const recordsetShape = sql.raw(spanRowColumns.map(([name, type]) => `${name} ${t
  * span id) is skipped, so a redelivered queue job never makes a second row. Returns the rows inserted.
  */
 export async function insertSpans(db: Executor, spans: readonly SpanInsert[]): Promise<number> {
-  return insertSerializedSpanRows(db, projectRuns(spans).map((run) => serializeSpanRows(run.projectId, run.spans())))
+  return (await insertSourcesByStatement(db, projectRuns(spans))).inserted
 }
 
 /** Consecutive spans of one project, as one source each. */
@@ -68,27 +69,57 @@ export async function insertSerializedSpanRows(db: Executor, rowsJson: readonly 
 export async function storeSpanSources(db: Db, sources: readonly ProjectSpanSource[]): Promise<{ inserted: number; duplicates: number }> {
   if (sources.length === 0) return { inserted: 0, duplicates: 0 }
   const pool = poolOf.get(db)
-  const chunks = pool === undefined ? undefined : encodeSpanCopy(sources)
-  const copied = pool !== undefined && chunks !== undefined ? await copyInTransaction(pool, chunks) : undefined
+  // Every span of a COPY is new (else it rolls back), so all of them are folded into the summaries.
+  const summaries = new TraceSummaryBatch()
+  const chunks = pool === undefined ? undefined : encodeSpanCopy(sources, (projectId, span) => summaries.add(projectId, span))
+  const copied = pool !== undefined && chunks !== undefined ? await copyInTransaction(pool, chunks, summaries) : undefined
   if (copied !== undefined) return { inserted: copied, duplicates: 0 }
-  // The statement path, one statement per SPANS_PER_STATEMENT spans (a larger source alone).
+  return db.transaction().execute((trx) => insertSourcesByStatement(trx, sources))
+}
+
+/**
+ * The statement path, one statement per SPANS_PER_STATEMENT spans (a larger source alone), and
+ * the summaries of the spans each statement inserted; in the caller's transaction.
+ */
+async function insertSourcesByStatement(db: Executor, sources: readonly ProjectSpanSource[]): Promise<{ inserted: number; duplicates: number }> {
+  const summaries = new TraceSummaryBatch()
   let inserted = 0
   let spans = 0
-  let statement: string[] = []
+  let statement: Array<{ projectId: string; spans: readonly SpanFields[] }> = []
   let statementSpans = 0
+  const flush = async () => {
+    const stored = await insertSerializedSpanRowsReturningKeys(db, statement.map((run) => serializeSpanRows(run.projectId, run.spans)))
+    inserted += stored.size
+    for (const run of statement) {
+      for (const span of run.spans) if (stored.has(spanKey(run.projectId, span.traceId, span.spanId))) summaries.add(run.projectId, span)
+    }
+    statement = []
+    statementSpans = 0
+  }
   for (const source of sources) {
     const projectSpans = source.spans()
-    if (statement.length > 0 && statementSpans + projectSpans.length > SPANS_PER_STATEMENT) {
-      inserted += await insertSerializedSpanRows(db, statement)
-      statement = []
-      statementSpans = 0
-    }
-    statement.push(serializeSpanRows(source.projectId, projectSpans))
+    if (statement.length > 0 && statementSpans + projectSpans.length > SPANS_PER_STATEMENT) await flush()
+    statement.push({ projectId: source.projectId, spans: projectSpans })
     statementSpans += projectSpans.length
     spans += projectSpans.length
   }
-  if (statement.length > 0) inserted += await insertSerializedSpanRows(db, statement)
+  if (statement.length > 0) await flush()
+  await upsertTraceSummaries(db, summaries)
   return { inserted, duplicates: spans - inserted }
+}
+
+const spanKey = (projectId: string, traceId: string, spanId: string) => `${projectId}\u0000${traceId}\u0000${spanId}`
+
+/** insertSerializedSpanRows, answering with the keys of the rows it inserted. */
+async function insertSerializedSpanRowsReturningKeys(db: Executor, rowsJson: readonly string[]): Promise<Set<string>> {
+  const rows = rowsJson.filter((chunk) => chunk !== '').join(',')
+  if (rows === '') return new Set()
+  const result = await sql<{ project_id: string; trace_id: string; span_id: string }>`
+    insert into spans (${columnList})
+    select ${columnList} from jsonb_to_recordset(('[' || ${rows}::text || ']')::jsonb) as batch(${recordsetShape})
+    on conflict (project_id, trace_id, span_id) do nothing
+    returning project_id, trace_id, span_id`.execute(db)
+  return new Set(result.rows.map((row) => spanKey(row.project_id, row.trace_id, row.span_id)))
 }
 
 // The statement path sends its rows as one text parameter: this bounds that parameter, and so
@@ -104,7 +135,7 @@ export async function storeSpans(db: Db, spans: readonly SpanInsert[]): Promise<
 const UNIQUE_VIOLATION = '23505'
 
 /** Runs the COPY in a transaction of its own; undefined when it was rolled back by a unique violation. */
-async function copyInTransaction(pool: pg.Pool, chunks: readonly Buffer[]): Promise<number | undefined> {
+async function copyInTransaction(pool: pg.Pool, chunks: readonly Buffer[], summaries: TraceSummaryBatch): Promise<number | undefined> {
   const client = await pool.connect()
   // A connection lost while checked out emits 'error' on the client, which without a listener would
   // crash the process; it also means the client must be destroyed, not returned to the pool.
@@ -116,6 +147,8 @@ async function copyInTransaction(pool: pg.Pool, chunks: readonly Buffer[]): Prom
   try {
     await client.query('begin')
     const rows = await copy(client.query(copyFrom(spanCopyStatement)), chunks)
+    const upsert = traceSummaryUpsert(summaries)
+    await client.query(upsert.text, upsert.values)
     await client.query('commit')
     return rows
   } catch (error) {
@@ -253,66 +286,4 @@ export async function findTraceSpans(db: Executor, projectId: string, traceId: s
     links: row.links as unknown[],
     receivedAt: row.received_at.toISOString(),
   }))
-}
-
-export interface TraceSummaryDto {
-  traceId: string
-  name: string
-  serviceName: string | null
-  startTime: string
-  endTime: string
-  durationMs: number
-  spanCount: number
-  models: string[]
-}
-
-/** Position in the newest-first trace list: the trace's start (µs) and id break ties. */
-export interface TraceCursor {
-  startMicros: string
-  traceId: string
-}
-
-export async function listTraces(
-  db: Executor,
-  query: { projectId: string; limit: number; cursor?: TraceCursor | undefined; from?: Date | undefined; to?: Date | undefined },
-): Promise<{ traces: TraceSummaryDto[]; next: TraceCursor | null }> {
-  let spans = db.selectFrom('spans').where('project_id', '=', query.projectId)
-  if (query.from) spans = spans.where('start_time', '>=', query.from)
-  if (query.to) spans = spans.where('start_time', '<', query.to)
-  let grouped = spans
-    .select([
-      'trace_id',
-      sql<string>`(extract(epoch from min(start_time)) * 1000000)::bigint::text`.as('start_us'),
-      sql<string>`(extract(epoch from max(end_time)) * 1000000)::bigint::text`.as('end_us'),
-      sql<string>`count(*)`.as('span_count'),
-      // The trace's name and service are its root span's (or its earliest span's, if the root is missing).
-      sql<string>`(array_agg(name order by parent_span_id is not null, start_time))[1]`.as('name'),
-      sql<string | null>`(array_agg(service_name order by parent_span_id is not null, start_time))[1]`.as('service_name'),
-      sql<string[] | null>`array_agg(distinct llm_model) filter (where llm_model is not null)`.as('models'),
-    ])
-    .groupBy('trace_id')
-  if (query.cursor) {
-    const cursorStart = sql`timestamptz 'epoch' + ${query.cursor.startMicros}::bigint * interval '1 microsecond'`
-    grouped = grouped.having(sql<boolean>`(min(start_time), trace_id) < (${cursorStart}, ${query.cursor.traceId})`)
-  }
-  const rows = await grouped
-    .orderBy(sql`min(start_time)`, 'desc')
-    .orderBy('trace_id', 'desc')
-    .limit(query.limit + 1)
-    .execute()
-  const page = rows.slice(0, query.limit)
-  const last = page.at(-1)
-  return {
-    traces: page.map((row) => ({
-      traceId: row.trace_id,
-      name: row.name,
-      serviceName: row.service_name,
-      startTime: microsToIso(row.start_us),
-      endTime: microsToIso(row.end_us),
-      durationMs: (Number(row.end_us) - Number(row.start_us)) / 1000,
-      spanCount: Number(row.span_count),
-      models: row.models ?? [],
-    })),
-    next: rows.length > query.limit && last ? { startMicros: last.start_us, traceId: last.trace_id } : null,
-  }
 }

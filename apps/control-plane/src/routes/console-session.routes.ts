@@ -10,12 +10,12 @@ import { errorResponses, IsoDateSchema } from '../schemas.ts'
 export const SignInBodySchema = Type.Object({ apiKey: Type.String({ minLength: 1, maxLength: 512, description: 'a team API key (tw_team_…)' }) })
 export type SignInBody = Static<typeof SignInBodySchema>
 
-export const SessionSchema = Type.Object({
+export const ConsoleSessionSchema = Type.Object({
   teamId: Type.String(),
   teamName: Type.String(),
   expiresAt: IsoDateSchema,
 })
-export type Session = Static<typeof SessionSchema>
+export type ConsoleSession = Static<typeof ConsoleSessionSchema>
 
 export interface SignInRateLimit {
   /** Failed sign-ins allowed per client address within the window; the next is a 429. */
@@ -25,7 +25,7 @@ export interface SignInRateLimit {
 
 export const defaultSignInRateLimit: SignInRateLimit = { maxFailures: 10, timeWindowMs: 15 * 60_000 }
 
-export interface SessionRoutesOptions {
+export interface ConsoleSessionRoutesOptions {
   sessions: ConsoleSessions
   signInRateLimit?: SignInRateLimit
 }
@@ -34,12 +34,12 @@ export const notSignedInMessage = 'Not signed in'
 export const wrongKeyMessage = 'That is not a live team API key. Sign in with a team key (it starts with tw_team_).'
 export const projectKeyMessage = 'That is a project key, which sends traces. The console needs a team key (it starts with tw_team_).'
 
-function sessionBody(session: { teamId: string; teamName: string; expiresAt: number }): Session {
+function sessionBody(session: { teamId: string; teamName: string; expiresAt: number }): ConsoleSession {
   return { teamId: session.teamId, teamName: session.teamName, expiresAt: new Date(session.expiresAt).toISOString() }
 }
 
 /** The console's sign-in, who-am-I and sign-out (docs/console.md#sessions). */
-export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = async (app, options) => {
+export const consoleSessionRoutes: FastifyPluginAsyncTypebox<ConsoleSessionRoutesOptions> = async (app, options) => {
   const { sessions } = options
   const limit = options.signInRateLimit ?? defaultSignInRateLimit
   // Per client address, counted only when a sign-in fails: a team that signs in often is never
@@ -66,7 +66,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = as
         description: `Sets a signed, HttpOnly, SameSite=Strict session cookie (Secure over HTTPS); the key itself is not kept. Requires the ${csrfHeader}: 1 header. Failed sign-ins are limited per client address.`,
         tags,
         body: SignInBodySchema,
-        response: { 200: SessionSchema, ...errorResponses(400, 401, 403, 429, 503) },
+        response: { 200: ConsoleSessionSchema, ...errorResponses(400, 401, 403, 429, 503) },
       },
     },
     async (request, reply) => {
@@ -97,7 +97,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = as
       schema: {
         summary: 'Who is signed in to the console',
         tags,
-        response: { 200: SessionSchema, ...errorResponses(401, 503) },
+        response: { 200: ConsoleSessionSchema, ...errorResponses(401, 503) },
       },
     },
     async (request, reply) => {

@@ -68,7 +68,7 @@ describe('console sessions', () => {
     const cookie = sessionCookie(await signIn(ws.teamKey))
     const me = await cp.app.inject({ url: '/api/session', headers: { cookie } })
     assert.equal(me.statusCode, 200)
-    assert.deepEqual({ ...me.json(), expiresAt: 'e' }, { teamId: ws.teamId, teamName: 'Acme', expiresAt: 'e' })
+    assert.deepEqual({ ...me.json<Record<string, unknown>>(), expiresAt: 'e' }, { teamId: ws.teamId, teamName: 'Acme', expiresAt: 'e' })
     const nobody = await cp.app.inject({ url: '/api/session' })
     assert.deepEqual([nobody.statusCode, nobody.json()], [401, { message: 'Not signed in' }])
   })

@@ -1,0 +1,202 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { listLabelMoves, listPromptLabels, moveLabel, type LabelMoveResult } from '@tracewell/db'
+import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
+import { callerKeyId, requireProjectAccess } from '../auth.ts'
+import { ownedPromptset } from '../owned-promptset.ts'
+import type { PromptCache } from '../prompt-cache.ts'
+import { errorResponses, IdSchema, IsoDateSchema, LabelNameSchema } from '../schemas.ts'
+
+// Prompt labels: named pointers at versions of a registry, moved in one call; `production` is the
+// version GET /api/promptset serves by default (the "live" one). Authorised like the rest of the
+// registry, with the project key.
+
+const VersionSchema = Type.Integer({ minimum: 1, maximum: 2_147_483_647 })
+
+export const PromptLabelSchema = Type.Object({
+  name: Type.String(),
+  version: Type.Integer(),
+  updatedAt: { ...IsoDateSchema, description: 'when the label last moved' },
+})
+export type PromptLabel = Static<typeof PromptLabelSchema>
+
+export const PromptLabelListSchema = Type.Object({ labels: Type.Array(PromptLabelSchema, { description: 'by name' }) })
+export type PromptLabelList = Static<typeof PromptLabelListSchema>
+
+export const PromptLabelParamsSchema = Type.Object({ promptsetId: IdSchema, label: LabelNameSchema })
+export type PromptLabelParams = Static<typeof PromptLabelParamsSchema>
+
+export const MoveLabelBodySchema = Type.Object({
+  version: { ...VersionSchema, description: 'the version to point the label at' },
+  expectedVersion: Type.Optional(
+    Type.Union([VersionSchema, Type.Null()], {
+      description: 'move only if the label points at this version now (null: only if it does not exist yet); otherwise 409',
+    }),
+  ),
+})
+export type MoveLabelBody = Static<typeof MoveLabelBodySchema>
+
+export const MoveLabelResponseSchema = Type.Object({
+  label: PromptLabelSchema,
+  previousVersion: Type.Union([Type.Integer(), Type.Null()], { description: 'where the label pointed before; null if it did not exist' }),
+  moved: Type.Boolean({ description: 'false when the label already pointed at the version (nothing recorded)' }),
+})
+export type MoveLabelResponse = Static<typeof MoveLabelResponseSchema>
+
+export const LabelHistoryQuerySchema = Type.Object({
+  label: Type.Optional(LabelNameSchema),
+  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'moves per page (1–200)' }),
+  cursor: Type.Optional(Type.String({ maxLength: 40, description: 'nextCursor of the previous page' })),
+})
+export type LabelHistoryQuery = Static<typeof LabelHistoryQuerySchema>
+
+const NullableVersion = Type.Union([Type.Integer(), Type.Null()])
+const NullableString = Type.Union([Type.String(), Type.Null()])
+
+export const LabelMoveSchema = Type.Object({
+  id: Type.String(),
+  label: Type.String(),
+  fromVersion: { ...NullableVersion, description: 'null: the label did not exist before' },
+  toVersion: { ...NullableVersion, description: 'null: the label was removed' },
+  movedAt: IsoDateSchema,
+  movedByKeyId: { ...NullableString, description: 'the API key that moved it; null for a move made outside the API' },
+  movedByKeyPrefix: { ...NullableString, description: 'that key’s display prefix, as the key list shows it' },
+})
+export type LabelMove = Static<typeof LabelMoveSchema>
+
+export const LabelHistorySchema = Type.Object({
+  moves: Type.Array(LabelMoveSchema, { description: 'newest first' }),
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as cursor for the next (older) page; null on the last' }),
+})
+export type LabelHistory = Static<typeof LabelHistorySchema>
+
+const describeVersion = (version: number | null) => (version === null ? 'not set' : `at version ${version}`)
+
+function conflictMessage(label: string, current: number | null, expected: number | null): string {
+  return `Prompt label ${label} is ${describeVersion(current)}; expected it ${describeVersion(expected)}`
+}
+
+const maxMoveId = 2n ** 63n - 1n
+
+/** The history's cursor is the last move's id: moves of a registry are numbered in the order they happened. */
+function parseCursor(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined
+  if (!/^[1-9][0-9]{0,18}$/.test(raw) || BigInt(raw) > maxMoveId) throw new BadRequestError('querystring/cursor: not a nextCursor returned by this API')
+  return raw
+}
+
+export interface PromptLabelRoutesOptions {
+  /** Dropped for a registry whenever one of its labels moves here; other instances follow within its TTL. */
+  promptCache: PromptCache
+}
+
+export const promptLabelRoutes: FastifyPluginAsyncTypebox<PromptLabelRoutesOptions> = async (app, { promptCache }) => {
+  const tags = ['prompt registry']
+  const security = [{ apiKey: [] }]
+
+  /** Applies a move; anything but a move or a no-op is the caller's error. */
+  function applied(result: LabelMoveResult, label: string, version: number | null, expected: number | null | undefined) {
+    if (result.kind === 'version-not-found') throw new NotFoundError(`Prompt version ${version} not found`)
+    if (result.kind === 'conflict') throw new ConflictError(conflictMessage(label, result.currentVersion, expected ?? null))
+    return result
+  }
+
+  app.get(
+    '/api/promptsets/:promptsetId/labels',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        summary: 'A registry’s labels and the versions they point at',
+        tags,
+        security,
+        params: Type.Object({ promptsetId: IdSchema }),
+        response: { 200: PromptLabelListSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const promptset = await ownedPromptset(app.db, request, request.params.promptsetId)
+      return { labels: await listPromptLabels(app.db, promptset.id) }
+    },
+  )
+
+  app.put(
+    '/api/promptsets/:promptsetId/labels/:label',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        summary: 'Point a label at a version (creating the label if needed)',
+        description:
+          'One call moves the label; the previous version is in the response and in the label history, so a rollback is a move back to it. ' +
+          'Moves of one registry apply one after another; with expectedVersion, of two concurrent moves from the same version exactly one succeeds. ' +
+          'Moving production changes what GET /api/promptset serves without a version or label, at once on this instance and within 5 s on the others.',
+        tags,
+        security,
+        params: PromptLabelParamsSchema,
+        body: MoveLabelBodySchema,
+        response: { 200: MoveLabelResponseSchema, ...errorResponses(400, 401, 404, 409) },
+      },
+    },
+    async (request) => {
+      const promptset = await ownedPromptset(app.db, request, request.params.promptsetId)
+      const { label } = request.params
+      const { version, expectedVersion } = request.body
+      const result = applied(
+        await moveLabel(app.db, { promptsetId: promptset.id, label, version, expectedVersion, movedBy: { keyId: callerKeyId(request) } }),
+        label,
+        version,
+        expectedVersion,
+      )
+      if (result.kind === 'moved') promptCache.invalidate(promptset.id)
+      const moved = result.kind === 'moved'
+      // A move to a version always leaves the label in place.
+      const current = result.label as NonNullable<typeof result.label>
+      return { label: current, previousVersion: moved ? result.previousVersion : current.version, moved }
+    },
+  )
+
+  app.delete(
+    '/api/promptsets/:promptsetId/labels/:label',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        summary: 'Remove a label',
+        description:
+          'Recorded in the label history. Removing production leaves the registry with no live version: GET /api/promptset without ' +
+          'version or label then answers 404 until production is set again (as PUT /live with null does).',
+        tags,
+        security,
+        params: PromptLabelParamsSchema,
+        response: { 204: Type.Null({ description: 'removed' }), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const promptset = await ownedPromptset(app.db, request, request.params.promptsetId)
+      const { label } = request.params
+      const result = applied(await moveLabel(app.db, { promptsetId: promptset.id, label, version: null, movedBy: { keyId: callerKeyId(request) } }), label, null, undefined)
+      if (result.kind === 'unchanged') throw new NotFoundError(`Prompt label ${label} not found`)
+      promptCache.invalidate(promptset.id)
+      return reply.code(204).send(null)
+    },
+  )
+
+  app.get(
+    '/api/promptsets/:promptsetId/label-history',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        summary: 'Every move of the registry’s labels, newest first: who (key prefix), when, from which version to which',
+        tags,
+        security,
+        params: Type.Object({ promptsetId: IdSchema }),
+        querystring: LabelHistoryQuerySchema,
+        response: { 200: LabelHistorySchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const promptset = await ownedPromptset(app.db, request, request.params.promptsetId)
+      const { label, limit, cursor } = request.query
+      const page = await listLabelMoves(app.db, { promptsetId: promptset.id, label, limit, before: parseCursor(cursor) })
+      return { moves: page.moves, nextCursor: page.next }
+    },
+  )
+}

@@ -1,0 +1,102 @@
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { findSessionTraces, searchSessions } from '@tracewell/db'
+import { BadRequestError, NotFoundError } from '@tracewell/http'
+import { callerProjectId, requireProjectAccess } from '../auth.ts'
+import { errorResponses, IsoDateSchema } from '../schemas.ts'
+import { parseIsoDate, postgresTimeAsIso, ProjectScopeQuerySchema, TraceRowSchema } from './traces.routes.ts'
+
+const SessionListQuerySchema = Type.Object({
+  project_id: Type.Optional(Type.String({ description: 'the project, with a team key' })),
+  limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+  cursor: Type.Optional(Type.String({ maxLength: 300, description: 'nextCursor of the previous page' })),
+  from: Type.Optional(Type.String({ description: 'ISO 8601: sessions with a trace starting at or after' })),
+  to: Type.Optional(Type.String({ description: 'ISO 8601: …starting before' })),
+  user: Type.Optional(Type.String({ maxLength: 500 })),
+})
+
+const SessionRowSchema = Type.Object({
+  sessionId: Type.String(),
+  userId: Type.Union([Type.String(), Type.Null()]),
+  firstSeen: IsoDateSchema,
+  lastSeen: IsoDateSchema,
+  traceCount: Type.Integer(),
+  totalTokens: Type.Integer(),
+  costUsd: Type.Union([Type.Number(), Type.Null()]),
+})
+
+// The session cursor: base64url of the last row's last-seen time (as Postgres wrote it) and id.
+const encodeSessionCursor = (cursor: { lastSeen: string; sessionId: string }) => Buffer.from(JSON.stringify([cursor.lastSeen, cursor.sessionId])).toString('base64url')
+
+function decodeSessionCursor(raw: string): { lastSeen: string; sessionId: string } {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'))
+    if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && typeof parsed[1] === 'string') {
+      const [lastSeen, sessionId] = parsed as [string, string]
+      if (/^\d{4}-\d{2}-\d{2} [\d:.]+[+-]\d{2}(:\d{2})?$/.test(lastSeen) && !Number.isNaN(Date.parse(postgresTimeAsIso(lastSeen))) && !sessionId.includes('\0')) {
+        return { lastSeen, sessionId }
+      }
+    }
+  } catch {
+    // falls through to the 400
+  }
+  throw new BadRequestError('querystring/cursor: not a nextCursor returned by this API')
+}
+
+/** Sessions (traces sharing a session id): the list, and one session's traces in order. */
+export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/api/sessions',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        operationId: 'listSessions',
+        summary: 'Sessions, most recently active first',
+        tags: ['traces'],
+        security: [{ apiKey: [] }],
+        querystring: SessionListQuerySchema,
+        response: {
+          200: Type.Object({ sessions: Type.Array(SessionRowSchema), nextCursor: Type.Union([Type.String(), Type.Null()]) }),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => {
+      const { limit, cursor, from, to, user } = request.query
+      const page = await searchSessions(app.db, {
+        projectId: callerProjectId(request),
+        limit,
+        cursor: cursor ? decodeSessionCursor(cursor) : undefined,
+        from: parseIsoDate('from', from),
+        to: parseIsoDate('to', to),
+        userId: user,
+      })
+      return { sessions: page.sessions, nextCursor: page.next ? encodeSessionCursor(page.next) : null }
+    },
+  )
+
+  app.get(
+    '/api/sessions/:sessionId',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        operationId: 'getSession',
+        summary: 'One session: its traces, oldest first (at most 1,000)',
+        tags: ['traces'],
+        security: [{ apiKey: [] }],
+        params: Type.Object({ sessionId: Type.String({ minLength: 1, maxLength: 500 }) }),
+        querystring: ProjectScopeQuerySchema,
+        response: {
+          200: Type.Object({ sessionId: Type.String(), userId: Type.Union([Type.String(), Type.Null()]), traces: Type.Array(TraceRowSchema) }),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => {
+      const { sessionId } = request.params
+      const traces = await findSessionTraces(app.db, callerProjectId(request), sessionId, 1_000)
+      if (traces.length === 0) throw new NotFoundError('Session not found')
+      return { sessionId, userId: traces.find((trace) => trace.userId !== null)?.userId ?? null, traces }
+    },
+  )
+}

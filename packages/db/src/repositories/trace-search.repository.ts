@@ -1,0 +1,322 @@
+import { sql, type RawBuilder } from 'kysely'
+import type { Executor } from './executor.ts'
+
+// The trace list, sessions and usage of the query API (docs/api.md#trace-queries). The list and
+// sessions read trace_summaries, one row per trace that the writer keeps (trace-summaries.ts);
+// filters on what only spans hold (a span's name or attribute, text in prompts and completions)
+// look into the candidate trace's spans through the primary key.
+
+export type TraceSort = 'time' | 'duration' | 'cost' | 'tokens'
+
+export interface TraceSearch {
+  projectId: string
+  limit: number
+  from?: Date | undefined
+  to?: Date | undefined
+  service?: string | undefined
+  model?: string | undefined
+  vendor?: string | undefined
+  status?: 'error' | 'ok' | undefined
+  /** Contained (case-insensitive) in the root span's name or any span's name. */
+  name?: string | undefined
+  /** Each must hold on one span (its attributes or its resource's): key = value, compared as text. */
+  attributes?: ReadonlyArray<{ key: string; value: string }> | undefined
+  sessionId?: string | undefined
+  userId?: string | undefined
+  minDurationMs?: number | undefined
+  minCostUsd?: number | undefined
+  /** Contained (case-insensitive) in the text of a span's attributes: prompts, completions. */
+  text?: string | undefined
+  sort: TraceSort
+  order: 'asc' | 'desc'
+  cursor?: TraceSearchCursor | undefined
+}
+
+/** Where a page ended: the last row's sort value (as text) and trace id. */
+export interface TraceSearchCursor {
+  value: string
+  traceId: string
+}
+
+export interface TraceRowDto {
+  traceId: string
+  name: string
+  serviceName: string | null
+  startTime: string
+  endTime: string
+  durationMs: number
+  spanCount: number
+  errorCount: number
+  models: string[]
+  inputTokens: number
+  outputTokens: number
+  totalTokens: number
+  costUsd: number | null
+  sessionId: string | null
+  userId: string | null
+}
+
+interface TraceRow {
+  trace_id: string
+  name: string
+  service_name: string | null
+  start_us: string
+  end_us: string
+  duration_us: string
+  span_count: number
+  error_count: number
+  models: string[]
+  input_tokens: string
+  output_tokens: string
+  total_tokens: string
+  cost_usd: string | null
+  session_id: string | null
+  user_id: string | null
+  sort_value: string
+}
+
+/** Each sort's expression, and the cast that reads a cursor's value back in its type. */
+const sortColumns: Record<TraceSort, { expression: RawBuilder<unknown>; cast: (value: string) => RawBuilder<unknown> }> = {
+  time: { expression: sql`t.start_time`, cast: (value) => sql`${value}::timestamptz` },
+  duration: { expression: sql`t.duration_us`, cast: (value) => sql`${value}::bigint` },
+  cost: { expression: sql`coalesce(t.cost_usd, -1)`, cast: (value) => sql`${value}::numeric` },
+  tokens: { expression: sql`t.total_tokens`, cast: (value) => sql`${value}::bigint` },
+}
+
+/** `text` for LIKE, its wildcards taken literally. */
+const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+const spansOfTrace = sql`s.project_id = t.project_id and s.trace_id = t.trace_id`
+
+function conditions(search: TraceSearch): RawBuilder<unknown>[] {
+  const where: RawBuilder<unknown>[] = [sql`t.project_id = ${search.projectId}`]
+  if (search.from) where.push(sql`t.start_time >= ${search.from}`)
+  if (search.to) where.push(sql`t.start_time < ${search.to}`)
+  if (search.service) where.push(sql`${search.service} = any(t.services)`)
+  if (search.model) where.push(sql`${search.model} = any(t.models)`)
+  if (search.vendor) where.push(sql`${search.vendor} = any(t.vendors)`)
+  if (search.status === 'error') where.push(sql`t.error_count > 0`)
+  if (search.status === 'ok') where.push(sql`t.error_count = 0`)
+  if (search.sessionId) where.push(sql`t.session_id = ${search.sessionId}`)
+  if (search.userId) where.push(sql`t.user_id = ${search.userId}`)
+  if (search.minDurationMs !== undefined) where.push(sql`t.duration_us >= ${Math.ceil(search.minDurationMs * 1000)}`)
+  if (search.minCostUsd !== undefined) where.push(sql`t.cost_usd >= ${search.minCostUsd}`)
+  if (search.name) {
+    const pattern = likePattern(search.name)
+    where.push(sql`(t.name ilike ${pattern} or exists (select 1 from spans s where ${spansOfTrace} and s.name ilike ${pattern}))`)
+  }
+  for (const { key, value } of search.attributes ?? []) {
+    // A stored value is {stringValue: …}, {intValue: …}, …: its one member, as text (or a plain
+    // value, as rows written before the AnyValue form hold).
+    const matches = (column: RawBuilder<unknown>) => sql`(case jsonb_typeof(${column} -> ${key})
+      when 'object' then exists (select 1 from jsonb_each(${column} -> ${key}) v where v.value #>> '{}' = ${value})
+      else (${column} -> ${key}) #>> '{}' = ${value} end)`
+    where.push(sql`exists (select 1 from spans s where ${spansOfTrace} and (${matches(sql`s.attributes`)} or ${matches(sql`s.resource_attributes`)}))`)
+  }
+  if (search.text) where.push(sql`exists (select 1 from spans s where ${spansOfTrace} and s.attributes::text ilike ${likePattern(search.text)})`)
+  return where
+}
+
+const traceColumns = sql`t.trace_id, t.name, t.service_name,
+  (extract(epoch from t.start_time) * 1000000)::bigint::text as start_us, (extract(epoch from t.end_time) * 1000000)::bigint::text as end_us,
+  t.duration_us, t.span_count, t.error_count, t.models, t.input_tokens, t.output_tokens, t.total_tokens, t.cost_usd, t.session_id, t.user_id`
+
+const microsToIso = (micros: string): string => {
+  const value = BigInt(micros)
+  const millis = value / 1000n
+  const rest = (value % 1000n + 1000n) % 1000n
+  return new Date(Number(millis)).toISOString().replace('Z', `${String(rest).padStart(3, '0')}Z`)
+}
+
+function toTraceRow(row: TraceRow): TraceRowDto {
+  return {
+    traceId: row.trace_id,
+    name: row.name,
+    serviceName: row.service_name,
+    startTime: microsToIso(row.start_us),
+    endTime: microsToIso(row.end_us),
+    durationMs: Number(row.duration_us) / 1000,
+    spanCount: row.span_count,
+    errorCount: row.error_count,
+    models: row.models,
+    inputTokens: Number(row.input_tokens),
+    outputTokens: Number(row.output_tokens),
+    totalTokens: Number(row.total_tokens),
+    costUsd: row.cost_usd === null ? null : Number(row.cost_usd),
+    sessionId: row.session_id,
+    userId: row.user_id,
+  }
+}
+
+/** One page of the trace list, and the cursor of the next (null on the last). */
+export async function searchTraces(db: Executor, search: TraceSearch): Promise<{ traces: TraceRowDto[]; next: TraceSearchCursor | null }> {
+  const { expression, cast } = sortColumns[search.sort]
+  const where = conditions(search)
+  const descending = search.order === 'desc'
+  if (search.cursor) {
+    const after = sql`(${expression}, t.trace_id) ${sql.raw(descending ? '<' : '>')} (${cast(search.cursor.value)}, ${search.cursor.traceId})`
+    where.push(after)
+  }
+  const direction = sql.raw(descending ? 'desc' : 'asc')
+  const { rows } = await sql<TraceRow>`
+    select ${traceColumns}, ${expression}::text as sort_value
+    from trace_summaries t
+    where ${sql.join(where, sql` and `)}
+    order by ${expression} ${direction}, t.trace_id ${direction}
+    limit ${search.limit + 1}`.execute(db)
+  const page = rows.slice(0, search.limit)
+  const last = page.at(-1)
+  const next = rows.length > search.limit && last ? { value: last.sort_value, traceId: last.trace_id } : null
+  return { traces: page.map(toTraceRow), next }
+}
+
+export interface SessionRowDto {
+  sessionId: string
+  userId: string | null
+  firstSeen: string
+  lastSeen: string
+  traceCount: number
+  totalTokens: number
+  costUsd: number | null
+}
+
+export interface SessionSearch {
+  projectId: string
+  limit: number
+  from?: Date | undefined
+  to?: Date | undefined
+  userId?: string | undefined
+  cursor?: { lastSeen: string; sessionId: string } | undefined
+}
+
+/** Sessions, most recently active first. */
+export async function searchSessions(db: Executor, search: SessionSearch): Promise<{ sessions: SessionRowDto[]; next: { lastSeen: string; sessionId: string } | null }> {
+  const where: RawBuilder<unknown>[] = [sql`t.project_id = ${search.projectId}`, sql`t.session_id is not null`]
+  if (search.from) where.push(sql`t.start_time >= ${search.from}`)
+  if (search.to) where.push(sql`t.start_time < ${search.to}`)
+  if (search.userId) where.push(sql`t.user_id = ${search.userId}`)
+  const having = search.cursor ? sql`having (max(t.end_time), t.session_id) < (${search.cursor.lastSeen}::timestamptz, ${search.cursor.sessionId})` : sql``
+  const { rows } = await sql<{ session_id: string; user_id: string | null; first_us: string; last_us: string; last_seen: string; traces: string; tokens: string; cost: string | null }>`
+    select t.session_id, (array_agg(t.user_id order by t.start_time) filter (where t.user_id is not null))[1] as user_id,
+      (extract(epoch from min(t.start_time)) * 1000000)::bigint::text as first_us,
+      (extract(epoch from max(t.end_time)) * 1000000)::bigint::text as last_us,
+      max(t.end_time)::text as last_seen, count(*) as traces, sum(t.total_tokens) as tokens, sum(t.cost_usd) as cost
+    from trace_summaries t
+    where ${sql.join(where, sql` and `)}
+    group by t.session_id
+    ${having}
+    order by max(t.end_time) desc, t.session_id desc
+    limit ${search.limit + 1}`.execute(db)
+  const page = rows.slice(0, search.limit)
+  const last = page.at(-1)
+  return {
+    sessions: page.map((row) => ({
+      sessionId: row.session_id,
+      userId: row.user_id,
+      firstSeen: microsToIso(row.first_us),
+      lastSeen: microsToIso(row.last_us),
+      traceCount: Number(row.traces),
+      totalTokens: Number(row.tokens),
+      costUsd: row.cost === null ? null : Number(row.cost),
+    })),
+    next: rows.length > search.limit && last ? { lastSeen: last.last_seen, sessionId: last.session_id } : null,
+  }
+}
+
+/** A session's traces, oldest first (at most `limit`). */
+export async function findSessionTraces(db: Executor, projectId: string, sessionId: string, limit: number): Promise<TraceRowDto[]> {
+  const { rows } = await sql<TraceRow>`
+    select ${traceColumns}, '' as sort_value from trace_summaries t
+    where t.project_id = ${projectId} and t.session_id = ${sessionId}
+    order by t.start_time, t.trace_id
+    limit ${limit}`.execute(db)
+  return rows.map(toTraceRow)
+}
+
+export type UsageGroup = 'model' | 'vendor' | 'service' | 'user'
+
+export interface UsageQuery {
+  projectId: string
+  from: Date
+  to: Date
+  bucket: 'hour' | 'day'
+  timeZone: string
+  groupBy?: UsageGroup | undefined
+}
+
+export interface UsageFigures {
+  traces: number
+  spans: number
+  errors: number
+  inputTokens: number
+  outputTokens: number
+  costUsd: number | null
+  latencyP50Ms: number | null
+  latencyP95Ms: number | null
+}
+
+const groupColumns: Record<UsageGroup, RawBuilder<unknown>> = {
+  model: sql`llm_model`,
+  vendor: sql`llm_vendor`,
+  service: sql`service_name`,
+  user: sql`user_id`,
+}
+
+// Latency is of LLM calls (spans with a model): the figure usage is read for. Percentiles are
+// exact (percentile_cont over the window's spans), not estimated from buckets.
+const usageFigures = sql`count(distinct trace_id) as traces, count(*) as spans, count(*) filter (where status_code = 2) as errors,
+  coalesce(sum(input_tokens), 0) as input_tokens, coalesce(sum(output_tokens), 0) as output_tokens, sum(total_cost_usd) as cost,
+  percentile_cont(0.5) within group (order by duration_ns) filter (where llm_model is not null) / 1000000 as p50_ms,
+  percentile_cont(0.95) within group (order by duration_ns) filter (where llm_model is not null) / 1000000 as p95_ms`
+
+interface UsageRow {
+  traces: string
+  spans: string
+  errors: string
+  input_tokens: string
+  output_tokens: string
+  cost: string | null
+  p50_ms: number | string | null
+  p95_ms: number | string | null
+}
+
+const nullableNumber = (value: number | string | null): number | null => (value === null ? null : Number(value))
+
+function toFigures(row: UsageRow): UsageFigures {
+  return {
+    traces: Number(row.traces),
+    spans: Number(row.spans),
+    errors: Number(row.errors),
+    inputTokens: Number(row.input_tokens),
+    outputTokens: Number(row.output_tokens),
+    costUsd: nullableNumber(row.cost),
+    latencyP50Ms: nullableNumber(row.p50_ms),
+    latencyP95Ms: nullableNumber(row.p95_ms),
+  }
+}
+
+/** Totals and a time series of the project's spans in [from, to), in buckets of the time zone. */
+export async function usageOf(db: Executor, query: UsageQuery): Promise<{ totals: UsageFigures; series: Array<UsageFigures & { bucket: string; group: string | null }> }> {
+  const window = sql`project_id = ${query.projectId} and start_time >= ${query.from} and start_time < ${query.to}`
+  const group = query.groupBy ? groupColumns[query.groupBy] : sql`null::text`
+  const bucket = sql`date_trunc(${query.bucket}, start_time at time zone ${query.timeZone})`
+  const [totals, series] = await Promise.all([
+    sql<UsageRow>`select ${usageFigures} from spans where ${window}`.execute(db),
+    sql<UsageRow & { bucket_us: string; grp: string | null }>`
+      select (extract(epoch from (${bucket}) at time zone ${query.timeZone}) * 1000000)::bigint::text as bucket_us, ${group} as grp, ${usageFigures}
+      from spans where ${window}
+      group by 1, 2
+      order by 1, 2`.execute(db),
+  ])
+  return {
+    totals: toFigures(totals.rows[0] as UsageRow),
+    series: series.rows.map((row) => ({ bucket: new Date(Number(BigInt(row.bucket_us) / 1000n)).toISOString(), group: row.grp, ...toFigures(row) })),
+  }
+}
+
+/** Deletes a trace's spans and its summary; the number of spans deleted. */
+export async function deleteTrace(db: Executor, projectId: string, traceId: string): Promise<number> {
+  await sql`delete from trace_summaries where project_id = ${projectId} and trace_id = ${traceId}`.execute(db)
+  const result = await sql`delete from spans where project_id = ${projectId} and trace_id = ${traceId}`.execute(db)
+  return Number(result.numAffectedRows ?? 0n)
+}

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { searchTraces, sql, storeSpans, type Db, type SpanInsert } from '../src/index.ts'
+import { engines } from './engines.ts'
+
+const second = 1_000_000_000n
+const t0 = 1_767_225_600n * second
+
+function span(traceId: string, spanId: string, startNs: bigint, extra: Partial<SpanInsert> = {}): SpanInsert {
+  const endNs = startNs + 2n * second
+  return {
+    projectId: 'p', traceId, spanId, parentSpanId: 'f'.repeat(16), name: `child-${spanId}`, kind: 1,
+    startTimeUnixNano: String(startNs), endTimeUnixNano: String(endNs), durationNs: String(endNs - startNs),
+    traceState: null, statusCode: 0, statusMessage: null, serviceName: 'svc', serviceVersion: null, scopeName: null, scopeVersion: null,
+    llmVendor: null, llmModel: null, llmRequestType: null, inputTokens: null, outputTokens: null, totalTokens: null,
+    attributes: {}, resourceAttributes: {}, events: [], links: [],
+    ...extra,
+  }
+}
+
+for (const engine of engines) {
+  describe(`trace summaries on ${engine.name}`, () => {
+    let db: Db
+    let drop: () => Promise<void>
+    before(async () => ({ db, drop } = await engine.open()))
+    after(() => drop())
+
+    const summary = async (traceId: string) =>
+      (await sql<{ name: string; span_count: number; error_count: number; models: string[]; input_tokens: string; cost_usd: string | null; duration_us: string; session_id: string | null }>`
+        select name, span_count, error_count, models, input_tokens, cost_usd, duration_us, session_id from trace_summaries where trace_id = ${traceId}`.execute(db)).rows
+
+    it('folds batches of one trace together, named by its root whenever it arrives', async () => {
+      const trace = '1'.repeat(32)
+      await storeSpans(db, [span(trace, '0000000000000002', t0 + second, { llmModel: 'gpt-4o', inputTokens: 10, totalCostUsd: 0.5, statusCode: 2 })])
+      assert.deepEqual((await summary(trace))[0]?.name, 'child-0000000000000002', 'named by its earliest span until the root arrives')
+      await storeSpans(db, [
+        span(trace, '0000000000000001', t0, { parentSpanId: null, name: 'root' }),
+        span(trace, '0000000000000003', t0 + 5n * second, { llmModel: 'claude', inputTokens: 5, totalCostUsd: 0.25, sessionId: 's' }),
+      ])
+      assert.deepEqual(await summary(trace), [
+        { name: 'root', span_count: 3, error_count: 1, models: ['claude', 'gpt-4o'], input_tokens: '15', cost_usd: '0.75', duration_us: '7000000', session_id: 's' },
+      ])
+    })
+
+    it('counts a redelivered batch once, including a batch holding stored and new spans', async () => {
+      const trace = '2'.repeat(32)
+      const first = [span(trace, '0000000000000001', t0, { parentSpanId: null, inputTokens: 1 })]
+      await storeSpans(db, first)
+      await storeSpans(db, first)
+      await storeSpans(db, [...first, span(trace, '0000000000000002', t0, { inputTokens: 2 })])
+      const [row] = await summary(trace)
+      assert.deepEqual([row?.span_count, row?.input_tokens], [2, '3'])
+      const page = await searchTraces(db, { projectId: 'p', limit: 10, sort: 'time', order: 'desc' })
+      assert.equal(page.traces.find((t) => t.traceId === trace)?.spanCount, 2)
+    })
+  })
+}
