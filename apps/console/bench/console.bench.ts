@@ -10,7 +10,6 @@ import { createProject, insertSpans, sql, type SpanInsert } from '@tracewell/db'
 import type { Browser } from 'playwright-core'
 import { launchChromium, openConsole } from '../test/support/browser.ts'
 import { signedOutErrors } from '../test/support/console-session.ts'
-import { bridgeProjectRoutes } from '../test/support/project-key-bridge.ts'
 import { startStack, type Stack } from '../test/support/stack.ts'
 
 const { values } = parseArgs({ options: { traces: { type: 'string', default: '100000' }, runs: { type: 'string', default: '5' } } })
@@ -64,7 +63,6 @@ async function seedLargeTrace(stack: Stack, projectId: string, traceId: string, 
 /** Milliseconds from asking for `path` in a fresh profile to `selector` being on screen. */
 async function coldLoad(browser: Browser, stack: Stack, cookie: { name: string; value: string }, path: string, selector: string): Promise<{ ms: number; js: Map<string, number> }> {
   const opened = await openConsole(browser, stack.url, signedOutErrors)
-  await bridgeProjectRoutes(opened.page, stack.projectKey)
   await opened.context.addCookies([{ name: cookie.name, value: cookie.value, url: stack.url }])
   const js = new Map<string, number>()
   opened.page.on('response', (response) => {

@@ -115,6 +115,16 @@ export function requireProjectAccess(request: FastifyRequest, _reply: FastifyRep
   verified.then(admit).then(() => done(), done)
 }
 
+/**
+ * The SDKs' prompt lookup (GET /api/promptset): a project key, judged on the cached, promise-free
+ * path as before; without an `x-api-key` header, the console's session with `?project_id=` (its
+ * preview of a prompt with variables filled).
+ */
+export function requireProjectKeyOrConsoleSession(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+  if (request.server.consoleSessions === null || presentedSecret(request, 'x-api-key') !== undefined) return requireProjectKey(request, reply, done)
+  requireProjectAccess(request, reply, done)
+}
+
 /** The admin key hook; without a configured ADMIN_API_KEY nobody is an admin. */
 export function requireAdminKey(adminApiKey: string | undefined) {
   return async function authenticateAdmin(request: FastifyRequest): Promise<void> {

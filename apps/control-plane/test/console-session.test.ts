@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sign } from '@fastify/cookie'
-import { createProject, revokeApiKey, sql } from '@tracewell/db'
+import { revokeApiKey, sql } from '@tracewell/db'
 import type { LightMyRequestResponse } from 'fastify'
 import { encodeSessionClaims } from '../src/console/session-claims.ts'
 import { seedWorkspace, startControlPlane, unauthorized, type TestControlPlane, type Workspace } from './helper.ts'
@@ -188,11 +188,39 @@ describe('console sessions', () => {
     assert.equal((await signIn(ws.teamKey, nextAddress())).statusCode, 200, 'another address is not held back')
   })
 
-  it('leaves project-key routes to project keys', async () => {
+  it('stands in for the team key on project routes, with project_id; changes need the CSRF header', async () => {
     const cookie = sessionCookie(await signIn(ws.teamKey))
-    const project = await createProject(cp.db, { teamId: ws.teamId, name: 'p2' })
-    const response = await cp.app.inject({ method: 'POST', url: '/api/promptsets', headers: { cookie, ...csrf }, payload: { name: 'x' } })
-    assert.deepEqual([response.statusCode, response.json()], [401, unauthorized], project.id)
+    const traces = await cp.app.inject({ url: `/api/traces?project_id=${ws.projectId}`, headers: { cookie } })
+    assert.deepEqual([traces.statusCode, traces.json()], [200, { traces: [], nextCursor: null }])
+    const withoutProject = await cp.app.inject({ url: '/api/traces', headers: { cookie } })
+    assert.deepEqual([withoutProject.statusCode, withoutProject.json()], [400, { message: 'querystring/project_id: required with a team key' }])
+    const other = await seedWorkspace(cp.db, 'Someone else')
+    const foreign = await cp.app.inject({ url: `/api/traces?project_id=${other.projectId}`, headers: { cookie } })
+    assert.deepEqual([foreign.statusCode, foreign.json()], [404, { message: 'Project not found' }])
+
+    const countRegistries = async () => (await cp.db.selectFrom('promptsets').select(sql<string>`count(*)`.as('n')).where('project_id', '=', ws.projectId).executeTakeFirstOrThrow()).n
+    const refused = await cp.app.inject({ method: 'POST', url: `/api/promptsets?project_id=${ws.projectId}`, headers: { cookie }, payload: { name: 'greeting' } })
+    assert.deepEqual([refused.statusCode, refused.json()], [403, { message: csrfMessage }])
+    assert.equal(await countRegistries(), '0')
+    const created = await cp.app.inject({ method: 'POST', url: `/api/promptsets?project_id=${ws.projectId}`, headers: { cookie, ...csrf }, payload: { name: 'greeting' } })
+    assert.equal(created.statusCode, 201)
+    assert.equal(await countRegistries(), '1')
+    const registry = created.json().id as string
+    const version = await cp.app.inject({
+      method: 'POST', url: `/api/promptsets/${registry}/prompts?project_id=${ws.projectId}`, headers: { cookie, ...csrf }, payload: { value: 'Hi ${name}', model: 'gpt-4o' },
+    })
+    assert.equal(version.statusCode, 201)
+    // The SDK's lookup, as the console's preview asks for it.
+    const preview = await cp.app.inject({ url: `/api/promptset?project_id=${ws.projectId}&promptset_id=${registry}&version=1&variables.name=Ada`, headers: { cookie } })
+    assert.equal(preview.statusCode, 200)
+    assert.equal(preview.json().prompts[0].value, 'Hi Ada')
+    const previewWithoutProject = await cp.app.inject({ url: `/api/promptset?promptset_id=${registry}&version=1`, headers: { cookie } })
+    assert.deepEqual([previewWithoutProject.statusCode, previewWithoutProject.json()], [400, { message: 'querystring/project_id: required with a team key' }])
+    const teamKeyHeader = await cp.app.inject({ url: `/api/promptset?project_id=${ws.projectId}&promptset_id=${registry}&version=1`, headers: { cookie, 'x-api-key': ws.teamKey } })
+    assert.deepEqual([teamKeyHeader.statusCode, teamKeyHeader.json()], [401, unauthorized], 'with x-api-key the lookup takes project keys only, as before')
+
+    const forged = await cp.app.inject({ url: `/api/traces?project_id=${ws.projectId}`, headers: { cookie: 'tw_session=forged.value' } })
+    assert.deepEqual([forged.statusCode, forged.json()], [401, unauthorized])
   })
 })
 

@@ -44,7 +44,8 @@ describe('prompts in the console', () => {
 
     const versions = page.getByRole('table', { name: 'Versions' })
     await versions.locator('tbody tr').nth(1).waitFor()
-    assert.deepEqual(await versions.locator('tbody td:first-child').allTextContents(), ['v2', 'v1'])
+    // Live is the production label (docs/prompts.md): the versions show their labels.
+    assert.deepEqual(await versions.locator('tbody td:first-child').allTextContents(), ['v2production', 'v1'])
     assert.deepEqual(await versions.locator('tbody td:last-child').allTextContents(), ['live', 'Make live'])
 
     // v1 and v2 side by side: the words v2 added are marked on its side.
@@ -57,6 +58,7 @@ describe('prompts in the console', () => {
 
     await page.getByRole('button', { name: 'Make version 1 live' }).click()
     await page.getByRole('button', { name: 'Make version 2 live' }).waitFor()
+    assert.deepEqual(await versions.locator('tbody td:first-child').allTextContents(), ['v2', 'v1production'])
     const live = await stack.database.db.selectFrom('prompts').select(['version', 'live']).orderBy('version').execute()
     assert.deepEqual(live, [{ version: 1, live: true }, { version: 2, live: false }])
 

@@ -63,6 +63,9 @@ describe('traces in the console', () => {
     }
     const request = await sent()
     assert.deepEqual([request?.searchParams.get('status'), request?.searchParams.getAll('attr'), request?.searchParams.get('project_id')], ['error', ['http.method=POST'], stack.projectId])
+    const names = () => page.locator('table.grid tbody tr td:nth-child(2)').allTextContents()
+    await page.waitForFunction(() => document.querySelectorAll('table.grid tbody tr').length === 1)
+    assert.deepEqual(await names(), ['POST /invoice/explain'])
 
     listRequests.length = 0
     await page.reload()
@@ -71,12 +74,15 @@ describe('traces in the console', () => {
     assert.equal(await page.getByLabel('Status').inputValue(), 'error')
     assert.equal(await page.getByRole('list', { name: 'Attribute filters' }).textContent(), 'http.method=POST×')
     assert.ok(await sent(), 'the reloaded page asks for the same filters')
+    await page.waitForFunction(() => document.querySelectorAll('table.grid tbody tr').length === 1)
+    assert.deepEqual(await names(), ['POST /invoice/explain'])
     assert.equal(await page.getByText('3 filters applied').count(), 1)
     await screenshot(page, 'traces-filtered')
 
     await page.goBack()
     await page.waitForURL((url) => !url.search.includes('service='))
     assert.equal(await page.getByLabel('Service').inputValue(), '')
+    await page.waitForFunction(() => document.querySelectorAll('table.grid tbody tr').length === 6)
     assertNoProblems(opened)
     await opened.context.close()
   })

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { findLabelledPrompt, findLivePrompt, findProjectPromptset, findPromptVersion, type Db, type PromptDto } from '@tracewell/db'
 import { BadRequestError, NotFoundError } from '@tracewell/http'
 import type { FastifyReply } from 'fastify'
-import { callerProjectId, requireProjectKey } from '../auth.ts'
+import { callerProjectId, requireProjectKeyOrConsoleSession } from '../auth.ts'
 import type { PromptCache, PromptSelector, RegistryLookup } from '../prompt-cache.ts'
 import { declaredValues, filledJson, missingValues, toPromptView } from '../prompt-view.ts'
 import { errorResponses, LabelNameSchema, RegistrySchema } from '../schemas.ts'
@@ -86,7 +86,7 @@ export const promptLookupRoutes: FastifyPluginAsyncTypebox<PromptLookupRoutesOpt
   app.get(
     '/api/promptset',
     {
-      onRequest: requireProjectKey,
+      onRequest: requireProjectKeyOrConsoleSession,
       schema: {
         summary: 'Fetch a prompt from a registry (Langtrace SDK getPromptFromRegistry)',
         description:
