@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { UsagePoint } from '../src/api/types.ts'
 import { sideBySide } from '../src/lib/prompt-diff.ts'
-import { chartRows } from '../src/lib/usage-series.ts'
+import { chartRows, groupColours, seriesColours } from '../src/lib/usage-series.ts'
 
 function point(bucket: string, group: string | null, costUsd: number): UsagePoint {
   return { bucket, group, traces: 1, spans: 1, errors: 0, inputTokens: 0, outputTokens: 0, costUsd, latencyP50Ms: null, latencyP95Ms: null }
@@ -10,7 +10,7 @@ function point(bucket: string, group: string | null, costUsd: number): UsagePoin
 
 describe('chartRows', () => {
   it('gives one row per bucket in time order, a column per group', () => {
-    const { rows, groups } = chartRows([point('2026-01-02T00:00:00Z', 'gpt-4o', 2), point('2026-01-01T00:00:00Z', 'gpt-4o', 1), point('2026-01-01T00:00:00Z', 'claude', 5)], 'costUsd')
+    const { rows, groups } = chartRows([point('2026-01-02T00:00:00Z', 'gpt-4o', 2), point('2026-01-01T00:00:00Z', 'gpt-4o', 1), point('2026-01-01T00:00:00Z', 'claude', 5)], 'costUsd', true)
     assert.deepEqual(groups, ['claude', 'gpt-4o'])
     assert.deepEqual(rows, [
       { bucket: '2026-01-01T00:00:00Z', claude: 5, 'gpt-4o': 1 },
@@ -20,13 +20,22 @@ describe('chartRows', () => {
 
   it('keeps the six largest groups and sums the rest as other', () => {
     const series = Array.from({ length: 10 }, (_, i) => point('2026-01-01T00:00:00Z', `u${i}`, i + 1))
-    const { rows, groups } = chartRows(series, 'costUsd')
+    const { rows, groups } = chartRows(series, 'costUsd', true)
     assert.deepEqual(groups, ['u9', 'u8', 'u7', 'u6', 'u5', 'u4', 'other'])
     assert.equal(rows[0]?.other, 1 + 2 + 3 + 4)
   })
 
-  it('names the ungrouped series', () => {
-    assert.deepEqual(chartRows([point('2026-01-01T00:00:00Z', null, 3)], 'costUsd').groups, ['all'])
+  it('names the series when not split, and the share without a value when split', () => {
+    assert.deepEqual(chartRows([point('2026-01-01T00:00:00Z', null, 3)], 'costUsd', false).groups, ['all'])
+    assert.deepEqual(chartRows([point('2026-01-01T00:00:00Z', null, 3), point('2026-01-01T00:00:00Z', 'gpt-4o', 1)], 'costUsd', true).groups, ['(none)', 'gpt-4o'])
+  })
+})
+
+describe('groupColours', () => {
+  it('gives a group the same colour whatever the chart, by its rank in traces', () => {
+    const series = [point('2026-01-01T00:00:00Z', 'cheap', 9), { ...point('2026-01-01T00:00:00Z', 'dear', 1), traces: 5 }]
+    const colourOf = groupColours(series, true)
+    assert.deepEqual([colourOf('dear'), colourOf('cheap'), colourOf('other'), colourOf('unknown')], [seriesColours[0], seriesColours[1], seriesColours[7], seriesColours[7]])
   })
 })
 

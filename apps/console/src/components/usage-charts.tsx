@@ -1,7 +1,7 @@
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
 import type { UsagePoint } from '../api/types.ts'
 import { formatCost, formatCount } from '../lib/format.ts'
-import { chartRows, seriesColours, type UsageMetric } from '../lib/usage-series.ts'
+import { chartRows, groupColours, type UsageMetric } from '../lib/usage-series.ts'
 
 interface ChartSpec {
   title: string
@@ -26,10 +26,11 @@ function bucketLabel(iso: string, bucket: 'hour' | 'day'): string {
 /** Cost, tokens, traces and errors over time, stacked by group; each chart has a table for screen readers. */
 export default function UsageCharts({ series, bucket, grouped }: { series: UsagePoint[]; bucket: 'hour' | 'day'; grouped: boolean }) {
   if (series.length === 0) return <p className="empty">Nothing was recorded in this period.</p>
+  const colourOf = groupColours(series, grouped)
   return (
     <div className="charts">
       {charts.map((chart) => {
-        const { rows, groups } = chartRows(series, chart.metric)
+        const { rows, groups } = chartRows(series, chart.metric, grouped)
         return (
           <figure key={chart.metric} className="card chart">
             <figcaption>{chart.title}</figcaption>
@@ -46,8 +47,8 @@ export default function UsageCharts({ series, bucket, grouped }: { series: Usage
                     cursor={{ fill: 'var(--hover)' }}
                   />
                   {grouped && <Legend wrapperStyle={{ fontSize: 12 }} />}
-                  {groups.map((group, index) => (
-                    <Bar key={group} dataKey={group} name={group} stackId="stack" fill={seriesColours[index % seriesColours.length]} isAnimationActive={false} />
+                  {groups.map((group) => (
+                    <Bar key={group} dataKey={group} name={group} stackId="stack" fill={colourOf(group)} isAnimationActive={false} />
                   ))}
                 </BarChart>
               </ResponsiveContainer>

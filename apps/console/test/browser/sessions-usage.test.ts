@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import type { Browser } from 'playwright-core'
+import { launchChromium, screenshot } from '../support/browser.ts'
+import { assertNoProblems, signedInConsole } from '../support/console-session.ts'
+import { seedScenario, type Scenario } from '../support/scenario.ts'
+import { startStack, type Stack } from '../support/stack.ts'
+
+describe('sessions and usage in the console', () => {
+  let stack: Stack
+  let browser: Browser
+  let scenario: Scenario
+  before(async () => {
+    stack = await startStack()
+    scenario = await seedScenario(stack.url, stack.projectKey)
+    browser = await launchChromium()
+  })
+  after(async () => {
+    await browser?.close()
+    await stack?.stop()
+  })
+
+  it('lists sessions, and shows one as a conversation across its traces, oldest first', async () => {
+    const opened = await signedInConsole(browser, stack)
+    const { page } = opened
+    await page.getByRole('link', { name: 'Sessions' }).click()
+    const rows = page.locator('table.grid tbody tr')
+    await rows.nth(1).waitFor()
+    const cells = async () => page.locator('table.grid tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)))
+    const listed = await cells()
+    assert.deepEqual(listed.map((row) => [row[0], row[1], row[4], row[5]]), [
+      ['session-77', 'user-9', '1', '812'],
+      ['session-42', 'user-7', '3', '381'],
+    ])
+    await screenshot(page, 'sessions')
+
+    await page.getByLabel('User').fill('user-7')
+    await page.getByRole('button', { name: 'Apply' }).click()
+    await page.waitForURL(/user=user-7/)
+    await page.waitForFunction(() => document.querySelectorAll('table.grid tbody tr').length === 1)
+
+    await page.getByRole('link', { name: 'session-42' }).click()
+    await page.getByRole('heading', { name: 'Session session-42' }).waitFor()
+    const turns = page.getByRole('list', { name: "The session's traces, oldest first" }).locator(':scope > li')
+    await turns.nth(2).getByRole('list', { name: 'Messages' }).waitFor()
+    const userMessages = await page.locator('.message.role-user .message-text').allTextContents()
+    assert.deepEqual(userMessages, ['How do I reset my password?', 'The e-mail never came.', 'Found it, thanks!'])
+    assert.equal(await turns.count(), 3)
+    const firstTurnLink = await turns.first().locator('.turn-head a').getAttribute('href')
+    assert.equal(firstTurnLink, `/traces/${scenario.supportTraceIds[0]}?project_id=${stack.projectId}`)
+    assert.equal(await page.locator('.summary-strip dd').nth(0).textContent(), 'user-7')
+    await screenshot(page, 'session')
+    assertNoProblems(opened)
+    await opened.context.close()
+  })
+
+  it('charts cost, tokens, traces and errors over time with totals, split by model', async () => {
+    const opened = await signedInConsole(browser, stack)
+    const { page } = opened
+    await page.getByRole('link', { name: 'Usage' }).click()
+    const totals = page.getByRole('definition')
+    await page.getByText('Latency p50 / p95').waitFor()
+    const figure = async (term: string) => page.locator('.totals .card', { hasText: term }).locator('dd').textContent()
+    assert.equal(await figure('Traces'), '5')
+    assert.equal(await figure('Tokens in / out'), `${(96 * 3 + 812 + 1_200 + 1_201 + 1_202).toLocaleString('en-US')} / ${31 * 3 + 120}`)
+    assert.ok((await totals.count()) >= 5)
+    const charts = page.locator('figure.chart')
+    await charts.nth(4).locator('svg.recharts-surface').waitFor()
+    assert.deepEqual(await charts.locator('figcaption').allTextContents(), ['Cost', 'Input tokens', 'Output tokens', 'Traces', 'Errors'])
+    await screenshot(page, 'usage')
+
+    await page.getByLabel('Split by').selectOption('model')
+    await page.waitForURL(/group_by=model/)
+    const legend = charts.first().locator('.recharts-legend-item-text')
+    await legend.first().waitFor()
+    // Spans without a model (the HTTP handlers) are their own share.
+    assert.deepEqual((await legend.allTextContents()).sort(), ['(none)', 'claude-sonnet-4', 'gpt-4o', 'gpt-4o-mini'])
+    // Each chart has its figures as a table too, for screen readers.
+    const inputTable = charts.nth(1).locator('details.chart-table')
+    await inputTable.locator('summary').click()
+    const header = await inputTable.locator('thead th').allTextContents()
+    assert.deepEqual(header.slice(1).sort(), ['(none)', 'claude-sonnet-4', 'gpt-4o', 'gpt-4o-mini'])
+    await screenshot(page, 'usage-by-model')
+    assertNoProblems(opened)
+    await opened.context.close()
+  })
+})
