@@ -42,7 +42,8 @@ describe('sessions and usage in the console', () => {
     await page.getByRole('link', { name: 'session-42' }).click()
     await page.getByRole('heading', { name: 'Session session-42' }).waitFor()
     const turns = page.getByRole('list', { name: "The session's traces, oldest first" }).locator(':scope > li')
-    await turns.nth(2).getByRole('list', { name: 'Messages' }).waitFor()
+    // Each trace's messages load on their own: wait for all three.
+    await page.waitForFunction(() => document.querySelectorAll('.session-turn .messages').length === 3)
     const userMessages = await page.locator('.message.role-user .message-text').allTextContents()
     assert.deepEqual(userMessages, ['How do I reset my password?', 'The e-mail never came.', 'Found it, thanks!'])
     assert.equal(await turns.count(), 3)
