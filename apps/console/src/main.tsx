@@ -3,8 +3,8 @@ import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { BrowserRouter } from 'react-router'
 import { ApiError } from './api/client.ts'
-import { projectsQuery } from './api/projects.api.ts'
-import { sessionKey, sessionQuery } from './api/session.api.ts'
+import { prefetchFirstPage } from './api/first-page.ts'
+import { sessionKey } from './api/session.api.ts'
 import { chunkOfPath, pageChunks } from './pages/page-chunks.ts'
 import { App } from './app.tsx'
 import './styles.css'
@@ -27,10 +27,8 @@ const queryClient = new QueryClient({
   },
 })
 
-// What the first page needs is asked for at once, side by side, rather than one after the other
-// as each component mounts: the session, the team's projects, and the page's own chunk.
-void queryClient.prefetchQuery(sessionQuery)
-void queryClient.prefetchQuery(projectsQuery)
+// The first page's data and code, asked for before React renders anything.
+prefetchFirstPage(queryClient, window.location)
 const firstChunk = chunkOfPath(window.location.pathname)
 if (firstChunk) void pageChunks[firstChunk]()
 

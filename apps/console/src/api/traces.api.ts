@@ -1,4 +1,4 @@
-import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query'
+import { infiniteQueryOptions, keepPreviousData, queryOptions, useInfiniteQuery, useQuery } from '@tanstack/react-query'
 import { traceListQuery, type TraceFilters } from '../lib/trace-filters.ts'
 import { apiGet, apiPath } from './client.ts'
 import type { Trace, TracePage } from './types.ts'
@@ -6,9 +6,9 @@ import type { Trace, TracePage } from './types.ts'
 export const tracePageSize = 100
 
 /** The trace list, a page (cursor) at a time; in live mode the newest page is polled. */
-export function useTraceList(projectId: string, filters: TraceFilters) {
+export function traceListOptions(projectId: string, filters: TraceFilters) {
   const { live, ...rest } = filters
-  return useInfiniteQuery({
+  return infiniteQueryOptions({
     queryKey: ['traces', projectId, rest],
     queryFn: ({ pageParam }) =>
       apiGet<TracePage>(apiPath('/api/traces', { project_id: projectId, ...traceListQuery(filters, Date.now()), limit: tracePageSize, cursor: pageParam })),
@@ -22,8 +22,12 @@ export function useTraceList(projectId: string, filters: TraceFilters) {
   })
 }
 
-export function useTrace(projectId: string, traceId: string) {
-  return useQuery({
+export function useTraceList(projectId: string, filters: TraceFilters) {
+  return useInfiniteQuery(traceListOptions(projectId, filters))
+}
+
+export function traceOptions(projectId: string, traceId: string) {
+  return queryOptions({
     queryKey: ['trace', projectId, traceId],
     queryFn: () => apiGet<Trace>(apiPath(`/api/traces/${encodeURIComponent(traceId)}`, { project_id: projectId })),
     staleTime: 30_000,
@@ -31,4 +35,8 @@ export function useTrace(projectId: string, traceId: string) {
     // (to keep unchanged objects) would cost more than it saves.
     structuralSharing: false,
   })
+}
+
+export function useTrace(projectId: string, traceId: string) {
+  return useQuery(traceOptions(projectId, traceId))
 }
