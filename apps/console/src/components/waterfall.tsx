@@ -43,18 +43,28 @@ export function Waterfall({ waterfall, selectedSpanId, onSelect }: WaterfallProp
     })
   }
 
+  // The span a key press moved to, until the selection (kept in the URL, so updated a render later)
+  // catches up: keys pressed in quick succession each move on from the last one.
+  const pending = useRef<string | null>(null)
+  useEffect(() => {
+    if (pending.current === selectedSpanId) pending.current = null
+  }, [selectedSpanId])
+
   function onKeyDown(event: KeyboardEvent) {
     if (rows.length === 0) return
-    const at = selectedIndex < 0 ? 0 : selectedIndex
+    const current = pending.current === null ? selectedIndex : rows.findIndex((row) => row.span.spanId === pending.current)
+    const at = current < 0 ? 0 : current
     const row = rows[at] as WaterfallRow
     const go = (index: number) => {
       const target = rows[Math.max(0, Math.min(rows.length - 1, index))]
-      if (target) onSelect(target.span.spanId)
+      if (!target) return
+      pending.current = target.span.spanId
+      onSelect(target.span.spanId)
     }
     const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? 300) / rowHeight) - 1)
     switch (event.key) {
       case 'ArrowDown':
-        go(selectedIndex < 0 ? 0 : at + 1)
+        go(current < 0 ? 0 : at + 1)
         break
       case 'ArrowUp':
         go(at - 1)

@@ -24,9 +24,9 @@ describe('sessions and usage in the console', () => {
     const opened = await signedInConsole(browser, stack)
     const { page } = opened
     await page.getByRole('link', { name: 'Sessions' }).click()
-    const rows = page.locator('table.grid tbody tr')
-    await rows.nth(1).waitFor()
-    const cells = async () => page.locator('table.grid tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)))
+    const table = page.getByRole('table', { name: 'Sessions' })
+    await table.locator('tbody tr').nth(1).waitFor()
+    const cells = async () => table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)))
     const listed = await cells()
     assert.deepEqual(listed.map((row) => [row[0], row[1], row[4], row[5]]), [
       ['session-77', 'user-9', '1', '812'],
@@ -37,7 +37,7 @@ describe('sessions and usage in the console', () => {
     await page.getByLabel('User').fill('user-7')
     await page.getByRole('button', { name: 'Apply' }).click()
     await page.waitForURL(/user=user-7/)
-    await page.waitForFunction(() => document.querySelectorAll('table.grid tbody tr').length === 1)
+    await page.waitForFunction(() => document.querySelectorAll('table[aria-label="Sessions"] tbody tr').length === 1)
 
     await page.getByRole('link', { name: 'session-42' }).click()
     await page.getByRole('heading', { name: 'Session session-42' }).waitFor()

@@ -4,6 +4,7 @@ import type { Browser } from 'playwright-core'
 import { launchChromium, screenshot } from '../support/browser.ts'
 import { assertNoProblems, signedInConsole } from '../support/console-session.ts'
 import { seedLargeTrace, seedScenario, type Scenario } from '../support/scenario.ts'
+import { sendTraces, timedSpan } from '../support/seed.ts'
 import { startStack, type Stack } from '../support/stack.ts'
 
 describe('traces in the console', () => {
@@ -34,6 +35,14 @@ describe('traces in the console', () => {
     assert.deepEqual(services, ['reporter', 'billing-bot', 'support-bot', 'support-bot', 'support-bot', 'agent'])
     assert.equal(await rows.nth(5).locator('td:nth-child(6)').textContent(), '5,000')
     await screenshot(page, 'traces')
+
+    // The light theme, kept for the next visit.
+    await page.getByRole('button', { name: 'Switch to the light theme' }).click()
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'light')
+    await page.reload()
+    await rows.first().waitFor()
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'light')
+    await screenshot(page, 'traces-light')
     assertNoProblems(opened)
     await opened.context.close()
   })
@@ -184,6 +193,24 @@ describe('traces in the console', () => {
     await page.keyboard.press('ArrowRight')
     await page.waitForFunction(() => document.querySelectorAll('[role=treeitem]').length > 10)
     await screenshot(page, 'trace-5000-spans')
+    assertNoProblems(opened)
+    await opened.context.close()
+  })
+
+  // Last: the trace it sends would change what the tests above count.
+  it('shows new traces as they arrive in live mode', async () => {
+    const opened = await signedInConsole(browser, stack)
+    const { page } = opened
+    const rows = page.locator('table.grid tbody tr')
+    await rows.nth(5).waitFor()
+    await page.getByRole('button', { name: 'Live' }).click()
+    await page.waitForURL(/live=1/)
+    assert.equal(await page.getByRole('button', { name: 'Live' }).getAttribute('aria-pressed'), 'true')
+    await sendTraces(stack.url, stack.projectKey, 'late-arrival', (tracer) => timedSpan(tracer, 'arrived while watching', Date.now() - 100, Date.now()).end())
+    const fresh = page.locator('table.grid tbody tr.fresh')
+    await fresh.waitFor({ timeout: 10_000 })
+    assert.equal(await fresh.locator('td:nth-child(2)').textContent(), 'arrived while watching')
+    assert.equal(await rows.first().locator('td:nth-child(2)').textContent(), 'arrived while watching')
     assertNoProblems(opened)
     await opened.context.close()
   })
