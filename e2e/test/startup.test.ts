@@ -72,6 +72,7 @@ describe('start-up with Postgres or Redis unreachable', () => {
     const databaseUrl = `postgres://postgres@${address}/tracewell`
     const entries: Array<[string, Record<string, string>]> = [
       ['apps/ingest/src/server.ts', { DATABASE_URL: databaseUrl, REDIS_URL }],
+      ['apps/writer/src/server.ts', { DATABASE_URL: databaseUrl, REDIS_URL }],
       ['apps/control-plane/src/server.ts', { DATABASE_URL: databaseUrl }],
       ['apps/janitor/src/server.ts', { DATABASE_URL: databaseUrl }],
       ['apps/all-in-one/src/server.ts', { DATABASE_URL: databaseUrl }],
@@ -81,15 +82,17 @@ describe('start-up with Postgres or Redis unreachable', () => {
     results.forEach((result, index) => assertGaveUp(result, 'postgres', address, (entries[index] as [string, unknown])[0]))
   })
 
-  it('ingest and npm start with Redis unreachable', async () => {
+  it('ingest, writer and npm start with Redis unreachable', async () => {
     const database = await createTestDatabase()
     try {
       const address = `127.0.0.1:${await freePort()}`
-      const [ingest, allInOne] = await Promise.all([
+      const [ingest, writer, allInOne] = await Promise.all([
         run('apps/ingest/src/server.ts', { DATABASE_URL: database.url, REDIS_URL: `redis://${address}` }),
+        run('apps/writer/src/server.ts', { DATABASE_URL: database.url, REDIS_URL: `redis://${address}` }),
         run('apps/all-in-one/src/server.ts', { DATABASE_URL: database.url, REDIS_URL: `redis://${address}` }),
       ])
       assertGaveUp(ingest, 'redis', address, 'ingest')
+      assertGaveUp(writer, 'redis', address, 'writer')
       assertGaveUp(allInOne, 'redis', address, 'all-in-one')
     } finally {
       await database.drop()

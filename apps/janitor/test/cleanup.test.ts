@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { countSpans, getRetentionPolicy, sql } from '@tracewell/db'
+import { backfillTraceSummaries, countSpans, getRetentionPolicy, sql } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { buildApp, cutoffFor, runRetentionCleanup } from '../src/index.ts'
 import { dayMs, janitorConfig, project, seedSpans } from './helpers.ts'
@@ -27,6 +27,7 @@ describe('retention cleanup', () => {
     await seedSpans(db, monthly, 7, new Date(now - 10 * dayMs), 'new')
     await seedSpans(db, disabled, 11, new Date(now - 400 * dayMs))
     await seedSpans(db, noPolicy, 13, new Date(now - 4000 * dayMs))
+    await backfillTraceSummaries(db) // one trace a span: the rows the writer would have kept
 
     const app = await buildApp(janitorConfig(testDb.url, { CLEANUP_BATCH_SIZE: '4' }), { db })
     const startedAt = Date.now()
@@ -51,6 +52,13 @@ describe('retention cleanup', () => {
     assert.equal(await countSpans(db, monthly), 7)
     assert.equal(await countSpans(db, disabled), 11)
     assert.equal(await countSpans(db, noPolicy), 13)
+    const { rows: summaries } = await sql<{ project_id: string; traces: string }>`
+      select project_id, count(*) as traces from trace_summaries group by project_id`.execute(db)
+    assert.deepEqual(
+      new Map(summaries.map((row) => [row.project_id, Number(row.traces)])),
+      new Map([[weekly, 20], [monthly, 7], [disabled, 11], [noPolicy, 13]]),
+      'the summaries of deleted traces go with their spans',
+    )
 
     const weeklyPolicy = await getRetentionPolicy(db, weekly)
     assert.equal(weeklyPolicy.lastDeletedSpans, 30)

@@ -33,6 +33,7 @@ export const WriterConfigSchema = Type.Object({
   ...databaseSettings,
   ...queueSettings,
   ...writerSettings,
+  ...startupSettings,
 })
 export type WriterConfig = Static<typeof WriterConfigSchema>
 

@@ -89,7 +89,7 @@ for (const engine of engines) {
       ]
       for (let i = 0; i < rows.length; i += 1000) await db.insertInto('spans').values(rows.slice(i, i + 1000)).execute()
 
-      assert.deepEqual((await migrateToLatest(db))[0], '2026-11-24T1000-llm-columns-and-cost')
+      assert.ok((await migrateToLatest(db)).includes('2026-11-24T1000-llm-columns-and-cost'))
       assert.deepEqual(await pendingMigrations(db), [])
 
       const stored = async (projectId: string, spanId: string) => {

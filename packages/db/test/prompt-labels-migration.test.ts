@@ -59,7 +59,7 @@ for (const engine of engines) {
       await previousReleaseCreates(db, withLive.id, 3, false)
       await previousReleaseCreates(db, withoutLive.id, 1, false)
 
-      assert.deepEqual(await migrateToLatest(db), ['2026-11-24T0900-prompt-labels'])
+      assert.deepEqual((await migrateToLatest(db))[0], '2026-11-24T0900-prompt-labels', 'the labels migration applies first; later ones follow')
       assert.deepEqual((await listPromptLabels(db, withLive.id)).map((label) => [label.name, label.version]), [['production', 2]])
       assert.deepEqual(await listPromptLabels(db, withoutLive.id), [])
       assert.deepEqual((await listPrompts(db, withLive.id)).map((prompt) => [prompt.version, prompt.live, prompt.labels]), [

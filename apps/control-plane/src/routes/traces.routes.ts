@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { deleteTrace, findTraceSpans, searchTraces, type TraceSearchCursor, type TraceSort } from '@tracewell/db'
+import { deleteTrace, findTraceSpans, findTraceSpansJson, searchTraces, type TraceSearchCursor, type TraceSort } from '@tracewell/db'
 import { BadRequestError, NotFoundError, UnauthorizedError } from '@tracewell/http'
 import { callerProjectId, requireProjectAccess } from '../auth.ts'
 import { toOtlpJson } from '../otlp-export.ts'
@@ -214,13 +214,15 @@ export const traceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: TraceSchema, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => {
-      const { traceId: raw } = request.params
-      if (!/^[0-9a-fA-F]{32}$/.test(raw)) throw new BadRequestError('params/traceId: expected 32 hex characters')
-      const traceId = raw.toLowerCase()
-      const spans = await findTraceSpans(app.db, callerProjectId(request), traceId)
-      if (spans.length === 0) throw new NotFoundError('Trace not found')
-      return { traceId, spans }
+    async (request, reply) => {
+      const traceId = traceIdOf(request.params.traceId)
+      // Sent as the text the repository writes (a string skips the response serializer): the
+      // spans' JSON columns are never parsed and written again.
+      const spans = await findTraceSpansJson(app.db, callerProjectId(request), traceId)
+      if (spans === null) throw new NotFoundError('Trace not found')
+      // The text is the TraceSchema document; the type provider only knows the object form.
+      const body = `{"traceId":"${traceId}","spans":${spans}}` as unknown as Trace
+      return reply.type('application/json; charset=utf-8').send(body)
     },
   )
 

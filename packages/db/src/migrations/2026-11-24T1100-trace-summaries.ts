@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely'
+import type { AnyDb } from '../create-db.ts'
 
 // One row per trace, kept by the writer in the transaction that stores the trace's spans
 // (trace-summaries.ts): what the trace list, its filters and sorts, and sessions read instead of
@@ -43,6 +44,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create index trace_summaries_session_idx on trace_summaries (project_id, session_id, start_time) where session_id is not null`.execute(db)
   await sql`create index trace_summaries_user_idx on trace_summaries (project_id, user_id, start_time) where user_id is not null`.execute(db)
 
+  await backfillTraceSummaries(db)
+}
+
+/** Summarises every stored trace from its spans (also what bench:query loads its summaries with). */
+export async function backfillTraceSummaries(db: AnyDb): Promise<void> {
   await sql`
     insert into trace_summaries (project_id, trace_id, name, has_root, service_name, start_time, end_time, duration_us,
       span_count, error_count, models, vendors, services, input_tokens, output_tokens, total_tokens, cost_usd, session_id, user_id)
@@ -62,7 +68,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       (array_agg(session_id order by start_time) filter (where session_id is not null))[1],
       (array_agg(user_id order by start_time) filter (where user_id is not null))[1]
     from spans
-    group by project_id, trace_id`.execute(db)
+    group by project_id, trace_id
+    on conflict (project_id, trace_id) do nothing`.execute(db)
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -12,10 +12,15 @@ import type { Executor } from './executor.ts'
  * but not yet vacuumed), so a run's cost grows with the square of its size; in order, the index
  * entries of deleted rows are marked dead on first sight and cost next to nothing afterwards.
  */
-export async function deleteOldestSpansBefore(db: Executor, projectId: string, cutoff: Date, limit: number): Promise<number> {
+export function deleteOldestSpansBefore(db: Executor, projectId: string, cutoff: Date, limit: number): Promise<number> {
+  return deleteOldestRowsBefore(db, 'spans', projectId, cutoff, limit)
+}
+
+/** Up to `limit` of a project's rows of `table` (keyed by project_id, ordered by start_time) that started before `cutoff`. */
+async function deleteOldestRowsBefore(db: Executor, table: 'spans' | 'trace_summaries', projectId: string, cutoff: Date, limit: number): Promise<number> {
   const result = await sql`
-    delete from spans where ctid = any(array(
-      select ctid from spans where project_id = ${projectId} and start_time < ${cutoff} order by start_time limit ${limit}
+    delete from ${sql.table(table)} where ctid = any(array(
+      select ctid from ${sql.table(table)} where project_id = ${projectId} and start_time < ${cutoff} order by start_time limit ${limit}
     ))`.execute(db)
   return Number(result.numAffectedRows ?? 0n)
 }
@@ -27,10 +32,6 @@ export async function deleteOldestSpansBefore(db: Executor, projectId: string, c
  * Batches of spans are at least as many as summaries (every summarised trace has a span before
  * its cutoff), so one call per span batch keeps up.
  */
-export async function deleteTraceSummariesBefore(db: Executor, projectId: string, cutoff: Date, limit: number): Promise<number> {
-  const result = await sql`
-    delete from trace_summaries where ctid = any(array(
-      select ctid from trace_summaries where project_id = ${projectId} and start_time < ${cutoff} order by start_time limit ${limit}
-    ))`.execute(db)
-  return Number(result.numAffectedRows ?? 0n)
+export function deleteTraceSummariesBefore(db: Executor, projectId: string, cutoff: Date, limit: number): Promise<number> {
+  return deleteOldestRowsBefore(db, 'trace_summaries', projectId, cutoff, limit)
 }

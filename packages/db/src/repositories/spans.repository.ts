@@ -233,8 +233,9 @@ export interface SpanDto extends SpanOriginFields {
 const toNumberOrNull = (value: string | null): number | null => (value === null ? null : Number(value))
 const microsToIso = (micros: string): string => nanosToIsoMicros(`${micros}000`)
 
-export async function findTraceSpans(db: Executor, projectId: string, traceId: string): Promise<SpanDto[]> {
-  const rows = await db
+/** A trace's rows, in start order. */
+function traceRows(db: Executor, projectId: string, traceId: string) {
+  return db
     .selectFrom('spans')
     .selectAll()
     // Dates in JavaScript hold milliseconds; the epoch in microseconds keeps the stored precision.
@@ -247,7 +248,18 @@ export async function findTraceSpans(db: Executor, projectId: string, traceId: s
     .orderBy('start_time')
     .orderBy('span_id')
     .execute()
-  return rows.map((row) => ({
+}
+
+type TraceRow = Awaited<ReturnType<typeof traceRows>>[number]
+
+/** A stored row as the trace API returns it, without its four JSON columns. */
+function spanFieldsOf(row: TraceRow): Omit<SpanDto, 'attributes' | 'resourceAttributes' | 'events' | 'links'> {
+  const { attributes: _a, resourceAttributes: _r, events: _e, links: _l, ...fields } = spanDtoOf(row)
+  return fields
+}
+
+function spanDtoOf(row: TraceRow): SpanDto {
+  return {
     traceId: row.trace_id,
     spanId: row.span_id,
     parentSpanId: row.parent_span_id,
@@ -285,5 +297,39 @@ export async function findTraceSpans(db: Executor, projectId: string, traceId: s
     events: row.events as unknown[],
     links: row.links as unknown[],
     receivedAt: row.received_at.toISOString(),
-  }))
+  }
+}
+
+export async function findTraceSpans(db: Executor, projectId: string, traceId: string): Promise<SpanDto[]> {
+  return (await traceRows(db, projectId, traceId)).map(spanDtoOf)
+}
+
+interface JsonColumnsAsText {
+  attributes_json: string
+  resource_attributes_json: string
+  events_json: string
+  links_json: string
+}
+
+const jsonColumns = new Set(['attributes', 'resource_attributes', 'events', 'links'])
+const scalarColumns = sql.raw([...spanRowColumns.map(([name]) => name).filter((name) => !jsonColumns.has(name)), 'received_at'].join(', '))
+
+/**
+ * A trace's spans as the JSON text of the trace API's `spans` array, or null when there are none.
+ * The JSON columns (most of a span's bytes) go out as Postgres writes them, never parsed into
+ * objects and written again: a 1,000-span trace costs its query and one string.
+ */
+export async function findTraceSpansJson(db: Executor, projectId: string, traceId: string): Promise<string | null> {
+  // Every column but the four JSON ones, which come as text: the driver would parse jsonb.
+  const { rows } = await sql<Omit<TraceRow, 'attributes' | 'resource_attributes' | 'events' | 'links'> & JsonColumnsAsText>`
+    select ${scalarColumns}, (extract(epoch from start_time) * 1000000)::bigint::text as start_us, (extract(epoch from end_time) * 1000000)::bigint::text as end_us,
+      attributes::text as attributes_json, resource_attributes::text as resource_attributes_json, events::text as events_json, links::text as links_json
+    from spans where project_id = ${projectId} and trace_id = ${traceId}
+    order by start_time, span_id`.execute(db)
+  if (rows.length === 0) return null
+  const spans = rows.map((row) => {
+    const fields = JSON.stringify(spanFieldsOf({ ...row, attributes: {}, resource_attributes: {}, events: [], links: [] }))
+    return `${fields.slice(0, -1)},"attributes":${row.attributes_json},"resourceAttributes":${row.resource_attributes_json},"events":${row.events_json},"links":${row.links_json}}`
+  })
+  return `[${spans.join(',')}]`
 }
