@@ -30,15 +30,17 @@ export class ModelPriceCache {
   readonly #db: Db
   readonly #ttlMs: number
   readonly #entries = new Map<string, Entry>()
+  readonly #now: () => number
 
-  constructor(db: Db, ttlMs = MODEL_PRICE_CACHE_TTL_MS) {
+  constructor(db: Db, ttlMs = MODEL_PRICE_CACHE_TTL_MS, now: () => number = Date.now) {
     this.#db = db
     this.#ttlMs = ttlMs
+    this.#now = now
   }
 
   /** The project's prices; a failed read is not cached, so the job's retry reads again. */
   bookFor(projectId: string): Promise<CustomPriceBook> {
-    const now = Date.now()
+    const now = this.#now()
     const cached = this.#entries.get(projectId)
     if (cached !== undefined && cached.expiresAt > now) return cached.book
     const book = listModelPrices(this.#db, projectId).then((prices) => new CustomPriceBook(prices.map(toCustomModelPrice)))

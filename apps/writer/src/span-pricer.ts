@@ -23,8 +23,8 @@ export class SpanPricer {
   // cannot grow it (or the log) without limit.
   readonly #logged = new Set<string>()
 
-  constructor(options: { db: Db; metrics: Registry; logger?: PricerLogger; priceCacheTtlMs?: number }) {
-    this.#prices = new ModelPriceCache(options.db, options.priceCacheTtlMs)
+  constructor(options: { db: Db; metrics: Registry; logger?: PricerLogger; priceCacheTtlMs?: number; now?: () => number }) {
+    this.#prices = new ModelPriceCache(options.db, options.priceCacheTtlMs, options.now)
     this.#metrics = spanBatchMetrics(options.metrics)
     this.#logger = options.logger
   }

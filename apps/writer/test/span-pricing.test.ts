@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { createModelPrice, createProject, createTeam, findTraceSpans, type NewModelPrice } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { decodeJsonTraces, type SpanRecord } from '@tracewell/otlp'
@@ -105,11 +104,13 @@ describe('span pricing in the writer (real Postgres)', () => {
   })
 
   test('reads a project’s prices again once its cache entry is older than the TTL', async () => {
-    const pricer = new SpanPricer({ db: database.db, metrics: new Registry(), priceCacheTtlMs: 300 })
+    // A clock of the test's own: a loaded machine must not make the cached read look expired.
+    let now = Date.now()
+    const pricer = new SpanPricer({ db: database.db, metrics: new Registry(), priceCacheTtlMs: 300, now: () => now })
     const [before] = await store(pricer, [llmSpan(usage('house-model'))])
     await addPrice({ model: 'house-model', match: 'exact', usdPerMillionTokens: { input: 1, output: 1 }, effectiveFrom: null })
     const [cached] = await store(pricer, [llmSpan(usage('house-model'))])
-    await sleep(350)
+    now += 301
     const [reread] = await store(pricer, [llmSpan(usage('house-model'))])
     assert.deepEqual([before?.total, cached?.total, reread?.total], [null, null, 1.1])
   })

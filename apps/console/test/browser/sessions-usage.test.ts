@@ -73,9 +73,15 @@ describe('sessions and usage in the console', () => {
     await page.getByLabel('Split by').selectOption('model')
     await page.waitForURL(/group_by=model/)
     const legend = charts.first().locator('.recharts-legend-item-text')
-    await legend.first().waitFor()
+    // The legend of the unsplit series stays until the split's answer arrives: wait for the new one.
+    const expected = ['(none)', 'claude-sonnet-4', 'gpt-4o', 'gpt-4o-mini']
+    let shown: string[] = []
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await page.waitForTimeout(100)) {
+      shown = (await legend.allTextContents()).sort()
+      if (shown.length === expected.length) break
+    }
     // Spans without a model (the HTTP handlers) are their own share.
-    assert.deepEqual((await legend.allTextContents()).sort(), ['(none)', 'claude-sonnet-4', 'gpt-4o', 'gpt-4o-mini'])
+    assert.deepEqual(shown, expected)
     // Each chart has its figures as a table too, for screen readers.
     const inputTable = charts.nth(1).locator('details.chart-table')
     await inputTable.locator('summary').click()
