@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { displayPrefix } from '@tracewell/auth'
-import { seedWorkspace, startControlPlane, unauthorized, type TestControlPlane, type Workspace } from './helper.ts'
+import { seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
 
 describe('prompt labels (management API)', () => {
   let cp: TestControlPlane
