@@ -205,7 +205,7 @@ describe('traces in the console', () => {
     await rows.nth(5).waitFor()
     await page.getByRole('button', { name: 'Live' }).click()
     await page.waitForURL(/live=1/)
-    assert.equal(await page.getByRole('button', { name: 'Live' }).getAttribute('aria-pressed'), 'true')
+    await page.getByRole('button', { name: 'Live', pressed: true }).waitFor()
     await sendTraces(stack.url, stack.projectKey, 'late-arrival', (tracer) => timedSpan(tracer, 'arrived while watching', Date.now() - 100, Date.now()).end())
     const fresh = page.locator('table.grid tbody tr.fresh')
     await fresh.waitFor({ timeout: 10_000 })
