@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser } from 'playwright-core'
-import { launchChromium, screenshot } from '../support/browser.ts'
+import { eventuallyEqual, launchChromium, screenshot } from '../support/browser.ts'
 import { assertNoProblems, signedInConsole } from '../support/console-session.ts'
 import { seedScenario, type Scenario } from '../support/scenario.ts'
 import { startStack, type Stack } from '../support/stack.ts'
@@ -74,14 +74,9 @@ describe('sessions and usage in the console', () => {
     await page.waitForURL(/group_by=model/)
     const legend = charts.first().locator('.recharts-legend-item-text')
     // The legend of the unsplit series stays until the split's answer arrives: wait for the new one.
-    const expected = ['(none)', 'claude-sonnet-4', 'gpt-4o', 'gpt-4o-mini']
-    let shown: string[] = []
-    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await page.waitForTimeout(100)) {
-      shown = (await legend.allTextContents()).sort()
-      if (shown.length === expected.length) break
-    }
     // Spans without a model (the HTTP handlers) are their own share.
-    assert.deepEqual(shown, expected)
+    const expected = ['(none)', 'claude-sonnet-4', 'gpt-4o', 'gpt-4o-mini']
+    assert.deepEqual(await eventuallyEqual(async () => (await legend.allTextContents()).sort(), expected), expected)
     // Each chart has its figures as a table too, for screen readers.
     const inputTable = charts.nth(1).locator('details.chart-table')
     await inputTable.locator('summary').click()

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util'
 import { mkdirSync } from 'node:fs'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 
@@ -40,4 +41,16 @@ export async function openConsole(browser: Browser, baseURL: string, expectedErr
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(screenshotDir, { recursive: true })
   await page.screenshot({ path: new URL(`${name}.png`, screenshotDir).pathname, fullPage: false })
+}
+
+/**
+ * What `read` returns once it equals `expected`, polled until then (or the time is up): after a
+ * click the page shows the previous answer until the new one has rendered.
+ */
+export async function eventuallyEqual<T>(read: () => Promise<T>, expected: T, timeoutMs = 20_000): Promise<T> {
+  let value = await read()
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline && !isDeepStrictEqual(value, expected); value = await read()) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return value
 }
