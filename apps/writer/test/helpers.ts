@@ -103,3 +103,10 @@ export class OwnPostgres {
     rmSync(this.dir, { recursive: true, force: true })
   }
 }
+
+/**
+ * Waits until a producer's Redis connection is up: a producer fails fast after its first second
+ * without one (as ingest should), and a loaded machine can take longer than that to connect.
+ */
+export const producerConnected = (producer: SpanBatchProducer) =>
+  waitFor('the producer to connect to Redis', () => producer.ping().then(() => true, () => false), 20_000, 100)

@@ -7,7 +7,7 @@ import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
 import { countSpans, createDb, type Db } from '@tracewell/db'
 import { createBullMqSpanBatchProducer, type SpanBatchProducer } from '@tracewell/queue'
 import { startSpanBatchWorker } from '../src/index.ts'
-import { enqueueSpans, makeSpans, openQueue, OwnPostgres, testPrefix, waitFor } from './helpers.ts'
+import { enqueueSpans, makeSpans, openQueue, OwnPostgres, testPrefix, waitFor, producerConnected } from './helpers.ts'
 
 const run = promisify(execFile)
 const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
@@ -26,6 +26,7 @@ describe('span-batch worker through a Postgres outage (own Postgres on port 5439
     await postgres.init()
     db = createDb({ databaseUrl: postgres.url, poolSize: 4 })
     producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 500 })
+    await producerConnected(producer)
   })
   after(async () => {
     await producer.close()

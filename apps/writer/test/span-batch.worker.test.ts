@@ -13,7 +13,7 @@ import { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
 import { acceptedTraces } from '@tracewell/test-support'
 import { buildApp, processSpanBatchJob, SpanPricer, startSpanBatchWorker } from '../src/index.ts'
-import { enqueueSpans, fixtureSpans, makeSpans, openQueue, testPrefix, waitFor } from './helpers.ts'
+import { enqueueSpans, fixtureSpans, makeSpans, openQueue, testPrefix, waitFor, producerConnected } from './helpers.ts'
 
 const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
 const run = promisify(execFile)
@@ -29,6 +29,7 @@ describe('span-batch worker (real Redis and Postgres)', () => {
   before(async () => {
     database = await createTestDatabase()
     producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 2_000 })
+    await producerConnected(producer)
   })
   after(async () => {
     await producer.close()

@@ -7,7 +7,7 @@ import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
 import { countSpans, sql } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { createBullMqSpanBatchProducer } from '@tracewell/queue'
-import { enqueueSpans, makeSpans, openQueue, testPrefix, waitFor } from './helpers.ts'
+import { enqueueSpans, makeSpans, openQueue, testPrefix, waitFor, producerConnected } from './helpers.ts'
 
 const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
 const serverPath = fileURLToPath(new URL('../src/server.ts', import.meta.url))
@@ -53,7 +53,7 @@ test('a writer SIGKILLed mid-batch loses nothing: after a restart every span is 
   try {
     // Connected first: building the bodies below blocks the event loop for a while on a busy
     // machine, longer than the producer waits for its first connection.
-    await producer.ping()
+    await producerConnected(producer)
     const requests = Array.from({ length: 20 }, () => makeSpans(total / 20))
     await Promise.all(requests.map((spans) => enqueueSpans(producer, 'project-crash', spans)))
   } finally {
