@@ -1,4 +1,4 @@
-import { secretsMatch, type KeyKind, type VerifiedKey } from '@tracewell/auth'
+import { presentedApiKey, secretsMatch, type KeyKind, type VerifiedKey } from '@tracewell/auth'
 import { findTeamProject } from '@tracewell/db'
 import { BadRequestError, keyStoreUnavailable, NotFoundError, UnauthorizedError } from '@tracewell/http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -17,10 +17,6 @@ declare module 'fastify' {
 export const invalidApiKeyMessage = 'Invalid api key unauthorized'
 export const invalidAdminKeyMessage = 'Invalid admin key unauthorized'
 
-function presentedSecret(request: FastifyRequest, header: string): string | undefined {
-  const value = request.headers[header]
-  return typeof value === 'string' && value.length > 0 ? value : undefined
-}
 
 /**
  * An onRequest hook admitting only keys of `kind`: runs before the body is read or validated, so
@@ -40,7 +36,7 @@ export function requireKey(kind: KeyKind) {
   // A callback hook rather than an async one: a key verified a moment ago is admitted without a
   // promise and a turn of the microtask queue, a measurable share of a cached request.
   return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
-    const secret = presentedSecret(request, 'x-api-key')
+    const secret = presentedApiKey(request.headers)
     if (secret === undefined) {
       const sessions = request.server.consoleSessions
       if (kind !== 'team' || sessions === null || !sessions.presented(request)) return done(admit(request, null))
@@ -75,7 +71,7 @@ export const requireProjectKey = requireKey('project')
  * console's session cookie stands for its team key, as on team-key routes (CSRF header included).
  */
 export function requireProjectAccess(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
-  const secret = presentedSecret(request, 'x-api-key')
+  const secret = presentedApiKey(request.headers)
   const admit = (key: VerifiedKey | null): Promise<void> | void => {
     if (key === null) throw new UnauthorizedError(invalidApiKeyMessage)
     request.controlPlaneCaller = key
@@ -121,14 +117,15 @@ export function requireProjectAccess(request: FastifyRequest, _reply: FastifyRep
  * preview of a prompt with variables filled).
  */
 export function requireProjectKeyOrConsoleSession(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
-  if (request.server.consoleSessions === null || presentedSecret(request, 'x-api-key') !== undefined) return requireProjectKey(request, reply, done)
+  if (request.server.consoleSessions === null || presentedApiKey(request.headers) !== undefined) return requireProjectKey(request, reply, done)
   requireProjectAccess(request, reply, done)
 }
 
 /** The admin key hook; without a configured ADMIN_API_KEY nobody is an admin. */
 export function requireAdminKey(adminApiKey: string | undefined) {
   return async function authenticateAdmin(request: FastifyRequest): Promise<void> {
-    const secret = presentedSecret(request, 'x-admin-key')
+    const presented = request.headers['x-admin-key']
+    const secret = typeof presented === 'string' && presented !== '' ? presented : undefined
     if (adminApiKey === undefined || secret === undefined || !secretsMatch(secret, adminApiKey)) {
       throw new UnauthorizedError(invalidAdminKeyMessage)
     }

@@ -60,6 +60,15 @@ describe('project and team API keys', () => {
     }
   })
 
+  it('takes the key from Authorization: Bearer when no x-api-key is sent', async () => {
+    const response = await createKey(`project_id=${ws.projectId}`, undefined, { authorization: `Bearer ${ws.teamKey}` })
+    assert.equal(response.statusCode, 200)
+    const prompts = await cp.app.inject({ url: '/api/promptsets', headers: { authorization: `Bearer ${response.json().apiKey}` } })
+    assert.equal(prompts.statusCode, 200)
+    const overridden = await createKey(`project_id=${ws.projectId}`, ws.projectKey, { authorization: `Bearer ${ws.teamKey}` })
+    assert.equal(overridden.statusCode, 401, 'x-api-key is judged alone when sent')
+  })
+
   it('answers 401 before looking at the query', async () => {
     const response = await createKey('', ws.projectKey)
     assert.equal(response.statusCode, 401)

@@ -68,6 +68,22 @@ describe('401 Invalid API key', () => {
     }
   })
 
+  it('takes the key from Authorization: Bearer as well, and x-api-key wins when both are sent', async () => {
+    const bearer = (authorization: string, key: string | null = null) =>
+      ingest.app.inject({
+        method: 'POST',
+        url: '/api/trace',
+        headers: { 'content-type': 'application/json', authorization, ...(key === null ? {} : { 'x-api-key': key }) },
+        payload: seedBody,
+      })
+    assert.equal((await bearer(`Bearer ${ingest.tenant.projectKey}`)).statusCode, 200)
+    assert.equal((await bearer(`bearer ${ingest.tenant.projectKey}`)).statusCode, 200)
+    const refused = await bearer(`Bearer ${ingest.tenant.projectKey}`, 'tw_proj_unknown')
+    assert.equal(refused.statusCode, 401)
+    assert.equal(refused.body, INVALID_KEY)
+    assert.equal((await bearer(`Basic ${ingest.tenant.projectKey}`)).statusCode, 401)
+  })
+
   it('comes before any look at the body: malformed, oversized, unsupported, bombs', async () => {
     const cases: Send[] = [
       { key: null, body: '{"resourceSpans": [' },

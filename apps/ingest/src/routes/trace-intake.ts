@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http'
-import type { VerifiedKey } from '@tracewell/auth'
+import { presentedApiKey, type VerifiedKey } from '@tracewell/auth'
 import type { App } from '@tracewell/http'
 import { keyStoreUnavailable, UnauthorizedError } from '@tracewell/http'
 import type { TraceBodyFormat } from '@tracewell/otlp'
@@ -63,8 +63,8 @@ export function installTraceIntake(app: App, options: TraceIntakeOptions): (requ
   // A callback hook rather than an async one: a key verified a moment ago is admitted without a
   // promise and a turn of the microtask queue (as in the control plane's auth.ts).
   app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
-    const presented = request.headers['x-api-key']
-    if (typeof presented !== 'string' || presented === '') return done(new UnauthorizedError('Invalid API key'))
+    const presented = presentedApiKey(request.headers)
+    if (presented === undefined) return done(new UnauthorizedError('Invalid API key'))
     // done() outside the try: it runs the rest of the request, whose errors are not this hook's.
     const admitted = (key: VerifiedKey | null) => {
       let refused: Error | undefined
