@@ -1,4 +1,4 @@
-import { lazy, Suspense } from 'react'
+import { Suspense } from 'react'
 import { Navigate, Route, Routes, useLocation } from 'react-router'
 import { useSession } from './api/session.api.ts'
 import { Layout } from './components/layout.tsx'
@@ -9,14 +9,14 @@ import { SignInPage } from './pages/sign-in.page.tsx'
 
 // Each page is its own chunk: the first load fetches the shell and the page it opens on, and the
 // charts (the largest dependency) only with the usage page.
-const TracesPage = lazy(pageChunks.traces)
-const TracePage = lazy(pageChunks.trace)
-const SessionsPage = lazy(pageChunks.sessions)
-const SessionPage = lazy(pageChunks.session)
-const UsagePage = lazy(pageChunks.usage)
-const PromptsPage = lazy(pageChunks.prompts)
-const PromptsetPage = lazy(pageChunks.promptset)
-const SettingsPage = lazy(pageChunks.settings)
+const TracesPage = pageChunks.traces.Page
+const TracePage = pageChunks.trace.Page
+const SessionsPage = pageChunks.sessions.Page
+const SessionPage = pageChunks.session.Page
+const UsagePage = pageChunks.usage.Page
+const PromptsPage = pageChunks.prompts.Page
+const PromptsetPage = pageChunks.promptset.Page
+const SettingsPage = pageChunks.settings.Page
 
 export function App() {
   const session = useSession()

@@ -27,10 +27,13 @@ const queryClient = new QueryClient({
   },
 })
 
-// The first page's data and code, asked for before React renders anything.
+// The first page's data and code, asked for before React renders anything. React renders once the
+// page's chunk is here (its data keeps coming meanwhile), so the first render does not suspend on
+// the chunk and pay React's Suspense fallback throttle; a chunk that fails to load is left to the
+// page's own lazy loading, which shows the error where the page would be.
 prefetchFirstPage(queryClient, window.location)
 const firstChunk = chunkOfPath(window.location.pathname)
-if (firstChunk) void pageChunks[firstChunk]()
+await (firstChunk ? pageChunks[firstChunk].load().catch(() => undefined) : undefined)
 
 createRoot(document.getElementById('root') as HTMLElement).render(
   <StrictMode>

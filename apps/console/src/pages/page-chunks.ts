@@ -1,15 +1,41 @@
+import { lazy, type ComponentType } from 'react'
+
 // The pages, each a chunk of its own, loaded on first use. The chunk of the page the browser opens
-// on is asked for at start-up, beside the session check, instead of after it.
+// on is loaded before the first render (main.tsx), beside the session check.
+
+type PageModule = { default: ComponentType }
+
+/**
+ * A page as a lazy component that does not suspend once its chunk is loaded. React suspends on a
+ * lazy component whose loader returns a pending promise, and `import()` always returns one, even
+ * for a module it already has; once a Suspense fallback is on screen, React holds the content back
+ * for up to 300 ms to avoid flicker (its fallback throttle). So a loaded chunk is handed over as a
+ * thenable that resolves synchronously, which React reads without suspending.
+ */
+function pageChunk(load: () => Promise<PageModule>) {
+  let loaded: PageModule | undefined
+  const loadOnce = () => (loaded ? Promise.resolve(loaded) : load().then((module) => (loaded = module)))
+  const Page = lazy(() => (loaded ? (settledWith(loaded) as Promise<PageModule>) : loadOnce()))
+  return { Page, load: loadOnce }
+}
+
+function settledWith<T>(value: T): PromiseLike<T> {
+  return {
+    then<R1 = T, R2 = never>(onFulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null): PromiseLike<R1 | R2> {
+      return settledWith(onFulfilled ? (onFulfilled(value) as R1) : (value as unknown as R1))
+    },
+  }
+}
 
 export const pageChunks = {
-  traces: () => import('./traces.page.tsx'),
-  trace: () => import('./trace.page.tsx'),
-  sessions: () => import('./sessions.page.tsx'),
-  session: () => import('./session.page.tsx'),
-  usage: () => import('./usage.page.tsx'),
-  prompts: () => import('./prompts.page.tsx'),
-  promptset: () => import('./promptset.page.tsx'),
-  settings: () => import('./settings.page.tsx'),
+  traces: pageChunk(() => import('./traces.page.tsx')),
+  trace: pageChunk(() => import('./trace.page.tsx')),
+  sessions: pageChunk(() => import('./sessions.page.tsx')),
+  session: pageChunk(() => import('./session.page.tsx')),
+  usage: pageChunk(() => import('./usage.page.tsx')),
+  prompts: pageChunk(() => import('./prompts.page.tsx')),
+  promptset: pageChunk(() => import('./promptset.page.tsx')),
+  settings: pageChunk(() => import('./settings.page.tsx')),
 } as const
 
 /** The chunk a path is served by, as the routes in app.tsx map them. */
