@@ -1,25 +1,15 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
-import type { Browser } from 'playwright-core'
-import { launchChromium, screenshot } from '../support/browser.ts'
+import { describe, it } from 'node:test'
+import { screenshot } from '../support/browser.ts'
 import { assertNoProblems, signedInConsole } from '../support/console-session.ts'
-import { startStack, type Stack } from '../support/stack.ts'
+import { consoleFixture } from '../support/console-fixture.ts'
 
 describe('prompts in the console', () => {
-  let stack: Stack
-  let browser: Browser
-  before(async () => {
-    stack = await startStack()
-    browser = await launchChromium()
-  })
-  after(async () => {
-    await browser?.close()
-    await stack?.stop()
-  })
+  const fx = consoleFixture()
 
   it('creates a registry and versions, compares them side by side, sets the live one and previews it filled', async () => {
-    // The preview without a value is answered 400 (Missing variables), which the browser logs.
-    const opened = await signedInConsole(browser, stack, [/status of 400 \(Bad Request\)/])
+    // The preview without a value is answered 400 (Missing variables), which the fx.browser logs.
+    const opened = await signedInConsole(fx.browser, fx.stack, [/status of 400 \(Bad Request\)/])
     const { page } = opened
     await page.getByRole('link', { name: 'Prompts' }).click()
     await page.getByRole('heading', { name: 'New registry' }).waitFor()
@@ -59,7 +49,7 @@ describe('prompts in the console', () => {
     await page.getByRole('button', { name: 'Make version 1 live' }).click()
     await page.getByRole('button', { name: 'Make version 2 live' }).waitFor()
     assert.deepEqual(await versions.locator('tbody td:first-child').allTextContents(), ['v2', 'v1production'])
-    const live = await stack.database.db.selectFrom('prompts').select(['version', 'live']).orderBy('version').execute()
+    const live = await fx.stack.database.db.selectFrom('prompts').select(['version', 'live']).orderBy('version').execute()
     assert.deepEqual(live, [{ version: 1, live: true }, { version: 2, live: false }])
 
     const preview = page.getByRole('form', { name: 'Preview' })

@@ -1,27 +1,15 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
-import type { Browser } from 'playwright-core'
-import { eventuallyEqual, launchChromium, screenshot } from '../support/browser.ts'
+import { describe, it } from 'node:test'
+import { eventuallyEqual, screenshot } from '../support/browser.ts'
 import { assertNoProblems, signedInConsole } from '../support/console-session.ts'
-import { seedScenario, type Scenario } from '../support/scenario.ts'
-import { startStack, type Stack } from '../support/stack.ts'
+import { seedScenario } from '../support/scenario.ts'
+import { consoleFixture } from '../support/console-fixture.ts'
 
 describe('sessions and usage in the console', () => {
-  let stack: Stack
-  let browser: Browser
-  let scenario: Scenario
-  before(async () => {
-    stack = await startStack()
-    scenario = await seedScenario(stack.url, stack.projectKey)
-    browser = await launchChromium()
-  })
-  after(async () => {
-    await browser?.close()
-    await stack?.stop()
-  })
+  const fx = consoleFixture((stack) => seedScenario(stack.url, stack.projectKey))
 
   it('lists sessions, and shows one as a conversation across its traces, oldest first', async () => {
-    const opened = await signedInConsole(browser, stack)
+    const opened = await signedInConsole(fx.browser, fx.stack)
     const { page } = opened
     await page.getByRole('link', { name: 'Sessions' }).click()
     const table = page.getByRole('table', { name: 'Sessions' })
@@ -48,7 +36,7 @@ describe('sessions and usage in the console', () => {
     assert.deepEqual(userMessages, ['How do I reset my password?', 'The e-mail never came.', 'Found it, thanks!'])
     assert.equal(await turns.count(), 3)
     const firstTurnLink = await turns.first().locator('.turn-head a').getAttribute('href')
-    assert.equal(firstTurnLink, `/traces/${scenario.supportTraceIds[0]}?project_id=${stack.projectId}`)
+    assert.equal(firstTurnLink, `/traces/${fx.seeded.supportTraceIds[0]}?project_id=${fx.stack.projectId}`)
     assert.equal(await page.locator('.summary-strip dd').nth(0).textContent(), 'user-7')
     await screenshot(page, 'session')
     assertNoProblems(opened)
@@ -56,7 +44,7 @@ describe('sessions and usage in the console', () => {
   })
 
   it('charts cost, tokens, traces and errors over time with totals, split by model', async () => {
-    const opened = await signedInConsole(browser, stack)
+    const opened = await signedInConsole(fx.browser, fx.stack)
     const { page } = opened
     await page.getByRole('link', { name: 'Usage' }).click()
     const totals = page.getByRole('definition')

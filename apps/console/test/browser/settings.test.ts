@@ -1,27 +1,17 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import { sql } from '@tracewell/db'
-import type { Browser } from 'playwright-core'
-import { launchChromium, screenshot } from '../support/browser.ts'
+import { screenshot } from '../support/browser.ts'
 import { assertNoProblems, signedInConsole } from '../support/console-session.ts'
-import { startStack, type Stack } from '../support/stack.ts'
+import { consoleFixture } from '../support/console-fixture.ts'
 
 const emptyTrace = { resourceSpans: [] }
 
 describe('settings in the console', () => {
-  let stack: Stack
-  let browser: Browser
-  before(async () => {
-    stack = await startStack()
-    browser = await launchChromium()
-  })
-  after(async () => {
-    await browser?.close()
-    await stack?.stop()
-  })
+  const fx = consoleFixture()
 
   it('creates a project, then a key shown once with a copy button, listed by prefix, and revokes it', async () => {
-    const opened = await signedInConsole(browser, stack)
+    const opened = await signedInConsole(fx.browser, fx.stack)
     const { page, context } = opened
     await context.grantPermissions(['clipboard-read', 'clipboard-write'])
     await page.getByRole('link', { name: 'Settings' }).click()
@@ -30,7 +20,7 @@ describe('settings in the console', () => {
     await page.getByLabel('New project').fill('Checkout assistant')
     await page.getByRole('button', { name: 'Create project' }).click()
     await page.getByRole('heading', { name: 'Keys of Checkout assistant' }).waitFor()
-    const project = await stack.database.db.selectFrom('projects').selectAll().where('name', '=', 'Checkout assistant').executeTakeFirstOrThrow()
+    const project = await fx.stack.database.db.selectFrom('projects').selectAll().where('name', '=', 'Checkout assistant').executeTakeFirstOrThrow()
     assert.equal(new URL(page.url()).searchParams.get('project_id'), project.id)
     assert.equal(await page.getByRole('table', { name: 'project keys' }).getByText('No key yet.').count(), 1)
 
@@ -45,7 +35,7 @@ describe('settings in the console', () => {
     await screenshot(page, 'settings-new-key')
 
     // The key works, and the list shows it by its prefix only.
-    const send = () => fetch(`${stack.url}/v1/traces`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(emptyTrace) })
+    const send = () => fetch(`${fx.stack.url}/v1/traces`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(emptyTrace) })
     assert.equal((await send()).status, 200)
     const keysTable = page.getByRole('table', { name: 'project keys' })
     assert.deepEqual(await keysTable.locator('tbody td:first-child').allTextContents(), [`${key.slice(0, 12)}…`])
@@ -59,7 +49,7 @@ describe('settings in the console', () => {
     page.once('dialog', (dialog) => void dialog.accept())
     await page.getByRole('button', { name: `Revoke ${key.slice(0, 12)}…` }).click()
     await keysTable.getByText(/^revoked /).waitFor()
-    const stored = await stack.database.db.selectFrom('api_keys').select(['revoked_at', 'prefix']).where('project_id', '=', project.id).executeTakeFirstOrThrow()
+    const stored = await fx.stack.database.db.selectFrom('api_keys').select(['revoked_at', 'prefix']).where('project_id', '=', project.id).executeTakeFirstOrThrow()
     assert.equal(stored.prefix, key.slice(0, 12))
     assert.ok(stored.revoked_at instanceof Date)
     const refused = await send()
@@ -70,9 +60,9 @@ describe('settings in the console', () => {
   })
 
   it('saves a retention policy', async () => {
-    const opened = await signedInConsole(browser, stack)
+    const opened = await signedInConsole(fx.browser, fx.stack)
     const { page } = opened
-    await page.goto(`/settings?project_id=${stack.projectId}`)
+    await page.goto(`/settings?project_id=${fx.stack.projectId}`)
     const form = page.getByRole('form', { name: 'Retention policy' })
     await form.waitFor()
     assert.equal(await form.getByLabel('Days kept').inputValue(), '30')
@@ -80,7 +70,7 @@ describe('settings in the console', () => {
     await form.getByLabel('Days kept').fill('14')
     await form.getByRole('button', { name: 'Save retention' }).click()
     await form.getByText('Saved.').waitFor()
-    const policy = await stack.database.db.selectFrom('project_retention_policies').select(['enabled', 'retention_days']).where('project_id', '=', stack.projectId).executeTakeFirstOrThrow()
+    const policy = await fx.stack.database.db.selectFrom('project_retention_policies').select(['enabled', 'retention_days']).where('project_id', '=', fx.stack.projectId).executeTakeFirstOrThrow()
     assert.deepEqual(policy, { enabled: true, retention_days: 14 })
     await page.reload()
     await form.waitFor()
@@ -92,13 +82,13 @@ describe('settings in the console', () => {
   })
 
   it('lists the team keys, the one signed in with among them', async () => {
-    const opened = await signedInConsole(browser, stack)
+    const opened = await signedInConsole(fx.browser, fx.stack)
     const { page } = opened
     await page.goto('/settings')
     const teamKeys = page.getByRole('table', { name: 'team keys' })
     await teamKeys.locator('tbody tr').first().waitFor()
-    assert.deepEqual(await teamKeys.locator('tbody td:first-child').allTextContents(), [`${stack.teamKey.slice(0, 12)}…`])
-    const count = await stack.database.db.selectFrom('api_keys').select(sql<string>`count(*)`.as('n')).where('kind', '=', 'team').executeTakeFirstOrThrow()
+    assert.deepEqual(await teamKeys.locator('tbody td:first-child').allTextContents(), [`${fx.stack.teamKey.slice(0, 12)}…`])
+    const count = await fx.stack.database.db.selectFrom('api_keys').select(sql<string>`count(*)`.as('n')).where('kind', '=', 'team').executeTakeFirstOrThrow()
     assert.equal(count.n, '1')
     assertNoProblems(opened)
     await opened.context.close()

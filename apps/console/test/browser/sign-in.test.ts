@@ -1,24 +1,14 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
-import type { Browser } from 'playwright-core'
-import { launchChromium, openConsole, screenshot } from '../support/browser.ts'
+import { describe, it } from 'node:test'
+import { openConsole, screenshot } from '../support/browser.ts'
 import { assertNoProblems, signedOutErrors } from '../support/console-session.ts'
-import { startStack, type Stack } from '../support/stack.ts'
+import { consoleFixture } from '../support/console-fixture.ts'
 
 describe('signing in to the console', () => {
-  let stack: Stack
-  let browser: Browser
-  before(async () => {
-    stack = await startStack()
-    browser = await launchChromium()
-  })
-  after(async () => {
-    await browser?.close()
-    await stack?.stop()
-  })
+  const fx = consoleFixture()
 
   it('says clearly when the key is wrong, or is a project key', async () => {
-    const opened = await openConsole(browser, stack.url, signedOutErrors)
+    const opened = await openConsole(fx.browser, fx.stack.url, signedOutErrors)
     const { page } = opened
     await page.goto('/traces')
     await page.waitForURL('**/sign-in')
@@ -28,7 +18,7 @@ describe('signing in to the console', () => {
     assert.equal(await page.getByRole('alert').textContent(), 'That is not a live team API key. Sign in with a team key (it starts with tw_team_).')
     await screenshot(page, 'sign-in-wrong-key')
 
-    await page.getByLabel('Team API key').fill(stack.projectKey)
+    await page.getByLabel('Team API key').fill(fx.stack.projectKey)
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.getByText('That is a project key').waitFor()
     assert.equal(await page.getByRole('alert').textContent(), 'That is a project key, which sends traces. The console needs a team key (it starts with tw_team_).')
@@ -38,12 +28,12 @@ describe('signing in to the console', () => {
   })
 
   it('signs in with the team key, keeps the session over a reload without storing the key, and signs out', async () => {
-    const opened = await openConsole(browser, stack.url, signedOutErrors)
+    const opened = await openConsole(fx.browser, fx.stack.url, signedOutErrors)
     const { page, context } = opened
     await page.goto('/settings')
     await page.waitForURL('**/sign-in')
     await screenshot(page, 'sign-in')
-    await page.getByLabel('Team API key').fill(stack.teamKey)
+    await page.getByLabel('Team API key').fill(fx.stack.teamKey)
     await page.getByRole('button', { name: 'Sign in' }).click()
     // Back where the visit started, as the team.
     await page.waitForURL('**/settings')
@@ -54,9 +44,9 @@ describe('signing in to the console', () => {
     assert.deepEqual(others, [])
     assert.equal(cookie?.name, 'tw_session')
     assert.deepEqual([cookie?.httpOnly, cookie?.sameSite, cookie?.secure, cookie?.path], [true, 'Strict', false, '/'])
-    assert.ok(!cookie?.value.includes(stack.teamKey.slice(8)), 'the cookie holds no key')
+    assert.ok(!cookie?.value.includes(fx.stack.teamKey.slice(8)), 'the cookie holds no key')
     const stored = await page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage } }))
-    assert.ok(!stored.includes(stack.teamKey.slice(8)), 'the key is in no browser storage')
+    assert.ok(!stored.includes(fx.stack.teamKey.slice(8)), 'the key is in no browser storage')
     assert.equal(await page.evaluate(() => document.cookie), '', 'scripts cannot read the session cookie')
 
     await page.reload()

@@ -1,30 +1,19 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
-import type { Browser } from 'playwright-core'
-import { eventuallyEqual, launchChromium, screenshot } from '../support/browser.ts'
+import { describe, it } from 'node:test'
+import { eventuallyEqual, screenshot } from '../support/browser.ts'
 import { assertNoProblems, signedInConsole } from '../support/console-session.ts'
-import { seedLargeTrace, seedScenario, type Scenario } from '../support/scenario.ts'
+import { seedLargeTrace, seedScenario } from '../support/scenario.ts'
 import { sendTraces, timedSpan } from '../support/seed.ts'
-import { startStack, type Stack } from '../support/stack.ts'
+import { consoleFixture } from '../support/console-fixture.ts'
 
 describe('traces in the console', () => {
-  let stack: Stack
-  let browser: Browser
-  let scenario: Scenario
-  let largeTraceId: string
-  before(async () => {
-    stack = await startStack()
-    scenario = await seedScenario(stack.url, stack.projectKey)
-    largeTraceId = await seedLargeTrace(stack.url, stack.projectKey, 5_000)
-    browser = await launchChromium()
-  })
-  after(async () => {
-    await browser?.close()
-    await stack?.stop()
-  })
+  const fx = consoleFixture(async (stack) => ({
+    scenario: await seedScenario(stack.url, stack.projectKey),
+    largeTraceId: await seedLargeTrace(stack.url, stack.projectKey, 5_000),
+  }))
 
   it('lists the traces sent through the OpenTelemetry exporter, newest first', async () => {
-    const opened = await signedInConsole(browser, stack)
+    const opened = await signedInConsole(fx.browser, fx.stack)
     const { page } = opened
     const rows = page.locator('table.grid tbody tr')
     await rows.nth(5).waitFor()
@@ -48,7 +37,7 @@ describe('traces in the console', () => {
   })
 
   it('keeps filters in the URL: they reach the API, survive a reload, and Back undoes them', async () => {
-    const opened = await signedInConsole(browser, stack)
+    const opened = await signedInConsole(fx.browser, fx.stack)
     const { page } = opened
     const listRequests: URL[] = []
     page.on('request', (request) => {
@@ -71,7 +60,7 @@ describe('traces in the console', () => {
       return listRequests.findLast((url) => url.searchParams.get('service') === 'billing-bot')
     }
     const request = await sent()
-    assert.deepEqual([request?.searchParams.get('status'), request?.searchParams.getAll('attr'), request?.searchParams.get('project_id')], ['error', ['http.method=POST'], stack.projectId])
+    assert.deepEqual([request?.searchParams.get('status'), request?.searchParams.getAll('attr'), request?.searchParams.get('project_id')], ['error', ['http.method=POST'], fx.stack.projectId])
     const names = () => page.locator('table.grid tbody tr td:nth-child(2)').allTextContents()
     await page.waitForFunction(() => document.querySelectorAll('table.grid tbody tr').length === 1)
     assert.deepEqual(await names(), ['POST /invoice/explain'])
@@ -97,7 +86,7 @@ describe('traces in the console', () => {
   })
 
   it('sorts by a column from its header, the sort kept in the URL', async () => {
-    const opened = await signedInConsole(browser, stack)
+    const opened = await signedInConsole(fx.browser, fx.stack)
     const { page } = opened
     await page.locator('table.grid tbody tr').nth(5).waitFor()
     await page.getByRole('button', { name: 'Spans' }).click()
@@ -113,7 +102,7 @@ describe('traces in the console', () => {
   })
 
   it('opens a trace from the list by keyboard: a waterfall and the LLM call as a chat', async () => {
-    const opened = await signedInConsole(browser, stack)
+    const opened = await signedInConsole(fx.browser, fx.stack)
     const { page } = opened
     await page.locator('table.grid tbody tr').first().waitFor()
     // Tab into the list, down to the third trace (the newest support chat), Enter.
@@ -121,8 +110,8 @@ describe('traces in the console', () => {
     await page.keyboard.press('ArrowDown')
     await page.keyboard.press('ArrowDown')
     await page.keyboard.press('Enter')
-    const newestChat = scenario.supportTraceIds[2] as string
-    await page.waitForURL(new RegExp(`/traces/${newestChat}\\?project_id=${stack.projectId}`))
+    const newestChat = fx.seeded.scenario.supportTraceIds[2] as string
+    await page.waitForURL(new RegExp(`/traces/${newestChat}\\?project_id=${fx.stack.projectId}`))
     await page.getByRole('heading', { name: 'POST /chat', level: 1 }).waitFor()
 
     const tree = page.getByRole('tree', { name: 'Spans of the trace' })
@@ -155,9 +144,9 @@ describe('traces in the console', () => {
   })
 
   it('marks errors in the waterfall and shows the status message', async () => {
-    const opened = await signedInConsole(browser, stack)
+    const opened = await signedInConsole(fx.browser, fx.stack)
     const { page } = opened
-    await page.goto(`/traces/${scenario.billingTraceId}?project_id=${stack.projectId}`)
+    await page.goto(`/traces/${fx.seeded.scenario.billingTraceId}?project_id=${fx.stack.projectId}`)
     const items = page.getByRole('treeitem')
     await items.nth(1).waitFor()
     assert.equal(await page.locator('.waterfall-row.error').count(), 2)
@@ -171,9 +160,9 @@ describe('traces in the console', () => {
   })
 
   it('shows a 5,000-span trace rendering only the rows in view, and reaches its last span by keyboard', async () => {
-    const opened = await signedInConsole(browser, stack)
+    const opened = await signedInConsole(fx.browser, fx.stack)
     const { page } = opened
-    await page.goto(`/traces/${largeTraceId}?project_id=${stack.projectId}`)
+    await page.goto(`/traces/${fx.seeded.largeTraceId}?project_id=${fx.stack.projectId}`)
     await page.getByRole('treeitem').first().waitFor({ timeout: 30_000 })
     assert.equal(await page.locator('.summary-strip dd').nth(2).textContent(), '5,000')
     const rendered = await page.getByRole('treeitem').count()
@@ -199,14 +188,14 @@ describe('traces in the console', () => {
 
   // Last: the trace it sends would change what the tests above count.
   it('shows new traces as they arrive in live mode', async () => {
-    const opened = await signedInConsole(browser, stack)
+    const opened = await signedInConsole(fx.browser, fx.stack)
     const { page } = opened
     const rows = page.locator('table.grid tbody tr')
     await rows.nth(5).waitFor()
     await page.getByRole('button', { name: 'Live' }).click()
     await page.waitForURL(/live=1/)
     await page.getByRole('button', { name: 'Live', pressed: true }).waitFor()
-    await sendTraces(stack.url, stack.projectKey, 'late-arrival', (tracer) => timedSpan(tracer, 'arrived while watching', Date.now() - 100, Date.now()).end())
+    await sendTraces(fx.stack.url, fx.stack.projectKey, 'late-arrival', (tracer) => timedSpan(tracer, 'arrived while watching', Date.now() - 100, Date.now()).end())
     const fresh = page.locator('table.grid tbody tr.fresh')
     await fresh.waitFor({ timeout: 10_000 })
     assert.equal(await fresh.locator('td:nth-child(2)').textContent(), 'arrived while watching')
