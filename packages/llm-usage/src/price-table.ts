@@ -1,4 +1,5 @@
-import { calcPrice, type ModelInfo, type ModelPrice, type Provider, type TieredPrices } from '@pydantic/genai-prices'
+import { createRequire } from 'node:module'
+import type { calcPrice as CalcPrice, ModelInfo, ModelPrice, Provider, TieredPrices } from '@pydantic/genai-prices'
 import { costAtRates, roundedCost, type Cost, type PricedTokens } from './token-usage.ts'
 
 // Prices from @pydantic/genai-prices, chosen over tokenlens (both compared on npm, 2026-11):
@@ -19,6 +20,16 @@ import { costAtRates, roundedCost, type Cost, type PricedTokens } from './token-
 // looked up once (cached) and priced from its rates here; models whose prices change with time or
 // that charge per request go through calcPrice every time. test/price-table.test.ts checks the
 // two give the same price for every model of the bundled catalogue.
+
+// The price catalogue is loaded on the first price asked for, not at import: only the writer (and
+// the backfill) price spans, and the catalogue costs every other process 8–9 MiB of memory it never
+// uses (ingest reads this package for the conventions alone). Its CommonJS build is required
+// synchronously, so pricing stays a plain function call.
+let loadedCalcPrice: typeof CalcPrice | undefined
+const calcPrice: typeof CalcPrice = (...args) => {
+  loadedCalcPrice ??= (createRequire(import.meta.url)('@pydantic/genai-prices') as { calcPrice: typeof CalcPrice }).calcPrice
+  return loadedCalcPrice(...args)
+}
 
 /** Canonical vendor (vendor-names.ts) → genai-prices provider id. */
 const PROVIDER_IDS: Readonly<Record<string, string>> = {
