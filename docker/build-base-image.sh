@@ -9,7 +9,7 @@
 #
 # Options (or the environment variables in brackets):
 #   --tag NAME        the image to create [BASE_TAG]          default tracewell-base:node24-bookworm
-#   --mirror URL      the Debian mirror [DEBIAN_MIRROR]       default http://deb.debian.org/debian
+#   --mirror URL      a Debian mirror or proxy [DEBIAN_MIRROR]   default: debootstrap's (Debian's own)
 #   --ca-file FILE    PEM certificates to trust besides Debian's, e.g. a proxy's that re-signs the
 #                     npm registry's TLS; npm in the image build needs them [EXTRA_CA_FILE]
 #
@@ -21,7 +21,7 @@ set -euo pipefail
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tag=${BASE_TAG:-tracewell-base:node24-bookworm}
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+mirror=${DEBIAN_MIRROR:-}
 ca_file=${EXTRA_CA_FILE:-}
 suite=bookworm
 
@@ -65,9 +65,10 @@ unpack_npm_package() {
   tar -xzf "$work/$tarball" -C "$target" --strip-components=1
 }
 
-echo "==> Debian $suite ($debian_arch) from $mirror"
+echo "==> Debian $suite ($debian_arch) from ${mirror:-the default mirror}"
 # minbase: only the Essential packages and apt; ca-certificates for npm's TLS to the registry.
-debootstrap --variant=minbase --arch="$debian_arch" --include=ca-certificates "$suite" "$rootfs" "$mirror"
+# Without a mirror argument debootstrap uses Debian's own.
+debootstrap --variant=minbase --arch="$debian_arch" --include=ca-certificates "$suite" "$rootfs" ${mirror:+"$mirror"}
 
 echo "==> Node.js $node_version"
 node_package=$repo_root/node_modules/node/node_modules/node-linux-$node_arch

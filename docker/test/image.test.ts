@@ -238,6 +238,9 @@ describe('the image, built on the local base and run against real Postgres and R
     assert.equal(page.status, 200)
     assert.match(page.headers.get('content-type') ?? '', /text\/html/)
     assert.match(await page.text(), /\/assets\/[^"]+\.js/)
+    // The Ingress sends every path but the trace intake here: the janitor's cleanup is not one.
+    const cleanup = await fetch(`${controlPlane}/api/cron/cleanup-traces`, { headers: { 'cron-api-key': cronKey }, signal: AbortSignal.timeout(10_000) })
+    assert.equal(cleanup.status, 404)
   })
 
   it("answers the janitor's health checks and runs a cleanup", async (t) => {
