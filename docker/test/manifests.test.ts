@@ -529,6 +529,14 @@ describe('compose.yml', () => {
     }
   })
 
+  it('names every image with a tag, never latest', () => {
+    for (const [name, service] of Object.entries(composeServices)) {
+      const image = interpolate(service.image, sampleEnv)
+      assert.match(image, /:[^:/]+$/, `${name}: ${image} has a tag`)
+      assert.doesNotMatch(image, /:latest$/, `${name}: ${image}`)
+    }
+  })
+
   it('runs the migration once, after Postgres is healthy', () => {
     const service = composeServices.migrate!
     assertEntryFile(service.command, migrate.entry, 'compose migrate')
