@@ -19,9 +19,22 @@ export const dockerDir = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 export const repoRoot = resolve(dockerDir, '..')
 export const k8sDir = join(dockerDir, 'k8s')
 
-/** The one image every Tracewell container runs (compose, Deployments, Job). */
+/** The one image every Tracewell container runs (compose, Deployments, the migration). */
 export const tracewellImage = 'tracewell/tracewell'
 export const namespace = 'tracewell'
+
+/**
+ * Ingest's OTLP/gRPC port: GRPC_PORT's default once the settings have it, the OTLP standard port
+ * until then.
+ */
+export const otlpGrpcPort = Number((IngestConfigSchema.properties as Record<string, { default?: unknown }>).GRPC_PORT?.default ?? 4317)
+
+/** The image docker/build-base-image.sh creates unless told otherwise (its BASE_TAG default). */
+export function baseImageOfScript(): string {
+  const match = /^tag=\$\{BASE_TAG:-([^}]+)\}$/m.exec(readFileSync(join(dockerDir, 'build-base-image.sh'), 'utf8'))
+  if (!match) throw new Error('docker/build-base-image.sh: no tag=${BASE_TAG:-…} line')
+  return match[1]!
+}
 
 /** The V8 flags every service runs with (docs/benchmarks.md), as the image's ENTRYPOINT gives them. */
 export const serviceNodeFlags = ['--max-semi-space-size=8', '--heap-growing-percent=50']

@@ -1,5 +1,6 @@
-// Docker cannot run here, so the container files are checked by reading them: each manifest must
-// agree with the settings schemas and default ports of @tracewell/config and with the repository.
+// The container files checked by reading them: each manifest must agree with the settings schemas
+// and default ports of @tracewell/config and with the repository (image.test.ts builds and runs
+// the image where a Docker daemon is available).
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
@@ -9,13 +10,15 @@ import type { AddressInfo } from 'node:net'
 import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { defaultPorts, loadConfig } from '@tracewell/config'
+import { QueueNames } from '@tracewell/queue'
+import { parseAllDocuments } from 'yaml'
 import {
+  baseImageOfScript,
   copySources,
   type Doc,
   dockerDir,
   dockerIgnoreRules,
   filesUnder,
-  globMatches,
   interpolate,
   isDockerIgnored,
   isSecretName,
@@ -23,6 +26,7 @@ import {
   loadYamlDocuments,
   migrate,
   namespace,
+  otlpGrpcPort,
   parseDockerfile,
   parseEnvFile,
   repoRoot,
@@ -172,13 +176,9 @@ describe('Kubernetes manifests', () => {
   })
 
   it('run every Tracewell container from the one image', () => {
-    const workloads = [...deployments, ...ofKind('Job')]
-    assert.ok(workloads.length >= 5)
-    for (const doc of workloads) {
-      for (const container of [...podSpecOf(doc).containers, ...(podSpecOf(doc).initContainers ?? [])]) {
-        assert.equal(imageRepository(container.image), tracewellImage, `${doc.metadata.name}: image`)
-      }
-    }
+    const containers = [...deployments, ...ofKind('Job')].flatMap((doc) => [...podSpecOf(doc).containers, ...(podSpecOf(doc).initContainers ?? [])].map((container: Doc) => ({ doc, container })))
+    assert.ok(containers.length >= 5, 'the four services and the migration')
+    for (const { doc, container } of containers) assert.equal(imageRepository(container.image), tracewellImage, `${doc.metadata.name}: image`)
   })
 
   it('have one Deployment per service, each running its entry file on its default port', () => {
@@ -191,8 +191,9 @@ describe('Kubernetes manifests', () => {
       const container = pod.containers[0]
       assert.equal(container.command, undefined, `${name}: keep the image's ENTRYPOINT (node); choose the service with args`)
       assertEntryFile(container.args, spec.entry, `Deployment ${name}`, spec.nodeFlags)
-      assert.ok((container.ports as Doc[]).length > 0, `${name}: declares its port`)
-      for (const port of container.ports) assert.equal(port.containerPort, spec.port, `${name}: containerPort`)
+      assert.equal(resolvePort(container, 'http', name), spec.port, `${name}: the http containerPort`)
+      const others = (container.ports as Doc[]).filter((port) => port.name !== 'http').map((port) => [port.name, port.containerPort])
+      assert.deepEqual(others, name === 'ingest' ? [['otlp-grpc', otlpGrpcPort]] : [], `${name}: other container ports`)
       assert.ok(labelsMatch(doc.spec.selector.matchLabels, doc.spec.template.metadata.labels), `${name}: selector matches the pod labels`)
       assert.ok(doc.spec.replicas >= 1, `${name}: replicas`)
       assert.ok(pod.terminationGracePeriodSeconds >= 30, `${name}: terminationGracePeriodSeconds ≥ 30`)
@@ -244,16 +245,25 @@ describe('Kubernetes manifests', () => {
       const target = targets[0]!
       const container = podSpecOf(target).containers[0]
       for (const port of service.spec.ports) {
-        const expected = services[target.metadata.name]!.port
-        assert.equal(port.port, expected, `Service ${name}: port`)
-        assert.equal(resolvePort(container, port.targetPort ?? port.port, name), expected, `Service ${name}: targetPort`)
+        const expected = port.name === 'otlp-grpc' ? otlpGrpcPort : services[target.metadata.name]!.port
+        assert.equal(port.port, expected, `Service ${name}: port ${port.name}`)
+        assert.equal(resolvePort(container, port.targetPort ?? port.port, name), expected, `Service ${name}: targetPort of ${port.name}`)
       }
     }
   })
 
-  it('autoscale ingest and writer on CPU with autoscaling/v2', () => {
+  it('expose OTLP/gRPC on ingest: container port and Service port otlp-grpc, as gRPC', () => {
+    const service = named('Service', 'ingest')!
+    const grpc = (service.spec.ports as Doc[]).find((port) => port.name === 'otlp-grpc')
+    assert.ok(grpc, 'Service ingest: a port named otlp-grpc')
+    assert.equal(grpc.port, otlpGrpcPort)
+    assert.equal(grpc.appProtocol, 'grpc')
+    assert.equal(resolvePort(podSpecOf(named('Deployment', 'ingest')!).containers[0], grpc.targetPort, 'ingest'), otlpGrpcPort)
+  })
+
+  it('autoscale ingest on CPU with autoscaling/v2', () => {
     const hpas = ofKind('HorizontalPodAutoscaler')
-    assert.deepEqual(hpas.map((hpa) => hpa.spec.scaleTargetRef.name).sort(), ['ingest', 'writer'])
+    assert.deepEqual(hpas.map((hpa) => hpa.spec.scaleTargetRef.name), ['ingest'], 'the writer has no HPA of its own: KEDA creates it')
     for (const hpa of hpas) {
       assert.equal(hpa.apiVersion, 'autoscaling/v2')
       assert.equal(hpa.spec.scaleTargetRef.kind, 'Deployment')
@@ -267,23 +277,110 @@ describe('Kubernetes manifests', () => {
     }
   })
 
-  it('migrate with a Job that runs the migration entry file, cleaned up after it finishes', () => {
-    const jobs = ofKind('Job')
-    assert.equal(jobs.length, 1)
-    const job = jobs[0]!
-    assert.equal(job.apiVersion, 'batch/v1')
-    assert.ok(job.spec.ttlSecondsAfterFinished > 0, 'ttlSecondsAfterFinished')
-    assert.ok(job.spec.backoffLimit >= 1, 'backoffLimit')
-    const pod = podSpecOf(job)
-    assert.ok(['Never', 'OnFailure'].includes(pod.restartPolicy))
-    assertHardenedPod(pod, 'Job migrate')
-    const container = pod.containers[0]
-    assertEntryFile(container.args, migrate.entry, 'Job migrate')
-    const { names, values } = containerEnvironment(container, 'Job migrate')
-    assertSettingsKnown(migrate.schema, names, 'Job migrate')
+  it("autoscale the writer with KEDA on the span-batch queue's BullMQ wait list, and on CPU", () => {
+    const scaledObjects = ofKind('ScaledObject')
+    assert.equal(scaledObjects.length, 1)
+    const scaled = scaledObjects[0]!
+    assert.equal(scaled.apiVersion, 'keda.sh/v1alpha1')
+    assert.deepEqual(scaled.spec.scaleTargetRef, { apiVersion: 'apps/v1', kind: 'Deployment', name: 'writer' })
+    assert.ok(named('Deployment', 'writer'), 'the target Deployment exists')
+    assert.ok(scaled.spec.minReplicaCount >= 2 && scaled.spec.minReplicaCount <= scaled.spec.maxReplicaCount, 'replica bounds')
+
+    const redis = (scaled.spec.triggers as Doc[]).find((trigger) => trigger.type === 'redis')
+    assert.ok(redis, 'a redis (list length) trigger')
+    // BullMQ keeps the jobs no worker has taken in the list `<prefix>:<queue>:wait`.
+    const prefixes = ['tracewell-writer', 'tracewell-ingest'].map((name) => configMaps.find((doc) => doc.metadata.name === name)?.data.QUEUE_PREFIX)
+    assert.equal(prefixes[0], prefixes[1], 'ingest and writer use the same queue prefix')
+    assert.equal(redis.metadata.listName, `${prefixes[0]}:${QueueNames.spanBatches}:wait`)
+    assert.ok(Number(redis.metadata.listLength) > 0, 'listLength: target jobs waiting per writer')
+    const cpu = (scaled.spec.triggers as Doc[]).find((trigger) => trigger.type === 'cpu')
+    assert.ok(Number(cpu?.metadata.value) > 0 && podSpecOf(named('Deployment', 'writer')!).containers[0].resources.requests.cpu, 'a cpu trigger, with a cpu request')
+
+    const auth = ofKind('TriggerAuthentication').find((doc) => doc.metadata.name === redis.authenticationRef?.name)
+    assert.ok(auth, 'the trigger authentication is in the manifests')
+    assert.deepEqual((auth.spec.secretTargetRef as Doc[]).map((ref) => ref.parameter).sort(), ['address', 'password'])
+    for (const ref of auth.spec.secretTargetRef as Doc[]) {
+      const secret = secrets.find((doc) => doc.metadata.name === ref.name)
+      assert.ok(secret && ref.key in secret.stringData, `Secret key ${ref.key}`)
+    }
+  })
+
+  it('migrate in an init container of the control plane, so an upgrade needs no Job deleted first', () => {
+    assert.deepEqual(ofKind('Job'), [], 'no migration Job (its spec is immutable)')
+    const pod = podSpecOf(named('Deployment', 'control-plane')!)
+    assert.equal(pod.initContainers?.length, 1)
+    const container = pod.initContainers[0]
+    assert.equal(container.image, pod.containers[0].image, 'the control plane\'s own image')
+    assert.equal(container.command, undefined, "keep the image's ENTRYPOINT (node)")
+    assertEntryFile(container.args, migrate.entry, 'init container migrate')
+    assertHardenedPod({ ...pod, containers: pod.initContainers }, 'init container migrate')
+    const { names, values } = containerEnvironment(container, 'init container migrate')
+    assertSettingsKnown(migrate.schema, names, 'init container migrate')
     // Optional in the schema (the embedded database), but a cluster must migrate the real one.
-    assert.ok(names.includes('DATABASE_URL'), 'Job migrate: DATABASE_URL')
+    assert.ok(names.includes('DATABASE_URL'), 'init container migrate: DATABASE_URL')
     loadConfig(migrate.schema, values)
+    // The volume its read-only root filesystem writes temporary files to.
+    for (const mount of container.volumeMounts ?? []) assert.ok(pod.volumes.some((volume: Doc) => volume.name === mount.name), `volume ${mount.name}`)
+  })
+
+  it('route one base URL with an Ingress: trace intake to ingest, the rest to the control plane, never the janitor', () => {
+    const ingresses = ofKind('Ingress')
+    assert.equal(ingresses.length, 1)
+    const ingress = ingresses[0]!
+    assert.equal(ingress.apiVersion, 'networking.k8s.io/v1')
+    const paths = (ingress.spec.rules as Doc[]).flatMap((rule) => rule.http.paths as Doc[])
+    const routes = paths.map((path) => {
+      const backend = path.backend.service
+      const service = named('Service', backend.name)
+      assert.ok(service, `${path.path}: Service ${backend.name} exists`)
+      const port = (service.spec.ports as Doc[]).find((candidate) => (backend.port.name ? candidate.name === backend.port.name : candidate.port === backend.port.number))
+      assert.ok(port, `${path.path}: Service ${backend.name} has port ${backend.port.name ?? backend.port.number}`)
+      assert.ok(['Exact', 'Prefix'].includes(path.pathType), `${path.path}: pathType`)
+      return [path.path, path.pathType, backend.name, port.port]
+    })
+    assert.deepEqual(routes, [
+      ['/v1/traces', 'Exact', 'ingest', defaultPorts.ingest],
+      ['/api/trace', 'Exact', 'ingest', defaultPorts.ingest],
+      ['/', 'Prefix', 'control-plane', defaultPorts.controlPlane],
+    ])
+    // Ingest accepts bodies up to MAX_BODY_BYTES; ingress-nginx's default limit is 1 MiB.
+    const maxBody = Number(configMaps.find((doc) => doc.metadata.name === 'tracewell-ingest')?.data.MAX_BODY_BYTES)
+    const limit = /^(\d+)m$/.exec(ingress.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-body-size'] ?? '')
+    assert.ok(limit && Number(limit[1]) * 1024 * 1024 >= maxBody, 'proxy-body-size covers MAX_BODY_BYTES')
+  })
+
+  it('name the image untagged in the manifests and pin one immutable release tag in kustomization.yaml', () => {
+    const [image] = kustomization.images as Doc[]
+    assert.match(String(image!.newTag ?? ''), /^[0-9]+\.[0-9]+\.[0-9]+$/, 'a version tag')
+    for (const { file, doc } of resources) {
+      if (!doc.spec) continue
+      const pod = doc.kind === 'CronJob' || doc.spec.template ? podSpecOf(doc) : undefined
+      for (const container of [...(pod?.containers ?? []), ...(pod?.initContainers ?? [])]) {
+        if (imageRepository(container.image) === tracewellImage) assert.equal(container.image, tracewellImage, `${file}: the tag is set in kustomization.yaml only`)
+        else assert.match(container.image, /:[0-9][^:/]*$|@sha256:/, `${file}: ${container.image} is pinned to a version`)
+        assert.doesNotMatch(container.image, /:latest$/, `${file}: ${container.image}`)
+      }
+    }
+  })
+
+  const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8', timeout: 10_000 }).status === 0
+  it('render with kustomize into pinned images and the prefixed wait-list key', { skip: !kubectl && 'needs kubectl (for kubectl kustomize)' }, () => {
+    const rendered = spawnSync('kubectl', ['kustomize', k8sDir], { encoding: 'utf8', timeout: 60_000 })
+    assert.equal(rendered.status, 0, rendered.stderr)
+    const documents = parseAllDocuments(rendered.stdout).map((document) => document.toJS() as Doc)
+    const images = documents.flatMap((doc) => {
+      if (!['Deployment', 'CronJob', 'Job'].includes(doc.kind)) return []
+      const pod = podSpecOf(doc)
+      return [...pod.containers, ...(pod.initContainers ?? [])].map((container: Doc) => container.image as string)
+    })
+    const [image] = kustomization.images as Doc[]
+    const ours = images.filter((candidate) => imageRepository(candidate) === (image!.newName ?? tracewellImage))
+    assert.equal(ours.length, 5, 'four Deployments and the migration')
+    for (const candidate of ours) assert.equal(candidate, `${image!.newName ?? tracewellImage}:${image!.newTag}`)
+    for (const candidate of images) assert.doesNotMatch(candidate, /:latest$|^[^:@]+$/)
+    const scaled = documents.find((doc) => doc.kind === 'ScaledObject')!
+    const writerConfig = documents.find((doc) => doc.kind === 'ConfigMap' && doc.metadata.name === 'tracewell-writer')!
+    assert.equal(scaled.spec.triggers.find((trigger: Doc) => trigger.type === 'redis').metadata.listName, `${writerConfig.data.QUEUE_PREFIX}:${QueueNames.spanBatches}:wait`)
   })
 
   describe('janitor CronJob', () => {
@@ -428,6 +525,15 @@ describe('compose.yml', () => {
       assert.equal(resolve(dockerDir, service.build.context), repoRoot, `${name}: build context is the repository root`)
       assert.equal(service.build.dockerfile, 'docker/Dockerfile')
       assert.ok(existsSync(join(repoRoot, service.build.dockerfile)))
+      assert.equal(interpolate(service.build.args.BASE_IMAGE, {}), dockerfile.args.BASE_IMAGE, `${name}: builds on the Dockerfile's default base unless docker/.env names another`)
+    }
+  })
+
+  it('names every image with a tag, never latest', () => {
+    for (const [name, service] of Object.entries(composeServices)) {
+      const image = interpolate(service.image, sampleEnv)
+      assert.match(image, /:[^:/]+$/, `${name}: ${image} has a tag`)
+      assert.doesNotMatch(image, /:latest$/, `${name}: ${image}`)
     }
   })
 
@@ -448,7 +554,8 @@ describe('compose.yml', () => {
       assert.equal(service.depends_on?.migrate?.condition, 'service_completed_successfully')
       assert.equal(service.depends_on?.postgres?.condition, 'service_healthy')
       assert.equal(service.depends_on?.redis?.condition, 'service_healthy')
-      assert.deepEqual(service.ports, [`${spec.port}:${spec.port}`])
+      const grpc = name === 'ingest' ? [`${otlpGrpcPort}:${otlpGrpcPort}`] : []
+      assert.deepEqual(service.ports, [`${spec.port}:${spec.port}`, ...grpc])
       const test = service.healthcheck.test as string[]
       assert.deepEqual(test.slice(0, 3), ['CMD', 'node', '-e'])
       assert.match(test[3]!, new RegExp(`fetch\\('http://127\\.0\\.0\\.1:${spec.port}/readyz'\\)`))
@@ -493,16 +600,40 @@ describe('compose.yml', () => {
 
 // ---- Dockerfile ----------------------------------------------------------------------------
 
-const dockerfile = parseDockerfile(readFileSync(join(dockerDir, 'Dockerfile'), 'utf8'))
+const dockerfileText = readFileSync(join(dockerDir, 'Dockerfile'), 'utf8')
+const dockerfile = parseDockerfile(dockerfileText)
 const runtime = dockerfile.stages.at(-1)!
 const instructions = (stage: { instructions: Array<{ keyword: string; args: string }> }, keyword: string): string[] =>
   stage.instructions.filter((instruction) => instruction.keyword === keyword).map((instruction) => instruction.args)
+const stageNamed = (name: string) => dockerfile.stages.find((stage) => stage.name === name)
+const rootDockerignore = join(repoRoot, '.dockerignore')
 
 describe('Dockerfile', () => {
-  it('builds on node:24-slim', () => {
-    const resolveImage = (from: string): string => from.replace(/^\$\{?(\w+)\}?$/, (_, name: string) => dockerfile.args[name] ?? '')
-    assert.equal(resolveImage(runtime.from), 'node:24-slim')
-    for (const stage of dockerfile.stages) assert.match(resolveImage(stage.from), /^node:24-slim$/)
+  it('builds every stage on the BASE_IMAGE argument, whose default is the image build-base-image.sh creates', () => {
+    assert.ok(dockerfile.stages.length >= 2)
+    for (const stage of dockerfile.stages) assert.equal(stage.from, '${BASE_IMAGE}', `stage ${stage.name}`)
+    assert.equal(dockerfile.args.BASE_IMAGE, baseImageOfScript())
+    // No registry holds it: it must be said where it comes from.
+    assert.match(dockerfileText, /docker\/build-base-image\.sh/)
+    // The pinned Node.js major, as the repository's engines ask.
+    const engines = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node
+    assert.ok(dockerfile.args.BASE_IMAGE!.includes(`node${/>=(\d+)/.exec(engines)?.[1]}`), `${dockerfile.args.BASE_IMAGE} carries the Node.js major of ${engines}`)
+  })
+
+  it('builds with the classic builder as with BuildKit: no syntax line, no BuildKit-only flags or heredocs', () => {
+    assert.doesNotMatch(dockerfileText, /^#\s*(syntax|escape|check)\s*=/im, 'a parser directive (syntax= makes BuildKit pull a frontend image)')
+    for (const stage of dockerfile.stages) {
+      for (const { keyword, args } of stage.instructions) {
+        const flags = args.match(/(?:^|\s)--[a-z-]+/g)?.map((flag) => flag.trim()) ?? []
+        const allowed = keyword === 'COPY' || keyword === 'ADD' ? ['--from', '--chown'] : []
+        for (const flag of flags) {
+          if (keyword === 'RUN' || keyword === 'ENTRYPOINT' || keyword === 'CMD') break
+          assert.ok(allowed.includes(flag), `${keyword} ${flag} is not understood by the classic builder`)
+        }
+        if (keyword === 'RUN') assert.doesNotMatch(args, /^--/, `RUN ${args}: RUN flags (--mount, --network) are BuildKit-only`)
+        assert.doesNotMatch(args, /<<-?\s*['"]?[A-Z]+/, `${keyword}: heredocs are BuildKit-only`)
+      }
+    }
   })
 
   it('installs production dependencies only, from the lockfile, in a separate stage', () => {
@@ -514,25 +645,35 @@ describe('Dockerfile', () => {
     assert.ok(!instructions(runtime, 'RUN').some((run) => /\bnpm (ci|install|i)\b/.test(run)), 'no install in the runtime stage')
   })
 
-  it('copies every workspace manifest and the lockfile before installing', () => {
-    const deps = dockerfile.stages.find((stage) => instructions(stage, 'RUN').some((run) => /\bnpm ci\b/.test(run)))!
-    const installAt = deps.instructions.findIndex((instruction) => instruction.keyword === 'RUN' && /\bnpm ci\b/.test(instruction.args))
-    const copied = deps.instructions.slice(0, installAt).filter((instruction) => instruction.keyword === 'COPY').flatMap((instruction) => {
-      const { flags, sources } = copySources(instruction.args)
-      assert.ok(flags.includes('--parents') || sources.every((source) => !source.includes('/')), 'nested manifests keep their folders (--parents)')
-      return sources
-    })
-    const wanted = ['package.json', 'package-lock.json', ...workspaceManifests()]
-    for (const file of wanted) assert.ok(copied.some((source) => globMatches(source, file)), `deps stage copies ${file}`)
-    assert.ok(!copied.some((source) => /^(apps|packages)\/?$|\/src/.test(source)), 'sources come after the install, so edits keep its cache')
+  it('gives each install the lockfile and every workspace manifest in its folder, and nothing else, before `npm ci`', () => {
+    const manifests = stageNamed('manifests')
+    assert.ok(manifests, 'a stage named manifests')
+    // It keeps the package.json files down to -maxdepth: every workspace's must be within it.
+    const collect = instructions(manifests, 'RUN').join(' ')
+    const maxDepth = Number(/-maxdepth (\d+)/.exec(collect)?.[1])
+    assert.match(collect, /-name package\.json/)
+    assert.match(collect, /cp --parents/)
+    assert.match(collect, /cp package-lock\.json \/manifests\//)
+    for (const file of ['package.json', ...workspaceManifests()]) assert.ok(file.split('/').length <= maxDepth, `${file} lies deeper than -maxdepth ${maxDepth}`)
+    const installs = dockerfile.stages.filter((stage) => instructions(stage, 'RUN').some((run) => /\bnpm ci\b/.test(run)))
+    assert.equal(installs.length, 2, 'the production install and the console build')
+    for (const stage of installs) {
+      const installAt = stage.instructions.findIndex((instruction) => instruction.keyword === 'RUN' && /\bnpm ci\b/.test(instruction.args))
+      const copies = stage.instructions.slice(0, installAt).filter((instruction) => instruction.keyword === 'COPY').map((instruction) => instruction.args)
+      // Sources come after the install, so edits keep its cache.
+      assert.deepEqual(copies, ['--from=manifests /manifests/ ./'], `stage ${stage.name}: only the manifests before npm ci`)
+    }
   })
 
   it('builds the web console in a stage of its own and ships only its output', () => {
     const console = dockerfile.stages.find((stage) => instructions(stage, 'RUN').some((run) => /npm run build -w @tracewell\/console/.test(run)))
     assert.ok(console?.name, 'a named stage runs the console build')
     assert.notEqual(console, runtime)
+    const copied = instructions(console, 'COPY').map((copy) => copySources(copy).sources).flat()
+    // apps/console/tsconfig.json extends the root one, which Vite's transform reads.
+    assert.ok(copied.includes('tsconfig.base.json') && copied.includes('apps/console/'))
     assert.ok(instructions(runtime, 'COPY').includes(`--from=${console.name} /app/apps/console/dist/ ./apps/console/dist/`), 'the runtime copies the built console')
-    assert.ok(isDockerIgnored(dockerIgnoreRules(join(dockerDir, 'Dockerfile.dockerignore')), 'apps/console/dist/index.html'), 'a build on the host never leaks in')
+    assert.ok(isDockerIgnored(dockerIgnoreRules(rootDockerignore), 'apps/console/dist/index.html'), 'a build on the host never leaks in')
   })
 
   it('runs as the non-root node user with node as the entry point and the service as the command', () => {
@@ -545,6 +686,11 @@ describe('Dockerfile', () => {
     assert.deepEqual(command, ['apps/all-in-one/src/server.ts'])
     assert.ok(instructions(runtime, 'ENV').some((env) => /\bNODE_ENV=production\b/.test(env)))
     assert.deepEqual(instructions(runtime, 'HEALTHCHECK'), [])
+  })
+
+  it('exposes every service port and the OTLP/gRPC port', () => {
+    const exposed = instructions(runtime, 'EXPOSE').flatMap((expose) => expose.split(/\s+/)).map(Number).sort((a, b) => a - b)
+    assert.deepEqual(exposed, [...Object.values(defaultPorts), otlpGrpcPort].sort((a, b) => a - b))
   })
 
   it('gives the services the V8 flags of the npm start scripts and the benchmarks', () => {
@@ -579,22 +725,39 @@ describe('Dockerfile', () => {
   })
 })
 
-describe('Dockerfile.dockerignore', () => {
-  const rules = dockerIgnoreRules(join(dockerDir, 'Dockerfile.dockerignore'))
+describe('.dockerignore', () => {
+  const rules = dockerIgnoreRules(rootDockerignore)
 
-  it('sits next to the Dockerfile, where BuildKit looks for it', () => {
-    assert.ok(existsSync(join(dockerDir, 'Dockerfile.dockerignore')))
+  it('sits at the root of the build context, the one place both builders read', () => {
+    assert.ok(existsSync(rootDockerignore))
+    // BuildKit would prefer this one and the classic builder ignore it: the two would send different contexts.
+    assert.ok(!existsSync(join(dockerDir, 'Dockerfile.dockerignore')), 'no docker/Dockerfile.dockerignore')
   })
 
   it('keeps the manifests, lockfile and every source file the image needs', () => {
-    const needed = ['package.json', 'package-lock.json', ...workspaceManifests(), ...filesUnder('apps').concat(filesUnder('packages')).filter((file) => /\/src\//.test(file) && !/\/test\//.test(file))]
+    const needed = ['package.json', 'package-lock.json', 'tsconfig.base.json', ...workspaceManifests(), ...filesUnder('apps').concat(filesUnder('packages')).filter((file) => /\/src\//.test(file) && !/\/test\//.test(file))]
     assert.ok(needed.length > 10)
     for (const file of needed) assert.ok(!isDockerIgnored(rules, file), `${file} is excluded from the build context`)
   })
 
-  it('leaves out host node_modules, git, local data and env files', () => {
-    for (const file of ['node_modules/yaml/package.json', 'packages/db/node_modules/pg/package.json', '.git/HEAD', '.data/pglite/PG_VERSION', 'docker/.env', 'e2e/test/ingest.test.ts', 'packages/db/test/migrator.test.ts']) {
-      assert.ok(isDockerIgnored(rules, file), `${file} is sent to the build`)
-    }
+  it('leaves out host node_modules, git, local data, env files, built console, tests and their output', () => {
+    const heavy = [
+      'node_modules/yaml/package.json',
+      'packages/db/node_modules/pg/package.json',
+      '.git/HEAD',
+      '.data/pglite/PG_VERSION',
+      'apps/all-in-one/.data/pglite/PG_VERSION',
+      'docker/.env',
+      'apps/console/dist/index.html',
+      'apps/console/test/screenshots/traces.png',
+      'e2e/test/ingest.test.ts',
+      'packages/db/test/migrator.test.ts',
+      'bench/src/ingest.bench.ts',
+      'bench/results.txt',
+      'test-fixtures/otel-js-otlp-json-1.json',
+      '.turbo/cache/x',
+      'npm-debug.log',
+    ]
+    for (const file of heavy) assert.ok(isDockerIgnored(rules, file), `${file} is sent to the build`)
   })
 })
