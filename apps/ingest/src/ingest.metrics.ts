@@ -16,6 +16,8 @@ export interface IngestMetrics {
   /** One answered trace request: its route, body format and outcome ('accepted' or the rejection reason). */
   request(route: string, format: string, outcome: 'accepted' | RejectionReason): void
   spansAccepted(count: number): void
+  /** Spans refused one by one in requests that were otherwise accepted (partial success). */
+  spansRejected(count: number): void
 }
 
 /** The rejection reason an answer's status stands for; undefined for a success. */
@@ -68,6 +70,7 @@ export function ingestMetrics(registry: Registry, producer: SpanBatchProducer): 
   if (existing) return existing
   const requests = new LabelledCounts()
   let spansAccepted = 0
+  let spansRejected = 0
   new Counter({
     name: 'ingest_requests_total',
     help: 'Trace requests by route, body format (json, protobuf, other) and outcome (accepted or the rejection reason)',
@@ -85,6 +88,15 @@ export function ingestMetrics(registry: Registry, producer: SpanBatchProducer): 
     collect() {
       this.reset()
       this.inc(spansAccepted)
+    },
+  })
+  new Counter({
+    name: 'ingest_spans_rejected_total',
+    help: 'Invalid spans refused in requests whose other spans were accepted (OTLP partial success)',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(spansRejected)
     },
   })
   new Counter({
@@ -120,6 +132,9 @@ export function ingestMetrics(registry: Registry, producer: SpanBatchProducer): 
     },
     spansAccepted(count) {
       spansAccepted += count
+    },
+    spansRejected(count) {
+      spansRejected += count
     },
   }
   countsByRegistry.set(registry, metrics)

@@ -92,13 +92,16 @@ describe('401 Invalid API key', () => {
       { key: null, contentType: null, body: 'hello' },
       { key: 'wrong', encoding: 'br', body: 'x' },
       { key: null, encoding: 'gzip', body: bomb },
-      { key: null, contentType: 'application/x-protobuf', body: Buffer.from([0xff, 0xff, 0xff]) },
     ]
     for (const [index, request] of cases.entries()) {
       const response = await post(request)
       assert.equal(response.statusCode, 401, `case ${index}`)
       assert.equal(response.body, INVALID_KEY)
     }
+    // A protobuf request is answered in protobuf, on /api/trace too.
+    const proto = await post({ key: null, contentType: 'application/x-protobuf', body: Buffer.from([0xff, 0xff, 0xff]) })
+    assert.equal(proto.statusCode, 401)
+    assert.deepEqual(protobufStatus(proto), { code: 16, message: 'Invalid API key' })
   })
 
   it('a revoked key stops working within the cache TTL (≤ 5 s)', async () => {
@@ -152,6 +155,13 @@ describe('400 malformed bodies', () => {
     it(name, async () => {
       const response = await post(request)
       assert.equal(response.statusCode, 400)
+      if (request.contentType === 'application/x-protobuf') {
+        const status = protobufStatus(response)
+        assert.equal(status.code, 3)
+        if (typeof message === 'string') assert.equal(status.message, message)
+        else assert.match(status.message, message)
+        return
+      }
       const body = response.json<{ status: number; message: string }>()
       assert.deepEqual(Object.keys(body), ['status', 'message'])
       assert.equal(body.status, 400)

@@ -4,6 +4,8 @@ import { deflateSync, gzipSync } from 'node:zlib'
 import { seededRandom } from '@tracewell/test-support'
 import { clientBodies, gzippedZeros, langtraceSpans } from './support/fixtures.ts'
 import { startIngest, type IngestHarness } from './support/ingest-harness.ts'
+import { StatusMessage } from '../src/otlp/otlp-status.ts'
+import { decodeExportResponse } from '../src/otlp/partial-success.ts'
 
 // Thousands of random and mutated bodies: every answer is a client error or a success, never a
 // 5xx and never a crash. The PRNG is seeded (change SEED to explore), so a failure reproduces.
@@ -160,10 +162,16 @@ it(`${ROUNDS} random and mutated bodies get 4xx or 200, never 5xx (seed ${SEED})
     const response = await ingest.app.inject({ method: 'POST', url, headers, payload: fuzz.body })
     const where = `round ${round} (${fuzz.kind}, ${url}, seed ${SEED}): ${response.statusCode} ${response.body.slice(0, 300)}`
     assert.ok(response.statusCode === 200 || (response.statusCode >= 400 && response.statusCode < 500), where)
-    if (url === '/api/trace') {
+    if (url === '/api/trace' && !String(response.headers['content-type']).startsWith('application/x-protobuf')) {
       const body = response.json<{ status: number; message: string }>()
       assert.equal(body.status, response.statusCode, where)
       assert.equal(typeof body.message, 'string', where)
+    }
+    // A protobuf request is answered in protobuf: a Status that decodes, or a response that does.
+    if (fuzz.contentType.includes('protobuf') && response.statusCode !== 415) {
+      assert.equal(response.headers['content-type'], 'application/x-protobuf', where)
+      if (response.statusCode >= 400) assert.equal(typeof StatusMessage.decode(response.rawPayload).toJSON().message, 'string', where)
+      else decodeExportResponse(response.rawPayload)
     }
     statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1)
   }

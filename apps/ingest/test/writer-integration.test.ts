@@ -149,3 +149,20 @@ it('characters Postgres cannot store (U+0000, lone surrogates) arrive as U+FFFD 
     'key\ufffdwith nul': { stringValue: 'literal \\u0000 stays' },
   })
 })
+
+it('stores an intValue sent as a JSON number past 2^53 exactly (9007199254740993 stays …993)', async () => {
+  const traceId = '2'.repeat(32)
+  const body = `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"${traceId}","spanId":"${'3'.repeat(16)}","name":"big ints",
+    "startTimeUnixNano":1700000000000000001,"endTimeUnixNano":"1700000001000000000",
+    "attributes":[{"key":"exact","value":{"intValue":9007199254740993}},{"key":"max","value":{"intValue":9223372036854775807}},{"key":"small","value":{"intValue":42}}]}]}]}]}`
+  const response = await ingest.app.inject({
+    method: 'POST',
+    url: '/v1/traces',
+    headers: { 'x-api-key': ingest.tenant.projectKey, 'content-type': 'application/json' },
+    payload: body,
+  })
+  assert.equal(response.statusCode, 200, response.body)
+  await drained()
+  const [row] = await findTraceSpans(ingest.database.db, ingest.tenant.projectId, traceId)
+  assert.deepEqual(row?.attributes, { exact: { intValue: '9007199254740993' }, max: { intValue: '9223372036854775807' }, small: { intValue: '42' } })
+})

@@ -10,15 +10,22 @@ import { randomBytes } from 'node:crypto'
 // the parse), and otherwise a parse in which those keys are swapped for placeholders and
 // restored afterwards.
 
-/** JSON.parse, with object keys written with escape sequences decoded correctly. */
-export function parseJsonText(text: string): unknown {
-  if (!mayHaveKeyWithBackslash(text)) return JSON.parse(text)
+/** JSON.parse's reviver, with the source text of primitive values (Node 24: JSON.parse source text access). */
+export type JsonReviver = (this: unknown, key: string, value: unknown, context?: { source?: string }) => unknown
+
+/**
+ * JSON.parse, with object keys written with escape sequences decoded correctly. A reviver sees
+ * placeholders instead of those (rare) keys.
+ */
+export function parseJsonText(text: string, reviver?: JsonReviver): unknown {
+  const parse = (json: string): unknown => (reviver === undefined ? JSON.parse(json) : JSON.parse(json, reviver as Parameters<typeof JSON.parse>[1]))
+  if (!mayHaveKeyWithBackslash(text)) return parse(text)
   // Validate first, so that malformed text fails exactly as JSON.parse reports it (and the scan
   // below may assume well-formed JSON).
-  const parsed: unknown = JSON.parse(text)
+  const parsed: unknown = parse(text)
   const keys = escapedKeys(text)
   if (keys.length === 0) return parsed
-  return parseWithPlaceholders(text, keys)
+  return parseWithPlaceholders(text, keys, parse)
 }
 
 /**
@@ -80,7 +87,7 @@ function isFollowedByColon(text: string, from: number): boolean {
 
 const isJsonWhitespace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d
 
-function parseWithPlaceholders(text: string, keys: EscapedKey[]): unknown {
+function parseWithPlaceholders(text: string, keys: EscapedKey[], parse: (json: string) => unknown): unknown {
   const prefix = unusedPrefix(text)
   const originals: string[] = []
   let rewritten = ''
@@ -92,7 +99,7 @@ function parseWithPlaceholders(text: string, keys: EscapedKey[]): unknown {
     copiedUpTo = key.end
   }
   rewritten += text.slice(copiedUpTo)
-  return restoreKeys(JSON.parse(rewritten), prefix, originals)
+  return restoreKeys(parse(rewritten), prefix, originals)
 }
 
 /** A key prefix that occurs nowhere in the text, so no real key can be mistaken for a placeholder. */

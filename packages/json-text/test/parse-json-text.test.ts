@@ -72,3 +72,9 @@ describe('parseJsonText', () => {
     }
   })
 })
+
+it('hands a reviver the source text of numbers, under plain and escaped keys alike', () => {
+  const keepDigits = (_key: string, value: unknown, context?: { source?: string }) => (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value) ? context?.source : value)
+  assert.deepEqual(parseJsonText('{"a":9007199254740993,"b":[1,2.5]}', keepDigits), { a: '9007199254740993', b: [1, 2.5] })
+  assert.deepEqual(parseJsonText('{"a\\\\":1,"a\\t":9007199254740993}', keepDigits), { 'a\\': 1, 'a\t': '9007199254740993' })
+})

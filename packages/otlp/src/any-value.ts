@@ -3,6 +3,7 @@
 import { MAX_ANY_VALUE_DEPTH, setAttribute } from './attribute-map.ts'
 import { isBase64 } from './base64.ts'
 import type { ErrorPath } from './error-path.ts'
+import { requireExactInteger } from './imprecise-integer.ts'
 import { INT64_MAX, INT64_MIN, integerToDecimal, isDecimal, isInt64Number } from './int64.ts'
 import type { AnyValue, AttributeMap } from './span-record.ts'
 import { isObject } from './json-object.ts'
@@ -12,6 +13,7 @@ import { storableString } from './string-value-limit.ts'
 function int64FromJson(value: unknown, path: ErrorPath): string {
   if (typeof value === 'number') {
     if (!isInt64Number(value)) path.fail('expected an integer within int64')
+    requireExactInteger(value)
     return integerToDecimal(value)
   }
   if (typeof value !== 'string' || value.length > 21 || !isDecimal(value, true)) {

@@ -7,7 +7,7 @@ const KEY = 2
 /**
  * Where in the body the decoder is, kept as raw segments and rendered to a string only when a
  * validation error is thrown: the success path (almost every request) builds no path strings.
- * Errors are thrown, never recovered from, so callers do not need to unwind on failure.
+ * Errors are thrown; only the span collector recovers from one, and it unwinds the path itself.
  */
 export class ErrorPath {
   private readonly kinds: number[] = []
@@ -40,6 +40,16 @@ export class ErrorPath {
   /** Leaves the innermost segment. */
   pop(): void {
     this.depth--
+  }
+
+  /** How deep the decoder is: a position to come back to after a rejected span. */
+  get position(): number {
+    return this.depth
+  }
+
+  /** Leaves every segment entered since `position` (an error left them entered). */
+  backTo(position: number): void {
+    this.depth = position
   }
 
   /** Throws a SpanValidationError at the current position. */

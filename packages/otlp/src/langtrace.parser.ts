@@ -5,6 +5,7 @@
 // - the Python SDK before 3.3: `span.to_json()` (`context.trace_id` as 0x-hex, `parent_id`,
 //   `kind: "SpanKind.CLIENT"`, ISO `start_time`/`end_time`, `status.status_code`).
 import { ErrorPath } from './error-path.ts'
+import { SpanCollector } from './span-collector.ts'
 import { idFromLangtrace, parentIdFromLangtrace } from './ids.ts'
 import { attributesFromPlain } from './plain-value.ts'
 import { langtraceKind, langtraceStatusCode } from './span-enums.ts'
@@ -242,14 +243,14 @@ function spanFrom(value: unknown, path: ErrorPath): SpanRecord {
   })
 }
 
-/** Every span of a Langtrace SDK array body, validated; errors are located as `[3].spanId`. */
-export function spansFromLangtrace(body: unknown[]): SpanRecord[] {
+/** Every span of a Langtrace SDK array body, validated and rejected one by one; errors are located as `[3].spanId`. */
+export function spansFromLangtrace(body: unknown[]): SpanCollector {
   const path: ErrorPath = new ErrorPath()
-  const spans: SpanRecord[] = []
+  const spans = new SpanCollector()
   for (let i = 0; i < body.length; i++) {
     path.index(i)
-    spans.push(spanFrom(body[i], path))
+    spans.collect(path, () => spanFrom(body[i], path))
     path.pop()
   }
-  return spans
+  return spans.result()
 }

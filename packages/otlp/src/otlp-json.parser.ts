@@ -7,6 +7,7 @@ import { buildSpanRecord, spanOrigin } from './span-record.builder.ts'
 import type { SpanOrigin } from './span-record.builder.ts'
 import { nanosFromOtlpJson } from './times.ts'
 import { isObject, optionalString, type JsonObject } from './json-object.ts'
+import { SpanCollector } from './span-collector.ts'
 
 // OTLP/HTTP JSON (an ExportTraceServiceRequest in the protobuf JSON mapping).
 // Fields this service does not keep (droppedAttributesCount, flags, schemaUrl, …) are ignored.
@@ -130,7 +131,7 @@ function readScopeSpans(
   scopeField: string,
   resourceAttributes: AttributeMap,
   path: ErrorPath,
-  out: SpanRecord[],
+  out: SpanCollector,
 ): number {
   const list = enterArray(resourceSpans, listField, path)
   if (list === null) return 0
@@ -153,7 +154,7 @@ function readScopeSpans(
     if (spans !== null) {
       for (let i = 0; i < spans.length; i++) {
         path.index(i)
-        out.push(spanFromJson(spans[i], origin, path))
+        out.collect(path, () => spanFromJson(spans[i], origin, path))
         path.pop()
       }
       path.pop()
@@ -164,10 +165,13 @@ function readScopeSpans(
   return list.length
 }
 
-/** Every span of an OTLP JSON body, validated; throws SpanValidationError on the first problem. */
-export function spansFromOtlpJson(body: JsonObject): SpanRecord[] {
+/**
+ * Every span of an OTLP JSON body, validated: invalid spans are rejected one by one (SpanCollector);
+ * a body whose structure is not a trace batch throws SpanValidationError.
+ */
+export function spansFromOtlpJson(body: JsonObject): SpanCollector {
   const path: ErrorPath = new ErrorPath()
-  const spans: SpanRecord[] = []
+  const spans = new SpanCollector()
   const resourceSpansList = body.resourceSpans
   path.field('resourceSpans')
   if (!Array.isArray(resourceSpansList)) path.fail('expected an array of ResourceSpans')
@@ -190,5 +194,5 @@ export function spansFromOtlpJson(body: JsonObject): SpanRecord[] {
     }
     path.pop()
   }
-  return spans
+  return spans.result()
 }

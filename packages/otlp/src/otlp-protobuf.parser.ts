@@ -12,6 +12,7 @@ import protobuf from 'protobufjs'
 import { MAX_ANY_VALUE_DEPTH, setAttribute } from './attribute-map.ts'
 import { bytesToBase64 } from './base64.ts'
 import { ErrorPath } from './error-path.ts'
+import { SpanCollector } from './span-collector.ts'
 import { idFromBytes, parentIdFromBytes } from './ids.ts'
 import { signedLongToDecimal } from './int64.ts'
 import type { LongLike } from './int64.ts'
@@ -266,7 +267,7 @@ function readScopeSpans(
   field: string,
   resourceAttributes: AttributeMap,
   path: ErrorPath,
-  out: SpanRecord[],
+  out: SpanCollector,
 ): number {
   path.field(field)
   for (let s = 0; s < list.length; s++) {
@@ -282,7 +283,7 @@ function readScopeSpans(
     const spans = scopeSpans.spans
     for (let i = 0; i < spans.length; i++) {
       path.index(i)
-      out.push(spanFromPb(spans[i] as PbSpan, origin, path))
+      out.collect(path, () => spanFromPb(spans[i] as PbSpan, origin, path))
       path.pop()
     }
     path.pop()
@@ -292,11 +293,11 @@ function readScopeSpans(
   return list.length
 }
 
-/** Every span of an ExportTraceServiceRequest, validated exactly like OTLP JSON. */
-export function spansFromOtlpProtobuf(body: Uint8Array): SpanRecord[] {
+/** Every span of an ExportTraceServiceRequest, validated (and rejected one by one) exactly like OTLP JSON. */
+export function spansFromOtlpProtobuf(body: Uint8Array): SpanCollector {
   const request = decodeRequest(body)
   const path: ErrorPath = new ErrorPath()
-  const spans: SpanRecord[] = []
+  const spans = new SpanCollector()
   path.field('resourceSpans')
   const resourceSpansList = request.resourceSpans
   for (let r = 0; r < resourceSpansList.length; r++) {
@@ -314,5 +315,5 @@ export function spansFromOtlpProtobuf(body: Uint8Array): SpanRecord[] {
     }
     path.pop()
   }
-  return spans
+  return spans.result()
 }

@@ -2,6 +2,7 @@
 // BigInt and leave this package as decimal strings (never lose precision). Every reader
 // also bounds them to int64, as the queue and the database store them.
 import type { ErrorPath } from './error-path.ts'
+import { requireExactInteger } from './imprecise-integer.ts'
 import { INT64_MAX, isDecimal } from './int64.ts'
 import type { LongLike } from './int64.ts'
 
@@ -22,7 +23,9 @@ export function nanosFromOtlpJson(value: unknown, path: ErrorPath): bigint {
   }
   if (typeof value === 'number') {
     if (!Number.isInteger(value) || value < 0) path.fail('expected a non-negative integer of nanoseconds')
-    return checkRange(BigInt(value), path)
+    const nanos = checkRange(BigInt(value), path)
+    requireExactInteger(value)
+    return nanos
   }
   return path.fail(value === undefined ? 'required' : 'expected a decimal string of nanoseconds')
 }

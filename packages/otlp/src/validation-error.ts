@@ -1,6 +1,6 @@
 /**
- * A request body that is not a valid trace batch. The whole batch is rejected on the first one
- * (docs/api.md#send-traces), so there is exactly one per failed decode.
+ * A problem in a request body: in one span, which rejects that span alone (span-collector.ts), or
+ * in the body's structure, which rejects the body (docs/api.md#partial-success).
  *
  * `message` starts with `path`, e.g.
  * `resourceSpans[0].scopeSpans[1].spans[7].spanId: expected 16 hex characters`, so it can be

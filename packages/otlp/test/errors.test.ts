@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import protobuf from 'protobufjs'
-import { decodeJsonTraces, decodeProtobufTraces, SpanValidationError } from '../src/index.ts'
+import { decodeJsonTraces, decodeProtobufTraces, SpanValidationError, type DecodedTraces } from '../src/index.ts'
 import { fixtureBytes } from './support/fixtures.ts'
 
-// Bad input fails with one SpanValidationError whose message starts with the exact path.
+// Bad input is refused with a SpanValidationError whose message starts with the exact path: the
+// body, when it is not a batch or has no valid span; the span alone, when others are valid.
 
 type Json = Record<string, unknown>
 
@@ -35,29 +36,39 @@ function body(bad: Json): Json {
 
 const AT = 'resourceSpans[0].scopeSpans[1].spans[2]'
 
+/**
+ * `message` is the problem `input` is refused for: a body that is not a batch, or whose spans are
+ * all invalid, throws it; one invalid span among valid ones is rejected alone and named in the
+ * partial success (the others are kept).
+ */
 function rejects(input: unknown, message: string, path?: string): void {
-  assert.throws(
-    () => decodeJsonTraces(input),
-    (error: unknown) => {
-      assert.ok(error instanceof SpanValidationError, `not a SpanValidationError: ${String(error)}`)
-      assert.equal(error.message, message)
-      assert.equal(error.path, path ?? message.slice(0, message.indexOf(': ')))
-      assert.equal(error.statusCode, 400)
-      return true
-    },
-  )
+  let decoded: DecodedTraces
+  try {
+    decoded = decodeJsonTraces(input)
+  } catch (error) {
+    assert.ok(error instanceof SpanValidationError, `not a SpanValidationError: ${String(error)}`)
+    assert.equal(error.message, message)
+    assert.equal(error.path, path ?? message.slice(0, message.indexOf(': ')))
+    assert.equal(error.statusCode, 400)
+    return
+  }
+  assert.deepEqual({ rejected: decoded.rejected, problems: decoded.problems }, { rejected: 1, problems: [message] })
+  assert.ok(decoded.spans.length > 0)
 }
 
 function rejectsProtobuf(input: Uint8Array, message: string | RegExp): void {
-  assert.throws(
-    () => decodeProtobufTraces(input),
-    (error: unknown) => {
-      assert.ok(error instanceof SpanValidationError, `not a SpanValidationError: ${String(error)}`)
-      if (typeof message === 'string') assert.equal(error.message, message)
-      else assert.match(error.message, message)
-      return true
-    },
-  )
+  let decoded: DecodedTraces
+  try {
+    decoded = decodeProtobufTraces(input)
+  } catch (error) {
+    assert.ok(error instanceof SpanValidationError, `not a SpanValidationError: ${String(error)}`)
+    if (typeof message === 'string') assert.equal(error.message, message)
+    else assert.match(error.message, message)
+    return
+  }
+  assert.equal(decoded.rejected, 1)
+  if (typeof message === 'string') assert.deepEqual(decoded.problems, [message])
+  else assert.match(decoded.problems[0] ?? '', message)
 }
 
 describe('OTLP JSON ids', () => {
@@ -198,11 +209,9 @@ describe('OTLP JSON attributes', () => {
   it('stops deep nesting with an error, not a stack overflow', () => {
     let deep: Json = { stringValue: 'leaf' }
     for (let i = 0; i < 10_000; i++) deep = { arrayValue: { values: [deep] } }
-    assert.throws(() => decodeJsonTraces(body(span({ attributes: { deep } }))), (error: unknown) => {
-      assert.ok(error instanceof SpanValidationError)
-      assert.match(error.message, /^resourceSpans\[0\]\.scopeSpans\[1\]\.spans\[2\]\.attributes\["deep"\](\.arrayValue\.values\[0\]){32}\.arrayValue: nested deeper than 32 levels$/)
-      return true
-    })
+    const decoded = decodeJsonTraces(body(span({ attributes: { deep } })))
+    assert.equal(decoded.rejected, 1)
+    assert.match(decoded.problems[0] ?? '', /^resourceSpans\[0\]\.scopeSpans\[1\]\.spans\[2\]\.attributes\["deep"\](\.arrayValue\.values\[0\]){32}\.arrayValue: nested deeper than 32 levels$/)
     let ok: Json = { stringValue: 'leaf' }
     for (let i = 0; i < 32; i++) ok = { kvlistValue: { values: [{ key: 'k', value: ok }] } }
     assert.doesNotThrow(() => decodeJsonTraces(body(span({ attributes: { ok } }))))
@@ -217,7 +226,7 @@ describe('OTLP JSON structure', () => {
   })
 
   it('accepts an empty resourceSpans as zero spans', () => {
-    assert.deepEqual(decodeJsonTraces({ resourceSpans: [] }), { format: 'otlp-json', spans: [] })
+    assert.deepEqual(decodeJsonTraces({ resourceSpans: [] }), { format: 'otlp-json', spans: [], rejected: 0, problems: [] })
   })
 
   it('rejects bodies that are neither object nor array', () => {
@@ -332,7 +341,7 @@ describe('protobuf', () => {
   })
 
   it('reads an empty body as zero spans', () => {
-    assert.deepEqual(decodeProtobufTraces(new Uint8Array(0)), { format: 'otlp-protobuf', spans: [] })
+    assert.deepEqual(decodeProtobufTraces(new Uint8Array(0)), { format: 'otlp-protobuf', spans: [], rejected: 0, problems: [] })
   })
 
   it('stops deep nesting with an error, not a stack overflow', () => {
@@ -359,5 +368,36 @@ describe('protobuf', () => {
     }
     assert.doesNotThrow(() => decodeProtobufTraces(nested(32)))
     rejectsProtobuf(nested(33), new RegExp(String.raw`^${AT_PB.replace(/[[\].]/g, '\\$&')}\.attributes\["deep"\](\.arrayValue\.values\[0\]){32}\.arrayValue: nested deeper than 32 levels$`))
+  })
+})
+
+describe('partial success', () => {
+  const bad = (i: number) => span({ spanId: `bad${i}` })
+  const problem = (scope: number, i: number) => `resourceSpans[0].scopeSpans[${scope}].spans[${i}].spanId: expected 16 hex characters`
+
+  it('keeps the valid spans, counts every invalid one and names the first five', () => {
+    const decoded = decodeJsonTraces({
+      resourceSpans: [{ scopeSpans: [{ spans: [bad(0), span(), bad(2), bad(3)] }, { spans: [bad(0), bad(1), span({ name: 'kept' }), bad(3)] }] }],
+    })
+    assert.deepEqual(decoded.spans.map((record) => record.name), ['openai.chat', 'kept'])
+    assert.equal(decoded.rejected, 6)
+    assert.deepEqual(decoded.problems, [problem(0, 0), problem(0, 2), problem(0, 3), problem(1, 0), problem(1, 1)])
+  })
+
+  it('refuses a body whose spans are all invalid with its first problem', () => {
+    rejects({ resourceSpans: [{ scopeSpans: [{ spans: [bad(0), bad(1)] }] }] }, problem(0, 0))
+  })
+
+  it('locates a problem after a rejected span from the right place (the path is unwound)', () => {
+    const decoded = decodeJsonTraces({ resourceSpans: [{ scopeSpans: [{ spans: [span({ attributes: [{ key: 'k', value: { kvlistValue: { values: [{ key: 'x', value: 7 }] } } }] }), span({ kind: 9 })] }, { spans: [span()] }] }] })
+    assert.equal(decoded.rejected, 2)
+    assert.match(decoded.problems[1] ?? '', /^resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[1\]\.kind: /)
+  })
+
+  it('rejects Langtrace spans one by one too', () => {
+    const lt = (overrides: Json): Json => ({ traceId: '7b1286681c494310c5e8b3459ea1508e', spanId: 'a40ebffecaf29be0', name: 'x', startTime: [1795316906, 958000000], endTime: [1795316906, 958178765], ...overrides })
+    const decoded = decodeJsonTraces([lt({}), lt({ traceId: undefined })])
+    assert.equal(decoded.spans.length, 1)
+    assert.equal(decoded.rejected, 1)
   })
 })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { it } from 'node:test'
-import { decodeJsonTraces, decodeProtobufTraces, SpanValidationError } from '../src/index.ts'
+import { decodeTraceBody, decodeProtobufTraces, SpanValidationError } from '../src/index.ts'
 import { fixtureBytes, fixtureJson, JSON_FIXTURES, PROTOBUF_FIXTURES } from './support/fixtures.ts'
 import { Random, randomBatch, toProtobuf } from './support/random-batch.ts'
 
@@ -114,7 +114,9 @@ it(`survives ${MUTATIONS} value replacements in JSON bodies`, () => {
   const outcomes = { ok: 0, rejected: 0 }
   for (let i = 0; i < MUTATIONS; i++) {
     const body = mutateJson(r, r.pick(seeds))
-    outcomes[expectCleanOutcome(() => decodeJsonTraces(body), `JSON mutation ${i}`)]++
+    // As text, the way bodies arrive: numbers past 2^53 are read again with their digits.
+    const text = Buffer.from(JSON.stringify(body))
+    outcomes[expectCleanOutcome(() => decodeTraceBody(text, 'json'), `JSON mutation ${i}`)]++
   }
   assert.ok(outcomes.ok > 0 && outcomes.rejected > 0, JSON.stringify(outcomes))
 })

@@ -196,5 +196,5 @@ describe('status, events and links', () => {
 })
 
 it('decodes an empty array as zero spans', () => {
-  assert.deepEqual(decodeJsonTraces([]), { format: 'langtrace-json', spans: [] })
+  assert.deepEqual(decodeJsonTraces([]), { format: 'langtrace-json', spans: [], rejected: 0, problems: [] })
 })

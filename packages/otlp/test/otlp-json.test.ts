@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { decodeJsonTraces, SpanKind, StatusCode } from '../src/index.ts'
+import { decodeJsonTraces, decodeTraceBody, ImpreciseIntegerError, SpanKind, StatusCode } from '../src/index.ts'
 import type { SpanRecord } from '../src/index.ts'
 
 // What OTLP JSON bodies are accepted and how they are normalised.
@@ -110,7 +110,18 @@ describe('AnyValue normalisation', () => {
     assert.deepEqual(attribute({ intValue: '-0' }), { intValue: '0' })
     assert.deepEqual(attribute({ intValue: '9223372036854775807' }), { intValue: '9223372036854775807' })
     assert.deepEqual(attribute({ intValue: '-9223372036854775808' }), { intValue: '-9223372036854775808' })
-    assert.deepEqual(attribute({ intValue: 2 ** 60 }), { intValue: '1152921504606846976' })
+  })
+
+  it('keeps an intValue given as a JSON number past 2^53 exact, however the body writes it', () => {
+    const body = (intValue: string) =>
+      Buffer.from(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"${TRACE_ID}","spanId":"${SPAN_ID}","name":"op","startTimeUnixNano":1795316906845000123,"endTimeUnixNano":"1795316906845000124","attributes":[{"key":"n","value":{"intValue":${intValue}}}]}]}]}]}`)
+    for (const digits of ['9007199254740993', '-9007199254740993', '9223372036854775807', '1152921504606846976']) {
+      const [record] = decodeTraceBody(body(digits), 'json').spans
+      assert.deepEqual(record?.attributes.n, { intValue: digits })
+      assert.equal(record?.startTimeUnixNano, '1795316906845000123', 'a time given as a number is exact too')
+    }
+    // Parsed already, the digits are gone: the decoder says so rather than store a rounded value.
+    assert.throws(() => decodeJsonTraces({ resourceSpans: [{ scopeSpans: [{ spans: [span({ attributes: [{ key: 'n', value: { intValue: 2 ** 60 } }] })] }] }] }), ImpreciseIntegerError)
   })
 
   it('keeps the non-finite doubles as their JSON-mapping strings', () => {

@@ -43,6 +43,3 @@ export function encodeStatus(status: { code: number; message: string }): Buffer 
   const bytes = StatusMessage.encode(StatusMessage.create(status)).finish()
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 }
-
-/** An ExportTraceServiceResponse with `partial_success` unset, as a full success requires: zero bytes. */
-export const EMPTY_EXPORT_RESPONSE = Buffer.alloc(0)

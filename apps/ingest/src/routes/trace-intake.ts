@@ -11,6 +11,7 @@ import { jsonBodyScreen } from '../body/json-body.screen.ts'
 import { decodeTraceBody } from '../body/trace-body.decoder.ts'
 import { bodyTooLarge, queueBacklogFull, queueUnavailable, tooManySpans } from '../errors.ts'
 import { rejectionReasonOf, type IngestMetrics } from '../ingest.metrics.ts'
+import { partialSuccessOf, type PartialSuccess } from '../otlp/partial-success.ts'
 
 export interface TraceLimits extends BodyLimits {
   /** Most spans accepted in one request (MAX_SPANS_PER_REQUEST). */
@@ -43,9 +44,9 @@ export interface TraceIntakeOptions {
  * Everything the trace routes share, installed into one route context: authentication and the
  * content checks on headers alone (no work on the body of an unauthenticated request),
  * the streaming body reader, and the per-request metrics. Returns the handler's core, which
- * answers the format the body was in.
+ * answers what became of the body's spans.
  */
-export function installTraceIntake(app: App, options: TraceIntakeOptions): (request: FastifyRequest) => Promise<TraceBodyFormat> {
+export function installTraceIntake(app: App, options: TraceIntakeOptions): (request: FastifyRequest) => Promise<AcceptedTraceBody> {
   const { producer, limits, metrics } = options
 
   app.decorateRequest('traceIntake', null)
@@ -97,34 +98,56 @@ export function installTraceIntake(app: App, options: TraceIntakeOptions): (requ
   })
 
   return async (request) => {
-    const { format, spanCount, queued } = acceptBody(request, producer, limits)
-    await queued
-    metrics.spansAccepted(spanCount)
-    return format
+    const intake = request.traceIntake as TraceIntake
+    const body = (request.body as Buffer | undefined) ?? Buffer.alloc(0)
+    request.body = undefined
+    return acceptTraceBody({ producer, limits, metrics }, intake.projectId, intake.format, body)
   }
+}
+
+/** What a request's answer says about its spans. */
+export interface AcceptedTraceBody {
+  format: TraceBodyFormat
+  /** Spans now in the queue. */
+  accepted: number
+  /** Invalid spans refused one by one; null when every span was valid. */
+  partialSuccess: PartialSuccess | null
+}
+
+/**
+ * The core of every trace transport (HTTP and gRPC): decodes a body of a project whose key was
+ * checked, hands its valid spans to the queue, and resolves once the queue holds them. Throws the
+ * 4xx of a body that is not a batch or has no valid span, and 429/503 when the queue cannot take it.
+ */
+export async function acceptTraceBody(options: TraceIntakeOptions, projectId: string, format: BodyFormat, body: Buffer): Promise<AcceptedTraceBody> {
+  const { answer, queued } = queueBody(options, projectId, format, body)
+  await queued
+  options.metrics.spansAccepted(answer.accepted)
+  if (answer.partialSuccess !== null) options.metrics.spansRejected(answer.partialSuccess.rejectedSpans)
+  return answer
 }
 
 /**
  * Decodes the body and hands it to the queue. Synchronous on purpose: the span records stay in
  * this frame only, so they are garbage as soon as the queue has taken what it keeps (the bytes,
- * for Redis) instead of living in the handler's suspended frame until Redis answers. Under load
+ * for Redis) instead of living in the caller's suspended frame until Redis answers. Under load
  * that was most of what ingest promoted into V8's old generation.
  */
-function acceptBody(request: FastifyRequest, producer: SpanBatchProducer, limits: TraceLimits): { format: TraceBodyFormat; spanCount: number; queued: Promise<void> } {
-  const intake = request.traceIntake as TraceIntake
-  const body = (request.body as Buffer | undefined) ?? Buffer.alloc(0)
-  request.body = undefined
-  const { format, spans } = decodeTraceBody(body, intake.format)
+function queueBody({ producer, limits }: TraceIntakeOptions, projectId: string, format: BodyFormat, body: Buffer): { answer: AcceptedTraceBody; queued: Promise<void> } {
+  const decoded = decodeTraceBody(body, format)
+  const { spans } = decoded
   if (spans.length > limits.maxSpansPerRequest) throw tooManySpans(spans.length, limits.maxSpansPerRequest)
+  const answer = { format: decoded.format, accepted: spans.length, partialSuccess: partialSuccessOf(spans.length, decoded.rejected, decoded.problems) }
   // An empty batch is a success that stores nothing.
-  if (spans.length === 0) return { format, spanCount: 0, queued: Promise.resolve() }
-  // The queue is done with the bytes once it has answered (SpanBatchProducer.enqueue).
-  const queued = enqueue(producer, { projectId: intake.projectId, spans, body, bodyEncoding: intake.format }).finally(() => releaseBody(body))
-  return { format, spanCount: spans.length, queued }
+  if (spans.length === 0) return { answer, queued: Promise.resolve() }
+  // The queue is done with the bytes once it has answered (SpanBatchProducer.enqueue). The writer
+  // decodes them again and keeps exactly the spans counted here (SpanCollector).
+  const queued = enqueue(producer, { projectId, spans, body, bodyEncoding: format }).finally(() => releaseBody(body))
+  return { answer, queued }
 }
 
 /** The key's identity (null when unknown or revoked); a 503 when it cannot be looked up. */
-async function verifyKey(app: App, presented: string): Promise<VerifiedKey | null> {
+export async function verifyKey(app: App, presented: string): Promise<VerifiedKey | null> {
   try {
     return await app.apiKeys.verify(presented)
   } catch (error) {

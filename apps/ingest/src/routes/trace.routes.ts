@@ -2,11 +2,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type, type Static } from '@sinclair/typebox'
 import { installErrorHandler, statusAndMessageBody, type App } from '@tracewell/http'
 import type { SpanBatchProducer } from '@tracewell/queue'
-import type { FastifyPluginAsync, RawServerDefault } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply, RawServerDefault } from 'fastify'
 import { formatOf } from '../body/media-type.ts'
 import { ingestMetrics } from '../ingest.metrics.ts'
-import { EMPTY_EXPORT_RESPONSE, encodeStatus, grpcCodeFor } from '../otlp/otlp-status.ts'
-import { installTraceIntake, type TraceLimits } from './trace-intake.ts'
+import { encodeStatus, grpcCodeFor } from '../otlp/otlp-status.ts'
+import { encodeExportResponse } from '../otlp/partial-success.ts'
+import { installTraceIntake, type AcceptedTraceBody, type TraceLimits } from './trace-intake.ts'
 
 export interface TraceRoutesOptions {
   producer: SpanBatchProducer
@@ -23,6 +24,8 @@ export type TraceHeaders = Static<typeof TraceHeadersSchema>
 export const TraceAcceptedSchema = Type.Object({
   status: Type.Literal(200),
   message: Type.Literal('Traces received successfully'),
+  rejectedSpans: Type.Optional(Type.Integer({ description: 'invalid spans refused while the others were accepted (partial success); absent when none were' })),
+  errorMessage: Type.Optional(Type.String({ description: 'how many spans were refused and the first problems, each with its path in the body' })),
 })
 export type TraceAccepted = Static<typeof TraceAcceptedSchema>
 
@@ -46,6 +49,29 @@ const TRACES_ACCEPTED: TraceAccepted = { status: 200, message: 'Traces received 
 const EXPORT_ACCEPTED: ExportTraceResponse = {}
 
 /**
+ * A protobuf request is answered in protobuf, whatever the route (OTLP/HTTP: the response's
+ * Content-Type is the request's): success as an ExportTraceServiceResponse, here, and errors as a
+ * google.rpc.Status, by `protobufErrors`. Exporters pointed at /api/trace decode it too.
+ */
+function sendProtobufAnswer(reply: FastifyReply, accepted: AcceptedTraceBody): FastifyReply {
+  // Bytes bypass the JSON serializer; the route's schema describes the JSON form of the same message.
+  return reply.code(200).type('application/x-protobuf').send(encodeExportResponse(accepted.partialSuccess) as never)
+}
+
+/** Re-encodes the JSON error body `toStatus` reads as a google.rpc.Status for protobuf requests. */
+function protobufErrors(app: App, toStatus: (body: Record<string, unknown>, statusCode: number) => RpcStatus): void {
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.statusCode < 400 || formatOf(request.headers['content-type']) !== 'protobuf' || typeof payload !== 'string') {
+      done(null, payload)
+      return
+    }
+    const status = toStatus(JSON.parse(payload) as Record<string, unknown>, reply.statusCode)
+    void reply.type('application/x-protobuf')
+    done(null, encodeStatus(status))
+  })
+}
+
+/**
  * POST /api/trace and POST /v1/traces (docs/api.md#send-traces). Each lives in a context of its own, because
  * they answer errors in different shapes: the Langtrace JSON body, or OTLP's google.rpc.Status.
  * Everything else (auth, limits, decoding, queueing, metrics) is the same code.
@@ -61,6 +87,7 @@ export const traceRoutes: FastifyPluginAsync<TraceRoutesOptions, RawServerDefaul
 
   await app.register(async (api: App) => {
     installErrorHandler(api, statusAndMessageBody)
+    protobufErrors(api, (body, statusCode) => ({ code: grpcCodeFor(statusCode), message: String(body.message) }))
     const acceptTraces = installTraceIntake(api, { ...options, metrics })
     api.post(
       '/api/trace',
@@ -69,15 +96,17 @@ export const traceRoutes: FastifyPluginAsync<TraceRoutesOptions, RawServerDefaul
         schema: {
           summary: 'Send traces',
           description:
-            'OTLP JSON (map or list attributes), OTLP protobuf ExportTraceServiceRequest, or a Langtrace SDK span array; optionally gzip/deflate. Answers 200 once the spans are in the queue.',
+            'OTLP JSON (map or list attributes), OTLP protobuf ExportTraceServiceRequest, or a Langtrace SDK span array; optionally gzip/deflate. Answers 200 once the valid spans are in the queue, with the count and first problems of invalid spans refused one by one (partial success); 400 when none is valid. A protobuf request is answered in protobuf (ExportTraceServiceResponse, or google.rpc.Status on failure).',
           security: [{ apiKey: [] }],
           headers: TraceHeadersSchema,
           response: responses(TraceAcceptedSchema, TraceErrorSchema),
         },
       },
       async (request, reply) => {
-        await acceptTraces(request)
-        return reply.code(200).send(TRACES_ACCEPTED)
+        const accepted = await acceptTraces(request)
+        if (accepted.format === 'otlp-protobuf') return sendProtobufAnswer(reply, accepted)
+        const partial = accepted.partialSuccess
+        return reply.code(200).send(partial === null ? TRACES_ACCEPTED : { ...TRACES_ACCEPTED, rejectedSpans: partial.rejectedSpans, errorMessage: partial.errorMessage })
       },
     )
   })
@@ -85,16 +114,8 @@ export const traceRoutes: FastifyPluginAsync<TraceRoutesOptions, RawServerDefaul
   await app.register(async (otlp: App) => {
     // One handler shapes every error as a JSON Status; a protobuf request gets it re-encoded below.
     installErrorHandler(otlp, (statusCode, message) => ({ code: grpcCodeFor(statusCode), message }))
+    protobufErrors(otlp, (body) => body as RpcStatus)
     const acceptTraces = installTraceIntake(otlp, { ...options, metrics })
-    otlp.addHook('onSend', (request, reply, payload, done) => {
-      if (reply.statusCode < 400 || formatOf(request.headers['content-type']) !== 'protobuf' || typeof payload !== 'string') {
-        done(null, payload)
-        return
-      }
-      const status = JSON.parse(payload) as RpcStatus
-      void reply.type('application/x-protobuf')
-      done(null, encodeStatus(status))
-    })
     otlp.post(
       '/v1/traces',
       {
@@ -102,17 +123,18 @@ export const traceRoutes: FastifyPluginAsync<TraceRoutesOptions, RawServerDefaul
         schema: {
           summary: 'Send traces (OTLP/HTTP)',
           description:
-            'The standard OTLP/HTTP path. Answers in the encoding of the request: an ExportTraceServiceResponse on success, a google.rpc.Status on failure (protobuf for protobuf requests, JSON otherwise).',
+            'The standard OTLP/HTTP path. Answers in the encoding of the request: an ExportTraceServiceResponse on success (with partialSuccess when invalid spans were refused one by one), a google.rpc.Status on failure (protobuf for protobuf requests, JSON otherwise).',
           security: [{ apiKey: [] }],
           headers: TraceHeadersSchema,
           response: responses(ExportTraceResponseSchema, RpcStatusSchema),
         },
       },
       async (request, reply) => {
-        const format = await acceptTraces(request)
-        // Bytes bypass the JSON serializer; the schema describes the JSON form of the same message.
-        if (format === 'otlp-protobuf') return reply.code(200).type('application/x-protobuf').send(EMPTY_EXPORT_RESPONSE as ExportTraceResponse)
-        return reply.code(200).send(EXPORT_ACCEPTED)
+        const accepted = await acceptTraces(request)
+        if (accepted.format === 'otlp-protobuf') return sendProtobufAnswer(reply, accepted)
+        const partial = accepted.partialSuccess
+        // int64 in the protobuf JSON mapping is a decimal string, as the Collector sends it.
+        return reply.code(200).send(partial === null ? EXPORT_ACCEPTED : { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } })
       },
     )
   })

@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { findTraceSpans } from '@tracewell/db'
+import { startSpanBatchWorker, type SpanBatchWorker } from '@tracewell/writer'
+import protobuf from 'protobufjs'
+import { StatusMessage } from '../src/otlp/otlp-status.ts'
+import { decodeExportResponse } from '../src/otlp/partial-success.ts'
+import { startIngest, testEnv, type IngestHarness } from './support/ingest-harness.ts'
+
+// OTLP's partial success: a request with some invalid spans stores the valid ones and says how
+// many it refused and why, in the encoding of the request; only a request with no valid span is a
+// 400. The writer stores exactly the spans ingest accepted.
+
+const silent = { info() {}, warn() {}, error() {} }
+let ingest: IngestHarness
+let writer: SpanBatchWorker
+
+before(async () => {
+  ingest = await startIngest()
+  writer = startSpanBatchWorker({ db: ingest.database.db, redisUrl: testEnv.REDIS_URL, prefix: ingest.prefix, concurrency: 1, logger: silent })
+})
+after(async () => {
+  await writer.close()
+  await ingest.close()
+})
+
+let traceCounter = 0
+const nextTraceId = () => (++traceCounter).toString(16).padStart(32, 'a')
+const spanId = (i: number) => (i + 1).toString(16).padStart(16, '0')
+
+/** Spans of one trace; those at `invalid` positions have a span id of the wrong length. */
+function traceSpans(traceId: string, count: number, invalid: number[]) {
+  return Array.from({ length: count }, (_, i) => ({
+    traceId,
+    spanId: invalid.includes(i) ? 'abc' : spanId(i),
+    name: `step ${i}`,
+    startTimeUnixNano: '1795316906845000000',
+    endTimeUnixNano: '1795316906945000000',
+  }))
+}
+
+const otlpJson = (spans: unknown[]) => JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans }] }] })
+
+// The few fields of opentelemetry-proto's ExportTraceServiceRequest a test needs, to write bodies
+// an exporter would never send (an id of the wrong length).
+const root = protobuf.parse(`
+  syntax = "proto3";
+  message ExportTraceServiceRequest { repeated ResourceSpans resource_spans = 1; }
+  message ResourceSpans { repeated ScopeSpans scope_spans = 2; }
+  message ScopeSpans { repeated Span spans = 2; }
+  message Span { bytes trace_id = 1; bytes span_id = 2; string name = 5; fixed64 start_time_unix_nano = 7; fixed64 end_time_unix_nano = 8; }
+`).root
+const ExportRequest = root.lookupType('ExportTraceServiceRequest')
+
+function otlpProtobuf(spans: ReturnType<typeof traceSpans>): Buffer {
+  const message = ExportRequest.fromObject({
+    resourceSpans: [
+      {
+        scopeSpans: [
+          {
+            spans: spans.map((span) => ({
+              traceId: Buffer.from(span.traceId, 'hex'),
+              spanId: span.spanId === 'abc' ? Buffer.from([1, 2, 3]) : Buffer.from(span.spanId, 'hex'),
+              name: span.name,
+              startTimeUnixNano: span.startTimeUnixNano,
+              endTimeUnixNano: span.endTimeUnixNano,
+            })),
+          },
+        ],
+      },
+    ],
+  })
+  return Buffer.from(ExportRequest.encode(message).finish())
+}
+
+function post(url: string, contentType: string, payload: string | Buffer) {
+  return ingest.app.inject({ method: 'POST', url, headers: { 'x-api-key': ingest.tenant.projectKey, 'content-type': contentType }, payload })
+}
+
+/** The names of the trace's stored spans, once the writer has stored `count` of them. */
+async function storedNames(traceId: string, count: number): Promise<string[]> {
+  const deadline = Date.now() + 10_000
+  for (;;) {
+    const rows = await findTraceSpans(ingest.database.db, ingest.tenant.projectId, traceId)
+    if (rows.length >= count || Date.now() > deadline) return rows.map((row) => row.name).sort()
+    await sleep(50)
+  }
+}
+
+const jsonProblem = (i: number) => `resourceSpans[0].scopeSpans[0].spans[${i}].spanId: expected 16 hex characters`
+const protobufProblem = (i: number) => `resourceSpans[0].scopeSpans[0].spans[${i}].spanId: expected 8 bytes, got 3`
+
+describe('partial success', () => {
+  it('OTLP JSON on /v1/traces: stores the valid spans and answers 200 with partialSuccess', async () => {
+    const traceId = nextTraceId()
+    const response = await post('/v1/traces', 'application/json', otlpJson(traceSpans(traceId, 5, [1, 3])))
+    assert.equal(response.statusCode, 200)
+    assert.deepEqual(response.json(), {
+      partialSuccess: { rejectedSpans: '2', errorMessage: `2 of 5 spans rejected: ${jsonProblem(1)}; ${jsonProblem(3)}` },
+    })
+    assert.deepEqual(await storedNames(traceId, 3), ['step 0', 'step 2', 'step 4'])
+    // Nothing more arrives: the writer kept exactly what ingest accepted.
+    await sleep(200)
+    assert.equal((await findTraceSpans(ingest.database.db, ingest.tenant.projectId, traceId)).length, 3)
+  })
+
+  it('on /api/trace: the Langtrace answer with the counts added', async () => {
+    const traceId = nextTraceId()
+    const response = await post('/api/trace', 'application/json', otlpJson(traceSpans(traceId, 3, [0])))
+    assert.equal(response.statusCode, 200)
+    assert.deepEqual(response.json(), {
+      status: 200,
+      message: 'Traces received successfully',
+      rejectedSpans: 1,
+      errorMessage: `1 of 3 spans rejected: ${jsonProblem(0)}`,
+    })
+    assert.deepEqual(await storedNames(traceId, 2), ['step 1', 'step 2'])
+  })
+
+  for (const url of ['/v1/traces', '/api/trace']) {
+    it(`protobuf on ${url}: an ExportTraceServiceResponse with partial_success`, async () => {
+      const traceId = nextTraceId()
+      const response = await post(url, 'application/x-protobuf', otlpProtobuf(traceSpans(traceId, 4, [2])))
+      assert.equal(response.statusCode, 200)
+      assert.equal(response.headers['content-type'], 'application/x-protobuf')
+      assert.deepEqual(decodeExportResponse(response.rawPayload), {
+        partialSuccess: { rejectedSpans: 1, errorMessage: `1 of 4 spans rejected: ${protobufProblem(2)}` },
+      })
+      assert.deepEqual(await storedNames(traceId, 3), ['step 0', 'step 1', 'step 3'])
+    })
+  }
+
+  it('names the first five problems and counts the rest', async () => {
+    const traceId = nextTraceId()
+    const response = await post('/v1/traces', 'application/json', otlpJson(traceSpans(traceId, 9, [0, 1, 2, 3, 4, 5, 6, 7])))
+    assert.equal(response.statusCode, 200)
+    const expected = `8 of 9 spans rejected: ${[0, 1, 2, 3, 4].map(jsonProblem).join('; ')}; and 3 more`
+    assert.deepEqual(response.json(), { partialSuccess: { rejectedSpans: '8', errorMessage: expected } })
+    assert.deepEqual(await storedNames(traceId, 1), ['step 8'])
+  })
+
+  it('answers 400 with the first problem when no span is valid, in the encoding of the request', async () => {
+    const json = await post('/v1/traces', 'application/json', otlpJson(traceSpans(nextTraceId(), 2, [0, 1])))
+    assert.equal(json.statusCode, 400)
+    assert.deepEqual(json.json(), { code: 3, message: jsonProblem(0) })
+    const langtrace = await post('/api/trace', 'application/json', otlpJson(traceSpans(nextTraceId(), 2, [0, 1])))
+    assert.equal(langtrace.statusCode, 400)
+    assert.deepEqual(langtrace.json(), { status: 400, message: jsonProblem(0) })
+    const proto = await post('/api/trace', 'application/x-protobuf', otlpProtobuf(traceSpans(nextTraceId(), 1, [0])))
+    assert.equal(proto.statusCode, 400)
+    assert.equal(proto.headers['content-type'], 'application/x-protobuf')
+    assert.deepEqual(StatusMessage.toObject(StatusMessage.decode(proto.rawPayload)), { code: 3, message: protobufProblem(0) })
+  })
+
+  it('counts the refused spans in ingest_spans_rejected_total', async () => {
+    const metrics = await ingest.app.inject('/metrics')
+    // 2 + 1 + 1 + 1 + 8 refused in the requests above that were accepted.
+    assert.match(metrics.body, /^ingest_spans_rejected_total 13$/m)
+  })
+})
