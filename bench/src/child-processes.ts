@@ -44,7 +44,7 @@ export function announcePort(server: { address(): unknown }): void {
 /** Starts one of the services (`apps/<name>/src/server.ts`) with only `env`, and waits for its /readyz. */
 export async function startService(entry: string, env: Record<string, string>, port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, [...nodeFlagsOf(entry), `${repoRoot}${entry}`], {
-    env: { ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    env: { ...env, PORT: String(port), GRPC_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit'],
   })
   const deadline = Date.now() + 30_000

@@ -167,7 +167,7 @@ describe('the image, built on the local base and run against real Postgres and R
     const shared = { DATABASE_URL: database!.url, LOG_LEVEL: 'warn', HOST: '127.0.0.1' }
     const queue = { REDIS_URL, QUEUE_PREFIX: `docker-test-${runId}` }
     const own: Record<string, Record<string, string>> = {
-      ingest: { ...queue, KEY_CACHE_TTL_MS: '500' },
+      ingest: { ...queue, KEY_CACHE_TTL_MS: '500', GRPC_PORT: '0' },
       writer: queue,
       'control-plane': { ADMIN_API_KEY: adminKey, SESSION_SECRET: randomBytes(32).toString('hex') },
       janitor: { CRON_API_KEY: cronKey },

@@ -19,6 +19,8 @@ export function freePort(): Promise<number> {
 export interface RunningService {
   name: string
   url: string
+  /** host:port of the OTLP/gRPC receiver (ingest and npm start listen there; the others ignore GRPC_PORT). */
+  grpcAddress: string
   process: ChildProcess
   /** Everything the process printed, for assertions and for failure reports. */
   output(): string
@@ -31,9 +33,10 @@ export interface RunningService {
  */
 export async function startService(name: string, entry: string, env: Record<string, string>, readyTimeoutMs = 60_000): Promise<RunningService> {
   const port = Number(env.PORT ?? (await freePort()))
+  const grpcPort = Number(env.GRPC_PORT ?? (await freePort()))
   const child = spawn(process.execPath, [entry], {
     cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, PORT: String(port), GRPC_PORT: String(grpcPort) },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
@@ -43,6 +46,7 @@ export async function startService(name: string, entry: string, env: Record<stri
   const service: RunningService = {
     name,
     url,
+    grpcAddress: `127.0.0.1:${grpcPort}`,
     process: child,
     output: () => output,
     stop: () =>

@@ -18,7 +18,7 @@ describe('npm start on embedded defaults', () => {
     rmSync(dataDir, { recursive: true, force: true })
   })
 
-  it('prints usable keys on first start and stores what a real exporter sends', async () => {
+  it('prints usable keys on first start and stores what real exporters send, over HTTP and gRPC', async () => {
     service = await startService('all-in-one', 'apps/all-in-one/src/server.ts', { DATA_DIR: dataDir, PORT: String(await freePort()) })
     const projectKey = await eventually(async () => /Project API key:\s+(\S+)/.exec(service!.output())?.[1], 10_000, 'the first-start banner')
     const teamKey = /Team API key:\s+(\S+)/.exec(service.output())?.[1]
@@ -35,6 +35,18 @@ describe('npm start on embedded defaults', () => {
     assert.equal(stored.status, 200)
     assert.equal(stored.body.spans[0]?.llmModel, 'gpt-4o-mini')
     assert.equal(stored.body.spans[0]?.serviceName, 'quickstart')
+
+    // The same process receives OTLP/gRPC; without Redis it answers once the spans are stored.
+    const grpc = otlpTracerProvider({ url: `http://${service.grpcAddress}`, apiKey: projectKey, encoding: 'grpc', serviceName: 'quickstart-grpc' })
+    const grpcSpan = grpc.getTracer('e2e').startSpan('openai.chat', { attributes: chatAttributes('gpt-4o') })
+    grpcSpan.end()
+    await grpc.forceFlush()
+    await grpc.shutdown()
+    const viaGrpc = await callJson<{ spans: Array<{ llmModel: string; serviceName: string }> }>(`${service.url}/api/traces/${grpcSpan.spanContext().traceId}`, { headers: { 'x-api-key': projectKey } })
+    assert.equal(viaGrpc.status, 200)
+    assert.equal(viaGrpc.body.spans[0]?.llmModel, 'gpt-4o')
+    assert.equal(viaGrpc.body.spans[0]?.serviceName, 'quickstart-grpc')
+
     const projects = await callJson<{ projects: unknown[] }>(`${service.url}/api/projects`, { headers: { 'x-api-key': teamKey! } })
     assert.equal(projects.body.projects.length, 1)
   })

@@ -74,9 +74,11 @@ describe('separately started services with real clients', () => {
     ['json', '/api/trace'],
     ['protobuf', '/v1/traces'],
     ['protobuf', '/api/trace'],
+    ['grpc', 'the gRPC port'],
   ] as Array<[OtlpEncoding, string]>) {
     it(`stores spans from the OpenTelemetry OTLP ${encoding} exporter sent to ${path}, attributes intact`, async () => {
-      const provider = otlpTracerProvider({ url: `${ingest.url}${path}`, apiKey: projectKey, encoding, serviceName: `svc-${encoding}` })
+      const url = encoding === 'grpc' ? `http://${ingest.grpcAddress}` : `${ingest.url}${path}`
+      const provider = otlpTracerProvider({ url, apiKey: projectKey, encoding, serviceName: `svc-${encoding}` })
       const tracer = provider.getTracer('e2e', '1.0.0')
       const root = tracer.startSpan('handle_question', { kind: SpanKind.SERVER })
       const rootContext = root.spanContext()

@@ -25,7 +25,7 @@ async function run(entry: string, env: Record<string, string>, whilePrinting?: (
   const started = Date.now()
   const child = spawn(process.execPath, [entry], {
     cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(await freePort()), STARTUP_RETRY_SECONDS: String(RETRY_SECONDS), ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(await freePort()), GRPC_PORT: '0', STARTUP_RETRY_SECONDS: String(RETRY_SECONDS), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''

@@ -2,7 +2,7 @@ import type { AllInOneConfig } from '@tracewell/config'
 import { bootstrapFromSettings, consoleAssetsPlugin, controlPlaneRoutes, defaultKeysAreLive, ensureDefaultWorkspace, type DefaultWorkspace } from '@tracewell/control-plane'
 import { createDb, migrateToLatest, type Db } from '@tracewell/db'
 import { apiKeysPlugin, createApp, databaseAnswers, dbPlugin, healthPlugin, installErrorHandler, messageBody, metricsPlugin, openApiPlugin, type App } from '@tracewell/http'
-import { traceRoutes } from '@tracewell/ingest'
+import { otlpGrpcPlugin, traceRoutes } from '@tracewell/ingest'
 import { cleanupRoutes } from '@tracewell/janitor'
 import { readDefaultKeys, removeDefaultKeys, saveDefaultKeys } from './default-keys.file.ts'
 import { keptSessionSecret, sessionSecretPath } from './session-secret.file.ts'
@@ -50,10 +50,9 @@ export async function buildAllInOneApp(config: AllInOneConfig, deps: AllInOneDep
   const firstStart = hasInitSettings(config) ? null : await ensureDefaultWorkspace(db)
   await keepDefaultKeys(db, config.DATA_DIR, firstStart, app.log)
 
-  await app.register(traceRoutes, {
-    producer,
-    limits: { maxBodyBytes: config.MAX_BODY_BYTES, maxInflatedBytes: config.MAX_INFLATED_BYTES, maxSpansPerRequest: config.MAX_SPANS_PER_REQUEST, maxJsonValues: config.MAX_JSON_VALUES },
-  })
+  const limits = { maxBodyBytes: config.MAX_BODY_BYTES, maxInflatedBytes: config.MAX_INFLATED_BYTES, maxSpansPerRequest: config.MAX_SPANS_PER_REQUEST, maxJsonValues: config.MAX_JSON_VALUES }
+  await app.register(traceRoutes, { producer, limits })
+  await app.register(otlpGrpcPlugin, { producer, limits })
   const sessionSecret = await consoleSessionSecret(config, app.log)
   await app.register(controlPlaneRoutes, { adminApiKey: config.ADMIN_API_KEY, consoleSessions: { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS } })
   await app.register(cleanupRoutes, { cronApiKey: config.CRON_API_KEY, batchSize: config.CLEANUP_BATCH_SIZE, timeBudgetMs: config.CLEANUP_TIME_BUDGET_MS })

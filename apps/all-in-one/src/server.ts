@@ -1,6 +1,7 @@
 import { AllInOneConfigSchema, loadConfigOrExit, waitForDependenciesOrExit } from '@tracewell/config'
 import { postgresDependency } from '@tracewell/db'
 import { redisDependency, runServer } from '@tracewell/http'
+import { listenOtlpGrpcOrExit } from '@tracewell/ingest'
 import { buildAllInOneApp } from './app.ts'
 import { defaultKeysBanner, shownBaseUrl } from './default-keys.banner.ts'
 import { defaultKeysPath } from './default-keys.file.ts'
@@ -13,6 +14,7 @@ await waitForDependenciesOrExit(
 )
 const { app, firstStart } = await buildAllInOneApp(config)
 await runServer(app, { host: config.HOST, port: config.PORT })
+await listenOtlpGrpcOrExit(app, { host: config.HOST, port: config.GRPC_PORT })
 const address = app.server.address()
 const baseUrl = shownBaseUrl(config.HOST, typeof address === 'object' && address ? address.port : config.PORT)
 if (firstStart) {

@@ -2,6 +2,7 @@ import type { IngestConfig } from '@tracewell/config'
 import { createDb, type Db } from '@tracewell/db'
 import { apiKeysPlugin, createApp, databaseAnswers, dbPlugin, healthPlugin, metricsPlugin, openApiPlugin, type App } from '@tracewell/http'
 import { createBullMqSpanBatchProducer, type SpanBatchProducer } from '@tracewell/queue'
+import { otlpGrpcPlugin } from './grpc/otlp-grpc.plugin.ts'
 import { traceRoutes } from './routes/trace.routes.ts'
 
 export interface IngestDeps {
@@ -11,7 +12,7 @@ export interface IngestDeps {
   db?: Db
 }
 
-/** The ingest service: trace routes plus health, metrics and docs. */
+/** The ingest service: trace routes over HTTP and OTLP/gRPC, plus health, metrics and docs. */
 export async function buildApp(config: IngestConfig, deps: IngestDeps = {}): Promise<App> {
   const app = createApp({ logLevel: config.LOG_LEVEL, bodyLimit: config.MAX_BODY_BYTES })
   const db = deps.db ?? createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE })
@@ -37,14 +38,14 @@ export async function buildApp(config: IngestConfig, deps: IngestDeps = {}): Pro
   // onClose hooks run last-registered first: the producer flushes its pending group commit
   // before the key usage is recorded and the pool is closed.
   if (deps.producer === undefined) app.addHook('onClose', async () => producer.close())
-  await app.register(traceRoutes, {
-    producer,
-    limits: {
-      maxBodyBytes: config.MAX_BODY_BYTES,
-      maxInflatedBytes: config.MAX_INFLATED_BYTES,
-      maxSpansPerRequest: config.MAX_SPANS_PER_REQUEST,
-      maxJsonValues: config.MAX_JSON_VALUES,
-    },
-  })
+  const limits = {
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    maxInflatedBytes: config.MAX_INFLATED_BYTES,
+    maxSpansPerRequest: config.MAX_SPANS_PER_REQUEST,
+    maxJsonValues: config.MAX_JSON_VALUES,
+  }
+  await app.register(traceRoutes, { producer, limits })
+  // It listens when server.ts (or a test) asks: building the app binds no port.
+  await app.register(otlpGrpcPlugin, { producer, limits })
   return app
 }

@@ -8,3 +8,5 @@ export {
   RpcStatusSchema,
 } from './routes/trace.routes.ts'
 export type { TraceLimits } from './routes/trace-intake.ts'
+export { otlpGrpcPlugin, type OtlpGrpcOptions, type OtlpGrpcReceiver } from './grpc/otlp-grpc.plugin.ts'
+export { listenOtlpGrpcOrExit } from './grpc/listen-otlp-grpc.ts'

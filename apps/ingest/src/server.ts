@@ -2,6 +2,7 @@ import { IngestConfigSchema, loadConfigOrExit, waitForDependenciesOrExit } from 
 import { assertSchemaIsCurrent, MigrationError, postgresDependency } from '@tracewell/db'
 import { redisDependency, runServer } from '@tracewell/http'
 import { buildApp } from './app.ts'
+import { listenOtlpGrpcOrExit } from './grpc/listen-otlp-grpc.ts'
 
 // `npm run start:ingest`: the ingest service alone (default port 3001).
 const config = loadConfigOrExit(IngestConfigSchema)
@@ -18,3 +19,4 @@ try {
   process.exit(1)
 }
 await runServer(app, { host: config.HOST, port: config.PORT })
+await listenOtlpGrpcOrExit(app, { host: config.HOST, port: config.GRPC_PORT })

@@ -3,10 +3,10 @@ import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { findTraceSpans } from '@tracewell/db'
 import { startSpanBatchWorker, type SpanBatchWorker } from '@tracewell/writer'
-import protobuf from 'protobufjs'
 import { StatusMessage } from '../src/otlp/otlp-status.ts'
 import { decodeExportResponse } from '../src/otlp/partial-success.ts'
 import { startIngest, testEnv, type IngestHarness } from './support/ingest-harness.ts'
+import { jsonProblem, nextTraceId, otlpJson, otlpProtobuf, protobufProblem, traceSpans } from './support/otlp-bodies.ts'
 
 // OTLP's partial success: a request with some invalid spans stores the valid ones and says how
 // many it refused and why, in the encoding of the request; only a request with no valid span is a
@@ -25,55 +25,6 @@ after(async () => {
   await ingest.close()
 })
 
-let traceCounter = 0
-const nextTraceId = () => (++traceCounter).toString(16).padStart(32, 'a')
-const spanId = (i: number) => (i + 1).toString(16).padStart(16, '0')
-
-/** Spans of one trace; those at `invalid` positions have a span id of the wrong length. */
-function traceSpans(traceId: string, count: number, invalid: number[]) {
-  return Array.from({ length: count }, (_, i) => ({
-    traceId,
-    spanId: invalid.includes(i) ? 'abc' : spanId(i),
-    name: `step ${i}`,
-    startTimeUnixNano: '1795316906845000000',
-    endTimeUnixNano: '1795316906945000000',
-  }))
-}
-
-const otlpJson = (spans: unknown[]) => JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans }] }] })
-
-// The few fields of opentelemetry-proto's ExportTraceServiceRequest a test needs, to write bodies
-// an exporter would never send (an id of the wrong length).
-const root = protobuf.parse(`
-  syntax = "proto3";
-  message ExportTraceServiceRequest { repeated ResourceSpans resource_spans = 1; }
-  message ResourceSpans { repeated ScopeSpans scope_spans = 2; }
-  message ScopeSpans { repeated Span spans = 2; }
-  message Span { bytes trace_id = 1; bytes span_id = 2; string name = 5; fixed64 start_time_unix_nano = 7; fixed64 end_time_unix_nano = 8; }
-`).root
-const ExportRequest = root.lookupType('ExportTraceServiceRequest')
-
-function otlpProtobuf(spans: ReturnType<typeof traceSpans>): Buffer {
-  const message = ExportRequest.fromObject({
-    resourceSpans: [
-      {
-        scopeSpans: [
-          {
-            spans: spans.map((span) => ({
-              traceId: Buffer.from(span.traceId, 'hex'),
-              spanId: span.spanId === 'abc' ? Buffer.from([1, 2, 3]) : Buffer.from(span.spanId, 'hex'),
-              name: span.name,
-              startTimeUnixNano: span.startTimeUnixNano,
-              endTimeUnixNano: span.endTimeUnixNano,
-            })),
-          },
-        ],
-      },
-    ],
-  })
-  return Buffer.from(ExportRequest.encode(message).finish())
-}
-
 function post(url: string, contentType: string, payload: string | Buffer) {
   return ingest.app.inject({ method: 'POST', url, headers: { 'x-api-key': ingest.tenant.projectKey, 'content-type': contentType }, payload })
 }
@@ -87,9 +38,6 @@ async function storedNames(traceId: string, count: number): Promise<string[]> {
     await sleep(50)
   }
 }
-
-const jsonProblem = (i: number) => `resourceSpans[0].scopeSpans[0].spans[${i}].spanId: expected 16 hex characters`
-const protobufProblem = (i: number) => `resourceSpans[0].scopeSpans[0].spans[${i}].spanId: expected 8 bytes, got 3`
 
 describe('partial success', () => {
   it('OTLP JSON on /v1/traces: stores the valid spans and answers 200 with partialSuccess', async () => {

@@ -20,7 +20,7 @@ after(async () => {
 })
 
 function startServer(env: Record<string, string>) {
-  const child = spawn(process.execPath, [serverPath], { env: { REDIS_URL: testEnv.REDIS_URL, QUEUE_PREFIX: 'test-ingest-server', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [serverPath], { env: { REDIS_URL: testEnv.REDIS_URL, QUEUE_PREFIX: 'test-ingest-server', LOG_LEVEL: 'warn', GRPC_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   return { child, stderr: () => stderr }

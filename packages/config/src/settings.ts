@@ -44,6 +44,12 @@ export const embeddedQueueSettings = {
 }
 
 export const ingestSettings = {
+  GRPC_PORT: Type.Integer({
+    minimum: 0,
+    maximum: 65535,
+    default: 4317,
+    description: 'TCP port of the OTLP/gRPC receiver, on HOST (default 4317, the OTLP standard; 0 picks a free port)',
+  }),
   MAX_BODY_BYTES: Type.Integer({ minimum: 1024, default: 10 * 1024 * 1024, description: 'largest request body as sent, in bytes (default 10 MiB)' }),
   MAX_INFLATED_BYTES: Type.Integer({ minimum: 1024, default: 50 * 1024 * 1024, description: 'largest body after gzip/deflate inflation, in bytes (default 50 MiB)' }),
   MAX_SPANS_PER_REQUEST: Type.Integer({ minimum: 1, default: 10_000, description: 'most spans accepted in one request (default 10000)' }),

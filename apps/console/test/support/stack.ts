@@ -51,6 +51,7 @@ export async function startStack(settings: Record<string, string> = {}): Promise
       HOME: process.env.HOME ?? '',
       HOST: '127.0.0.1',
       PORT: String(port),
+      GRPC_PORT: '0',
       LOG_LEVEL: 'warn',
       DATABASE_URL: database.url,
       DATA_DIR: dataDir,
