@@ -2,7 +2,7 @@ import type { AllInOneConfig } from '@tracewell/config'
 import { bootstrapFromSettings, consoleAssetsPlugin, controlPlaneRoutes, defaultKeysAreLive, ensureDefaultWorkspace, type DefaultWorkspace } from '@tracewell/control-plane'
 import { createDb, migrateToLatest, type Db } from '@tracewell/db'
 import { apiKeysPlugin, createApp, databaseAnswers, dbPlugin, healthPlugin, installErrorHandler, messageBody, metricsPlugin, openApiPlugin, type App } from '@tracewell/http'
-import { otlpGrpcPlugin, traceRoutes } from '@tracewell/ingest'
+import { otlpGrpcPlugin, sendTracesRoutes } from '@tracewell/ingest'
 import { cleanupRoutes } from '@tracewell/janitor'
 import { readDefaultKeys, removeDefaultKeys, saveDefaultKeys } from './default-keys.file.ts'
 import { keptSessionSecret, sessionSecretPath } from './session-secret.file.ts'
@@ -51,7 +51,7 @@ export async function buildAllInOneApp(config: AllInOneConfig, deps: AllInOneDep
   await keepDefaultKeys(db, config.DATA_DIR, firstStart, app.log)
 
   const limits = { maxBodyBytes: config.MAX_BODY_BYTES, maxInflatedBytes: config.MAX_INFLATED_BYTES, maxSpansPerRequest: config.MAX_SPANS_PER_REQUEST, maxJsonValues: config.MAX_JSON_VALUES }
-  await app.register(traceRoutes, { producer, limits })
+  await app.register(sendTracesRoutes, { producer, limits })
   await app.register(otlpGrpcPlugin, { producer, limits })
   const sessionSecret = await consoleSessionSecret(config, app.log)
   await app.register(controlPlaneRoutes, { adminApiKey: config.ADMIN_API_KEY, consoleSessions: { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS } })

@@ -3,7 +3,7 @@ import { createDb, type Db } from '@tracewell/db'
 import { apiKeysPlugin, createApp, databaseAnswers, dbPlugin, healthPlugin, metricsPlugin, openApiPlugin, type App } from '@tracewell/http'
 import { createBullMqSpanBatchProducer, type SpanBatchProducer } from '@tracewell/queue'
 import { otlpGrpcPlugin } from './grpc/otlp-grpc.plugin.ts'
-import { traceRoutes } from './routes/trace.routes.ts'
+import { sendTracesRoutes } from './routes/send-traces.routes.ts'
 
 export interface IngestDeps {
   /** The queue; by default a BullMQ producer on REDIS_URL, created and closed by the app. */
@@ -44,7 +44,7 @@ export async function buildApp(config: IngestConfig, deps: IngestDeps = {}): Pro
     maxSpansPerRequest: config.MAX_SPANS_PER_REQUEST,
     maxJsonValues: config.MAX_JSON_VALUES,
   }
-  await app.register(traceRoutes, { producer, limits })
+  await app.register(sendTracesRoutes, { producer, limits })
   // It listens when server.ts (or a test) asks: building the app binds no port.
   await app.register(otlpGrpcPlugin, { producer, limits })
   return app

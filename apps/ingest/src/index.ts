@@ -1,12 +1,12 @@
 export { buildApp, type IngestDeps } from './app.ts'
 export {
-  traceRoutes,
-  type TraceRoutesOptions,
+  sendTracesRoutes,
+  type SendTracesRoutesOptions,
   TraceAcceptedSchema,
   TraceErrorSchema,
   ExportTraceResponseSchema,
   RpcStatusSchema,
-} from './routes/trace.routes.ts'
+} from './routes/send-traces.routes.ts'
 export type { TraceLimits } from './routes/trace-intake.ts'
 export { otlpGrpcPlugin, type OtlpGrpcOptions, type OtlpGrpcReceiver } from './grpc/otlp-grpc.plugin.ts'
 export { listenOtlpGrpcOrExit } from './grpc/listen-otlp-grpc.ts'

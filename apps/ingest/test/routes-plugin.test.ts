@@ -6,7 +6,7 @@ import { apiKeysPlugin, createApp, dbPlugin, metricsPlugin, type App } from '@tr
 import { createInProcessSpanBatchProducer } from '@tracewell/queue'
 import { processSpanBatchJob, SpanPricer } from '@tracewell/writer'
 import { Registry } from 'prom-client'
-import { traceRoutes } from '../src/index.ts'
+import { sendTracesRoutes } from '../src/index.ts'
 import { langtraceSpans, seedBody } from './support/fixtures.ts'
 import { createTenant, type Tenant } from './support/ingest-harness.ts'
 
@@ -25,8 +25,8 @@ before(async () => {
   await app.register(dbPlugin, { db: database.db, closeOnShutdown: false })
   await app.register(apiKeysPlugin, { ttlMs: 1000 })
   const limits = { maxBodyBytes: 1 << 20, maxInflatedBytes: 4 << 20, maxSpansPerRequest: 100, maxJsonValues: 1_000_000 }
-  await app.register(traceRoutes, { producer, limits })
-  await app.register(traceRoutes, { producer, limits, prefix: '/second' })
+  await app.register(sendTracesRoutes, { producer, limits })
+  await app.register(sendTracesRoutes, { producer, limits, prefix: '/second' })
   // A JSON route of the host app keeps its own parser and error handler.
   app.post('/echo', async (request) => request.body)
   await app.ready()

@@ -9,7 +9,7 @@ import { encodeStatus, grpcCodeFor } from '../otlp/otlp-status.ts'
 import { encodeExportResponse } from '../otlp/partial-success.ts'
 import { installTraceIntake, type AcceptedTraceBody, type TraceLimits } from './trace-intake.ts'
 
-export interface TraceRoutesOptions {
+export interface SendTracesRoutesOptions {
   producer: SpanBatchProducer
   limits: TraceLimits
 }
@@ -76,7 +76,7 @@ function protobufErrors(app: App, toStatus: (body: Record<string, unknown>, stat
  * they answer errors in different shapes: the Langtrace JSON body, or OTLP's google.rpc.Status.
  * Everything else (auth, limits, decoding, queueing, metrics) is the same code.
  */
-export const traceRoutes: FastifyPluginAsync<TraceRoutesOptions, RawServerDefault, TypeBoxTypeProvider> = async (app, options) => {
+export const sendTracesRoutes: FastifyPluginAsync<SendTracesRoutesOptions, RawServerDefault, TypeBoxTypeProvider> = async (app, options) => {
   const metrics = ingestMetrics(app.metrics, options.producer)
   const routeOptions = {
     bodyLimit: options.limits.maxBodyBytes,
