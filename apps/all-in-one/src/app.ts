@@ -1,12 +1,59 @@
 import type { AllInOneConfig } from '@tracewell/config'
 import { bootstrapFromSettings, consoleAssetsPlugin, controlPlaneRoutes, defaultKeysAreLive, ensureDefaultWorkspace, type DefaultWorkspace } from '@tracewell/control-plane'
-import { createDb, migrateToLatest, type Db } from '@tracewell/db'
-import { apiKeysPlugin, createApp, databaseAnswers, dbPlugin, healthPlugin, installErrorHandler, messageBody, metricsPlugin, openApiPlugin, type App } from '@tracewell/http'
-import { otlpGrpcPlugin, sendTracesRoutes } from '@tracewell/ingest'
+import type { Db } from '@tracewell/db'
+import { defineService, type App, type ServiceDeps } from '@tracewell/http'
+import { otlpGrpcPlugin, sendTracesRoutes, traceLimitsOf } from '@tracewell/ingest'
 import { cleanupRoutes } from '@tracewell/janitor'
 import { readDefaultKeys, removeDefaultKeys, saveDefaultKeys } from './default-keys.file.ts'
 import { keptSessionSecret, sessionSecretPath } from './session-secret.file.ts'
 import { registerSpanPipeline } from './span-pipeline.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The keys created on the very first start (empty database, no INIT_*), for server.ts to print. */
+    firstStart: DefaultWorkspace | null
+  }
+}
+
+export interface AllInOneDeps extends ServiceDeps {
+  /** Where the built console is; @tracewell/console's dist/ unless a test brings its own. */
+  consoleDistDir?: string
+}
+
+/**
+ * `npm start`: the ingest, control-plane and janitor route plugins and the writer in one process,
+ * over the embedded database and in-process queue unless DATABASE_URL / REDIS_URL say otherwise.
+ * The same plugins the separate services register; nothing is written twice. Unlike the separate
+ * services it migrates at start: one command must be enough.
+ */
+export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
+  name: 'all-in-one',
+  openApi: { title: 'Tracewell', description: 'Trace ingest, prompt registry, management API and retention cleanup in one process.' },
+  bodyLimit: (config) => config.MAX_BODY_BYTES,
+  apiKeys: true,
+  migrations: 'apply',
+  async register(app, config, deps) {
+    const db = app.db
+    // On close the writer finishes and the producer flushes before the pool is closed (onClose
+    // hooks run in reverse order), and the gRPC receiver's calls before them.
+    const producer = await registerSpanPipeline(app, config, db)
+    app.addHook('onClose', async () => producer.close())
+
+    await bootstrapFromSettings(db, config, app.log)
+    const firstStart = hasInitSettings(config) ? null : await ensureDefaultWorkspace(db)
+    app.decorate('firstStart', firstStart)
+    await keepDefaultKeys(db, config.DATA_DIR, firstStart, app.log)
+
+    const limits = traceLimitsOf(config)
+    await app.register(sendTracesRoutes, { producer, limits })
+    await app.register(otlpGrpcPlugin, { producer, limits })
+    const sessionSecret = await consoleSessionSecret(config, app.log)
+    await app.register(controlPlaneRoutes, { adminApiKey: config.ADMIN_API_KEY, consoleSessions: { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS } })
+    await app.register(cleanupRoutes, { cronApiKey: config.CRON_API_KEY, batchSize: config.CLEANUP_BATCH_SIZE, timeBudgetMs: config.CLEANUP_TIME_BUDGET_MS })
+    await app.register(consoleAssetsPlugin, { distDir: deps.consoleDistDir })
+    return { readiness: { queue: () => producer.ping() } }
+  },
+})
 
 export interface AllInOneApp {
   app: App
@@ -14,50 +61,9 @@ export interface AllInOneApp {
   firstStart: DefaultWorkspace | null
 }
 
-/**
- * `npm start`: the ingest, control-plane and janitor route plugins and the writer in
- * one process, over the embedded database and in-process queue unless DATABASE_URL / REDIS_URL
- * say otherwise. The same plugins the separate services register; nothing is written twice.
- */
-export interface AllInOneDeps {
-  /** A database owned by the caller (closed by the caller); otherwise one is opened and closed here. */
-  db?: Db
-  /** Where the built console is; @tracewell/console's dist/ unless a test brings its own. */
-  consoleDistDir?: string
-}
-
-export async function buildAllInOneApp(config: AllInOneConfig, deps: AllInOneDeps = {}): Promise<AllInOneApp> {
-  const db = deps.db ?? createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, dataDir: config.DATA_DIR })
-  // Here, unlike the separate services, migrations run at start: one command must be enough.
-  await migrateToLatest(db)
-
-  const app = createApp({ logLevel: config.LOG_LEVEL, bodyLimit: config.MAX_BODY_BYTES })
-  installErrorHandler(app, messageBody)
-  await app.register(metricsPlugin)
-  await app.register(openApiPlugin, {
-    title: 'Tracewell',
-    description: 'Trace ingest, prompt registry, management API and retention cleanup in one process.',
-  })
-  await app.register(dbPlugin, { db, closeOnShutdown: deps.db === undefined })
-  await app.register(apiKeysPlugin, { ttlMs: config.KEY_CACHE_TTL_MS, outageGraceMs: config.KEY_OUTAGE_GRACE_MS })
-  // Registered after the db plugin: on close the writer finishes and the producer flushes
-  // before the pool is closed (onClose hooks run in reverse order).
-  const producer = await registerSpanPipeline(app, config, db)
-  app.addHook('onClose', async () => producer.close())
-  await app.register(healthPlugin, { readinessChecks: { postgres: databaseAnswers(db), queue: () => producer.ping() } })
-
-  await bootstrapFromSettings(db, config, app.log)
-  const firstStart = hasInitSettings(config) ? null : await ensureDefaultWorkspace(db)
-  await keepDefaultKeys(db, config.DATA_DIR, firstStart, app.log)
-
-  const limits = { maxBodyBytes: config.MAX_BODY_BYTES, maxInflatedBytes: config.MAX_INFLATED_BYTES, maxSpansPerRequest: config.MAX_SPANS_PER_REQUEST, maxJsonValues: config.MAX_JSON_VALUES }
-  await app.register(sendTracesRoutes, { producer, limits })
-  await app.register(otlpGrpcPlugin, { producer, limits })
-  const sessionSecret = await consoleSessionSecret(config, app.log)
-  await app.register(controlPlaneRoutes, { adminApiKey: config.ADMIN_API_KEY, consoleSessions: { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS } })
-  await app.register(cleanupRoutes, { cronApiKey: config.CRON_API_KEY, batchSize: config.CLEANUP_BATCH_SIZE, timeBudgetMs: config.CLEANUP_TIME_BUDGET_MS })
-  await app.register(consoleAssetsPlugin, { distDir: deps.consoleDistDir })
-  return { app, firstStart }
+export async function buildAllInOneApp(config: AllInOneConfig, deps?: AllInOneDeps): Promise<AllInOneApp> {
+  const app = await allInOneService.build(config, deps)
+  return { app, firstStart: app.firstStart }
 }
 
 /** SESSION_SECRET, or the one kept in DATA_DIR (made on the first start): `npm start` always serves the console. */

@@ -1,4 +1,4 @@
-export { buildApp, type IngestDeps } from './app.ts'
+export { buildApp, traceLimitsOf, type IngestDeps } from './app.ts'
 export {
   sendTracesRoutes,
   type SendTracesRoutesOptions,

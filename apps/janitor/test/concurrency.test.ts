@@ -141,7 +141,7 @@ describe('one run at a time', () => {
       children.push(janitor.child)
       const [code] = await once(janitor.child, 'exit')
       assert.equal(code, 1)
-      assert.match(janitor.output(), /^Janitor cannot start: the database is behind: \d+ migration\(s\) not applied .*run `npm run migrate`\n$/)
+      assert.match(janitor.output(), /^janitor cannot start: the database is behind: \d+ migration\(s\) not applied .*run `npm run migrate`\n$/)
     } finally {
       await sql.raw(`drop database if exists "${name}" with (force)`).execute(admin)
       await admin.destroy()

@@ -24,7 +24,7 @@ test('the writer refuses to start on a database whose schema is behind', async (
       (error: { code: number; stderr: string }) => error,
     )
     assert.equal(outcome.code, 1)
-    assert.match(outcome.stderr, /^the database is behind: \d+ migration\(s\) not applied \(.+\); run `npm run migrate`\n$/)
+    assert.match(outcome.stderr, /^writer cannot start: the database is behind: \d+ migration\(s\) not applied \(.+\); run `npm run migrate`\n$/)
   } finally {
     await sql.raw(`drop database if exists "${name}" with (force)`).execute(admin)
     await admin.destroy()

@@ -280,7 +280,7 @@ describe('span-batch worker (real Redis and Postgres)', () => {
       assert.deepEqual((await app.inject('/healthz')).json(), { status: 'ok' })
       const ready = await app.inject('/readyz')
       assert.equal(ready.statusCode, 200)
-      assert.deepEqual(ready.json(), { status: 'ok', checks: { postgres: 'ok', redis: 'ok' } })
+      assert.deepEqual(ready.json(), { status: 'ok', checks: { postgres: 'ok', queue: 'ok' } })
       await enqueueSpans(producer, 'project-app', makeSpans(10))
       await waitFor('the app to store the spans', async () => (await countSpans(database.db, 'project-app')) === 10)
       const metrics = await app.inject('/metrics')

@@ -1,0 +1,52 @@
+import type { TObject } from '@sinclair/typebox'
+import { loadConfigOrExit, waitForDependenciesOrExit, type StartupDependency } from '@tracewell/config'
+import { MigrationError, postgresDependency } from '@tracewell/db'
+import type { App } from '../create-app.ts'
+import { runServer } from '../run-server.ts'
+import { redisDependency } from '../startup/redis-dependency.ts'
+import type { Service, ServiceConfig, ServiceDeps } from './define-service.ts'
+
+interface ListeningConfig extends ServiceConfig {
+  HOST: string
+  PORT: number
+  STARTUP_RETRY_SECONDS: number
+  REDIS_URL?: string
+}
+
+export interface RunServiceOptions<C> {
+  /** Runs once the HTTP server listens: more listeners (OTLP/gRPC), start-up messages. */
+  afterListen?(app: App, config: C): Promise<void> | void
+}
+
+/**
+ * A service's server.ts in one call: reads and checks its settings (exit 78 naming the first bad
+ * one), waits for the Postgres and Redis it is configured with (exit 1 after
+ * STARTUP_RETRY_SECONDS), builds the app (which refuses a database whose schema is behind: exit 1,
+ * saying to run `npm run migrate`), listens, and closes gracefully on SIGINT/SIGTERM.
+ */
+export async function runService<C extends ListeningConfig>(service: Service<C, ServiceDeps>, configSchema: TObject, options: RunServiceOptions<C> = {}): Promise<App> {
+  const config = loadConfigOrExit(configSchema) as unknown as C
+  await waitForDependenciesOrExit(dependenciesOf(config), { retrySeconds: config.STARTUP_RETRY_SECONDS })
+  const app = await buildOrExit(service, config)
+  await runServer(app, { host: config.HOST, port: config.PORT })
+  await options.afterListen?.(app, config)
+  return app
+}
+
+/** What the settings point at; unset URLs mean the embedded database or in-process queue. */
+function dependenciesOf(config: ListeningConfig): StartupDependency[] {
+  return [...(config.DATABASE_URL ? [postgresDependency(config.DATABASE_URL)] : []), ...(config.REDIS_URL ? [redisDependency(config.REDIS_URL)] : [])]
+}
+
+/** The app, ready; a database whose schema is behind stops the process with one line saying what to run. */
+async function buildOrExit<C extends ListeningConfig>(service: Service<C, ServiceDeps>, config: C): Promise<App> {
+  try {
+    const app = await service.build(config)
+    await app.ready()
+    return app
+  } catch (error) {
+    if (!(error instanceof MigrationError)) throw error
+    process.stderr.write(`${service.spec.name} cannot start: ${error.message}\n`)
+    process.exit(1)
+  }
+}
