@@ -2,7 +2,7 @@ import type { AllInOneConfig } from '@tracewell/config'
 import type { Db } from '@tracewell/db'
 import type { App } from '@tracewell/http'
 import { createBullMqSpanBatchProducer, createInProcessSpanBatchProducer, type SpanBatchProducer } from '@tracewell/queue'
-import { processSpanBatchJob, SpanPricer, spanBatchWorkerPlugin, workerOptionsFromSettings } from '@tracewell/writer'
+import { SpanPricer, spanBatchWorkerPlugin, storeProjectSpans, workerOptionsFromSettings } from '@tracewell/writer'
 
 /**
  * The queue between the ingest routes and the writer, inside one process. With REDIS_URL it is
@@ -13,7 +13,7 @@ export async function registerSpanPipeline(app: App, config: AllInOneConfig, db:
   const limits = { maxSpansPerJob: config.ENQUEUE_MAX_SPANS_PER_JOB, maxBacklogSpans: config.QUEUE_MAX_BACKLOG }
   if (!config.REDIS_URL) {
     const pricer = new SpanPricer({ db, metrics: app.metrics, logger: app.log })
-    return createInProcessSpanBatchProducer({ ...limits, process: async (job) => void (await processSpanBatchJob(db, job, pricer)) })
+    return createInProcessSpanBatchProducer({ ...limits, process: async (batches) => void (await storeProjectSpans(db, batches, pricer)) })
   }
   await app.register(spanBatchWorkerPlugin, workerOptionsFromSettings(config, config.REDIS_URL))
   return createBullMqSpanBatchProducer({ ...limits, maxBacklogBytes: config.QUEUE_MAX_BACKLOG_BYTES, redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, logger: app.log })

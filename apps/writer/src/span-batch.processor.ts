@@ -1,5 +1,5 @@
 import { storeSpanSources, type Db, type ProjectSpanSource } from '@tracewell/db'
-import { InvalidSpanBatchJobError, spansOfBatch, type InlineSpanBatchJob } from '@tracewell/queue'
+import { InvalidSpanBatchJobError, type ProjectSpans } from '@tracewell/queue'
 import { UnrecoverableError } from 'bullmq'
 import type { SpanPricer } from './span-pricer.ts'
 
@@ -44,7 +44,7 @@ export async function storeSpanBatches(db: Db, batches: readonly ProjectSpanSour
   }
 }
 
-/** Stores a job of the in-process queue (`npm start` without Redis), whose spans travel inline. */
-export function processSpanBatchJob(db: Db, job: InlineSpanBatchJob, pricer: SpanPricer): Promise<SpanBatchResult> {
-  return storeSpanBatches(db, job.batches.map((batch) => ({ projectId: batch.projectId, spans: () => spansOfBatch(batch) })), pricer)
+/** Stores spans handed over by the in-process queue (`npm start` without Redis): records, never encoded. */
+export function storeProjectSpans(db: Db, batches: readonly ProjectSpans[], pricer: SpanPricer): Promise<SpanBatchResult> {
+  return storeSpanBatches(db, batches.map((batch) => ({ projectId: batch.projectId, spans: () => batch.spans })), pricer)
 }

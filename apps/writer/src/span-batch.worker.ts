@@ -5,13 +5,14 @@ import {
   QueueNames,
   spanCountOf,
   sweepOrphanPayloads,
-  withQueuedSpans,
+  withJobBodies,
   type SpanBatchJob,
 } from '@tracewell/queue'
 import { UnrecoverableError, Worker, type Job } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
 import { spanBatchMetrics } from './span-batch.metrics.ts'
+import { spanSourcesOf } from './queued-bodies.decoder.ts'
 import { jobFailure, storeSpanBatches, type SpanBatchResult } from './span-batch.processor.ts'
 import { SpanPricer } from './span-pricer.ts'
 
@@ -166,9 +167,9 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
  */
 async function storeJob(db: Db, payloads: Redis, job: SpanBatchJob, pricer: SpanPricer): Promise<SpanBatchResult> {
   try {
-    // No sources: the job is a copy, added by a resent command, of one already stored.
-    return await withQueuedSpans(payloads, job, (sources) =>
-      sources.length === 0 ? Promise.resolve({ inserted: 0, duplicates: spanCountOf(job) }) : storeSpanBatches(db, sources, pricer),
+    // No bodies: the job is a copy, added by a resent command, of one already stored.
+    return await withJobBodies(payloads, job, (bodies) =>
+      bodies.length === 0 ? Promise.resolve({ inserted: 0, duplicates: spanCountOf(job) }) : storeSpanBatches(db, spanSourcesOf(bodies), pricer),
     )
   } catch (error) {
     throw jobFailure(error)

@@ -12,7 +12,7 @@ import { UnrecoverableError, Worker } from 'bullmq'
 import { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
 import { acceptedTraces } from '@tracewell/test-support'
-import { buildApp, processSpanBatchJob, SpanPricer, startSpanBatchWorker } from '../src/index.ts'
+import { buildApp, SpanPricer, startSpanBatchWorker, storeProjectSpans } from '../src/index.ts'
 import { enqueueSpans, fixtureSpans, makeSpans, openQueue, testPrefix, waitFor, producerConnected } from './helpers.ts'
 
 const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
@@ -103,10 +103,10 @@ describe('span-batch worker (real Redis and Postgres)', () => {
 
   test('the same batch delivered twice makes no duplicate rows', async () => {
     const spans = makeSpans(300)
-    const job = { version: 1 as const, batches: [{ projectId: 'project-dup', spans }] }
+    const batches = [{ projectId: 'project-dup', spans }]
     const pricer = new SpanPricer({ db: database.db, metrics: new Registry() })
-    assert.deepEqual(await processSpanBatchJob(database.db, job, pricer), { inserted: 300, duplicates: 0 })
-    assert.deepEqual(await processSpanBatchJob(database.db, job, pricer), { inserted: 0, duplicates: 300 })
+    assert.deepEqual(await storeProjectSpans(database.db, batches, pricer), { inserted: 300, duplicates: 0 })
+    assert.deepEqual(await storeProjectSpans(database.db, batches, pricer), { inserted: 0, duplicates: 300 })
 
     // And through the queue: a client retry enqueues the same spans again.
     const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 2, logger: quiet })
@@ -133,23 +133,6 @@ describe('span-batch worker (real Redis and Postgres)', () => {
         const [stored] = await findTraceSpans(database.db, 'project-escaped-keys', span.traceId)
         assert.deepStrictEqual(stored?.attributes, span.attributes)
       }
-    } finally {
-      await writer.close()
-    }
-  })
-
-  test('a job whose spansJson is corrupt goes straight to the failed set, naming the batch', async () => {
-    const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 1, logger: quiet })
-    try {
-      const data = { version: 1 as const, batches: [{ projectId: 'project-corrupt', spans: makeSpans(2), spansJson: '[{"traceId":' }] }
-      const job = await inspect.queue.add('span-batch', data, { attempts: 12, backoff: { type: 'exponential', delay: 1_000 } })
-      const failed = await waitFor('the corrupt job to fail', async () => {
-        const state = await inspect.queue.getJobState(job.id as string)
-        return state === 'failed' && (await inspect.queue.getJob(job.id as string))
-      })
-      assert.equal(failed.attemptsMade, 1, 'no retries for a poison job')
-      assert.match(failed.failedReason, /^invalid span-batch job: \/batches\/0\/spansJson is not valid JSON: /)
-      assert.equal(await countSpans(database.db, 'project-corrupt'), 0, 'nothing of a rejected job is stored')
     } finally {
       await writer.close()
     }
@@ -264,10 +247,11 @@ describe('span-batch worker (real Redis and Postgres)', () => {
 
   test('close() while a job is active lets that job finish', async () => {
     const spans = makeSpans(6_000)
+    await enqueueSpans(producer, 'project-close', spans)
+    const [job] = await inspect.queue.getJobs(['wait'], 0, 0)
+    assert.ok(job)
     const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 1, logger: quiet })
-    const active = once(writer.worker, 'active')
-    const job = await inspect.queue.add('span-batch', { version: 1, batches: [{ projectId: 'project-close', spans }] })
-    await active
+    await once(writer.worker, 'active')
     await writer.close()
     assert.equal(await inspect.queue.getJobState(job.id as string), 'completed')
     assert.equal(await countSpans(database.db, 'project-close'), 6_000)

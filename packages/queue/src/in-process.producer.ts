@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { SpanRecord } from '@tracewell/otlp'
 import { GroupCommit, groupBySpans } from './group-commit.ts'
-import { QueueBacklogFullError, QueueUnavailableError, type AcceptedTraces, type InlineSpanBatchJob, type SpanBatchProducer } from './span-batch.contract.ts'
+import { QueueBacklogFullError, QueueUnavailableError, type AcceptedTraces, type ProjectSpans, type SpanBatchProducer } from './span-batch.contract.ts'
 
 export interface InProcessSpanBatchProducerOptions {
-  /** Stores one job (the writer's processor on the embedded database). */
-  process: (job: InlineSpanBatchJob) => Promise<void>
+  /** Stores one group of spans, by project (the writer's processor on the embedded database). */
+  process: (batches: ProjectSpans[]) => Promise<void>
   maxSpansPerJob: number
   maxBacklogSpans: number
   /** Tries per job before the callers get QueueUnavailableError (default 4). */
@@ -19,15 +19,15 @@ interface InlineRequest {
   spans: SpanRecord[]
 }
 
-/** One job of the records themselves, grouped by project (nothing leaves the process). */
-function inlineJob(requests: readonly InlineRequest[]): InlineSpanBatchJob {
-  const byProject = new Map<string, SpanRecord[]>()
+/** The records themselves, grouped by project: nothing leaves the process, so nothing is encoded. */
+function byProject(requests: readonly InlineRequest[]): ProjectSpans[] {
+  const grouped = new Map<string, SpanRecord[]>()
   for (const { projectId, spans } of requests) {
-    const batch = byProject.get(projectId)
+    const batch = grouped.get(projectId)
     if (batch) for (const span of spans) batch.push(span)
-    else byProject.set(projectId, [...spans])
+    else grouped.set(projectId, [...spans])
   }
-  return { version: 1, batches: [...byProject].map(([projectId, spans]) => ({ projectId, spans })) }
+  return [...grouped].map(([projectId, spans]) => ({ projectId, spans }))
 }
 
 /**
@@ -39,10 +39,10 @@ export function createInProcessSpanBatchProducer(options: InProcessSpanBatchProd
   const retryDelayMs = options.retryDelayMs ?? 100
   let closed = false
 
-  async function processWithRetries(job: InlineSpanBatchJob): Promise<void> {
+  async function processWithRetries(batches: ProjectSpans[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await options.process(job)
+        return await options.process(batches)
       } catch (error) {
         if (attempt >= attempts) {
           throw new QueueUnavailableError(`could not store spans: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
@@ -57,7 +57,7 @@ export function createInProcessSpanBatchProducer(options: InProcessSpanBatchProd
     sizeOf,
     maxSpansPerWrite: options.maxSpansPerJob * 16,
     write: async (requests) => {
-      for (const group of groupBySpans(requests, sizeOf, options.maxSpansPerJob)) await processWithRetries(inlineJob(group))
+      for (const group of groupBySpans(requests, sizeOf, options.maxSpansPerJob)) await processWithRetries(byProject(group))
     },
   })
 

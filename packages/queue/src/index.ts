@@ -5,13 +5,4 @@ export { createBullMqSpanBatchProducer, type BullMqSpanBatchProducerOptions, typ
 export { createInProcessSpanBatchProducer, type InProcessSpanBatchProducerOptions } from './in-process.producer.ts'
 export { releaseBody } from './body-memory.ts'
 export { orphanPayloadAgeMs, sweepOrphanPayloads } from './orphan-sweep.ts'
-export { spansOfBatch } from './inline-spans.ts'
-export {
-  deletePayload,
-  payloadTtlSeconds,
-  renewPayload,
-  spanCountOf,
-  spansOfJob,
-  withQueuedSpans,
-  type QueuedSpans,
-} from './span-batch.payload.ts'
+export { deletePayload, payloadTtlSeconds, readJobBodies, renewPayload, spanCountOf, withJobBodies, type QueuedBody } from './span-batch.payload.ts'

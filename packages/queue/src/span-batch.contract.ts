@@ -3,11 +3,12 @@ import type { SpanRecord } from '@tracewell/otlp'
 
 // The contract between ingest (producer) and writer (consumer), imported by both. Changes to the
 // payload must stay additive: jobs written by the previous version may still be in the queue
-// while a new writer starts, so the writer reads every version below.
+// while a new writer starts, so the writer reads every version below. (Version 1, spans inline in
+// the job, was never written by a released ingest; its number is not reused.)
 
 export const QueueNames = { spanBatches: 'span-batches' } as const
 
-/** How an accepted request body is encoded; the writer decodes it again with @tracewell/otlp. */
+/** How an accepted request body is encoded; the writer decodes it again (this package never does). */
 export type TraceBodyEncoding = 'json' | 'protobuf'
 
 /** One accepted ingest request, as the queue receives it. */
@@ -24,38 +25,10 @@ export interface AcceptedTraces {
   bodyEncoding: TraceBodyEncoding
 }
 
-/** Spans of one project, as accepted by one or more ingest requests. */
+/** Spans of one project, as accepted by one or more ingest requests (the in-process queue's unit). */
 export interface ProjectSpans {
   projectId: string
   spans: SpanRecord[]
-  /**
-   * More spans of the project, as one JSON array text: those with an attribute key that JSON
-   * writes with an escape sequence, which BullMQ's JSON.parse could corrupt (inline-spans.ts).
-   * Written by version 1 producers only; read every span with `spansOfBatch`.
-   */
-  spansJson?: string
-}
-
-/** The fields the writer checks on every inline span before storing it. */
-export const QueuedSpanSchema = Type.Object({ traceId: Type.String(), spanId: Type.String() }, { additionalProperties: true })
-
-/**
- * Version 1: the spans themselves, grouped by project. The in-process queue of `npm start` uses
- * it, and BullMQ jobs written before version 2 carry it.
- */
-export const InlineSpanBatchJobSchema = Type.Object({
-  version: Type.Literal(1),
-  batches: Type.Array(
-    Type.Object({
-      projectId: Type.String({ minLength: 1 }),
-      spans: Type.Array(QueuedSpanSchema),
-      spansJson: Type.Optional(Type.String()),
-    }),
-  ),
-})
-export interface InlineSpanBatchJob {
-  version: 1
-  batches: ProjectSpans[]
 }
 
 /**
@@ -101,8 +74,8 @@ export const KeyedSpanBatchJobSchema = Type.Object({
 })
 export type KeyedSpanBatchJob = Static<typeof KeyedSpanBatchJobSchema>
 
-export const SpanBatchJobSchema = Type.Union([InlineSpanBatchJobSchema, ReferencedSpanBatchJobSchema, KeyedSpanBatchJobSchema])
-export type SpanBatchJob = InlineSpanBatchJob | ReferencedSpanBatchJob | KeyedSpanBatchJob
+export const SpanBatchJobSchema = Type.Union([ReferencedSpanBatchJobSchema, KeyedSpanBatchJobSchema])
+export type SpanBatchJob = ReferencedSpanBatchJob | KeyedSpanBatchJob
 
 /** The queue as ingest sees it. */
 export interface SpanBatchProducer {

@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { Value } from '@sinclair/typebox/value'
-import { decodeTraceBody, type SpanRecord } from '@tracewell/otlp'
 import type { Redis } from 'ioredis'
 import { releaseBody } from './body-memory.ts'
-import { spansOfBatch } from './inline-spans.ts'
 import {
   InvalidSpanBatchJobError,
   QueueNames,
   SpanBatchJobSchema,
   type KeyedSpanBatchJob,
-  type ProjectSpans,
   type ReferencedSpanBatchJob,
   type SpanBatchJob,
   type TraceBodyEncoding,
@@ -98,7 +95,6 @@ const asBuffer = (body: Uint8Array): Buffer => (Buffer.isBuffer(body) ? body : B
  * added later by a resent command then completes as a duplicate instead of failing.
  */
 export async function deletePayload(redis: Redis, job: SpanBatchJob): Promise<void> {
-  if (job?.version !== 2 && job?.version !== 3) return
   await redis.set(storedMarkerKeyOf(job.payloadKey), '1', 'EX', storedMarkerTtlSeconds)
   await redis.del(job.payloadKey)
 }
@@ -108,13 +104,9 @@ export async function renewPayload(redis: Redis, job: SpanBatchJob): Promise<voi
   if ((job?.version === 2 || job?.version === 3) && typeof job.payloadKey === 'string') await redis.expire(job.payloadKey, payloadTtlSeconds)
 }
 
-/**
- * Spans in a job, without reading a payload from Redis: a version 1 job's `spansJson` spans count
- * too (spansOfBatch throws on a corrupt one).
- */
+/** Spans in a job, as ingest counted them, without reading its payload from Redis. */
 export function spanCountOf(job: SpanBatchJob): number {
-  if (job.version !== 1) return job.requests.reduce((sum, request) => sum + request.spans, 0)
-  return job.batches.reduce((sum, batch) => sum + spansOfBatch(batch).length, 0)
+  return job.requests.reduce((sum, request) => sum + request.spans, 0)
 }
 
 /** Request-body bytes of a job, as far as its version records them (0 for older versions). */
@@ -122,54 +114,45 @@ export function bodyBytesOf(job: SpanBatchJob): number {
   return job.version === 3 ? job.requests.reduce((sum, request) => sum + request.bytes, 0) : 0
 }
 
-/**
- * One request's spans in a queued job (or one inline batch's), decoded each time `spans()` is
- * called: the writer encodes a job one request at a time, so only that request's records are
- * alive at once instead of the whole job's. Throws InvalidSpanBatchJobError for a body that no
- * longer decodes.
- */
-export interface QueuedSpans {
+/** One request of a queued job, as ingest accepted it: the consumer decodes `body` again. */
+export interface QueuedBody {
   projectId: string
-  spans(): SpanRecord[]
+  encoding: TraceBodyEncoding
+  body: Buffer
 }
 
 /**
- * Runs `use` on the spans of a queued job (readQueuedJob), then frees the bodies read for it
+ * Runs `use` on the request bodies of a queued job (readJobBodies), then frees them
  * (body-memory.ts): they live as long as the job's COPY, long enough to be promoted. Errors are
- * readQueuedJob's and `use`'s.
+ * readJobBodies' and `use`'s.
  */
-export async function withQueuedSpans<T>(redis: Redis, job: unknown, use: (sources: QueuedSpans[]) => Promise<T>): Promise<T> {
-  const { sources, bodies } = await readQueuedJob(redis, job)
+export async function withJobBodies<T>(redis: Redis, job: unknown, use: (bodies: QueuedBody[]) => Promise<T>): Promise<T> {
+  const bodies = await readJobBodies(redis, job)
   try {
-    return await use(sources)
+    return await use(bodies)
   } finally {
-    for (const body of bodies) releaseBody(body)
+    for (const { body } of bodies) releaseBody(body)
   }
 }
 
 /**
- * The spans of a queued job, as the writer stores them: inline spans as they are, referenced
- * bodies read from Redis, to be decoded again when asked for, and those bodies. A job whose
- * payload was already stored (a duplicate added by a resent command) has no sources. Throws
- * InvalidSpanBatchJobError for a job no retry can fix (bad envelope, payload missing); Redis
- * errors propagate.
+ * The request bodies of a queued job, read from Redis, in order. A job whose payload was already
+ * stored (a duplicate added by a resent command) has none. Throws InvalidSpanBatchJobError for a
+ * job no retry can fix (bad envelope, payload missing); Redis errors propagate. Decoding the
+ * bodies is the consumer's business: this package carries bytes.
  */
-async function readQueuedJob(redis: Redis, job: unknown): Promise<{ sources: QueuedSpans[]; bodies: Buffer[] }> {
+export async function readJobBodies(redis: Redis, job: unknown): Promise<QueuedBody[]> {
   if (!Value.Check(SpanBatchJobSchema, job)) {
     const first = Value.Errors(SpanBatchJobSchema, job).First()
     throw new InvalidSpanBatchJobError(`invalid span-batch job: ${first ? `${first.path || '/'} ${first.message}` : 'not an object'}`)
   }
   const checked = job as SpanBatchJob
-  if (checked.version === 1) {
-    return { sources: checked.batches.map((batch, index) => ({ projectId: batch.projectId, spans: () => inlineSpans(batch, index) })), bodies: [] }
-  }
   const bodies = checked.version === 3 ? await hashBodies(redis, checked) : await listBodies(redis, checked)
   if (bodies === null) {
-    if (await redis.exists(storedMarkerKeyOf(checked.payloadKey))) return { sources: [], bodies: [] }
+    if (await redis.exists(storedMarkerKeyOf(checked.payloadKey))) return []
     throw new InvalidSpanBatchJobError(`span-batch payload ${checked.payloadKey} is missing`)
   }
-  const sources = checked.requests.map((request, index) => ({ projectId: request.projectId, spans: () => decodeBody(bodies[index] as Buffer, request.encoding, index) }))
-  return { sources, bodies }
+  return checked.requests.map((request, index) => ({ projectId: request.projectId, encoding: request.encoding, body: bodies[index] as Buffer }))
 }
 
 /** A version 3 payload's bodies in order, or null when the payload is gone. */
@@ -195,26 +178,4 @@ async function listBodies(redis: Redis, job: ReferencedSpanBatchJob): Promise<Bu
   const repeatedWhole = listed.length % count === 0 && listed.every((body, index) => body.equals(listed[index % count] as Buffer))
   if (!repeatedWhole) throw new InvalidSpanBatchJobError(`span-batch payload ${job.payloadKey} holds ${listed.length} of ${count} bodies`)
   return listed.slice(0, count)
-}
-
-/** Every span of a queued job, decoded at once and grouped by project (readQueuedJob, eagerly). */
-export async function spansOfJob(redis: Redis, job: unknown): Promise<ProjectSpans[]> {
-  return (await readQueuedJob(redis, job)).sources.map((queued) => ({ projectId: queued.projectId, spans: queued.spans() }))
-}
-
-function inlineSpans(batch: ProjectSpans, index: number): SpanRecord[] {
-  try {
-    return spansOfBatch(batch)
-  } catch (error) {
-    throw new InvalidSpanBatchJobError(`invalid span-batch job: /batches/${index}/${(error as Error).message}`)
-  }
-}
-
-function decodeBody(body: Buffer, encoding: TraceBodyEncoding, index: number): SpanRecord[] {
-  try {
-    return decodeTraceBody(body, encoding).spans
-  } catch (error) {
-    // Ingest decoded the same bytes before accepting them: only a changed decoder gets here.
-    throw new InvalidSpanBatchJobError(`span-batch body ${index} no longer decodes: ${(error as Error).message}`)
-  }
 }

@@ -6,7 +6,7 @@ import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
 import { acceptedTraces } from '@tracewell/test-support'
 import { Queue } from 'bullmq'
 import { Redis } from 'ioredis'
-import { createBullMqSpanBatchProducer, QueueNames, releaseBody, withQueuedSpans, type QueuedSpans, type SpanBatchJob } from '../src/index.ts'
+import { createBullMqSpanBatchProducer, QueueNames, releaseBody, withJobBodies, type QueuedBody, type SpanBatchJob } from '../src/index.ts'
 import { makeSpans } from './helpers.ts'
 
 // Bodies are freed by their last user (body-memory.ts): ingest once enqueue has settled, the
@@ -50,7 +50,7 @@ describe('releaseBody', () => {
   })
 })
 
-describe('withQueuedSpans', () => {
+describe('withJobBodies', () => {
   const prefix = `test-${randomUUID()}`
   const redis = new Redis(REDIS_URL)
   const queue = new Queue<SpanBatchJob>(QueueNames.spanBatches, { connection: { url: REDIS_URL }, prefix })
@@ -63,41 +63,47 @@ describe('withQueuedSpans', () => {
   })
 
   /** A queued job of two large bodies (~100 KB each, so Buffers of their own when read back). */
-  async function queuedJob(): Promise<{ job: SpanBatchJob; spanIds: string[] }> {
+  async function queuedJob(): Promise<{ job: SpanBatchJob; bodies: Buffer[] }> {
     await queue.obliterate({ force: true })
-    const requests = [makeSpans(150), makeSpans(150)]
-    await Promise.all(requests.map((spans) => producer.enqueue(acceptedTraces('project-a', spans))))
+    const requests = [acceptedTraces('project-a', makeSpans(150)), acceptedTraces('project-b', makeSpans(150))]
+    await Promise.all(requests.map((traces) => producer.enqueue({ ...traces, body: Buffer.from(traces.body) })))
     const [job, ...others] = await queue.getJobs(['wait'], 0, -1)
     assert.ok(job && others.length === 0, 'one job for both requests')
-    return { job: job.data, spanIds: requests.flat().map((span) => span.spanId) }
+    return { job: job.data, bodies: requests.map((traces) => Buffer.from(traces.body)) }
   }
 
-  test('hands over every span, then frees the bodies it read; the payload in Redis stays', async () => {
-    const { job, spanIds } = await queuedJob()
-    let kept: QueuedSpans[] = []
-    const stored = await withQueuedSpans(redis, job, async (sources) => {
-      kept = sources
-      return sources.flatMap((source) => source.spans().map((span) => span.spanId))
+  test('hands over every body as ingest queued it, then frees them; the payload in Redis stays', async () => {
+    const { job, bodies } = await queuedJob()
+    let kept: QueuedBody[] = []
+    const handed = await withJobBodies(redis, job, async (queued) => {
+      kept = queued
+      return queued.map(({ projectId, encoding, body }) => ({ projectId, encoding, body: Buffer.from(body) }))
     })
-    assert.deepEqual(stored.sort(), [...spanIds].sort())
-    // The sources outlived the call, their bodies did not: decoding one now fails loudly rather
-    // than yielding spans from freed memory.
-    assert.throws(() => kept[0]?.spans(), /no longer decodes/)
+    assert.deepEqual(handed.map(({ projectId, encoding }) => [projectId, encoding]).sort(), [
+      ['project-a', 'json'],
+      ['project-b', 'json'],
+    ])
+    assert.deepEqual(handed.map(({ body }) => body.toString()).sort(), bodies.map((body) => body.toString()).sort())
+    // The bodies outlived the call only as empty views: nothing can be read from freed memory.
+    assert.deepEqual(kept.map(({ body }) => [body.length, detached(body)]), [
+      [0, true],
+      [0, true],
+    ])
     // A retry (or a replay) of the same job reads its bodies from Redis again.
-    const again = await withQueuedSpans(redis, job, async (sources) => sources.reduce((count, source) => count + source.spans().length, 0))
-    assert.equal(again, 300)
+    const again = await withJobBodies(redis, job, async (queued) => queued.reduce((bytes, { body }) => bytes + body.length, 0))
+    assert.equal(again, bodies[0]!.length + bodies[1]!.length)
   })
 
   test('frees the bodies also when storing fails, and passes the failure on', async () => {
     const { job } = await queuedJob()
-    let kept: Array<() => number> = []
+    let kept: QueuedBody[] = []
     await assert.rejects(
-      withQueuedSpans(redis, job, async (sources) => {
-        kept = sources.map((source) => () => source.spans().length)
+      withJobBodies(redis, job, async (queued) => {
+        kept = queued
         throw new Error('database down')
       }),
       /database down/,
     )
-    assert.throws(() => kept[0]?.(), /no longer decodes/)
+    assert.deepEqual(kept.map(({ body }) => body.length), [0, 0])
   })
 })

@@ -19,7 +19,6 @@ import {
   spanBatchJobName,
   spanCountOf,
   sweepOrphanPayloads,
-  spansOfJob,
   type ProjectSpans,
   type KeyedSpanBatchJob,
   type ReferencedSpanBatchJob,
@@ -27,7 +26,7 @@ import {
 } from '../src/index.ts'
 import { keyedJob, newPayloadId, payloadKeyOf, writePayloads } from '../src/span-batch.payload.ts'
 import { acceptedTraces } from '@tracewell/test-support'
-import { enqueueSpans, makeSpans, OwnRedis } from './helpers.ts'
+import { enqueueSpans, makeSpans, OwnRedis, spansOfJob } from './helpers.ts'
 
 const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
 

@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { SpanRecord } from '@tracewell/otlp'
+import { decodeTraceBody, type SpanRecord } from '@tracewell/otlp'
 import { acceptedTraces } from '@tracewell/test-support'
 import { Redis } from 'ioredis'
-import type { SpanBatchProducer } from '../src/index.ts'
+import { readJobBodies, type ProjectSpans, type SpanBatchProducer } from '../src/index.ts'
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex')
 
@@ -84,4 +84,12 @@ export class OwnRedis {
     child.kill('SIGKILL')
     await once(child, 'exit')
   }
+}
+
+/**
+ * Every span of a queued job, read and decoded as the writer does (apps/writer decodes; this
+ * package only carries the bytes, so its tests decode with @tracewell/otlp themselves).
+ */
+export async function spansOfJob(redis: Redis, job: unknown): Promise<ProjectSpans[]> {
+  return (await readJobBodies(redis, job)).map(({ projectId, body, encoding }) => ({ projectId, spans: decodeTraceBody(body, encoding).spans }))
 }

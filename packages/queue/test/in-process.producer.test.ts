@@ -1,19 +1,19 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { createInProcessSpanBatchProducer, QueueBacklogFullError, QueueUnavailableError, type InlineSpanBatchJob } from '../src/index.ts'
+import { createInProcessSpanBatchProducer, QueueBacklogFullError, QueueUnavailableError, type ProjectSpans } from '../src/index.ts'
 import { enqueueSpans, makeSpans } from './helpers.ts'
 
-const spanIdsOf = (jobs: InlineSpanBatchJob[]) => jobs.flatMap((job) => job.batches.flatMap((batch) => batch.spans.map((span) => span.spanId)))
+const spanIdsOf = (groups: ProjectSpans[][]) => groups.flatMap((group) => group.flatMap((batch) => batch.spans.map((span) => span.spanId)))
 
 describe('in-process span-batch producer', () => {
   test('groups concurrent requests and answers each only after process() stored its spans', async () => {
-    const processed: InlineSpanBatchJob[] = []
+    const processed: ProjectSpans[][] = []
     const producer = createInProcessSpanBatchProducer({
       maxSpansPerJob: 20,
       maxBacklogSpans: 10_000,
-      process: async (job) => {
+      process: async (batches) => {
         await new Promise((resolve) => setTimeout(resolve, 5))
-        processed.push(job)
+        processed.push(batches)
       },
     })
     const requests = Array.from({ length: 30 }, (_, i) => ({ projectId: `project-${i % 2}`, spans: makeSpans(3) }))
@@ -27,7 +27,7 @@ describe('in-process span-batch producer', () => {
     assert.ok(answeredAfterStore.every(Boolean))
     assert.equal(processed.length, 5) // 90 spans in jobs of at most 20
     assert.equal(spanIdsOf(processed).length, 90)
-    for (const job of processed) assert.ok(job.batches.reduce((sum, batch) => sum + batch.spans.length, 0) <= 20)
+    for (const group of processed) assert.ok(group.reduce((sum, batch) => sum + batch.spans.length, 0) <= 20)
     assert.equal(producer.backlog(), 0)
     await producer.close()
   })
@@ -72,13 +72,13 @@ describe('in-process span-batch producer', () => {
   test('refuses work above the in-memory backlog bound, and close() flushes what is pending', async () => {
     let release: () => void = () => {}
     const gate = new Promise<void>((resolve) => (release = resolve))
-    const stored: InlineSpanBatchJob[] = []
+    const stored: ProjectSpans[][] = []
     const producer = createInProcessSpanBatchProducer({
       maxSpansPerJob: 100,
       maxBacklogSpans: 10,
-      process: async (job) => {
+      process: async (batches) => {
         await gate
-        stored.push(job)
+        stored.push(batches)
       },
     })
     const first = enqueueSpans(producer, 'p', makeSpans(6))

@@ -1,0 +1,30 @@
+import type { ProjectSpanSource } from '@tracewell/db'
+import { decodeTraceBody, type SpanRecord } from '@tracewell/otlp'
+import { InvalidSpanBatchJobError, readJobBodies, type ProjectSpans, type QueuedBody } from '@tracewell/queue'
+import type { Redis } from 'ioredis'
+
+// The queue carries the request bodies ingest accepted; the writer decodes them again with the
+// same decoder (and SpanCollector), so it stores exactly the spans ingest's answer counted.
+
+/**
+ * Each body as a source of its spans, decoded when storeSpanSources asks: a job is encoded one
+ * request at a time, so only that request's records are alive at once, not the whole job's.
+ */
+export function spanSourcesOf(bodies: readonly QueuedBody[]): ProjectSpanSource[] {
+  return bodies.map((queued, index) => ({ projectId: queued.projectId, spans: () => decodeQueuedBody(queued, index) }))
+}
+
+/** Every span of a queued job, decoded at once and grouped by request (tests, and tools that inspect a queue). */
+export async function spansOfJob(redis: Redis, job: unknown): Promise<ProjectSpans[]> {
+  return (await readJobBodies(redis, job)).map((queued, index) => ({ projectId: queued.projectId, spans: decodeQueuedBody(queued, index) }))
+}
+
+/** Throws InvalidSpanBatchJobError for a body that no longer decodes: no retry can fix it. */
+function decodeQueuedBody({ body, encoding }: QueuedBody, index: number): SpanRecord[] {
+  try {
+    return decodeTraceBody(body, encoding).spans
+  } catch (error) {
+    // Ingest decoded the same bytes before accepting them: only a changed decoder gets here.
+    throw new InvalidSpanBatchJobError(`span-batch body ${index} no longer decodes: ${(error as Error).message}`)
+  }
+}
