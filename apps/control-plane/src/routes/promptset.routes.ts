@@ -10,8 +10,8 @@ import { errorResponses, LabelNameSchema, RegistrySchema } from '../schemas.ts'
 
 // GET /api/promptset, what the Langtrace SDKs call: the TypeScript SDK sends
 // `promptset_id`, `version` and `variables.<name>` through URLSearchParams, the Python SDK through
-// urlencode; both encode a space as `+`. The apps' query parser (@tracewell/http's parseQueryString,
-// equivalent to Fastify's default) decodes keys and values as a form would (`+` is a space, %XX
+// urlencode; both encode a space as `+`. Fastify's query parser (fast-querystring) decodes keys
+// and values as a form would (`+` is a space, %XX
 // escapes), which a test pins down.
 
 export const GetPromptQuerySchema = Type.Object(
