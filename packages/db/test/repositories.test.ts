@@ -47,6 +47,12 @@ for (const engine of engines) {
       assert.deepEqual(root?.attributes, span().attributes)
     })
 
+    it('reads a span at the epoch back as 0 ns, without stray zeros', async () => {
+      await insertSpans(db, [span({ projectId: 'epoch', startTimeUnixNano: '1', endTimeUnixNano: '999', durationNs: '998' })])
+      const [stored] = await findTraceSpans(db, 'epoch', span().traceId)
+      assert.deepEqual([stored?.startTimeUnixNano, stored?.endTimeUnixNano, stored?.startTime], ['0', '0', '1970-01-01T00:00:00.000000Z'])
+    })
+
     it('reads back attribute keys that JSON writes with escapes, intact', async () => {
       // Short keys of one decoded length, with and without a backslash, each alone in its map:
       // V8's JSON.parse returned `k\` for `"k\t"` once it had read `"k\\"` (see @tracewell/json-text).

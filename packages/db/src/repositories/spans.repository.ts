@@ -231,7 +231,9 @@ export interface SpanDto extends SpanOriginFields {
 }
 
 const toNumberOrNull = (value: string | null): number | null => (value === null ? null : Number(value))
-const microsToIso = (micros: string): string => nanosToIsoMicros(`${micros}000`)
+/** Whole microseconds since the epoch as nanoseconds, in decimal (0 stays "0", not "0000"). */
+const microsToNanos = (micros: string): string => (micros === '0' ? '0' : `${micros}000`)
+const microsToIso = (micros: string): string => nanosToIsoMicros(microsToNanos(micros))
 
 /** A trace's rows, in start order. */
 function traceRows(db: Executor, projectId: string, traceId: string) {
@@ -267,8 +269,8 @@ function spanDtoOf(row: TraceRow): SpanDto {
     kind: row.kind,
     startTime: microsToIso(row.start_us),
     endTime: microsToIso(row.end_us),
-    startTimeUnixNano: `${row.start_us}000`,
-    endTimeUnixNano: `${row.end_us}000`,
+    startTimeUnixNano: microsToNanos(row.start_us),
+    endTimeUnixNano: microsToNanos(row.end_us),
     durationNs: row.duration_ns,
     traceState: row.trace_state,
     status: { code: row.status_code, message: row.status_message },
