@@ -5,7 +5,7 @@ import reactHooks from 'eslint-plugin-react-hooks'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/.turbo/**', '**/.data/**', 'apps/console/dist/**'] },
+  { ignores: ['**/node_modules/**', '**/.turbo/**', '**/.data/**', '**/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -40,19 +40,33 @@ export function baseImageOfScript(): string {
 export const serviceNodeFlags = ['--max-semi-space-size=8', '--heap-growing-percent=50']
 
 /**
- * A service: its entry file, default port and settings, and the V8 flags its container adds after
- * the image's (a later V8 flag wins), which its npm start scripts give too.
+ * A service: its source entry file (what npm start scripts run), the bundle the image runs
+ * (built from it by docker/services.rolldown.config.mjs), default port and settings, and the V8
+ * flags its container adds after the image's (a later V8 flag wins), which its npm start
+ * scripts give too.
  */
-export type ServiceSpec = { entry: string; port: number; schema: SettingsSchema; nodeFlags?: string[] }
+export type ServiceSpec = { source: string; entry: string; port: number; schema: SettingsSchema; nodeFlags?: string[] }
 
 /** Deployment / compose service name → what it must run. Ports come from @tracewell/config. */
 export const services: Record<string, ServiceSpec> = {
-  ingest: { entry: 'apps/ingest/src/server.ts', port: defaultPorts.ingest, schema: IngestConfigSchema },
-  writer: { entry: 'apps/writer/src/server.ts', port: defaultPorts.writer, schema: WriterConfigSchema, nodeFlags: ['--heap-growing-percent=100'] },
-  'control-plane': { entry: 'apps/control-plane/src/server.ts', port: defaultPorts.controlPlane, schema: ControlPlaneConfigSchema },
-  janitor: { entry: 'apps/janitor/src/server.ts', port: defaultPorts.janitor, schema: JanitorConfigSchema },
+  ingest: { source: 'apps/ingest/src/server.ts', entry: 'apps/ingest/dist/server.mjs', port: defaultPorts.ingest, schema: IngestConfigSchema },
+  writer: {
+    source: 'apps/writer/src/server.ts',
+    entry: 'apps/writer/dist/server.mjs',
+    port: defaultPorts.writer,
+    schema: WriterConfigSchema,
+    nodeFlags: ['--heap-growing-percent=100'],
+  },
+  'control-plane': { source: 'apps/control-plane/src/server.ts', entry: 'apps/control-plane/dist/server.mjs', port: defaultPorts.controlPlane, schema: ControlPlaneConfigSchema },
+  janitor: { source: 'apps/janitor/src/server.ts', entry: 'apps/janitor/dist/server.mjs', port: defaultPorts.janitor, schema: JanitorConfigSchema },
 }
-export const migrate = { entry: 'packages/db/src/bin/migrate.ts', schema: MigrateConfigSchema }
+export const migrate = { source: 'packages/db/src/bin/migrate.ts', entry: 'packages/db/dist/migrate.mjs', schema: MigrateConfigSchema }
+
+/** What `npm run build:services` builds: bundle → source entry, as the repository's paths. */
+export async function bundledPrograms(): Promise<Map<string, string>> {
+  const configs = (await import(join(dockerDir, 'services.rolldown.config.mjs'))) as { default: Array<{ input: string; output: { file: string } }> }
+  return new Map(configs.default.map(({ input, output }) => [relative(repoRoot, output.file), relative(repoRoot, input)]))
+}
 
 /** The V8 flags a command line leaves in effect, by name: a later `--flag=value` replaces an earlier one. */
 export function effectiveNodeFlags(flags: readonly string[]): Record<string, string> {

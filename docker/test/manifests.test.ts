@@ -38,16 +38,21 @@ import {
   type SettingsSchema,
   tracewellImage,
   workspaceManifests,
+  bundledPrograms,
 } from './manifest-helpers.ts'
 
 const imageRepository = (image: string): string => image.replace(/@sha256:[0-9a-f]+$/, '').replace(/:[^:/]+$/, '')
 
-function assertEntryFile(args: unknown, expected: string, where: string, nodeFlags: readonly string[] = []): void {
+const bundles = await bundledPrograms()
+
+/** The command runs the bundle of `program`'s source, which `npm run build:services` builds from a file in the repository. */
+function assertEntryFile(args: unknown, program: { source: string; entry: string }, where: string, nodeFlags: readonly string[] = []): void {
   assert.ok(Array.isArray(args), `${where}: the command must be a list`)
-  const entries = (args as string[]).filter((arg) => arg.endsWith('.ts'))
-  assert.deepEqual(entries, [expected], `${where}: runs ${expected}`)
-  assert.ok(existsSync(join(repoRoot, expected)), `${where}: ${expected} does not exist in the repository`)
-  assert.deepEqual((args as string[]).slice(0, (args as string[]).indexOf(expected)), nodeFlags, `${where}: the service's own V8 flags, before its entry file`)
+  const entries = (args as string[]).filter((arg) => /\.(ts|mjs|js)$/.test(arg))
+  assert.deepEqual(entries, [program.entry], `${where}: runs ${program.entry}`)
+  assert.equal(bundles.get(program.entry), program.source, `${where}: ${program.entry} is built from ${program.source} (docker/services.rolldown.config.mjs)`)
+  assert.ok(existsSync(join(repoRoot, program.source)), `${where}: ${program.source} does not exist in the repository`)
+  assert.deepEqual((args as string[]).slice(0, (args as string[]).indexOf(program.entry)), nodeFlags, `${where}: the service's own V8 flags, before its entry file`)
 }
 
 function assertSettingsKnown(schema: SettingsSchema, names: string[], where: string): void {
@@ -190,7 +195,7 @@ describe('Kubernetes manifests', () => {
       assert.equal(pod.containers.length, 1, `${name}: one container`)
       const container = pod.containers[0]
       assert.equal(container.command, undefined, `${name}: keep the image's ENTRYPOINT (node); choose the service with args`)
-      assertEntryFile(container.args, spec.entry, `Deployment ${name}`, spec.nodeFlags)
+      assertEntryFile(container.args, spec, `Deployment ${name}`, spec.nodeFlags)
       assert.equal(resolvePort(container, 'http', name), spec.port, `${name}: the http containerPort`)
       const others = (container.ports as Doc[]).filter((port) => port.name !== 'http').map((port) => [port.name, port.containerPort])
       assert.deepEqual(others, name === 'ingest' ? [['otlp-grpc', otlpGrpcPort]] : [], `${name}: other container ports`)
@@ -312,7 +317,7 @@ describe('Kubernetes manifests', () => {
     const container = pod.initContainers[0]
     assert.equal(container.image, pod.containers[0].image, 'the control plane\'s own image')
     assert.equal(container.command, undefined, "keep the image's ENTRYPOINT (node)")
-    assertEntryFile(container.args, migrate.entry, 'init container migrate')
+    assertEntryFile(container.args, migrate, 'init container migrate')
     assertHardenedPod({ ...pod, containers: pod.initContainers }, 'init container migrate')
     const { names, values } = containerEnvironment(container, 'init container migrate')
     assertSettingsKnown(migrate.schema, names, 'init container migrate')
@@ -539,7 +544,7 @@ describe('compose.yml', () => {
 
   it('runs the migration once, after Postgres is healthy', () => {
     const service = composeServices.migrate!
-    assertEntryFile(service.command, migrate.entry, 'compose migrate')
+    assertEntryFile(service.command, migrate, 'compose migrate')
     assert.equal(service.restart, 'no')
     assert.equal(service.depends_on?.postgres?.condition, 'service_healthy')
     const environment = composeEnvironment(service)
@@ -550,7 +555,7 @@ describe('compose.yml', () => {
   for (const [name, spec] of Object.entries(services)) {
     it(`runs ${name} after the migration, on port ${spec.port}, probed on /readyz`, () => {
       const service = composeServices[name]!
-      assertEntryFile(service.command, spec.entry, `compose ${name}`, spec.nodeFlags)
+      assertEntryFile(service.command, spec, `compose ${name}`, spec.nodeFlags)
       assert.equal(service.depends_on?.migrate?.condition, 'service_completed_successfully')
       assert.equal(service.depends_on?.postgres?.condition, 'service_healthy')
       assert.equal(service.depends_on?.redis?.condition, 'service_healthy')
@@ -656,7 +661,7 @@ describe('Dockerfile', () => {
     assert.match(collect, /cp package-lock\.json \/manifests\//)
     for (const file of ['package.json', ...workspaceManifests()]) assert.ok(file.split('/').length <= maxDepth, `${file} lies deeper than -maxdepth ${maxDepth}`)
     const installs = dockerfile.stages.filter((stage) => instructions(stage, 'RUN').some((run) => /\bnpm ci\b/.test(run)))
-    assert.equal(installs.length, 2, 'the production install and the console build')
+    assert.equal(installs.length, 2, 'the production install and the build of the console and services')
     for (const stage of installs) {
       const installAt = stage.instructions.findIndex((instruction) => instruction.keyword === 'RUN' && /\bnpm ci\b/.test(instruction.args))
       const copies = stage.instructions.slice(0, installAt).filter((instruction) => instruction.keyword === 'COPY').map((instruction) => instruction.args)
@@ -673,6 +678,13 @@ describe('Dockerfile', () => {
     // apps/console/tsconfig.json extends the root one, which Vite's transform reads.
     assert.ok(copied.includes('tsconfig.base.json') && copied.includes('apps/console/'))
     assert.ok(instructions(runtime, 'COPY').includes(`--from=${console.name} /app/apps/console/dist/ ./apps/console/dist/`), 'the runtime copies the built console')
+    // The same stage compiles the services; the runtime takes every bundle the image's commands run.
+    assert.ok(instructions(console, 'RUN').includes('npm run build:services'), 'the build stage compiles the services')
+    for (const bundle of bundles.keys()) {
+      const folder = `${bundle.slice(0, bundle.lastIndexOf('/') + 1)}`
+      assert.ok(instructions(runtime, 'COPY').includes(`--from=${console.name} /app/${folder} ./${folder}`), `the runtime copies ${folder}`)
+      assert.ok(isDockerIgnored(dockerIgnoreRules(rootDockerignore), bundle), `${bundle} built on the host never leaks in`)
+    }
     assert.ok(isDockerIgnored(dockerIgnoreRules(rootDockerignore), 'apps/console/dist/index.html'), 'a build on the host never leaks in')
   })
 
@@ -683,7 +695,8 @@ describe('Dockerfile', () => {
     assert.equal(users.at(-1), 'node')
     assert.deepEqual(JSON.parse(instructions(runtime, 'ENTRYPOINT').at(-1)!), ['node', ...serviceNodeFlags])
     const command = JSON.parse(instructions(runtime, 'CMD').at(-1)!) as string[]
-    assert.deepEqual(command, ['apps/all-in-one/src/server.ts'])
+    assert.deepEqual(command, ['apps/all-in-one/dist/server.mjs'])
+    assert.equal(bundles.get('apps/all-in-one/dist/server.mjs'), 'apps/all-in-one/src/server.ts')
     assert.ok(instructions(runtime, 'ENV').some((env) => /\bNODE_ENV=production\b/.test(env)))
     assert.deepEqual(instructions(runtime, 'HEALTHCHECK'), [])
   })
@@ -698,7 +711,7 @@ describe('Dockerfile', () => {
     const manifests = ['package.json', ...readdirSync(join(repoRoot, 'apps')).map((app) => `apps/${app}/package.json`)]
     // The service a start script runs: named by its entry file at the root, by the directory in an app.
     const specOf = (manifest: string, script: string) =>
-      Object.values(services).find(({ entry }) => (manifest === 'package.json' ? script.includes(entry) : entry.startsWith(manifest.replace('package.json', ''))))
+      Object.values(services).find(({ source }) => (manifest === 'package.json' ? script.includes(source) : source.startsWith(manifest.replace('package.json', ''))))
     const checked: string[] = []
     for (const manifest of manifests) {
       const scripts = (JSON.parse(readFileSync(join(repoRoot, manifest), 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {}
