@@ -125,7 +125,7 @@ describe('span pricing in the writer (real Postgres)', () => {
     assert.deepEqual(
       stored.map((row) => row && [row.llmVendor, row.llmModel, row.sessionId, row.totalTokens, row.totalCostUsd]),
       [
-        ['openai', 'o3-mini-2025-01-31', 'sess-oi-1', 1840, 0.0035728],
+        ['openai', 'o3-mini', 'sess-oi-1', 1840, 0.0035728],
         ['openai', 'gpt-4.1-mini', 'sess-v-77', 1020, 0.000552],
         ['openai', 'gpt-4.1-mini', 'sess-v-77', 1020, 0.000552],
         ['openai', 'gpt-4o', 'lt-session-1', 3250, 0.00744],

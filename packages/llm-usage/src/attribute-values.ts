@@ -58,15 +58,26 @@ export function readUsd(value: AttributeValue): number | null {
  * `llm.token.counts` = '{"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}'.
  */
 export function readJsonCount(value: AttributeValue, field: string): number | null {
+  const n = jsonField(value, field)
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : null
+}
+
+/** A non-empty string field of a small JSON object in a string attribute (OpenInference's invocation parameters). */
+export function readJsonText(value: AttributeValue, field: string): string | null {
+  const text = jsonField(value, field)
+  return typeof text === 'string' && text !== '' ? text : null
+}
+
+/** A top-level field of a JSON object written into a string attribute; undefined when there is none. */
+function jsonField(value: AttributeValue, field: string): unknown {
   const text = value.stringValue
-  if (typeof text !== 'string' || text.length > 4096 || !text.includes(field)) return null
+  // Only small objects are parsed: these are parameter records, never prompts.
+  if (typeof text !== 'string' || text.length > 4096 || !text.includes(field)) return undefined
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch {
-    return null
+    return undefined
   }
-  if (typeof parsed !== 'object' || parsed === null) return null
-  const n = (parsed as Record<string, unknown>)[field]
-  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : null
+  return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>)[field] : undefined
 }

@@ -1,4 +1,4 @@
-import { readCount, readId, readJsonCount, readText, readUsd, type AttributeValue } from './attribute-values.ts'
+import { readCount, readId, readJsonCount, readJsonText, readText, readUsd, type AttributeValue } from './attribute-values.ts'
 import { operationFromOpenInference, operationFromRequestType, operationFromVercel } from './operation-names.ts'
 import { canonicalVendor } from './vendor-names.ts'
 
@@ -42,6 +42,12 @@ const jsonCount = (key: string, field: string, from: Convention[]): AttributeSou
   read: (value) => readJsonCount(value, field),
   note: `the JSON string's \`${field}\``,
 })
+const jsonText = (key: string, field: string, from: Convention[]): AttributeSource<string> => ({
+  key,
+  from,
+  read: (value) => readJsonText(value, field),
+  note: `the JSON string's \`${field}\``,
+})
 const translated = (key: string, from: Convention[], translate: (value: string) => string, note: string): AttributeSource<string> => ({
   key,
   from,
@@ -68,7 +74,9 @@ export const llmAttributeMap = {
     text('llm.request.model', ['Langtrace']),
     text('gen_ai.request.model', ['OTel GenAI', 'OpenLLMetry', 'Langtrace', 'Vercel AI SDK']),
     text('llm.request.model_name', ['OpenInference']),
-    // OpenInference's one model name; its instrumentations overwrite it with the response's model.
+    // OpenInference's instrumentations put the model asked for only in the invocation parameters,
+    // and write the response's model into llm.model_name once they have it (not for streams).
+    jsonText('llm.invocation_parameters', 'model', ['OpenInference']),
     text('llm.model_name', ['OpenInference']),
     text('ai.model.id', ['Vercel AI SDK']),
     text('llm.model', ['Langtrace']),

@@ -43,10 +43,10 @@ describe('LLM columns from each instrumentation library', () => {
     assert.deepEqual(priced, { cost: table(0.00366, 0.00465, 0.00831), unpriced: null })
   })
 
-  it('OpenInference: llm.provider, llm.model_name, llm.token_count.*, session.id and user.id', () => {
+  it('OpenInference: llm.provider, the model asked for from llm.invocation_parameters, llm.model_name, llm.token_count.*, session.id and user.id', () => {
     const { fields, priced } = derived('openinference-openai.json')
     assert.deepEqual(fields, {
-      ...none, llmVendor: 'openai', llmModel: 'o3-mini-2025-01-31', llmResponseModel: 'o3-mini-2025-01-31', llmRequestType: 'chat',
+      ...none, llmVendor: 'openai', llmModel: 'o3-mini', llmResponseModel: 'o3-mini-2025-01-31', llmRequestType: 'chat',
       inputTokens: 1200, outputTokens: 640, totalTokens: 1840, cachedInputTokens: 1024, reasoningTokens: 512, sessionId: 'sess-oi-1', userId: 'user-oi-9',
     })
     // Reasoning tokens are output tokens at OpenAI's output price ($4.40/M for all 640).

@@ -1,0 +1,59 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { callJson } from './api-client.ts'
+import { eventually, startService, type RunningService } from './processes.ts'
+
+/** `npm start` on an embedded database of its own, with the keys its first start printed. */
+export interface AllInOne {
+  service: RunningService
+  projectKey: string
+  teamKey: string
+  stop(): Promise<void>
+}
+
+export async function startAllInOne(): Promise<AllInOne> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tracewell-e2e-'))
+  const service = await startService('all-in-one', 'apps/all-in-one/src/server.ts', { DATA_DIR: dataDir })
+  const projectKey = await eventually(async () => /Project API key:\s+(\S+)/.exec(service.output())?.[1], 10_000, 'the first-start banner')
+  const teamKey = /Team API key:\s+(\S+)/.exec(service.output())?.[1] ?? ''
+  return {
+    service,
+    projectKey,
+    teamKey,
+    async stop() {
+      await service.stop()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** A span as GET /api/traces/:id returns it (the fields these tests read). */
+export interface StoredLlmSpan {
+  name: string
+  parentSpanId: string | null
+  llmVendor: string | null
+  llmModel: string | null
+  llmResponseModel: string | null
+  inputTokens: number | null
+  outputTokens: number | null
+  totalTokens: number | null
+  cachedInputTokens: number | null
+  reasoningTokens: number | null
+  sessionId: string | null
+  userId: string | null
+  inputCostUsd: number | null
+  outputCostUsd: number | null
+  totalCostUsd: number | null
+  costSource: string | null
+  startTime: string
+  attributes: Record<string, unknown>
+}
+
+/** The stored spans of a trace, once at least `count` of them are there. */
+export function storedTrace(stack: AllInOne, traceId: string, count: number): Promise<StoredLlmSpan[]> {
+  return eventually(async () => {
+    const response = await callJson<{ spans: StoredLlmSpan[] }>(`${stack.service.url}/api/traces/${traceId}`, { headers: { 'x-api-key': stack.projectKey } })
+    return response.status === 200 && response.body.spans.length >= count ? response.body.spans : undefined
+  }, 20_000, `trace ${traceId} with ${count} spans`)
+}

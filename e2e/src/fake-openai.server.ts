@@ -1,0 +1,74 @@
+import { once } from 'node:events'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+// A small OpenAI-compatible server for the instrumentation tests: POST /v1/chat/completions,
+// plain or streamed (server-sent events, as api.openai.com sends them), with a fixed answer and
+// fixed usage so every stored figure has an exact expected value.
+
+/** What every answer reports, as OpenAI names it. */
+export const fakeUsage = { prompt_tokens: 42, completion_tokens: 8, total_tokens: 50, prompt_tokens_details: { cached_tokens: 0 } } as const
+/** The dated model OpenAI answers with for the alias a client asks for. */
+export const answeredModel = (requested: string): string => (requested === 'gpt-4o-mini' ? 'gpt-4o-mini-2024-07-18' : requested)
+export const fakeAnswer = 'Refunds take five business days.'
+
+export interface FakeOpenAi {
+  /** The base URL an OpenAI client is given (ends in /v1). */
+  baseURL: string
+  /** Bodies of the chat completion requests received, parsed. */
+  requests: Array<Record<string, unknown>>
+  close(): Promise<void>
+}
+
+export async function startFakeOpenAi(): Promise<FakeOpenAi> {
+  const requests: Array<Record<string, unknown>> = []
+  const server: Server = createServer((request, response) => {
+    void answer(request, response, requests).catch((error: unknown) => {
+      response.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: String(error) } }))
+    })
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as AddressInfo
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  }
+}
+
+async function answer(request: IncomingMessage, response: ServerResponse, requests: Array<Record<string, unknown>>): Promise<void> {
+  if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
+    response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${request.method} ${request.url}` } }))
+    return
+  }
+  const chunks: Buffer[] = []
+  for await (const chunk of request) chunks.push(chunk as Buffer)
+  const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string; stream?: boolean; stream_options?: { include_usage?: boolean } }
+  requests.push(body)
+  const id = `chatcmpl-${requests.length}`
+  const created = 1_795_316_906
+  const model = answeredModel(body.model)
+  if (!body.stream) {
+    response.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        id,
+        object: 'chat.completion',
+        created,
+        model,
+        choices: [{ index: 0, message: { role: 'assistant', content: fakeAnswer, refusal: null }, finish_reason: 'stop', logprobs: null }],
+        usage: fakeUsage,
+      }),
+    )
+    return
+  }
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' })
+  const send = (data: unknown) => response.write(`data: ${JSON.stringify(data)}\n\n`)
+  const chunk = (delta: Record<string, unknown>, finish: string | null) => ({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })
+  send(chunk({ role: 'assistant', content: '' }, null))
+  for (const word of fakeAnswer.split(/(?<= )/)) send(chunk({ content: word }, null))
+  send(chunk({}, 'stop'))
+  // As OpenAI does: the usage comes in a last chunk with no choices, only when asked for.
+  if (body.stream_options?.include_usage) send({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: fakeUsage })
+  response.end('data: [DONE]\n\n')
+}
