@@ -57,3 +57,19 @@ export function storedTrace(stack: AllInOne, traceId: string, count: number): Pr
     return response.status === 200 && response.body.spans.length >= count ? response.body.spans : undefined
   }, 20_000, `trace ${traceId} with ${count} spans`)
 }
+
+/** A trace's row in the trace list (GET /api/traces), found by the filters given. */
+export interface TraceRow {
+  traceId: string
+  sessionId: string | null
+  userId: string | null
+  models: string[]
+  totalTokens: number
+  costUsd: number | null
+}
+
+export async function listedTraces(stack: AllInOne, filters: Record<string, string>): Promise<TraceRow[]> {
+  const response = await callJson<{ traces: TraceRow[] }>(`${stack.service.url}/api/traces?${new URLSearchParams(filters)}`, { headers: { 'x-api-key': stack.projectKey } })
+  if (response.status !== 200) throw new Error(`GET /api/traces answered ${response.status}: ${JSON.stringify(response.body)}`)
+  return response.body.traces
+}
