@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { searchTraces, sql, storeSpans, type Db, type SpanInsert } from '../src/index.ts'
+import { searchTraces, sql, storeSpans, usageOf, type Db, type SpanInsert } from '../src/index.ts'
+import { migrations } from '../src/migrations/index.ts'
 import { engines } from './engines.ts'
 
 const second = 1_000_000_000n
@@ -52,6 +53,33 @@ for (const engine of engines) {
       assert.deepEqual([row?.span_count, row?.input_tokens], [2, '3'])
       const page = await searchTraces(db, { projectId: 'p', limit: 10, sort: 'time', order: 'desc' })
       assert.equal(page.traces.find((t) => t.traceId === trace)?.spanCount, 2)
+    })
+
+    it('leaves out of the totals a span that sums the calls beneath it (invoke_agent), but not its model or session', async () => {
+      const trace = '3'.repeat(32)
+      const call = { projectId: 'agents', llmModel: 'gpt-4o-mini', inputTokens: 42, outputTokens: 8, totalTokens: 50, totalCostUsd: 0.0000111 }
+      await storeSpans(db, [
+        span(trace, '0000000000000001', t0, { parentSpanId: null, name: 'ai.generateText', llmRequestType: 'invoke_agent', sessionId: 'agent-session', ...call }),
+        span(trace, '0000000000000002', t0, { name: 'ai.generateText.doGenerate', llmRequestType: 'chat', ...call }),
+      ])
+      const [row] = await summary(trace)
+      assert.deepEqual([row?.input_tokens, row?.cost_usd, row?.models, row?.session_id], ['42', '0.0000111', ['gpt-4o-mini'], 'agent-session'])
+      const usage = await usageOf(db, { projectId: 'agents', from: new Date(Number(t0 / 1_000_000n)), to: new Date(Number(t0 / 1_000_000n) + 1000), bucket: 'hour', timeZone: 'UTC' })
+      assert.deepEqual([usage.totals.spans, usage.totals.inputTokens, usage.totals.outputTokens, usage.totals.costUsd], [2, 42, 8, 0.0000111])
+    })
+
+    it('the 2026-11-25T0400 migration recounts summaries that counted such spans', async () => {
+      const trace = '4'.repeat(32)
+      const call = { llmModel: 'gpt-4o-mini', inputTokens: 42, outputTokens: 8, totalTokens: 50, totalCostUsd: 0.0000111 }
+      await storeSpans(db, [
+        span(trace, '0000000000000001', t0, { parentSpanId: null, llmRequestType: 'invoke_agent', ...call }),
+        span(trace, '0000000000000002', t0, { llmRequestType: 'chat', ...call }),
+      ])
+      // As the writer summed them before: both spans counted.
+      await sql`update trace_summaries set input_tokens = 84, output_tokens = 16, total_tokens = 100, cost_usd = 0.0000222 where trace_id = ${trace}`.execute(db)
+      await migrations['2026-11-25T0400-agent-span-totals']!.up(db as never)
+      const [row] = await summary(trace)
+      assert.deepEqual([row?.input_tokens, row?.cost_usd], ['42', '0.0000111'])
     })
   })
 }

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
+import { AGGREGATE_OPERATION } from './trace-summaries.ts'
 
 // The trace list, sessions and usage of the query API (docs/api.md#trace-queries). The list and
 // sessions read trace_summaries, one row per trace that the writer keeps (trace-summaries.ts);
@@ -262,12 +263,15 @@ const groupColumns: Record<UsageGroup, RawBuilder<unknown>> = {
   user: sql`user_id`,
 }
 
-// Latency is of LLM calls (spans with a model): the figure usage is read for. Percentiles are
+// Tokens, cost and latency are of LLM calls: spans with a model, but not the spans that sum the
+// calls beneath them (AGGREGATE_OPERATION), which would count each call twice. Percentiles are
 // exact (percentile_cont over the window's spans), not estimated from buckets.
+const isCall = sql`llm_request_type is distinct from ${sql.lit(AGGREGATE_OPERATION)}`
 const usageFigures = sql`count(distinct trace_id) as traces, count(*) as spans, count(*) filter (where status_code = 2) as errors,
-  coalesce(sum(input_tokens), 0) as input_tokens, coalesce(sum(output_tokens), 0) as output_tokens, sum(total_cost_usd) as cost,
-  percentile_cont(0.5) within group (order by duration_ns) filter (where llm_model is not null) / 1000000 as p50_ms,
-  percentile_cont(0.95) within group (order by duration_ns) filter (where llm_model is not null) / 1000000 as p95_ms`
+  coalesce(sum(input_tokens) filter (where ${isCall}), 0) as input_tokens, coalesce(sum(output_tokens) filter (where ${isCall}), 0) as output_tokens,
+  sum(total_cost_usd) filter (where ${isCall}) as cost,
+  percentile_cont(0.5) within group (order by duration_ns) filter (where llm_model is not null and ${isCall}) / 1000000 as p50_ms,
+  percentile_cont(0.95) within group (order by duration_ns) filter (where llm_model is not null and ${isCall}) / 1000000 as p95_ms`
 
 interface UsageRow {
   traces: string

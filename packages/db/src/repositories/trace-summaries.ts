@@ -9,7 +9,7 @@ import { toStorableJson } from './storable-text.ts'
 
 type SummarySpan = Pick<
   SpanInsert,
-  'traceId' | 'parentSpanId' | 'name' | 'startTimeUnixNano' | 'endTimeUnixNano' | 'statusCode' | 'serviceName' | 'llmModel' | 'llmVendor' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'totalCostUsd' | 'sessionId' | 'userId'
+  'traceId' | 'parentSpanId' | 'name' | 'startTimeUnixNano' | 'endTimeUnixNano' | 'statusCode' | 'serviceName' | 'llmModel' | 'llmVendor' | 'llmRequestType' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'totalCostUsd' | 'sessionId' | 'userId'
 >
 
 interface TraceSummaryDelta {
@@ -34,6 +34,13 @@ interface TraceSummaryDelta {
 }
 
 const ERROR = 2
+
+/**
+ * The operation of a span that sums the calls made beneath it (the Vercel AI SDK's
+ * ai.generateText, an agent's run): its tokens and cost are those of its child calls, so a trace's
+ * totals leave it out, or every call would count twice. Its model and session still count.
+ */
+export const AGGREGATE_OPERATION = 'invoke_agent'
 
 /** A batch's spans, one row per trace. */
 export class TraceSummaryBatch {
@@ -69,10 +76,12 @@ export class TraceSummaryBatch {
     if (span.llmModel) trace.models.add(span.llmModel)
     if (span.llmVendor) trace.vendors.add(span.llmVendor)
     if (span.serviceName) trace.services.add(span.serviceName)
-    trace.input_tokens += span.inputTokens ?? 0
-    trace.output_tokens += span.outputTokens ?? 0
-    trace.total_tokens += span.totalTokens ?? (span.inputTokens ?? 0) + (span.outputTokens ?? 0)
-    if (span.totalCostUsd !== null && span.totalCostUsd !== undefined) trace.cost_usd = (trace.cost_usd ?? 0) + span.totalCostUsd
+    if (span.llmRequestType !== AGGREGATE_OPERATION) {
+      trace.input_tokens += span.inputTokens ?? 0
+      trace.output_tokens += span.outputTokens ?? 0
+      trace.total_tokens += span.totalTokens ?? (span.inputTokens ?? 0) + (span.outputTokens ?? 0)
+      if (span.totalCostUsd !== null && span.totalCostUsd !== undefined) trace.cost_usd = (trace.cost_usd ?? 0) + span.totalCostUsd
+    }
     trace.session_id ??= span.sessionId ?? null
     trace.user_id ??= span.userId ?? null
   }
