@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import * as Langtrace from '@langtrase/typescript-sdk'
+import OpenAI from 'openai'
+import { startAllInOne, storedTrace, type AllInOne } from '../../src/all-in-one.ts'
+import { startFakeOpenAi, type FakeOpenAi } from '../../src/fake-openai.server.ts'
+import { assertPricedOpenAiChat } from '../../src/llm-expectations.ts'
+
+// The Langtrace TypeScript SDK instrumenting the real `openai` client and sending its own JSON
+// span arrays to /api/trace. Session and user ride on its withAdditionalAttributes, under the
+// names Langtrace's SDKs use (session.id, user_id). The SDK registers a global tracer provider,
+// so this library has a test file (a process) of its own.
+
+describe('Langtrace TypeScript SDK instrumentation of the openai client', () => {
+  let stack: AllInOne
+  let fake: FakeOpenAi
+  let client: OpenAI
+
+  before(async () => {
+    ;[stack, fake] = await Promise.all([startAllInOne(), startFakeOpenAi()])
+    Langtrace.init({
+      api_key: stack.projectKey,
+      api_host: `${stack.service.url}/api/trace`,
+      batch: false,
+      instrumentations: { openai: OpenAI },
+      disable_latest_version_check: true,
+      logging: { disable: true },
+    })
+    client = new OpenAI({ baseURL: fake.baseURL, apiKey: 'sk-test' })
+  })
+  after(async () => {
+    await Promise.all([stack?.stop(), fake?.close()])
+  })
+
+  for (const streamed of [false, true]) {
+    it(`stores a ${streamed ? 'streamed' : 'plain'} chat completion with model, vendor, tokens, session, user and cost`, async () => {
+      const sessionId = `lt-session-${streamed}`
+      const userId = `lt-user-${streamed}`
+      const messages = [{ role: 'user' as const, content: 'How long do refunds take?' }]
+      const traceId = await Langtrace.withLangTraceRootSpan(async (_spanId, rootTraceId) => {
+        await Langtrace.withAdditionalAttributes(async () => {
+          if (!streamed) await client.chat.completions.create({ model: 'gpt-4o-mini', messages })
+          else for await (const chunk of await client.chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true })) void chunk
+        }, { 'session.id': sessionId, user_id: userId })
+        return rootTraceId
+      }, 'answer question')
+      const spans = await storedTrace(stack, traceId, 2)
+      const llm = spans.find((span) => span.llmModel !== null)
+      if (!streamed) assertPricedOpenAiChat(llm, 'Langtrace', { responseModel: 'gpt-4o-mini-2024-07-18' })
+      else {
+        // For a stream the SDK (6.3) counts tokens itself, from the text, and reports them as it
+        // counted them: priced as reported.
+        const { inputTokens, outputTokens, totalTokens } = llm ?? {}
+        assert.ok(inputTokens && outputTokens && totalTokens === inputTokens + outputTokens, `counted tokens: ${inputTokens} + ${outputTokens} = ${totalTokens}`)
+        assert.deepEqual([llm?.llmVendor, llm?.llmModel, llm?.llmResponseModel, llm?.costSource], ['openai', 'gpt-4o-mini', 'gpt-4o-mini-2024-07-18', 'price_table'])
+        assert.ok(Math.abs((llm?.totalCostUsd ?? 0) - (inputTokens * 0.15 + outputTokens * 0.6) / 1e6) < 1e-12, `cost ${llm?.totalCostUsd}`)
+      }
+      assert.deepEqual([llm?.sessionId, llm?.userId], [sessionId, userId])
+    })
+  }
+})
