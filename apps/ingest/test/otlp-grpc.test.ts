@@ -235,3 +235,25 @@ describe('OTLP/gRPC limits and outages', () => {
     }
   })
 })
+
+describe('OTLP/gRPC on shutdown', () => {
+  it('every call answered OK while the app closes has its spans in the queue', async () => {
+    const closing = await startIngest()
+    try {
+      const port = await closing.app.otlpGrpc.listen({ host: '127.0.0.1', port: 0 })
+      const traceIds = Array.from({ length: 20 }, () => nextTraceId())
+      const calls = traceIds.map((traceId) => callExport(otlpProtobuf(traceSpans(traceId, 500)), closing.tenant.projectKey, port))
+      await sleep(20)
+      // close() obliterates nothing: the harness's own close does that, after the check below.
+      await closing.app.close()
+      const answers = await Promise.all(calls)
+      const queuedTraces = new Set((await closing.queuedSpans()).map(({ span }) => span.traceId))
+      const accepted = traceIds.filter((_, i) => answers[i]?.error === undefined)
+      assert.ok(accepted.length > 0, 'calls in progress when closing began were finished')
+      for (const traceId of accepted) assert.ok(queuedTraces.has(traceId), `trace ${traceId} was answered OK but is not queued`)
+      for (const answer of answers) if (answer.error) assert.equal(answer.error.code, GrpcStatus.UNAVAILABLE, answer.error.details)
+    } finally {
+      await closing.close().catch(() => {})
+    }
+  })
+})
