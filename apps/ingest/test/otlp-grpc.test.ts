@@ -93,8 +93,8 @@ describe('OTLP/gRPC with the OpenTelemetry exporter', () => {
 })
 
 /** A bare unary call to Export with bytes of our making; resolves with the answer or the error. */
-function callExport(body: Buffer, key: string, port = grpcPort): Promise<{ response?: Buffer; error?: ServiceError }> {
-  const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure())
+function callExport(body: Buffer, key: string, port = grpcPort, shared?: Client): Promise<{ response?: Buffer; error?: ServiceError }> {
+  const client = shared ?? new Client(`127.0.0.1:${port}`, credentials.createInsecure())
   const metadata = new Metadata()
   metadata.set('x-api-key', key)
   return new Promise<{ response?: Buffer; error?: ServiceError }>((resolve) => {
@@ -106,7 +106,7 @@ function callExport(body: Buffer, key: string, port = grpcPort): Promise<{ respo
       metadata,
       (error, response) => resolve(error ? { error } : { response: response as Buffer }),
     )
-  }).finally(() => client.close())
+  }).finally(() => shared ?? client.close())
 }
 
 const RetryInfo = protobuf.parse(`
@@ -241,17 +241,24 @@ describe('OTLP/gRPC on shutdown', () => {
     const closing = await startIngest()
     try {
       const port = await closing.app.otlpGrpc.listen({ host: '127.0.0.1', port: 0 })
+      // One connection, already open, so that the calls below are on the wire at once.
+      const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure())
+      assert.equal((await callExport(otlpProtobuf(traceSpans(nextTraceId(), 1)), closing.tenant.projectKey, port, client)).error, undefined)
       const traceIds = Array.from({ length: 20 }, () => nextTraceId())
-      const calls = traceIds.map((traceId) => callExport(otlpProtobuf(traceSpans(traceId, 500)), closing.tenant.projectKey, port))
-      await sleep(20)
+      // Bodies large enough that decoding them all takes a while: closing begins with some calls
+      // answered, some being decoded or queued, and perhaps some not yet read (those are refused
+      // with UNAVAILABLE, which exporters retry).
+      const calls = traceIds.map((traceId) => callExport(otlpProtobuf(traceSpans(traceId, 2_000)), closing.tenant.projectKey, port, client))
+      await sleep(50)
       // close() obliterates nothing: the harness's own close does that, after the check below.
       await closing.app.close()
       const answers = await Promise.all(calls)
       const queuedTraces = new Set((await closing.queuedSpans()).map(({ span }) => span.traceId))
       const accepted = traceIds.filter((_, i) => answers[i]?.error === undefined)
-      assert.ok(accepted.length > 0, 'calls in progress when closing began were finished')
+      assert.ok(accepted.length > 0, `calls in progress when closing began were finished: ${JSON.stringify(answers.map((a) => a.error?.code ?? 'ok'))} ${answers[0]?.error?.details}`)
       for (const traceId of accepted) assert.ok(queuedTraces.has(traceId), `trace ${traceId} was answered OK but is not queued`)
       for (const answer of answers) if (answer.error) assert.equal(answer.error.code, GrpcStatus.UNAVAILABLE, answer.error.details)
+      client.close()
     } finally {
       await closing.close().catch(() => {})
     }
