@@ -1,6 +1,6 @@
 import { presentedApiKey, secretsMatch, type KeyKind, type VerifiedKey } from '@tracewell/auth'
 import { findTeamProject } from '@tracewell/db'
-import { BadRequestError, keyStoreUnavailable, NotFoundError, UnauthorizedError } from '@tracewell/http'
+import { BadRequestError, keyStoreUnavailable, lookUpKey, NotFoundError, UnauthorizedError } from '@tracewell/http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { csrfFailure } from './console/csrf.ts'
 
@@ -51,13 +51,7 @@ export function requireKey(kind: KeyKind) {
     }
     const cached = request.server.apiKeys.verifyCached(secret)
     if (cached !== undefined) return done(admit(request, cached))
-    request.server.apiKeys.verify(secret).then(
-      (key) => done(admit(request, key)),
-      (error: unknown) => {
-        request.log.warn({ err: error }, 'API key lookup failed')
-        done(keyStoreUnavailable())
-      },
-    )
+    lookUpKey(request.server, secret, request.log).then((key) => done(admit(request, key)), done)
   }
 }
 
@@ -104,10 +98,7 @@ export function requireProjectAccess(request: FastifyRequest, _reply: FastifyRep
     return
   }
   const cached = request.server.apiKeys.verifyCached(secret)
-  const verified = cached !== undefined ? Promise.resolve(cached) : request.server.apiKeys.verify(secret).catch((error: unknown) => {
-    request.log.warn({ err: error }, 'API key lookup failed')
-    throw keyStoreUnavailable()
-  })
+  const verified = cached !== undefined ? Promise.resolve(cached) : lookUpKey(request.server, secret, request.log)
   verified.then(admit).then(() => done(), done)
 }
 

@@ -1,11 +1,11 @@
 import { Server, ServerCredentials, type Metadata, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from '@grpc/grpc-js'
 import { presentedApiKey, type CredentialHeaders } from '@tracewell/auth'
-import { UnauthorizedError, type App } from '@tracewell/http'
+import { lookUpKey, UnauthorizedError } from '@tracewell/http'
 import type { SpanBatchProducer } from '@tracewell/queue'
 import fp from 'fastify-plugin'
 import { ingestMetrics, rejectionReasonOf } from '../ingest.metrics.ts'
 import { encodeExportResponse, type PartialSuccess } from '../otlp/partial-success.ts'
-import { acceptTraceBody, verifyKey, type TraceLimits } from '../routes/trace-intake.ts'
+import { acceptTraceBody, type TraceLimits } from '../routes/trace-intake.ts'
 import { grpcErrorOf } from './grpc-status.ts'
 
 declare module 'fastify' {
@@ -65,7 +65,7 @@ export const otlpGrpcPlugin = fp<OtlpGrpcOptions>(
     async function exportSpans(call: ServerUnaryCall<Buffer, PartialSuccess | null>): Promise<PartialSuccess | null> {
       const presented = presentedApiKey(credentialHeaders(call.metadata))
       if (presented === undefined) throw new UnauthorizedError('Invalid API key')
-      const key = app.apiKeys.verifyCached(presented) ?? (await verifyKey(app as App, presented))
+      const key = app.apiKeys.verifyCached(presented) ?? (await lookUpKey(app, presented))
       // A team key is the wrong kind for ingest, which makes it an invalid key here.
       if (!key || key.kind !== 'project' || key.projectId === null) throw new UnauthorizedError('Invalid API key')
       const accepted = await acceptTraceBody(intake, key.projectId, 'protobuf', call.request)

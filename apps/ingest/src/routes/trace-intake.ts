@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import { presentedApiKey, type VerifiedKey } from '@tracewell/auth'
 import type { App } from '@tracewell/http'
-import { keyStoreUnavailable, UnauthorizedError } from '@tracewell/http'
+import { lookUpKey, UnauthorizedError } from '@tracewell/http'
 import type { TraceBodyFormat } from '@tracewell/otlp'
 import { QueueBacklogFullError, QueueUnavailableError, releaseBody, type AcceptedTraces, type SpanBatchProducer } from '@tracewell/queue'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -78,7 +78,7 @@ export function installTraceIntake(app: App, options: TraceIntakeOptions): (requ
     }
     const cached = app.apiKeys.verifyCached(presented)
     if (cached !== undefined) return admitted(cached)
-    verifyKey(app, presented).then(admitted, done)
+    lookUpKey(app, presented, request.log).then(admitted, done)
   })
 
   // The body arrives as bytes; which decoder reads it was decided from the headers above. A
@@ -144,17 +144,6 @@ function queueBody({ producer, limits }: TraceIntakeOptions, projectId: string, 
   // decodes them again and keeps exactly the spans counted here (SpanCollector).
   const queued = enqueue(producer, { projectId, spans, body, bodyEncoding: format }).finally(() => releaseBody(body))
   return { answer, queued }
-}
-
-/** The key's identity (null when unknown or revoked); a 503 when it cannot be looked up. */
-export async function verifyKey(app: App, presented: string): Promise<VerifiedKey | null> {
-  try {
-    return await app.apiKeys.verify(presented)
-  } catch (error) {
-    // A cache miss while the database is down: the client may retry, the key may be fine.
-    app.log.warn({ err: error }, 'API key lookup failed')
-    throw keyStoreUnavailable()
-  }
 }
 
 /** The 200 waits for Redis to hold the spans; a full or absent queue says when to retry. */

@@ -1,6 +1,8 @@
-import { ApiKeyVerifier } from '@tracewell/auth'
+import { ApiKeyVerifier, type VerifiedKey } from '@tracewell/auth'
 import { findApiKeyIdentitiesByHashes, touchApiKeys } from '@tracewell/db'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { keyStoreUnavailable } from '../errors.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -29,3 +31,19 @@ export const apiKeysPlugin = fp<ApiKeysPluginOptions>(
   },
   { name: 'api-keys', fastify: '5.x', dependencies: ['db'] },
 )
+
+/**
+ * A presented key looked up in the key store (its cache missed): its identity, or null when it is
+ * unknown or revoked. Every service and transport maps a failed lookup here, and only here: the
+ * key may well be fine, so the answer is keyStoreUnavailable (503 with Retry-After), never a 401
+ * or a 500. The cached path (`app.apiKeys.verifyCached`) comes first at each call site, without a
+ * promise.
+ */
+export async function lookUpKey(app: FastifyInstance, secret: string, log: FastifyBaseLogger = app.log): Promise<VerifiedKey | null> {
+  try {
+    return await app.apiKeys.verify(secret)
+  } catch (error) {
+    log.warn({ err: error }, 'API key lookup failed')
+    throw keyStoreUnavailable()
+  }
+}
