@@ -1,4 +1,4 @@
-import { displayPrefix, generateApiKey, hashApiKey, type KeyKind } from '@tracewell/auth'
+import { hashApiKey, type KeyKind } from '@tracewell/auth'
 import {
   createProject,
   createTeam,
@@ -7,11 +7,11 @@ import {
   findTeamByName,
   findTeamProjectByName,
   hasNoTeams,
-  insertApiKey,
   lockWorkspaceBootstrap,
   type Db,
   type Executor,
 } from '@tracewell/db'
+import { mintApiKey, type KeyScope } from './mint-api-key.ts'
 
 /** The INIT_* settings (docs/api.md#bootstrap; a subset of every config that has them). */
 export interface BootstrapSettings {
@@ -90,7 +90,7 @@ export async function bootstrapFromSettings(db: Db, settings: BootstrapSettings,
 }
 
 /** Stores a given key unless its hash is known; true when it was stored now. */
-async function ensureKey(trx: Executor, log: BootstrapLogger, kind: KeyKind, scope: { teamId: string; projectId: string | null }, secret: string): Promise<boolean> {
+async function ensureKey(trx: Executor, log: BootstrapLogger, kind: KeyKind, scope: KeyScope, secret: string): Promise<boolean> {
   const keyHash = hashApiKey(secret)
   const existing = await findApiKeyIdentityByHash(trx, keyHash)
   const setting = kind === 'team' ? 'INIT_TEAM_API_KEY' : 'INIT_PROJECT_API_KEY'
@@ -102,7 +102,7 @@ async function ensureKey(trx: Executor, log: BootstrapLogger, kind: KeyKind, sco
     }
     return false
   }
-  const key = await insertApiKey(trx, { kind, teamId: scope.teamId, projectId: scope.projectId, keyHash, prefix: displayPrefix(secret) })
+  const { key } = await mintApiKey(trx, kind, scope, secret)
   log.info({ keyId: key.id, prefix: key.prefix }, `bootstrap: stored ${setting}`)
   return true
 }
@@ -127,10 +127,8 @@ export async function ensureDefaultWorkspace(db: Db): Promise<DefaultWorkspace |
     if (!(await hasNoTeams(trx))) return null
     const team = await createTeam(trx, { name: defaultTeamName })
     const project = await createProject(trx, { teamId: team.id, name: defaultProjectName })
-    const teamApiKey = generateApiKey('team')
-    const projectApiKey = generateApiKey('project')
-    await insertApiKey(trx, { kind: 'team', teamId: team.id, projectId: null, keyHash: hashApiKey(teamApiKey), prefix: displayPrefix(teamApiKey) })
-    await insertApiKey(trx, { kind: 'project', teamId: team.id, projectId: project.id, keyHash: hashApiKey(projectApiKey), prefix: displayPrefix(projectApiKey) })
+    const { secret: teamApiKey } = await mintApiKey(trx, 'team', { teamId: team.id, projectId: null })
+    const { secret: projectApiKey } = await mintApiKey(trx, 'project', { teamId: team.id, projectId: project.id })
     return { teamId: team.id, teamName: team.name, projectId: project.id, projectName: project.name, teamApiKey, projectApiKey }
   })
 }

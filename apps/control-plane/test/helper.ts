@@ -1,9 +1,9 @@
-import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
 import { ControlPlaneConfigSchema, loadConfig } from '@tracewell/config'
-import { createProject, createTeam, insertApiKey, type Db } from '@tracewell/db'
+import { createProject, createTeam, type Db } from '@tracewell/db'
 import { createTestDatabase } from '@tracewell/db/testing'
 import type { App } from '@tracewell/http'
 import { buildApp, type ControlPlaneDeps } from '../src/index.ts'
+import { mintApiKey } from '../src/mint-api-key.ts'
 
 export const adminKey = 'admin-secret-for-tests-0123456789abcdef'
 
@@ -42,10 +42,8 @@ export interface Workspace {
 export async function seedWorkspace(db: Db, name = 'Team'): Promise<Workspace> {
   const team = await createTeam(db, { name })
   const project = await createProject(db, { teamId: team.id, name: `${name} project` })
-  const teamKey = generateApiKey('team')
-  const projectKey = generateApiKey('project')
-  await insertApiKey(db, { kind: 'team', teamId: team.id, projectId: null, keyHash: hashApiKey(teamKey), prefix: displayPrefix(teamKey) })
-  await insertApiKey(db, { kind: 'project', teamId: team.id, projectId: project.id, keyHash: hashApiKey(projectKey), prefix: displayPrefix(projectKey) })
+  const { secret: teamKey } = await mintApiKey(db, 'team', { teamId: team.id, projectId: null })
+  const { secret: projectKey } = await mintApiKey(db, 'project', { teamId: team.id, projectId: project.id })
   return { teamId: team.id, teamKey, projectId: project.id, projectKey }
 }
 

@@ -1,10 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
-import { findTeamApiKeyHash, findTeamProject, insertApiKey, listApiKeys, revokeApiKey, type Db } from '@tracewell/db'
+import { findTeamApiKeyHash, findTeamProject, listApiKeys, revokeApiKey, type Db } from '@tracewell/db'
 import { BadRequestError, NotFoundError } from '@tracewell/http'
 import type { FastifyRequest } from 'fastify'
 import { callerTeamId, requireTeamKey } from '../auth.ts'
+import { mintApiKey } from '../mint-api-key.ts'
 import { ApiKeySchema, errorResponses, IdSchema, NewSecretSchema } from '../schemas.ts'
 
 export const KeyScopeQuerySchema = Type.Object({
@@ -64,8 +64,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const scope = await resolveScope(app.db, request, request.query)
       const kind = scope.projectId === null ? 'team' : 'project'
-      const secret = generateApiKey(kind)
-      await insertApiKey(app.db, { kind, teamId: scope.teamId, projectId: scope.projectId, keyHash: hashApiKey(secret), prefix: displayPrefix(secret) })
+      const { secret } = await mintApiKey(app.db, kind, scope)
       // A secret must not linger in a shared cache on the way back.
       void reply.header('cache-control', 'no-store')
       return { apiKey: secret }

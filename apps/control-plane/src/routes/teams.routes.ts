@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
-import { createTeam, insertApiKey } from '@tracewell/db'
+import { createTeam } from '@tracewell/db'
 import { requireAdminKey } from '../auth.ts'
+import { mintApiKey } from '../mint-api-key.ts'
 import { errorResponses, IsoDateSchema } from '../schemas.ts'
 
 export const CreateTeamBodySchema = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) })
@@ -35,12 +35,10 @@ export const teamRoutes: FastifyPluginAsyncTypebox<TeamRoutesOptions> = async (a
       },
     },
     async (request, reply) => {
-      const secret = generateApiKey('team')
       // One transaction: a team is never left without the key its creator was promised.
-      const team = await app.db.transaction().execute(async (trx) => {
+      const { team, secret } = await app.db.transaction().execute(async (trx) => {
         const created = await createTeam(trx, { name: request.body.name })
-        await insertApiKey(trx, { kind: 'team', teamId: created.id, projectId: null, keyHash: hashApiKey(secret), prefix: displayPrefix(secret) })
-        return created
+        return { team: created, secret: (await mintApiKey(trx, 'team', { teamId: created.id, projectId: null })).secret }
       })
       void reply.header('cache-control', 'no-store')
       return reply.code(201).send({ ...team, apiKey: secret })
