@@ -1,4 +1,5 @@
 import type { PromptDto, PromptsetDto } from '@tracewell/db'
+import { needsJsonEscape } from '@tracewell/json-text'
 import { compileTemplate, type CompiledTemplate } from './prompt-template.ts'
 
 /** The query parameters that fill a prompt's variables: `variables.<name>=<value>`. */
@@ -27,19 +28,10 @@ export interface PromptView {
 }
 
 /**
- * Whether JSON.stringify would escape anything in `text`: a quote, a backslash, a control
- * character or (since ES2019) a lone surrogate. Checked first because JSON.stringify costs ~0.2 µs
- * even for a short string, more than the rest of a fill, and most values need no escaping.
+ * A string's JSON text without the quotes. needsJsonEscape is checked first because
+ * JSON.stringify costs ~0.2 µs even for a short string, more than the rest of a fill, and most
+ * values need no escaping.
  */
-function needsJsonEscape(text: string): boolean {
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index)
-    if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return true
-  }
-  return false
-}
-
-/** A string's JSON text without the quotes. */
 const jsonEscaped = (text: string): string => (needsJsonEscape(text) ? JSON.stringify(text).slice(1, -1) : text)
 
 export function toPromptView(registry: PromptsetDto, prompt: PromptDto): PromptView {

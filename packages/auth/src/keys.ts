@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 
 /** Readable kind prefixes, so a leaked key says what it is. */
-export const keyPrefixes = { project: 'tw_proj_', team: 'tw_team_' } as const
+const keyPrefixes = { project: 'tw_proj_', team: 'tw_team_' } as const
 export type KeyKind = keyof typeof keyPrefixes
 
 const secretBytes = 32

@@ -30,7 +30,7 @@ export class ServiceUnavailableError extends Error {
 }
 
 /** Seconds a client should wait when API keys cannot be checked (the database is unreachable). */
-export const RETRY_AFTER_KEY_STORE_UNAVAILABLE_S = 5
+const RETRY_AFTER_KEY_STORE_UNAVAILABLE_S = 5
 
 /**
  * The answer of every service to a key it had to look up while the key store is unreachable:

@@ -20,7 +20,7 @@ export interface CustomModelPrice {
 }
 
 /** At most this many `*` in one pattern, which bounds the matching work per model name. */
-export const MAX_GLOB_STARS = 8
+const MAX_GLOB_STARS = 8
 
 /** Why a pattern is refused, or null when it is a usable glob. */
 export function globProblem(pattern: string): string | null {

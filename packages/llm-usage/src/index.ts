@@ -4,6 +4,6 @@ export { deriveLlmUsage, type CallerCost, type LlmFields } from './derive-llm-fi
 export { canonicalVendor, vendorAliases } from './vendor-names.ts'
 export { operationTranslations } from './operation-names.ts'
 export { pricedTokens, costAtRates, type Cost, type PricedTokens, type TokenRates } from './token-usage.ts'
-export { tablePrice, priceProviderOf } from './price-table.ts'
-export { CustomPriceBook, emptyPriceBook, globProblem, globToRegExp, MAX_GLOB_STARS, type CustomModelPrice, type ModelMatch } from './custom-prices.ts'
+export { tablePrice } from './price-table.ts'
+export { CustomPriceBook, emptyPriceBook, globProblem, globToRegExp, type CustomModelPrice, type ModelMatch } from './custom-prices.ts'
 export { callerSpanCost, noCost, priceCall, type CostSource, type PricedCall, type SpanCost, type UnpricedReason } from './price-call.ts'

@@ -57,7 +57,7 @@ const PROVIDER_IDS: Readonly<Record<string, string>> = {
 }
 
 /** The genai-prices provider a vendor is priced by, if it is one of theirs. */
-export const priceProviderOf = (vendor: string | null): string | undefined => (vendor === null ? undefined : PROVIDER_IDS[vendor])
+const priceProviderOf = (vendor: string | null): string | undefined => (vendor === null ? undefined : PROVIDER_IDS[vendor])
 
 interface ResolvedModel {
   /** The provider narrowed to this one model, so calcPrice's slow path does not search again. */

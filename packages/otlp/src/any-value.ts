@@ -89,7 +89,7 @@ function anyValueOrEmpty(value: unknown, path: ErrorPath, depth: number): AnyVal
  * One AnyValue in OTLP JSON. `depth` counts the arrayValue/kvlistValue levels around it; the
  * current position is in `path`.
  */
-export function anyValueFromJson(value: unknown, path: ErrorPath, depth: number): AnyValue {
+function anyValueFromJson(value: unknown, path: ErrorPath, depth: number): AnyValue {
   if (!isObject(value)) return path.fail('expected an AnyValue object')
   let out: AnyValue | undefined
   let seen: string | undefined

@@ -34,7 +34,7 @@ function lowerHex(s: string, start: number, hexLength: number): string | null {
 }
 
 /** Lowercase hex of `bytes`; `''` when every byte is zero. */
-export function hexFromBytes(bytes: Uint8Array): string {
+function hexFromBytes(bytes: Uint8Array): string {
   let hex = ''
   let nonZero = 0
   for (let i = 0; i < bytes.length; i++) {

@@ -18,7 +18,7 @@ import type { Type } from 'protobufjs'
  * - ResourceSpans field 1000 is `instrumentation_library_spans` from OTLP 0.15–0.19 (deprecated,
  *   same layout as ScopeSpans); exporters older than that used field 2, which reads as scope_spans.
  */
-export const OTLP_TRACE_PROTO = `
+const OTLP_TRACE_PROTO = `
 syntax = "proto2";
 package tracewell.otlp;
 

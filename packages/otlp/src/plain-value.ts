@@ -11,7 +11,7 @@ import { storableString } from './string-value-limit.ts'
  * One plain value as an AnyValue; `undefined` for null (an attribute that is not set). Integers
  * become intValue (when they fit int64), other numbers doubleValue, plain objects kvlistValue.
  */
-export function anyValueFromPlain(value: unknown, path: ErrorPath, depth: number): AnyValue | undefined {
+function anyValueFromPlain(value: unknown, path: ErrorPath, depth: number): AnyValue | undefined {
   switch (typeof value) {
     case 'string':
       return { stringValue: storableString(value) }

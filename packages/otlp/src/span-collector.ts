@@ -3,7 +3,7 @@ import type { SpanRecord } from './span-record.ts'
 import { SpanValidationError } from './validation-error.ts'
 
 /** How many problems a partial success names; the others are only counted. */
-export const NAMED_PROBLEMS = 5
+const NAMED_PROBLEMS = 5
 
 /**
  * The spans of one request body as they are decoded. A span that fails validation is rejected

@@ -33,7 +33,7 @@ export const payloadTtlSeconds = 30 * 24 * 3600
  * How long the marker of a stored payload stays. A resent add arrives within the reconnect that
  * resends it (ioredis resends only over the first reconnection), so minutes are ample.
  */
-export const storedMarkerTtlSeconds = 15 * 60
+const storedMarkerTtlSeconds = 15 * 60
 
 export interface QueuedRequest {
   projectId: string

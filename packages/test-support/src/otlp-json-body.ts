@@ -8,7 +8,7 @@ import type { SpanRecord } from '@tracewell/otlp'
  * Decoding the body gives the records back, derived fields included when they agree with the
  * attributes (as they do for records that were decoded from a body).
  */
-export function otlpJsonBody(spans: readonly SpanRecord[]): Buffer {
+function otlpJsonBody(spans: readonly SpanRecord[]): Buffer {
   const resourceSpans = spans.map((span) => ({
     resource: { attributes: span.resourceAttributes },
     scopeSpans: [

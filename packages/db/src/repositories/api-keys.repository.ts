@@ -20,7 +20,7 @@ export interface ApiKeyIdentity {
   revoked: boolean
 }
 
-export function toApiKeyDto(row: ApiKey): ApiKeyDto {
+function toApiKeyDto(row: ApiKey): ApiKeyDto {
   return {
     id: row.id,
     kind: row.kind,

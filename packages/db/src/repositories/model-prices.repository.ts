@@ -28,7 +28,7 @@ export interface NewModelPrice {
 
 const nullableNumber = (value: string | null): number | null => (value === null ? null : Number(value))
 
-export function toModelPriceDto(row: ProjectModelPrice): ModelPriceDto {
+function toModelPriceDto(row: ProjectModelPrice): ModelPriceDto {
   return {
     id: row.id,
     projectId: row.project_id,

@@ -48,8 +48,3 @@ export async function listTeamProjects(db: Executor, teamId: string): Promise<Pr
   const rows = await db.selectFrom('projects').selectAll().where('team_id', '=', teamId).orderBy('created_at').orderBy('id').execute()
   return rows.map(toProjectDto)
 }
-
-export async function deleteProject(db: Executor, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('projects').where('id', '=', id).executeTakeFirst()
-  return result.numDeletedRows > 0n
-}

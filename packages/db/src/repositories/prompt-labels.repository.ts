@@ -12,7 +12,7 @@ export interface PromptLabelDto {
   updatedAt: string
 }
 
-export function toPromptLabelDto(row: PromptLabel): PromptLabelDto {
+function toPromptLabelDto(row: PromptLabel): PromptLabelDto {
   return { name: row.name, version: row.version, updatedAt: row.updated_at.toISOString() }
 }
 
@@ -28,7 +28,7 @@ export interface LabelMoveDto {
   movedByKeyPrefix: string | null
 }
 
-export function toLabelMoveDto(row: PromptLabelMove): LabelMoveDto {
+function toLabelMoveDto(row: PromptLabelMove): LabelMoveDto {
   return {
     id: row.id,
     label: row.label,

@@ -24,7 +24,7 @@ export interface PromptDto {
 
 type PromptRow = Prompt & { labels: string[] }
 
-export function toPromptDto(row: PromptRow): PromptDto {
+function toPromptDto(row: PromptRow): PromptDto {
   return {
     id: row.id,
     value: row.value,

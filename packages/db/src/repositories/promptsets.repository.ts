@@ -10,7 +10,7 @@ export interface PromptsetDto {
   updatedAt: string
 }
 
-export function toPromptsetDto(row: Promptset): PromptsetDto {
+function toPromptsetDto(row: Promptset): PromptsetDto {
   return {
     id: row.id,
     name: row.name,

@@ -11,9 +11,9 @@ export interface RetentionPolicyDto {
 }
 
 /** A project without a stored policy reads as disabled with 30 days (docs/api.md#retention-settings). */
-export const defaultRetentionPolicy = { enabled: false, retentionDays: 30 } as const
+const defaultRetentionPolicy = { enabled: false, retentionDays: 30 } as const
 
-export function toRetentionPolicyDto(row: RetentionPolicy): RetentionPolicyDto {
+function toRetentionPolicyDto(row: RetentionPolicy): RetentionPolicyDto {
   return {
     projectId: row.project_id,
     enabled: row.enabled,

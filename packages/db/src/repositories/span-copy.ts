@@ -159,7 +159,7 @@ class CopyChunks {
  * keeps (1e-7 is 0.0000001, scale 7). Leading and trailing zero digits are left out, as Postgres
  * stores them.
  */
-export function numericDigits(value: number): { digits: number[]; weight: number; scale: number } {
+function numericDigits(value: number): { digits: number[]; weight: number; scale: number } {
   const [mantissa = '0', exponentText] = String(value).split('e')
   const exponent = exponentText === undefined ? 0 : Number(exponentText)
   const [whole = '0', fraction = ''] = mantissa.split('.')

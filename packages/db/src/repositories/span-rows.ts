@@ -99,7 +99,7 @@ export const spanRowColumns = [
 export type SpanRow = Record<(typeof spanRowColumns)[number][0], unknown>
 
 /** The row object of one span, keys in column order. */
-export function toSpanRow(projectId: string, span: Omit<SpanInsert, 'projectId'>): SpanRow {
+function toSpanRow(projectId: string, span: Omit<SpanInsert, 'projectId'>): SpanRow {
   return {
     project_id: projectId,
     trace_id: span.traceId,

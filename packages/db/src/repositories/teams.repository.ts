@@ -8,7 +8,7 @@ export interface TeamDto {
   createdAt: string
 }
 
-export function toTeamDto(row: Team): TeamDto {
+function toTeamDto(row: Team): TeamDto {
   return { id: row.id, name: row.name, createdAt: row.created_at.toISOString() }
 }
 

@@ -1,8 +1,6 @@
 import { sql } from 'kysely'
-import type { Team } from '../database.ts'
 import type { Executor } from './executor.ts'
 import { toProjectDto, type ProjectDto } from './projects.repository.ts'
-import { toTeamDto, type TeamDto } from './teams.repository.ts'
 
 // Queries of the headless bootstrap (INIT_* settings, idempotent at every start; docs/api.md#bootstrap).
 
@@ -15,11 +13,6 @@ const bootstrapLockKey = 7_412_305_001n
  */
 export async function lockWorkspaceBootstrap(trx: Executor): Promise<void> {
   await sql`select pg_advisory_xact_lock(${bootstrapLockKey})`.execute(trx)
-}
-
-export async function findTeamById(db: Executor, id: string): Promise<TeamDto | undefined> {
-  const row: Team | undefined = await db.selectFrom('teams').selectAll().where('id', '=', id).executeTakeFirst()
-  return row && toTeamDto(row)
 }
 
 /** The oldest project of that name in the team, if any. */
