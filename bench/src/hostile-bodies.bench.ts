@@ -7,7 +7,7 @@
 //   malformed   an array of long strings that turns malformed at its last character
 //   dense       valid JSON of the wrong shape, `{"resourceSpans":[{"scopeSpans":[1,1,1,…]}]}`
 //
-// Targets (issue 14 §2): every such body gets its 4xx in ≤ 1 s; /healthz p99 ≤ 100 ms meanwhile.
+// Targets (docs/benchmarks.md): every such body gets its 4xx in ≤ 1 s; /healthz p99 ≤ 100 ms meanwhile.
 // Runs ~1 minute and cleans up after itself (child, database, queue).
 import { type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
