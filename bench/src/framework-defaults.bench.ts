@@ -56,7 +56,7 @@ const promClientHistogramPlugin = fp(async (app: FastifyInstance) => {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const histogram = new Histogram({
-    name: 'http_request_duration_seconds',
+    name: 'tracewell_http_request_duration_seconds',
     help: 'HTTP request duration by method, route and status',
     labelNames: ['method', 'route', 'status'],
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],

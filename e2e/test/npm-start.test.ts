@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test'
 import { callJson } from '../src/api-client.ts'
 import { chatAttributes, otlpTracerProvider } from '../src/otel-clients.ts'
 import { eventually, freePort, startService, type RunningService } from '../src/processes.ts'
+import { promtoolComplaints } from '../src/promtool.ts'
 
 // `npm start` on embedded defaults: no DATABASE_URL, no REDIS_URL. The first start prints the
 // keys; a real OpenTelemetry exporter sends with them and the trace reads back.
@@ -46,6 +47,9 @@ describe('npm start on embedded defaults', () => {
     assert.equal(viaGrpc.status, 200)
     assert.equal(viaGrpc.body.spans[0]?.llmModel, 'gpt-4o')
     assert.equal(viaGrpc.body.spans[0]?.serviceName, 'quickstart-grpc')
+
+    // One process, every service's metrics in one registry: promtool still accepts them.
+    assert.deepEqual(promtoolComplaints(await (await fetch(`${service.url}/metrics`)).text()), [])
 
     const projects = await callJson<{ projects: unknown[] }>(`${service.url}/api/projects`, { headers: { 'x-api-key': teamKey! } })
     assert.equal(projects.body.projects.length, 1)

@@ -7,6 +7,7 @@ import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { callJson } from '../src/api-client.ts'
 import { chatAttributes, otlpTracerProvider, type OtlpEncoding } from '../src/otel-clients.ts'
 import { eventually, startService, type RunningService } from '../src/processes.ts'
+import { ownMetricNames, promtoolComplaints } from '../src/promtool.ts'
 
 // The four services as separate processes over the real Postgres and Redis, driven by the real
 // OpenTelemetry exporters and the real Langtrace TypeScript SDK.
@@ -162,6 +163,18 @@ describe('separately started services with real clients', () => {
     assert.deepEqual(await (await send(projectKey)).json(), { status: 401, message: 'Invalid API key' })
     assert.equal((await send(newKey)).status, 200)
     projectKey = newKey
+  })
+
+  it('serves metrics promtool accepts, every one of ours named tracewell_<service>_… or tracewell_http_…', async () => {
+    const prefixes: Record<string, string> = { ingest: 'tracewell_ingest_', writer: 'tracewell_writer_', 'control-plane': 'tracewell_control_plane_', janitor: 'tracewell_janitor_' }
+    for (const service of [ingest, writer, controlPlane, janitor]) {
+      const scrape = await (await fetch(`${service.url}/metrics`)).text()
+      assert.deepEqual(promtoolComplaints(scrape), [], `${service.name}: promtool check metrics`)
+      const names = ownMetricNames(scrape)
+      assert.ok(names.some((name) => name.startsWith(prefixes[service.name]!)), `${service.name} has metrics of its own: ${names.join(', ')}`)
+      for (const name of names) assert.ok(name.startsWith(prefixes[service.name]!) || name.startsWith('tracewell_http_'), `${service.name}: ${name}`)
+      assert.doesNotMatch(scrape, /project(_id)?="/, `${service.name}: no project label`)
+    }
   })
 
   it('cleans up spans past the project retention, and keeps the rest', async () => {

@@ -248,7 +248,7 @@ describe('GET /api/promptset', () => {
     await get(`promptset_id=${registryId}`)
     await get(`promptset_id=${registryId}`)
     const metrics = (await cp.app.inject({ url: '/metrics' })).body
-    assert.match(metrics, /tracewell_prompt_cache_lookups_total\{result="hit"\} [1-9]/)
-    assert.match(metrics, /tracewell_prompt_cache_lookups_total\{result="miss"\} [1-9]/)
+    assert.match(metrics, /tracewell_control_plane_prompt_cache_lookups_total\{result="hit"\} [1-9]/)
+    assert.match(metrics, /tracewell_control_plane_prompt_cache_lookups_total\{result="miss"\} [1-9]/)
   })
 })

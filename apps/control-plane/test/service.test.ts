@@ -23,8 +23,8 @@ describe('service endpoints', () => {
     await cp.app.inject({ url: '/api/projects' })
     const metrics = await cp.app.inject({ url: '/metrics' })
     assert.equal(metrics.statusCode, 200)
-    assert.match(metrics.body, /http_request_duration_seconds_count\{method="GET",route="\/api\/projects",status="401"\} 1/)
-    assert.match(metrics.body, /# TYPE tracewell_prompt_cache_lookups_total counter/)
+    assert.match(metrics.body, /tracewell_http_request_duration_seconds_count\{method="GET",route="\/api\/projects",status="401"\} 1/)
+    assert.match(metrics.body, /# TYPE tracewell_control_plane_prompt_cache_lookups_total counter/)
   })
 
   it('publishes every control-plane route in the OpenAPI document, with error responses', async () => {

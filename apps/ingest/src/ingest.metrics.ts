@@ -1,7 +1,7 @@
 import type { SpanBatchProducer } from '@tracewell/queue'
 import { Counter, Gauge, type Registry } from 'prom-client'
 
-/** Why a trace request was turned away; the `reason` label of ingest_rejections_total. */
+/** Why a trace request was turned away; the `reason` label of tracewell_ingest_rejections_total. */
 export type RejectionReason =
   | 'unauthorized'
   | 'unsupported_media_type'
@@ -72,7 +72,7 @@ export function ingestMetrics(registry: Registry, producer: SpanBatchProducer): 
   let spansAccepted = 0
   let spansRejected = 0
   new Counter({
-    name: 'ingest_requests_total',
+    name: 'tracewell_ingest_requests_total',
     help: 'Trace requests by route, body format (json, protobuf, other) and outcome (accepted or the rejection reason)',
     labelNames: ['route', 'format', 'outcome'] as const,
     registers: [registry],
@@ -82,7 +82,7 @@ export function ingestMetrics(registry: Registry, producer: SpanBatchProducer): 
     },
   })
   new Counter({
-    name: 'ingest_spans_accepted_total',
+    name: 'tracewell_ingest_spans_accepted_total',
     help: 'Spans durably queued for the writer',
     registers: [registry],
     collect() {
@@ -91,7 +91,7 @@ export function ingestMetrics(registry: Registry, producer: SpanBatchProducer): 
     },
   })
   new Counter({
-    name: 'ingest_spans_rejected_total',
+    name: 'tracewell_ingest_spans_rejected_total',
     help: 'Invalid spans refused in requests whose other spans were accepted (OTLP partial success)',
     registers: [registry],
     collect() {
@@ -100,7 +100,7 @@ export function ingestMetrics(registry: Registry, producer: SpanBatchProducer): 
     },
   })
   new Counter({
-    name: 'ingest_rejections_total',
+    name: 'tracewell_ingest_rejections_total',
     help: 'Trace requests turned away, by reason',
     labelNames: ['reason'] as const,
     registers: [registry],
@@ -111,7 +111,7 @@ export function ingestMetrics(registry: Registry, producer: SpanBatchProducer): 
     },
   })
   new Gauge({
-    name: 'ingest_queue_backlog_spans',
+    name: 'tracewell_ingest_queue_backlog_spans',
     help: 'Spans waiting in the queue, as last measured by the producer (admission control bound: QUEUE_MAX_BACKLOG)',
     registers: [registry],
     collect() {
@@ -119,7 +119,7 @@ export function ingestMetrics(registry: Registry, producer: SpanBatchProducer): 
     },
   })
   new Gauge({
-    name: 'ingest_queue_backlog_bytes',
+    name: 'tracewell_ingest_queue_backlog_bytes',
     help: 'Request-body bytes waiting in the queue, as last measured by the producer (admission control bound: QUEUE_MAX_BACKLOG_BYTES)',
     registers: [registry],
     collect() {

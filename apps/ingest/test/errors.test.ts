@@ -264,13 +264,13 @@ describe('415 unsupported media', () => {
 describe('metrics', () => {
   it('count requests, accepted spans and rejections by reason', async () => {
     const text = (await ingest.app.inject('/metrics')).body
-    assert.match(text, /ingest_rejections_total\{reason="unauthorized"\} \d+/)
-    assert.match(text, /ingest_rejections_total\{reason="invalid"\} \d+/)
-    assert.match(text, /ingest_rejections_total\{reason="payload_too_large"\} \d+/)
-    assert.match(text, /ingest_rejections_total\{reason="unsupported_media_type"\} \d+/)
-    assert.match(text, /ingest_requests_total\{route="\/api\/trace",format="json",outcome="accepted"\} \d+/)
-    assert.match(text, /ingest_spans_accepted_total [1-9]\d*/)
-    assert.match(text, /ingest_queue_backlog_spans \d+/)
+    assert.match(text, /tracewell_ingest_rejections_total\{reason="unauthorized"\} \d+/)
+    assert.match(text, /tracewell_ingest_rejections_total\{reason="invalid"\} \d+/)
+    assert.match(text, /tracewell_ingest_rejections_total\{reason="payload_too_large"\} \d+/)
+    assert.match(text, /tracewell_ingest_rejections_total\{reason="unsupported_media_type"\} \d+/)
+    assert.match(text, /tracewell_ingest_requests_total\{route="\/api\/trace",format="json",outcome="accepted"\} \d+/)
+    assert.match(text, /tracewell_ingest_spans_accepted_total [1-9]\d*/)
+    assert.match(text, /tracewell_ingest_queue_backlog_spans \d+/)
   })
 
   it('count each request once, by route, format and outcome, and each accepted span', async () => {
@@ -278,12 +278,12 @@ describe('metrics', () => {
       const text = (await ingest.app.inject('/metrics')).body
       const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\d+)$`, 'm').exec(text)?.[1] ?? 0)
       return {
-        accepted: value('ingest_requests_total{route="/v1/traces",format="json",outcome="accepted"}'),
-        unauthorized: value('ingest_requests_total{route="/v1/traces",format="json",outcome="unauthorized"}'),
-        invalid: value('ingest_requests_total{route="/v1/traces",format="protobuf",outcome="invalid"}'),
-        rejectedUnauthorized: value('ingest_rejections_total{reason="unauthorized"}'),
-        rejectedInvalid: value('ingest_rejections_total{reason="invalid"}'),
-        spans: value('ingest_spans_accepted_total'),
+        accepted: value('tracewell_ingest_requests_total{route="/v1/traces",format="json",outcome="accepted"}'),
+        unauthorized: value('tracewell_ingest_requests_total{route="/v1/traces",format="json",outcome="unauthorized"}'),
+        invalid: value('tracewell_ingest_requests_total{route="/v1/traces",format="protobuf",outcome="invalid"}'),
+        rejectedUnauthorized: value('tracewell_ingest_rejections_total{reason="unauthorized"}'),
+        rejectedInvalid: value('tracewell_ingest_rejections_total{reason="invalid"}'),
+        spans: value('tracewell_ingest_spans_accepted_total'),
       }
     }
     const before = await scrape()
@@ -327,7 +327,7 @@ describe('429 when the queue backlog is over its bound', () => {
     assert.equal(otlp.headers['retry-after'], '1')
     assert.deepEqual(protobufStatus(otlp), { code: 8, message: 'Too many spans are waiting to be stored; retry after 1 s' })
     const metrics = (await small.app.inject('/metrics')).body
-    assert.match(metrics, /ingest_rejections_total\{reason="backlog_full"\} [1-9]/)
+    assert.match(metrics, /tracewell_ingest_rejections_total\{reason="backlog_full"\} [1-9]/)
   })
 })
 

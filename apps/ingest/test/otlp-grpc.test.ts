@@ -155,9 +155,9 @@ describe('OTLP/gRPC answers', () => {
 
   it('counts the calls in the ingest metrics under the method name', async () => {
     const metrics = (await ingest.app.inject('/metrics')).body
-    const accepted = new RegExp(`ingest_requests_total\\{route="${EXPORT_PATH}",format="protobuf",outcome="accepted"\\} ([0-9]+)`).exec(metrics)
+    const accepted = new RegExp(`tracewell_ingest_requests_total\\{route="${EXPORT_PATH}",format="protobuf",outcome="accepted"\\} ([0-9]+)`).exec(metrics)
     assert.ok(accepted && Number(accepted[1]) >= 5, metrics)
-    assert.match(metrics, new RegExp(`ingest_requests_total\\{route="${EXPORT_PATH}",format="protobuf",outcome="unauthorized"\\} 3`))
+    assert.match(metrics, new RegExp(`tracewell_ingest_requests_total\\{route="${EXPORT_PATH}",format="protobuf",outcome="unauthorized"\\} 3`))
   })
 })
 

@@ -101,9 +101,9 @@ describe('partial success', () => {
     assert.deepEqual(StatusMessage.toObject(StatusMessage.decode(proto.rawPayload)), { code: 3, message: protobufProblem(0) })
   })
 
-  it('counts the refused spans in ingest_spans_rejected_total', async () => {
+  it('counts the refused spans in tracewell_ingest_spans_rejected_total', async () => {
     const metrics = await ingest.app.inject('/metrics')
     // 2 + 1 + 1 + 1 + 8 refused in the requests above that were accepted.
-    assert.match(metrics.body, /^ingest_spans_rejected_total 13$/m)
+    assert.match(metrics.body, /^tracewell_ingest_spans_rejected_total 13$/m)
   })
 })

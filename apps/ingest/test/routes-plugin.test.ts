@@ -50,5 +50,5 @@ it('leaves the host app its JSON parser, and counts both registrations in one se
   const echo = await app.inject({ method: 'POST', url: '/echo', payload: { a: 1 } })
   assert.deepEqual(echo.json(), { a: 1 })
   const metrics = await app.inject('/metrics')
-  assert.match(metrics.body, /ingest_requests_total\{route="\/second\/api\/trace",format="json",outcome="accepted"\} 1/)
+  assert.match(metrics.body, /tracewell_ingest_requests_total\{route="\/second\/api\/trace",format="json",outcome="accepted"\} 1/)
 })

@@ -75,7 +75,7 @@ describe('one run at a time', () => {
       assert.equal(byStatus[0]?.body.deletedSpans, 1_000)
       assert.deepEqual(byStatus[1]?.body, { message: 'Cleanup already running' })
       assert.equal(await countSpans(db, id), 0)
-      assert.match((await app.inject({ url: '/metrics' })).body, /janitor_runs_total\{outcome="busy"\} 1/)
+      assert.match((await app.inject({ url: '/metrics' })).body, /tracewell_janitor_runs_total\{outcome="busy"\} 1/)
       await app.close()
     } finally {
       await removeSlowDeletes(db)

@@ -51,8 +51,8 @@ describe('one project failing', () => {
     assert.equal((await getRetentionPolicy(db, broken)).lastRunAt, null)
 
     const metrics = (await app.inject({ url: '/metrics' })).body
-    assert.match(metrics, /janitor_run_failures_total 1/)
-    assert.match(metrics, /janitor_runs_total\{outcome="failed"\} 1/)
+    assert.match(metrics, /tracewell_janitor_run_failures_total 1/)
+    assert.match(metrics, /tracewell_janitor_runs_total\{outcome="failed"\} 1/)
     await app.close()
   })
 

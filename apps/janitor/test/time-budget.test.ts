@@ -43,7 +43,7 @@ describe('time budget', () => {
       projects: [{ projectId: id, retentionDays: 1, cutoff: secondBody.projects[0].cutoff, deletedSpans: 500 }],
     })
     assert.equal(await countSpans(db, id), 40)
-    assert.match((await app.inject({ url: '/metrics' })).body, /janitor_runs_total\{outcome="incomplete"\} 1/)
+    assert.match((await app.inject({ url: '/metrics' })).body, /tracewell_janitor_runs_total\{outcome="incomplete"\} 1/)
     await app.close()
   })
 

@@ -17,6 +17,9 @@ export const metricsPlugin = fp(
   async (app) => {
     const registry = new Registry()
     collectDefaultMetrics({ register: registry })
+    // Gauges named like counters, which `promtool check metrics` rejects; each is the sum of the
+    // labelled gauge of the same name without `_total` (nodejs_active_handles{type} and so on).
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name)
     const requestDuration = new RequestDurationHistogram({ upperBounds: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registry })
     app.decorate('metrics', registry)
     app.addHook('onResponse', (request, reply, done) => {

@@ -15,7 +15,7 @@ interface Series {
 }
 
 /**
- * `http_request_duration_seconds`: a Prometheus histogram of request durations by method, route
+ * `tracewell_http_request_duration_seconds`: a Prometheus histogram of request durations by method, route
  * and status, registered in the app's prom-client registry, which renders it like its own.
  *
  * It is not a prom-client `Histogram` because that one validates and hashes the label set on
@@ -24,7 +24,7 @@ interface Series {
  * and a few additions; the label work happens once per series and at scrape time.
  */
 export class RequestDurationHistogram {
-  readonly name = 'http_request_duration_seconds'
+  readonly name = 'tracewell_http_request_duration_seconds'
   readonly help = 'HTTP request duration by method, route and status'
   readonly type = 'histogram'
   readonly aggregator = 'sum'

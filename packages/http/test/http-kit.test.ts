@@ -74,7 +74,7 @@ describe('http kit', () => {
     const response = await app.inject({ url: '/metrics' })
     assert.equal(response.statusCode, 200)
     assert.match(response.headers['content-type'] ?? '', /^text\/plain/)
-    assert.match(response.body, /http_request_duration_seconds_count\{method="GET",route="\/missing",status="404"\} 1/)
+    assert.match(response.body, /tracewell_http_request_duration_seconds_count\{method="GET",route="\/missing",status="404"\} 1/)
     assert.match(response.body, /process_cpu_user_seconds_total/)
   })
 })

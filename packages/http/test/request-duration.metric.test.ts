@@ -24,7 +24,7 @@ describe('RequestDurationHistogram', () => {
     const ours = new Registry()
     const theirs = new Registry()
     const histogram = new RequestDurationHistogram({ upperBounds, registry: ours })
-    const reference = new Histogram({ name: 'http_request_duration_seconds', help: 'HTTP request duration by method, route and status', labelNames: ['method', 'route', 'status'], buckets: upperBounds, registers: [theirs] })
+    const reference = new Histogram({ name: 'tracewell_http_request_duration_seconds', help: 'HTTP request duration by method, route and status', labelNames: ['method', 'route', 'status'], buckets: upperBounds, registers: [theirs] })
     const observations: [string, string, number, number][] = [
       ['GET', '/api/promptset', 200, 0.0004],
       ['GET', '/api/promptset', 200, 0.001], // on a bound: counted in that bucket (le is inclusive)
@@ -39,8 +39,8 @@ describe('RequestDurationHistogram', () => {
     }
     const rendered = await ours.metrics()
     assert.deepEqual(canonicalLines(rendered), canonicalLines(await theirs.metrics()))
-    assert.match(rendered, /# TYPE http_request_duration_seconds histogram/)
-    assert.match(rendered, /http_request_duration_seconds_count\{method="GET",route="\/api\/promptset",status="200"\} 3/)
+    assert.match(rendered, /# TYPE tracewell_http_request_duration_seconds histogram/)
+    assert.match(rendered, /tracewell_http_request_duration_seconds_count\{method="GET",route="\/api\/promptset",status="200"\} 3/)
   })
 
   it('starts from nothing again when the registry is reset', async () => {
@@ -50,6 +50,6 @@ describe('RequestDurationHistogram', () => {
     registry.resetMetrics()
     assert.doesNotMatch(await registry.metrics(), /_count/)
     histogram.observe('GET', '/healthz', 200, 0.002)
-    assert.match(await registry.metrics(), /http_request_duration_seconds_count\{method="GET",route="\/healthz",status="200"\} 1/)
+    assert.match(await registry.metrics(), /tracewell_http_request_duration_seconds_count\{method="GET",route="\/healthz",status="200"\} 1/)
   })
 })

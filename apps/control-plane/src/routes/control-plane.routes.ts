@@ -80,7 +80,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(usageRoutes)
 }
 
-const cacheMetricName = 'tracewell_prompt_cache_lookups_total'
+const cacheMetricName = 'tracewell_control_plane_prompt_cache_lookups_total'
 
 interface LookupCounts {
   hit: number

@@ -12,7 +12,7 @@ export const RunOutcomes = {
 export type RunOutcome = (typeof RunOutcomes)[keyof typeof RunOutcomes]
 
 export interface CleanupMetrics {
-  deletedSpans: Counter<'project'>
+  deletedSpans: Counter
   runDuration: Histogram
   runFailures: Counter
   runs: Counter<'outcome'>
@@ -26,25 +26,26 @@ function existing<T>(registry: Registry, name: string, create: () => T): T {
 
 export function cleanupMetrics(registry: Registry): CleanupMetrics {
   return {
-    deletedSpans: existing(registry, 'janitor_deleted_spans_total', () => new Counter({
-      name: 'janitor_deleted_spans_total',
-      help: 'Spans deleted by retention cleanup, by project',
-      labelNames: ['project'] as const,
+    deletedSpans: existing(registry, 'tracewell_janitor_deleted_spans_total', () => new Counter({
+      name: 'tracewell_janitor_deleted_spans_total',
+      // Not by project: project ids are unbounded as a label set. Each run's answer and its log
+      // line give the deletions per project.
+      help: 'Spans deleted by retention cleanup',
       registers: [registry],
     })),
-    runDuration: existing(registry, 'janitor_run_duration_seconds', () => new Histogram({
-      name: 'janitor_run_duration_seconds',
+    runDuration: existing(registry, 'tracewell_janitor_run_duration_seconds', () => new Histogram({
+      name: 'tracewell_janitor_run_duration_seconds',
       help: 'Duration of retention cleanup runs that took the lock, in seconds',
       buckets: [0.1, 0.5, 1, 5, 15, 30, 60, 120, 240, 600],
       registers: [registry],
     })),
-    runFailures: existing(registry, 'janitor_run_failures_total', () => new Counter({
-      name: 'janitor_run_failures_total',
+    runFailures: existing(registry, 'tracewell_janitor_run_failures_total', () => new Counter({
+      name: 'tracewell_janitor_run_failures_total',
       help: 'Retention cleanup runs answered 500 (a project failed, or the run could not start)',
       registers: [registry],
     })),
-    runs: existing(registry, 'janitor_runs_total', () => new Counter({
-      name: 'janitor_runs_total',
+    runs: existing(registry, 'tracewell_janitor_runs_total', () => new Counter({
+      name: 'tracewell_janitor_runs_total',
       help: 'Retention cleanup calls by outcome: complete, incomplete (time budget), failed, busy (409)',
       labelNames: ['outcome'] as const,
       registers: [registry],

@@ -112,7 +112,7 @@ export const cleanupRoutes: FastifyPluginAsyncTypebox<CleanupRoutesOptions> = as
           timeBudgetMs: options.timeBudgetMs,
           log: request.log,
           signal: shutdown.signal,
-          onDeleted: (projectId, deleted) => metrics.deletedSpans.inc({ project: projectId }, deleted),
+          onDeleted: (_projectId, deleted) => metrics.deletedSpans.inc(deleted),
         })
       } catch (error) {
         // The run could not start or list the policies (e.g. the database is down).
