@@ -7,6 +7,7 @@ import { callJson } from '../src/api-client.ts'
 import { chatAttributes, otlpTracerProvider } from '../src/otel-clients.ts'
 import { eventually, freePort, startService, type RunningService } from '../src/processes.ts'
 import { promtoolComplaints } from '../src/promtool.ts'
+import { redoclyProblems } from '../src/redocly.ts'
 
 // `npm start` on embedded defaults: no DATABASE_URL, no REDIS_URL. The first start prints the
 // keys; a real OpenTelemetry exporter sends with them and the trace reads back.
@@ -50,6 +51,8 @@ describe('npm start on embedded defaults', () => {
 
     // One process, every service's metrics in one registry: promtool still accepts them.
     assert.deepEqual(promtoolComplaints(await (await fetch(`${service.url}/metrics`)).text()), [])
+    // And one OpenAPI document for every service's routes.
+    assert.equal(redoclyProblems(await (await fetch(`${service.url}/docs/json`)).text()), null)
 
     const projects = await callJson<{ projects: unknown[] }>(`${service.url}/api/projects`, { headers: { 'x-api-key': teamKey! } })
     assert.equal(projects.body.projects.length, 1)

@@ -8,6 +8,7 @@ import { callJson } from '../src/api-client.ts'
 import { chatAttributes, otlpTracerProvider, type OtlpEncoding } from '../src/otel-clients.ts'
 import { eventually, startService, type RunningService } from '../src/processes.ts'
 import { ownMetricNames, promtoolComplaints } from '../src/promtool.ts'
+import { redoclyProblems } from '../src/redocly.ts'
 
 // The four services as separate processes over the real Postgres and Redis, driven by the real
 // OpenTelemetry exporters and the real Langtrace TypeScript SDK.
@@ -174,6 +175,15 @@ describe('separately started services with real clients', () => {
       assert.ok(names.some((name) => name.startsWith(prefixes[service.name]!)), `${service.name} has metrics of its own: ${names.join(', ')}`)
       for (const name of names) assert.ok(name.startsWith(prefixes[service.name]!) || name.startsWith('tracewell_http_'), `${service.name}: ${name}`)
       assert.doesNotMatch(scrape, /project(_id)?="/, `${service.name}: no project label`)
+    }
+  })
+
+  it('publishes OpenAPI documents that redocly lints clean, an operationId on every operation', async () => {
+    for (const service of [ingest, controlPlane, janitor]) {
+      const document = await (await fetch(`${service.url}/docs/json`)).text()
+      assert.equal(redoclyProblems(document), null, `${service.name}: redocly lint`)
+      const operations = Object.values((JSON.parse(document) as { paths: Record<string, Record<string, { operationId?: string }>> }).paths).flatMap((path) => Object.values(path))
+      assert.ok(operations.length > 0 && operations.every((operation) => typeof operation.operationId === 'string'), `${service.name}: operationIds`)
     }
   })
 

@@ -28,7 +28,11 @@ export interface AllInOneDeps extends ServiceDeps {
  */
 export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
   name: 'all-in-one',
-  openApi: { title: 'Tracewell', description: 'Trace ingest, prompt registry, management API and retention cleanup in one process.' },
+  openApi: {
+    title: 'Tracewell',
+    description: 'Trace ingest, prompt registry, management API and retention cleanup in one process.',
+    securitySchemes: ['apiKey', 'adminKey', 'consoleSession', 'cronKey'],
+  },
   bodyLimit: (config) => config.MAX_BODY_BYTES,
   apiKeys: true,
   migrations: 'apply',

@@ -12,7 +12,12 @@ export interface ControlPlaneDeps extends ServiceDeps {
 /** The control plane: keys, prompts, projects, retention, trace queries and the web console; INIT_* bootstrap applied at build. */
 export const controlPlaneService = defineService<ControlPlaneConfig, ControlPlaneDeps>({
   name: 'control-plane',
-  openApi: { title: 'Tracewell control plane', description: 'API keys, prompt registry, projects, retention settings and trace queries.' },
+  openApi: (config) => ({
+    title: 'Tracewell control plane',
+    description: 'API keys, prompt registry, projects, retention settings and trace queries.',
+    // The console's session routes exist only where sessions can be signed.
+    securitySchemes: config.SESSION_SECRET === undefined ? ['apiKey', 'adminKey'] : ['apiKey', 'adminKey', 'consoleSession'],
+  }),
   apiKeys: true,
   migrations: 'check',
   async register(app, config, deps) {

@@ -21,7 +21,11 @@ export const traceLimitsOf = (config: Pick<IngestConfig, 'MAX_BODY_BYTES' | 'MAX
 /** The ingest service: trace routes over HTTP and OTLP/gRPC, plus health, metrics and docs. */
 export const ingestService = defineService<IngestConfig, IngestDeps>({
   name: 'ingest',
-  openApi: { title: 'Tracewell ingest', description: 'Receives traces from Langtrace SDKs and OpenTelemetry exporters and queues them for storage.' },
+  openApi: {
+    title: 'Tracewell ingest',
+    description: 'Receives traces from Langtrace SDKs and OpenTelemetry exporters and queues them for storage.',
+    securitySchemes: ['apiKey'],
+  },
   bodyLimit: (config) => config.MAX_BODY_BYTES,
   apiKeys: true,
   migrations: 'check',

@@ -5,7 +5,11 @@ import { cleanupRoutes } from './routes/cleanup.routes.ts'
 /** The janitor: the cleanup endpoint a scheduler calls, plus /healthz, /readyz and /metrics. */
 export const janitorService = defineService<JanitorConfig>({
   name: 'janitor',
-  openApi: { title: 'Tracewell janitor', description: 'Deletes spans older than each project retention policy; called by a cron job.' },
+  openApi: {
+    title: 'Tracewell janitor',
+    description: 'Deletes spans older than each project retention policy; called by a cron job.',
+    securitySchemes: ['cronKey'],
+  },
   migrations: 'check',
   async register(app, config) {
     await app.register(cleanupRoutes, { cronApiKey: config.CRON_API_KEY, batchSize: config.CLEANUP_BATCH_SIZE, timeBudgetMs: config.CLEANUP_TIME_BUDGET_MS })

@@ -3,7 +3,7 @@ export { installErrorHandler, messageBody, statusAndMessageBody, type ErrorBodyS
 export * from './errors.ts'
 export { healthPlugin, type HealthOptions, type ReadinessCheck } from './health.plugin.ts'
 export { metricsPlugin } from './metrics.plugin.ts'
-export { openApiPlugin, type OpenApiOptions } from './openapi.plugin.ts'
+export { openApiPlugin, type OpenApiOptions, type SecuritySchemeName } from './openapi.plugin.ts'
 export { runServer } from './run-server.ts'
 export { databaseAnswers, dbPlugin, type DbPluginOptions } from './plugins/db.plugin.ts'
 export { apiKeysPlugin, lookUpKey, type ApiKeysPluginOptions } from './plugins/api-keys.plugin.ts'

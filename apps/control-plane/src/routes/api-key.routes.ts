@@ -53,6 +53,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireTeamKey,
       schema: {
+        operationId: 'createApiKey',
         summary: 'Create a project API key (or, with team_id, a team API key)',
         description: 'The secret is in this response only; it is stored as a SHA-256 hash. Other keys stay valid.',
         tags: ['api keys'],
@@ -76,6 +77,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireTeamKey,
       schema: {
+        operationId: 'listApiKeys',
         summary: 'List the keys of a project (project_id) or the team keys (team_id)',
         tags: ['api keys'],
         security: [{ apiKey: [] }],
@@ -94,6 +96,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireTeamKey,
       schema: {
+        operationId: 'revokeApiKey',
         summary: 'Revoke a key of the team or of one of its projects',
         description: 'Takes effect on every instance within 5 seconds.',
         tags: ['api keys'],

@@ -62,9 +62,12 @@ export const consoleSessionRoutes: FastifyPluginAsyncTypebox<ConsoleSessionRoute
     {
       onRequest: requireCsrfHeader,
       schema: {
+        operationId: 'signInConsole',
         summary: 'Sign the console in with a team key',
         description: `Sets a signed, HttpOnly, SameSite=Strict session cookie (Secure over HTTPS); the key itself is not kept. Requires the ${csrfHeader}: 1 header. Failed sign-ins are limited per client address.`,
         tags,
+        // The team key is in the body; no credential is presented.
+        security: [],
         body: SignInBodySchema,
         response: { 200: ConsoleSessionSchema, ...errorResponses(400, 401, 403, 429, 503) },
       },
@@ -95,8 +98,10 @@ export const consoleSessionRoutes: FastifyPluginAsyncTypebox<ConsoleSessionRoute
     '/api/session',
     {
       schema: {
+        operationId: 'getConsoleSession',
         summary: 'Who is signed in to the console',
         tags,
+        security: [{ consoleSession: [] }],
         response: { 200: ConsoleSessionSchema, ...errorResponses(401, 503) },
       },
     },
@@ -113,9 +118,11 @@ export const consoleSessionRoutes: FastifyPluginAsyncTypebox<ConsoleSessionRoute
     {
       onRequest: requireCsrfHeader,
       schema: {
+        operationId: 'signOutConsole',
         summary: 'Sign the console out',
         description: `Clears the session cookie. Requires the ${csrfHeader}: 1 header.`,
         tags,
+        security: [{ consoleSession: [] }],
         response: { 204: Type.Null({ description: 'signed out' }), ...errorResponses(403) },
       },
     },

@@ -80,6 +80,7 @@ export const modelPriceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireTeamKey,
       schema: {
+        operationId: 'listModelPrices',
         summary: 'List a project’s own model prices, newest first',
         tags: ['model prices'],
         security: [{ apiKey: [] }],
@@ -95,6 +96,7 @@ export const modelPriceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireTeamKey,
       schema: {
+        operationId: 'createModelPrice',
         summary: 'Price a model for this project',
         description:
           'Spans of the project whose model matches are priced with it instead of the built-in price table. An exact name wins over a pattern; among prices in force, the latest effective date wins.',
@@ -127,6 +129,7 @@ export const modelPriceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireTeamKey,
       schema: {
+        operationId: 'deleteModelPrice',
         summary: 'Delete one of a project’s model prices',
         tags: ['model prices'],
         security: [{ apiKey: [] }],

@@ -21,6 +21,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireTeamKey,
       schema: {
+        operationId: 'createProject',
         summary: 'Create a project in the caller’s team',
         tags: ['projects'],
         security: [{ apiKey: [] }],
@@ -40,6 +41,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireTeamKey,
       schema: {
+        operationId: 'listProjects',
         summary: 'List the caller’s team’s projects',
         tags: ['projects'],
         security: [{ apiKey: [] }],
@@ -54,6 +56,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireTeamKey,
       schema: {
+        operationId: 'getProject',
         summary: 'One project of the caller’s team',
         tags: ['projects'],
         security: [{ apiKey: [] }],

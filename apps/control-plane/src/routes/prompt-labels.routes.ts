@@ -106,6 +106,7 @@ export const promptLabelRoutes: FastifyPluginAsyncTypebox<PromptLabelRoutesOptio
     {
       onRequest: requireProjectAccess,
       schema: {
+        operationId: 'listPromptLabels',
         summary: 'A registry’s labels and the versions they point at',
         tags,
         security,
@@ -124,6 +125,7 @@ export const promptLabelRoutes: FastifyPluginAsyncTypebox<PromptLabelRoutesOptio
     {
       onRequest: requireProjectAccess,
       schema: {
+        operationId: 'movePromptLabel',
         summary: 'Point a label at a version (creating the label if needed)',
         description:
           'One call moves the label; the previous version is in the response and in the label history, so a rollback is a move back to it. ' +
@@ -159,6 +161,7 @@ export const promptLabelRoutes: FastifyPluginAsyncTypebox<PromptLabelRoutesOptio
     {
       onRequest: requireProjectAccess,
       schema: {
+        operationId: 'removePromptLabel',
         summary: 'Remove a label',
         description:
           'Recorded in the label history. Removing production leaves the registry with no live version: GET /api/promptset without ' +
@@ -184,6 +187,7 @@ export const promptLabelRoutes: FastifyPluginAsyncTypebox<PromptLabelRoutesOptio
     {
       onRequest: requireProjectAccess,
       schema: {
+        operationId: 'listPromptLabelHistory',
         summary: 'Every move of the registry’s labels, newest first: who (key prefix), when, from which version to which',
         tags,
         security,

@@ -88,6 +88,7 @@ export const promptLookupRoutes: FastifyPluginAsyncTypebox<PromptLookupRoutesOpt
     {
       onRequest: requireProjectKeyOrConsoleSession,
       schema: {
+        operationId: 'getPrompt',
         summary: 'Fetch a prompt from a registry (Langtrace SDK getPromptFromRegistry)',
         description:
           'The live prompt (the version the production label points at), or the given version or label, with declared variables ' +

@@ -58,6 +58,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
     {
       onRequest: requireProjectAccess,
       schema: {
+        operationId: 'createPromptset',
         summary: 'Create a prompt registry',
         tags,
         security,
@@ -78,7 +79,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
     '/api/promptsets',
     {
       onRequest: requireProjectAccess,
-      schema: { summary: 'List the project’s prompt registries', tags, security, response: { 200: PromptsetListSchema, ...errorResponses(401) } },
+      schema: { operationId: 'listPromptsets', summary: 'List the project’s prompt registries', tags, security, response: { 200: PromptsetListSchema, ...errorResponses(401) } },
     },
     async (request) => ({ promptsets: await listProjectPromptsets(app.db, callerProjectId(request)) }),
   )
@@ -88,6 +89,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
     {
       onRequest: requireProjectAccess,
       schema: {
+        operationId: 'getPromptset',
         summary: 'A prompt registry with every version of its prompt, and each version’s labels',
         tags,
         security,
@@ -106,6 +108,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
     {
       onRequest: requireProjectAccess,
       schema: {
+        operationId: 'createPromptVersion',
         summary: 'Add the next version of the registry’s prompt',
         description: 'version is the previous highest + 1, also under concurrent creates.',
         tags,
@@ -140,6 +143,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
     {
       onRequest: requireProjectAccess,
       schema: {
+        operationId: 'setLivePromptVersion',
         summary: 'Make one version live (or none, with null): move (or remove) the production label',
         description:
           'Kept for the clients of the live flag; the same as PUT /api/promptsets/{promptsetId}/labels/production ' +

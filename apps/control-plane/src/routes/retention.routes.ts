@@ -35,6 +35,7 @@ export const retentionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireTeamKey,
       schema: {
+        operationId: 'getRetentionPolicy',
         summary: 'Read a project’s retention policy',
         description: 'A project without a stored policy reads as {enabled: false, retentionDays: 30}.',
         tags: ['retention'],
@@ -51,6 +52,7 @@ export const retentionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireTeamKey,
       schema: {
+        operationId: 'setRetentionPolicy',
         summary: 'Set a project’s retention policy',
         tags: ['retention'],
         security: [{ apiKey: [] }],

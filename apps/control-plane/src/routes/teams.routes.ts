@@ -27,6 +27,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox<TeamRoutesOptions> = async (a
     {
       onRequest: requireAdminKey(options.adminApiKey),
       schema: {
+        operationId: 'createTeam',
         summary: 'Create a team and its first team key',
         tags: ['teams'],
         security: [{ adminKey: [] }],

@@ -94,6 +94,7 @@ export const sendTracesRoutes: FastifyPluginAsync<SendTracesRoutesOptions, RawSe
       {
         ...routeOptions,
         schema: {
+          operationId: 'sendTraces',
           summary: 'Send traces',
           description:
             'OTLP JSON (map or list attributes), OTLP protobuf ExportTraceServiceRequest, or a Langtrace SDK span array; optionally gzip/deflate. Answers 200 once the valid spans are in the queue, with the count and first problems of invalid spans refused one by one (partial success); 400 when none is valid. A protobuf request is answered in protobuf (ExportTraceServiceResponse, or google.rpc.Status on failure).',
@@ -121,6 +122,7 @@ export const sendTracesRoutes: FastifyPluginAsync<SendTracesRoutesOptions, RawSe
       {
         ...routeOptions,
         schema: {
+          operationId: 'exportTraces',
           summary: 'Send traces (OTLP/HTTP)',
           description:
             'The standard OTLP/HTTP path. Answers in the encoding of the request: an ExportTraceServiceResponse on success (with partialSuccess when invalid spans were refused one by one), a google.rpc.Status on failure (protobuf for protobuf requests, JSON otherwise).',

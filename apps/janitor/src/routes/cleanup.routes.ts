@@ -87,12 +87,15 @@ export const cleanupRoutes: FastifyPluginAsyncTypebox<CleanupRoutesOptions> = as
     if (typeof presented !== 'string' || !secretsMatch(presented, cronApiKey)) throw new UnauthorizedError(invalidKeyMessage)
   }
 
-  app.route({
-    method: ['GET', 'POST'],
+  // GET is what a Kubernetes CronJob's curl sends; POST for schedulers that change state only with
+  // it. One handler; an operationId each, as OpenAPI wants them unique.
+  for (const [method, operationId] of [['GET', 'cleanupTraces'], ['POST', 'cleanupTracesPost']] as const) app.route({
+    method,
     url: '/api/cron/cleanup-traces',
     // Checked before the body is read, so an unauthenticated caller costs nothing.
     onRequest: checkCronKey,
     schema: {
+      operationId,
       summary: 'Delete spans older than each enabled project retention policy',
       tags: ['cleanup'],
       security: [{ cronKey: [] }],

@@ -3,7 +3,7 @@ import { createApp, type App } from '../create-app.ts'
 import { installErrorHandler, messageBody } from '../error-handler.ts'
 import { healthPlugin, type ReadinessCheck } from '../health.plugin.ts'
 import { metricsPlugin } from '../metrics.plugin.ts'
-import { openApiPlugin } from '../openapi.plugin.ts'
+import { openApiPlugin, type OpenApiOptions } from '../openapi.plugin.ts'
 import { apiKeysPlugin } from '../plugins/api-keys.plugin.ts'
 import { databaseAnswers, dbPlugin } from '../plugins/db.plugin.ts'
 
@@ -35,8 +35,8 @@ export interface ServiceParts {
 export interface ServiceSpec<C extends ServiceConfig, D extends ServiceDeps> {
   /** As in logs, start-up errors and docs: ingest, writer, control-plane, janitor, all-in-one. */
   name: string
-  /** The OpenAPI document's title and description; a service without a public API has none. */
-  openApi?: { title: string; description: string }
+  /** The OpenAPI document's title, description and credentials (from the settings, where routes depend on them); a service without a public API has none. */
+  openApi?: OpenApiOptions | ((config: C) => OpenApiOptions)
   /** Largest request body, in bytes (Fastify's 1 MiB otherwise). */
   bodyLimit?(config: C): number
   /** Whether routes check API keys (the cached verifier at `app.apiKeys`). */
@@ -68,7 +68,7 @@ export function defineService<C extends ServiceConfig, D extends ServiceDeps = S
       const app = createApp({ logLevel: config.LOG_LEVEL, bodyLimit: spec.bodyLimit?.(config), ...(deps.logger === undefined ? {} : { logger: deps.logger }) })
       installErrorHandler(app, messageBody)
       await app.register(metricsPlugin)
-      if (spec.openApi) await app.register(openApiPlugin, spec.openApi)
+      if (spec.openApi) await app.register(openApiPlugin, typeof spec.openApi === 'function' ? spec.openApi(config) : spec.openApi)
       const db = deps.db ?? createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, dataDir: config.DATA_DIR })
       await app.register(dbPlugin, { db, closeOnShutdown: deps.closeDb ?? deps.db === undefined })
       // Before the service's part reads a table (the control plane's bootstrap writes some): a
