@@ -26,3 +26,15 @@ export function assertPricedOpenAiChat(span: StoredLlmSpan | undefined, label: s
   near(span.outputCostUsd, fakeUsage.completion_tokens * outputUsdPerToken, `${where}: output cost`)
   near(span.totalCostUsd, fakeUsage.prompt_tokens * inputUsdPerToken + fakeUsage.completion_tokens * outputUsdPerToken, `${where}: total cost`)
 }
+
+/**
+ * A chat call whose tokens the instrumentation counted itself (from the text: some libraries'
+ * streams), not the server's usage: present, adding up, and priced at the list price as stored.
+ */
+export function assertPricedCountedChat(span: StoredLlmSpan | undefined, label: string): void {
+  assert.ok(span, `${label}: no LLM span stored`)
+  const { inputTokens, outputTokens, totalTokens } = span
+  assert.ok(inputTokens && outputTokens && totalTokens === inputTokens + outputTokens, `${label}: counted tokens ${inputTokens} + ${outputTokens} = ${totalTokens}`)
+  assert.deepEqual([span.llmVendor, span.llmModel, span.llmResponseModel, span.costSource], ['openai', 'gpt-4o-mini', 'gpt-4o-mini-2024-07-18', 'price_table'], label)
+  near(span.totalCostUsd, inputTokens * inputUsdPerToken + outputTokens * outputUsdPerToken, `${label}: total cost`)
+}

@@ -4,7 +4,7 @@ import * as Langtrace from '@langtrase/typescript-sdk'
 import OpenAI from 'openai'
 import { startAllInOne, storedTrace, type AllInOne } from '../../src/all-in-one.ts'
 import { startFakeOpenAi, type FakeOpenAi } from '../../src/fake-openai.server.ts'
-import { assertPricedOpenAiChat } from '../../src/llm-expectations.ts'
+import { assertPricedCountedChat, assertPricedOpenAiChat } from '../../src/llm-expectations.ts'
 
 // The Langtrace TypeScript SDK instrumenting the real `openai` client and sending its own JSON
 // span arrays to /api/trace. Session and user ride on its withAdditionalAttributes, under the
@@ -47,14 +47,8 @@ describe('Langtrace TypeScript SDK instrumentation of the openai client', () => 
       const spans = await storedTrace(stack, traceId, 2)
       const llm = spans.find((span) => span.llmModel !== null)
       if (!streamed) assertPricedOpenAiChat(llm, 'Langtrace', { responseModel: 'gpt-4o-mini-2024-07-18' })
-      else {
-        // For a stream the SDK (6.3) counts tokens itself, from the text, and reports them as it
-        // counted them: priced as reported.
-        const { inputTokens, outputTokens, totalTokens } = llm ?? {}
-        assert.ok(inputTokens && outputTokens && totalTokens === inputTokens + outputTokens, `counted tokens: ${inputTokens} + ${outputTokens} = ${totalTokens}`)
-        assert.deepEqual([llm?.llmVendor, llm?.llmModel, llm?.llmResponseModel, llm?.costSource], ['openai', 'gpt-4o-mini', 'gpt-4o-mini-2024-07-18', 'price_table'])
-        assert.ok(Math.abs((llm?.totalCostUsd ?? 0) - (inputTokens * 0.15 + outputTokens * 0.6) / 1e6) < 1e-12, `cost ${llm?.totalCostUsd}`)
-      }
+      // For a stream the SDK (6.3) counts tokens itself, from the text: priced as reported.
+      else assertPricedCountedChat(llm, 'Langtrace, streamed')
       assert.deepEqual([llm?.sessionId, llm?.userId], [sessionId, userId])
     })
   }

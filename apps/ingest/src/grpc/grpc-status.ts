@@ -1,6 +1,6 @@
 import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js'
 import protobuf from 'protobufjs'
-import { StatusMessage } from '../otlp/otlp-status.ts'
+import { grpcCodeFor, StatusMessage } from '../otlp/otlp-status.ts'
 
 // How an ingest refusal (an HTTP error of ours: its status, message and Retry-After) is said over
 // gRPC. OTLP/gRPC (opentelemetry-proto docs/specification.md, "Failures") tells exporters to retry
@@ -13,21 +13,12 @@ interface RefusalLike {
 }
 
 /**
- * The gRPC code of an HTTP status. 413 (a message with more spans than MAX_SPANS_PER_REQUEST) is
- * INVALID_ARGUMENT, not gRPC's usual RESOURCE_EXHAUSTED: the same batch can never be accepted, and
- * exporters retry RESOURCE_EXHAUSTED.
+ * The gRPC code of an HTTP status: OTLP/HTTP's google.rpc.Status codes, but 413 (a message with
+ * more spans than MAX_SPANS_PER_REQUEST) is INVALID_ARGUMENT, not RESOURCE_EXHAUSTED: the same
+ * batch can never be accepted, and gRPC exporters retry RESOURCE_EXHAUSTED.
  */
 export function grpcCodeOfHttpStatus(httpStatus: number): GrpcStatus {
-  switch (httpStatus) {
-    case 401:
-      return GrpcStatus.UNAUTHENTICATED
-    case 429:
-      return GrpcStatus.RESOURCE_EXHAUSTED
-    case 503:
-      return GrpcStatus.UNAVAILABLE
-    default:
-      return httpStatus >= 500 ? GrpcStatus.INTERNAL : GrpcStatus.INVALID_ARGUMENT
-  }
+  return httpStatus === 413 ? GrpcStatus.INVALID_ARGUMENT : (grpcCodeFor(httpStatus) as GrpcStatus)
 }
 
 /** google/rpc/error_details.proto: `RetryInfo { google.protobuf.Duration retry_delay = 1; }`. */
