@@ -3,24 +3,14 @@
 // flags (service-node-flags.ts).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { createServer } from 'node:net'
 import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { nodeFlagsOf, serviceNodeFlags } from './service-node-flags.ts'
 
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
+export { freePort } from '@tracewell/test-support'
 
-/** A port nothing listens on right now, for a service that takes its port from PORT. */
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as { port: number }
-  server.close()
-  await once(server, 'close')
-  return port
-}
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
 
 /**
  * Runs a benchmark script again as a server (`node <script> ...args`): the child listens on a

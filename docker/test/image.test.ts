@@ -11,12 +11,12 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { after, before, describe, it, type TestContext } from 'node:test'
 import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { dockerDir, migrate, parseDockerfile, repoRoot, services } from './manifest-helpers.ts'
+import { freePort } from '@tracewell/test-support'
 
 const minute = 60_000
 const baseImage = parseDockerfile(readFileSync(join(dockerDir, 'Dockerfile'), 'utf8')).args.BASE_IMAGE!
@@ -67,18 +67,6 @@ async function whyNotRunnable(): Promise<string | undefined> {
   const base = await docker(['image', 'inspect', '--format', '{{.Id}}', baseImage], 15_000)
   if (base.code !== 0) return `no base image ${baseImage}: build it with docker/build-base-image.sh (docs/deployment.md)`
   return undefined
-}
-
-/** A free TCP port on loopback, chosen by the kernel (the services share the host's network). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
-    })
-  })
 }
 
 /** Polls until `probe` returns a value (not undefined), or throws when the time is up. */

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
+import { freePort } from '@tracewell/test-support'
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url))
 
@@ -21,17 +21,6 @@ export interface Stack {
 }
 
 const key = (kind: 'team' | 'proj') => `tw_${kind}_${randomBytes(32).toString('base64url')}`
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
-    })
-  })
-}
 
 /**
  * `npm start` as a user runs it (apps/all-in-one, the built console included) as a process of its
