@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
 
-// The trace list, sessions and usage of the query API (docs/api.md#trace-queries). The list and
+// The trace list and sessions of the query API (docs/api.md#trace-queries). The list and
 // sessions read trace_summaries, one row per trace that the writer keeps (trace-summaries.ts);
 // filters on what only spans hold (a span's name or attribute, text in prompts and completions)
 // look into the candidate trace's spans through the primary key.
@@ -231,87 +231,6 @@ export async function findSessionTraces(db: Executor, projectId: string, session
     order by t.start_time, t.trace_id
     limit ${limit}`.execute(db)
   return rows.map(toTraceRow)
-}
-
-export type UsageGroup = 'model' | 'vendor' | 'service' | 'user'
-
-export interface UsageQuery {
-  projectId: string
-  from: Date
-  to: Date
-  bucket: 'hour' | 'day'
-  timeZone: string
-  groupBy?: UsageGroup | undefined
-}
-
-export interface UsageFigures {
-  traces: number
-  spans: number
-  errors: number
-  inputTokens: number
-  outputTokens: number
-  costUsd: number | null
-  latencyP50Ms: number | null
-  latencyP95Ms: number | null
-}
-
-const groupColumns: Record<UsageGroup, RawBuilder<unknown>> = {
-  model: sql`llm_model`,
-  vendor: sql`llm_vendor`,
-  service: sql`service_name`,
-  user: sql`user_id`,
-}
-
-// Latency is of LLM calls (spans with a model): the figure usage is read for. Percentiles are
-// exact (percentile_cont over the window's spans), not estimated from buckets.
-const usageFigures = sql`count(distinct trace_id) as traces, count(*) as spans, count(*) filter (where status_code = 2) as errors,
-  coalesce(sum(input_tokens), 0) as input_tokens, coalesce(sum(output_tokens), 0) as output_tokens, sum(total_cost_usd) as cost,
-  percentile_cont(0.5) within group (order by duration_ns) filter (where llm_model is not null) / 1000000 as p50_ms,
-  percentile_cont(0.95) within group (order by duration_ns) filter (where llm_model is not null) / 1000000 as p95_ms`
-
-interface UsageRow {
-  traces: string
-  spans: string
-  errors: string
-  input_tokens: string
-  output_tokens: string
-  cost: string | null
-  p50_ms: number | string | null
-  p95_ms: number | string | null
-}
-
-const nullableNumber = (value: number | string | null): number | null => (value === null ? null : Number(value))
-
-function toFigures(row: UsageRow): UsageFigures {
-  return {
-    traces: Number(row.traces),
-    spans: Number(row.spans),
-    errors: Number(row.errors),
-    inputTokens: Number(row.input_tokens),
-    outputTokens: Number(row.output_tokens),
-    costUsd: nullableNumber(row.cost),
-    latencyP50Ms: nullableNumber(row.p50_ms),
-    latencyP95Ms: nullableNumber(row.p95_ms),
-  }
-}
-
-/** Totals and a time series of the project's spans in [from, to), in buckets of the time zone. */
-export async function usageOf(db: Executor, query: UsageQuery): Promise<{ totals: UsageFigures; series: Array<UsageFigures & { bucket: string; group: string | null }> }> {
-  const window = sql`project_id = ${query.projectId} and start_time >= ${query.from} and start_time < ${query.to}`
-  const group = query.groupBy ? groupColumns[query.groupBy] : sql`null::text`
-  const bucket = sql`date_trunc(${query.bucket}, start_time at time zone ${query.timeZone})`
-  const [totals, series] = await Promise.all([
-    sql<UsageRow>`select ${usageFigures} from spans where ${window}`.execute(db),
-    sql<UsageRow & { bucket_us: string; grp: string | null }>`
-      select (extract(epoch from (${bucket}) at time zone ${query.timeZone}) * 1000000)::bigint::text as bucket_us, ${group} as grp, ${usageFigures}
-      from spans where ${window}
-      group by 1, 2
-      order by 1, 2`.execute(db),
-  ])
-  return {
-    totals: toFigures(totals.rows[0] as UsageRow),
-    series: series.rows.map((row) => ({ bucket: new Date(Number(BigInt(row.bucket_us) / 1000n)).toISOString(), group: row.grp, ...toFigures(row) })),
-  }
 }
 
 /** Deletes a trace's spans and its summary; the number of spans deleted. */
