@@ -92,7 +92,7 @@ export async function usageOf(db: Executor, query: UsageQuery): Promise<{ totals
   const [totals, totalsHistogram, series, seriesHistogram] = await Promise.all([
     sql<UsageRow>`select '' as bucket_us, '' as grp, ${figures} from (${rows('all')}) r`.execute(db),
     sql<{ i: string; n: string }>`select u.i::text as i, sum(u.n)::text as n from (${rows('all')}) r, unnest(r.latency) with ordinality as u(n, i) where u.n > 0 group by 1`.execute(db),
-    sql<UsageRow>`select bucket_us, grp, ${figures} from (${rows(dimension)}) r group by 1, 2 order by 1, 2`.execute(db),
+    sql<UsageRow>`select bucket_us, grp, ${figures} from (${rows(dimension)}) r group by 1, 2 order by bucket_us::bigint, grp`.execute(db),
     histogram(sql`r.bucket_us, r.grp`).execute(db),
   ])
   const merged = (entries: ReadonlyArray<{ i: string; n: string }>): number[] => {
