@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks'
 import { generateApiKey, displayPrefix, hashApiKey } from '@tracewell/auth'
 import { ControlPlaneConfigSchema, loadConfig, TestEnvironmentSchema } from '@tracewell/config'
 import { buildApp } from '@tracewell/control-plane'
-import { backfillTraceSummaries, backfillUsageRollups, createDb, createProject, createTeam, insertApiKey, migrateToLatest, sql } from '@tracewell/db'
+import { backfillSessionSummaries, backfillTraceSummaries, backfillUsageRollups, createDb, createProject, createTeam, insertApiKey, migrateToLatest, sql } from '@tracewell/db'
 import { percentile } from './statistics.ts'
 
 const totalSpans = Number(process.env.SPANS ?? 10_000_000)
@@ -95,6 +95,7 @@ try {
   loaded = performance.now()
   await backfillTraceSummaries(db)
   await backfillUsageRollups(db)
+  await backfillSessionSummaries(db)
   await sql`vacuum analyze`.execute(db)
   log(`summarised ${traces.toLocaleString('en-US')} traces and analysed in ${fmt((performance.now() - loaded) / 1000)} s`)
 
@@ -152,7 +153,7 @@ try {
     log(`${name.padEnd(46)} ${fmt(p50, 2).padStart(9)} ${fmt(p95, 2).padStart(9)} ${fmt(p50 / baseline, 0).padStart(13)} ${verdict.padStart(11)}`)
   }
   const sizes = await sql<{ name: string; size: string }>`
-    select relname as name, pg_size_pretty(pg_total_relation_size(oid)) as size from pg_class where relname in ('spans', 'trace_summaries') order by relname`.execute(db)
+    select relname as name, pg_size_pretty(pg_total_relation_size(oid)) as size from pg_class where relname in ('spans', 'trace_summaries', 'usage_rollups', 'session_summaries') order by relname`.execute(db)
   log(`\ntable sizes (with indexes and TOAST): ${sizes.rows.map((row) => `${row.name} ${row.size}`).join(', ')}`)
   await app.close()
 } finally {

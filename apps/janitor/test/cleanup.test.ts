@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { backfillTraceSummaries, backfillUsageRollups, countSpans, getRetentionPolicy, sql } from '@tracewell/db'
+import { backfillSessionSummaries, backfillTraceSummaries, backfillUsageRollups, countSpans, getRetentionPolicy, sql } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { buildApp, cutoffFor, runRetentionCleanup } from '../src/index.ts'
 import { dayMs, janitorConfig, project, seedSpans } from './helpers.ts'
@@ -29,6 +29,8 @@ describe('retention cleanup', () => {
     await seedSpans(db, noPolicy, 13, new Date(now - 4000 * dayMs))
     await backfillTraceSummaries(db) // one trace a span: the rows the writer would have kept
     await backfillUsageRollups(db)
+    await sql`update trace_summaries set session_id = trace_id`.execute(db) // a session a trace
+    await backfillSessionSummaries(db)
 
     const app = await buildApp(janitorConfig(testDb.url, { CLEANUP_BATCH_SIZE: '4' }), { db })
     const startedAt = Date.now()
@@ -66,6 +68,13 @@ describe('retention cleanup', () => {
       new Map(rollups.map((row) => [row.project_id, Number(row.spans)])),
       new Map([[weekly, 20], [monthly, 7], [disabled, 11], [noPolicy, 13]]),
       'the usage rollups of hours past retention go with their spans',
+    )
+    const { rows: sessions } = await sql<{ project_id: string; sessions: string }>`
+      select project_id, count(*) as sessions from session_summaries group by project_id`.execute(db)
+    assert.deepEqual(
+      new Map(sessions.map((row) => [row.project_id, Number(row.sessions)])),
+      new Map([[weekly, 20], [monthly, 7], [disabled, 11], [noPolicy, 13]]),
+      'the summaries of sessions past retention go with their spans',
     )
 
     const weeklyPolicy = await getRetentionPolicy(db, weekly)

@@ -52,3 +52,16 @@ export async function deleteUsageRollupsBefore(db: Executor, projectId: string, 
     ))`.execute(db)
   return Number(result.numAffectedRows ?? 0n)
 }
+
+/**
+ * Deletes up to `limit` of a project's session summaries whose last trace ended before `cutoff`:
+ * every trace of such a session started before it and is deleted with its spans. A session that
+ * straddles the cutoff keeps its row, figures included, until a run passes its last trace.
+ */
+export async function deleteSessionSummariesBefore(db: Executor, projectId: string, cutoff: Date, limit: number): Promise<number> {
+  const result = await sql`
+    delete from session_summaries where ctid = any(array(
+      select ctid from session_summaries where project_id = ${projectId} and last_seen < ${cutoff} order by last_seen limit ${limit}
+    ))`.execute(db)
+  return Number(result.numAffectedRows ?? 0n)
+}

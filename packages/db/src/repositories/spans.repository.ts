@@ -6,6 +6,7 @@ import type { CostSource } from '../database.ts'
 import type { Executor } from './executor.ts'
 import { encodeSpanCopy, spanCopyStatement } from './span-copy.ts'
 import { TraceSummaryBatch, traceSummaryUpsert, upsertTraceSummaries } from './trace-summaries.ts'
+import { refreshSessionSummaries, sessionSummaryStatements } from './session-summaries.ts'
 import { UsageRollupBatch, upsertUsageRollups, usageRollupUpsert } from './usage-rollups.ts'
 import { nanosToIsoMicros, serializeSpanRows, spanRowColumns, type ProjectSpanSource, type SpanFields, type SpanInsert, type SpanOriginFields } from './span-rows.ts'
 
@@ -115,6 +116,7 @@ async function insertSourcesByStatement(db: Executor, sources: readonly ProjectS
   }
   if (statement.length > 0) await flush()
   await upsertTraceSummaries(db, summaries)
+  await refreshSessionSummaries(db, summaries)
   await upsertUsageRollups(db, rollups)
   return { inserted, duplicates: spans - inserted }
 }
@@ -160,6 +162,7 @@ async function copyInTransaction(pool: pg.Pool, chunks: readonly Buffer[], summa
     const rows = await copy(client.query(copyFrom(spanCopyStatement)), chunks)
     const upsert = traceSummaryUpsert(summaries)
     await client.query(upsert.text, upsert.values)
+    for (const statement of sessionSummaryStatements) await client.query(statement, upsert.values)
     if (rollups.size > 0) {
       const rollupUpsert = usageRollupUpsert(rollups)
       await client.query(rollupUpsert.text, rollupUpsert.values)

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
+import { refreshSession } from './session-summaries.ts'
 
 // The trace list and sessions of the query API (docs/api.md#trace-queries). The list and
 // sessions read trace_summaries, one row per trace that the writer keeps (trace-summaries.ts);
@@ -189,24 +190,13 @@ export interface SessionSearch {
   cursor?: { lastSeen: string; sessionId: string } | undefined
 }
 
-/** Sessions, most recently active first. */
+/**
+ * Sessions, most recently active first. Unfiltered, from session_summaries (one row per session,
+ * kept by the writer); with from, to or a user, grouped from the trace summaries that match,
+ * since the figures are then of those traces only.
+ */
 export async function searchSessions(db: Executor, search: SessionSearch): Promise<{ sessions: SessionRowDto[]; next: { lastSeen: string; sessionId: string } | null }> {
-  const where: RawBuilder<unknown>[] = [sql`t.project_id = ${search.projectId}`, sql`t.session_id is not null`]
-  if (search.from) where.push(sql`t.start_time >= ${search.from}`)
-  if (search.to) where.push(sql`t.start_time < ${search.to}`)
-  if (search.userId) where.push(sql`t.user_id = ${search.userId}`)
-  const having = search.cursor ? sql`having (max(t.end_time), t.session_id) < (${search.cursor.lastSeen}::timestamptz, ${search.cursor.sessionId})` : sql``
-  const { rows } = await sql<{ session_id: string; user_id: string | null; first_us: string; last_us: string; last_seen: string; traces: string; tokens: string; cost: string | null }>`
-    select t.session_id, (array_agg(t.user_id order by t.start_time) filter (where t.user_id is not null))[1] as user_id,
-      (extract(epoch from min(t.start_time)) * 1000000)::bigint::text as first_us,
-      (extract(epoch from max(t.end_time)) * 1000000)::bigint::text as last_us,
-      max(t.end_time)::text as last_seen, count(*) as traces, sum(t.total_tokens) as tokens, sum(t.cost_usd) as cost
-    from trace_summaries t
-    where ${sql.join(where, sql` and `)}
-    group by t.session_id
-    ${having}
-    order by max(t.end_time) desc, t.session_id desc
-    limit ${search.limit + 1}`.execute(db)
+  const rows = search.from || search.to || search.userId ? await sessionsFromTraces(db, search) : await sessionsFromSummaries(db, search)
   const page = rows.slice(0, search.limit)
   const last = page.at(-1)
   return {
@@ -223,6 +213,50 @@ export async function searchSessions(db: Executor, search: SessionSearch): Promi
   }
 }
 
+interface SessionRow {
+  session_id: string
+  user_id: string | null
+  first_us: string
+  last_us: string
+  last_seen: string
+  traces: string
+  tokens: string
+  cost: string | null
+}
+
+async function sessionsFromSummaries(db: Executor, search: SessionSearch): Promise<SessionRow[]> {
+  const after = search.cursor ? sql`and (s.last_seen, s.session_id) < (${search.cursor.lastSeen}::timestamptz, ${search.cursor.sessionId})` : sql``
+  const { rows } = await sql<SessionRow>`
+    select s.session_id, s.user_id, (extract(epoch from s.first_seen) * 1000000)::bigint::text as first_us,
+      (extract(epoch from s.last_seen) * 1000000)::bigint::text as last_us, s.last_seen::text as last_seen,
+      s.trace_count as traces, s.total_tokens as tokens, s.cost_usd as cost
+    from session_summaries s
+    where s.project_id = ${search.projectId} ${after}
+    order by s.last_seen desc, s.session_id desc
+    limit ${search.limit + 1}`.execute(db)
+  return rows
+}
+
+async function sessionsFromTraces(db: Executor, search: SessionSearch): Promise<SessionRow[]> {
+  const where: RawBuilder<unknown>[] = [sql`t.project_id = ${search.projectId}`, sql`t.session_id is not null`]
+  if (search.from) where.push(sql`t.start_time >= ${search.from}`)
+  if (search.to) where.push(sql`t.start_time < ${search.to}`)
+  if (search.userId) where.push(sql`t.user_id = ${search.userId}`)
+  const having = search.cursor ? sql`having (max(t.end_time), t.session_id) < (${search.cursor.lastSeen}::timestamptz, ${search.cursor.sessionId})` : sql``
+  const { rows } = await sql<SessionRow>`
+    select t.session_id, (array_agg(t.user_id order by t.start_time) filter (where t.user_id is not null))[1] as user_id,
+      (extract(epoch from min(t.start_time)) * 1000000)::bigint::text as first_us,
+      (extract(epoch from max(t.end_time)) * 1000000)::bigint::text as last_us,
+      max(t.end_time)::text as last_seen, count(*) as traces, sum(t.total_tokens) as tokens, sum(t.cost_usd) as cost
+    from trace_summaries t
+    where ${sql.join(where, sql` and `)}
+    group by t.session_id
+    ${having}
+    order by max(t.end_time) desc, t.session_id desc
+    limit ${search.limit + 1}`.execute(db)
+  return rows
+}
+
 /** A session's traces, oldest first (at most `limit`). */
 export async function findSessionTraces(db: Executor, projectId: string, sessionId: string, limit: number): Promise<TraceRowDto[]> {
   const { rows } = await sql<TraceRow>`
@@ -233,9 +267,12 @@ export async function findSessionTraces(db: Executor, projectId: string, session
   return rows.map(toTraceRow)
 }
 
-/** Deletes a trace's spans and its summary; the number of spans deleted. */
+/** Deletes a trace's spans and its summary, and recomputes its session's row; the number of spans deleted. */
 export async function deleteTrace(db: Executor, projectId: string, traceId: string): Promise<number> {
-  await sql`delete from trace_summaries where project_id = ${projectId} and trace_id = ${traceId}`.execute(db)
+  const { rows } = await sql<{ session_id: string | null }>`
+    delete from trace_summaries where project_id = ${projectId} and trace_id = ${traceId} returning session_id`.execute(db)
+  const sessionId = rows[0]?.session_id
+  if (sessionId) await refreshSession(db, projectId, sessionId)
   const result = await sql`delete from spans where project_id = ${projectId} and trace_id = ${traceId}`.execute(db)
   return Number(result.numAffectedRows ?? 0n)
 }
