@@ -3,7 +3,7 @@ import type { Executor } from './executor.ts'
 import type { SpanInsert } from './span-rows.ts'
 import { toStorableJson, toStorableText } from './storable-text.ts'
 
-// The writer's side of usage_rollups (migration 2026-11-25T0400): a batch's spans folded into one
+// The writer's side of usage_rollups (migration 2026-11-25T0500): a batch's spans folded into one
 // row per project, dimension, value and UTC hour in memory, then added to the stored rows in one
 // statement, in the transaction that stores the spans. Only spans that were inserted may be folded
 // in, so a redelivered job adds nothing.
