@@ -51,6 +51,11 @@ interface TraceKey {
   hour: string
   value: string
   trace_id: string
+}
+
+interface BatchTrace {
+  project_id: string
+  trace_id: string
   span_ids: string[]
 }
 
@@ -63,7 +68,8 @@ const HOUR_NS = 3_600_000_000_000n
 /** A batch's spans, one row per project, dimension, value and hour. */
 export class UsageRollupBatch {
   readonly #rows = new Map<string, RollupDelta>()
-  readonly #traces = new Map<string, TraceKey>()
+  readonly #keys = new Map<string, TraceKey>()
+  readonly #traces = new Map<string, BatchTrace>()
 
   get size(): number {
     return this.#rows.size
@@ -74,6 +80,10 @@ export class UsageRollupBatch {
     const hourNs = (BigInt(span.startTimeUnixNano) / HOUR_NS) * HOUR_NS
     const hour = new Date(Number(hourNs / 1_000_000n)).toISOString()
     const bucket = span.llmModel ? latencyBucket(Number(span.durationNs)) : -1
+    const traceKey = `${projectId}\u0000${span.traceId}`
+    const trace = this.#traces.get(traceKey)
+    if (trace === undefined) this.#traces.set(traceKey, { project_id: projectId, trace_id: span.traceId, span_ids: [span.spanId] })
+    else trace.span_ids.push(span.spanId)
     for (const [dimension, value] of [
       ['all', ''], ['model', stored(span.llmModel ?? '')], ['vendor', stored(span.llmVendor ?? '')], ['service', stored(span.serviceName ?? '')], ['user', stored(span.userId ?? '')],
     ] as const) {
@@ -89,10 +99,8 @@ export class UsageRollupBatch {
       row.output_tokens += span.outputTokens ?? 0
       if (span.totalCostUsd !== null && span.totalCostUsd !== undefined) row.cost_usd = (row.cost_usd ?? 0) + span.totalCostUsd
       if (bucket >= 0) (row.latency[bucket] as number)++
-      const traceKey = `${key}\u0000${span.traceId}`
-      const trace = this.#traces.get(traceKey)
-      if (trace === undefined) this.#traces.set(traceKey, { project_id: projectId, dimension, hour, value, trace_id: span.traceId, span_ids: [span.spanId] })
-      else trace.span_ids.push(span.spanId)
+      const rowTraceKey = `${key}\u0000${span.traceId}`
+      if (!this.#keys.has(rowTraceKey)) this.#keys.set(rowTraceKey, { project_id: projectId, dimension, hour, value, trace_id: span.traceId })
     }
   }
 
@@ -100,7 +108,7 @@ export class UsageRollupBatch {
   toJson(): string {
     const rows = [...this.#rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row)
     // Text as the spans' own columns store it: jsonb refuses U+0000 and lone surrogates.
-    return toStorableJson(JSON.stringify({ rows, traces: [...this.#traces.values()] }))
+    return toStorableJson(JSON.stringify({ rows, keys: [...this.#keys.values()], traces: [...this.#traces.values()] }))
   }
 }
 
@@ -112,30 +120,39 @@ export function usageRollupUpsert(batch: UsageRollupBatch): { text: string; valu
 /** Adds a batch's rows to usage_rollups; after the batch's spans are inserted. */
 export async function upsertUsageRollups(db: Executor, batch: UsageRollupBatch): Promise<void> {
   if (batch.size === 0) return
-  const [head, middle, end] = upsertText.split('$1') as [string, string, string]
-  const json = batch.toJson()
-  await sql`${sql.raw(head)}${json}${sql.raw(middle)}${json}${sql.raw(end)}`.execute(db)
+  const [head, tail] = upsertText.split('$1') as [string, string]
+  await sql`${sql.raw(head)}${batch.toJson()}${sql.raw(tail)}`.execute(db)
 }
 
 // A trace is new to a row when no span of it outside this batch (those are already inserted, in
-// this transaction) lies in the row's hour with the row's value.
+// this transaction) lies in the row's hour with the row's value. Only a trace whose summary (upserted
+// before, in this transaction) counts more spans than the batch brought has such spans, so only
+// those are looked up.
 const upsertText = `
-  with b as (
-    select * from jsonb_to_recordset(($1::jsonb) -> 'rows') as b(project_id text, dimension text, hour timestamptz, value text,
+  with batch as (select $1::jsonb as doc),
+  b as (
+    select b.* from batch, jsonb_to_recordset(batch.doc -> 'rows') as b(project_id text, dimension text, hour timestamptz, value text,
       spans integer, errors integer, input_tokens bigint, output_tokens bigint, cost_usd numeric, latency integer[])
   ),
+  earlier as (
+    select t.project_id, t.trace_id, t.span_ids
+    from batch, jsonb_to_recordset(batch.doc -> 'traces') as t(project_id text, trace_id text, span_ids text[])
+    join trace_summaries s using (project_id, trace_id)
+    where s.span_count > cardinality(t.span_ids)
+  ),
   k as (
-    select * from jsonb_to_recordset(($1::jsonb) -> 'traces') as k(project_id text, dimension text, hour timestamptz, value text, trace_id text, span_ids text[])
+    select k.* from batch, jsonb_to_recordset(batch.doc -> 'keys') as k(project_id text, dimension text, hour timestamptz, value text, trace_id text)
   ),
   n as (
-    select project_id, dimension, hour, value, count(*)::integer as traces from k
-    where not exists (
+    select k.project_id, k.dimension, k.hour, k.value, count(*)::integer as traces
+    from k left join earlier e using (project_id, trace_id)
+    where case when e.trace_id is null then true else not exists (
       select 1 from spans s
       where s.project_id = k.project_id and s.trace_id = k.trace_id and s.start_time >= k.hour and s.start_time < k.hour + interval '1 hour'
-        and s.span_id <> all(k.span_ids)
+        and s.span_id <> all(e.span_ids)
         and case k.dimension when 'all' then true when 'model' then coalesce(s.llm_model, '') = k.value
           when 'vendor' then coalesce(s.llm_vendor, '') = k.value when 'service' then coalesce(s.service_name, '') = k.value
-          else coalesce(s.user_id, '') = k.value end)
+          else coalesce(s.user_id, '') = k.value end) end
     group by 1, 2, 3, 4
   )
   insert into usage_rollups as r (project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd, latency)
