@@ -12,9 +12,12 @@ import type { TraceSummaryBatch } from './trace-summaries.ts'
 // the sessions are first locked (a transaction advisory lock each, in one order), and the
 // recomputation is a later statement, whose snapshot sees what the previous holder committed.
 
-/** The statements, each with the batch's trace keys (TraceSummaryBatch.toJson) as $1: lock, then recompute. */
+/**
+ * The statements, each with the batch's trace keys (TraceSummaryBatch.toJson) as $1: lock (a row
+ * per session locked), then recompute, which a batch without sessions (no row) skips.
+ */
 export const sessionSummaryStatements = [
-  `select pg_advisory_xact_lock(k) from (
+  `select pg_advisory_xact_lock(k)::text as locked from (
     select distinct hashtextextended(t.project_id || chr(1) || t.session_id, 7) as k
     from trace_summaries t join jsonb_to_recordset($1::jsonb) as b(project_id text, trace_id text) using (project_id, trace_id)
     where t.session_id is not null order by k) as sessions`,
@@ -37,10 +40,9 @@ export const sessionSummaryStatements = [
 export async function refreshSessionSummaries(db: Executor, batch: TraceSummaryBatch): Promise<void> {
   if (batch.size === 0) return
   const json = batch.toJson()
-  for (const statement of sessionSummaryStatements) {
-    const [head, tail] = statement.split('$1') as [string, string]
-    await sql`${sql.raw(head)}${json}${sql.raw(tail)}`.execute(db)
-  }
+  const [lock, recompute] = sessionSummaryStatements.map((statement) => statement.split('$1') as [string, string]) as [[string, string], [string, string]]
+  const locked = await sql`${sql.raw(lock[0])}${json}${sql.raw(lock[1])}`.execute(db)
+  if (locked.rows.length > 0) await sql`${sql.raw(recompute[0])}${json}${sql.raw(recompute[1])}`.execute(db)
 }
 
 /** Recomputes one session's row from its traces' summaries, deleting it when none is left. */

@@ -162,10 +162,13 @@ async function copyInTransaction(pool: pg.Pool, chunks: readonly Buffer[], summa
     const rows = await copy(client.query(copyFrom(spanCopyStatement)), chunks)
     const upsert = traceSummaryUpsert(summaries)
     await client.query(upsert.text, upsert.values)
-    for (const statement of sessionSummaryStatements) await client.query(statement, upsert.values)
+    // Named, so that each connection parses and plans them once, not once a batch.
+    const [lock, recompute] = sessionSummaryStatements
+    const locked = await client.query({ name: 'session-summaries-lock', text: lock, values: upsert.values })
+    if (locked.rowCount !== 0) await client.query({ name: 'session-summaries-recompute', text: recompute, values: upsert.values })
     if (rollups.size > 0) {
       const rollupUpsert = usageRollupUpsert(rollups)
-      await client.query(rollupUpsert.text, rollupUpsert.values)
+      await client.query({ name: 'usage-rollups-upsert', text: rollupUpsert.text, values: rollupUpsert.values })
     }
     await client.query('commit')
     return rows
