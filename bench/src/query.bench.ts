@@ -7,14 +7,14 @@
 // Data: SPANS spans (default 10,000,000; e.g. SPANS=1000000 for a quick run) of ~1.3 KB, over 30
 // days and 3 projects, 8 spans a trace (an agent span, then LLM calls of 4 models and 3 vendors
 // with tokens, cost, a prompt and a completion), 5 traces a session, 1,000 users, 1 trace in 50
-// failing, and one trace of 1,000 spans. Seeded in SQL (as fast as COPY); the summaries are then
-// built by the migration's own backfill, which computes what the writer keeps.
+// failing, and one trace of 1,000 spans. Seeded in SQL (as fast as COPY); the summaries and usage rollups are then
+// built by the migrations' own backfills, which compute what the writer keeps.
 import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { generateApiKey, displayPrefix, hashApiKey } from '@tracewell/auth'
 import { ControlPlaneConfigSchema, loadConfig, TestEnvironmentSchema } from '@tracewell/config'
 import { buildApp } from '@tracewell/control-plane'
-import { backfillTraceSummaries, createDb, createProject, createTeam, insertApiKey, migrateToLatest, sql } from '@tracewell/db'
+import { backfillSessionSummaries, backfillTraceSummaries, backfillUsageRollups, createDb, createProject, createTeam, insertApiKey, migrateToLatest, sql } from '@tracewell/db'
 import { percentile } from './statistics.ts'
 
 const totalSpans = Number(process.env.SPANS ?? 10_000_000)
@@ -94,6 +94,8 @@ try {
   log(`loaded ${totalSpans.toLocaleString('en-US')} spans in ${fmt((performance.now() - loaded) / 1000)} s`)
   loaded = performance.now()
   await backfillTraceSummaries(db)
+  await backfillUsageRollups(db)
+  await backfillSessionSummaries(db)
   await sql`vacuum analyze`.execute(db)
   log(`summarised ${traces.toLocaleString('en-US')} traces and analysed in ${fmt((performance.now() - loaded) / 1000)} s`)
 
@@ -151,7 +153,7 @@ try {
     log(`${name.padEnd(46)} ${fmt(p50, 2).padStart(9)} ${fmt(p95, 2).padStart(9)} ${fmt(p50 / baseline, 0).padStart(13)} ${verdict.padStart(11)}`)
   }
   const sizes = await sql<{ name: string; size: string }>`
-    select relname as name, pg_size_pretty(pg_total_relation_size(oid)) as size from pg_class where relname in ('spans', 'trace_summaries') order by relname`.execute(db)
+    select relname as name, pg_size_pretty(pg_total_relation_size(oid)) as size from pg_class where relname in ('spans', 'trace_summaries', 'usage_rollups', 'session_summaries') order by relname`.execute(db)
   log(`\ntable sizes (with indexes and TOAST): ${sizes.rows.map((row) => `${row.name} ${row.size}`).join(', ')}`)
   await app.close()
 } finally {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { backfillTraceSummaries, countSpans, getRetentionPolicy, sql } from '@tracewell/db'
+import { backfillSessionSummaries, backfillTraceSummaries, backfillUsageRollups, countSpans, getRetentionPolicy, sql } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { buildApp, cutoffFor, runRetentionCleanup } from '../src/index.ts'
 import { dayMs, janitorConfig, project, seedSpans } from './helpers.ts'
@@ -28,6 +28,9 @@ describe('retention cleanup', () => {
     await seedSpans(db, disabled, 11, new Date(now - 400 * dayMs))
     await seedSpans(db, noPolicy, 13, new Date(now - 4000 * dayMs))
     await backfillTraceSummaries(db) // one trace a span: the rows the writer would have kept
+    await backfillUsageRollups(db)
+    await sql`update trace_summaries set session_id = trace_id`.execute(db) // a session a trace
+    await backfillSessionSummaries(db)
 
     const app = await buildApp(janitorConfig(testDb.url, { CLEANUP_BATCH_SIZE: '4' }), { db })
     const startedAt = Date.now()
@@ -58,6 +61,20 @@ describe('retention cleanup', () => {
       new Map(summaries.map((row) => [row.project_id, Number(row.traces)])),
       new Map([[weekly, 20], [monthly, 7], [disabled, 11], [noPolicy, 13]]),
       'the summaries of deleted traces go with their spans',
+    )
+    const { rows: rollups } = await sql<{ project_id: string; spans: string }>`
+      select project_id, sum(spans) as spans from usage_rollups where dimension = 'all' group by project_id`.execute(db)
+    assert.deepEqual(
+      new Map(rollups.map((row) => [row.project_id, Number(row.spans)])),
+      new Map([[weekly, 20], [monthly, 7], [disabled, 11], [noPolicy, 13]]),
+      'the usage rollups of hours past retention go with their spans',
+    )
+    const { rows: sessions } = await sql<{ project_id: string; sessions: string }>`
+      select project_id, count(*) as sessions from session_summaries group by project_id`.execute(db)
+    assert.deepEqual(
+      new Map(sessions.map((row) => [row.project_id, Number(row.sessions)])),
+      new Map([[weekly, 20], [monthly, 7], [disabled, 11], [noPolicy, 13]]),
+      'the summaries of sessions past retention go with their spans',
     )
 
     const weeklyPolicy = await getRetentionPolicy(db, weekly)

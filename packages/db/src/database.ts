@@ -125,6 +125,33 @@ export interface TraceSummariesTable {
   user_id: string | null
 }
 
+/** Hourly usage by dimension, kept by the writer (usage-rollups.ts). */
+export interface UsageRollupsTable {
+  project_id: string
+  dimension: string
+  hour: Date
+  value: string
+  traces: number
+  spans: number
+  errors: number
+  input_tokens: Int8
+  output_tokens: Int8
+  cost_usd: string | null
+  latency: number[]
+}
+
+/** One row per session, kept by the writer (session-summaries.ts). */
+export interface SessionSummariesTable {
+  project_id: string
+  session_id: string
+  user_id: string | null
+  first_seen: Date
+  last_seen: Date
+  trace_count: number
+  total_tokens: Int8
+  cost_usd: string | null
+}
+
 export interface SpansTable {
   project_id: string
   trace_id: string
@@ -197,6 +224,8 @@ export interface Database {
   spans: SpansTable
   project_model_prices: ProjectModelPricesTable
   trace_summaries: TraceSummariesTable
+  usage_rollups: UsageRollupsTable
+  session_summaries: SessionSummariesTable
 }
 
 export type Team = Selectable<TeamsTable>
@@ -259,6 +288,14 @@ export const declaredColumns: DeclaredColumns = {
     end_time: notNull, duration_us: notNull, span_count: notNull, error_count: notNull, models: notNull, vendors: notNull,
     services: notNull, input_tokens: notNull, output_tokens: notNull, total_tokens: notNull, cost_usd: nullable,
     session_id: nullable, user_id: nullable,
+  },
+  usage_rollups: {
+    project_id: notNull, dimension: notNull, hour: notNull, value: notNull, traces: notNull, spans: notNull, errors: notNull,
+    input_tokens: notNull, output_tokens: notNull, cost_usd: nullable, latency: notNull,
+  },
+  session_summaries: {
+    project_id: notNull, session_id: notNull, user_id: nullable, first_seen: notNull, last_seen: notNull, trace_count: notNull,
+    total_tokens: notNull, cost_usd: nullable,
   },
   project_model_prices: {
     id: notNull, project_id: notNull, model: notNull, match: notNull, input_usd_per_mtok: notNull, output_usd_per_mtok: notNull,

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import {
-  deleteOldestSpansBefore, deleteTraceSummariesBefore, listEnabledRetentionPolicies, recordRetentionRun, sql, withAdvisoryLock, type Db, type RetentionPolicyDto,
+  deleteOldestSpansBefore, deleteSessionSummariesBefore, deleteTraceSummariesBefore, deleteUsageRollupsBefore, listEnabledRetentionPolicies, recordRetentionRun, sql, withAdvisoryLock, type Db, type RetentionPolicyDto,
 } from '@tracewell/db'
 
 /**
@@ -90,6 +90,10 @@ function deleteBatch(db: Db, projectId: string, cutoff: Date, limit: number): Pr
   return db.transaction().execute(async (trx) => {
     await sql`set local synchronous_commit = off`.execute(trx)
     await deleteTraceSummariesBefore(trx, projectId, cutoff, limit)
+    // A span adds to at most five rollup rows (one per dimension), so five per span keeps up.
+    await deleteUsageRollupsBefore(trx, projectId, cutoff, limit * 5)
+    // No more sessions than traces, so one call a batch keeps up as for trace summaries.
+    await deleteSessionSummariesBefore(trx, projectId, cutoff, limit)
     return deleteOldestSpansBefore(trx, projectId, cutoff, limit)
   })
 }

@@ -35,3 +35,33 @@ async function deleteOldestRowsBefore(db: Executor, table: 'spans' | 'trace_summ
 export function deleteTraceSummariesBefore(db: Executor, projectId: string, cutoff: Date, limit: number): Promise<number> {
   return deleteOldestRowsBefore(db, 'trace_summaries', projectId, cutoff, limit)
 }
+
+/**
+ * Deletes up to `limit` of a project's usage rollups of hours that ended by `cutoff`: every span
+ * of such an hour started before the cutoff and is deleted with it. The hour holding the cutoff
+ * keeps its row (some of its spans are kept) until a later run passes its end. The dimensions are
+ * listed so that the primary key is walked as one range of hours per dimension.
+ */
+export async function deleteUsageRollupsBefore(db: Executor, projectId: string, cutoff: Date, limit: number): Promise<number> {
+  const lastHour = new Date(cutoff.getTime() - 3_600_000)
+  const result = await sql`
+    delete from usage_rollups where ctid = any(array(
+      select ctid from usage_rollups
+      where project_id = ${projectId} and dimension in ('all', 'model', 'vendor', 'service', 'user') and hour <= ${lastHour}
+      limit ${limit}
+    ))`.execute(db)
+  return Number(result.numAffectedRows ?? 0n)
+}
+
+/**
+ * Deletes up to `limit` of a project's session summaries whose last trace ended before `cutoff`:
+ * every trace of such a session started before it and is deleted with its spans. A session that
+ * straddles the cutoff keeps its row, figures included, until a run passes its last trace.
+ */
+export async function deleteSessionSummariesBefore(db: Executor, projectId: string, cutoff: Date, limit: number): Promise<number> {
+  const result = await sql`
+    delete from session_summaries where ctid = any(array(
+      select ctid from session_summaries where project_id = ${projectId} and last_seen < ${cutoff} order by last_seen limit ${limit}
+    ))`.execute(db)
+  return Number(result.numAffectedRows ?? 0n)
+}

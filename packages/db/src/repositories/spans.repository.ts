@@ -6,6 +6,8 @@ import type { CostSource } from '../database.ts'
 import type { Executor } from './executor.ts'
 import { encodeSpanCopy, spanCopyStatement } from './span-copy.ts'
 import { TraceSummaryBatch, traceSummaryUpsert, upsertTraceSummaries } from './trace-summaries.ts'
+import { refreshSessionSummaries, sessionSummaryStatements } from './session-summaries.ts'
+import { UsageRollupBatch, upsertUsageRollups, usageRollupUpsert } from './usage-rollups.ts'
 import { nanosToIsoMicros, serializeSpanRows, spanRowColumns, type ProjectSpanSource, type SpanFields, type SpanInsert, type SpanOriginFields } from './span-rows.ts'
 
 export { nanosToIsoMicros, serializeSpanRows, type ProjectSpanSource, type SpanFields, type SpanInsert } from './span-rows.ts'
@@ -71,8 +73,12 @@ export async function storeSpanSources(db: Db, sources: readonly ProjectSpanSour
   const pool = poolOf.get(db)
   // Every span of a COPY is new (else it rolls back), so all of them are folded into the summaries.
   const summaries = new TraceSummaryBatch()
-  const chunks = pool === undefined ? undefined : encodeSpanCopy(sources, (projectId, span) => summaries.add(projectId, span))
-  const copied = pool !== undefined && chunks !== undefined ? await copyInTransaction(pool, chunks, summaries) : undefined
+  const rollups = new UsageRollupBatch()
+  const chunks = pool === undefined ? undefined : encodeSpanCopy(sources, (projectId, span) => {
+    summaries.add(projectId, span)
+    rollups.add(projectId, span)
+  })
+  const copied = pool !== undefined && chunks !== undefined ? await copyInTransaction(pool, chunks, summaries, rollups) : undefined
   if (copied !== undefined) return { inserted: copied, duplicates: 0 }
   return db.transaction().execute((trx) => insertSourcesByStatement(trx, sources))
 }
@@ -83,6 +89,7 @@ export async function storeSpanSources(db: Db, sources: readonly ProjectSpanSour
  */
 async function insertSourcesByStatement(db: Executor, sources: readonly ProjectSpanSource[]): Promise<{ inserted: number; duplicates: number }> {
   const summaries = new TraceSummaryBatch()
+  const rollups = new UsageRollupBatch()
   let inserted = 0
   let spans = 0
   let statement: Array<{ projectId: string; spans: readonly SpanFields[] }> = []
@@ -91,7 +98,11 @@ async function insertSourcesByStatement(db: Executor, sources: readonly ProjectS
     const stored = await insertSerializedSpanRowsReturningKeys(db, statement.map((run) => serializeSpanRows(run.projectId, run.spans)))
     inserted += stored.size
     for (const run of statement) {
-      for (const span of run.spans) if (stored.has(spanKey(run.projectId, span.traceId, span.spanId))) summaries.add(run.projectId, span)
+      for (const span of run.spans) {
+        if (!stored.has(spanKey(run.projectId, span.traceId, span.spanId))) continue
+        summaries.add(run.projectId, span)
+        rollups.add(run.projectId, span)
+      }
     }
     statement = []
     statementSpans = 0
@@ -105,6 +116,8 @@ async function insertSourcesByStatement(db: Executor, sources: readonly ProjectS
   }
   if (statement.length > 0) await flush()
   await upsertTraceSummaries(db, summaries)
+  await refreshSessionSummaries(db, summaries)
+  await upsertUsageRollups(db, rollups)
   return { inserted, duplicates: spans - inserted }
 }
 
@@ -135,7 +148,7 @@ export async function storeSpans(db: Db, spans: readonly SpanInsert[]): Promise<
 const UNIQUE_VIOLATION = '23505'
 
 /** Runs the COPY in a transaction of its own; undefined when it was rolled back by a unique violation. */
-async function copyInTransaction(pool: pg.Pool, chunks: readonly Buffer[], summaries: TraceSummaryBatch): Promise<number | undefined> {
+async function copyInTransaction(pool: pg.Pool, chunks: readonly Buffer[], summaries: TraceSummaryBatch, rollups: UsageRollupBatch): Promise<number | undefined> {
   const client = await pool.connect()
   // A connection lost while checked out emits 'error' on the client, which without a listener would
   // crash the process; it also means the client must be destroyed, not returned to the pool.
@@ -149,6 +162,14 @@ async function copyInTransaction(pool: pg.Pool, chunks: readonly Buffer[], summa
     const rows = await copy(client.query(copyFrom(spanCopyStatement)), chunks)
     const upsert = traceSummaryUpsert(summaries)
     await client.query(upsert.text, upsert.values)
+    // Named, so that each connection parses and plans them once, not once a batch.
+    const [lock, recompute] = sessionSummaryStatements
+    const locked = await client.query({ name: 'session-summaries-lock', text: lock, values: upsert.values })
+    if (locked.rowCount !== 0) await client.query({ name: 'session-summaries-recompute', text: recompute, values: upsert.values })
+    if (rollups.size > 0) {
+      const rollupUpsert = usageRollupUpsert(rollups)
+      await client.query({ name: 'usage-rollups-upsert', text: rollupUpsert.text, values: rollupUpsert.values })
+    }
     await client.query('commit')
     return rows
   } catch (error) {

@@ -1,8 +1,8 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
-import { AGGREGATE_OPERATION } from './trace-summaries.ts'
+import { refreshSession } from './session-summaries.ts'
 
-// The trace list, sessions and usage of the query API (docs/api.md#trace-queries). The list and
+// The trace list and sessions of the query API (docs/api.md#trace-queries). The list and
 // sessions read trace_summaries, one row per trace that the writer keeps (trace-summaries.ts);
 // filters on what only spans hold (a span's name or attribute, text in prompts and completions)
 // look into the candidate trace's spans through the primary key.
@@ -190,24 +190,13 @@ export interface SessionSearch {
   cursor?: { lastSeen: string; sessionId: string } | undefined
 }
 
-/** Sessions, most recently active first. */
+/**
+ * Sessions, most recently active first. Unfiltered, from session_summaries (one row per session,
+ * kept by the writer); with from, to or a user, grouped from the trace summaries that match,
+ * since the figures are then of those traces only.
+ */
 export async function searchSessions(db: Executor, search: SessionSearch): Promise<{ sessions: SessionRowDto[]; next: { lastSeen: string; sessionId: string } | null }> {
-  const where: RawBuilder<unknown>[] = [sql`t.project_id = ${search.projectId}`, sql`t.session_id is not null`]
-  if (search.from) where.push(sql`t.start_time >= ${search.from}`)
-  if (search.to) where.push(sql`t.start_time < ${search.to}`)
-  if (search.userId) where.push(sql`t.user_id = ${search.userId}`)
-  const having = search.cursor ? sql`having (max(t.end_time), t.session_id) < (${search.cursor.lastSeen}::timestamptz, ${search.cursor.sessionId})` : sql``
-  const { rows } = await sql<{ session_id: string; user_id: string | null; first_us: string; last_us: string; last_seen: string; traces: string; tokens: string; cost: string | null }>`
-    select t.session_id, (array_agg(t.user_id order by t.start_time) filter (where t.user_id is not null))[1] as user_id,
-      (extract(epoch from min(t.start_time)) * 1000000)::bigint::text as first_us,
-      (extract(epoch from max(t.end_time)) * 1000000)::bigint::text as last_us,
-      max(t.end_time)::text as last_seen, count(*) as traces, sum(t.total_tokens) as tokens, sum(t.cost_usd) as cost
-    from trace_summaries t
-    where ${sql.join(where, sql` and `)}
-    group by t.session_id
-    ${having}
-    order by max(t.end_time) desc, t.session_id desc
-    limit ${search.limit + 1}`.execute(db)
+  const rows = search.from || search.to || search.userId ? await sessionsFromTraces(db, search) : await sessionsFromSummaries(db, search)
   const page = rows.slice(0, search.limit)
   const last = page.at(-1)
   return {
@@ -224,6 +213,50 @@ export async function searchSessions(db: Executor, search: SessionSearch): Promi
   }
 }
 
+interface SessionRow {
+  session_id: string
+  user_id: string | null
+  first_us: string
+  last_us: string
+  last_seen: string
+  traces: string
+  tokens: string
+  cost: string | null
+}
+
+async function sessionsFromSummaries(db: Executor, search: SessionSearch): Promise<SessionRow[]> {
+  const after = search.cursor ? sql`and (s.last_seen, s.session_id) < (${search.cursor.lastSeen}::timestamptz, ${search.cursor.sessionId})` : sql``
+  const { rows } = await sql<SessionRow>`
+    select s.session_id, s.user_id, (extract(epoch from s.first_seen) * 1000000)::bigint::text as first_us,
+      (extract(epoch from s.last_seen) * 1000000)::bigint::text as last_us, s.last_seen::text as last_seen,
+      s.trace_count as traces, s.total_tokens as tokens, s.cost_usd as cost
+    from session_summaries s
+    where s.project_id = ${search.projectId} ${after}
+    order by s.last_seen desc, s.session_id desc
+    limit ${search.limit + 1}`.execute(db)
+  return rows
+}
+
+async function sessionsFromTraces(db: Executor, search: SessionSearch): Promise<SessionRow[]> {
+  const where: RawBuilder<unknown>[] = [sql`t.project_id = ${search.projectId}`, sql`t.session_id is not null`]
+  if (search.from) where.push(sql`t.start_time >= ${search.from}`)
+  if (search.to) where.push(sql`t.start_time < ${search.to}`)
+  if (search.userId) where.push(sql`t.user_id = ${search.userId}`)
+  const having = search.cursor ? sql`having (max(t.end_time), t.session_id) < (${search.cursor.lastSeen}::timestamptz, ${search.cursor.sessionId})` : sql``
+  const { rows } = await sql<SessionRow>`
+    select t.session_id, (array_agg(t.user_id order by t.start_time) filter (where t.user_id is not null))[1] as user_id,
+      (extract(epoch from min(t.start_time)) * 1000000)::bigint::text as first_us,
+      (extract(epoch from max(t.end_time)) * 1000000)::bigint::text as last_us,
+      max(t.end_time)::text as last_seen, count(*) as traces, sum(t.total_tokens) as tokens, sum(t.cost_usd) as cost
+    from trace_summaries t
+    where ${sql.join(where, sql` and `)}
+    group by t.session_id
+    ${having}
+    order by max(t.end_time) desc, t.session_id desc
+    limit ${search.limit + 1}`.execute(db)
+  return rows
+}
+
 /** A session's traces, oldest first (at most `limit`). */
 export async function findSessionTraces(db: Executor, projectId: string, sessionId: string, limit: number): Promise<TraceRowDto[]> {
   const { rows } = await sql<TraceRow>`
@@ -234,93 +267,12 @@ export async function findSessionTraces(db: Executor, projectId: string, session
   return rows.map(toTraceRow)
 }
 
-export type UsageGroup = 'model' | 'vendor' | 'service' | 'user'
-
-export interface UsageQuery {
-  projectId: string
-  from: Date
-  to: Date
-  bucket: 'hour' | 'day'
-  timeZone: string
-  groupBy?: UsageGroup | undefined
-}
-
-export interface UsageFigures {
-  traces: number
-  spans: number
-  errors: number
-  inputTokens: number
-  outputTokens: number
-  costUsd: number | null
-  latencyP50Ms: number | null
-  latencyP95Ms: number | null
-}
-
-const groupColumns: Record<UsageGroup, RawBuilder<unknown>> = {
-  model: sql`llm_model`,
-  vendor: sql`llm_vendor`,
-  service: sql`service_name`,
-  user: sql`user_id`,
-}
-
-// Tokens, cost and latency are of LLM calls: spans with a model, but not the spans that sum the
-// calls beneath them (AGGREGATE_OPERATION), which would count each call twice. Percentiles are
-// exact (percentile_cont over the window's spans), not estimated from buckets.
-const isCall = sql`llm_request_type is distinct from ${sql.lit(AGGREGATE_OPERATION)}`
-const usageFigures = sql`count(distinct trace_id) as traces, count(*) as spans, count(*) filter (where status_code = 2) as errors,
-  coalesce(sum(input_tokens) filter (where ${isCall}), 0) as input_tokens, coalesce(sum(output_tokens) filter (where ${isCall}), 0) as output_tokens,
-  sum(total_cost_usd) filter (where ${isCall}) as cost,
-  percentile_cont(0.5) within group (order by duration_ns) filter (where llm_model is not null and ${isCall}) / 1000000 as p50_ms,
-  percentile_cont(0.95) within group (order by duration_ns) filter (where llm_model is not null and ${isCall}) / 1000000 as p95_ms`
-
-interface UsageRow {
-  traces: string
-  spans: string
-  errors: string
-  input_tokens: string
-  output_tokens: string
-  cost: string | null
-  p50_ms: number | string | null
-  p95_ms: number | string | null
-}
-
-const nullableNumber = (value: number | string | null): number | null => (value === null ? null : Number(value))
-
-function toFigures(row: UsageRow): UsageFigures {
-  return {
-    traces: Number(row.traces),
-    spans: Number(row.spans),
-    errors: Number(row.errors),
-    inputTokens: Number(row.input_tokens),
-    outputTokens: Number(row.output_tokens),
-    costUsd: nullableNumber(row.cost),
-    latencyP50Ms: nullableNumber(row.p50_ms),
-    latencyP95Ms: nullableNumber(row.p95_ms),
-  }
-}
-
-/** Totals and a time series of the project's spans in [from, to), in buckets of the time zone. */
-export async function usageOf(db: Executor, query: UsageQuery): Promise<{ totals: UsageFigures; series: Array<UsageFigures & { bucket: string; group: string | null }> }> {
-  const window = sql`project_id = ${query.projectId} and start_time >= ${query.from} and start_time < ${query.to}`
-  const group = query.groupBy ? groupColumns[query.groupBy] : sql`null::text`
-  const bucket = sql`date_trunc(${query.bucket}, start_time at time zone ${query.timeZone})`
-  const [totals, series] = await Promise.all([
-    sql<UsageRow>`select ${usageFigures} from spans where ${window}`.execute(db),
-    sql<UsageRow & { bucket_us: string; grp: string | null }>`
-      select (extract(epoch from (${bucket}) at time zone ${query.timeZone}) * 1000000)::bigint::text as bucket_us, ${group} as grp, ${usageFigures}
-      from spans where ${window}
-      group by 1, 2
-      order by 1, 2`.execute(db),
-  ])
-  return {
-    totals: toFigures(totals.rows[0] as UsageRow),
-    series: series.rows.map((row) => ({ bucket: new Date(Number(BigInt(row.bucket_us) / 1000n)).toISOString(), group: row.grp, ...toFigures(row) })),
-  }
-}
-
-/** Deletes a trace's spans and its summary; the number of spans deleted. */
+/** Deletes a trace's spans and its summary, and recomputes its session's row; the number of spans deleted. */
 export async function deleteTrace(db: Executor, projectId: string, traceId: string): Promise<number> {
-  await sql`delete from trace_summaries where project_id = ${projectId} and trace_id = ${traceId}`.execute(db)
+  const { rows } = await sql<{ session_id: string | null }>`
+    delete from trace_summaries where project_id = ${projectId} and trace_id = ${traceId} returning session_id`.execute(db)
+  const sessionId = rows[0]?.session_id
+  if (sessionId) await refreshSession(db, projectId, sessionId)
   const result = await sql`delete from spans where project_id = ${projectId} and trace_id = ${traceId}`.execute(db)
   return Number(result.numAffectedRows ?? 0n)
 }

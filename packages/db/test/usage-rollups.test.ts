@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { backfillUsageRollups, sql, storeSpans, usageOf, type Db, type SpanInsert } from '../src/index.ts'
+import { engines } from './engines.ts'
+
+const second = 1_000_000_000n
+const hour = 3600n * second
+const t0 = 1_767_225_600n * second // 2026-01-01T00:00:00Z
+
+// A generated day with known answers: 24 traces, one an hour at hh:10, each a root (no model) and
+// three LLM calls (models m0, m1, m2 in turn, vendor v0 or v1, user u0..u2), the third call of
+// every fourth trace failing, and the last call of trace 5 starting in the next hour.
+function generated(projectId: string): SpanInsert[] {
+  const spans: SpanInsert[] = []
+  for (let t = 0; t < 24; t++) {
+    const traceId = t.toString(16).padStart(32, '0')
+    const start = t0 + BigInt(t) * hour + 600n * second
+    const base = (spanId: string, startNs: bigint, durationMs: bigint, extra: Partial<SpanInsert>): SpanInsert => ({
+      projectId, traceId, spanId, parentSpanId: null, name: 'op', kind: 1,
+      startTimeUnixNano: String(startNs), endTimeUnixNano: String(startNs + durationMs * 1_000_000n), durationNs: String(durationMs * 1_000_000n),
+      traceState: null, statusCode: 0, statusMessage: null, serviceName: 'svc', serviceVersion: null, scopeName: null, scopeVersion: null,
+      llmVendor: null, llmModel: null, llmRequestType: null, inputTokens: null, outputTokens: null, totalTokens: null,
+      attributes: {}, resourceAttributes: {}, events: [], links: [], userId: `u${t % 3}`,
+      ...extra,
+    })
+    spans.push(base(`${t.toString(16).padStart(14, '0')}00`, start, 4000n, {}))
+    for (let c = 1; c <= 3; c++) {
+      const callStart = t === 5 && c === 3 ? start + hour : start + BigInt(c) * second
+      spans.push(base(`${t.toString(16).padStart(14, '0')}0${c}`, callStart, 100n * BigInt(c), {
+        parentSpanId: `${t.toString(16).padStart(14, '0')}00`, llmModel: `m${c - 1}`, llmVendor: `v${c % 2}`,
+        inputTokens: 10 * c, outputTokens: c, totalCostUsd: c * 0.25, statusCode: c === 3 && t % 4 === 0 ? 2 : 0,
+      }))
+    }
+  }
+  return spans
+}
+
+const day = { from: new Date('2026-01-01T00:00:00Z'), to: new Date('2026-01-02T00:00:00Z') }
+
+for (const engine of engines) {
+  describe(`usage rollups on ${engine.name}`, () => {
+    let db: Db
+    let drop: () => Promise<void>
+    before(async () => ({ db, drop } = await engine.open()))
+    after(() => drop())
+
+    it('answers the generated day exactly, by model, in a whole-hour zone', async () => {
+      const spans = generated('p')
+      // In three batches, the middle one split across traces, then every batch redelivered.
+      const batches = [spans.slice(0, 30), spans.slice(30, 61), spans.slice(61)]
+      for (const batch of batches) await storeSpans(db, batch)
+      for (const batch of batches) assert.equal(await storeSpans(db, batch), 0)
+      const usage = await usageOf(db, { projectId: 'p', ...day, bucket: 'day', timeZone: 'UTC', groupBy: 'model' })
+      // Trace 5's third call starts in the next hour: it counts once in that hour too.
+      assert.deepEqual({ ...usage.totals, latencyP50Ms: undefined, latencyP95Ms: undefined }, {
+        traces: 25, spans: 96, errors: 6, inputTokens: 24 * 60, outputTokens: 24 * 6, costUsd: 24 * 1.5, latencyP50Ms: undefined, latencyP95Ms: undefined,
+      })
+      // 200 ms is the median call: within the histogram's 9.1%.
+      assert.ok(Math.abs((usage.totals.latencyP50Ms as number) / 200 - 1) < 0.091, String(usage.totals.latencyP50Ms))
+      assert.ok(Math.abs((usage.totals.latencyP95Ms as number) / 300 - 1) < 0.091, String(usage.totals.latencyP95Ms))
+      const rows = usage.series.map((row) => [row.bucket, row.group, row.traces, row.spans, row.errors, row.inputTokens, row.costUsd])
+      assert.deepEqual(rows, [
+        ['2026-01-01T00:00:00.000Z', null, 24, 24, 0, 0, null],
+        ['2026-01-01T00:00:00.000Z', 'm0', 24, 24, 0, 240, 6],
+        ['2026-01-01T00:00:00.000Z', 'm1', 24, 24, 0, 480, 12],
+        ['2026-01-01T00:00:00.000Z', 'm2', 24, 24, 6, 720, 18],
+      ])
+    })
+
+    it('groups hours into the days of a time zone', async () => {
+      // Berlin is UTC+1 in January: the hours from 23:00 UTC are the next local day.
+      const usage = await usageOf(db, { projectId: 'p', ...day, bucket: 'day', timeZone: 'Europe/Berlin' })
+      assert.deepEqual(usage.series.map((row) => [row.bucket, row.group, row.traces, row.spans]), [
+        ['2025-12-31T23:00:00.000Z', null, 24, 92],
+        ['2026-01-01T23:00:00.000Z', null, 1, 4],
+      ])
+    })
+
+    it('equals the span scan by user and by hour, and the backfill equals the writer', async () => {
+      const expected = (await sql<{ hour: Date; value: string; traces: string; spans: string }>`
+        select date_trunc('hour', start_time) as hour, coalesce(user_id, '') as value, count(distinct trace_id)::text as traces, count(*)::text as spans
+        from spans where project_id = 'p' group by 1, 2 order by 1, 2`.execute(db)).rows
+      const usage = await usageOf(db, { projectId: 'p', ...day, bucket: 'hour', timeZone: 'UTC', groupBy: 'user' })
+      assert.deepEqual(
+        usage.series.map((row) => [row.bucket, row.group ?? '', String(row.traces), String(row.spans)]),
+        expected.map((row) => [row.hour.toISOString(), row.value, row.traces, row.spans]),
+      )
+      const written = (await sql`select project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd::float8 as cost, latency from usage_rollups order by 1, 2, 3, 4`.execute(db)).rows
+      await sql`delete from usage_rollups`.execute(db)
+      await backfillUsageRollups(db)
+      assert.deepEqual((await sql`select project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd::float8 as cost, latency from usage_rollups order by 1, 2, 3, 4`.execute(db)).rows, written)
+    })
+  })
+}
