@@ -16,7 +16,7 @@ import { consoleSessionRoutes, type SignInRateLimit } from './console-session.ro
 import { teamRoutes } from './teams.routes.ts'
 import { sessionRoutes } from './sessions.routes.ts'
 import { usageRoutes } from './usage.routes.ts'
-import { traceRoutes } from './traces.routes.ts'
+import { traceQueryRoutes } from './trace-queries.routes.ts'
 
 export interface ControlPlaneRoutesOptions {
   /** ADMIN_API_KEY: the secret of POST /api/teams; unset, that endpoint refuses everyone. */
@@ -75,7 +75,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(promptLookupRoutes, { promptCache })
   await app.register(promptsetRoutes, { promptCache })
   await app.register(promptLabelRoutes, { promptCache })
-  await app.register(traceRoutes)
+  await app.register(traceQueryRoutes)
   await app.register(sessionRoutes)
   await app.register(usageRoutes)
 }

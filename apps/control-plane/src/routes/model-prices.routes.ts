@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify'
 import { callerTeamId, requireTeamKey } from '../auth.ts'
 import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
 import { ProjectParamsSchema } from './projects.routes.ts'
-import { parseIsoDate } from './traces.routes.ts'
+import { parseIsoDate } from './trace-queries.routes.ts'
 
 // A project's own model prices (self-hosted, fine-tuned and local models), managed with the team
 // key like the project's other settings. The writer applies them within MODEL_PRICE_CACHE_TTL_MS

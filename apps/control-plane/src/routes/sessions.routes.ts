@@ -4,7 +4,7 @@ import { findSessionTraces, searchSessions } from '@tracewell/db'
 import { BadRequestError, NotFoundError } from '@tracewell/http'
 import { callerProjectId, requireProjectAccess } from '../auth.ts'
 import { errorResponses, IsoDateSchema } from '../schemas.ts'
-import { parseIsoDate, postgresTimeAsIso, ProjectScopeQuerySchema, TraceRowSchema } from './traces.routes.ts'
+import { parseIsoDate, postgresTimeAsIso, ProjectScopeQuerySchema, TraceRowSchema } from './trace-queries.routes.ts'
 
 const SessionListQuerySchema = Type.Object({
   project_id: Type.Optional(Type.String({ description: 'the project, with a team key' })),

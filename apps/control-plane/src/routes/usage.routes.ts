@@ -4,7 +4,7 @@ import { usageOf } from '@tracewell/db'
 import { BadRequestError } from '@tracewell/http'
 import { callerProjectId, requireProjectAccess } from '../auth.ts'
 import { errorResponses, IsoDateSchema } from '../schemas.ts'
-import { parseIsoDate } from './traces.routes.ts'
+import { parseIsoDate } from './trace-queries.routes.ts'
 
 const UsageQuerySchema = Type.Object({
   project_id: Type.Optional(Type.String({ description: 'the project, with a team key' })),

@@ -160,7 +160,7 @@ export function parseIsoDate(name: string, raw: string | undefined, part: 'query
 }
 
 /** Trace queries of the caller's project (project key), newest first. */
-export const traceRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/traces',
     {
