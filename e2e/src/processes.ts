@@ -19,9 +19,22 @@ export interface RunningService {
 
 /**
  * Starts one of the repository's entry points as a separate process (with this same Node 24)
- * and waits until its /readyz answers 200.
+ * and waits until its /readyz answers 200. A port found free can be taken by another process
+ * before the service binds it (tests start several services, and other suites run beside these):
+ * a service that exits for an address in use is started again on other ports.
  */
 export async function startService(name: string, entry: string, env: Record<string, string>, readyTimeoutMs = 60_000): Promise<RunningService> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServiceOnce(name, entry, env, readyTimeoutMs)
+    } catch (error) {
+      const portTaken = error instanceof Error && /EADDRINUSE/.test(error.message)
+      if (!portTaken || attempt >= 3 || (env.PORT !== undefined && env.GRPC_PORT !== undefined)) throw error
+    }
+  }
+}
+
+async function startServiceOnce(name: string, entry: string, env: Record<string, string>, readyTimeoutMs: number): Promise<RunningService> {
   const port = Number(env.PORT ?? (await freePort()))
   const grpcPort = Number(env.GRPC_PORT ?? (await freePort()))
   const child = spawn(process.execPath, [entry], {
@@ -61,6 +74,18 @@ export async function startService(name: string, entry: string, env: Record<stri
     }
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
+}
+
+/**
+ * Starts services side by side; if one cannot start, stops those that did before failing, so no
+ * process outlives the test (a live child keeps the test runner waiting).
+ */
+export async function startAll<T extends ReadonlyArray<() => Promise<RunningService>>>(starts: T): Promise<{ -readonly [K in keyof T]: RunningService }> {
+  const outcomes = await Promise.allSettled(starts.map((start) => start()))
+  const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
+  if (failed === undefined) return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<RunningService>).value) as { -readonly [K in keyof T]: RunningService }
+  await Promise.all(outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.stop() : undefined)))
+  throw failed.reason
 }
 
 /** Polls until `probe` returns a value (not undefined) or the time is up. */

@@ -6,7 +6,7 @@ import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { callJson } from '../src/api-client.ts'
 import { chatAttributes, otlpTracerProvider, type OtlpEncoding } from '../src/otel-clients.ts'
-import { eventually, startService, type RunningService } from '../src/processes.ts'
+import { eventually, startAll, startService, type RunningService } from '../src/processes.ts'
 import { ownMetricNames, promtoolComplaints } from '../src/promtool.ts'
 import { redoclyProblems } from '../src/redocly.ts'
 
@@ -41,12 +41,12 @@ describe('separately started services with real clients', () => {
     database = await createTestDatabase()
     const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
     const shared = { DATABASE_URL: database.url, REDIS_URL, QUEUE_PREFIX: `e2e-${randomUUID()}`, KEY_CACHE_TTL_MS: '500' }
-    ;[ingest, writer, controlPlane, janitor] = await Promise.all([
-      startService('ingest', 'apps/ingest/src/server.ts', shared),
-      startService('writer', 'apps/writer/src/server.ts', shared),
-      startService('control-plane', 'apps/control-plane/src/server.ts', { ...shared, ADMIN_API_KEY: adminKey }),
-      startService('janitor', 'apps/janitor/src/server.ts', { ...shared, CRON_API_KEY: cronKey }),
-    ])
+    ;[ingest, writer, controlPlane, janitor] = await startAll([
+      () => startService('ingest', 'apps/ingest/src/server.ts', shared),
+      () => startService('writer', 'apps/writer/src/server.ts', shared),
+      () => startService('control-plane', 'apps/control-plane/src/server.ts', { ...shared, ADMIN_API_KEY: adminKey }),
+      () => startService('janitor', 'apps/janitor/src/server.ts', { ...shared, CRON_API_KEY: cronKey }),
+    ] as const)
 
     const team = await callJson<{ id: string; apiKey: string }>(`${controlPlane.url}/api/teams`, { method: 'POST', headers: { 'x-admin-key': adminKey }, body: { name: 'e2e team' } })
     assert.equal(team.status, 201)

@@ -8,8 +8,8 @@ import { defaultKeysPath } from './default-keys.file.ts'
 // `npm start`: everything in one process. Only what is configured is waited for: without the URLs
 // the embedded database and in-process queue are used.
 await runService(allInOneService, AllInOneConfigSchema, {
-  async afterListen(app, config) {
-    await listenOtlpGrpcOrExit(app, { host: config.HOST, port: config.GRPC_PORT })
+  beforeListen: (app, config) => listenOtlpGrpcOrExit(app, { host: config.HOST, port: config.GRPC_PORT }),
+  afterListen(app, config) {
     const address = app.server.address()
     const baseUrl = shownBaseUrl(config.HOST, typeof address === 'object' && address ? address.port : config.PORT)
     if (app.firstStart) {

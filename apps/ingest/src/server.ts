@@ -5,5 +5,5 @@ import { listenOtlpGrpcOrExit } from './grpc/listen-otlp-grpc.ts'
 
 // `npm run start:ingest`: the ingest service alone (HTTP on 3001, OTLP/gRPC on 4317 by default).
 await runService(ingestService, IngestConfigSchema, {
-  afterListen: (app, config) => listenOtlpGrpcOrExit(app, { host: config.HOST, port: config.GRPC_PORT }),
+  beforeListen: (app, config) => listenOtlpGrpcOrExit(app, { host: config.HOST, port: config.GRPC_PORT }),
 })

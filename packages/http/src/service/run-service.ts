@@ -14,7 +14,9 @@ interface ListeningConfig extends ServiceConfig {
 }
 
 export interface RunServiceOptions<C> {
-  /** Runs once the HTTP server listens: more listeners (OTLP/gRPC), start-up messages. */
+  /** Runs before the HTTP server listens: other listeners (OTLP/gRPC), so that once /readyz answers they all do. */
+  beforeListen?(app: App, config: C): Promise<void> | void
+  /** Runs once the HTTP server listens: start-up messages. */
   afterListen?(app: App, config: C): Promise<void> | void
 }
 
@@ -28,6 +30,7 @@ export async function runService<C extends ListeningConfig>(service: Service<C, 
   const config = loadConfigOrExit(configSchema) as unknown as C
   await waitForDependenciesOrExit(dependenciesOf(config), { retrySeconds: config.STARTUP_RETRY_SECONDS })
   const app = await buildOrExit(service, config)
+  await options.beforeListen?.(app, config)
   await runServer(app, { host: config.HOST, port: config.PORT })
   await options.afterListen?.(app, config)
   return app
