@@ -1,13 +1,11 @@
 import { presentedApiKey, secretsMatch, type KeyKind, type VerifiedKey } from '@tracewell/auth'
 import { findTeamProject } from '@tracewell/db'
-import { BadRequestError, keyStoreUnavailable, lookUpKey, NotFoundError, UnauthorizedError } from '@tracewell/http'
+import { BadRequestError, keyStoreUnavailable, lookUpKey, NotFoundError, requireKey as requireApiKey, UnauthorizedError } from '@tracewell/http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { csrfFailure } from './console/csrf.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The verified key of a control-plane request; set by the `require…Key` hooks. */
-    controlPlaneCaller: VerifiedKey | null
     /** The project a project-scoped request is about; set by `requireProjectAccess`. */
     controlPlaneProjectId: string | null
   }
@@ -19,40 +17,30 @@ export const invalidAdminKeyMessage = 'Invalid admin key unauthorized'
 
 
 /**
- * An onRequest hook admitting only keys of `kind`: runs before the body is read or validated, so
- * an unauthenticated request is a 401 whatever it carries. A key of the wrong kind is an invalid
- * key for the endpoint.
- *
- * Team-key routes also admit the web console's session cookie, as the team key its user signed in
- * with, when no `x-api-key` header is sent (a header always wins, and is judged alone). Requests
- * that change data that way must carry the CSRF header (console/csrf.ts).
+ * The control plane's key hook (@tracewell/http's requireKey with this API's 401 message). Team-key
+ * routes also admit the web console's session cookie, as the team key its user signed in with,
+ * when no key is presented (a header always wins, and is judged alone). Requests that change data
+ * that way must carry the CSRF header (console/csrf.ts).
  */
 export function requireKey(kind: KeyKind) {
-  function admit(request: FastifyRequest, key: VerifiedKey | null): Error | undefined {
-    if (key === null || key.kind !== kind) return new UnauthorizedError(invalidApiKeyMessage)
-    request.controlPlaneCaller = key
-    return undefined
-  }
-  // A callback hook rather than an async one: a key verified a moment ago is admitted without a
-  // promise and a turn of the microtask queue, a measurable share of a cached request.
-  return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
-    const secret = presentedApiKey(request.headers)
-    if (secret === undefined) {
-      const sessions = request.server.consoleSessions
-      if (kind !== 'team' || sessions === null || !sessions.presented(request)) return done(admit(request, null))
-      sessions.callerOf(request).then(
-        (caller) => done(caller === null ? admit(request, null) : (csrfFailure(request) ?? admit(request, caller))),
-        (error: unknown) => {
-          request.log.warn({ err: error }, 'console session key lookup failed')
-          done(keyStoreUnavailable())
-        },
-      )
-      return
-    }
-    const cached = request.server.apiKeys.verifyCached(secret)
-    if (cached !== undefined) return done(admit(request, cached))
-    lookUpKey(request.server, secret, request.log).then((key) => done(admit(request, key)), done)
-  }
+  return requireApiKey(kind, { unauthorized: invalidApiKeyMessage, withoutKey: kind === 'team' ? consoleSessionCaller : undefined })
+}
+
+/** The team key the request's console session stands for; null without a session. */
+function consoleSessionCaller(request: FastifyRequest): Promise<VerifiedKey | null> | null {
+  const sessions = request.server.consoleSessions
+  if (sessions === null || !sessions.presented(request)) return null
+  return sessions.callerOf(request).then(
+    (caller) => {
+      const failure = caller === null ? undefined : csrfFailure(request)
+      if (failure) throw failure
+      return caller
+    },
+    (error: unknown) => {
+      request.log.warn({ err: error }, 'console session key lookup failed')
+      throw keyStoreUnavailable()
+    },
+  )
 }
 
 export const requireTeamKey = requireKey('team')
@@ -68,7 +56,7 @@ export function requireProjectAccess(request: FastifyRequest, _reply: FastifyRep
   const secret = presentedApiKey(request.headers)
   const admit = (key: VerifiedKey | null): Promise<void> | void => {
     if (key === null) throw new UnauthorizedError(invalidApiKeyMessage)
-    request.controlPlaneCaller = key
+    request.apiKey = key
     if (key.kind === 'project') {
       request.controlPlaneProjectId = key.projectId
       return
@@ -124,8 +112,8 @@ export function requireAdminKey(adminApiKey: string | undefined) {
 }
 
 function caller(request: FastifyRequest): VerifiedKey {
-  if (request.controlPlaneCaller === null) throw new UnauthorizedError(invalidApiKeyMessage)
-  return request.controlPlaneCaller
+  if (request.apiKey === null) throw new UnauthorizedError(invalidApiKeyMessage)
+  return request.apiKey
 }
 
 export function callerTeamId(request: FastifyRequest): string {

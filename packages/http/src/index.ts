@@ -10,3 +10,4 @@ export { apiKeysPlugin, lookUpKey, type ApiKeysPluginOptions } from './plugins/a
 export { redisDependency } from './startup/redis-dependency.ts'
 export { defineService, type Service, type ServiceConfig, type ServiceDeps, type ServiceParts, type ServiceSpec } from './service/define-service.ts'
 export { runService, type RunServiceOptions } from './service/run-service.ts'
+export { authPlugin, requireKey, type RequireKeyOptions } from './plugins/auth.plugin.ts'

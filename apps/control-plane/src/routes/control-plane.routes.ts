@@ -40,13 +40,12 @@ const strictAjv = new Ajv({ ...ajvOptions, coerceTypes: false })
 
 /**
  * Every control-plane route, as one encapsulated plugin: the all-in-one process
- * registers it beside the other services' routes. Needs the `db`, `api-keys` and `metrics`
- * plugins registered by the host app.
+ * registers it beside the other services' routes. Needs the `db`, `api-keys`, `auth` and
+ * `metrics` plugins registered by the host app.
  */
 export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOptions> = async (app, options) => {
   installErrorHandler(app, messageBody)
   app.setValidatorCompiler(({ schema, httpPart }) => refusingNul((httpPart === 'body' ? strictAjv : coercingAjv).compile(schema)))
-  app.decorateRequest('controlPlaneCaller', null)
   app.decorateRequest('controlPlaneProjectId', null)
 
   // POST /api/api-key is sent with `Content-Type: application/json` and no body (docs/api.md#api-keys);

@@ -242,7 +242,7 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       // Deleting is for the team: a project key (what an SDK holds) may send and read, not delete.
-      if (request.controlPlaneCaller?.kind !== 'team') throw new UnauthorizedError('Invalid api key unauthorized')
+      if (request.apiKey?.kind !== 'team') throw new UnauthorizedError('Invalid api key unauthorized')
       const traceId = traceIdOf(request.params.traceId)
       const deleted = await deleteTrace(app.db, callerProjectId(request), traceId)
       if (deleted === 0) throw new NotFoundError('Trace not found')

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
-import { presentedApiKey, type VerifiedKey } from '@tracewell/auth'
+import type { VerifiedKey } from '@tracewell/auth'
 import type { App } from '@tracewell/http'
-import { lookUpKey, UnauthorizedError } from '@tracewell/http'
+import { requireKey } from '@tracewell/http'
 import type { TraceBodyFormat } from '@tracewell/otlp'
 import { QueueBacklogFullError, QueueUnavailableError, releaseBody, type AcceptedTraces, type SpanBatchProducer } from '@tracewell/queue'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -51,34 +51,22 @@ export function installTraceIntake(app: App, options: TraceIntakeOptions): (requ
 
   app.decorateRequest('traceIntake', null)
 
-  /** The header checks once the key is known; throws the 4xx of the first that fails. */
-  const admit = (request: FastifyRequest, key: VerifiedKey | null): void => {
-    // A team key is the wrong kind for ingest, which makes it an invalid key here.
-    if (!key || key.kind !== 'project' || key.projectId === null) throw new UnauthorizedError('Invalid API key')
-    const format = requireFormat(request.headers['content-type'])
-    const encoding = requireEncoding(request.headers['content-encoding'])
-    // A declared length over the limit is refused before a byte is read.
-    if (Number(request.headers['content-length']) > limits.maxBodyBytes) throw bodyTooLarge(limits.maxBodyBytes)
-    request.traceIntake = { projectId: key.projectId, format, encoding }
-  }
-  // A callback hook rather than an async one: a key verified a moment ago is admitted without a
-  // promise and a turn of the microtask queue (as in the control plane's auth.ts).
+  // A project key first (a team key is the wrong kind for ingest, an invalid key here), then the
+  // content checks on headers alone.
+  app.addHook('onRequest', requireKey('project', { unauthorized: 'Invalid API key' }))
   app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
-    const presented = presentedApiKey(request.headers)
-    if (presented === undefined) return done(new UnauthorizedError('Invalid API key'))
-    // done() outside the try: it runs the rest of the request, whose errors are not this hook's.
-    const admitted = (key: VerifiedKey | null) => {
-      let refused: Error | undefined
-      try {
-        admit(request, key)
-      } catch (error) {
-        refused = error as Error
-      }
-      done(refused)
+    let refused: Error | undefined
+    try {
+      const format = requireFormat(request.headers['content-type'])
+      const encoding = requireEncoding(request.headers['content-encoding'])
+      // A declared length over the limit is refused before a byte is read.
+      if (Number(request.headers['content-length']) > limits.maxBodyBytes) throw bodyTooLarge(limits.maxBodyBytes)
+      request.traceIntake = { projectId: (request.apiKey as VerifiedKey).projectId as string, format, encoding }
+    } catch (error) {
+      refused = error as Error
     }
-    const cached = app.apiKeys.verifyCached(presented)
-    if (cached !== undefined) return admitted(cached)
-    lookUpKey(app, presented, request.log).then(admitted, done)
+    // done() outside the try: it runs the rest of the request, whose errors are not this hook's.
+    done(refused)
   })
 
   // The body arrives as bytes; which decoder reads it was decided from the headers above. A

@@ -5,6 +5,7 @@ import { healthPlugin, type ReadinessCheck } from '../health.plugin.ts'
 import { metricsPlugin } from '../metrics.plugin.ts'
 import { openApiPlugin, type OpenApiOptions } from '../openapi.plugin.ts'
 import { apiKeysPlugin } from '../plugins/api-keys.plugin.ts'
+import { authPlugin } from '../plugins/auth.plugin.ts'
 import { databaseAnswers, dbPlugin } from '../plugins/db.plugin.ts'
 
 /** The settings every service reads (packages/config composes them into each service's schema). */
@@ -39,7 +40,7 @@ export interface ServiceSpec<C extends ServiceConfig, D extends ServiceDeps> {
   openApi?: OpenApiOptions | ((config: C) => OpenApiOptions)
   /** Largest request body, in bytes (Fastify's 1 MiB otherwise). */
   bodyLimit?(config: C): number
-  /** Whether routes check API keys (the cached verifier at `app.apiKeys`). */
+  /** Whether routes check API keys (the cached verifier at `app.apiKeys`, `requireKey` hooks filling `request.apiKey`). */
   apiKeys?: boolean
   /** 'check': building on its own database fails with a MigrationError when that is behind; 'apply': it migrates (npm start). */
   migrations: 'check' | 'apply'
@@ -78,7 +79,10 @@ export function defineService<C extends ServiceConfig, D extends ServiceDeps = S
       // template, some of them unreachable on purpose).
       if (spec.migrations === 'apply') await migrateToLatest(db)
       else if (deps.db === undefined) await assertSchemaIsCurrent(db)
-      if (spec.apiKeys) await app.register(apiKeysPlugin, { ttlMs: config.KEY_CACHE_TTL_MS ?? 5_000, outageGraceMs: config.KEY_OUTAGE_GRACE_MS ?? 15 * 60_000 })
+      if (spec.apiKeys) {
+        await app.register(apiKeysPlugin, { ttlMs: config.KEY_CACHE_TTL_MS ?? 5_000, outageGraceMs: config.KEY_OUTAGE_GRACE_MS ?? 15 * 60_000 })
+        await app.register(authPlugin)
+      }
       const parts = (await spec.register(app, config, deps)) ?? {}
       await app.register(healthPlugin, { readinessChecks: { postgres: databaseAnswers(db), ...parts.readiness } })
       return app
