@@ -123,6 +123,8 @@ export interface TraceSummariesTable {
   cost_usd: string | null
   session_id: string | null
   user_id: string | null
+  /** The word filter of full-text search (repositories/text-filter.ts), as varbit text. */
+  text_filter: string | null
 }
 
 /** Hourly usage by dimension, kept by the writer (usage-rollups.ts). */
@@ -287,7 +289,7 @@ export const declaredColumns: DeclaredColumns = {
     project_id: notNull, trace_id: notNull, name: notNull, has_root: notNull, service_name: nullable, start_time: notNull,
     end_time: notNull, duration_us: notNull, span_count: notNull, error_count: notNull, models: notNull, vendors: notNull,
     services: notNull, input_tokens: notNull, output_tokens: notNull, total_tokens: notNull, cost_usd: nullable,
-    session_id: nullable, user_id: nullable,
+    session_id: nullable, user_id: nullable, text_filter: nullable,
   },
   usage_rollups: {
     project_id: notNull, dimension: notNull, hour: notNull, value: notNull, traces: notNull, spans: notNull, errors: notNull,

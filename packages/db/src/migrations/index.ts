@@ -6,6 +6,7 @@ import * as traceSummaries from './2026-11-24T1100-trace-summaries.ts'
 import * as agentSpanTotals from './2026-11-25T0400-agent-span-totals.ts'
 import * as usageRollups from './2026-11-25T0500-usage-rollups.ts'
 import * as sessionSummaries from './2026-11-25T0510-session-summaries.ts'
+import * as traceTextFilters from './2026-11-25T1800-trace-text-filters.ts'
 
 // Every migration, by name; names sort in the order they apply. Listed statically (not read from
 // the file system) so that the same list works from source, from a container image and in tests.
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration & { transactional?: boolean }>
   '2026-11-25T0400-agent-span-totals': agentSpanTotals,
   '2026-11-25T0500-usage-rollups': usageRollups,
   '2026-11-25T0510-session-summaries': sessionSummaries,
+  '2026-11-25T1800-trace-text-filters': traceTextFilters,
 }

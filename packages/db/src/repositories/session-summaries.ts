@@ -9,19 +9,22 @@ import type { TraceSummaryBatch } from './trace-summaries.ts'
 // batch is delivered.
 //
 // Two writers recomputing one session at once would each miss the other's uncommitted traces:
-// the sessions are first locked (a transaction advisory lock each, in one order), and the
-// recomputation is a later statement, whose snapshot sees what the previous holder committed.
+// the sessions are first locked (a transaction advisory lock each, in one order, by the statement
+// that upserts the trace summaries), and the recomputation is a later statement, whose snapshot
+// sees what the previous holder committed.
 
 /**
- * The statements, each with the batch's trace keys (TraceSummaryBatch.toJson) as $1: lock (a row
- * per session locked), then recompute, which a batch without sessions (no row) skips.
+ * Locks the sessions named by `relation` (rows of project_id and session_id), a row per session
+ * locked: the trace summary upsert ends with it, over the rows it wrote.
  */
-export const sessionSummaryStatements = [
-  `select pg_advisory_xact_lock(k)::text as locked from (
-    select distinct hashtextextended(t.project_id || chr(1) || t.session_id, 7) as k
-    from trace_summaries t join jsonb_to_recordset($1::jsonb) as b(project_id text, trace_id text) using (project_id, trace_id)
-    where t.session_id is not null order by k) as sessions`,
-  `insert into session_summaries as s (project_id, session_id, user_id, first_seen, last_seen, trace_count, total_tokens, cost_usd)
+export const lockSessionsOf = (relation: string): string => `
+  select pg_advisory_xact_lock(k)::text as locked from (
+    select distinct hashtextextended(project_id || chr(1) || session_id, 7) as k
+    from ${relation} where session_id is not null order by k) as sessions`
+
+/** Recomputes the sessions of the batch's traces (TraceSummaryBatch.toJson as $1), once they are locked. */
+export const recomputeSessionsStatement = `
+  insert into session_summaries as s (project_id, session_id, user_id, first_seen, last_seen, trace_count, total_tokens, cost_usd)
   select t.project_id, t.session_id, (array_agg(t.user_id order by t.start_time) filter (where t.user_id is not null))[1],
     min(t.start_time), max(t.end_time), count(*), sum(t.total_tokens), sum(t.cost_usd)
   from trace_summaries t
@@ -33,16 +36,12 @@ export const sessionSummaryStatements = [
   order by 1, 2
   on conflict (project_id, session_id) do update set
     user_id = excluded.user_id, first_seen = excluded.first_seen, last_seen = excluded.last_seen,
-    trace_count = excluded.trace_count, total_tokens = excluded.total_tokens, cost_usd = excluded.cost_usd`,
-] as const
+    trace_count = excluded.trace_count, total_tokens = excluded.total_tokens, cost_usd = excluded.cost_usd`
 
-/** Recomputes the sessions of a batch's traces; after upsertTraceSummaries, in its transaction. */
+/** Recomputes the sessions of a batch's traces; after upsertTraceSummaries (which locked them), in its transaction. */
 export async function refreshSessionSummaries(db: Executor, batch: TraceSummaryBatch): Promise<void> {
-  if (batch.size === 0) return
-  const json = batch.toJson()
-  const [lock, recompute] = sessionSummaryStatements.map((statement) => statement.split('$1') as [string, string]) as [[string, string], [string, string]]
-  const locked = await sql`${sql.raw(lock[0])}${json}${sql.raw(lock[1])}`.execute(db)
-  if (locked.rows.length > 0) await sql`${sql.raw(recompute[0])}${json}${sql.raw(recompute[1])}`.execute(db)
+  const [head, tail] = recomputeSessionsStatement.split('$1') as [string, string]
+  await sql`${sql.raw(head)}${batch.toJson()}${sql.raw(tail)}`.execute(db)
 }
 
 /** Recomputes one session's row from its traces' summaries, deleting it when none is left. */

@@ -3,10 +3,10 @@ import type pg from 'pg'
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams'
 import { poolOf, type Db } from '../create-db.ts'
 import type { CostSource } from '../database.ts'
-import type { Executor } from './executor.ts'
+import { inTransaction, type Executor } from './executor.ts'
 import { encodeSpanCopy, spanCopyStatement } from './span-copy.ts'
 import { TraceSummaryBatch, traceSummaryUpsert, upsertTraceSummaries } from './trace-summaries.ts'
-import { refreshSessionSummaries, sessionSummaryStatements } from './session-summaries.ts'
+import { recomputeSessionsStatement, refreshSessionSummaries } from './session-summaries.ts'
 import { UsageRollupBatch, upsertUsageRollups, usageRollupUpsert } from './usage-rollups.ts'
 import { nanosToIsoMicros, serializeSpanRows, spanRowColumns, type ProjectSpanSource, type SpanFields, type SpanInsert, type SpanOriginFields } from './span-rows.ts'
 
@@ -17,10 +17,12 @@ const recordsetShape = sql.raw(spanRowColumns.map(([name, type]) => `${name} ${t
 
 /**
  * Stores a batch in one statement, idempotently: a span already stored (same project, trace and
- * span id) is skipped, so a redelivered queue job never makes a second row. Returns the rows inserted.
+ * span id) is skipped, so a redelivered queue job never makes a second row. Returns the rows
+ * inserted. In the caller's transaction, or one of its own: the summaries are kept in the one
+ * that stores the spans.
  */
 export async function insertSpans(db: Executor, spans: readonly SpanInsert[]): Promise<number> {
-  return (await insertSourcesByStatement(db, projectRuns(spans))).inserted
+  return (await inTransaction(db, (trx) => insertSourcesByStatement(trx, projectRuns(spans)))).inserted
 }
 
 /** Consecutive spans of one project, as one source each. */
@@ -115,8 +117,7 @@ async function insertSourcesByStatement(db: Executor, sources: readonly ProjectS
     spans += projectSpans.length
   }
   if (statement.length > 0) await flush()
-  await upsertTraceSummaries(db, summaries)
-  await refreshSessionSummaries(db, summaries)
+  if ((await upsertTraceSummaries(db, summaries)) > 0) await refreshSessionSummaries(db, summaries)
   await upsertUsageRollups(db, rollups)
   return { inserted, duplicates: spans - inserted }
 }
@@ -161,11 +162,9 @@ async function copyInTransaction(pool: pg.Pool, chunks: readonly Buffer[], summa
     await client.query('begin')
     const rows = await copy(client.query(copyFrom(spanCopyStatement)), chunks)
     const upsert = traceSummaryUpsert(summaries)
-    await client.query(upsert.text, upsert.values)
     // Named, so that each connection parses and plans them once, not once a batch.
-    const [lock, recompute] = sessionSummaryStatements
-    const locked = await client.query({ name: 'session-summaries-lock', text: lock, values: upsert.values })
-    if (locked.rowCount !== 0) await client.query({ name: 'session-summaries-recompute', text: recompute, values: upsert.values })
+    const sessions = await client.query({ name: 'trace-summaries-upsert', text: upsert.text, values: upsert.values })
+    if (sessions.rowCount !== 0) await client.query({ name: 'session-summaries-recompute', text: recomputeSessionsStatement, values: upsert.values })
     if (rollups.size > 0) {
       const rollupUpsert = usageRollupUpsert(rollups)
       await client.query({ name: 'usage-rollups-upsert', text: rollupUpsert.text, values: rollupUpsert.values })

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
 import { refreshSession } from './session-summaries.ts'
+import { textFilterProbes } from './text-filter.ts'
 
 // The trace list and sessions of the query API (docs/api.md#trace-queries). The list and
 // sessions read trace_summaries, one row per trace that the writer keeps (trace-summaries.ts);
@@ -26,7 +27,10 @@ export interface TraceSearch {
   userId?: string | undefined
   minDurationMs?: number | undefined
   minCostUsd?: number | undefined
-  /** Contained (case-insensitive) in the text of a span's attributes: prompts, completions. */
+  /**
+   * Contained (case-insensitive) in the text of a span's attributes (prompts, completions), its
+   * words as whole words of the attribute values (text-filter.ts).
+   */
   text?: string | undefined
   sort: TraceSort
   order: 'asc' | 'desc'
@@ -114,7 +118,15 @@ function conditions(search: TraceSearch): RawBuilder<unknown>[] {
       else (${column} -> ${key}) #>> '{}' = ${value} end)`
     where.push(sql`exists (select 1 from spans s where ${spansOfTrace} and (${matches(sql`s.attributes`)} or ${matches(sql`s.resource_attributes`)}))`)
   }
-  if (search.text) where.push(sql`exists (select 1 from spans s where ${spansOfTrace} and s.attributes::text ilike ${likePattern(search.text)})`)
+  if (search.text) {
+    // The trace's word filter first (no span read), then its spans' text.
+    const probes = textFilterProbes(search.text)
+    if (probes.length > 0) {
+      where.push(sql`t.text_filter is not null`)
+      for (const probe of probes) where.push(sql`get_bit(t.text_filter, (${probe}::bigint & (length(t.text_filter) - 1))::integer) = 1`)
+    }
+    where.push(sql`exists (select 1 from spans s where ${spansOfTrace} and s.attributes::text ilike ${likePattern(search.text)})`)
+  }
   return where
 }
 

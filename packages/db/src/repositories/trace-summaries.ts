@@ -2,6 +2,8 @@ import { sql } from 'kysely'
 import type { Executor } from './executor.ts'
 import { nanosToIsoMicros, type SpanInsert } from './span-rows.ts'
 import { toStorableJson } from './storable-text.ts'
+import { TextFilterWords } from './text-filter.ts'
+import { lockSessionsOf } from './session-summaries.ts'
 
 // The writer's side of trace_summaries: spans of a batch folded into one row per trace in memory,
 // then added to the stored rows in one statement, in the transaction that stores the spans. Only
@@ -9,7 +11,7 @@ import { toStorableJson } from './storable-text.ts'
 
 type SummarySpan = Pick<
   SpanInsert,
-  'traceId' | 'parentSpanId' | 'name' | 'startTimeUnixNano' | 'endTimeUnixNano' | 'statusCode' | 'serviceName' | 'llmModel' | 'llmVendor' | 'llmRequestType' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'totalCostUsd' | 'sessionId' | 'userId'
+  'traceId' | 'parentSpanId' | 'name' | 'startTimeUnixNano' | 'endTimeUnixNano' | 'statusCode' | 'serviceName' | 'llmModel' | 'llmVendor' | 'llmRequestType' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'totalCostUsd' | 'sessionId' | 'userId' | 'attributes'
 >
 
 interface TraceSummaryDelta {
@@ -31,6 +33,7 @@ interface TraceSummaryDelta {
   cost_usd: number | null
   session_id: string | null
   user_id: string | null
+  words: TextFilterWords
 }
 
 const ERROR = 2
@@ -60,7 +63,7 @@ export class TraceSummaryBatch {
       trace = {
         project_id: projectId, trace_id: span.traceId, name: span.name, has_root: isRoot, service_name: span.serviceName, start, end,
         span_count: 0, error_count: 0, models: new Set(), vendors: new Set(), services: new Set(),
-        input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_usd: null, session_id: null, user_id: null,
+        input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_usd: null, session_id: null, user_id: null, words: new TextFilterWords(),
       }
       this.#traces.set(key, trace)
     } else if ((isRoot && !trace.has_root) || (!trace.has_root && start < trace.start)) {
@@ -84,6 +87,7 @@ export class TraceSummaryBatch {
     }
     trace.session_id ??= span.sessionId ?? null
     trace.user_id ??= span.userId ?? null
+    trace.words.addAttributes(span.attributes)
   }
 
   /** The rows as the upsert reads them, in key order so that concurrent writers lock rows in one order. */
@@ -99,34 +103,41 @@ export class TraceSummaryBatch {
         models: [...trace.models].sort(),
         vendors: [...trace.vendors].sort(),
         services: [...trace.services].sort(),
+        words: undefined,
+        text_filter: trace.words.toHex(),
       }))
     // Text as the spans' own columns store it: jsonb refuses U+0000 and lone surrogates.
     return toStorableJson(JSON.stringify(rows))
   }
 }
 
-/** The upsert of a TraceSummaryBatch for a pg client: its text and its one parameter. */
+/**
+ * The upsert of a TraceSummaryBatch for a pg client: its text and its one parameter. It answers a
+ * row per session of its traces, which it locks for their recomputation (session-summaries.ts).
+ */
 export function traceSummaryUpsert(batch: TraceSummaryBatch): { text: string; values: [string] } {
   return { text: upsertText, values: [batch.toJson()] }
 }
 
-/** Adds a batch's rows to trace_summaries. */
-export async function upsertTraceSummaries(db: Executor, batch: TraceSummaryBatch): Promise<void> {
-  if (batch.size === 0) return
+/** Adds a batch's rows to trace_summaries and locks their sessions; answers the number of sessions. */
+export async function upsertTraceSummaries(db: Executor, batch: TraceSummaryBatch): Promise<number> {
+  if (batch.size === 0) return 0
   const [head, tail] = upsertText.split('$1') as [string, string]
-  await sql`${sql.raw(head)}${batch.toJson()}${sql.raw(tail)}`.execute(db)
+  return (await sql`${sql.raw(head)}${batch.toJson()}${sql.raw(tail)}`.execute(db)).rows.length
 }
 
 // Names follow the root span: a batch with the root replaces a name taken from an earlier span.
 const upsertText = `
+  with upserted as (
   insert into trace_summaries as s (project_id, trace_id, name, has_root, service_name, start_time, end_time, duration_us,
-    span_count, error_count, models, vendors, services, input_tokens, output_tokens, total_tokens, cost_usd, session_id, user_id)
+    span_count, error_count, models, vendors, services, input_tokens, output_tokens, total_tokens, cost_usd, session_id, user_id, text_filter)
   select project_id, trace_id, name, has_root, service_name, start_time, end_time,
     (extract(epoch from end_time - start_time) * 1000000)::bigint,
-    span_count, error_count, models, vendors, services, input_tokens, output_tokens, total_tokens, cost_usd, session_id, user_id
+    span_count, error_count, models, vendors, services, input_tokens, output_tokens, total_tokens, cost_usd, session_id, user_id,
+    ('x' || text_filter)::varbit
   from jsonb_to_recordset($1::jsonb) as b(project_id text, trace_id text, name text, has_root boolean, service_name text,
     start_time timestamptz, end_time timestamptz, span_count integer, error_count integer, models text[], vendors text[],
-    services text[], input_tokens bigint, output_tokens bigint, total_tokens bigint, cost_usd numeric, session_id text, user_id text)
+    services text[], input_tokens bigint, output_tokens bigint, total_tokens bigint, cost_usd numeric, session_id text, user_id text, text_filter text)
   on conflict (project_id, trace_id) do update set
     name = case when s.has_root then s.name when excluded.has_root or excluded.start_time < s.start_time then excluded.name else s.name end,
     service_name = case when s.has_root then s.service_name when excluded.has_root or excluded.start_time < s.start_time then coalesce(excluded.service_name, s.service_name) else s.service_name end,
@@ -144,4 +155,7 @@ const upsertText = `
     total_tokens = s.total_tokens + excluded.total_tokens,
     cost_usd = case when s.cost_usd is null then excluded.cost_usd when excluded.cost_usd is null then s.cost_usd else s.cost_usd + excluded.cost_usd end,
     session_id = coalesce(s.session_id, excluded.session_id),
-    user_id = coalesce(s.user_id, excluded.user_id)`
+    user_id = coalesce(s.user_id, excluded.user_id),
+    text_filter = tracewell_text_filter_union(s.text_filter, excluded.text_filter)
+  returning project_id, session_id)
+  ${lockSessionsOf('upserted')}`

@@ -16,7 +16,7 @@ import { AGGREGATE_OPERATION } from './trace-summaries.ts'
 
 type RollupSpan = Pick<
   SpanInsert,
-  'traceId' | 'spanId' | 'startTimeUnixNano' | 'durationNs' | 'statusCode' | 'serviceName' | 'llmModel' | 'llmVendor' | 'llmRequestType' | 'inputTokens' | 'outputTokens' | 'totalCostUsd' | 'userId'
+  'traceId' | 'startTimeUnixNano' | 'durationNs' | 'statusCode' | 'serviceName' | 'llmModel' | 'llmVendor' | 'llmRequestType' | 'inputTokens' | 'outputTokens' | 'totalCostUsd' | 'userId'
 >
 
 export const LATENCY_BUCKETS = 128
@@ -54,67 +54,116 @@ interface TraceKey {
   trace_id: string
 }
 
-interface BatchTrace {
+/**
+ * The spans of a batch that share a project, an hour and all four values (model, vendor, service,
+ * user): a batch holds few of these, so a span costs one key and one lookup, and the five rows
+ * per combination are made once, when the batch is written.
+ */
+interface Combination {
   project_id: string
-  trace_id: string
-  span_ids: string[]
+  hour: string
+  values: readonly [model: string, vendor: string, service: string, user: string]
+  spans: number
+  errors: number
+  input_tokens: number
+  output_tokens: number
+  cost_usd: number | null
+  /** Latency bucket → calls; sparse, as a batch's calls fall in a few of the 128 buckets. */
+  latency: Map<number, number>
+  traces: Set<string>
 }
+
+const DIMENSIONS = ['model', 'vendor', 'service', 'user'] as const
 
 const ERROR = 2
 
 // Keys as the database will hold them: two values that store as the same text are one row.
-const stored = (text: string): string => toStorableText(text).toWellFormed()
-const HOUR_NS = 3_600_000_000_000n
+const stored = (text: string | null | undefined): string => (text ? toStorableText(text).toWellFormed() : '')
+const HOUR_SECONDS = 3600
 
 /** A batch's spans, one row per project, dimension, value and hour. */
 export class UsageRollupBatch {
-  readonly #rows = new Map<string, RollupDelta>()
-  readonly #keys = new Map<string, TraceKey>()
-  readonly #traces = new Map<string, BatchTrace>()
+  readonly #combinations = new Map<string, Combination>()
+  /** Per trace (project and trace id), its spans in this batch. */
+  readonly #traces = new Map<string, { project_id: string; trace_id: string; spans: number }>()
+  /** The hour (ISO) of each second (as the nanosecond text's leading digits) seen. */
+  readonly #hours = new Map<string, string>()
 
+  /** The number of combinations (each makes at most five rows); 0 for an empty batch. */
   get size(): number {
-    return this.#rows.size
+    return this.#combinations.size
   }
 
   add(rawProjectId: string, span: RollupSpan): void {
     const projectId = stored(rawProjectId)
-    const hourNs = (BigInt(span.startTimeUnixNano) / HOUR_NS) * HOUR_NS
-    const hour = new Date(Number(hourNs / 1_000_000n)).toISOString()
+    const hour = this.#hourOf(span.startTimeUnixNano)
+    const values = [stored(span.llmModel), stored(span.llmVendor), stored(span.serviceName), stored(span.userId)] as const
+    // U+0000 separates safely: stored text holds none.
+    const key = `${projectId}\u0000${hour}\u0000${values[0]}\u0000${values[1]}\u0000${values[2]}\u0000${values[3]}`
+    let combination = this.#combinations.get(key)
+    if (combination === undefined) {
+      combination = { project_id: projectId, hour, values, spans: 0, errors: 0, input_tokens: 0, output_tokens: 0, cost_usd: null, latency: new Map(), traces: new Set() }
+      this.#combinations.set(key, combination)
+    }
+    combination.spans++
+    if (span.statusCode === ERROR) combination.errors++
     // A span that sums the calls beneath it adds neither tokens, cost nor a call's latency: its
     // children do (AGGREGATE_OPERATION, as for trace totals).
-    const isCall = span.llmRequestType !== AGGREGATE_OPERATION
-    const bucket = span.llmModel && isCall ? latencyBucket(Number(span.durationNs)) : -1
+    if (span.llmRequestType !== AGGREGATE_OPERATION) {
+      combination.input_tokens += span.inputTokens ?? 0
+      combination.output_tokens += span.outputTokens ?? 0
+      if (span.totalCostUsd !== null && span.totalCostUsd !== undefined) combination.cost_usd = (combination.cost_usd ?? 0) + span.totalCostUsd
+      if (span.llmModel) {
+        const bucket = latencyBucket(Number(span.durationNs))
+        combination.latency.set(bucket, (combination.latency.get(bucket) ?? 0) + 1)
+      }
+    }
+    combination.traces.add(span.traceId)
     const traceKey = `${projectId}\u0000${span.traceId}`
     const trace = this.#traces.get(traceKey)
-    if (trace === undefined) this.#traces.set(traceKey, { project_id: projectId, trace_id: span.traceId, span_ids: [span.spanId] })
-    else trace.span_ids.push(span.spanId)
-    for (const [dimension, value] of [
-      ['all', ''], ['model', stored(span.llmModel ?? '')], ['vendor', stored(span.llmVendor ?? '')], ['service', stored(span.serviceName ?? '')], ['user', stored(span.userId ?? '')],
-    ] as const) {
-      const key = `${projectId}\u0000${dimension}\u0000${hour}\u0000${value}`
-      let row = this.#rows.get(key)
-      if (row === undefined) {
-        row = { project_id: projectId, dimension, hour, value, spans: 0, errors: 0, input_tokens: 0, output_tokens: 0, cost_usd: null, latency: new Array<number>(LATENCY_BUCKETS).fill(0) }
-        this.#rows.set(key, row)
-      }
-      row.spans++
-      if (span.statusCode === ERROR) row.errors++
-      if (isCall) {
-        row.input_tokens += span.inputTokens ?? 0
-        row.output_tokens += span.outputTokens ?? 0
-        if (span.totalCostUsd !== null && span.totalCostUsd !== undefined) row.cost_usd = (row.cost_usd ?? 0) + span.totalCostUsd
-      }
-      if (bucket >= 0) (row.latency[bucket] as number)++
-      const rowTraceKey = `${key}\u0000${span.traceId}`
-      if (!this.#keys.has(rowTraceKey)) this.#keys.set(rowTraceKey, { project_id: projectId, dimension, hour, value, trace_id: span.traceId })
-    }
+    if (trace === undefined) this.#traces.set(traceKey, { project_id: projectId, trace_id: span.traceId, spans: 1 })
+    else trace.spans++
   }
 
-  /** The rows and trace keys as the upsert reads them, rows in key order so that concurrent writers lock rows in one order. */
+  /** The UTC hour of a time in nanoseconds since the epoch (decimal), as ISO 8601. */
+  #hourOf(nanos: string): string {
+    const seconds = nanos.length > 9 ? nanos.slice(0, -9) : '0'
+    let hour = this.#hours.get(seconds)
+    if (hour === undefined) {
+      hour = new Date(Math.floor(Number(seconds) / HOUR_SECONDS) * HOUR_SECONDS * 1000).toISOString()
+      this.#hours.set(seconds, hour)
+    }
+    return hour
+  }
+
+  /** The rows, trace keys and traces as the upsert reads them, rows in key order so that concurrent writers lock rows in one order. */
   toJson(): string {
-    const rows = [...this.#rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row)
+    const rows = new Map<string, RollupDelta>()
+    const keys = new Map<string, TraceKey>()
+    for (const combination of this.#combinations.values()) {
+      const dimensions: Array<[string, string]> = [['all', ''], ...DIMENSIONS.map((dimension, i) => [dimension, combination.values[i] as string] as [string, string])]
+      for (const [dimension, value] of dimensions) {
+        const key = `${combination.project_id}\u0000${dimension}\u0000${combination.hour}\u0000${value}`
+        let row = rows.get(key)
+        if (row === undefined) {
+          row = { project_id: combination.project_id, dimension, hour: combination.hour, value, spans: 0, errors: 0, input_tokens: 0, output_tokens: 0, cost_usd: null, latency: new Array<number>(LATENCY_BUCKETS).fill(0) }
+          rows.set(key, row)
+        }
+        row.spans += combination.spans
+        row.errors += combination.errors
+        row.input_tokens += combination.input_tokens
+        row.output_tokens += combination.output_tokens
+        if (combination.cost_usd !== null) row.cost_usd = (row.cost_usd ?? 0) + combination.cost_usd
+        for (const [bucket, calls] of combination.latency) (row.latency[bucket] as number) += calls
+        for (const traceId of combination.traces) {
+          const traceKey = `${key}\u0000${traceId}`
+          if (!keys.has(traceKey)) keys.set(traceKey, { project_id: combination.project_id, dimension, hour: combination.hour, value, trace_id: traceId })
+        }
+      }
+    }
+    const sorted = [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row)
     // Text as the spans' own columns store it: jsonb refuses U+0000 and lone surrogates.
-    return toStorableJson(JSON.stringify({ rows, keys: [...this.#keys.values()], traces: [...this.#traces.values()] }))
+    return toStorableJson(JSON.stringify({ rows: sorted, keys: [...keys.values()], traces: [...this.#traces.values()] }))
   }
 }
 
@@ -130,10 +179,10 @@ export async function upsertUsageRollups(db: Executor, batch: UsageRollupBatch):
   await sql`${sql.raw(head)}${batch.toJson()}${sql.raw(tail)}`.execute(db)
 }
 
-// A trace is new to a row when no span of it outside this batch (those are already inserted, in
-// this transaction) lies in the row's hour with the row's value. Only a trace whose summary (upserted
-// before, in this transaction) counts more spans than the batch brought has such spans, so only
-// those are looked up.
+// A trace is new to a row when no span of it outside this batch lies in the row's hour with the
+// row's value. The batch's spans are those this transaction inserted (their xmin is its id). Only a
+// trace whose summary (upserted before, in this transaction) counts more spans than the batch
+// brought has others, so only those are looked up.
 const upsertText = `
   with batch as (select $1::jsonb as doc),
   b as (
@@ -141,10 +190,10 @@ const upsertText = `
       spans integer, errors integer, input_tokens bigint, output_tokens bigint, cost_usd numeric, latency integer[])
   ),
   earlier as (
-    select t.project_id, t.trace_id, t.span_ids
-    from batch, jsonb_to_recordset(batch.doc -> 'traces') as t(project_id text, trace_id text, span_ids text[])
+    select t.project_id, t.trace_id
+    from batch, jsonb_to_recordset(batch.doc -> 'traces') as t(project_id text, trace_id text, spans integer)
     join trace_summaries s using (project_id, trace_id)
-    where s.span_count > cardinality(t.span_ids)
+    where s.span_count > t.spans
   ),
   k as (
     select k.* from batch, jsonb_to_recordset(batch.doc -> 'keys') as k(project_id text, dimension text, hour timestamptz, value text, trace_id text)
@@ -155,7 +204,7 @@ const upsertText = `
     where case when e.trace_id is null then true else not exists (
       select 1 from spans s
       where s.project_id = k.project_id and s.trace_id = k.trace_id and s.start_time >= k.hour and s.start_time < k.hour + interval '1 hour'
-        and s.span_id <> all(e.span_ids)
+        and s.xmin <> pg_current_xact_id()::xid
         and case k.dimension when 'all' then true when 'model' then coalesce(s.llm_model, '') = k.value
           when 'vendor' then coalesce(s.llm_vendor, '') = k.value when 'service' then coalesce(s.service_name, '') = k.value
           else coalesce(s.user_id, '') = k.value end) end

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { backfillTraceTextFilters, searchTraces, sql, storeSpans, type Db, type SpanInsert } from '../src/index.ts'
+import { forEachWordHash, PROBES, TextFilterWords, textFilterProbes } from '../src/repositories/text-filter.ts'
+import { engines } from './engines.ts'
+
+const words = (text: string): number[] => {
+  const hashes: number[] = []
+  forEachWordHash(text, (hash) => hashes.push(hash))
+  return hashes
+}
+const hashOf = (word: string): number => words(word)[0] as number
+
+/** Whether a filter (hex, as stored) holds every probe of `text`. */
+function holds(hex: string, text: string): boolean {
+  const bits = hex.length * 4
+  const bytes = Buffer.from(hex, 'hex')
+  return textFilterProbes(text).every((probe) => {
+    const bit = probe & (bits - 1)
+    return ((bytes[bit >>> 3] as number) & (0x80 >>> (bit & 7))) !== 0
+  })
+}
+
+describe('text filter words', () => {
+  it('splits on everything but ASCII letters, digits and characters above U+007F, lowercased', () => {
+    assert.deepEqual(words('Refund, order #42: "naïve" café_au-lait x\ny'), ['refund', 'order', '42', 'naïve', 'café', 'au', 'lait', 'x', 'y'].map(hashOf))
+    assert.equal(hashOf('HELLO'), hashOf('hello'))
+    assert.equal(hashOf('ÄRGER'), hashOf('ärger'), 'accented capitals are lowercased too')
+    assert.deepEqual(words('hi😀there'), [hashOf('hi'), hashOf('there')], 'an emoji separates words')
+    assert.deepEqual(words('  ...  '), [])
+  })
+
+  it('a filter holds every word it was given, and few it was not', () => {
+    const filter = new TextFilterWords()
+    const given = Array.from({ length: 500 }, (_, i) => `word${i}`)
+    filter.addAttributes({ prompt: { stringValue: given.join(' ') }, nested: { arrayValue: { values: [{ stringValue: 'deep inside' }] } } })
+    const hex = filter.toHex() as string
+    assert.equal(hex.length * 4, 8192, '500 words take 16 bits each, rounded up to a power of two')
+    for (const word of [...given, 'deep', 'inside', 'WORD7']) assert.ok(holds(hex, word), word)
+    assert.ok(!holds(hex, 'prompt') || !holds(hex, 'stringValue'), 'keys are not words of the text')
+    const falsePositives = Array.from({ length: 10_000 }, (_, i) => `absent${i}`).filter((word) => holds(hex, word)).length
+    assert.ok(falsePositives < 50, `${falsePositives} of 10,000 absent words pass (expected under 0.5%)`)
+    assert.equal(new TextFilterWords().toHex(), null, 'no words, no filter')
+    assert.equal(textFilterProbes('a b a').length, 2 * PROBES)
+  })
+})
+
+const second = 1_000_000_000n
+const t0 = 1_767_225_600n * second
+
+function span(traceId: string, spanId: string, text: string, startNs = t0): SpanInsert {
+  return {
+    projectId: 'search', traceId, spanId, parentSpanId: null, name: 'chat', kind: 1,
+    startTimeUnixNano: String(startNs), endTimeUnixNano: String(startNs + second), durationNs: String(second),
+    traceState: null, statusCode: 0, statusMessage: null, serviceName: 'svc', serviceVersion: null, scopeName: null, scopeVersion: null,
+    llmVendor: null, llmModel: null, llmRequestType: null, inputTokens: null, outputTokens: null, totalTokens: null,
+    attributes: { 'gen_ai.prompt.0.content': { stringValue: text }, 'gen_ai.prompt.0.role': { stringValue: 'user' } },
+    resourceAttributes: {}, events: [], links: [],
+  }
+}
+
+for (const engine of engines) {
+  describe(`full-text search on ${engine.name}`, () => {
+    let db: Db
+    let drop: () => Promise<void>
+    before(async () => ({ db, drop } = await engine.open()))
+    after(() => drop())
+
+    const traceA = 'a'.repeat(32)
+    const traceB = 'b'.repeat(32)
+    const traceC = 'c'.repeat(32)
+    const found = async (text: string) =>
+      (await searchTraces(db, { projectId: 'search', limit: 50, sort: 'time', order: 'desc', text })).traces.map((trace) => trace.traceId).sort()
+
+    before(async () => {
+      await storeSpans(db, [span(traceA, '0000000000000001', 'Where is my refund for order 77777?'), span(traceB, '0000000000000001', 'Ärger mit der Lieferung')])
+      // Trace A again, in a later batch with many words: a larger filter, the stored one repeated to its size.
+      const many = Array.from({ length: 300 }, (_, i) => `term${i}`).join(' ')
+      await storeSpans(db, [span(traceA, '0000000000000002', `The answer mentioned zebra. ${many}`, t0 + second), span(traceC, '0000000000000001', 'word77777 and nothing else')])
+    })
+
+    it('finds traces holding every word, in any batch of theirs, case-insensitively', async () => {
+      assert.deepEqual(await found('refund'), [traceA], 'a word of the first batch')
+      assert.deepEqual(await found('ZEBRA'), [traceA], 'a word of the second batch')
+      assert.deepEqual(await found('term299'), [traceA])
+      assert.deepEqual(await found('ärger'), [traceB])
+      assert.deepEqual(await found('user'), [traceA, traceB, traceC])
+      assert.deepEqual(await found('order 77777'), [traceA], 'a phrase')
+      assert.deepEqual(await found('word77777 '), [traceC])
+    })
+
+    it('matches whole words only, and the text as contained in one span', async () => {
+      assert.deepEqual(await found('7777'), [], 'part of a word')
+      assert.deepEqual(await found('refun'), [])
+      assert.deepEqual(await found('refund zebra'), [], 'both words are in trace A, not as this phrase')
+      assert.deepEqual(await found('absentword'), [])
+      assert.deepEqual(await found('gen_ai'), [], 'attribute keys are not searched')
+    })
+
+    it('the migration computes the filters of traces stored before it, the same as the writer', async () => {
+      const filters = async () => (await sql<{ trace_id: string; filter: string }>`select trace_id, text_filter::text as filter from trace_summaries where project_id = 'search' order by trace_id`.execute(db)).rows
+      const written = await filters()
+      assert.equal(written.length, 3)
+      await sql`update trace_summaries set text_filter = null where project_id = 'search'`.execute(db)
+      assert.deepEqual(await found('zebra'), [], 'without a filter a trace cannot match')
+      await backfillTraceTextFilters(db)
+      const backfilled = await filters()
+      // The backfill sees trace A's spans together (one filter of their size), the writer in two
+      // batches (the smaller repeated): each must still hold every word.
+      assert.deepEqual(backfilled.filter((row) => row.trace_id !== traceA), written.filter((row) => row.trace_id !== traceA))
+      assert.deepEqual(await found('refund'), [traceA])
+      assert.deepEqual(await found('zebra'), [traceA])
+      assert.deepEqual(await found('ärger'), [traceB])
+    })
+  })
+}
