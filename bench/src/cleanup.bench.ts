@@ -7,12 +7,13 @@
 //      with and without cleanup interleaved (the janitor on a short time budget, called again
 //      until complete) so that both sides see the same background.
 // Data: 1,000,000 spans of project A (~1.3 KB rows, half past its 30-day cutoff) and 100,000 of
-// project B whose policy is disabled, seeded once and cloned per measurement (CREATE DATABASE …
+// project B whose policy is disabled, one trace each, five traces a session, with their trace and
+// session summaries, usage rollups and word filters, seeded once and cloned per measurement (CREATE DATABASE …
 // TEMPLATE, a file copy) so every measurement starts from the same bytes. Drops its databases.
 import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { JanitorConfigSchema, loadConfig, TestEnvironmentSchema } from '@tracewell/config'
-import { countSpans, createDb, createProject, createTeam, insertSpans, migrateToLatest, sql, upsertRetentionPolicy, type Db, type SpanInsert } from '@tracewell/db'
+import { backfillSessionSummaries, backfillTraceSummaries, backfillTraceTextFilters, backfillUsageRollups, countSpans, createDb, createProject, createTeam, insertSpans, migrateToLatest, sql, upsertRetentionPolicy, type Db, type SpanInsert } from '@tracewell/db'
 import { buildApp } from '@tracewell/janitor'
 import { percentile } from './statistics.ts'
 
@@ -74,12 +75,13 @@ async function seed(db: Db, projectA: string, projectB: string, now: number): Pr
         await sql`
           insert into spans (project_id, trace_id, span_id, name, kind, start_time, end_time, duration_ns, status_code,
             service_name, service_version, scope_name, scope_version, llm_vendor, llm_model, llm_request_type,
-            input_tokens, output_tokens, total_tokens, attributes, resource_attributes, events, links)
+            input_tokens, output_tokens, total_tokens, session_id, user_id, attributes, resource_attributes, events, links)
           select case when i % 11 = 0 then ${projectB} else ${projectA} end, md5(i::text), lpad(to_hex(i), 16, '0'),
             'openai.chat.completions.create', 3,
             ${start}::timestamptz + (i::bigint * ${stepMicros}) * interval '1 microsecond' + gap.shift,
             ${start}::timestamptz + (i::bigint * ${stepMicros}) * interval '1 microsecond' + gap.shift + interval '800 milliseconds',
             800000000, 0, 'bench-app', '1.0.0', 'langtrace', '3.0', 'openai', 'gpt-4o', 'chat_completion', 120, 40, 160,
+            'session-' || (i / 5), 'user-' || (i % 1000),
             jsonb_build_object('llm.prompts', repeat(md5(i::text), 22), 'llm.responses', repeat(md5((i + 1)::text), 4),
               'llm.model', 'gpt-4o', 'llm.temperature', 0.2),
             '{"service.name":"bench-app","telemetry.sdk.name":"langtrace"}'::jsonb, '[]'::jsonb, '[]'::jsonb
@@ -88,6 +90,12 @@ async function seed(db: Db, projectA: string, projectB: string, now: number): Pr
       }
     }),
   )
+  // What the writer keeps beside the spans, which the janitor deletes with them: built by the
+  // migrations' own backfills.
+  await backfillTraceSummaries(db)
+  await backfillUsageRollups(db)
+  await backfillSessionSummaries(db)
+  await backfillTraceTextFilters(db)
 }
 
 let ingestSequence = 0
@@ -206,6 +214,12 @@ async function main(): Promise<void> {
       if (body.deletedSpans !== oldSpansOfA || leftA !== spansOfA - oldSpansOfA || leftB !== spansOfB) {
         throw new Error(`janitor deleted the wrong spans: ${body.deletedSpans}; A left ${leftA}, B left ${leftB}`)
       }
+      // Nothing of A from before the cutoff is left beside the spans either.
+      const { rows: [left] } = await sql<{ traces: number; rollups: number; sessions: number }>`
+        select (select count(*)::int from trace_summaries where project_id = ${projectA} and start_time < ${cutoff}) as traces,
+          (select count(*)::int from usage_rollups where project_id = ${projectA} and hour + interval '1 hour' <= ${cutoff}) as rollups,
+          (select count(*)::int from session_summaries where project_id = ${projectA} and last_seen < ${cutoff}) as sessions`.execute(db)
+      if (left?.traces !== 0 || left.rollups !== 0 || left.sessions !== 0) throw new Error(`janitor left A's summaries before the cutoff: ${JSON.stringify(left)}`)
     })
   }
   if (plain.spans !== rounds * oldSpansOfA) throw new Error(`plain DELETE deleted ${plain.spans / rounds}, expected ${oldSpansOfA}`)

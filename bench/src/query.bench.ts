@@ -8,13 +8,14 @@
 // days and 3 projects, 8 spans a trace (an agent span, then LLM calls of 4 models and 3 vendors
 // with tokens, cost, a prompt and a completion), 5 traces a session, 1,000 users, 1 trace in 50
 // failing, and one trace of 1,000 spans. Seeded in SQL (as fast as COPY); the summaries and usage rollups are then
-// built by the migrations' own backfills, which compute what the writer keeps.
+// built by the migrations' own backfills, which compute what the writer keeps (the word filters
+// of full-text search too, which the backfill computes in JavaScript from the spans, as the writer does).
 import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { generateApiKey, displayPrefix, hashApiKey } from '@tracewell/auth'
 import { ControlPlaneConfigSchema, loadConfig, TestEnvironmentSchema } from '@tracewell/config'
 import { buildApp } from '@tracewell/control-plane'
-import { backfillSessionSummaries, backfillTraceSummaries, backfillUsageRollups, createDb, createProject, createTeam, insertApiKey, migrateToLatest, sql } from '@tracewell/db'
+import { backfillSessionSummaries, backfillTraceSummaries, backfillTraceTextFilters, backfillUsageRollups, createDb, createProject, createTeam, insertApiKey, migrateToLatest, sql } from '@tracewell/db'
 import { percentile } from './statistics.ts'
 
 const totalSpans = Number(process.env.SPANS ?? 10_000_000)
@@ -96,6 +97,7 @@ try {
   await backfillTraceSummaries(db)
   await backfillUsageRollups(db)
   await backfillSessionSummaries(db)
+  await backfillTraceTextFilters(db)
   await sql`vacuum analyze`.execute(db)
   log(`summarised ${traces.toLocaleString('en-US')} traces and analysed in ${fmt((performance.now() - loaded) / 1000)} s`)
 

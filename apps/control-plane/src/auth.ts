@@ -1,6 +1,6 @@
 import { presentedApiKey, secretsMatch, type KeyKind, type VerifiedKey } from '@tracewell/auth'
 import { findTeamProject } from '@tracewell/db'
-import { BadRequestError, keyStoreUnavailable, lookUpKey, NotFoundError, requireKey as requireApiKey, UnauthorizedError } from '@tracewell/http'
+import { BadRequestError, keyStoreUnavailable, NotFoundError, requireKey as requireApiKey, UnauthorizedError, verifyPresentedKey } from '@tracewell/http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { csrfFailure } from './console/csrf.ts'
 
@@ -85,9 +85,7 @@ export function requireProjectAccess(request: FastifyRequest, _reply: FastifyRep
       .then(() => done(), done)
     return
   }
-  const cached = request.server.apiKeys.verifyCached(secret)
-  const verified = cached !== undefined ? Promise.resolve(cached) : lookUpKey(request.server, secret, request.log)
-  verified.then(admit).then(() => done(), done)
+  Promise.resolve(verifyPresentedKey(request.server, secret, request.log)).then(admit).then(() => done(), done)
 }
 
 /**

@@ -7,14 +7,21 @@ interface ChartSpec {
   title: string
   metric: UsageMetric
   format: (value: number) => string
+  /**
+   * Whether the groups' values add up to the total. Spans do (each has one model, vendor, service
+   * and user, or none), so cost, tokens and errors stack; traces do not (a trace with calls of two
+   * models counts under each, and a root span without a model puts it under "(none)" as well), so
+   * their bars stand side by side.
+   */
+  additive: boolean
 }
 
 const charts: ChartSpec[] = [
-  { title: 'Cost', metric: 'costUsd', format: formatCost },
-  { title: 'Input tokens', metric: 'inputTokens', format: formatCount },
-  { title: 'Output tokens', metric: 'outputTokens', format: formatCount },
-  { title: 'Traces', metric: 'traces', format: formatCount },
-  { title: 'Errors', metric: 'errors', format: formatCount },
+  { title: 'Cost', metric: 'costUsd', format: formatCost, additive: true },
+  { title: 'Input tokens', metric: 'inputTokens', format: formatCount, additive: true },
+  { title: 'Output tokens', metric: 'outputTokens', format: formatCount, additive: true },
+  { title: 'Traces', metric: 'traces', format: formatCount, additive: false },
+  { title: 'Errors', metric: 'errors', format: formatCount, additive: true },
 ]
 
 function bucketLabel(iso: string, bucket: 'hour' | 'day'): string {
@@ -34,6 +41,7 @@ export default function UsageCharts({ series, bucket, grouped }: { series: Usage
         return (
           <figure key={chart.metric} className="card chart">
             <figcaption>{chart.title}</figcaption>
+            {grouped && !chart.additive && <p className="chart-note">A trace counts under every group one of its spans has, so the bars do not add up to the total.</p>}
             <div className="chart-area" aria-hidden="true">
               <ResponsiveContainer width="100%" height={220}>
                 <BarChart data={rows} margin={{ top: 8, right: 8, bottom: 0, left: 8 }}>
@@ -48,7 +56,7 @@ export default function UsageCharts({ series, bucket, grouped }: { series: Usage
                   />
                   {grouped && <Legend wrapperStyle={{ fontSize: 12 }} />}
                   {groups.map((group) => (
-                    <Bar key={group} dataKey={group} name={group} stackId="stack" fill={colourOf(group)} isAnimationActive={false} />
+                    <Bar key={group} dataKey={group} name={group} stackId={chart.additive ? 'stack' : undefined} fill={colourOf(group)} isAnimationActive={false} />
                   ))}
                 </BarChart>
               </ResponsiveContainer>

@@ -70,6 +70,11 @@ describe('sessions and usage in the console', () => {
     await inputTable.locator('summary').click()
     const header = await inputTable.locator('thead th').allTextContents()
     assert.deepEqual(header.slice(1).sort(), ['(none)', 'claude-sonnet-4', 'gpt-4o', 'gpt-4o-mini'])
+    // Traces counted per model add up to more than the 5 traces (a trace is under each model it
+    // called and under "(none)" for its root): side by side with a note, not stacked as a total.
+    const traces = charts.nth(3)
+    assert.equal(await traces.locator('.chart-note').count(), 1)
+    assert.equal(await charts.nth(0).locator('.chart-note').count(), 0, 'cost adds up across models')
     await screenshot(page, 'usage-by-model')
     assertNoProblems(opened)
     await opened.context.close()

@@ -1,6 +1,6 @@
 import { Server, ServerCredentials, type Metadata, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from '@grpc/grpc-js'
 import { presentedApiKey, type CredentialHeaders } from '@tracewell/auth'
-import { lookUpKey, UnauthorizedError } from '@tracewell/http'
+import { UnauthorizedError, verifyPresentedKey } from '@tracewell/http'
 import type { SpanBatchProducer } from '@tracewell/queue'
 import fp from 'fastify-plugin'
 import { ingestMetrics, rejectionReasonOf } from '../ingest.metrics.ts'
@@ -65,7 +65,7 @@ export const otlpGrpcPlugin = fp<OtlpGrpcOptions>(
     async function exportSpans(call: ServerUnaryCall<Buffer, PartialSuccess | null>): Promise<PartialSuccess | null> {
       const presented = presentedApiKey(credentialHeaders(call.metadata))
       if (presented === undefined) throw new UnauthorizedError('Invalid API key')
-      const key = app.apiKeys.verifyCached(presented) ?? (await lookUpKey(app, presented))
+      const key = await verifyPresentedKey(app, presented)
       // A team key is the wrong kind for ingest, which makes it an invalid key here.
       if (!key || key.kind !== 'project' || key.projectId === null) throw new UnauthorizedError('Invalid API key')
       const accepted = await acceptTraceBody(intake, key.projectId, 'protobuf', call.request)

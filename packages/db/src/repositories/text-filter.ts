@@ -46,30 +46,31 @@ const lowerTable = (() => {
   return table
 })()
 
+/** Each ASCII unit's lowercase if it belongs to a word (letters and digits), else 0: one lookup a character. */
+const asciiWordUnits = (() => {
+  const table = new Uint8Array(0x80)
+  for (let unit = 0x30; unit <= 0x39; unit++) table[unit] = unit
+  for (let unit = 0x61; unit <= 0x7a; unit++) table[unit] = table[unit - 0x20] = unit
+  return table
+})()
+
 /** Calls `visit` with the hash of every word of `text`, repeats included. */
 export function forEachWordHash(text: string, visit: (hash: number) => void): void {
   let hash = FNV_OFFSET
   let inWord = false
   for (let i = 0; i < text.length; i++) {
     let unit = text.charCodeAt(i)
-    if (unit < 0x80) {
-      if (unit >= 0x61 ? unit > 0x7a : unit >= 0x41 ? unit > 0x5a : unit < 0x30 || unit > 0x39) {
-        if (inWord) visit(finishHash(hash))
-        inWord = false
-        hash = FNV_OFFSET
-        continue
-      }
-      if (unit <= 0x5a && unit >= 0x41) unit += 0x20
-    } else if (unit >= 0xd800 && unit <= 0xdfff) {
-      if (inWord) visit(finishHash(hash))
-      inWord = false
+    if (unit < 0x80) unit = asciiWordUnits[unit] as number
+    else if (unit < 0x530) unit = lowerTable[unit] as number
+    else if (unit >= 0xd800 && unit <= 0xdfff) unit = 0
+    if (unit !== 0) {
+      hash = Math.imul(hash ^ unit, FNV_PRIME)
+      inWord = true
+    } else if (inWord) {
+      visit(finishHash(hash))
       hash = FNV_OFFSET
-      continue
-    } else if (unit < 0x530) {
-      unit = lowerTable[unit] as number
+      inWord = false
     }
-    hash = Math.imul(hash ^ unit, FNV_PRIME)
-    inWord = true
   }
   if (inWord) visit(finishHash(hash))
 }

@@ -2,7 +2,7 @@ import { presentedApiKey, type KeyKind, type VerifiedKey } from '@tracewell/auth
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { UnauthorizedError } from '../errors.ts'
-import { lookUpKey } from './api-keys.plugin.ts'
+import { verifyPresentedKey } from './api-keys.plugin.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -51,8 +51,8 @@ export function requireKey(kind: KeyKind, options: RequireKeyOptions) {
       pending.then((caller) => done(admit(request, caller)), done)
       return
     }
-    const cached = request.server.apiKeys.verifyCached(secret)
-    if (cached !== undefined) return done(admit(request, cached))
-    lookUpKey(request.server, secret, request.log).then((key) => done(admit(request, key)), done)
+    const key = verifyPresentedKey(request.server, secret, request.log)
+    if (!(key instanceof Promise)) return done(admit(request, key))
+    key.then((verified) => done(admit(request, verified)), done)
   }
 }
