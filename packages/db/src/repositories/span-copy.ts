@@ -134,22 +134,39 @@ class CopyChunks {
   numeric(value: unknown): void {
     if (value === null || value === undefined) return this.null()
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new NotEncodable()
-    const { digits, weight, scale } = numericDigits(value)
-    this.#reserve(4 + 8 + 2 * digits.length)
-    const buffer = this.#buffer
-    let at = buffer.writeInt32BE(8 + 2 * digits.length, this.#at)
-    at = buffer.writeInt16BE(digits.length, at)
-    at = buffer.writeInt16BE(weight, at)
-    at = buffer.writeUInt16BE(0, at) // sign: positive
-    at = buffer.writeInt16BE(scale, at)
-    for (const digit of digits) at = buffer.writeInt16BE(digit, at)
-    this.#at = at
+    const field = encodedNumeric(value)
+    this.#reserve(field.length)
+    this.#buffer.set(field, this.#at)
+    this.#at += field.length
   }
 
   #bigint(value: bigint): void {
     this.#reserve(12)
     this.#at = this.#buffer.writeBigInt64BE(value, this.#buffer.writeInt32BE(8, this.#at))
   }
+}
+
+// Costs repeat (the same model, the same token counts): each number's field is built once, in a
+// cache that is emptied when full. Building one takes a few string operations (numericDigits),
+// which a profile of the writer under bench:ingest put at 4% of its CPU.
+const numericFields = new Map<number, Buffer>()
+const NUMERIC_FIELDS_MAX = 4096
+
+/** A numeric field of COPY: its length, then digit count, weight, sign, display scale and digits. */
+function encodedNumeric(value: number): Buffer {
+  let field = numericFields.get(value)
+  if (field !== undefined) return field
+  const { digits, weight, scale } = numericDigits(value)
+  field = Buffer.alloc(4 + 8 + 2 * digits.length)
+  let at = field.writeInt32BE(8 + 2 * digits.length, 0)
+  at = field.writeInt16BE(digits.length, at)
+  at = field.writeInt16BE(weight, at)
+  at = field.writeUInt16BE(0, at) // sign: positive
+  at = field.writeInt16BE(scale, at)
+  for (const digit of digits) at = field.writeInt16BE(digit, at)
+  if (numericFields.size >= NUMERIC_FIELDS_MAX) numericFields.clear()
+  numericFields.set(value, field)
+  return field
 }
 
 /**

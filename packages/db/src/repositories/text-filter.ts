@@ -54,43 +54,59 @@ const asciiWordUnits = (() => {
   return table
 })()
 
-/** Calls `visit` with the hash of every word of `text`, repeats included. */
-export function forEachWordHash(text: string, visit: (hash: number) => void): void {
-  let hash = FNV_OFFSET
-  let inWord = false
-  for (let i = 0; i < text.length; i++) {
-    let unit = text.charCodeAt(i)
-    if (unit < 0x80) unit = asciiWordUnits[unit] as number
-    else if (unit < 0x530) unit = lowerTable[unit] as number
-    else if (unit >= 0xd800 && unit <= 0xdfff) unit = 0
-    if (unit !== 0) {
-      hash = Math.imul(hash ^ unit, FNV_PRIME)
-      inWord = true
-    } else if (inWord) {
-      visit(finishHash(hash))
-      hash = FNV_OFFSET
-      inWord = false
-    }
-  }
-  if (inWord) visit(finishHash(hash))
-}
-
-/** Calls `visit` with every string inside a span's attributes (values, not keys), at any depth. */
-export function forEachStringValue(value: unknown, visit: (text: string) => void): void {
-  if (typeof value === 'string') visit(value)
-  else if (Array.isArray(value)) for (const item of value) forEachStringValue(item, visit)
-  else if (value !== null && typeof value === 'object') for (const key in value) forEachStringValue((value as Record<string, unknown>)[key], visit)
-}
-
 /**
- * The distinct words of one trace (of the spans a batch brought), to be made into its filter. The
- * hashes are kept in an open-addressing table of their own (hash + 1; 0 is empty): on the writer's
- * path, where each span brings about a hundred words, it takes half the time of a Set.
+ * The distinct words of one trace (of the spans a batch brought), to be made into its filter.
+ *
+ * On the writer's path, so written for it: the tokenizer is a method that inserts each word's hash
+ * straight into an open-addressing table of its own (hash + 1; 0 is empty), with no callback per
+ * word and no Set (a profile of the writer under bench:ingest put the callback form at 15% of its
+ * CPU); and a long text this trace already brought (a system prompt, the chat history that every
+ * call of a conversation repeats) is not read again.
  */
 export class TextFilterWords {
   #slots = new Int32Array(64)
   #count = 0
-  readonly #add = (hash: number): void => {
+  #seenTexts: Set<string> | undefined
+
+  /** Adds the words of a span's attributes: every string inside them (values, not keys), at any depth. */
+  addAttributes(value: unknown): void {
+    if (typeof value === 'string') this.addText(value)
+    else if (Array.isArray(value)) for (const item of value) this.addAttributes(item)
+    else if (value !== null && typeof value === 'object') for (const key in value) this.addAttributes((value as Record<string, unknown>)[key])
+  }
+
+  /** Adds the words of `text`. */
+  addText(text: string): void {
+    if (text.length >= REPEATED_TEXT_MIN) {
+      this.#seenTexts ??= new Set()
+      if (this.#seenTexts.has(text)) return
+      this.#seenTexts.add(text)
+    }
+    let hash = FNV_OFFSET
+    let inWord = false
+    for (let i = 0; i < text.length; i++) {
+      let unit = text.charCodeAt(i)
+      if (unit < 0x80) unit = asciiWordUnits[unit] as number
+      else if (unit < 0x530) unit = lowerTable[unit] as number
+      else if (unit >= 0xd800 && unit <= 0xdfff) unit = 0
+      if (unit !== 0) {
+        hash = Math.imul(hash ^ unit, FNV_PRIME)
+        inWord = true
+      } else if (inWord) {
+        this.#insert(finishHash(hash))
+        hash = FNV_OFFSET
+        inWord = false
+      }
+    }
+    if (inWord) this.#insert(finishHash(hash))
+  }
+
+  /** The distinct word hashes added. */
+  *hashes(): Generator<number> {
+    for (const key of this.#slots) if (key !== 0) yield key - 1
+  }
+
+  #insert(hash: number): void {
     const key = hash + 1
     const slots = this.#slots
     const mask = slots.length - 1
@@ -115,11 +131,6 @@ export class TextFilterWords {
     slots[at] = key
   }
 
-  /** Adds the words of a span's attributes. */
-  addAttributes(attributes: unknown): void {
-    forEachStringValue(attributes, (text) => forEachWordHash(text, this.#add))
-  }
-
   /** The filter as hexadecimal digits (`x` + these, cast to varbit, is the stored value), or null without words. */
   toHex(): string | null {
     const count = this.#count
@@ -128,9 +139,7 @@ export class TextFilterWords {
     while (bits < count * BITS_PER_WORD && bits < MAX_BITS) bits *= 2
     const bytes = Buffer.alloc(bits / 8)
     const mask = bits - 1
-    for (const key of this.#slots) {
-      if (key === 0) continue
-      const hash = key - 1
+    for (const hash of this.hashes()) {
       const step = stepOf(hash)
       for (let probe = 0; probe < PROBES; probe++) {
         const bit = (hash + probe * step) & mask
@@ -141,15 +150,19 @@ export class TextFilterWords {
   }
 }
 
+// Texts this long are remembered per trace, so a repeat is skipped; shorter ones cost less to
+// read again than to look up.
+const REPEATED_TEXT_MIN = 64
+
 /**
  * The probes a search for `text` checks: for each distinct word, PROBES positions before reduction
  * (a filter of m bits reads bit `position & (m - 1)`). Empty when the text has no word.
  */
 export function textFilterProbes(text: string): number[] {
-  const hashes = new Set<number>()
-  forEachWordHash(text, (hash) => hashes.add(hash))
+  const words = new TextFilterWords()
+  words.addText(text)
   const positions: number[] = []
-  for (const hash of hashes) {
+  for (const hash of words.hashes()) {
     const step = stepOf(hash)
     for (let probe = 0; probe < PROBES; probe++) positions.push(hash + probe * step)
   }
