@@ -26,7 +26,7 @@ export const TraceListQuerySchema = Type.Object({
   user: Type.Optional(Type.String({ maxLength: 500, description: 'user id' })),
   min_duration_ms: Type.Optional(Type.Number({ minimum: 0 })),
   min_cost: Type.Optional(Type.Number({ minimum: 0, description: 'USD' })),
-  q: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'text contained in a span’s attributes: prompts, completions (case-insensitive), its words as whole words of the attribute values' })),
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'text contained in a span’s attributes: prompts, completions (case-insensitive), its words as whole words' })),
   sort: Type.Union([Type.Literal('time'), Type.Literal('duration'), Type.Literal('cost'), Type.Literal('tokens')], { default: 'time' }),
   order: Type.Union([Type.Literal('desc'), Type.Literal('asc')], { default: 'desc' }),
 })

@@ -41,8 +41,9 @@ export async function backfillTraceTextFilters(db: AnyDb): Promise<void> {
     const last = traces.at(-1)
     if (last === undefined) return
     const keys = JSON.stringify(traces)
-    const { rows: spans } = await sql<{ project_id: string; trace_id: string; attributes: unknown }>`
-      select s.project_id, s.trace_id, s.attributes
+    // The attributes as JSON text, which the filter reads (as the writer reads the COPY's bytes).
+    const { rows: spans } = await sql<{ project_id: string; trace_id: string; attributes: string }>`
+      select s.project_id, s.trace_id, s.attributes::text as attributes
       from jsonb_to_recordset(${keys}::jsonb) as k(project_id text, trace_id text)
       join spans s using (project_id, trace_id)`.execute(db)
     const words = new Map<string, { project_id: string; trace_id: string; words: TextFilterWords }>()
@@ -50,7 +51,7 @@ export async function backfillTraceTextFilters(db: AnyDb): Promise<void> {
       const key = `${span.project_id}\u0000${span.trace_id}`
       let trace = words.get(key)
       if (trace === undefined) words.set(key, (trace = { project_id: span.project_id, trace_id: span.trace_id, words: new TextFilterWords() }))
-      trace.words.addAttributes(span.attributes)
+      trace.words.addJson(Buffer.from(span.attributes))
     }
     const filters = JSON.stringify([...words.values()].map((trace) => ({ project_id: trace.project_id, trace_id: trace.trace_id, text_filter: trace.words.toHex() })))
     await sql`

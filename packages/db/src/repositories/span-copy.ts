@@ -74,14 +74,21 @@ class CopyChunks {
     this.#utf8(toStorableText(value), 0)
   }
 
-  /** Version byte 1, then the text, as jsonb_recv reads it. */
-  jsonb(value: unknown): void {
+  /**
+   * Version byte 1, then the text, as jsonb_recv reads it; calls `read` with the UTF-8 bytes of the
+   * JSON text just written (in a buffer that is part of the COPY data, to be read, not kept).
+   */
+  jsonb(value: unknown, read?: (bytes: Uint8Array, start: number, end: number) => void): void {
     // JSON.stringify gives undefined for undefined (a key the statement path's row omits) and
     // 'null' for null; jsonb_to_recordset reads both as SQL NULL.
     const json = value === null ? undefined : JSON.stringify(value)
     if (json === undefined) return this.null()
     this.#utf8(toStorableJson(json), 1)
+    read?.(this.#buffer, this.#textStart, this.#at)
   }
+
+  /** Where the text of the last field written by #utf8 starts. */
+  #textStart = 0
 
   /** A length, an optional jsonb version byte, and the UTF-8 bytes of `text`. */
   #utf8(text: string, version: 0 | 1): void {
@@ -95,6 +102,7 @@ class CopyChunks {
     if (version === 1) buffer[start + 4] = 1
     const written = buffer.write(text, start + prefix)
     buffer.writeInt32BE(written + version, start)
+    this.#textStart = start + prefix
     this.#at = start + prefix + written
   }
 
@@ -198,6 +206,13 @@ function numericDigits(value: number): { digits: number[]; weight: number; scale
   return { digits, weight: digits.length === 0 ? 0 : weight, scale }
 }
 
+/** What encodeSpanCopy tells of each span: the span, then the bytes of its attributes' JSON text. */
+export interface SpanEncoded {
+  span(projectId: string, span: SpanFields): void
+  /** The UTF-8 bytes of the span's attributes as JSON (`bytes[start]` to `bytes[end - 1]`), to be read now, not kept. */
+  attributes(projectId: string, bytes: Uint8Array, start: number, end: number): void
+}
+
 /**
  * The batch as binary COPY data (header, rows, trailer) in chunks of about 128 KB, or undefined if
  * some value is one only the statement path stores exactly (see the top of this file). Text and
@@ -205,12 +220,13 @@ function numericDigits(value: number): { digits: number[]; weight: number; scale
  * Each source's spans are asked for once and encoded before the next source's, so only one
  * source's records need to be alive at a time.
  */
-export function encodeSpanCopy(sources: readonly ProjectSpanSource[], onSpan?: (projectId: string, span: SpanFields) => void): Buffer[] | undefined {
+export function encodeSpanCopy(sources: readonly ProjectSpanSource[], onSpan?: SpanEncoded): Buffer[] | undefined {
   const copy = new CopyChunks()
   try {
     for (const source of sources) {
+      const readAttributes = onSpan === undefined ? undefined : (bytes: Uint8Array, start: number, end: number) => onSpan.attributes(source.projectId, bytes, start, end)
       for (const span of source.spans()) {
-        onSpan?.(source.projectId, span)
+        onSpan?.span(source.projectId, span)
         copy.row()
         copy.text(source.projectId)
         copy.text(span.traceId)
@@ -244,7 +260,7 @@ export function encodeSpanCopy(sources: readonly ProjectSpanSource[], onSpan?: (
         copy.numeric(span.outputCostUsd)
         copy.numeric(span.totalCostUsd)
         copy.text(span.costSource)
-        copy.jsonb(span.attributes)
+        copy.jsonb(span.attributes, readAttributes)
         copy.jsonb(span.resourceAttributes)
         copy.jsonb(span.events)
         copy.jsonb(span.links)

@@ -76,9 +76,13 @@ export async function storeSpanSources(db: Db, sources: readonly ProjectSpanSour
   // Every span of a COPY is new (else it rolls back), so all of them are folded into the summaries.
   const summaries = new TraceSummaryBatch()
   const rollups = new UsageRollupBatch()
-  const chunks = pool === undefined ? undefined : encodeSpanCopy(sources, (projectId, span) => {
-    summaries.add(projectId, span)
-    rollups.add(projectId, span)
+  const chunks = pool === undefined ? undefined : encodeSpanCopy(sources, {
+    span(projectId, span) {
+      summaries.add(projectId, span, false)
+      rollups.add(projectId, span)
+    },
+    // The words of full-text search, read from the bytes the COPY sends.
+    attributes: (_projectId, bytes, start, end) => summaries.addWordsOfLastSpan(bytes, start, end),
   })
   const copied = pool !== undefined && chunks !== undefined ? await copyInTransaction(pool, chunks, summaries, rollups) : undefined
   if (copied !== undefined) return { inserted: copied, duplicates: 0 }

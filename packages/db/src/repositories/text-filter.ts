@@ -1,16 +1,26 @@
+import { toStorableJson } from './storable-text.ts'
+
 // The word filter of a trace: what makes full-text search (`q` of the trace list) fast without an
 // index on the spans. A GIN index over the spans' text was measured and rejected: it made storing
 // a span about ten times dearer (200k spans of ~1 KB: 2.6 s without it, 28 s with it), far beyond
 // what the writer can give.
 //
 // Instead the writer keeps, in each trace's summary, a Bloom filter of the words in its spans'
-// attribute values (prompts, completions, every other string). A search hashes its words the same
-// way and scans only the summaries whose filter holds them all; the few traces that pass (those
-// that have the words, and a fraction of a percent of false positives) are then checked against
-// their spans' text. A filter never misses a word it was given, so nothing is lost by skipping.
+// attributes, read from their JSON text (prompts, completions, every other value, and the keys).
+// A search hashes its words the same way and scans only the summaries whose filter holds them
+// all; the few traces that pass (those that have the words, and a fraction of a percent of false
+// positives) are then checked against their spans' text. A filter never misses a word it was
+// given, so nothing is lost by skipping.
 //
 // A word is a maximal run of ASCII letters and digits and of characters above U+007F (accented
-// and non-Latin letters; surrogates, and so emoji, separate words), compared lowercased.
+// and non-Latin letters; characters outside the Basic Multilingual Plane, such as emoji, separate
+// words), compared lowercased; a JSON escape (`\n`, `\"`, `\u0001`) separates words too, as the
+// characters JSON escapes are all punctuation or control characters.
+//
+// The text is read as UTF-8 bytes of JSON: on the writer's path, the very bytes of the attributes
+// in the binary COPY it sends (no second walk over the attribute objects, no string reads: a
+// profile of the writer under bench:ingest put the walk over the decoded values at 15% of its
+// CPU); elsewhere the JSON text encoded as UTF-8. A search reads its text as a JSON string.
 //
 // Sizes: a trace's filter has 16 bits (rounded up to a power of two, 256 to 65,536) for each
 // distinct word, and every word sets PROBES bits, so a word not in the trace passes with a
@@ -36,7 +46,7 @@ const FNV_PRIME = 0x01000193
 /** The second hash of a word, from its first: odd, so that the probes are distinct. */
 const stepOf = (hash: number): number => (Math.imul(hash ^ (hash >>> 15), 0x2c1b3c6d) >>> 1) | 1
 
-/** Lowercase of a UTF-16 unit below U+0530 (Latin, Greek, Cyrillic, Armenian); others have no case or are kept. */
+/** Lowercase of a code point below U+0530 (Latin, Greek, Cyrillic, Armenian); others have no case or are kept. */
 const lowerTable = (() => {
   const table = new Uint16Array(0x530)
   for (let unit = 0; unit < table.length; unit++) {
@@ -46,49 +56,54 @@ const lowerTable = (() => {
   return table
 })()
 
-/** Each ASCII unit's lowercase if it belongs to a word (letters and digits), else 0: one lookup a character. */
-const asciiWordUnits = (() => {
+/** Each ASCII byte's lowercase if it belongs to a word (letters and digits), else 0: one lookup a byte. */
+const asciiWordBytes = (() => {
   const table = new Uint8Array(0x80)
-  for (let unit = 0x30; unit <= 0x39; unit++) table[unit] = unit
-  for (let unit = 0x61; unit <= 0x7a; unit++) table[unit] = table[unit - 0x20] = unit
+  for (let byte = 0x30; byte <= 0x39; byte++) table[byte] = byte
+  for (let byte = 0x61; byte <= 0x7a; byte++) table[byte] = table[byte - 0x20] = byte
   return table
 })()
 
+const BACKSLASH = 0x5c
+const LETTER_U = 0x75
+
 /**
- * The distinct words of one trace (of the spans a batch brought), to be made into its filter.
- *
- * On the writer's path, so written for it: the tokenizer is a method that inserts each word's hash
- * straight into an open-addressing table of its own (hash + 1; 0 is empty), with no callback per
- * word and no Set (a profile of the writer under bench:ingest put the callback form at 15% of its
- * CPU); and a long text this trace already brought (a system prompt, the chat history that every
- * call of a conversation repeats) is not read again.
+ * The distinct words of one trace (of the spans a batch brought), to be made into its filter. On
+ * the writer's path, so the tokenizer inserts each word's hash straight into an open-addressing
+ * table of its own (hash + 1; 0 is empty): no callback per word, no Set.
  */
 export class TextFilterWords {
   #slots = new Int32Array(64)
   #count = 0
-  #seenTexts: Set<string> | undefined
 
-  /** Adds the words of a span's attributes: every string inside them (values, not keys), at any depth. */
-  addAttributes(value: unknown): void {
-    if (typeof value === 'string') this.addText(value)
-    else if (Array.isArray(value)) for (const item of value) this.addAttributes(item)
-    else if (value !== null && typeof value === 'object') for (const key in value) this.addAttributes((value as Record<string, unknown>)[key])
-  }
-
-  /** Adds the words of `text`. */
-  addText(text: string): void {
-    if (text.length >= REPEATED_TEXT_MIN) {
-      this.#seenTexts ??= new Set()
-      if (this.#seenTexts.has(text)) return
-      this.#seenTexts.add(text)
-    }
+  /**
+   * Adds the words of JSON text given as UTF-8 bytes (`bytes[start]` to `bytes[end - 1]`), such as a
+   * span's attributes. Expects well-formed UTF-8, as Buffer.write and Postgres produce.
+   */
+  addJson(bytes: Uint8Array, start = 0, end = bytes.length): void {
     let hash = FNV_OFFSET
     let inWord = false
-    for (let i = 0; i < text.length; i++) {
-      let unit = text.charCodeAt(i)
-      if (unit < 0x80) unit = asciiWordUnits[unit] as number
-      else if (unit < 0x530) unit = lowerTable[unit] as number
-      else if (unit >= 0xd800 && unit <= 0xdfff) unit = 0
+    let i = start
+    while (i < end) {
+      const byte = bytes[i++] as number
+      let unit: number
+      if (byte < 0x80) {
+        unit = asciiWordBytes[byte] as number
+        // An escape is a separator, its letters too (`\u` and four hex digits, or one character).
+        if (byte === BACKSLASH) i += bytes[i] === LETTER_U ? 5 : 1
+      } else if (byte < 0xe0) {
+        // Two bytes: U+0080 to U+07FF, lowercased where it has case.
+        const point = ((byte & 0x1f) << 6) | ((bytes[i++] as number) & 0x3f)
+        unit = point < 0x530 ? (lowerTable[point] as number) : point
+      } else if (byte < 0xf0) {
+        // Three bytes: the rest of the Basic Multilingual Plane, as it is.
+        unit = ((byte & 0x0f) << 12) | (((bytes[i] as number) & 0x3f) << 6) | ((bytes[i + 1] as number) & 0x3f)
+        i += 2
+      } else {
+        // Four bytes: outside the Basic Multilingual Plane (emoji): a separator.
+        unit = 0
+        i += 3
+      }
       if (unit !== 0) {
         hash = Math.imul(hash ^ unit, FNV_PRIME)
         inWord = true
@@ -99,6 +114,12 @@ export class TextFilterWords {
       }
     }
     if (inWord) this.#insert(finishHash(hash))
+  }
+
+  /** Adds the words of a span's attributes (any JSON value): its JSON text, as the COPY path reads it. */
+  addAttributes(attributes: unknown): void {
+    const json = attributes === undefined ? undefined : JSON.stringify(attributes)
+    if (json !== undefined) this.addJson(Buffer.from(toStorableJson(json)))
   }
 
   /** The distinct word hashes added. */
@@ -150,17 +171,14 @@ export class TextFilterWords {
   }
 }
 
-// Texts this long are remembered per trace, so a repeat is skipped; shorter ones cost less to
-// read again than to look up.
-const REPEATED_TEXT_MIN = 64
-
 /**
  * The probes a search for `text` checks: for each distinct word, PROBES positions before reduction
  * (a filter of m bits reads bit `position & (m - 1)`). Empty when the text has no word.
  */
 export function textFilterProbes(text: string): number[] {
   const words = new TextFilterWords()
-  words.addText(text)
+  // As a JSON string, as the attributes hold it: a backslash in it is an escape there too.
+  words.addJson(Buffer.from(JSON.stringify(text)))
   const positions: number[] = []
   for (const hash of words.hashes()) {
     const step = stepOf(hash)

@@ -29,7 +29,7 @@ export interface TraceSearch {
   minCostUsd?: number | undefined
   /**
    * Contained (case-insensitive) in the text of a span's attributes (prompts, completions), its
-   * words as whole words of the attribute values (text-filter.ts).
+   * words as whole words (text-filter.ts).
    */
   text?: string | undefined
   sort: TraceSort

@@ -48,12 +48,18 @@ export const AGGREGATE_OPERATION = 'invoke_agent'
 /** A batch's spans, one row per trace. */
 export class TraceSummaryBatch {
   readonly #traces = new Map<string, TraceSummaryDelta>()
+  /** The trace of the span added last, whose words addWordsOfLastSpan adds to. */
+  #last: TraceSummaryDelta | undefined
 
   get size(): number {
     return this.#traces.size
   }
 
-  add(projectId: string, span: SummarySpan): void {
+  /**
+   * Folds a span into its trace's row; the words of its attributes too, unless the caller gives
+   * them as JSON bytes (addWordsOfLastSpan), as the COPY path does.
+   */
+  add(projectId: string, span: SummarySpan, readWords = true): void {
     const key = `${projectId}\u0000${span.traceId}`
     const start = BigInt(span.startTimeUnixNano)
     const end = BigInt(span.endTimeUnixNano)
@@ -87,7 +93,13 @@ export class TraceSummaryBatch {
     }
     trace.session_id ??= span.sessionId ?? null
     trace.user_id ??= span.userId ?? null
-    trace.words.addAttributes(span.attributes)
+    if (readWords) trace.words.addAttributes(span.attributes)
+    this.#last = trace
+  }
+
+  /** Adds the words of the last span's attributes, given as the UTF-8 bytes of their JSON text. */
+  addWordsOfLastSpan(bytes: Uint8Array, start: number, end: number): void {
+    this.#last?.words.addJson(bytes, start, end)
   }
 
   /** The rows as the upsert reads them, in key order so that concurrent writers lock rows in one order. */
