@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { nanosToIsoMicros, sql, type Db } from '@tracewell/db'
 import { decodeJsonTraces, type SpanRecord } from '@tracewell/otlp'
-import { bodyFactory } from './llm-spans.ts'
+import { bodyFactory, type SpanSize } from './llm-spans.ts'
 
 const copyColumns = [
   'project_id', 'trace_id', 'span_id', 'parent_span_id', 'name', 'kind', 'start_time', 'end_time', 'duration_ns', 'trace_state',
@@ -34,9 +34,9 @@ export interface CopyCeiling {
 }
 
 /** Builds the CSV of `rows` spans once (the same 100-span bodies the load sends) and the table they go into. */
-export async function prepareCopyCeiling(db: Db, databaseUrl: string, projectId: string, rows: number): Promise<CopyCeiling> {
+export async function prepareCopyCeiling(db: Db, databaseUrl: string, projectId: string, rows: number, size: SpanSize = 'large'): Promise<CopyCeiling> {
   await sql`create table spans_copy (like spans including all)`.execute(db)
-  const nextBody = bodyFactory(100)
+  const nextBody = bodyFactory(100, size)
   const lines: string[] = []
   while (lines.length < rows) {
     const { spans } = decodeJsonTraces(JSON.parse(nextBody()))

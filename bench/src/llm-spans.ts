@@ -1,59 +1,74 @@
-// Realistic LLM spans for the benchmarks: OTLP JSON, list-form attributes, ~1.3 KB each (chat
-// messages and choices as JSON strings, as the Langtrace SDKs record them).
+// Realistic LLM spans for the benchmarks: OTLP JSON, list-form attributes (chat messages and
+// choices as JSON strings, as the Langtrace SDKs record them). Large spans (~1.5 KB of OTLP JSON
+// each) carry a system prompt, a full answer and twelve attributes; small ones (~0.75 KB) a
+// one-line question and answer, and only the six attributes that make an LLM call (vendor, model,
+// tokens, messages, choices).
 import { randomBytes } from 'node:crypto'
 
 const TRACE_PLACEHOLDER = 'TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT' // 32 characters, replaced per request
 
-function llmSpan(index: number): object {
+export type SpanSize = 'large' | 'small'
+
+function llmSpan(index: number, size: SpanSize): object {
   const attribute = (key: string, value: object) => ({ key, value })
-  const messages = JSON.stringify([
-    { role: 'system', content: 'You are a support assistant for Acme. Answer briefly, cite the order number, and never promise refunds.' },
-    { role: 'user', content: `Order #${10_000 + index} arrived damaged: the box was crushed and the blender jar has a crack near the handle. What can I do?` },
-  ])
-  const choices = JSON.stringify([
-    { index: 0, finish_reason: 'stop', message: { role: 'assistant', content: `Sorry about order #${10_000 + index}. Please send a photo of the crack; we will ship a replacement jar within 3 days.` } },
-  ])
+  const order = 10_000 + index
+  const messages = JSON.stringify(
+    size === 'large'
+      ? [
+          { role: 'system', content: 'You are a support assistant for Acme. Answer briefly, cite the order number, and never promise refunds.' },
+          { role: 'user', content: `Order #${order} arrived damaged: the box was crushed and the blender jar has a crack near the handle. What can I do?` },
+        ]
+      : [{ role: 'user', content: `Where is order #${order}?` }],
+  )
+  const answer = size === 'large' ? `Sorry about order #${order}. Please send a photo of the crack; we will ship a replacement jar within 3 days.` : `Order #${order} ships today.`
+  const message = { role: 'assistant', content: answer }
+  const choices = JSON.stringify([size === 'large' ? { index: 0, finish_reason: 'stop', message } : { message }])
   const start = 1_795_316_906_000_000_000n + BigInt(index) * 1_000_000n
   return {
     traceId: TRACE_PLACEHOLDER,
     spanId: (index + 1).toString(16).padStart(16, '0'),
     parentSpanId: index === 0 ? '' : '0000000000000001',
-    name: 'openai.chat.completions.create',
+    name: size === 'large' ? 'openai.chat.completions.create' : 'openai.chat',
     kind: 3,
     startTimeUnixNano: String(start),
     endTimeUnixNano: String(start + 734_512_345n),
     attributes: [
-      attribute('langtrace.service.name', { stringValue: 'openai' }),
       attribute('llm.vendor', { stringValue: 'openai' }),
       attribute('llm.request.model', { stringValue: 'gpt-4o-mini' }),
-      attribute('llm.response.model', { stringValue: 'gpt-4o-mini-2024-07-18' }),
-      attribute('llm.request.type', { stringValue: 'chat_completion' }),
-      attribute('llm.request.temperature', { doubleValue: 0.2 }),
-      attribute('llm.request.stream', { boolValue: false }),
       attribute('llm.usage.prompt_tokens', { intValue: '57' }),
       attribute('llm.usage.completion_tokens', { intValue: '31' }),
-      attribute('llm.usage.total_tokens', { intValue: '88' }),
       attribute('llm.request.messages', { stringValue: messages }),
       attribute('llm.response.choices', { stringValue: choices }),
+      // What the Langtrace SDKs record besides, in large spans.
+      ...(size === 'large'
+        ? [
+            attribute('langtrace.service.name', { stringValue: 'openai' }),
+            attribute('llm.response.model', { stringValue: 'gpt-4o-mini-2024-07-18' }),
+            attribute('llm.request.type', { stringValue: 'chat_completion' }),
+            attribute('llm.request.temperature', { doubleValue: 0.2 }),
+            attribute('llm.request.stream', { boolValue: false }),
+            attribute('llm.usage.total_tokens', { intValue: '88' }),
+          ]
+        : []),
     ],
     status: { code: 1 },
   }
 }
 
-export function otlpBody(spanCount: number): string {
+export function otlpBody(spanCount: number, size: SpanSize = 'large'): string {
   return JSON.stringify({
     resourceSpans: [
       {
         resource: { attributes: [{ key: 'service.name', value: { stringValue: 'support-bot' } }, { key: 'service.version', value: { stringValue: '2.3.1' } }] },
-        scopeSpans: [{ scope: { name: '@langtrase/typescript-sdk', version: '6.3.7' }, spans: Array.from({ length: spanCount }, (_, index) => llmSpan(index)) }],
+        scopeSpans: [{ scope: { name: '@langtrase/typescript-sdk', version: '6.3.7' }, spans: Array.from({ length: spanCount }, (_, index) => llmSpan(index, size)) }],
       },
     ],
   })
 }
 
 /** Bodies with a trace id of their own each, so the writer stores every span (no idempotent skips). */
-export function bodyFactory(spanCount: number): () => string {
-  const template = otlpBody(spanCount)
+export function bodyFactory(spanCount: number, size: SpanSize = 'large'): () => string {
+  const template = otlpBody(spanCount, size)
   const runTag = randomBytes(8).toString('hex')
   let counter = 0
   return () => template.replaceAll(TRACE_PLACEHOLDER, `${runTag}${(++counter).toString(16).padStart(16, '0')}`)

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { SpanDto } from '@tracewell/db'
 import { callJson } from './api-client.ts'
 import { eventually, startService, type RunningService } from './processes.ts'
 
@@ -29,26 +30,11 @@ export async function startAllInOne(): Promise<AllInOne> {
 }
 
 /** A span as GET /api/traces/:id returns it (the fields these tests read). */
-export interface StoredLlmSpan {
-  name: string
-  parentSpanId: string | null
-  llmVendor: string | null
-  llmModel: string | null
-  llmResponseModel: string | null
-  inputTokens: number | null
-  outputTokens: number | null
-  totalTokens: number | null
-  cachedInputTokens: number | null
-  reasoningTokens: number | null
-  sessionId: string | null
-  userId: string | null
-  inputCostUsd: number | null
-  outputCostUsd: number | null
-  totalCostUsd: number | null
-  costSource: string | null
-  startTime: string
-  attributes: Record<string, unknown>
-}
+export type StoredLlmSpan = Pick<
+  SpanDto,
+  | 'name' | 'parentSpanId' | 'llmVendor' | 'llmModel' | 'llmResponseModel' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cachedInputTokens'
+  | 'reasoningTokens' | 'sessionId' | 'userId' | 'inputCostUsd' | 'outputCostUsd' | 'totalCostUsd' | 'costSource' | 'startTime' | 'attributes'
+>
 
 /** The stored spans of a trace, once at least `count` of them are there. */
 export function storedTrace(stack: AllInOne, traceId: string, count: number): Promise<StoredLlmSpan[]> {
