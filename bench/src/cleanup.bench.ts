@@ -1,6 +1,8 @@
 // Retention cleanup benchmark (npm run bench:cleanup). Measures, in one run on this machine:
 //   1. the janitor's deletion rate as a ratio to one plain `DELETE … WHERE project_id = … AND
-//      start_time < …` on identical data (target ≥ 0.5: batching may cost at most half the speed),
+//      start_time < …` on identical data, and one such DELETE of the same rows of each table the
+//      janitor also cleans (trace and session summaries, usage rollups) (target ≥ 0.5: batching
+//      may cost at most half the speed),
 //      alternating the two on fresh clones so background load favours neither;
 //   2. the p99 latency of back-to-back 100-span ingest batches (the writer's insertSpans statement)
 //      while the janitor runs, as a ratio to their p99 without it (target ≤ 2), in short windows
@@ -162,7 +164,7 @@ async function main(): Promise<void> {
   const started = performance.now()
   await seed(seedDb, projectA, projectB, now)
   // Long-committed rows, as in production: hint bits set and statistics gathered before cloning.
-  await sql`vacuum (freeze, analyze) spans`.execute(seedDb)
+  await sql`vacuum (freeze, analyze)`.execute(seedDb)
   const { rows: sizeRows } = await sql<{ size: string; width: number }>`
     select pg_size_pretty(pg_total_relation_size('spans')) as size, (select avg(pg_column_size(s.*))::int from spans s tablesample system (1)) as width`.execute(seedDb)
   await seedDb.destroy()
@@ -197,7 +199,11 @@ async function main(): Promise<void> {
   for (let round = 0; round < rounds; round++) {
     await withClone(async (db) => {
       const started = performance.now()
+      // The same rows as the janitor deletes: the spans, and their summaries and rollups.
       const result = await sql`delete from spans where project_id = ${projectA} and start_time < ${cutoff}`.execute(db)
+      await sql`delete from trace_summaries where project_id = ${projectA} and start_time < ${cutoff}`.execute(db)
+      await sql`delete from usage_rollups where project_id = ${projectA} and hour + interval '1 hour' <= ${cutoff}`.execute(db)
+      await sql`delete from session_summaries where project_id = ${projectA} and last_seen < ${cutoff}`.execute(db)
       plain.seconds += (performance.now() - started) / 1000
       plain.spans += Number(result.numAffectedRows ?? 0n)
     })

@@ -89,6 +89,11 @@ function inFairOrder(policies: RetentionPolicyDto[]): RetentionPolicyDto[] {
 function deleteBatch(db: Db, projectId: string, cutoff: Date, limit: number): Promise<number> {
   return db.transaction().execute(async (trx) => {
     await sql`set local synchronous_commit = off`.execute(trx)
+    // Each statement takes a project's oldest rows in index order, LIMIT rows at a time; when the
+    // planner misjudges how many rows are old (statistics not yet gathered on a summary table), a
+    // bitmap scan would read all of them and sort them for every batch (2 s a batch of trace
+    // summaries at a million rows, against 0.26 s in index order).
+    await sql`set local enable_bitmapscan = off`.execute(trx)
     await deleteTraceSummariesBefore(trx, projectId, cutoff, limit)
     // A span adds to at most five rollup rows (one per dimension), so five per span keeps up.
     await deleteUsageRollupsBefore(trx, projectId, cutoff, limit * 5)
