@@ -114,6 +114,16 @@ async function spansWritten(writerPort: number): Promise<number> {
   return Number(/^tracewell_writer_spans_written_total (\d+)$/m.exec(metrics)?.[1] ?? Number.NaN)
 }
 
+/** Polls the writer until it has stored `spans` more than `before`, or `elapsed()` passes `limitSeconds`: how many it stored. */
+async function pollStored(writerPort: number, before: number, spans: number, elapsed: () => number, limitSeconds: number): Promise<number> {
+  let stored = 0
+  while (stored < spans && elapsed() < limitSeconds) {
+    await sleep(storedPollMs)
+    stored = (await spansWritten(writerPort)) - before
+  }
+  return stored
+}
+
 /**
  * Sends `spans` spans in 100-span bodies at full speed and waits until the writer has stored them
  * all: seconds from the first request to the poll that saw the last span committed. The writer's
@@ -126,11 +136,7 @@ async function sendUntilStored(url: string, key: string, writerPort: number, spa
   const started = process.hrtime.bigint()
   const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9
   const sending = run({ url, headers: { 'x-api-key': key }, body: bodyFactory(100), amount: spans / 100 })
-  let stored = 0
-  while (stored < spans && elapsed() < 120) {
-    await sleep(storedPollMs)
-    stored = (await spansWritten(writerPort)) - before
-  }
+  const stored = await pollStored(writerPort, before, spans, elapsed, 120)
   const seconds = elapsed()
   const sent = await sending
   return { seconds, stored, rejected: sent.rejected + sent.errors }
@@ -268,11 +274,7 @@ async function main(): Promise<void> {
       const started = process.hrtime.bigint()
       const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9
       await queue.resume()
-      let stored = 0
-      while (stored < backlogSpans && elapsed() < 300) {
-        await sleep(storedPollMs)
-        stored = (await spansWritten(writerPort)) - before
-      }
+      const stored = await pollStored(writerPort, before, backlogSpans, elapsed, 300)
       const seconds = elapsed()
       const writerCpu = cpuSeconds(processes.writer) - writerCpuBefore
       const rows = await countSpans(database.db, tenant.projectId)

@@ -209,8 +209,8 @@ function numericDigits(value: number): { digits: number[]; weight: number; scale
 /** What encodeSpanCopy tells of each span: the span, then the bytes of its attributes' JSON text. */
 export interface SpanEncoded {
   span(projectId: string, span: SpanFields): void
-  /** The UTF-8 bytes of the span's attributes as JSON (`bytes[start]` to `bytes[end - 1]`), to be read now, not kept. */
-  attributes(projectId: string, bytes: Uint8Array, start: number, end: number): void
+  /** The UTF-8 bytes of the span's attributes as JSON (`bytes[start]` to `bytes[end - 1]`), to be read now, not kept; called unbound. */
+  attributes(bytes: Uint8Array, start: number, end: number): void
 }
 
 /**
@@ -224,7 +224,6 @@ export function encodeSpanCopy(sources: readonly ProjectSpanSource[], onSpan?: S
   const copy = new CopyChunks()
   try {
     for (const source of sources) {
-      const readAttributes = onSpan === undefined ? undefined : (bytes: Uint8Array, start: number, end: number) => onSpan.attributes(source.projectId, bytes, start, end)
       for (const span of source.spans()) {
         onSpan?.span(source.projectId, span)
         copy.row()
@@ -260,7 +259,7 @@ export function encodeSpanCopy(sources: readonly ProjectSpanSource[], onSpan?: S
         copy.numeric(span.outputCostUsd)
         copy.numeric(span.totalCostUsd)
         copy.text(span.costSource)
-        copy.jsonb(span.attributes, readAttributes)
+        copy.jsonb(span.attributes, onSpan?.attributes)
         copy.jsonb(span.resourceAttributes)
         copy.jsonb(span.events)
         copy.jsonb(span.links)

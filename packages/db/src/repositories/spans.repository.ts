@@ -82,7 +82,7 @@ export async function storeSpanSources(db: Db, sources: readonly ProjectSpanSour
       rollups.add(projectId, span)
     },
     // The words of full-text search, read from the bytes the COPY sends.
-    attributes: (_projectId, bytes, start, end) => summaries.addWordsOfLastSpan(bytes, start, end),
+    attributes: (bytes, start, end) => summaries.addWordsOfLastSpan(bytes, start, end),
   })
   const copied = pool !== undefined && chunks !== undefined ? await copyInTransaction(pool, chunks, summaries, rollups) : undefined
   if (copied !== undefined) return { inserted: copied, duplicates: 0 }
