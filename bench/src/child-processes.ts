@@ -1,12 +1,12 @@
 // The servers a benchmark measures, each in a process of its own so that the load generator in
 // the benchmark's process never shares their event loop. Every one runs with the services' Node
 // flags (service-node-flags.ts).
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { nodeFlagsOf, serviceNodeFlags } from './service-node-flags.ts'
+import { benchNodeFlags, nodeFlagsOf, triedNodeFlags, triedWriterNodeFlags } from './service-node-flags.ts'
 
 export { freePort } from '@tracewell/test-support'
 
@@ -17,7 +17,7 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
  * port of its choosing and prints `{"port":n}` as its first line of output.
  */
 export async function startScriptServer(scriptUrl: string, args: readonly string[]): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [...serviceNodeFlags, fileURLToPath(scriptUrl), ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, [...benchNodeFlags, fileURLToPath(scriptUrl), ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })
   const exited = once(child, 'exit').then(() => {
     throw new Error(`${args.join(' ')} server exited`)
@@ -31,9 +31,31 @@ export function announcePort(server: { address(): unknown }): void {
   process.stdout.write(`${JSON.stringify({ port: (server.address() as { port: number }).port })}\n`)
 }
 
-/** Starts one of the services (`apps/<name>/src/server.ts`) with only `env`, and waits for its /readyz. */
+/**
+ * Whether the services run as in the image, from the bundles of `npm run build:services`
+ * (BENCH_SERVICES=bundles), instead of from their TypeScript sources as in development. The
+ * bundles leave out what type stripping keeps in memory (~30 MiB a process), so peak RSS differs.
+ */
+export const servicesFromBundles = process.env.BENCH_SERVICES === 'bundles'
+let bundlesBuilt = false
+
+/** What `node` runs for the service whose sources start at `entry`: that, or its bundle (built once per benchmark run). */
+export function runnableEntry(entry: string): string {
+  if (!servicesFromBundles || !entry.endsWith('/src/server.ts')) return entry
+  if (!bundlesBuilt) execFileSync('npm', ['run', 'build:services'], { cwd: repoRoot, stdio: 'ignore' })
+  bundlesBuilt = true
+  return entry.replace(/\/src\/server\.ts$/, '/dist/server.mjs')
+}
+
+/** How the services are run in this benchmark, for its report: sources or bundles, and any flags tried. */
+export function servicesRunAs(): string {
+  const tried = [...triedNodeFlags.map((flag) => `${flag} (all)`), ...triedWriterNodeFlags.map((flag) => `${flag} (writer)`)]
+  return `services from their ${servicesFromBundles ? 'bundles (npm run build:services)' : 'TypeScript sources'}${tried.length > 0 ? `, flags tried: ${tried.join(' ')}` : ''}`
+}
+
+/** Starts one of the services (`apps/<name>/src/server.ts`, or its bundle: runnableEntry) with only `env`, and waits for its /readyz. */
 export async function startService(entry: string, env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...nodeFlagsOf(entry), `${repoRoot}${entry}`], {
+  const child = spawn(process.execPath, [...nodeFlagsOf(entry), `${repoRoot}${runnableEntry(entry)}`], {
     env: { ...env, PORT: String(port), GRPC_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit'],
   })
