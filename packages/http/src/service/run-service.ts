@@ -4,6 +4,7 @@ import { MigrationError, postgresDependency } from '@tracewell/db'
 import type { App } from '../create-app.ts'
 import { runServer } from '../run-server.ts'
 import { redisDependency } from '../startup/redis-dependency.ts'
+import { releaseStartupGarbage } from '../startup/release-startup-garbage.ts'
 import type { Service, ServiceConfig, ServiceDeps } from './define-service.ts'
 
 interface ListeningConfig extends ServiceConfig {
@@ -24,7 +25,8 @@ export interface RunServiceOptions<C> {
  * A service's server.ts in one call: reads and checks its settings (exit 78 naming the first bad
  * one), waits for the Postgres and Redis it is configured with (exit 1 after
  * STARTUP_RETRY_SECONDS), builds the app (which refuses a database whose schema is behind: exit 1,
- * saying to run `npm run migrate`), listens, and closes gracefully on SIGINT/SIGTERM.
+ * saying to run `npm run migrate`), returns start-up's garbage to the system, listens, and closes
+ * gracefully on SIGINT/SIGTERM.
  */
 export async function runService<C extends ListeningConfig>(service: Service<C, ServiceDeps>, configSchema: TObject, options: RunServiceOptions<C> = {}): Promise<App> {
   const config = loadConfigOrExit(configSchema) as unknown as C
@@ -33,6 +35,7 @@ export async function runService<C extends ListeningConfig>(service: Service<C, 
   await options.beforeListen?.(app, config)
   await runServer(app, { host: config.HOST, port: config.PORT })
   await options.afterListen?.(app, config)
+  releaseStartupGarbage()
   return app
 }
 
