@@ -141,7 +141,7 @@ describe('every control-plane route, fuzzed', () => {
 
   it(`${CASES} random requests over every route get no 5xx (seed ${SEED})`, async () => {
     // The routes as the instance publishes them (its OpenAPI document, built from the registered routes).
-    const document = cp.app.swagger() as { paths: Record<string, Record<string, { parameters?: Operation['parameters']; requestBody?: { content: Record<string, { schema: { properties?: object } }> } }>> }
+    const document = (await cp.app.inject({ url: '/docs/json' })).json() as { paths: Record<string, Record<string, { parameters?: Operation['parameters']; requestBody?: { content: Record<string, { schema: { properties?: object } }> } }>> }
     const operations: Operation[] = Object.entries(document.paths).flatMap(([path, methods]) =>
       Object.entries(methods).map(([method, operation]) => ({
         method: method.toUpperCase(),

@@ -1,39 +1,42 @@
-import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
+import { buildDocsApp, type DocsApp } from './openapi/docs-app.ts'
+import type { OpenApiOptions } from './openapi/security-schemes.ts'
 
-/** How a Tracewell caller proves who it is; each service's document lists the ones its routes take. */
-const securitySchemes = {
-  apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'a project or team key; `Authorization: Bearer <key>` is accepted too' },
-  cronKey: { type: 'apiKey', in: 'header', name: 'cron-api-key' },
-  adminKey: { type: 'apiKey', in: 'header', name: 'x-admin-key' },
-  consoleSession: { type: 'apiKey', in: 'cookie', name: 'tw_session', description: 'the web console’s signed session cookie' },
-} as const
+export type { OpenApiOptions, SecuritySchemeName } from './openapi/security-schemes.ts'
 
-export type SecuritySchemeName = keyof typeof securitySchemes
-
-export interface OpenApiOptions {
-  title: string
-  description: string
-  /** The credentials the service's routes take (OpenAPI lints a scheme no route uses). */
-  securitySchemes: readonly SecuritySchemeName[]
-}
+// Hop-by-hop and framing headers of the docs app's answer, which this app's reply sets itself.
+const notForwarded = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'date'])
 
 /**
  * Publishes the routes' TypeBox schemas as an OpenAPI document at /docs/json, with a browsable
  * page at /docs. Registered before the routes so that it sees them all.
+ *
+ * The OpenAPI tooling (@fastify/swagger, @fastify/swagger-ui and what they load: `yaml`, a schema
+ * resolver, @fastify/static) is loaded only when /docs is first asked for: every service would
+ * otherwise keep its source text in memory for its whole life, ~2–3 MiB of an idle process that
+ * nobody may ever ask for its document (docs/benchmarks.md, "At rest"). Until then this plugin
+ * only notes the routes as they are added; the first request builds a docs app from them
+ * (openapi/docs-app.ts) and every /docs request is answered by it.
  */
 export const openApiPlugin = fp<OpenApiOptions>(
   async (app, options) => {
-    await app.register(swagger, {
-      openapi: {
-        info: { title: options.title, description: options.description, version: '1.0.0' },
-        // Relative: the document is served by the service it describes, at whatever address that is.
-        servers: [{ url: '/', description: 'the service serving this document' }],
-        components: { securitySchemes: Object.fromEntries(options.securitySchemes.map((name) => [name, securitySchemes[name]])) },
-      },
+    const routes: RouteOptions[] = []
+    let docsApp: Promise<DocsApp> | undefined
+    const serveDocs = async (request: FastifyRequest, reply: FastifyReply) => {
+      docsApp ??= buildDocsApp(options, routes)
+      // GET also for this app's automatic HEAD route, which drops the body itself.
+      const answer = await (await docsApp).inject({ method: 'GET', url: request.url, headers: request.headers })
+      for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !notForwarded.has(name)) reply.header(name, value)
+      reply.code(answer.statusCode)
+      return answer.rawPayload.length > 0 ? reply.send(answer.rawPayload) : reply.send()
+    }
+    for (const url of ['/docs', '/docs/*']) app.get(url, { schema: { hide: true } }, serveDocs)
+    // After the docs routes, so that only the service's own are noted. HEAD routes are Fastify's
+    // automatic twins of GET routes, left out of the document as @fastify/swagger leaves them.
+    app.addHook('onRoute', (route) => {
+      if (route.method !== 'HEAD') routes.push(route)
     })
-    await app.register(swaggerUi, { routePrefix: '/docs' })
   },
   { name: 'openapi', fastify: '5.x' },
 )
