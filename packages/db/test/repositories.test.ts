@@ -91,13 +91,15 @@ for (const engine of engines) {
       assert.deepEqual(first.traces[0]?.models, ['gpt-4o'])
     })
 
-    it('deletes old spans in bounded batches', async () => {
-      const old = Array.from({ length: 7 }, (_, i) => span({ projectId: 'old', spanId: `${i + 1}`.padStart(16, '0'), startTimeUnixNano: '900000000000000000', endTimeUnixNano: '900000000000000000' }))
+    it('deletes old spans in bounded batches, oldest first, naming the latest start each batch deleted', async () => {
+      // Seven old spans a second apart from 1998-07-09T16:00:00Z, given newest first.
+      const startOf = (i: number) => (900_000_000_000_000_000n + BigInt(i) * 1_000_000_000n).toString()
+      const old = Array.from({ length: 7 }, (_, i) => span({ projectId: 'old', spanId: `${7 - i}`.padStart(16, '0'), startTimeUnixNano: startOf(6 - i), endTimeUnixNano: startOf(6 - i) }))
       await insertSpans(db, [...old, span({ projectId: 'old', spanId: 'f'.repeat(16), startTimeUnixNano: '1900000000000000000', endTimeUnixNano: '1900000000000000000' })])
       const cutoff = new Date('2000-01-01T00:00:00Z')
-      assert.equal(await deleteOldestSpansBefore(db, 'old', cutoff, 5), 5)
-      assert.equal(await deleteOldestSpansBefore(db, 'old', cutoff, 5), 2)
-      assert.equal(await deleteOldestSpansBefore(db, 'old', cutoff, 5), 0)
+      assert.deepEqual(await deleteOldestSpansBefore(db, 'old', cutoff, 5), { deleted: 5, latestStart: new Date('1998-07-09T16:00:04Z') })
+      assert.deepEqual(await deleteOldestSpansBefore(db, 'old', cutoff, 5), { deleted: 2, latestStart: new Date('1998-07-09T16:00:06Z') })
+      assert.deepEqual(await deleteOldestSpansBefore(db, 'old', cutoff, 5), { deleted: 0, latestStart: null })
       assert.equal(await countSpans(db, 'old'), 1)
     })
 

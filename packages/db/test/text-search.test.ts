@@ -132,5 +132,19 @@ for (const engine of engines) {
       assert.deepEqual(await found('zebra'), [traceA])
       assert.deepEqual(await found('ärger'), [traceB])
     })
+
+    it('the migration reaches every trace across its batches, traces starting a microsecond apart or together included', async () => {
+      const micro = 1_000n
+      // Seven traces in the other project: d0 and d1 at t0, then d2…d6 a microsecond apart.
+      const starts = [0n, 0n, micro, 2n * micro, 3n * micro, 4n * micro, 5n * micro]
+      const traces = starts.map((offset, i) => ({ traceId: `d${i}`.padEnd(32, '0'), start: t0 + offset }))
+      await storeSpans(db, traces.map(({ traceId, start }) => ({ ...span(traceId, '0000000000000001', `needle${traceId.slice(0, 2)}`, start), projectId: 'batches' })))
+      await sql`update trace_summaries set text_filter = null where project_id = 'batches'`.execute(db)
+      await backfillTraceTextFilters(db, { tracesPerBatch: 2 })
+      for (const { traceId } of traces) {
+        const { traces: hits } = await searchTraces(db, { projectId: 'batches', limit: 50, sort: 'time', order: 'desc', text: `needle${traceId.slice(0, 2)}` })
+        assert.deepEqual(hits.map((hit) => hit.traceId), [traceId])
+      }
+    })
   })
 }

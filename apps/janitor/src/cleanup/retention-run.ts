@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import {
-  deleteOldestSpansBefore, deleteSessionSummariesBefore, deleteTraceSummariesBefore, deleteUsageRollupsBefore, listEnabledRetentionPolicies, recordRetentionRun, sql, withAdvisoryLock, type Db, type RetentionPolicyDto,
+  deleteOldestSpansBefore, deleteSummariesOfWindow, listEnabledRetentionPolicies, recordRetentionRun, sql, withAdvisoryLock, type Db, type RetentionPolicyDto,
 } from '@tracewell/db'
 
 /**
@@ -85,21 +85,24 @@ function inFairOrder(policies: RetentionPolicyDto[]): RetentionPolicyDto[] {
  * A batch lost to a crash is harmless (those spans are still old, and the next run deletes them),
  * and not flushing after every batch keeps the janitor's fsyncs from queueing up with those of
  * concurrent ingest, whose commits do wait for theirs; it also makes small batches cheap.
+ *
+ * Up to `limit` of the project's oldest spans go first; then, in the same transaction, the
+ * summaries and rollups that only spans of the window now deleted made (the window ends at the
+ * latest start deleted, or at the cutoff once no old span is left), so a summary never outlives
+ * its spans' deletion nor goes before it. `from` is where the previous batch's window ended.
  */
-function deleteBatch(db: Db, projectId: string, cutoff: Date, limit: number): Promise<number> {
+async function deleteBatch(db: Db, projectId: string, cutoff: Date, limit: number, from: Date | null): Promise<{ deleted: number; to: Date }> {
   return db.transaction().execute(async (trx) => {
     await sql`set local synchronous_commit = off`.execute(trx)
-    // Each statement takes a project's oldest rows in index order, LIMIT rows at a time; when the
-    // planner misjudges how many rows are old (statistics not yet gathered on a summary table), a
-    // bitmap scan would read all of them and sort them for every batch (2 s a batch of trace
-    // summaries at a million rows, against 0.26 s in index order).
+    // The spans are taken in index order, LIMIT rows at a time; were the planner to misjudge how
+    // many rows are old, a bitmap scan would read all of them and sort them for every batch.
     await sql`set local enable_bitmapscan = off`.execute(trx)
-    await deleteTraceSummariesBefore(trx, projectId, cutoff, limit)
-    // A span adds to at most five rollup rows (one per dimension), so five per span keeps up.
-    await deleteUsageRollupsBefore(trx, projectId, cutoff, limit * 5)
-    // No more sessions than traces, so one call a batch keeps up as for trace summaries.
-    await deleteSessionSummariesBefore(trx, projectId, cutoff, limit)
-    return deleteOldestSpansBefore(trx, projectId, cutoff, limit)
+    const spans = await deleteOldestSpansBefore(trx, projectId, cutoff, limit)
+    // The summaries are cut by time ranges, for which a bitmap scan is the right plan.
+    await sql`set local enable_bitmapscan = on`.execute(trx)
+    const to = spans.deleted < limit || spans.latestStart === null ? cutoff : spans.latestStart
+    await deleteSummariesOfWindow(trx, projectId, { from, to })
+    return { deleted: spans.deleted, to }
   })
 }
 
@@ -145,8 +148,9 @@ async function runLocked(db: Db, options: RetentionRunOptions): Promise<Retentio
       continue
     }
     try {
-      for (;;) {
-        const deleted = await deleteBatch(db, policy.projectId, cutoff, options.batchSize)
+      for (let from: Date | null = null; ; ) {
+        const { deleted, to } = await deleteBatch(db, policy.projectId, cutoff, options.batchSize, from)
+        from = to
         batches += 1
         report.deletedSpans += deleted
         if (deleted > 0) options.onDeleted?.(policy.projectId, deleted)

@@ -6,8 +6,11 @@ import { TextFilterWords } from '../repositories/text-filter.ts'
 // instead of every span's text. The writer adds a batch's words to its traces' filters with
 // tracewell_text_filter_union, in the statement that upserts their summaries.
 //
-// Then the filters of traces stored before are computed from their spans, TRACES_PER_BATCH at a
-// time in key order, with the same union, so a writer storing spans meanwhile loses no word.
+// Then the filters of traces stored before are computed from their spans, a bounded batch at a
+// time, with the same union, so a writer storing spans meanwhile loses no word. In the order of
+// the traces' starts: an updated row moves to where there is room, the end of a full table, so
+// updating in time order keeps the rows in the time order the writer stores them in (which the
+// janitor's deletion by stretches of time relies on to touch few pages).
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`alter table trace_summaries add column text_filter varbit`.execute(db)
@@ -28,38 +31,51 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await backfillTraceTextFilters(db)
 }
 
-const TRACES_PER_BATCH = 2_000
-
 /** Computes every stored trace's word filter from its spans (also what bench:query loads them with). */
-export async function backfillTraceTextFilters(db: AnyDb): Promise<void> {
-  let after: { project_id: string; trace_id: string } | undefined
-  for (;;) {
-    const { rows: traces } = await sql<{ project_id: string; trace_id: string }>`
-      select project_id, trace_id from trace_summaries
-      ${after ? sql`where (project_id, trace_id) > (${after.project_id}, ${after.trace_id})` : sql``}
-      order by project_id, trace_id limit ${TRACES_PER_BATCH}`.execute(db)
-    const last = traces.at(-1)
-    if (last === undefined) return
-    const keys = JSON.stringify(traces)
-    // The attributes as JSON text, which the filter reads (as the writer reads the COPY's bytes).
-    const { rows: spans } = await sql<{ project_id: string; trace_id: string; attributes: string }>`
-      select s.project_id, s.trace_id, s.attributes::text as attributes
-      from jsonb_to_recordset(${keys}::jsonb) as k(project_id text, trace_id text)
-      join spans s using (project_id, trace_id)`.execute(db)
-    const words = new Map<string, { project_id: string; trace_id: string; words: TextFilterWords }>()
-    for (const span of spans) {
-      const key = `${span.project_id}\u0000${span.trace_id}`
-      let trace = words.get(key)
-      if (trace === undefined) words.set(key, (trace = { project_id: span.project_id, trace_id: span.trace_id, words: new TextFilterWords() }))
-      trace.words.addJson(Buffer.from(span.attributes))
+export async function backfillTraceTextFilters(db: AnyDb, { tracesPerBatch = 2_000 } = {}): Promise<void> {
+  const { rows: projects } = await sql<{ project_id: string }>`select distinct project_id from trace_summaries`.execute(db)
+  for (const { project_id: projectId } of projects) {
+    // The start as text: a JavaScript Date would drop its microseconds and make the cursor go back.
+    let after: { start: string; trace_id: string } | undefined
+    for (;;) {
+      // Walks trace_summaries_time_idx (project_id, start_time desc, trace_id desc) backwards from
+      // the cursor's instant; of the traces starting at that very instant, those up to its trace
+      // id were in the batch before.
+      const { rows: traces } = await sql<{ start: string; trace_id: string }>`
+        select start_time::text as start, trace_id from trace_summaries
+        where project_id = ${projectId} ${after
+          ? sql`and start_time >= ${after.start}::timestamptz and (start_time > ${after.start}::timestamptz or trace_id > ${after.trace_id})`
+          : sql``}
+        order by start_time, trace_id limit ${tracesPerBatch}`.execute(db)
+      const last = traces.at(-1)
+      if (last === undefined) break
+      await backfillFiltersOf(db, projectId, traces.map((trace) => trace.trace_id))
+      after = last
     }
-    const filters = JSON.stringify([...words.values()].map((trace) => ({ project_id: trace.project_id, trace_id: trace.trace_id, text_filter: trace.words.toHex() })))
-    await sql`
-      update trace_summaries s set text_filter = tracewell_text_filter_union(s.text_filter, ('x' || f.text_filter)::varbit)
-      from jsonb_to_recordset(${filters}::jsonb) as f(project_id text, trace_id text, text_filter text)
-      where s.project_id = f.project_id and s.trace_id = f.trace_id and f.text_filter is not null`.execute(db)
-    after = last
   }
+}
+
+/** Computes the word filters of the given traces of a project from their spans. */
+async function backfillFiltersOf(db: AnyDb, projectId: string, traceIds: string[]): Promise<void> {
+  // The attributes as JSON text, which the filter reads (as the writer reads the COPY's bytes).
+  // Each trace looked up by the primary key, whatever the planner believes of the project's size
+  // (the statistics of a table just loaded may say it has none, and then a join reads all of the
+  // project's spans for every batch): OFFSET 0 keeps the lateral subquery from being made a join.
+  const { rows: spans } = await sql<{ trace_id: string; attributes: string }>`
+    select k.trace_id, s.attributes
+    from unnest(${traceIds}::text[]) as k(trace_id),
+      lateral (select attributes::text from spans where project_id = ${projectId} and trace_id = k.trace_id offset 0) as s`.execute(db)
+  const words = new Map<string, TextFilterWords>()
+  for (const span of spans) {
+    let filter = words.get(span.trace_id)
+    if (filter === undefined) words.set(span.trace_id, (filter = new TextFilterWords()))
+    filter.addJson(Buffer.from(span.attributes))
+  }
+  const filters = JSON.stringify([...words].map(([traceId, filter]) => ({ trace_id: traceId, text_filter: filter.toHex() })))
+  await sql`
+    update trace_summaries s set text_filter = tracewell_text_filter_union(s.text_filter, ('x' || f.text_filter)::varbit)
+    from jsonb_to_recordset(${filters}::jsonb) as f(trace_id text, text_filter text)
+    where s.project_id = ${projectId} and s.trace_id = f.trace_id and f.text_filter is not null`.execute(db)
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

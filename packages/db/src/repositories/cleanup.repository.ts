@@ -1,10 +1,21 @@
 import { sql } from 'kysely'
 import type { Executor } from './executor.ts'
 
+/** What one batch of deleteOldestSpansBefore did. */
+export interface SpanDeletion {
+  deleted: number
+  /**
+   * The latest start among the spans deleted (null when none was): every span of the project that
+   * started before it, and before the cutoff, is gone, this batch's or an earlier one's. The
+   * janitor deletes what the writer keeps beside the spans up to it (deleteSummariesOfWindow).
+   */
+  latestStart: Date | null
+}
+
 /**
  * Deletes up to `limit` of a project's oldest spans that started strictly before `cutoff` (a span
- * starting exactly at the cutoff is kept); returns how many. The retention janitor calls it in a
- * loop, one short transaction per batch, so no statement locks or scans a whole table.
+ * starting exactly at the cutoff is kept). The retention janitor calls it in a loop, one short
+ * transaction per batch, so no statement locks or scans a whole table.
  *
  * Why ORDER BY start_time: it makes the planner walk the (project_id, start_time) index from its
  * oldest end. Without it, a large project's batch is planned as a sequential scan with LIMIT,
@@ -12,56 +23,52 @@ import type { Executor } from './executor.ts'
  * but not yet vacuumed), so a run's cost grows with the square of its size; in order, the index
  * entries of deleted rows are marked dead on first sight and cost next to nothing afterwards.
  */
-export function deleteOldestSpansBefore(db: Executor, projectId: string, cutoff: Date, limit: number): Promise<number> {
-  return deleteOldestRowsBefore(db, 'spans', projectId, cutoff, limit)
-}
-
-/** Up to `limit` of a project's rows of `table` (keyed by project_id, ordered by start_time) that started before `cutoff`. */
-async function deleteOldestRowsBefore(db: Executor, table: 'spans' | 'trace_summaries', projectId: string, cutoff: Date, limit: number): Promise<number> {
-  const result = await sql`
-    delete from ${sql.table(table)} where ctid = any(array(
-      select ctid from ${sql.table(table)} where project_id = ${projectId} and start_time < ${cutoff} order by start_time limit ${limit}
-    ))`.execute(db)
-  return Number(result.numAffectedRows ?? 0n)
-}
-
-/**
- * Deletes up to `limit` of a project's trace summaries whose trace started before `cutoff`: the
- * trace's first spans are gone (deleteOldestSpansBefore), so its row would list it wrongly. Any
- * later spans of such a trace stay readable by id until the run that reaches their own start.
- * Batches of spans are at least as many as summaries (every summarised trace has a span before
- * its cutoff), so one call per span batch keeps up.
- */
-export function deleteTraceSummariesBefore(db: Executor, projectId: string, cutoff: Date, limit: number): Promise<number> {
-  return deleteOldestRowsBefore(db, 'trace_summaries', projectId, cutoff, limit)
+export async function deleteOldestSpansBefore(db: Executor, projectId: string, cutoff: Date, limit: number): Promise<SpanDeletion> {
+  const { rows } = await sql<{ deleted: number; latest_start: Date | null }>`
+    with deleted as (
+      delete from spans where ctid = any(array(
+        select ctid from spans where project_id = ${projectId} and start_time < ${cutoff} order by start_time limit ${limit}
+      ))
+      returning start_time)
+    select count(*)::int as deleted, max(start_time) as latest_start from deleted`.execute(db)
+  const row = rows[0]
+  return { deleted: row?.deleted ?? 0, latestStart: row?.latest_start ?? null }
 }
 
 /**
- * Deletes up to `limit` of a project's usage rollups of hours that ended by `cutoff`: every span
- * of such an hour started before the cutoff and is deleted with it. The hour holding the cutoff
- * keeps its row (some of its spans are kept) until a later run passes its end. The dimensions are
- * listed so that the primary key is walked as one range of hours per dimension.
+ * A stretch of a project's history whose spans are all deleted: from `from` (null: from the
+ * beginning) to `to`, exclusive. The janitor's batches delete consecutive windows, each one
+ * beginning where the one before ended, so no statement walks the rows an earlier batch deleted.
  */
-export async function deleteUsageRollupsBefore(db: Executor, projectId: string, cutoff: Date, limit: number): Promise<number> {
-  const lastHour = new Date(cutoff.getTime() - 3_600_000)
-  const result = await sql`
-    delete from usage_rollups where ctid = any(array(
-      select ctid from usage_rollups
-      where project_id = ${projectId} and dimension in ('all', 'model', 'vendor', 'service', 'user') and hour <= ${lastHour}
-      limit ${limit}
-    ))`.execute(db)
-  return Number(result.numAffectedRows ?? 0n)
+export interface DeletedWindow {
+  from: Date | null
+  to: Date
 }
 
 /**
- * Deletes up to `limit` of a project's session summaries whose last trace ended before `cutoff`:
- * every trace of such a session started before it and is deleted with its spans. A session that
- * straddles the cutoff keeps its row, figures included, until a run passes its last trace.
+ * Deletes what the writer keeps beside the spans (trace and session summaries, usage rollups)
+ * that only spans of `window` made: the traces that started in it, the sessions whose last trace
+ * ended in it, the hours that ended in it. Call it in the transaction that deleted the spans.
+ *
+ * Each table is cut by a range of its own time index, not by a count: a window's rows are as many
+ * as its spans allow (a trace, a session and at most one rollup per dimension and hour need at
+ * least one span), and the range is planned by the rows it holds, not by a guess at how many old
+ * rows a LIMIT has to wade through.
  */
-export async function deleteSessionSummariesBefore(db: Executor, projectId: string, cutoff: Date, limit: number): Promise<number> {
-  const result = await sql`
-    delete from session_summaries where ctid = any(array(
-      select ctid from session_summaries where project_id = ${projectId} and last_seen < ${cutoff} order by last_seen limit ${limit}
-    ))`.execute(db)
-  return Number(result.numAffectedRows ?? 0n)
+export async function deleteSummariesOfWindow(db: Executor, projectId: string, window: DeletedWindow): Promise<void> {
+  const { from, to } = window
+  await sql`
+    delete from trace_summaries
+    where project_id = ${projectId} and start_time < ${to} ${from ? sql`and start_time >= ${from}` : sql``}`.execute(db)
+  await sql`
+    delete from session_summaries
+    where project_id = ${projectId} and last_seen < ${to} ${from ? sql`and last_seen >= ${from}` : sql``}`.execute(db)
+  // An hour goes once it has ended: the hour holding `to` keeps its row (some of its spans are
+  // kept) until a later window passes its end. The dimensions are listed so that the primary key
+  // is walked as one range of hours per dimension.
+  const hourBefore = (instant: Date) => new Date(instant.getTime() - 3_600_000)
+  await sql`
+    delete from usage_rollups
+    where project_id = ${projectId} and dimension in ('all', 'model', 'vendor', 'service', 'user')
+      and hour <= ${hourBefore(to)} ${from ? sql`and hour > ${hourBefore(from)}` : sql``}`.execute(db)
 }
