@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks'
 import {
   deleteOldestSpansBefore, deleteSummariesOfWindow, listEnabledRetentionPolicies, recordRetentionRun, sql, withAdvisoryLock, type Db, type RetentionPolicyDto,
 } from '@tracewell/db'
+import { compressWal, probeWalCompression, type WalCompression } from './wal-compression.ts'
 
 /**
  * The Postgres advisory lock that makes one cleanup run at a time across every janitor replica
@@ -80,6 +81,12 @@ function inFairOrder(policies: RetentionPolicyDto[]): RetentionPolicyDto[] {
   })
 }
 
+/** How every batch of a run deletes: up to `limit` spans, their WAL compressed with `walCompression` (wal-compression.ts). */
+interface BatchOptions {
+  limit: number
+  walCompression: WalCompression
+}
+
 /**
  * One batch, in a transaction of its own that commits without waiting for its WAL to reach disk.
  * A batch lost to a crash is harmless (those spans are still old, and the next run deletes them),
@@ -91,13 +98,15 @@ function inFairOrder(policies: RetentionPolicyDto[]): RetentionPolicyDto[] {
  * latest start deleted, or at the cutoff once no old span is left), so a summary never outlives
  * its spans' deletion nor goes before it. `from` is where the previous batch's window ended.
  */
-async function deleteBatch(db: Db, projectId: string, cutoff: Date, limit: number, from: Date | null): Promise<{ deleted: number; to: Date }> {
+async function deleteBatch(db: Db, batch: BatchOptions, projectId: string, cutoff: Date, from: Date | null): Promise<{ deleted: number; to: Date }> {
+  const { limit } = batch
   return db.transaction().execute(async (trx) => {
     await sql`set local synchronous_commit = off`.execute(trx)
+    await compressWal(trx, batch.walCompression)
     // The spans are taken in index order, LIMIT rows at a time; were the planner to misjudge how
     // many rows are old, a bitmap scan would read all of them and sort them for every batch.
     await sql`set local enable_bitmapscan = off`.execute(trx)
-    const spans = await deleteOldestSpansBefore(trx, projectId, cutoff, limit)
+    const spans = await deleteOldestSpansBefore(trx, projectId, cutoff, limit, from)
     // The summaries are cut by time ranges, for which a bitmap scan is the right plan.
     await sql`set local enable_bitmapscan = on`.execute(trx)
     const to = spans.deleted < limit || spans.latestStart === null ? cutoff : spans.latestStart
@@ -130,6 +139,7 @@ async function runLocked(db: Db, options: RetentionRunOptions): Promise<Retentio
   const mustStop = () => batches > 0 && (performance.now() >= deadline || options.signal?.aborted === true)
 
   const policies = inFairOrder(await listEnabledRetentionPolicies(db))
+  const batch: BatchOptions = { limit: options.batchSize, walCompression: policies.length > 0 ? await probeWalCompression(db) : null }
   const projects: ProjectCleanupReport[] = []
   let stopped = false
 
@@ -149,7 +159,7 @@ async function runLocked(db: Db, options: RetentionRunOptions): Promise<Retentio
     }
     try {
       for (let from: Date | null = null; ; ) {
-        const { deleted, to } = await deleteBatch(db, policy.projectId, cutoff, options.batchSize, from)
+        const { deleted, to } = await deleteBatch(db, batch, policy.projectId, cutoff, from)
         from = to
         batches += 1
         report.deletedSpans += deleted

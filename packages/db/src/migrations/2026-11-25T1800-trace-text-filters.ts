@@ -33,6 +33,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 /** Computes every stored trace's word filter from its spans (also what bench:query loads them with). */
 export async function backfillTraceTextFilters(db: AnyDb, { tracesPerBatch = 2_000 } = {}): Promise<void> {
+  // Statistics first: those of a table just filled (the trace summaries' own backfill) may still
+  // say it is empty, and then each batch below is planned as a sort of all the project's rows.
+  await sql`analyze trace_summaries`.execute(db)
   const { rows: projects } = await sql<{ project_id: string }>`select distinct project_id from trace_summaries`.execute(db)
   for (const { project_id: projectId } of projects) {
     // The start as text: a JavaScript Date would drop its microseconds and make the cursor go back.

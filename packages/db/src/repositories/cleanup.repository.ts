@@ -20,14 +20,17 @@ export interface SpanDeletion {
  * Why ORDER BY start_time: it makes the planner walk the (project_id, start_time) index from its
  * oldest end. Without it, a large project's batch is planned as a sequential scan with LIMIT,
  * which has to step over every row deleted by the earlier batches of the same run (they are dead
- * but not yet vacuumed), so a run's cost grows with the square of its size; in order, the index
- * entries of deleted rows are marked dead on first sight and cost next to nothing afterwards.
+ * but not yet vacuumed), so a run's cost grows with the square of its size. `from`, the previous
+ * batch's latestStart, starts the walk past the index entries of the spans already deleted
+ * (every span before it is gone), instead of stepping over them again in every batch.
  */
-export async function deleteOldestSpansBefore(db: Executor, projectId: string, cutoff: Date, limit: number): Promise<SpanDeletion> {
+export async function deleteOldestSpansBefore(db: Executor, projectId: string, cutoff: Date, limit: number, from: Date | null = null): Promise<SpanDeletion> {
   const { rows } = await sql<{ deleted: number; latest_start: Date | null }>`
     with deleted as (
       delete from spans where ctid = any(array(
-        select ctid from spans where project_id = ${projectId} and start_time < ${cutoff} order by start_time limit ${limit}
+        select ctid from spans
+        where project_id = ${projectId} and start_time < ${cutoff} ${from ? sql`and start_time >= ${from}` : sql``}
+        order by start_time limit ${limit}
       ))
       returning start_time)
     select count(*)::int as deleted, max(start_time) as latest_start from deleted`.execute(db)
