@@ -1,6 +1,6 @@
 import type { ProjectSpanSource } from '@tracewell/db'
 import { decodeTraceBody, type SpanRecord } from '@tracewell/otlp'
-import { InvalidSpanBatchJobError, readJobBodies, type ProjectSpans, type QueuedBody } from '@tracewell/queue'
+import { InvalidSpanBatchJobError, readJobBodies, releaseBody, type ProjectSpans, type QueuedBody } from '@tracewell/queue'
 import type { Redis } from 'ioredis'
 
 // The queue carries the request bodies ingest accepted; the writer decodes them again with the
@@ -12,6 +12,24 @@ import type { Redis } from 'ioredis'
  */
 export function spanSourcesOf(bodies: readonly QueuedBody[]): ProjectSpanSource[] {
   return bodies.map((queued, index) => ({ projectId: queued.projectId, spans: () => decodeQueuedBody(queued, index) }))
+}
+
+/**
+ * spanSourcesOf, each body freed as soon as its spans are decoded (the records hold no view
+ * into it), so a job's bodies do not wait for Postgres to answer its COPY: each source can be
+ * asked for its spans only once.
+ */
+export function spanSourcesFreeingBodies(bodies: readonly QueuedBody[]): ProjectSpanSource[] {
+  return bodies.map((queued, index) => ({
+    projectId: queued.projectId,
+    spans: () => {
+      try {
+        return decodeQueuedBody(queued, index)
+      } finally {
+        releaseBody(queued.body)
+      }
+    },
+  }))
 }
 
 /** Every span of a queued job, decoded at once and grouped by request (tests, and tools that inspect a queue). */

@@ -1,4 +1,4 @@
-import { storeSpanSources, type Db, type ProjectSpanSource } from '@tracewell/db'
+import { copySpanSources, insertSpanSourcesByStatement, storeSpanSources, type Db, type ProjectSpanSource } from '@tracewell/db'
 import { InvalidSpanBatchJobError, type ProjectSpans } from '@tracewell/queue'
 import { UnrecoverableError } from 'bullmq'
 import type { SpanPricer } from './span-pricer.ts'
@@ -39,6 +39,31 @@ export function jobFailure(error: unknown): unknown {
 export async function storeSpanBatches(db: Db, batches: readonly ProjectSpanSource[], pricer: SpanPricer): Promise<SpanBatchResult> {
   try {
     return await storeSpanSources(db, await pricer.priced(batches))
+  } catch (error) {
+    throw jobFailure(error)
+  }
+}
+
+/**
+ * storeSpanBatches in two halves, for a job whose sources are request bodies freed as they are
+ * decoded: first the COPY, which asks for each batch's spans once and answers undefined when
+ * the job must go by statement instead (a span of it already stored, by an earlier try of the
+ * job, or a value only statements store exactly), with nothing stored; then, given the
+ * sources again, those statements, idempotent as storeSpanBatches is.
+ */
+export async function copySpanBatches(db: Db, batches: readonly ProjectSpanSource[], pricer: SpanPricer): Promise<SpanBatchResult | undefined> {
+  try {
+    const inserted = await copySpanSources(db, await pricer.priced(batches))
+    return inserted === undefined ? undefined : { inserted, duplicates: 0 }
+  } catch (error) {
+    throw jobFailure(error)
+  }
+}
+
+/** The statement half of copySpanBatches. */
+export async function insertSpanBatchesByStatement(db: Db, batches: readonly ProjectSpanSource[], pricer: SpanPricer): Promise<SpanBatchResult> {
+  try {
+    return await insertSpanSourcesByStatement(db, await pricer.priced(batches))
   } catch (error) {
     throw jobFailure(error)
   }

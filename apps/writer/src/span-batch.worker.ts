@@ -12,8 +12,8 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
 import { spanBatchMetrics } from './span-batch.metrics.ts'
-import { spanSourcesOf } from './queued-bodies.decoder.ts'
-import { jobFailure, storeSpanBatches, type SpanBatchResult } from './span-batch.processor.ts'
+import { spanSourcesFreeingBodies, spanSourcesOf } from './queued-bodies.decoder.ts'
+import { copySpanBatches, insertSpanBatchesByStatement, jobFailure, type SpanBatchResult } from './span-batch.processor.ts'
 import { SpanPricer } from './span-pricer.ts'
 
 export interface WorkerLogger {
@@ -162,14 +162,25 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
 }
 
 /**
- * Stores a job's spans, decoded as they are copied, and frees its bodies afterwards. A job no
- * retry can fix, whether found reading it or storing it, goes straight to the failed set.
+ * Stores a job's spans, decoded as they are copied. Each body is freed once its spans are
+ * encoded for the COPY, not when Postgres has answered it: kept that long, the ~3 MB of bodies of
+ * each of WRITER_CONCURRENCY jobs were promoted and waited for a full collection, which with the
+ * COPY's chunks (releaseCopyChunks) made 30–35 MiB of the writer's peak RSS under load
+ * (docs/benchmarks.md, under load). A job the COPY cannot store (a redelivered one, some of whose
+ * spans are stored already; every job on PGlite, which has no COPY) reads its bodies from Redis
+ * again for the idempotent statements: a second read paid only on that path. A job no retry can
+ * fix, whether found reading it or storing it, goes straight to the failed set.
  */
 async function storeJob(db: Db, payloads: Redis, job: SpanBatchJob, pricer: SpanPricer): Promise<SpanBatchResult> {
+  // No bodies: the job is a copy, added by a resent command, of one already stored.
+  const alreadyStored = (): Promise<SpanBatchResult> => Promise.resolve({ inserted: 0, duplicates: spanCountOf(job) })
   try {
-    // No bodies: the job is a copy, added by a resent command, of one already stored.
+    const copied = await withJobBodies(payloads, job, (bodies) =>
+      bodies.length === 0 ? alreadyStored() : copySpanBatches(db, spanSourcesFreeingBodies(bodies), pricer),
+    )
+    if (copied !== undefined) return copied
     return await withJobBodies(payloads, job, (bodies) =>
-      bodies.length === 0 ? Promise.resolve({ inserted: 0, duplicates: spanCountOf(job) }) : storeSpanBatches(db, spanSourcesOf(bodies), pricer),
+      bodies.length === 0 ? alreadyStored() : insertSpanBatchesByStatement(db, spanSourcesOf(bodies), pricer),
     )
   } catch (error) {
     throw jobFailure(error)

@@ -115,6 +115,10 @@ describe('span-batch worker (real Redis and Postgres)', () => {
       await enqueueSpans(producer, 'project-dup', spans)
       await waitFor('both jobs to complete', async () => (await inspect.queue.getCompletedCount()) >= 3)
       assert.equal(await countSpans(database.db, 'project-dup'), 300)
+      // Each job's COPY met stored spans and was rolled back; its bodies, freed as the COPY
+      // encoded them, were read again for the statements, which skipped every span.
+      const jobs = (await inspect.queue.getCompleted()).filter((job) => (job.data as KeyedSpanBatchJob).requests.some((request) => request.projectId === 'project-dup'))
+      assert.deepEqual(jobs.map((job) => job.returnvalue), [{ inserted: 0, duplicates: 300 }, { inserted: 0, duplicates: 300 }])
     } finally {
       await writer.close()
     }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { poolOf } from '../src/create-db.ts'
-import { countSpans, createDb, findTraceSpans, insertSpans, nanosToIsoMicros, sql, storeSpanSources, storeSpans, type Db, type ProjectSpanSource, type SpanDto, type SpanInsert } from '../src/index.ts'
+import { copySpanSources, countSpans, createDb, findTraceSpans, insertSpans, insertSpanSourcesByStatement, nanosToIsoMicros, sql, storeSpanSources, storeSpans, type Db, type ProjectSpanSource, type SpanDto, type SpanInsert } from '../src/index.ts'
 import { encodeSpanCopy } from '../src/repositories/span-copy.ts'
 import { createTestDatabase, type TestDatabase } from '../src/testing/index.ts'
 import { engines } from './engines.ts'
@@ -164,6 +164,31 @@ for (const engine of engines) {
       assert.deepEqual(Object.fromEntries(asked), { second: expected, third: expected })
       assert.equal(await countSpans(db, 'sources'), 9)
       assert.deepEqual(await storeSpanSources(db, []), { inserted: 0, duplicates: 0 })
+    })
+
+    it('copySpanSources asks each source once and leaves a batch it cannot copy to insertSpanSourcesByStatement, storing none of it', async () => {
+      let asked = 0
+      const source = (spans: SpanInsert[]): ProjectSpanSource => ({
+        projectId: 'halves',
+        spans: () => {
+          asked++
+          return spans
+        },
+      })
+      const first = batch('halves', 3)
+      const copied = await copySpanSources(db, [source(first)])
+      // PGlite has no COPY: every batch goes by statement.
+      assert.equal(copied, engine.name === 'postgres' ? 3 : undefined)
+      assert.equal(asked, engine.name === 'postgres' ? 1 : 0)
+      if (copied === undefined) assert.deepEqual(await insertSpanSourcesByStatement(db, [source(first)]), { inserted: 3, duplicates: 0 })
+
+      asked = 0
+      const more = [...first, ...batch('halves more', 2)]
+      assert.equal(await copySpanSources(db, [source(more)]), undefined, 'a span already stored: rolled back')
+      assert.equal(await countSpans(db, 'halves'), 3)
+      assert.deepEqual(await insertSpanSourcesByStatement(db, [source(more)]), { inserted: 2, duplicates: 3 })
+      assert.equal(asked, engine.name === 'postgres' ? 2 : 1)
+      assert.equal(await countSpans(db, 'halves'), 5)
     })
 
     it('falls back in statements of at most 5,000 spans, keeping each source whole', async () => {

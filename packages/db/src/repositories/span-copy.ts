@@ -206,6 +206,26 @@ function numericDigits(value: number): { digits: number[]; weight: number; scale
   return { digits, weight: digits.length === 0 ? 0 : weight, scale }
 }
 
+/**
+ * Frees the memory of encodeSpanCopy's chunks now rather than at V8's next full collection; only
+ * once Postgres has acknowledged the COPY, when nothing of them is left to write (after a failed
+ * COPY pg-copy-streams may still be flushing them). A batch's chunks live through its COPY, long
+ * enough to be promoted, and would then wait, garbage, for a full collection: with the writer's
+ * concurrent jobs of ~3 MB of chunks each, they were the bulk of its `arrayBuffers` at its peak
+ * RSS (docs/benchmarks.md). Each chunk is the only view of its ArrayBuffer (CopyChunks allocates
+ * one per chunk, at least 128 KB, so never from Node's shared pool).
+ */
+export function releaseCopyChunks(chunks: readonly Buffer[]): void {
+  for (const { buffer } of chunks) {
+    if (!(buffer instanceof ArrayBuffer)) continue
+    try {
+      buffer.transfer(0)
+    } catch {
+      // Not detachable (nothing here marks it so): left to the collector, as before.
+    }
+  }
+}
+
 /** What encodeSpanCopy tells of each span: the span, then the bytes of its attributes' JSON text. */
 export interface SpanEncoded {
   span(projectId: string, span: SpanFields): void

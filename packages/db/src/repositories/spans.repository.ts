@@ -4,7 +4,7 @@ import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams'
 import { poolOf, type Db } from '../create-db.ts'
 import type { CostSource } from '../database.ts'
 import { inTransaction, type Executor } from './executor.ts'
-import { encodeSpanCopy, spanCopyStatement } from './span-copy.ts'
+import { encodeSpanCopy, releaseCopyChunks, spanCopyStatement } from './span-copy.ts'
 import { TraceSummaryBatch, traceSummaryUpsert, upsertTraceSummaries } from './trace-summaries.ts'
 import { recomputeSessionsStatement, refreshSessionSummaries } from './session-summaries.ts'
 import { UsageRollupBatch, upsertUsageRollups, usageRollupUpsert } from './usage-rollups.ts'
@@ -72,11 +72,26 @@ export async function insertSerializedSpanRows(db: Executor, rowsJson: readonly 
  */
 export async function storeSpanSources(db: Db, sources: readonly ProjectSpanSource[]): Promise<{ inserted: number; duplicates: number }> {
   if (sources.length === 0) return { inserted: 0, duplicates: 0 }
+  const copied = await copySpanSources(db, sources)
+  if (copied !== undefined) return { inserted: copied, duplicates: 0 }
+  return insertSpanSourcesByStatement(db, sources)
+}
+
+/**
+ * storeSpanSources' first half, for a caller that can produce the spans again only at a cost
+ * (the writer lets each request body go once its spans are encoded, and reads it again from
+ * Redis for the fallback): the rows the COPY inserted, or undefined when the batch must go by
+ * statement instead (a span already stored, a value only the statement path stores exactly, or
+ * PGlite), with nothing stored. The sources' spans are asked for at most once.
+ */
+export async function copySpanSources(db: Db, sources: readonly ProjectSpanSource[]): Promise<number | undefined> {
   const pool = poolOf.get(db)
+  if (pool === undefined) return undefined
+  if (sources.length === 0) return 0
   // Every span of a COPY is new (else it rolls back), so all of them are folded into the summaries.
   const summaries = new TraceSummaryBatch()
   const rollups = new UsageRollupBatch()
-  const chunks = pool === undefined ? undefined : encodeSpanCopy(sources, {
+  const chunks = encodeSpanCopy(sources, {
     span(projectId, span) {
       summaries.add(projectId, span, false)
       rollups.add(projectId, span)
@@ -84,8 +99,11 @@ export async function storeSpanSources(db: Db, sources: readonly ProjectSpanSour
     // The words of full-text search, read from the bytes the COPY sends.
     attributes: (bytes, start, end) => summaries.addWordsOfLastSpan(bytes, start, end),
   })
-  const copied = pool !== undefined && chunks !== undefined ? await copyInTransaction(pool, chunks, summaries, rollups) : undefined
-  if (copied !== undefined) return { inserted: copied, duplicates: 0 }
+  return chunks === undefined ? undefined : copyInTransaction(pool, chunks, summaries, rollups)
+}
+
+/** storeSpanSources' fallback: idempotent statements, in a transaction of their own. */
+export function insertSpanSourcesByStatement(db: Db, sources: readonly ProjectSpanSource[]): Promise<{ inserted: number; duplicates: number }> {
   return db.transaction().execute((trx) => insertSourcesByStatement(trx, sources))
 }
 
@@ -174,6 +192,7 @@ async function copyInTransaction(pool: pg.Pool, chunks: readonly Buffer[], summa
       await client.query({ name: 'usage-rollups-upsert', text: rollupUpsert.text, values: rollupUpsert.values })
     }
     await client.query('commit')
+    releaseCopyChunks(chunks)
     return rows
   } catch (error) {
     try {
