@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
 import { sql } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
-import { createBullMqSpanBatchProducer, type SpanBatchProducer } from '@tracewell/queue'
+import { createBullMqSpanBatchProducer, spanBatchConnectionName, type SpanBatchProducer } from '@tracewell/queue'
 import { seededRandom, startTcpProxy, type TcpProxy } from '@tracewell/test-support'
 import { Redis } from 'ioredis'
 import { startSpanBatchWorker, type SpanBatchWorker } from '../src/index.ts'
@@ -19,7 +19,7 @@ const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
 const redisTarget = { host: new URL(REDIS_URL).hostname, port: Number(new URL(REDIS_URL).port || 6379) }
 const quiet = { info() {}, warn() {}, error() {} }
 
-/** Kills every client connection of Redis with the given name; returns how many. */
+/** Kills every client connection of Redis with the given name (this process's own: the name holds its pid); returns how many. */
 async function killConnectionsNamed(admin: Redis, name: string): Promise<number> {
   const list = await admin.client('LIST')
   const ids = String(list)
@@ -146,10 +146,10 @@ describe('acknowledged spans survive broken Redis connections (proxy resets and 
   const scenarioTimeout = { timeout: 240_000 }
 
   test("ingest's connection: every acknowledged span is stored once and nothing fails", scenarioTimeout, async () => {
-    await runScenario({ producerThroughProxy: true, writerThroughProxy: false, killName: 'tracewell-producer', seed: 14 })
+    await runScenario({ producerThroughProxy: true, writerThroughProxy: false, killName: spanBatchConnectionName('producer'), seed: 14 })
   })
 
   test("the writer's connections: every acknowledged span is stored once and nothing fails", scenarioTimeout, async () => {
-    await runScenario({ producerThroughProxy: false, writerThroughProxy: true, killName: 'tracewell-writer', seed: 41 })
+    await runScenario({ producerThroughProxy: false, writerThroughProxy: true, killName: spanBatchConnectionName('writer'), seed: 41 })
   })
 })

@@ -1,6 +1,6 @@
 export * from './span-batch.contract.ts'
 export { defaultSpanBatchJobOptions, spanBatchJobName } from './job-options.ts'
-export { createSpanBatchQueueConnection } from './redis-connection.ts'
+export { createSpanBatchQueueConnection, spanBatchConnectionName } from './redis-connection.ts'
 export { createBullMqSpanBatchProducer, type BullMqSpanBatchProducerOptions, type ProducerLogger } from './bullmq.producer.ts'
 export { createInProcessSpanBatchProducer, type InProcessSpanBatchProducerOptions } from './in-process.producer.ts'
 export { releaseBody } from './body-memory.ts'

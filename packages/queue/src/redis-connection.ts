@@ -1,4 +1,14 @@
+import { hostname } from 'node:os'
 import { Redis, type RedisOptions } from 'ioredis'
+
+/**
+ * The name a queue connection gives itself in Redis's CLIENT LIST: its role, host and process, so
+ * an operator can tell whose connection it is, and a test that kills its own connections by name
+ * leaves those of every other process on the same Redis alone.
+ */
+export function spanBatchConnectionName(role: 'producer' | 'writer'): string {
+  return `tracewell-${role}:${hostname()}:${process.pid}`
+}
 
 /**
  * A Redis connection for the span-batch queue, configured per BullMQ's going-to-production guide:
@@ -17,7 +27,7 @@ export function createSpanBatchQueueConnection(redisUrl: string, role: 'producer
   }
   const options: RedisOptions =
     role === 'producer'
-      ? { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 5_000, connectionName: 'tracewell-producer' }
-      : { ...common, enableOfflineQueue: true, maxRetriesPerRequest: null, connectionName: 'tracewell-writer' }
+      ? { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 5_000, connectionName: spanBatchConnectionName('producer') }
+      : { ...common, enableOfflineQueue: true, maxRetriesPerRequest: null, connectionName: spanBatchConnectionName('writer') }
   return new Redis(redisUrl, options)
 }
