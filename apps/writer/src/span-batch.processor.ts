@@ -49,24 +49,17 @@ export async function storeSpanBatches(db: Db, batches: readonly ProjectSpanSour
  * decoded: first the COPY, which asks for each batch's spans once and answers undefined when
  * the job must go by statement instead (a span of it already stored, by an earlier try of the
  * job, or a value only statements store exactly), with nothing stored; then, given the
- * sources again, those statements, idempotent as storeSpanBatches is.
+ * sources again, those statements, idempotent as storeSpanBatches is. Both throw what the
+ * database threw: the caller, which also reads the bodies, turns every failure into jobFailure's.
  */
 export async function copySpanBatches(db: Db, batches: readonly ProjectSpanSource[], pricer: SpanPricer): Promise<SpanBatchResult | undefined> {
-  try {
-    const inserted = await copySpanSources(db, await pricer.priced(batches))
-    return inserted === undefined ? undefined : { inserted, duplicates: 0 }
-  } catch (error) {
-    throw jobFailure(error)
-  }
+  const inserted = await copySpanSources(db, await pricer.priced(batches))
+  return inserted === undefined ? undefined : { inserted, duplicates: 0 }
 }
 
 /** The statement half of copySpanBatches. */
 export async function insertSpanBatchesByStatement(db: Db, batches: readonly ProjectSpanSource[], pricer: SpanPricer): Promise<SpanBatchResult> {
-  try {
-    return await insertSpanSourcesByStatement(db, await pricer.priced(batches))
-  } catch (error) {
-    throw jobFailure(error)
-  }
+  return insertSpanSourcesByStatement(db, await pricer.priced(batches))
 }
 
 /** Stores spans handed over by the in-process queue (`npm start` without Redis): records, never encoded. */
