@@ -292,6 +292,53 @@ describe('storeSpans on postgres: connections', () => {
     assert.equal(await storeSpans(database.db, batch('broken', 50)), 50)
   })
 
+  // The COPY is sent while it is encoded, one source after another: what is found late in a
+  // batch meets a COPY that already holds its earlier rows.
+  const manySources = (projectId: string, sources: number, spansEach: number): ProjectSpanSource[] =>
+    Array.from({ length: sources }, () => {
+      const spans = batch(projectId, spansEach)
+      return { projectId, spans: () => spans }
+    })
+  const assertPoolIdle = () => {
+    const pool = poolOfDatabase()
+    assert.equal(pool.waitingCount, 0)
+    assert.equal(pool.idleCount, pool.totalCount)
+  }
+
+  it('leaves a batch to the statements when its last source holds a value only they store, after earlier chunks were sent', async () => {
+    const sources = manySources('late value', 4, 300)
+    // A negative cost: the encoder leaves numbers it does not write exactly as numeric_in reads them to the statement.
+    const negative = { ...(batch('late value', 1)[0] as SpanInsert), inputCostUsd: -0.25 }
+    sources.push({ projectId: 'late value', spans: () => [negative] })
+    assert.equal(await copySpanSources(database.db, sources), undefined)
+    assert.equal(await countSpans(database.db, 'late value'), 0, 'the rows already sent were rolled back')
+    assertPoolIdle()
+    assert.deepEqual(await storeSpanSources(database.db, sources), { inserted: 1_201, duplicates: 0 })
+  })
+
+  it('rolls back and falls back when a stored span is met while later sources are still being sent', async () => {
+    const [stored, ...rest] = manySources('met early', 8, 300) as [ProjectSpanSource, ...ProjectSpanSource[]]
+    assert.equal(await storeSpanSources(database.db, [stored]).then((result) => result.inserted), 300)
+    assert.equal(await copySpanSources(database.db, [stored, ...rest]), undefined)
+    assert.equal(await countSpans(database.db, 'met early'), 300)
+    assertPoolIdle()
+    assert.deepEqual(await storeSpanSources(database.db, [stored, ...rest]), { inserted: 2_100, duplicates: 300 })
+  })
+
+  it('throws the error of a source that cannot give its spans mid-COPY, storing nothing and keeping the connection', async () => {
+    const sources = manySources('source fails', 3, 300)
+    sources.push({
+      projectId: 'source fails',
+      spans: () => {
+        throw new Error('body 3 no longer decodes')
+      },
+    })
+    await assert.rejects(copySpanSources(database.db, sources), /body 3 no longer decodes/)
+    assert.equal(await countSpans(database.db, 'source fails'), 0)
+    assertPoolIdle()
+    assert.equal(await storeSpans(database.db, batch('source fails', 5)), 5)
+  })
+
   it('throws when the pool is closed', async () => {
     const closed = createDb({ databaseUrl: database.url, poolSize: 1 })
     // Kysely ends the pool on destroy() only once it has run a query.

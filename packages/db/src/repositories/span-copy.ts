@@ -234,60 +234,106 @@ export interface SpanEncoded {
 }
 
 /**
- * The batch as binary COPY data (header, rows, trailer) in chunks of about 128 KB, or undefined if
- * some value is one only the statement path stores exactly (see the top of this file). Text and
+ * Encodes span sources into binary COPY data one source at a time, so that a COPY can send the
+ * chunks one source filled while the next is encoded (storeSpanSources streams them). Text and
  * JSON are made storable as serializeSpanRows makes them (U+0000 and lone surrogates → U+FFFD).
  * Each source's spans are asked for once and encoded before the next source's, so only one
  * source's records need to be alive at a time.
  */
-export function encodeSpanCopy(sources: readonly ProjectSpanSource[], onSpan?: SpanEncoded): Buffer[] | undefined {
-  const copy = new CopyChunks()
-  try {
-    for (const source of sources) {
-      for (const span of source.spans()) {
-        onSpan?.span(source.projectId, span)
-        copy.row()
-        copy.text(source.projectId)
-        copy.text(span.traceId)
-        copy.text(span.spanId)
-        copy.text(span.parentSpanId)
-        copy.text(span.name)
-        copy.int16(span.kind)
-        copy.timestamp(span.startTimeUnixNano)
-        copy.timestamp(span.endTimeUnixNano)
-        copy.int64Decimal(span.durationNs)
-        copy.text(span.traceState)
-        copy.int16(span.statusCode)
-        copy.text(span.statusMessage)
-        copy.text(span.serviceName)
-        copy.text(span.serviceVersion)
-        copy.text(span.scopeName)
-        copy.text(span.scopeVersion)
-        copy.text(span.llmVendor)
-        copy.text(span.llmModel)
-        copy.text(span.llmRequestType)
-        copy.int64(span.inputTokens)
-        copy.int64(span.outputTokens)
-        copy.int64(span.totalTokens)
-        copy.text(span.llmResponseModel)
-        copy.int64(span.cachedInputTokens)
-        copy.int64(span.cacheWriteInputTokens)
-        copy.int64(span.reasoningTokens)
-        copy.text(span.sessionId)
-        copy.text(span.userId)
-        copy.numeric(span.inputCostUsd)
-        copy.numeric(span.outputCostUsd)
-        copy.numeric(span.totalCostUsd)
-        copy.text(span.costSource)
-        copy.jsonb(span.attributes, onSpan?.attributes)
-        copy.jsonb(span.resourceAttributes)
-        copy.jsonb(span.events)
-        copy.jsonb(span.links)
-      }
-    }
-  } catch (error) {
-    if (error instanceof NotEncodable) return undefined
-    throw error
+export class SpanCopyEncoder {
+  readonly #copy = new CopyChunks()
+  readonly #onSpan: SpanEncoded | undefined
+  /** How many of the chunks were handed out by takeFilled. */
+  #taken = 0
+
+  constructor(onSpan?: SpanEncoded) {
+    this.#onSpan = onSpan
   }
-  return copy.finish()
+
+  /**
+   * Encodes the source's spans; false when one holds a value only the statement path stores
+   * exactly (see the top of this file), after which this encoder's data is unusable.
+   */
+  add(source: ProjectSpanSource): boolean {
+    try {
+      encodeSource(this.#copy, source, this.#onSpan)
+      return true
+    } catch (error) {
+      if (error instanceof NotEncodable) return false
+      throw error
+    }
+  }
+
+  /** The chunks filled since the last call: the data so far, but for the chunk still being filled. */
+  takeFilled(): Buffer[] {
+    const filled = this.#copy.chunks.slice(this.#taken)
+    this.#taken = this.#copy.chunks.length
+    return filled
+  }
+
+  /** The rest of the data (the chunk being filled and the trailer); nothing may be added after it. */
+  finish(): Buffer[] {
+    this.#copy.finish()
+    return this.takeFilled()
+  }
+
+  /** Every chunk made, for releaseCopyChunks once the COPY has been committed. */
+  get chunks(): readonly Buffer[] {
+    return this.#copy.chunks
+  }
+}
+
+/**
+ * The batch as binary COPY data (header, rows, trailer) in chunks of about 128 KB, or undefined if
+ * some value is one only the statement path stores exactly: SpanCopyEncoder all at once.
+ */
+export function encodeSpanCopy(sources: readonly ProjectSpanSource[], onSpan?: SpanEncoded): Buffer[] | undefined {
+  const encoder = new SpanCopyEncoder(onSpan)
+  for (const source of sources) if (!encoder.add(source)) return undefined
+  encoder.finish()
+  return [...encoder.chunks]
+}
+
+/** Appends a row for each of the source's spans; throws NotEncodable. */
+function encodeSource(copy: CopyChunks, source: ProjectSpanSource, onSpan: SpanEncoded | undefined): void {
+  for (const span of source.spans()) {
+    onSpan?.span(source.projectId, span)
+    copy.row()
+    copy.text(source.projectId)
+    copy.text(span.traceId)
+    copy.text(span.spanId)
+    copy.text(span.parentSpanId)
+    copy.text(span.name)
+    copy.int16(span.kind)
+    copy.timestamp(span.startTimeUnixNano)
+    copy.timestamp(span.endTimeUnixNano)
+    copy.int64Decimal(span.durationNs)
+    copy.text(span.traceState)
+    copy.int16(span.statusCode)
+    copy.text(span.statusMessage)
+    copy.text(span.serviceName)
+    copy.text(span.serviceVersion)
+    copy.text(span.scopeName)
+    copy.text(span.scopeVersion)
+    copy.text(span.llmVendor)
+    copy.text(span.llmModel)
+    copy.text(span.llmRequestType)
+    copy.int64(span.inputTokens)
+    copy.int64(span.outputTokens)
+    copy.int64(span.totalTokens)
+    copy.text(span.llmResponseModel)
+    copy.int64(span.cachedInputTokens)
+    copy.int64(span.cacheWriteInputTokens)
+    copy.int64(span.reasoningTokens)
+    copy.text(span.sessionId)
+    copy.text(span.userId)
+    copy.numeric(span.inputCostUsd)
+    copy.numeric(span.outputCostUsd)
+    copy.numeric(span.totalCostUsd)
+    copy.text(span.costSource)
+    copy.jsonb(span.attributes, onSpan?.attributes)
+    copy.jsonb(span.resourceAttributes)
+    copy.jsonb(span.events)
+    copy.jsonb(span.links)
+  }
 }

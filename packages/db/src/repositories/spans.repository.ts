@@ -4,7 +4,7 @@ import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams'
 import { poolOf, type Db } from '../create-db.ts'
 import type { CostSource } from '../database.ts'
 import { inTransaction, type Executor } from './executor.ts'
-import { encodeSpanCopy, releaseCopyChunks, spanCopyStatement } from './span-copy.ts'
+import { releaseCopyChunks, spanCopyStatement, SpanCopyEncoder } from './span-copy.ts'
 import { TraceSummaryBatch, traceSummaryUpsert, upsertTraceSummaries } from './trace-summaries.ts'
 import { recomputeSessionsStatement, refreshSessionSummaries } from './session-summaries.ts'
 import { UsageRollupBatch, upsertUsageRollups, usageRollupUpsert } from './usage-rollups.ts'
@@ -91,7 +91,7 @@ export async function copySpanSources(db: Db, sources: readonly ProjectSpanSourc
   // Every span of a COPY is new (else it rolls back), so all of them are folded into the summaries.
   const summaries = new TraceSummaryBatch()
   const rollups = new UsageRollupBatch()
-  const chunks = encodeSpanCopy(sources, {
+  const encoder = new SpanCopyEncoder({
     span(projectId, span) {
       summaries.add(projectId, span, false)
       rollups.add(projectId, span)
@@ -99,7 +99,7 @@ export async function copySpanSources(db: Db, sources: readonly ProjectSpanSourc
     // The words of full-text search, read from the bytes the COPY sends.
     attributes: (bytes, start, end) => summaries.addWordsOfLastSpan(bytes, start, end),
   })
-  return chunks === undefined ? undefined : copyInTransaction(pool, chunks, summaries, rollups)
+  return copyInTransaction(pool, (stream) => streamSources(stream, encoder, sources), encoder, summaries, rollups)
 }
 
 /** storeSpanSources' fallback: idempotent statements, in a transaction of their own. */
@@ -170,8 +170,17 @@ export async function storeSpans(db: Db, spans: readonly SpanInsert[]): Promise<
 
 const UNIQUE_VIOLATION = '23505'
 
-/** Runs the COPY in a transaction of its own; undefined when it was rolled back by a unique violation. */
-async function copyInTransaction(pool: pg.Pool, chunks: readonly Buffer[], summaries: TraceSummaryBatch, rollups: UsageRollupBatch): Promise<number | undefined> {
+/**
+ * Runs the COPY in a transaction of its own, `send` writing its data; undefined when it was rolled
+ * back by a unique violation or when `send` found a value it could not encode.
+ */
+async function copyInTransaction(
+  pool: pg.Pool,
+  send: (stream: CopyStreamQuery) => Promise<number | undefined>,
+  encoder: SpanCopyEncoder,
+  summaries: TraceSummaryBatch,
+  rollups: UsageRollupBatch,
+): Promise<number | undefined> {
   const client = await pool.connect()
   // A connection lost while checked out emits 'error' on the client, which without a listener would
   // crash the process; it also means the client must be destroyed, not returned to the pool.
@@ -182,7 +191,11 @@ async function copyInTransaction(pool: pg.Pool, chunks: readonly Buffer[], summa
   client.on('error', onError)
   try {
     await client.query('begin')
-    const rows = await copy(client.query(copyFrom(spanCopyStatement)), chunks)
+    const rows = await send(client.query(copyFrom(spanCopyStatement)))
+    if (rows === undefined) {
+      await client.query('rollback')
+      return undefined
+    }
     const upsert = traceSummaryUpsert(summaries)
     // Named, so that each connection parses and plans them once, not once a batch.
     const sessions = await client.query({ name: 'trace-summaries-upsert', text: upsert.text, values: upsert.values })
@@ -192,7 +205,7 @@ async function copyInTransaction(pool: pg.Pool, chunks: readonly Buffer[], summa
       await client.query({ name: 'usage-rollups-upsert', text: rollupUpsert.text, values: rollupUpsert.values })
     }
     await client.query('commit')
-    releaseCopyChunks(chunks)
+    releaseCopyChunks(encoder.chunks)
     return rows
   } catch (error) {
     try {
@@ -209,30 +222,59 @@ async function copyInTransaction(pool: pg.Pool, chunks: readonly Buffer[], summa
 }
 
 /**
- * Writes the chunks to the COPY and resolves with its row count once Postgres has applied it.
+ * Encodes the sources into the COPY one at a time, writing each chunk as soon as it is full, and
+ * resolves with the COPY's row count once Postgres has applied it. Streamed so that Postgres
+ * parses and inserts a job's first rows while the writer encodes the later ones: encoded whole
+ * first, a 2,000-span job kept the writer busy for ~30 ms with Postgres idle, and then Postgres
+ * busy with the writer idle (docs/benchmarks.md). It yields to the event loop after each chunk,
+ * so that the other jobs' round trips are answered while a large one is encoded.
+ *
+ * Resolves undefined when a source holds a value only the statement path stores exactly: the COPY
+ * is then ended where it stands (its data may stop mid-row, which Postgres refuses), and the
+ * caller rolls back whatever it made of it.
+ *
  * One chunk at a time, the next only after the socket took the previous: when a COPY fails,
  * pg-copy-streams lets go of the connection but goes on flushing what it had queued at the next
  * socket 'drain', and that TypeError crashes the process (seen with a whole batch written at once;
- * brianc/node-pg-copy-streams#153). For the same reason the stream is never destroy()ed: its
- * _destroy sends a CopyFail through that let-go connection.
+ * brianc/node-pg-copy-streams#153). For the same reason the stream is never destroy()ed (its
+ * _destroy sends a CopyFail through that let-go connection), nor ended once it has failed.
  */
-function copy(stream: CopyStreamQuery, chunks: readonly Buffer[]): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let failed = false
+async function streamSources(stream: CopyStreamQuery, encoder: SpanCopyEncoder, sources: readonly ProjectSpanSource[]): Promise<number | undefined> {
+  let failed = false
+  const applied = new Promise<number>((resolve, reject) => {
     stream.on('error', (error) => {
       failed = true
       reject(error)
     })
     stream.on('finish', () => resolve(stream.rowCount))
-    let next = 0
-    const writeNext = (): void => {
-      if (failed) return
-      const chunk = chunks[next++]
-      if (chunk === undefined) stream.end()
-      else stream.write(chunk, writeNext)
-    }
-    writeNext()
   })
+  // A write whose 'drain' never comes (the connection broke) must not hold the job: the error does.
+  const write = (chunk: Buffer) => (failed ? applied : Promise.race([new Promise<void>((resolve) => stream.write(chunk, () => resolve())), applied]))
+  const writeAll = async (chunks: readonly Buffer[]) => {
+    for (const chunk of chunks) await write(chunk)
+    if (chunks.length > 0) await new Promise(setImmediate)
+  }
+  // Ends a COPY left unfinished, whatever Postgres makes of it, so the transaction can roll back.
+  const abandon = async () => {
+    if (!failed) stream.end()
+    await applied.catch(() => {})
+  }
+  try {
+    for (const source of sources) {
+      if (!encoder.add(source)) {
+        await abandon()
+        return undefined
+      }
+      await writeAll(encoder.takeFilled())
+    }
+    await writeAll(encoder.finish())
+  } catch (error) {
+    // A source that could not give its spans (a body no longer decoding), or the COPY's own error.
+    await abandon()
+    throw error
+  }
+  stream.end()
+  return applied
 }
 
 export async function countSpans(db: Executor, projectId?: string): Promise<number> {
