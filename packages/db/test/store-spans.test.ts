@@ -70,6 +70,21 @@ for (const engine of engines) {
       }
     })
 
+    it('stores the edges of its integer columns as insertSpans does', async () => {
+      const base = randomSpan(false)
+      const edges: Array<Partial<SpanFields>> = [
+        { durationNs: '-5' }, { durationNs: '-9223372036854775808' }, { durationNs: '9007199254740993' }, { durationNs: '0' },
+        { startTimeUnixNano: '1999', endTimeUnixNano: '2000' }, { startTimeUnixNano: '946684799999999999', endTimeUnixNano: '946684800000000000' },
+        { startTimeUnixNano: '9007199254740991999', endTimeUnixNano: '9007199254740992000' },
+        { inputTokens: 2 ** 53 - 1, outputTokens: 0, totalTokens: 4_294_967_296, reasoningTokens: 4_294_967_295 },
+      ]
+      // A trace each: assertStoredAsInserted reads each span back as its trace's first.
+      const spans = edges.map((edge, i) => ({ ...base, ...edge, traceId: `${i}`.padStart(32, '0') }))
+      assert.equal(await storeSpans(db, spans.map((span) => ({ ...span, projectId: 'edges copy' }))), spans.length)
+      assert.equal(await insertSpans(db, spans.map((span) => ({ ...span, projectId: 'edges insert' }))), spans.length)
+      await assertStoredAsInserted(db, spans, 'edges copy', 'edges insert')
+    })
+
     it('stores values larger than a COPY chunk', async () => {
       const span = randomSpan(false)
       const large = {
