@@ -85,6 +85,16 @@ for (const engine of engines) {
       await assertStoredAsInserted(db, spans, 'edges copy', 'edges insert')
     })
 
+    it('stores resource attributes shared by reference between spans, as the decoder shares them, as insertSpans does', async () => {
+      const [first, second] = [randomSpan(true), randomSpan(false)]
+      // Spans of one resource, then another, then the first again, a COPY chunk boundary among them.
+      const owners = [first, first, second, first, ...Array.from({ length: 400 }, () => second), first]
+      const spans = owners.map((owner, i) => ({ ...randomSpan(i % 2 === 0), resourceAttributes: owner.resourceAttributes, events: [], links: [] }))
+      assert.equal(await storeSpans(db, spans.map((span) => ({ ...span, projectId: 'shared copy' }))), spans.length)
+      assert.equal(await insertSpans(db, spans.map((span) => ({ ...span, projectId: 'shared insert' }))), spans.length)
+      assert.deepEqual(await storedRows(db, 'shared copy'), await storedRows(db, 'shared insert'))
+    })
+
     it('stores values larger than a COPY chunk', async () => {
       const span = randomSpan(false)
       const large = {

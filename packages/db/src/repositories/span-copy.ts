@@ -22,6 +22,8 @@ const CHUNK_BYTES = 128 * 1024
 const HEADER = Buffer.from([0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00, 0, 0, 0, 0, 0, 0, 0, 0])
 const FIELD_COUNT = spanRowColumns.length
 const NULL_LENGTH = -1
+// jsonb `[]`: length 3, version byte 1, then the text.
+const EMPTY_ARRAY_JSONB = Buffer.from([0, 0, 0, 3, 1, 0x5b, 0x5d])
 
 const MICROS_FROM_UNIX_TO_POSTGRES_EPOCH = 946_684_800_000_000n
 const MICROS_FROM_UNIX_TO_POSTGRES_EPOCH_NUMBER = 946_684_800_000_000
@@ -80,12 +82,37 @@ class CopyChunks {
    * JSON text just written (in a buffer that is part of the COPY data, to be read, not kept).
    */
   jsonb(value: unknown, read?: (bytes: Uint8Array, start: number, end: number) => void): void {
+    // Most spans have no events and no links.
+    if (read === undefined && Array.isArray(value) && value.length === 0) return this.#field(EMPTY_ARRAY_JSONB)
     // JSON.stringify gives undefined for undefined (a key the statement path's row omits) and
     // 'null' for null; jsonb_to_recordset reads both as SQL NULL.
     const json = value === null ? undefined : JSON.stringify(value)
     if (json === undefined) return this.null()
     this.#utf8(toStorableJson(json), 1)
     read?.(this.#buffer, this.#textStart, this.#at)
+  }
+
+  /** The object sharedJsonb wrote last, and its field's bytes. */
+  #shared: { value: object; field: Buffer } | undefined
+
+  /**
+   * jsonb of a value that consecutive rows share by reference (the decoder gives every span of a
+   * resource the same resource attributes object): encoded for the first of them, its bytes copied
+   * for the rest. The records are not changed while they are encoded.
+   */
+  sharedJsonb(value: unknown): void {
+    if (value === null || typeof value !== 'object') return this.jsonb(value)
+    if (this.#shared?.value === value) return this.#field(this.#shared.field)
+    this.jsonb(value)
+    // A jsonb field's length and version byte sit just before its text, in the same buffer.
+    this.#shared = { value, field: Buffer.from(this.#buffer.subarray(this.#textStart - 5, this.#at)) }
+  }
+
+  /** A whole field (length and bytes) encoded before. */
+  #field(bytes: Uint8Array): void {
+    this.#reserve(bytes.length)
+    this.#buffer.set(bytes, this.#at)
+    this.#at += bytes.length
   }
 
   /** Where the text of the last field written by #utf8 starts. */
@@ -148,10 +175,7 @@ class CopyChunks {
   numeric(value: unknown): void {
     if (value === null || value === undefined) return this.null()
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new NotEncodable()
-    const field = encodedNumeric(value)
-    this.#reserve(field.length)
-    this.#buffer.set(field, this.#at)
-    this.#at += field.length
+    this.#field(encodedNumeric(value))
   }
 
   #bigint(value: bigint): void {
@@ -350,7 +374,7 @@ function encodeSource(copy: CopyChunks, source: ProjectSpanSource, onSpan: SpanE
     copy.numeric(span.totalCostUsd)
     copy.text(span.costSource)
     copy.jsonb(span.attributes, onSpan?.attributes)
-    copy.jsonb(span.resourceAttributes)
+    copy.sharedJsonb(span.resourceAttributes)
     copy.jsonb(span.events)
     copy.jsonb(span.links)
   }
