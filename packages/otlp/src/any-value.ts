@@ -1,6 +1,6 @@
 // AnyValue and attributes in OTLP JSON, normalised to the one form SpanRecord keeps
 // (span-record.ts): exactly one key, int64 as a decimal string, bytes as canonical base64.
-import { MAX_ANY_VALUE_DEPTH, setAttribute } from './attribute-map.ts'
+import { internedKey, MAX_ANY_VALUE_DEPTH, setAttribute } from './attribute-map.ts'
 import { isBase64 } from './base64.ts'
 import type { ErrorPath } from './error-path.ts'
 import { requireExactInteger } from './imprecise-integer.ts'
@@ -150,7 +150,7 @@ export function attributesFromJson(value: unknown, path: ErrorPath): AttributeMa
         path.failAt('key', 'expected a string')
       }
       path.key(key)
-      setAttribute(out, key, anyValueOrEmpty(entry.value, path, 0))
+      setAttribute(out, internedKey(key, i), anyValueOrEmpty(entry.value, path, 0))
       path.pop()
     }
     return out

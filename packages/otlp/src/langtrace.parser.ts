@@ -11,7 +11,7 @@ import { attributesFromPlain } from './plain-value.ts'
 import { langtraceKind, langtraceStatusCode } from './span-enums.ts'
 import type { AttributeMap, SpanEventRecord, SpanLinkRecord, SpanRecord } from './span-record.ts'
 import { buildSpanRecord, emptyToNull, spanOrigin } from './span-record.builder.ts'
-import { nanosFromHrTime, nanosFromIso, nanosFromOtlpJson } from './times.ts'
+import { nanosFromHrTime, nanosFromIso, nanosFromOtlpJson, spanTimes } from './times.ts'
 import { isObject, optionalString, type JsonObject } from './json-object.ts'
 
 /** `object[field]` when `object` is an object, else undefined. */
@@ -232,8 +232,7 @@ function spanFrom(value: unknown, path: ErrorPath): SpanRecord {
     parentSpanId,
     name,
     kind,
-    start,
-    end,
+    times: spanTimes(start, end),
     traceState: traceStateFrom(member(span.context, 'trace_state') ?? member(span.context, 'traceState') ?? span.traceState),
     statusCode: status.code,
     statusMessage: status.message,

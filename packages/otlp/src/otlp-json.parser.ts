@@ -5,7 +5,7 @@ import { otlpKind, otlpStatusCode } from './span-enums.ts'
 import type { AttributeMap, SpanEventRecord, SpanLinkRecord, SpanRecord } from './span-record.ts'
 import { buildSpanRecord, spanOrigin } from './span-record.builder.ts'
 import type { SpanOrigin } from './span-record.builder.ts'
-import { nanosFromOtlpJson } from './times.ts'
+import { isBefore, spanTimesFromJson, timeFromOtlpJson, type JsonTime } from './times.ts'
 import { isObject, optionalString, type JsonObject } from './json-object.ts'
 import { SpanCollector } from './span-collector.ts'
 
@@ -32,8 +32,8 @@ function idField(object: JsonObject, field: string, bytes: 16 | 8, path: ErrorPa
   return path.decodeField(field, object[field], (value, at) => idFromOtlpJson(value, bytes, at))
 }
 
-function nanosField(object: JsonObject, field: string, path: ErrorPath): bigint {
-  return path.decodeField(field, object[field], nanosFromOtlpJson)
+function timeField(object: JsonObject, field: string, path: ErrorPath): JsonTime {
+  return path.decodeField(field, object[field], timeFromOtlpJson)
 }
 
 function eventsFromJson(span: JsonObject, path: ErrorPath): SpanEventRecord[] {
@@ -44,10 +44,10 @@ function eventsFromJson(span: JsonObject, path: ErrorPath): SpanEventRecord[] {
     const event: unknown = list[i]
     path.index(i)
     if (!isObject(event)) path.fail('expected an event object')
-    const time = nanosField(event, 'timeUnixNano', path)
+    const time = timeField(event, 'timeUnixNano', path)
     const name = event.name ?? ''
     if (typeof name !== 'string') path.failAt('name', 'expected a string')
-    events.push({ timeUnixNano: time.toString(), name, attributes: attributesField(event, path) })
+    events.push({ timeUnixNano: time.decimal, name, attributes: attributesField(event, path) })
     path.pop()
   }
   path.pop()
@@ -87,9 +87,9 @@ function spanFromJson(value: unknown, origin: SpanOrigin, path: ErrorPath): Span
   path.field('kind')
   const kind = otlpKind(span.kind, path)
   path.pop()
-  const start = nanosField(span, 'startTimeUnixNano', path)
-  const end = nanosField(span, 'endTimeUnixNano', path)
-  if (end < start) path.failAt('endTimeUnixNano', 'must not be before startTimeUnixNano')
+  const start = timeField(span, 'startTimeUnixNano', path)
+  const end = timeField(span, 'endTimeUnixNano', path)
+  if (isBefore(end, start)) path.failAt('endTimeUnixNano', 'must not be before startTimeUnixNano')
 
   let statusCode = 0
   let statusMessage: string | null = null
@@ -110,8 +110,7 @@ function spanFromJson(value: unknown, origin: SpanOrigin, path: ErrorPath): Span
     parentSpanId,
     name,
     kind,
-    start,
-    end,
+    times: spanTimesFromJson(start, end),
     traceState: optionalString(span, 'traceState', path),
     statusCode,
     statusMessage,

@@ -21,7 +21,7 @@ import { checkKind, checkStatusCode } from './span-enums.ts'
 import type { AnyValue, AttributeMap, SpanEventRecord, SpanLinkRecord, SpanRecord } from './span-record.ts'
 import { buildSpanRecord, emptyToNull, spanOrigin } from './span-record.builder.ts'
 import type { SpanOrigin } from './span-record.builder.ts'
-import { nanosFromFixed64 } from './times.ts'
+import { nanosFromFixed64, spanTimes } from './times.ts'
 import { storableString } from './string-value-limit.ts'
 import { SpanValidationError } from './validation-error.ts'
 
@@ -251,8 +251,7 @@ function spanFromPb(span: PbSpan, origin: SpanOrigin, path: ErrorPath): SpanReco
     parentSpanId,
     name: span.name,
     kind,
-    start,
-    end,
+    times: spanTimes(start, end),
     traceState: emptyToNull(span.traceState),
     statusCode,
     statusMessage,

@@ -1,6 +1,7 @@
 import { callerSpanCost, deriveLlmUsage } from '@tracewell/llm-usage'
 import { serviceFields } from './derived-fields.ts'
 import type { AttributeMap, SpanEventRecord, SpanLinkRecord, SpanRecord } from './span-record.ts'
+import type { SpanTimes } from './times.ts'
 
 /**
  * What every span of one resource and scope shares. Built once per resource/scope, so the
@@ -24,15 +25,14 @@ export function emptyToNull(value: string): string | null {
   return value === '' ? null : value
 }
 
-/** A span's own fields, validated; `start`/`end` are nanoseconds with end >= start. */
+/** A span's own fields, validated. */
 export interface SpanFields {
   traceId: string
   spanId: string
   parentSpanId: string | null
   name: string
   kind: number
-  start: bigint
-  end: bigint
+  times: SpanTimes
   traceState: string | null
   statusCode: number
   statusMessage: string | null
@@ -46,7 +46,7 @@ export interface SpanFields {
  * same derived fields.
  */
 export function buildSpanRecord(origin: SpanOrigin, span: SpanFields): SpanRecord {
-  const { attributes, start, end } = span
+  const { attributes, times } = span
   const { fields, callerCost } = deriveLlmUsage(attributes)
   // Only the caller's own cost is known here; the writer prices the rest when it stores the span
   // (it has the project's own prices).
@@ -57,8 +57,8 @@ export function buildSpanRecord(origin: SpanOrigin, span: SpanFields): SpanRecor
     parentSpanId: span.parentSpanId,
     name: span.name,
     kind: span.kind,
-    startTimeUnixNano: start.toString(),
-    endTimeUnixNano: end.toString(),
+    startTimeUnixNano: times.startTimeUnixNano,
+    endTimeUnixNano: times.endTimeUnixNano,
     traceState: span.traceState,
     statusCode: span.statusCode,
     statusMessage: span.statusMessage,
@@ -86,6 +86,6 @@ export function buildSpanRecord(origin: SpanOrigin, span: SpanFields): SpanRecor
     outputCostUsd: cost.outputCostUsd,
     totalCostUsd: cost.totalCostUsd,
     costSource: cost.costSource,
-    durationNs: (end - start).toString(),
+    durationNs: times.durationNs,
   }
 }

@@ -14,20 +14,93 @@ function checkRange(nanos: bigint, path: ErrorPath): bigint {
   return nanos
 }
 
+/**
+ * A span's times as SpanRecord keeps them: decimal strings of nanoseconds, end >= start, and the
+ * duration between them.
+ */
+export interface SpanTimes {
+  startTimeUnixNano: string
+  endTimeUnixNano: string
+  durationNs: string
+}
+
+/** The times of a span from validated nanoseconds (end >= start). */
+export function spanTimes(start: bigint, end: bigint): SpanTimes {
+  return { startTimeUnixNano: start.toString(), endTimeUnixNano: end.toString(), durationNs: (end - start).toString() }
+}
+
+/**
+ * A timestamp from OTLP JSON: its canonical decimal string, as SpanRecord keeps it, and its value
+ * as whole seconds and the nanoseconds past them (both exact doubles). Every span has two, decoded
+ * by ingest and again by the writer: comparing and subtracting these costs a fraction of parsing
+ * each into a BigInt and printing it again.
+ */
+export interface JsonTime {
+  decimal: string
+  seconds: number
+  nanos: number
+}
+
+const INT64_MAX_SECONDS = 9_223_372_036
+const INT64_MAX_NANOS_PAST_SECONDS = 854_775_807
+// A double holds whole nanoseconds exactly below 2^53: durations of up to about 104 days.
+const MAX_DURATION_SECONDS_IN_DOUBLE = 9_007_198
+
+function decimalValue(digits: string, from: number, to: number): number {
+  let n = 0
+  for (let i = from; i < to; i++) n = n * 10 + (digits.charCodeAt(i) - 48)
+  return n
+}
+
+/** `digits` (ASCII digits only) as a time, bounded to int64. */
+function timeFromDigits(digits: string, path: ErrorPath): JsonTime {
+  const secondsEnd = Math.max(digits.length - 9, 0)
+  // Up to 21 digits of seconds may round in a double, but only far above the int64 bound.
+  const seconds = decimalValue(digits, 0, secondsEnd)
+  const nanos = decimalValue(digits, secondsEnd, digits.length)
+  if (seconds > INT64_MAX_SECONDS || (seconds === INT64_MAX_SECONDS && nanos > INT64_MAX_NANOS_PAST_SECONDS)) {
+    path.fail('exceeds the int64 maximum')
+  }
+  // Leading zeros are the only way valid digits differ from the canonical decimal.
+  const canonical = digits.length === 1 || digits.charCodeAt(0) !== 48
+  const decimal = canonical ? digits : seconds === 0 ? String(nanos) : `${seconds}${String(nanos).padStart(9, '0')}`
+  return { decimal, seconds, nanos }
+}
+
 /** OTLP JSON: a decimal string (the JSON mapping of fixed64) or a non-negative integer number. */
-export function nanosFromOtlpJson(value: unknown, path: ErrorPath): bigint {
+export function timeFromOtlpJson(value: unknown, path: ErrorPath): JsonTime {
   if (typeof value === 'string') {
-    // 30 digits is far past int64 already; the bound keeps BigInt() off megabyte-long strings.
+    // 30 digits is far past int64 already; the bound keeps the digit loops off megabyte-long strings.
     if (value.length > 30 || !isDecimal(value, false)) path.fail('expected a decimal string of nanoseconds')
-    return checkRange(BigInt(value), path)
+    return timeFromDigits(value, path)
   }
   if (typeof value === 'number') {
     if (!Number.isInteger(value) || value < 0) path.fail('expected a non-negative integer of nanoseconds')
-    const nanos = checkRange(BigInt(value), path)
+    checkRange(BigInt(value), path)
     requireExactInteger(value)
-    return nanos
+    // A safe integer by now, which String() spells as plain digits.
+    return timeFromDigits(String(value), path)
   }
   return path.fail(value === undefined ? 'required' : 'expected a decimal string of nanoseconds')
+}
+
+export function isBefore(time: JsonTime, other: JsonTime): boolean {
+  return time.seconds < other.seconds || (time.seconds === other.seconds && time.nanos < other.nanos)
+}
+
+/** The times of a span from OTLP JSON (end >= start). */
+export function spanTimesFromJson(start: JsonTime, end: JsonTime): SpanTimes {
+  const seconds = end.seconds - start.seconds
+  const durationNs =
+    seconds < MAX_DURATION_SECONDS_IN_DOUBLE
+      ? String(seconds * 1_000_000_000 + (end.nanos - start.nanos))
+      : (BigInt(end.decimal) - BigInt(start.decimal)).toString()
+  return { startTimeUnixNano: start.decimal, endTimeUnixNano: end.decimal, durationNs }
+}
+
+/** OTLP JSON time fields as BigInt, for the Langtrace formats (which mix them with other spellings). */
+export function nanosFromOtlpJson(value: unknown, path: ErrorPath): bigint {
+  return BigInt(timeFromOtlpJson(value, path).decimal)
 }
 
 /** Protobuf fixed64 (unsigned). */

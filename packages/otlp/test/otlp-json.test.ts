@@ -81,6 +81,46 @@ describe('span fields', () => {
     assert.equal(decodeOne(span({ endTimeUnixNano: '1000' })).durationNs, '0')
   })
 
+  // Times are compared and subtracted as seconds and nanoseconds in doubles, BigInt only for
+  // durations past 2^53 ns: these straddle each boundary of that split.
+  it('reads times exactly as BigInt arithmetic would, across the int64 bound and the 2^53 ns duration bound', () => {
+    const INT64_MAX = 2n ** 63n - 1n
+    const cases: Array<[bigint, bigint]> = [
+      [0n, INT64_MAX],
+      [INT64_MAX - 1n, INT64_MAX],
+      [999_999_999n, 1_000_000_000n],
+      [1_795_316_906_999_999_999n, 1_795_316_907_000_000_000n],
+      [1_795_316_906_000_000_000n, 1_795_316_906_000_000_000n + 2n ** 53n - 1n],
+      [1_795_316_906_000_000_000n, 1_795_316_906_000_000_000n + 2n ** 53n],
+      [1_795_316_906_000_000_001n, 1_795_316_906_000_000_000n + 9_007_198_000_000_000n],
+      [1_795_316_906_999_999_999n, 1_795_316_906_000_000_000n + 9_007_198_000_000_000n],
+      [1n, 9_007_199_000_000_000n],
+    ]
+    for (const [start, end] of cases) {
+      const record = decodeOne(span({ startTimeUnixNano: start.toString(), endTimeUnixNano: `000${end}` }))
+      assert.deepEqual(
+        [record.startTimeUnixNano, record.endTimeUnixNano, record.durationNs],
+        [start.toString(), end.toString(), (end - start).toString()],
+        `${start} → ${end}`,
+      )
+    }
+  })
+
+  it('rejects an end one nanosecond before a start in the same second, and times past int64 however padded', () => {
+    assert.throws(
+      () => decodeOne(span({ startTimeUnixNano: '1795316906000000001', endTimeUnixNano: '1795316906000000000' })),
+      /endTimeUnixNano: must not be before startTimeUnixNano/,
+    )
+    assert.throws(() => decodeOne(span({ endTimeUnixNano: '00000000009223372036854775808' })), /endTimeUnixNano: exceeds the int64 maximum/)
+    assert.throws(() => decodeOne(span({ endTimeUnixNano: '9223372037000000000' })), /endTimeUnixNano: exceeds the int64 maximum/)
+    assert.equal(decodeOne(span({ startTimeUnixNano: '0', endTimeUnixNano: '000000000000000000000000000000' })).endTimeUnixNano, '0')
+  })
+
+  it('keeps event times as canonical decimals', () => {
+    const record = decodeOne(span({ events: [{ timeUnixNano: '0001500' }, { timeUnixNano: 1600 }] }))
+    assert.deepEqual(record.events.map((e) => e.timeUnixNano), ['1500', '1600'])
+  })
+
   it('keeps events and links, ignoring fields it does not store', () => {
     const record = decodeOne(
       span({
@@ -154,6 +194,30 @@ describe('AnyValue normalisation', () => {
   it('lets the last of duplicate list keys win', () => {
     const record = decodeOne(span({ attributes: [{ key: 'k', value: { intValue: 1 } }, { key: 'k', value: { intValue: 2 } }] }))
     assert.deepEqual(record.attributes, { k: { intValue: '2' } })
+  })
+
+  // List-form names go through a table of recently used names (attribute-map.ts), shared by every
+  // resource, scope and span: names that meet in one slot of it must still come out as sent.
+  it('keeps names as sent when different names take turns at the same place in their lists', () => {
+    // Same position, length, middle and last character: the same slot of the table.
+    const names = ['alpha.model', 'omega.model', 'a\\"\u0000.model', '__proto__', 'alpha.model']
+    const resourceSpans = names.map((name, r) => ({
+      resource: { attributes: [{ key: 'service.name', value: { stringValue: `service-${r}` } }, { key: name, value: { intValue: r } }] },
+      scopeSpans: ['s1', 's2'].map((scope) => ({
+        scope: { name: scope },
+        spans: [span({ attributes: [{ key: 'first', value: { boolValue: true } }, { key: name, value: { stringValue: `${r}-${scope}` } }] })],
+      })),
+    }))
+    const { spans } = decodeJsonTraces(JSON.parse(JSON.stringify({ resourceSpans })))
+    assert.equal(spans.length, names.length * 2)
+    spans.forEach((record, i) => {
+      const r = Math.floor(i / 2)
+      const name = names[r] as string
+      assert.deepEqual(Object.keys(record.resourceAttributes), ['service.name', name])
+      assert.deepEqual(Object.keys(record.attributes), ['first', name])
+      assert.deepEqual(Object.getOwnPropertyDescriptor(record.attributes, name)?.value, { stringValue: `${r}-${record.scopeName}` })
+      assert.equal(Object.getPrototypeOf(record.attributes), Object.prototype)
+    })
   })
 })
 
