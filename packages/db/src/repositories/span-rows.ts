@@ -1,6 +1,8 @@
 // The row form a span batch is stored through (see insertSerializedSpanRows): pure functions with
-// no database import. Carrying these rows pre-serialised in queue jobs was measured and rejected:
-// BullMQ escapes the text again inside the job, which costs ingest more than it saves the writer.
+// no database import. Having ingest queue rows ready to store instead of request bodies was
+// measured twice and rejected: inside BullMQ's job JSON the text was escaped again, and even as
+// binary COPY rows in the payload (no escaping) encoding a span costs about as much as decoding
+// it, which would add half again to ingest's CPU per span (docs/benchmarks.md).
 
 import type { CostSource } from '../database.ts'
 import { toStorableJson } from './storable-text.ts'
