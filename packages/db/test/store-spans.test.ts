@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { poolOf } from '../src/create-db.ts'
 import { copySpanSources, countSpans, createDb, findTraceSpans, insertSpans, insertSpanSourcesByStatement, nanosToIsoMicros, sql, storeSpanSources, storeSpans, type Db, type ProjectSpanSource, type SpanDto, type SpanInsert } from '../src/index.ts'
-import { encodeSpanCopy } from '../src/repositories/span-copy.ts'
+import { SpanCopyEncoder } from '../src/repositories/span-copy.ts'
 import { createTestDatabase, type TestDatabase } from '../src/testing/index.ts'
 import { engines } from './engines.ts'
 import { spanGenerator, storable, type SpanFields } from './support/random-spans.ts'
@@ -61,8 +61,10 @@ for (const engine of engines) {
       // Several projects in one batch, and project ids that are awkward text themselves.
       const projects = ['plain', 'p"\\q', 'Zoë\0😀']
       const withProject = (prefix: string) => spans.map((span, i) => ({ ...span, projectId: `${prefix} ${projects[i % 3]}` }))
-      const copies = encodeSpanCopy([{ projectId: 'copy', spans: () => spans }])
-      assert.ok(copies && copies.length > 2, 'the batch is COPY data of several chunks')
+      const encoder = new SpanCopyEncoder()
+      assert.ok(encoder.add({ projectId: 'copy', spans: () => spans }))
+      encoder.finish()
+      assert.ok(encoder.chunks.length > 2, 'the batch is COPY data of several chunks')
       assert.equal(await storeSpans(db, withProject('copy')), spans.length)
       assert.equal(await insertSpans(db, withProject('insert')), spans.length)
       for (const [index, project] of projects.entries()) {

@@ -46,12 +46,11 @@ class CopyChunks {
     this.#at = HEADER.length
   }
 
-  /** The chunks, the trailer (field count -1) written. */
-  finish(): Buffer[] {
+  /** Writes the trailer (field count -1) and closes the last chunk. */
+  finish(): void {
     this.#reserve(2)
     this.#at = this.#buffer.writeInt16BE(-1, this.#at)
     this.chunks.push(this.#buffer.subarray(0, this.#at))
-    return this.chunks
   }
 
   #reserve(bytes: number): void {
@@ -249,7 +248,7 @@ function numericDigits(value: number): { digits: number[]; weight: number; scale
 }
 
 /**
- * Frees the memory of encodeSpanCopy's chunks now rather than at V8's next full collection; only
+ * Frees the memory of SpanCopyEncoder's chunks now rather than at V8's next full collection; only
  * once Postgres has acknowledged the COPY, when nothing of them is left to write (after a failed
  * COPY pg-copy-streams may still be flushing them). A batch's chunks live through its COPY, long
  * enough to be promoted, and would then wait, garbage, for a full collection: with the writer's
@@ -268,7 +267,7 @@ export function releaseCopyChunks(chunks: readonly Buffer[]): void {
   }
 }
 
-/** What encodeSpanCopy tells of each span: the span, then the bytes of its attributes' JSON text. */
+/** What SpanCopyEncoder tells of each span: the span, then the bytes of its attributes' JSON text. */
 export interface SpanEncoded {
   span(projectId: string, span: SpanFields): void
   /** The UTF-8 bytes of the span's attributes as JSON (`bytes[start]` to `bytes[end - 1]`), to be read now, not kept; called unbound. */
@@ -323,17 +322,6 @@ export class SpanCopyEncoder {
   get chunks(): readonly Buffer[] {
     return this.#copy.chunks
   }
-}
-
-/**
- * The batch as binary COPY data (header, rows, trailer) in chunks of about 128 KB, or undefined if
- * some value is one only the statement path stores exactly: SpanCopyEncoder all at once.
- */
-export function encodeSpanCopy(sources: readonly ProjectSpanSource[], onSpan?: SpanEncoded): Buffer[] | undefined {
-  const encoder = new SpanCopyEncoder(onSpan)
-  for (const source of sources) if (!encoder.add(source)) return undefined
-  encoder.finish()
-  return [...encoder.chunks]
 }
 
 /** Appends a row for each of the source's spans; throws NotEncodable. */

@@ -99,7 +99,7 @@ export async function copySpanSources(db: Db, sources: readonly ProjectSpanSourc
     // The words of full-text search, read from the bytes the COPY sends.
     attributes: (bytes, start, end) => summaries.addWordsOfLastSpan(bytes, start, end),
   })
-  return copyInTransaction(pool, (stream) => streamSources(stream, encoder, sources), encoder, summaries, rollups)
+  return copyInTransaction(pool, encoder, sources, summaries, rollups)
 }
 
 /** storeSpanSources' fallback: idempotent statements, in a transaction of their own. */
@@ -171,13 +171,14 @@ export async function storeSpans(db: Db, spans: readonly SpanInsert[]): Promise<
 const UNIQUE_VIOLATION = '23505'
 
 /**
- * Runs the COPY in a transaction of its own, `send` writing its data; undefined when it was rolled
- * back by a unique violation or when `send` found a value it could not encode.
+ * Runs the COPY of the sources in a transaction of its own (streamSources); undefined when it was
+ * rolled back by a unique violation or because a source held a value the encoder leaves to the
+ * statement path.
  */
 async function copyInTransaction(
   pool: pg.Pool,
-  send: (stream: CopyStreamQuery) => Promise<number | undefined>,
   encoder: SpanCopyEncoder,
+  sources: readonly ProjectSpanSource[],
   summaries: TraceSummaryBatch,
   rollups: UsageRollupBatch,
 ): Promise<number | undefined> {
@@ -191,7 +192,7 @@ async function copyInTransaction(
   client.on('error', onError)
   try {
     await client.query('begin')
-    const rows = await send(client.query(copyFrom(spanCopyStatement)))
+    const rows = await streamSources(client.query(copyFrom(spanCopyStatement)), encoder, sources)
     if (rows === undefined) {
       await client.query('rollback')
       return undefined
