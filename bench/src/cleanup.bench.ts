@@ -4,7 +4,7 @@
 //      janitor also cleans (trace and session summaries, usage rollups) (target ≥ 0.5: batching
 //      may cost at most half the speed),
 //      alternating the two on fresh clones so background load favours neither;
-//   2. the p99 latency of back-to-back 100-span ingest batches (the writer's insertSpans statement)
+//   2. the p99 latency of back-to-back 100-span ingest batches (the writer's storeSpans)
 //      while the janitor runs, as a ratio to their p99 without it (target ≤ 2), in short windows
 //      with and without cleanup interleaved (the janitor on a short time budget, called again
 //      until complete) so that both sides see the same background.
@@ -15,7 +15,8 @@
 import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { JanitorConfigSchema, loadConfig, TestEnvironmentSchema } from '@tracewell/config'
-import { backfillSessionSummaries, backfillTraceSummaries, backfillTraceTextFilters, backfillUsageRollups, countSpans, createDb, createProject, createTeam, insertSpans, migrateToLatest, sql, upsertRetentionPolicy, type Db, type SpanInsert } from '@tracewell/db'
+import { storeSpans } from '@tracewell/write-path'
+import { backfillSessionSummaries, backfillTraceSummaries, backfillTraceTextFilters, backfillUsageRollups, countSpans, createDb, createProject, createTeam, migrateToLatest, sql, upsertRetentionPolicy, type Db, type SpanInsert } from '@tracewell/db'
 import { buildApp } from '@tracewell/janitor'
 import { percentile } from './statistics.ts'
 
@@ -143,7 +144,7 @@ async function ingestUntil(db: Db, projectId: string, done: () => boolean): Prom
   while (!done()) {
     const spans = ingestSpans(projectId)
     const started = performance.now()
-    await insertSpans(db, spans)
+    await storeSpans(db, spans)
     latencies.push(performance.now() - started)
   }
   return latencies

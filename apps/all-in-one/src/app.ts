@@ -6,6 +6,7 @@ import { otlpGrpcPlugin, sendTracesRoutes, traceLimitsOf } from '@tracewell/inge
 import { cleanupRoutes } from '@tracewell/janitor'
 import { readDefaultKeys, removeDefaultKeys, saveDefaultKeys } from './default-keys.file.ts'
 import { keptSessionSecret, sessionSecretPath } from './session-secret.file.ts'
+import { summaryBacklog } from '@tracewell/write-path'
 import { registerSpanPipeline } from './span-pipeline.ts'
 
 declare module 'fastify' {
@@ -55,7 +56,7 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
     await app.register(controlPlaneRoutes, { adminApiKey: config.ADMIN_API_KEY, consoleSessions: { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS } })
     await app.register(cleanupRoutes, { cronApiKey: config.CRON_API_KEY, batchSize: config.CLEANUP_BATCH_SIZE, timeBudgetMs: config.CLEANUP_TIME_BUDGET_MS })
     await app.register(consoleAssetsPlugin, { distDir: deps.consoleDistDir })
-    return { readiness: { queue: () => producer.ping() } }
+    return { readiness: { queue: () => producer.ping() }, details: { summaries: () => summaryBacklog(db) } }
   },
 })
 

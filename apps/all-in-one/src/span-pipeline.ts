@@ -2,15 +2,18 @@ import type { AllInOneConfig } from '@tracewell/config'
 import type { Db } from '@tracewell/db'
 import type { App } from '@tracewell/http'
 import { createBullMqSpanBatchProducer, createInProcessSpanBatchProducer, type SpanBatchProducer } from '@tracewell/queue'
-import { SpanPricer, spanBatchWorkerPlugin, storeProjectSpans, workerOptionsFromSettings } from '@tracewell/writer'
+import { SpanPricer, spanBatchWorkerPlugin, storeProjectSpans, summariserPlugin, workerOptionsFromSettings } from '@tracewell/writer'
 
 /**
  * The queue between the ingest routes and the writer, inside one process. With REDIS_URL it is
  * the BullMQ queue and worker of the separate services; without it the in-process producer hands
- * each group-committed batch straight to the same writer processor, so a 200 still means stored.
+ * each group-committed batch straight to the same writer processor, so a 200 still means stored
+ * (and summarised: storeProjectSpans folds before it answers). The summariser runs either way; in
+ * process it folds what a failed fold left.
  */
 export async function registerSpanPipeline(app: App, config: AllInOneConfig, db: Db): Promise<SpanBatchProducer> {
   const limits = { maxSpansPerJob: config.ENQUEUE_MAX_SPANS_PER_JOB, maxBacklogSpans: config.QUEUE_MAX_BACKLOG }
+  await app.register(summariserPlugin, config)
   if (!config.REDIS_URL) {
     const pricer = new SpanPricer({ db, metrics: app.metrics, logger: app.log })
     return createInProcessSpanBatchProducer({ ...limits, process: async (batches) => void (await storeProjectSpans(db, batches, pricer)) })

@@ -7,7 +7,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { gzipSync } from 'node:zlib'
-import { createProject, insertSpans, sql, type SpanInsert } from '@tracewell/db'
+import { createProject, sql, type SpanInsert } from '@tracewell/db'
+import { storeSpans, summariseAll } from '@tracewell/write-path'
 import type { Browser } from 'playwright-core'
 import { launchChromium, openConsole } from '../test/support/browser.ts'
 import { signedOutErrors } from '../test/support/console-session.ts'
@@ -43,11 +44,12 @@ async function seedTraces(stack: Stack, projectId: string, count: number, tag: n
     const start = now - BigInt(count - i) * 1_000_000_000n
     batch.push(span(projectId, traceId, hex(i * 2 + 1, 16), null, start, 900_000_000n), span(projectId, traceId, hex(i * 2 + 2, 16), hex(i * 2 + 1, 16), start + 50_000_000n, 800_000_000n))
     if (batch.length >= 10_000) {
-      await insertSpans(stack.database.db, batch)
+      await storeSpans(stack.database.db, batch)
       batch = []
     }
   }
-  if (batch.length > 0) await insertSpans(stack.database.db, batch)
+  if (batch.length > 0) await storeSpans(stack.database.db, batch)
+  await summariseAll(stack.database.db)
 }
 
 /** One trace of `count` spans: a root and steps of ten spans, as an agent run would make. */
@@ -58,7 +60,8 @@ async function seedLargeTrace(stack: Stack, projectId: string, traceId: string, 
     const parent = i % 10 === 2 ? hex(1, 16) : hex(i - ((i - 2) % 10), 16)
     spans.push(span(projectId, traceId, hex(i, 16), parent, start + BigInt(i) * 1_000_000n, 900_000n, { name: `step ${i}`, llmModel: null, llmVendor: null, attributes: { 'tool.name': { stringValue: `tool-${i % 7}` } } }))
   }
-  await insertSpans(stack.database.db, spans)
+  await storeSpans(stack.database.db, spans)
+  await summariseAll(stack.database.db)
 }
 
 /**

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { insertSpans, type SpanInsert } from '@tracewell/db'
+import type { SpanInsert } from '@tracewell/db'
+import { storeSpans, summariseAll } from '@tracewell/write-path'
 import { seedWorkspace, startControlPlane, unauthorized, type TestControlPlane, type Workspace } from './helper.ts'
 
 const traceA = 'a'.repeat(32)
@@ -31,7 +32,7 @@ describe('trace queries', () => {
     cp = await startControlPlane()
     ws = await seedWorkspace(cp.db, 'Acme')
     other = await seedWorkspace(cp.db, 'Other')
-    await insertSpans(cp.db, [
+    await storeSpans(cp.db, [
       span(ws.projectId, traceA, '000000000000000a', t0, {
         llmModel: 'gpt-4o', llmVendor: 'openai', inputTokens: 10, outputTokens: 5, totalTokens: 15, llmResponseModel: 'gpt-4o-2024-08-06',
         cachedInputTokens: 4, reasoningTokens: 1, sessionId: 'sess-1', userId: 'user-1', inputCostUsd: 0.000025, outputCostUsd: 0.00005,
@@ -42,6 +43,7 @@ describe('trace queries', () => {
       span(ws.projectId, traceC, '000000000000000d', t0 + 3600n * second),
       span(other.projectId, traceA.replace('a', 'f'), '000000000000000e', t0),
     ])
+    await summariseAll(cp.db)
   })
   after(() => cp.close())
 

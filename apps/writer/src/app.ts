@@ -1,17 +1,21 @@
 import type { WriterConfig } from '@tracewell/config'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { spanBatchWorkerPlugin, workerOptionsFromSettings } from './span-batch-worker.plugin.ts'
+import { summaryBacklog } from '@tracewell/write-path'
+import { summariserPlugin } from './summariser.plugin.ts'
 
 /**
- * The writer: no public API, only /healthz, /readyz and /metrics on its own small port, and the
- * worker draining the span-batch queue into Postgres (docs/architecture.md).
+ * The writer: no public API, only /healthz, /readyz and /metrics on its own small port, the
+ * worker draining the span-batch queue into Postgres, and the summariser folding what it stored
+ * into the summaries (docs/architecture.md).
  */
 export const writerService = defineService<WriterConfig>({
   name: 'writer',
   migrations: 'check',
   async register(app, config) {
     await app.register(spanBatchWorkerPlugin, workerOptionsFromSettings(config, config.REDIS_URL))
-    return { readiness: { queue: () => app.spanBatchWorker.ping() } }
+    await app.register(summariserPlugin, config)
+    return { readiness: { queue: () => app.spanBatchWorker.ping() }, details: { summaries: () => summaryBacklog(app.db) } }
   },
 })
 

@@ -6,3 +6,4 @@ export { spanBatchWorkerPlugin, workerOptionsFromSettings, type SpanBatchWorkerP
 export { spanBatchMetrics, type SpanBatchMetrics } from './span-batch.metrics.ts'
 export { SpanPricer, type PricerLogger } from './span-pricer.ts'
 export { ModelPriceCache, MODEL_PRICE_CACHE_TTL_MS } from './model-price-cache.ts'
+export { summariserPlugin, type SummariserSettings } from './summariser.plugin.ts'

@@ -1,4 +1,4 @@
-import type { ProjectSpanSource } from '@tracewell/db'
+import type { ProjectSpanSource } from '@tracewell/write-path'
 import { decodeTraceBody, type SpanRecord } from '@tracewell/otlp'
 import { InvalidSpanBatchJobError, readJobBodies, releaseBody, type ProjectSpans, type QueuedBody } from '@tracewell/queue'
 import type { Redis } from 'ioredis'

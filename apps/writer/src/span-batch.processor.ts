@@ -1,4 +1,5 @@
-import { copySpanSources, insertSpanSourcesByStatement, storeSpanSources, type Db, type ProjectSpanSource } from '@tracewell/db'
+import type { Db } from '@tracewell/db'
+import { copySpanSources, insertSpanSourcesByStatement, storeSpanSources, summariseAll, type ProjectSpanSource } from '@tracewell/write-path'
 import { InvalidSpanBatchJobError, type ProjectSpans } from '@tracewell/queue'
 import { UnrecoverableError } from 'bullmq'
 import type { SpanPricer } from './span-pricer.ts'
@@ -62,7 +63,13 @@ export async function insertSpanBatchesByStatement(db: Db, batches: readonly Pro
   return insertSpanSourcesByStatement(db, await pricer.priced(batches))
 }
 
-/** Stores spans handed over by the in-process queue (`npm start` without Redis): records, never encoded. */
-export function storeProjectSpans(db: Db, batches: readonly ProjectSpans[], pricer: SpanPricer): Promise<SpanBatchResult> {
-  return storeSpanBatches(db, batches.map((batch) => ({ projectId: batch.projectId, spans: () => batch.spans })), pricer)
+/**
+ * Stores spans handed over by the in-process queue (`npm start` without Redis): records, never
+ * encoded. Then folds them into the summaries before answering, so that with one process a trace
+ * acknowledged is a trace listed (a separate writer leaves that to its summariser's loop).
+ */
+export async function storeProjectSpans(db: Db, batches: readonly ProjectSpans[], pricer: SpanPricer): Promise<SpanBatchResult> {
+  const result = await storeSpanBatches(db, batches.map((batch) => ({ projectId: batch.projectId, spans: () => batch.spans })), pricer)
+  await summariseAll(db)
+  return result
 }

@@ -1,4 +1,5 @@
-import type { Db, ProjectSpanSource, SpanFields } from '@tracewell/db'
+import type { Db, SpanFields } from '@tracewell/db'
+import type { ProjectSpanSource } from '@tracewell/write-path'
 import { callerSpanCost, deriveLlmUsage, priceCall, type CustomPriceBook, type LlmFields, type UnpricedReason } from '@tracewell/llm-usage'
 import type { Registry } from 'prom-client'
 import { ModelPriceCache } from './model-price-cache.ts'

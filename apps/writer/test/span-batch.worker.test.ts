@@ -14,6 +14,7 @@ import { Registry } from 'prom-client'
 import { acceptedTraces } from '@tracewell/test-support'
 import { buildApp, SpanPricer, startSpanBatchWorker, storeProjectSpans } from '../src/index.ts'
 import { enqueueSpans, fixtureSpans, makeSpans, openQueue, testPrefix, waitFor, producerConnected } from './helpers.ts'
+import { summaryBacklog } from '@tracewell/write-path'
 
 const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
 const run = promisify(execFile)
@@ -268,11 +269,19 @@ describe('span-batch worker (real Redis and Postgres)', () => {
       assert.deepEqual((await app.inject('/healthz')).json(), { status: 'ok' })
       const ready = await app.inject('/readyz')
       assert.equal(ready.statusCode, 200)
-      assert.deepEqual(ready.json(), { status: 'ok', checks: { postgres: 'ok', queue: 'ok' } })
+      const readiness = ready.json<{ status: string; checks: object; details: { summaries: { deltas: number; traces: number; lagSeconds: number } } }>()
+      assert.deepEqual({ ...readiness, details: undefined }, { status: 'ok', checks: { postgres: 'ok', queue: 'ok' }, details: undefined })
+      assert.equal(typeof readiness.details.summaries.lagSeconds, 'number')
       await enqueueSpans(producer, 'project-app', makeSpans(10))
       await waitFor('the app to store the spans', async () => (await countSpans(database.db, 'project-app')) === 10)
+      // Its summariser folds them (and what the tests before left) into the summaries.
+      await waitFor('the summaries to include them', async () => (await summaryBacklog(database.db)).deltas === 0)
+      const summarised = await sql<{ spans: number }>`select sum(span_count)::integer as spans from trace_summaries where project_id = 'project-app'`.execute(database.db)
+      assert.equal(summarised.rows[0]?.spans, 10)
+      assert.deepEqual((await app.inject('/readyz')).json().details, { summaries: { deltas: 0, traces: 0, lagSeconds: 0 } })
       const metrics = await app.inject('/metrics')
       assert.match(metrics.body, /tracewell_writer_spans_written_total 10\b/)
+      assert.match(metrics.body, /tracewell_summary_lag_seconds 0\b/)
     } finally {
       await app.close()
     }

@@ -82,6 +82,18 @@ export const writerSettings = {
     default: 30_000,
     description: 'how often writers look for stalled jobs (e.g. of a killed writer), in ms (default 30000)',
   }),
+  SUMMARY_POLL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 5_000,
+    default: 200,
+    description: 'how long a writer\'s summariser waits, when nothing is left to fold or another writer is folding, before it looks again, in ms (default 200)',
+  }),
+  SUMMARY_FOLD_MAX_TRACES: Type.Integer({
+    minimum: 100,
+    maximum: 100_000,
+    default: 10_000,
+    description: 'traces folded into the summaries per transaction, at most (default 10000); bounds each fold\'s statements',
+  }),
 }
 
 export const keySettings = {

@@ -143,6 +143,15 @@ export interface UsageRollupsTable {
 }
 
 /** One row per session, kept by the writer (session-summaries.ts). */
+/** What a stored batch adds to the summaries, until the summariser folds it in (write-path). */
+export interface SummaryDeltasTable {
+  id: Generated<Int8>
+  created_at: Generated<Date>
+  trace_count: number
+  traces: Json<unknown[]>
+  usage: Json<unknown[]>
+}
+
 export interface SessionSummariesTable {
   project_id: string
   session_id: string
@@ -228,6 +237,7 @@ export interface Database {
   trace_summaries: TraceSummariesTable
   usage_rollups: UsageRollupsTable
   session_summaries: SessionSummariesTable
+  summary_deltas: SummaryDeltasTable
 }
 
 export type Team = Selectable<TeamsTable>
@@ -299,6 +309,7 @@ export const declaredColumns: DeclaredColumns = {
     project_id: notNull, session_id: notNull, user_id: nullable, first_seen: notNull, last_seen: notNull, trace_count: notNull,
     total_tokens: notNull, cost_usd: nullable,
   },
+  summary_deltas: { id: notNull, created_at: notNull, trace_count: notNull, traces: notNull, usage: notNull },
   project_model_prices: {
     id: notNull, project_id: notNull, model: notNull, match: notNull, input_usd_per_mtok: notNull, output_usd_per_mtok: notNull,
     cache_read_usd_per_mtok: nullable, cache_write_usd_per_mtok: nullable, reasoning_usd_per_mtok: nullable,

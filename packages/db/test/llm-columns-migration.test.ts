@@ -5,7 +5,7 @@ import { Migrator, sql } from 'kysely'
 import { migrateToLatest, pendingMigrations, type Db } from '../src/index.ts'
 import * as initialSchema from '../src/migrations/2026-11-22T0300-initial-schema.ts'
 import { BACKFILL_BATCH_SIZE } from '../src/migrations/2026-11-24T1000-llm-columns-and-cost.ts'
-import { engines } from './engines.ts'
+import { engines } from '../src/testing/index.ts'
 
 // Spans stored before the LLM columns existed get them from the migration that adds them: every
 // library's span (test-fixtures/llm-conventions) stored as the previous version stored it, among

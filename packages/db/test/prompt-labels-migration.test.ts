@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { Migrator } from 'kysely'
 import { migrations } from '../src/migrations/index.ts'
 import { createProject, createPromptset, createTeam, listLabelMoves, listPromptLabels, listPrompts, migrateToLatest, moveLabel, sql, type Db } from '../src/index.ts'
-import { engines } from './engines.ts'
+import { engines } from '../src/testing/index.ts'
 
 // The prompt-labels migration on a database with prompts made by the previous release, and the
 // two releases side by side during a rolling deploy: each must see the other's changes.

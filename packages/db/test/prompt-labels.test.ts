@@ -7,7 +7,7 @@ import {
   listPromptLabels, listPrompts, moveLabel, setLiveVersion, sql, type Database, type Db, type LabelMoveDto, type LabelMoveResult,
 } from '../src/index.ts'
 import { createTestDatabase, type TestDatabase } from '../src/testing/index.ts'
-import { engines } from './engines.ts'
+import { engines } from '../src/testing/index.ts'
 
 interface Registry {
   id: string

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { declaredColumns } from '../src/database.ts'
 import { createProject, createPromptVersion, createPromptset, createTeam, insertApiKey, migrateToLatest, pendingMigrations, assertSchemaIsCurrent, upsertRetentionPolicy, type Db } from '../src/index.ts'
-import { engines } from './engines.ts'
+import { engines } from '../src/testing/index.ts'
 
 for (const engine of engines) {
   describe(`schema on ${engine.name}`, () => {

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { AnyDb } from '../create-db.ts'
-import { TextFilterWords } from '../repositories/text-filter.ts'
+import { TextFilterWords } from '@tracewell/text-filter'
 
 // The word filter of each trace (repositories/text-filter.ts): what full-text search scans
 // instead of every span's text. The writer adds a batch's words to its traces' filters with

@@ -7,6 +7,7 @@ import * as agentSpanTotals from './2026-11-25T0400-agent-span-totals.ts'
 import * as usageRollups from './2026-11-25T0500-usage-rollups.ts'
 import * as sessionSummaries from './2026-11-25T0510-session-summaries.ts'
 import * as traceTextFilters from './2026-11-25T1800-trace-text-filters.ts'
+import * as summaryDeltas from './2026-11-26T0900-summary-deltas.ts'
 
 // Every migration, by name; names sort in the order they apply. Listed statically (not read from
 // the file system) so that the same list works from source, from a container image and in tests.
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration & { transactional?: boolean }>
   '2026-11-25T0500-usage-rollups': usageRollups,
   '2026-11-25T0510-session-summaries': sessionSummaries,
   '2026-11-25T1800-trace-text-filters': traceTextFilters,
+  '2026-11-26T0900-summary-deltas': summaryDeltas,
 }

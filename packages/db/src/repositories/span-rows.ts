@@ -1,11 +1,7 @@
-// The row form a span batch is stored through (see insertSerializedSpanRows): pure functions with
-// no database import. Having ingest queue rows ready to store instead of request bodies was
-// measured twice and rejected: inside BullMQ's job JSON the text was escaped again, and even as
-// binary COPY rows in the payload (no escaping) encoding a span costs about as much as decoding
-// it, which would add half again to ingest's CPU per span (docs/benchmarks.md).
+// A stored span's shape: the fields a span is stored with, and the columns of `spans` they go to,
+// in the order both storage paths (the COPY and the statement, @tracewell/write-path) write them.
 
 import type { CostSource } from '../database.ts'
-import { toStorableJson } from './storable-text.ts'
 
 /** What a span says about where it came from and which model it used, stored in columns of their own. */
 export interface SpanOriginFields {
@@ -59,16 +55,6 @@ export interface SpanInsert extends SpanOriginFields {
 /** A span without its project: what a ProjectSpanSource yields. */
 export type SpanFields = Omit<SpanInsert, 'projectId'>
 
-/**
- * The spans of one project, produced when `spans()` is called: storeSpanSources calls it once
- * (again only if the batch falls back to the statement path), so a caller can hand over request
- * bodies to be decoded, encoded and let go one at a time instead of all at once.
- */
-export interface ProjectSpanSource {
-  projectId: string
-  spans(): readonly SpanFields[]
-}
-
 // Spans of one batch start and end within a few distinct seconds: formatting the date (half the
 // cost of serialising a row) is done once per second seen, in a small cache that is reset when full.
 const isoSeconds = new Map<string, string>()
@@ -100,56 +86,3 @@ export const spanRowColumns = [
 
 export type SpanRow = Record<(typeof spanRowColumns)[number][0], unknown>
 
-/** The row object of one span, keys in column order. */
-function toSpanRow(projectId: string, span: Omit<SpanInsert, 'projectId'>): SpanRow {
-  return {
-    project_id: projectId,
-    trace_id: span.traceId,
-    span_id: span.spanId,
-    parent_span_id: span.parentSpanId,
-    name: span.name,
-    kind: span.kind,
-    start_time: nanosToIsoMicros(span.startTimeUnixNano),
-    end_time: nanosToIsoMicros(span.endTimeUnixNano),
-    duration_ns: span.durationNs,
-    trace_state: span.traceState,
-    status_code: span.statusCode,
-    status_message: span.statusMessage,
-    service_name: span.serviceName,
-    service_version: span.serviceVersion,
-    scope_name: span.scopeName,
-    scope_version: span.scopeVersion,
-    llm_vendor: span.llmVendor,
-    llm_model: span.llmModel,
-    llm_request_type: span.llmRequestType,
-    input_tokens: span.inputTokens,
-    output_tokens: span.outputTokens,
-    total_tokens: span.totalTokens,
-    llm_response_model: span.llmResponseModel ?? null,
-    cached_input_tokens: span.cachedInputTokens ?? null,
-    cache_write_input_tokens: span.cacheWriteInputTokens ?? null,
-    reasoning_tokens: span.reasoningTokens ?? null,
-    session_id: span.sessionId ?? null,
-    user_id: span.userId ?? null,
-    input_cost_usd: span.inputCostUsd ?? null,
-    output_cost_usd: span.outputCostUsd ?? null,
-    total_cost_usd: span.totalCostUsd ?? null,
-    cost_source: span.costSource ?? null,
-    attributes: span.attributes,
-    resource_attributes: span.resourceAttributes,
-    events: span.events,
-    links: span.links,
-  }
-}
-
-/**
- * The rows of a batch as JSON text WITHOUT the surrounding brackets: comma-joined row objects, so
- * chunks of several batches join with ',' and one pair of brackets makes the array Postgres reads.
- * One JSON.stringify over the whole array: measured faster than a hand-written builder (which
- * still has to stringify every value) and identical to the previous insert parameter by construction,
- * except that U+0000 and lone surrogates, which Postgres cannot store, become U+FFFD (storable-text.ts).
- */
-export function serializeSpanRows(projectId: string, spans: readonly SpanFields[]): string {
-  if (spans.length === 0) return ''
-  return toStorableJson(JSON.stringify(spans.map((span) => toSpanRow(projectId, span)))).slice(1, -1)
-}

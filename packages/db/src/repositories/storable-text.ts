@@ -6,7 +6,7 @@
 //
 // The decision: such a character is stored as U+FFFD REPLACEMENT CHARACTER — what a UTF-8 encoder
 // already writes for a lone surrogate — in text and jsonb columns alike, on both storage paths (the
-// COPY of storeSpans and the statement of insertSpans), so a span reads back the same whichever
+// COPY and the statement path of @tracewell/write-path), so a span reads back the same whichever
 // path stored it. Nothing else about the span changes.
 //
 // Both functions are on the writer's hot path (tens of thousands of ~1.3 KB spans a second):

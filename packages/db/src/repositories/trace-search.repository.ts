@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
-import { refreshSession } from './session-summaries.ts'
-import { textFilterProbes } from './text-filter.ts'
+import { textFilterProbes } from '@tracewell/text-filter'
+import { recomputeSessions } from './session-summaries.ts'
 
 // The trace list and sessions of the query API (docs/api.md#trace-queries). The list and
 // sessions read trace_summaries, one row per trace that the writer keeps (trace-summaries.ts);
@@ -284,7 +284,7 @@ export async function deleteTrace(db: Executor, projectId: string, traceId: stri
   const { rows } = await sql<{ session_id: string | null }>`
     delete from trace_summaries where project_id = ${projectId} and trace_id = ${traceId} returning session_id`.execute(db)
   const sessionId = rows[0]?.session_id
-  if (sessionId) await refreshSession(db, projectId, sessionId)
+  if (sessionId) await recomputeSessions(db, [{ project_id: projectId, session_id: sessionId }])
   const result = await sql`delete from spans where project_id = ${projectId} and trace_id = ${traceId}`.execute(db)
   return Number(result.numAffectedRows ?? 0n)
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Executor } from './executor.ts'
-import { LATENCY_BUCKETS, latencyBucketMs } from './usage-rollups.ts'
+import { LATENCY_BUCKETS, latencyBucketMs } from './usage-histogram.ts'
 
 // Usage of the query API (docs/api.md#usage), read from usage_rollups, the writer's hourly rows
 // (usage-rollups.ts): at most one row per hour and group in the window, whatever the spans.

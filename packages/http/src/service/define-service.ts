@@ -28,9 +28,11 @@ export interface ServiceDeps {
   logger?: boolean
 }
 
-/** What a service's own part adds to the kit's: the dependencies /readyz must see answer. */
+/** What a service's own part adds to the kit's: the dependencies /readyz must see answer, and what else it reports. */
 export interface ServiceParts {
   readiness?: Record<string, ReadinessCheck>
+  /** Figures /readyz shows beside its checks, by name, without deciding readiness (e.g. the summaries' lag). */
+  details?: Record<string, ReadinessCheck>
 }
 
 export interface ServiceSpec<C extends ServiceConfig, D extends ServiceDeps> {
@@ -84,7 +86,7 @@ export function defineService<C extends ServiceConfig, D extends ServiceDeps = S
         await app.register(authPlugin)
       }
       const parts = (await spec.register(app, config, deps)) ?? {}
-      await app.register(healthPlugin, { readinessChecks: { postgres: databaseAnswers(db), ...parts.readiness } })
+      await app.register(healthPlugin, { readinessChecks: { postgres: databaseAnswers(db), ...parts.readiness }, details: parts.details })
       return app
     },
   }

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { backfillSessionSummaries, deleteTrace, searchSessions, sql, storeSpans, type Db, type SpanInsert } from '../src/index.ts'
-import { engines } from './engines.ts'
+import { backfillSessionSummaries, deleteTrace, searchSessions, sql, type Db, type SpanInsert } from '@tracewell/db'
+import { engines } from '@tracewell/db/testing'
+import { storeAndSummarise } from './support/store-and-summarise.ts'
 
 const second = 1_000_000_000n
 const t0 = 1_767_225_600n * second // 2026-01-01T00:00:00Z
@@ -40,11 +41,11 @@ for (const engine of engines) {
     after(() => drop())
 
     it('lists the generated sessions exactly, whatever batch brought the session, redelivered or not', async () => {
-      await storeSpans(db, firstBatch)
+      await storeAndSummarise(db, firstBatch)
       assert.deepEqual((await searchSessions(db, { projectId: 'p', limit: 10 })).sessions, [], 'no session named yet')
-      await storeSpans(db, secondBatch)
-      await storeSpans(db, secondBatch)
-      await storeSpans(db, [...firstBatch, ...secondBatch])
+      await storeAndSummarise(db, secondBatch)
+      await storeAndSummarise(db, secondBatch)
+      await storeAndSummarise(db, [...firstBatch, ...secondBatch])
       const page = await searchSessions(db, { projectId: 'p', limit: 3 })
       assert.deepEqual(page.sessions, expected.slice(0, 3))
       const rest = await searchSessions(db, { projectId: 'p', limit: 3, cursor: page.next ?? undefined })

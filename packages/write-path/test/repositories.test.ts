@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import {
-  countSpans, createProject, createPromptVersion, createPromptset, createTeam, deleteOldestSpansBefore, findLivePrompt,
-  findTeamProject, findTraceSpans, getRetentionPolicy, insertSpans, listApiKeys, insertApiKey, searchTraces, nanosToIsoMicros,
-  revokeApiKey, setLiveVersion, upsertRetentionPolicy, withAdvisoryLock, findApiKeyIdentityByHash, findApiKeyOwnerById, type Db, type SpanInsert,
-} from '../src/index.ts'
-import { engines } from './engines.ts'
+import { countSpans, createProject, createPromptVersion, createPromptset, createTeam, deleteOldestSpansBefore, findLivePrompt, findTeamProject, findTraceSpans, getRetentionPolicy, listApiKeys, insertApiKey, searchTraces, nanosToIsoMicros, revokeApiKey, setLiveVersion, upsertRetentionPolicy, withAdvisoryLock, findApiKeyIdentityByHash, findApiKeyOwnerById, type Db, type SpanInsert } from '@tracewell/db'
+import { engines } from '@tracewell/db/testing'
+import { storeAndSummarise } from './support/store-and-summarise.ts'
 
 function span(overrides: Partial<SpanInsert> = {}): SpanInsert {
   return {
@@ -36,8 +33,8 @@ for (const engine of engines) {
     after(() => drop())
 
     it('stores spans idempotently with microsecond times and every field', async () => {
-      assert.equal(await insertSpans(db, [span(), span({ spanId: 'c7ad6b7169203331', parentSpanId: 'b7ad6b7169203331' })]), 2)
-      assert.equal(await insertSpans(db, [span(), span({ spanId: 'd7ad6b7169203331' })]), 1)
+      assert.equal(await storeAndSummarise(db, [span(), span({ spanId: 'c7ad6b7169203331', parentSpanId: 'b7ad6b7169203331' })]), 2)
+      assert.equal(await storeAndSummarise(db, [span(), span({ spanId: 'd7ad6b7169203331' })]), 1)
       assert.equal(await countSpans(db, 'proj'), 3)
       const [root] = await findTraceSpans(db, 'proj', '0af7651916cd43dd8448eb211c80319c')
       assert.equal(root?.startTime, '2024-11-20T21:25:30.275984Z')
@@ -48,7 +45,7 @@ for (const engine of engines) {
     })
 
     it('reads a span at the epoch back as 0 ns, without stray zeros', async () => {
-      await insertSpans(db, [span({ projectId: 'epoch', startTimeUnixNano: '1', endTimeUnixNano: '999', durationNs: '998' })])
+      await storeAndSummarise(db, [span({ projectId: 'epoch', startTimeUnixNano: '1', endTimeUnixNano: '999', durationNs: '998' })])
       const [stored] = await findTraceSpans(db, 'epoch', span().traceId)
       assert.deepEqual([stored?.startTimeUnixNano, stored?.endTimeUnixNano, stored?.startTime], ['0', '0', '1970-01-01T00:00:00.000000Z'])
     })
@@ -62,7 +59,7 @@ for (const engine of engines) {
         Object.defineProperty(attributes, keys[i % keys.length]!, { value: { intValue: `${i}` }, enumerable: true })
         return span({ projectId: 'escaped-keys', spanId: `${i + 1}`.padStart(16, 'e'), attributes, events: [{ timeUnixNano: '1', name: 'e', attributes }] })
       })
-      await insertSpans(db, spans)
+      await storeAndSummarise(db, spans)
       const stored = await findTraceSpans(db, 'escaped-keys', span().traceId)
       assert.equal(stored.length, spans.length)
       for (const original of spans) {
@@ -77,7 +74,7 @@ for (const engine of engines) {
       const spans = Array.from({ length: 5 }, (_, i) =>
         span({ projectId: 'paged', traceId: `${i}`.padStart(32, 'a'), startTimeUnixNano: `${base + BigInt(i) * 1000n}`, endTimeUnixNano: `${base + BigInt(i) * 1000n + 5000n}` }),
       )
-      await insertSpans(db, spans)
+      await storeAndSummarise(db, spans)
       const page = { projectId: 'paged', limit: 2, sort: 'time', order: 'desc' } as const
       const first = await searchTraces(db, page)
       assert.deepEqual(first.traces.map((t) => t.traceId), [spans[4]!.traceId, spans[3]!.traceId])
@@ -95,7 +92,7 @@ for (const engine of engines) {
       // Seven old spans a second apart from 1998-07-09T16:00:00Z, given newest first.
       const startOf = (i: number) => (900_000_000_000_000_000n + BigInt(i) * 1_000_000_000n).toString()
       const old = Array.from({ length: 7 }, (_, i) => span({ projectId: 'old', spanId: `${7 - i}`.padStart(16, '0'), startTimeUnixNano: startOf(6 - i), endTimeUnixNano: startOf(6 - i) }))
-      await insertSpans(db, [...old, span({ projectId: 'old', spanId: 'f'.repeat(16), startTimeUnixNano: '1900000000000000000', endTimeUnixNano: '1900000000000000000' })])
+      await storeAndSummarise(db, [...old, span({ projectId: 'old', spanId: 'f'.repeat(16), startTimeUnixNano: '1900000000000000000', endTimeUnixNano: '1900000000000000000' })])
       const cutoff = new Date('2000-01-01T00:00:00Z')
       assert.deepEqual(await deleteOldestSpansBefore(db, 'old', cutoff, 5), { deleted: 5, latestStart: new Date('1998-07-09T16:00:04Z') })
       assert.deepEqual(await deleteOldestSpansBefore(db, 'old', cutoff, 5), { deleted: 2, latestStart: new Date('1998-07-09T16:00:06Z') })

@@ -1,7 +1,7 @@
-import { createEmbeddedTestDatabase, createTestDatabase } from '../src/testing/index.ts'
-import type { Db } from '../src/index.ts'
+import type { Db } from '../create-db.ts'
+import { createEmbeddedTestDatabase, createTestDatabase } from './test-database.ts'
 
-/** The db suites run once on the real Postgres and once on embedded PGlite. */
+/** Suites that run once on the real Postgres and once on embedded PGlite. */
 export const engines: Array<{ name: string; open(options?: { migrated?: boolean }): Promise<{ db: Db; drop(): Promise<void> }> }> = [
   { name: 'postgres', open: (options) => createTestDatabase(options) },
   { name: 'pglite', open: (options) => createEmbeddedTestDatabase(options) },

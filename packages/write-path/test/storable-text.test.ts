@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { toStorableJson, toStorableText } from '../src/repositories/storable-text.ts'
+import { toStorableJson, toStorableText } from '@tracewell/db'
 import { spanGenerator, storable } from './support/random-spans.ts'
 
 describe('toStorableText', () => {

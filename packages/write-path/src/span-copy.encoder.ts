@@ -1,15 +1,16 @@
-// A span batch in PostgreSQL's binary COPY format, for storeSpans: pure functions with no database
-// import, like span-rows.ts. Format: https://www.postgresql.org/docs/current/sql-copy.html (Binary
-// Format); each type's bytes are what its `recv` function reads (text: UTF-8; int2/int8: big-endian;
-// timestamptz: int8 microseconds since 2000-01-01 UTC; jsonb: version byte 1, then the JSON text;
-// numeric: int16 digit count, weight, sign and display scale, then base-10000 digits).
+// A span batch in PostgreSQL's binary COPY format, for storeSpans: no database access. Format:
+// https://www.postgresql.org/docs/current/sql-copy.html (Binary Format); each type's bytes are
+// what its `recv` function reads (text: UTF-8; int2/int8: big-endian; timestamptz: int8
+// microseconds since 2000-01-01 UTC; jsonb: version byte 1, then the JSON text; numeric: int16
+// digit count, weight, sign and display scale, then base-10000 digits).
 //
-// Every row must read back exactly as insertSpans stores it. Where a value is one the statement
-// path would treat in a way this encoder does not reproduce (a wrong type at run time, a number
-// with a fraction, a time in year 10000 or later), encoding gives up and storeSpans uses that path.
+// Every row must read back exactly as the statement path (span-statement.ts) stores it. Where a
+// value is one that path would treat in a way this encoder does not reproduce (a wrong type at
+// run time, a number with a fraction, a time in year 10000 or later), encoding gives up and
+// storeSpans uses that path.
 
-import { spanRowColumns, type ProjectSpanSource, type SpanFields } from './span-rows.ts'
-import { toStorableJson, toStorableText } from './storable-text.ts'
+import { spanRowColumns, toStorableJson, toStorableText, type SpanFields } from '@tracewell/db'
+import type { ProjectSpanSource } from './span-statement.ts'
 
 /** The statement the encoded rows are read by; columns in spanRowColumns order, as the rows are written. */
 export const spanCopyStatement = `copy spans (${spanRowColumns.map(([name]) => name).join(', ')}) from stdin with (format binary)`

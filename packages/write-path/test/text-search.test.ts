@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { backfillTraceTextFilters, searchTraces, sql, storeSpans, type Db, type SpanInsert } from '../src/index.ts'
-import { PROBES, TextFilterWords, textFilterProbes } from '../src/repositories/text-filter.ts'
-import { engines } from './engines.ts'
+import { backfillTraceTextFilters, searchTraces, sql, type Db, type SpanInsert } from '@tracewell/db'
+import { PROBES, TextFilterWords, textFilterProbes } from '@tracewell/text-filter'
+import { engines } from '@tracewell/db/testing'
+import { storeAndSummarise } from './support/store-and-summarise.ts'
 
 /** The distinct words' hashes of `text` (as a JSON string, as attributes hold it), as the writer's tokenizer finds them, sorted. */
 const words = (text: string): number[] => {
@@ -38,7 +39,7 @@ describe('text filter words', () => {
   it('a filter holds every word it was given, and few it was not', () => {
     const filter = new TextFilterWords()
     const given = Array.from({ length: 500 }, (_, i) => `word${i}`)
-    filter.addAttributes({ prompt: { stringValue: given.join(' ') }, nested: { arrayValue: { values: [{ stringValue: 'deep inside' }] } } })
+    filter.addJson(Buffer.from(JSON.stringify({ prompt: { stringValue: given.join(' ') }, nested: { arrayValue: { values: [{ stringValue: 'deep inside' }] } } })))
     const hex = filter.toHex() as string
     // 500 words, 2 more values and 5 key words take 16 bits each (8,112), rounded up to a power of two.
     assert.equal(hex.length * 4, 8192)
@@ -56,7 +57,7 @@ describe('text filter words', () => {
     const fromBytes = new TextFilterWords()
     fromBytes.addJson(framed, 10, 10 + json.length)
     const fromValue = new TextFilterWords()
-    fromValue.addAttributes(attributes)
+    fromValue.addJson(Buffer.from(JSON.stringify(attributes)))
     assert.deepEqual(fromBytes.toHex(), fromValue.toHex())
     assert.ok(holds(fromBytes.toHex() as string, 'ärger') && holds(fromBytes.toHex() as string, 'LIEFERUNG'))
     assert.ok(!holds(fromBytes.toHex() as string, 'prefix') || !holds(fromBytes.toHex() as string, 'suffix'), 'only the given range is read')
@@ -91,10 +92,10 @@ for (const engine of engines) {
       (await searchTraces(db, { projectId: 'search', limit: 50, sort: 'time', order: 'desc', text })).traces.map((trace) => trace.traceId).sort()
 
     before(async () => {
-      await storeSpans(db, [span(traceA, '0000000000000001', 'Where is my refund for order 77777?'), span(traceB, '0000000000000001', 'Ärger mit der Lieferung')])
+      await storeAndSummarise(db, [span(traceA, '0000000000000001', 'Where is my refund for order 77777?'), span(traceB, '0000000000000001', 'Ärger mit der Lieferung')])
       // Trace A again, in a later batch with many words: a larger filter, the stored one repeated to its size.
       const many = Array.from({ length: 300 }, (_, i) => `term${i}`).join(' ')
-      await storeSpans(db, [span(traceA, '0000000000000002', `The answer mentioned zebra. ${many}`, t0 + second), span(traceC, '0000000000000001', 'word77777 and nothing else')])
+      await storeAndSummarise(db, [span(traceA, '0000000000000002', `The answer mentioned zebra. ${many}`, t0 + second), span(traceC, '0000000000000001', 'word77777 and nothing else')])
     })
 
     it('finds traces holding every word, in any batch of theirs, case-insensitively', async () => {
@@ -138,7 +139,7 @@ for (const engine of engines) {
       // Seven traces in the other project: d0 and d1 at t0, then d2…d6 a microsecond apart.
       const starts = [0n, 0n, micro, 2n * micro, 3n * micro, 4n * micro, 5n * micro]
       const traces = starts.map((offset, i) => ({ traceId: `d${i}`.padEnd(32, '0'), start: t0 + offset }))
-      await storeSpans(db, traces.map(({ traceId, start }) => ({ ...span(traceId, '0000000000000001', `needle${traceId.slice(0, 2)}`, start), projectId: 'batches' })))
+      await storeAndSummarise(db, traces.map(({ traceId, start }) => ({ ...span(traceId, '0000000000000001', `needle${traceId.slice(0, 2)}`, start), projectId: 'batches' })))
       await sql`update trace_summaries set text_filter = null where project_id = 'batches'`.execute(db)
       await backfillTraceTextFilters(db, { tracesPerBatch: 2 })
       for (const { traceId } of traces) {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { poolOf } from '../src/create-db.ts'
-import { copySpanSources, countSpans, createDb, findTraceSpans, insertSpans, insertSpanSourcesByStatement, nanosToIsoMicros, sql, storeSpanSources, storeSpans, type Db, type ProjectSpanSource, type SpanDto, type SpanInsert } from '../src/index.ts'
-import { SpanCopyEncoder } from '../src/repositories/span-copy.ts'
-import { createTestDatabase, type TestDatabase } from '../src/testing/index.ts'
-import { engines } from './engines.ts'
+import { countSpans, createDb, findTraceSpans, nanosToIsoMicros, poolOf, sql, type Db, type SpanDto, type SpanInsert } from '@tracewell/db'
+import { copySpanSources, insertSpanSourcesByStatement, SpanCopyEncoder, storeSpanSources, storeSpans, type ProjectSpanSource } from '../src/index.ts'
+import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
+import { engines } from '@tracewell/db/testing'
+import { storeByStatement } from './support/store-and-summarise.ts'
 import { spanGenerator, storable, type SpanFields } from './support/random-spans.ts'
 
 const { randomSpan } = spanGenerator(2026)
@@ -56,7 +56,7 @@ for (const engine of engines) {
     before(async () => ({ db, drop } = await engine.open()))
     after(() => drop())
 
-    it('stores every column exactly as insertSpans does', async () => {
+    it('stores every column exactly as the statement path does', async () => {
       const spans = Array.from({ length: 600 }, (_, i) => randomSpan(i % 2 === 0))
       // Several projects in one batch, and project ids that are awkward text themselves.
       const projects = ['plain', 'p"\\q', 'Zoë\0😀']
@@ -66,13 +66,13 @@ for (const engine of engines) {
       encoder.finish()
       assert.ok(encoder.chunks.length > 2, 'the batch is COPY data of several chunks')
       assert.equal(await storeSpans(db, withProject('copy')), spans.length)
-      assert.equal(await insertSpans(db, withProject('insert')), spans.length)
+      assert.equal(await storeByStatement(db, withProject('insert')), spans.length)
       for (const [index, project] of projects.entries()) {
         await assertStoredAsInserted(db, spans.filter((_, i) => i % 3 === index), storable(`copy ${project}`), storable(`insert ${project}`))
       }
     })
 
-    it('stores the edges of its integer columns as insertSpans does', async () => {
+    it('stores the edges of its integer columns as the statement path does', async () => {
       const base = randomSpan(false)
       const edges: Array<Partial<SpanFields>> = [
         { durationNs: '-5' }, { durationNs: '-9223372036854775808' }, { durationNs: '9007199254740993' }, { durationNs: '0' },
@@ -83,17 +83,17 @@ for (const engine of engines) {
       // A trace each: assertStoredAsInserted reads each span back as its trace's first.
       const spans = edges.map((edge, i) => ({ ...base, ...edge, traceId: `${i}`.padStart(32, '0') }))
       assert.equal(await storeSpans(db, spans.map((span) => ({ ...span, projectId: 'edges copy' }))), spans.length)
-      assert.equal(await insertSpans(db, spans.map((span) => ({ ...span, projectId: 'edges insert' }))), spans.length)
+      assert.equal(await storeByStatement(db, spans.map((span) => ({ ...span, projectId: 'edges insert' }))), spans.length)
       await assertStoredAsInserted(db, spans, 'edges copy', 'edges insert')
     })
 
-    it('stores resource attributes shared by reference between spans, as the decoder shares them, as insertSpans does', async () => {
+    it('stores resource attributes shared by reference between spans, as the decoder shares them, as the statement path does', async () => {
       const [first, second] = [randomSpan(true), randomSpan(false)]
       // Spans of one resource, then another, then the first again, a COPY chunk boundary among them.
       const owners = [first, first, second, first, ...Array.from({ length: 400 }, () => second), first]
       const spans = owners.map((owner, i) => ({ ...randomSpan(i % 2 === 0), resourceAttributes: owner.resourceAttributes, events: [], links: [] }))
       assert.equal(await storeSpans(db, spans.map((span) => ({ ...span, projectId: 'shared copy' }))), spans.length)
-      assert.equal(await insertSpans(db, spans.map((span) => ({ ...span, projectId: 'shared insert' }))), spans.length)
+      assert.equal(await storeByStatement(db, spans.map((span) => ({ ...span, projectId: 'shared insert' }))), spans.length)
       assert.deepEqual(await storedRows(db, 'shared copy'), await storedRows(db, 'shared insert'))
     })
 
@@ -106,7 +106,7 @@ for (const engine of engines) {
         events: Array.from({ length: 2_000 }, (_, i) => ({ name: `event ${i}`, timeUnixNano: span.startTimeUnixNano, attributes: {} })),
       }
       assert.equal(await storeSpans(db, [{ ...large, projectId: 'large copy' }, ...batch('large copy', 3)]), 4)
-      assert.equal(await insertSpans(db, [{ ...large, projectId: 'large insert' }]), 1)
+      assert.equal(await storeByStatement(db, [{ ...large, projectId: 'large insert' }]), 1)
       const [copied] = await storedRows(db, 'large copy').then((rows) => rows.filter((row) => row.includes(span.traceId)))
       assert.deepEqual([copied], await storedRows(db, 'large insert'))
       const [stored] = await findTraceSpans(db, 'large copy', span.traceId)
@@ -144,7 +144,7 @@ for (const engine of engines) {
         links: [{ traceId: 'ab', spanId: 'cd', traceState: '\ufffdx', attributes: {} }],
       }
       assert.equal(await storeSpans(db, [{ ...span, projectId: 'nul copy' }]), 1)
-      assert.equal(await insertSpans(db, [{ ...span, projectId: 'nul insert' }]), 1)
+      assert.equal(await storeByStatement(db, [{ ...span, projectId: 'nul insert' }]), 1)
       for (const projectId of ['nul copy', 'nul insert']) {
         const [stored] = await findTraceSpans(db, projectId, span.traceId)
         assert.ok(stored)
@@ -164,7 +164,7 @@ for (const engine of engines) {
 
       const [twice, other] = batch('twice', 2) as [SpanInsert, SpanInsert]
       assert.equal(await storeSpans(db, [twice, other, { ...twice, name: 'the later copy' }]), 2)
-      assert.equal(await insertSpans(db, [twice, other].map((span) => ({ ...span, projectId: 'twice insert' }))), 2)
+      assert.equal(await storeByStatement(db, [twice, other].map((span) => ({ ...span, projectId: 'twice insert' }))), 2)
       assert.deepEqual(await storedRows(db, 'twice'), await storedRows(db, 'twice insert'), 'the first copy stored')
     })
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { deleteOldestSpansBefore, deleteSummariesOfWindow, sql, storeSpans, type Db, type SpanInsert } from '../src/index.ts'
-import { engines } from './engines.ts'
+import { deleteOldestSpansBefore, deleteSummariesOfWindow, sql, type Db, type SpanInsert } from '@tracewell/db'
+import { engines } from '@tracewell/db/testing'
+import { storeAndSummarise } from './support/store-and-summarise.ts'
 
 const second = 1_000_000_000n
 const minute = 60n * second
@@ -46,7 +47,7 @@ for (const engine of engines) {
     after(() => drop())
 
     it('deletes, window by window, exactly the traces, sessions and hours whose spans are all gone', async () => {
-      await storeSpans(db, [...spansOf('p'), ...spansOf('q')])
+      await storeAndSummarise(db, [...spansOf('p'), ...spansOf('q')])
       // One row an hour for each dimension (all, model, vendor, service, user).
       const everything = { traces: [0, 1, 2, 3, 4, 5], sessions: ['s0', 's1', 's2'], hours: ['00:00 ×5', '01:00 ×5', '02:00 ×5'] }
       assert.deepEqual(await left(db, 'p'), everything)

@@ -1,5 +1,5 @@
 import { seededRandom } from '@tracewell/test-support'
-import type { SpanFields } from '../../src/index.ts'
+import type { SpanFields } from '@tracewell/db'
 
 export type { SpanFields }
 

@@ -1,5 +1,3 @@
-import { toStorableJson } from './storable-text.ts'
-
 // The word filter of a trace: what makes full-text search (`q` of the trace list) fast without an
 // index on the spans. A GIN index over the spans' text was measured and rejected: it made storing
 // a span about ten times dearer (200k spans of ~1 KB: 2.6 s without it, 28 s with it), far beyond
@@ -116,12 +114,6 @@ export class TextFilterWords {
     if (inWord) this.#insert(finishHash(hash))
   }
 
-  /** Adds the words of a span's attributes (any JSON value): its JSON text, as the COPY path reads it. */
-  addAttributes(attributes: unknown): void {
-    const json = attributes === undefined ? undefined : JSON.stringify(attributes)
-    if (json !== undefined) this.addJson(Buffer.from(toStorableJson(json)))
-  }
-
   /** The distinct word hashes added. */
   *hashes(): Generator<number> {
     for (const key of this.#slots) if (key !== 0) yield key - 1
@@ -185,4 +177,19 @@ export function textFilterProbes(text: string): number[] {
     for (let probe = 0; probe < PROBES; probe++) positions.push(hash + probe * step)
   }
   return positions
+}
+
+/**
+ * Two filters as hexadecimal digits (TextFilterWords.toHex) as one, as the database's
+ * tracewell_text_filter_union does: the smaller repeated to the larger's size, then OR-ed. Null
+ * stands for a filter without words.
+ */
+export function unionTextFilterHex(a: string | null, b: string | null): string | null {
+  if (a === null) return b
+  if (b === null || a === b) return a
+  const [small, large] = a.length <= b.length ? [a, b] : [b, a]
+  const repeated = small.repeat(large.length / small.length)
+  let union = ''
+  for (let i = 0; i < large.length; i++) union += (parseInt(large[i] as string, 16) | parseInt(repeated[i] as string, 16)).toString(16)
+  return union
 }

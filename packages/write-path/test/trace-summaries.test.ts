@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { searchTraces, sql, storeSpans, usageOf, type Db, type SpanInsert } from '../src/index.ts'
-import { migrations } from '../src/migrations/index.ts'
-import { engines } from './engines.ts'
+import { searchTraces, sql, usageOf, type Db, type SpanInsert } from '@tracewell/db'
+import { migrations } from '@tracewell/db/migrations'
+import { engines } from '@tracewell/db/testing'
+import { storeAndSummarise } from './support/store-and-summarise.ts'
 
 const second = 1_000_000_000n
 const t0 = 1_767_225_600n * second
@@ -32,9 +33,9 @@ for (const engine of engines) {
 
     it('folds batches of one trace together, named by its root whenever it arrives', async () => {
       const trace = '1'.repeat(32)
-      await storeSpans(db, [span(trace, '0000000000000002', t0 + second, { llmModel: 'gpt-4o', inputTokens: 10, totalCostUsd: 0.5, statusCode: 2 })])
+      await storeAndSummarise(db, [span(trace, '0000000000000002', t0 + second, { llmModel: 'gpt-4o', inputTokens: 10, totalCostUsd: 0.5, statusCode: 2 })])
       assert.deepEqual((await summary(trace))[0]?.name, 'child-0000000000000002', 'named by its earliest span until the root arrives')
-      await storeSpans(db, [
+      await storeAndSummarise(db, [
         span(trace, '0000000000000001', t0, { parentSpanId: null, name: 'root' }),
         span(trace, '0000000000000003', t0 + 5n * second, { llmModel: 'claude', inputTokens: 5, totalCostUsd: 0.25, sessionId: 's' }),
       ])
@@ -46,9 +47,9 @@ for (const engine of engines) {
     it('counts a redelivered batch once, including a batch holding stored and new spans', async () => {
       const trace = '2'.repeat(32)
       const first = [span(trace, '0000000000000001', t0, { parentSpanId: null, inputTokens: 1 })]
-      await storeSpans(db, first)
-      await storeSpans(db, first)
-      await storeSpans(db, [...first, span(trace, '0000000000000002', t0, { inputTokens: 2 })])
+      await storeAndSummarise(db, first)
+      await storeAndSummarise(db, first)
+      await storeAndSummarise(db, [...first, span(trace, '0000000000000002', t0, { inputTokens: 2 })])
       const [row] = await summary(trace)
       assert.deepEqual([row?.span_count, row?.input_tokens], [2, '3'])
       const page = await searchTraces(db, { projectId: 'p', limit: 10, sort: 'time', order: 'desc' })
@@ -58,7 +59,7 @@ for (const engine of engines) {
     it('leaves out of the totals a span that sums the calls beneath it (invoke_agent), but not its model or session', async () => {
       const trace = '3'.repeat(32)
       const call = { projectId: 'agents', llmModel: 'gpt-4o-mini', inputTokens: 42, outputTokens: 8, totalTokens: 50, totalCostUsd: 0.0000111 }
-      await storeSpans(db, [
+      await storeAndSummarise(db, [
         span(trace, '0000000000000001', t0, { parentSpanId: null, name: 'ai.generateText', llmRequestType: 'invoke_agent', sessionId: 'agent-session', ...call }),
         span(trace, '0000000000000002', t0, { name: 'ai.generateText.doGenerate', llmRequestType: 'chat', ...call }),
       ])
@@ -71,7 +72,7 @@ for (const engine of engines) {
     it('the 2026-11-25T0400 migration recounts summaries that counted such spans', async () => {
       const trace = '4'.repeat(32)
       const call = { llmModel: 'gpt-4o-mini', inputTokens: 42, outputTokens: 8, totalTokens: 50, totalCostUsd: 0.0000111 }
-      await storeSpans(db, [
+      await storeAndSummarise(db, [
         span(trace, '0000000000000001', t0, { parentSpanId: null, llmRequestType: 'invoke_agent', ...call }),
         span(trace, '0000000000000002', t0, { llmRequestType: 'chat', ...call }),
       ])

@@ -1,0 +1,56 @@
+// Costs are stored as Postgres `numeric` holding the shortest decimal form of each span's cost (the
+// form JavaScript prints and the COPY encoder writes). Summed as floating point, a trace's cost
+// drifts from the sum of its spans' stored costs in the last digits; summed here, as decimal
+// integers scaled by a power of ten, it equals what `sum(total_cost_usd)` gives, to the last digit.
+
+/** A decimal value as an integer and the number of its fraction digits. */
+interface Scaled {
+  units: bigint
+  scale: number
+}
+
+/** The decimal text of a finite number or a decimal string (`1e-7`, `0.1`, `12`), as units and scale. */
+function parseDecimal(value: number | string): Scaled {
+  const text = typeof value === 'number' ? String(value) : value
+  const [mantissa = '0', exponentText] = text.toLowerCase().split('e')
+  const exponent = exponentText === undefined ? 0 : Number(exponentText)
+  const negative = mantissa.startsWith('-')
+  const [whole = '0', fraction = ''] = (negative ? mantissa.slice(1) : mantissa).split('.')
+  let scale = fraction.length - exponent
+  let digits = whole + fraction
+  if (scale < 0) {
+    digits += '0'.repeat(-scale)
+    scale = 0
+  }
+  const units = BigInt(digits === '' ? '0' : digits)
+  return { units: negative ? -units : units, scale }
+}
+
+const TEN = 10n
+
+function rescale(value: Scaled, scale: number): bigint {
+  return value.units * TEN ** BigInt(scale - value.scale)
+}
+
+/** The sum of two decimals (either may be null, meaning unknown-and-absent), as decimal text. */
+export function addDecimals(a: string | null, b: number | string | null): string | null {
+  if (b === null) return a
+  if (a === null) return formatDecimal(parseDecimal(b))
+  const left = parseDecimal(a)
+  const right = parseDecimal(b)
+  const scale = Math.max(left.scale, right.scale)
+  return formatDecimal({ units: rescale(left, scale) + rescale(right, scale), scale })
+}
+
+/** Plain decimal text, without an exponent, trailing fraction zeros kept off. */
+function formatDecimal({ units, scale }: Scaled): string {
+  const negative = units < 0n
+  let digits = (negative ? -units : units).toString()
+  if (scale > 0) {
+    digits = digits.padStart(scale + 1, '0')
+    const whole = digits.slice(0, -scale)
+    const fraction = digits.slice(-scale).replace(/0+$/, '')
+    digits = fraction === '' ? whole : `${whole}.${fraction}`
+  }
+  return negative ? `-${digits}` : digits
+}

@@ -1,0 +1,8 @@
+export { storeSpans, storeSpanSources, copySpanSources, insertSpanSourcesByStatement, type StoreResult } from './span-store.ts'
+export { serializeSpanRows, insertSerializedSpanRows, type ProjectSpanSource } from './span-statement.ts'
+export { SpanCopyEncoder } from './span-copy.encoder.ts'
+export { foldSummaryDeltas, DEFAULT_FOLD_LIMITS, type FoldLimits, type FoldResult } from './summary-fold.ts'
+export { summariseAll, summaryBacklog, type SummaryBacklog } from './summary-backlog.ts'
+export { startSummariser, type Summariser, type SummariserOptions } from './summariser.ts'
+export { AGGREGATE_OPERATION } from './trace-deltas.ts'
+export { summaryMismatches, type SummaryMismatches } from './summary-check.ts'

@@ -1,0 +1,98 @@
+// The statement path of storing spans: a batch as one JSON text parameter unpacked by
+// jsonb_to_recordset, ON CONFLICT DO NOTHING. Slower than the COPY (span-copy.encoder.ts), but
+// idempotent: what a batch is stored with when a span of it is already stored (a redelivered
+// job), when it holds a value only this path stores exactly, and on PGlite.
+//
+// Having ingest queue rows ready to store instead of request bodies was measured twice and
+// rejected: inside BullMQ's job JSON the text was escaped again, and even as binary COPY rows in
+// the payload (no escaping) encoding a span costs about as much as decoding it, which would add
+// half again to ingest's CPU per span (docs/benchmarks.md).
+
+import { nanosToIsoMicros, spanRowColumns, sql, toStorableJson, type Executor, type SpanFields, type SpanInsert, type SpanRow } from '@tracewell/db'
+
+/**
+ * The spans of one project, produced when `spans()` is called: storeSpanSources calls it once
+ * (again only if the batch falls back to the statement path), so a caller can hand over request
+ * bodies to be decoded, encoded and let go one at a time instead of all at once.
+ */
+export interface ProjectSpanSource {
+  projectId: string
+  spans(): readonly SpanFields[]
+}
+
+
+/** The row object of one span, keys in column order. */
+function toSpanRow(projectId: string, span: Omit<SpanInsert, 'projectId'>): SpanRow {
+  return {
+    project_id: projectId,
+    trace_id: span.traceId,
+    span_id: span.spanId,
+    parent_span_id: span.parentSpanId,
+    name: span.name,
+    kind: span.kind,
+    start_time: nanosToIsoMicros(span.startTimeUnixNano),
+    end_time: nanosToIsoMicros(span.endTimeUnixNano),
+    duration_ns: span.durationNs,
+    trace_state: span.traceState,
+    status_code: span.statusCode,
+    status_message: span.statusMessage,
+    service_name: span.serviceName,
+    service_version: span.serviceVersion,
+    scope_name: span.scopeName,
+    scope_version: span.scopeVersion,
+    llm_vendor: span.llmVendor,
+    llm_model: span.llmModel,
+    llm_request_type: span.llmRequestType,
+    input_tokens: span.inputTokens,
+    output_tokens: span.outputTokens,
+    total_tokens: span.totalTokens,
+    llm_response_model: span.llmResponseModel ?? null,
+    cached_input_tokens: span.cachedInputTokens ?? null,
+    cache_write_input_tokens: span.cacheWriteInputTokens ?? null,
+    reasoning_tokens: span.reasoningTokens ?? null,
+    session_id: span.sessionId ?? null,
+    user_id: span.userId ?? null,
+    input_cost_usd: span.inputCostUsd ?? null,
+    output_cost_usd: span.outputCostUsd ?? null,
+    total_cost_usd: span.totalCostUsd ?? null,
+    cost_source: span.costSource ?? null,
+    attributes: span.attributes,
+    resource_attributes: span.resourceAttributes,
+    events: span.events,
+    links: span.links,
+  }
+}
+
+/**
+ * The rows of a batch as JSON text WITHOUT the surrounding brackets: comma-joined row objects, so
+ * chunks of several batches join with ',' and one pair of brackets makes the array Postgres reads.
+ * One JSON.stringify over the whole array: measured faster than a hand-written builder (which
+ * still has to stringify every value) and identical to the previous insert parameter by construction,
+ * except that U+0000 and lone surrogates, which Postgres cannot store, become U+FFFD (storable-text.ts).
+ */
+export function serializeSpanRows(projectId: string, spans: readonly SpanFields[]): string {
+  if (spans.length === 0) return ''
+  return toStorableJson(JSON.stringify(spans.map((span) => toSpanRow(projectId, span)))).slice(1, -1)
+}
+
+const columnList = sql.raw(spanRowColumns.map(([name]) => name).join(', '))
+const recordsetShape = sql.raw(spanRowColumns.map(([name, type]) => `${name} ${type}`).join(', '))
+
+/**
+ * Stores rows serialised by serializeSpanRows in one idempotent statement, which avoids the
+ * 65,535-parameter limit of multi-row VALUES and works the same on Postgres and PGlite. Malformed
+ * text fails with a data exception (22P02). Answers the keys of the rows it inserted
+ * (spanKey), as only those may be added to the summaries.
+ */
+export async function insertSerializedSpanRows(db: Executor, rowsJson: readonly string[]): Promise<Set<string>> {
+  const rows = rowsJson.filter((chunk) => chunk !== '').join(',')
+  if (rows === '') return new Set()
+  const result = await sql<{ project_id: string; trace_id: string; span_id: string }>`
+    insert into spans (${columnList})
+    select ${columnList} from jsonb_to_recordset(('[' || ${rows}::text || ']')::jsonb) as batch(${recordsetShape})
+    on conflict (project_id, trace_id, span_id) do nothing
+    returning project_id, trace_id, span_id`.execute(db)
+  return new Set(result.rows.map((row) => spanKey(row.project_id, row.trace_id, row.span_id)))
+}
+
+export const spanKey = (projectId: string, traceId: string, spanId: string): string => `${projectId}\u0000${traceId}\u0000${spanId}`

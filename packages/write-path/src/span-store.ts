@@ -1,0 +1,232 @@
+import type pg from 'pg'
+import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams'
+import { poolOf, toStorableJson, type Db, type Executor, type SpanFields, type SpanInsert } from '@tracewell/db'
+import { releaseCopyChunks, spanCopyStatement, SpanCopyEncoder } from './span-copy.encoder.ts'
+import { insertSerializedSpanRows, serializeSpanRows, spanKey, type ProjectSpanSource } from './span-statement.ts'
+import { insertSummaryDelta, SummaryDelta, summaryDeltaInsert } from './summary-delta.ts'
+
+// Storing a batch of spans: the first step of the write path. One transaction writes the spans and
+// one row of summary_deltas (what the batch adds to the summaries), both append-only: no row that
+// another transaction updates, so writers never wait on each other's locks. The summaries
+// themselves are folded in later by the summariser (summary-fold.ts).
+
+export interface StoreResult {
+  inserted: number
+  duplicates: number
+}
+
+/**
+ * Stores a batch, idempotently, saying how many spans were new; on Postgres through a binary
+ * COPY: the rows arrive in their stored form instead of as one JSON document that
+ * jsonb_to_recordset unpacks, which the database does in a good deal less time.
+ *
+ * COPY has no ON CONFLICT, so it is optimistic: one transaction, and if a span of the batch is
+ * already stored (a queue job redelivered after a crash, or the same span twice in the batch) the
+ * unique violation rolls it back and the batch is stored by statements instead, which skip those
+ * spans, in statements of about 5,000 spans. Such a batch costs the failed COPY on top, a price
+ * paid only on redelivery. Any other error rolls back and is thrown unchanged, its SQLSTATE
+ * intact for the caller's retry decision. On PGlite (embedded, no connection to save work on) it
+ * is the statements.
+ *
+ * The sources' spans are asked for once for the COPY, and once more only for the fallback.
+ */
+export async function storeSpanSources(db: Db, sources: readonly ProjectSpanSource[]): Promise<StoreResult> {
+  if (sources.length === 0) return { inserted: 0, duplicates: 0 }
+  const copied = await copySpanSources(db, sources)
+  if (copied !== undefined) return { inserted: copied, duplicates: 0 }
+  return insertSpanSourcesByStatement(db, sources)
+}
+
+/** storeSpanSources for spans at hand, each naming its project; answers the spans inserted. */
+export async function storeSpans(db: Db, spans: readonly SpanInsert[]): Promise<number> {
+  if (spans.length === 0) return 0
+  return (await storeSpanSources(db, projectRuns(spans))).inserted
+}
+
+/** Consecutive spans of one project, as one source each. */
+function projectRuns(spans: readonly SpanInsert[]): ProjectSpanSource[] {
+  const runs: ProjectSpanSource[] = []
+  let start = 0
+  for (let i = 1; i <= spans.length; i++) {
+    const projectId = (spans[start] as SpanInsert).projectId
+    if (i < spans.length && (spans[i] as SpanInsert).projectId === projectId) continue
+    const run = spans.slice(start, i)
+    runs.push({ projectId, spans: () => run })
+    start = i
+  }
+  return runs
+}
+
+/**
+ * storeSpanSources' first half, for a caller that can produce the spans again only at a cost
+ * (the writer lets each request body go once its spans are encoded, and reads it again from
+ * Redis for the fallback): the rows the COPY inserted, or undefined when the batch must go by
+ * statement instead (a span already stored, a value only the statement path stores exactly, or
+ * PGlite), with nothing stored. The sources' spans are asked for at most once.
+ */
+export async function copySpanSources(db: Db, sources: readonly ProjectSpanSource[]): Promise<number | undefined> {
+  const pool = poolOf.get(db)
+  if (pool === undefined) return undefined
+  if (sources.length === 0) return 0
+  // Every span of a COPY is new (else it rolls back), so all of them go into the delta.
+  const delta = new SummaryDelta()
+  const encoder = new SpanCopyEncoder({
+    span: (projectId, span) => delta.add(projectId, span),
+    // The words of full-text search, read from the bytes the COPY sends.
+    attributes: (bytes, start, end) => delta.addWordsOfLastSpan(bytes, start, end),
+  })
+  return copyInTransaction(pool, encoder, sources, delta)
+}
+
+/** storeSpanSources' fallback: idempotent statements, in a transaction of their own. */
+export function insertSpanSourcesByStatement(db: Db, sources: readonly ProjectSpanSource[]): Promise<StoreResult> {
+  return db.transaction().execute((trx) => insertSourcesByStatement(trx, sources))
+}
+
+/**
+ * The statement path, one statement per SPANS_PER_STATEMENT spans (a larger source alone), and
+ * the delta of the spans the statements inserted; in the caller's transaction.
+ */
+async function insertSourcesByStatement(db: Executor, sources: readonly ProjectSpanSource[]): Promise<StoreResult> {
+  const delta = new SummaryDelta()
+  let inserted = 0
+  let spans = 0
+  let statement: Array<{ projectId: string; spans: readonly SpanFields[] }> = []
+  let statementSpans = 0
+  const flush = async () => {
+    const stored = await insertSerializedSpanRows(db, statement.map((run) => serializeSpanRows(run.projectId, run.spans)))
+    inserted += stored.size
+    for (const run of statement) {
+      for (const span of run.spans) {
+        if (!stored.has(spanKey(run.projectId, span.traceId, span.spanId))) continue
+        delta.add(run.projectId, span)
+        if (span.attributes !== undefined) delta.addWordsOfLastSpan(...attributeBytes(span.attributes))
+      }
+    }
+    statement = []
+    statementSpans = 0
+  }
+  for (const source of sources) {
+    const projectSpans = source.spans()
+    if (statement.length > 0 && statementSpans + projectSpans.length > SPANS_PER_STATEMENT) await flush()
+    statement.push({ projectId: source.projectId, spans: projectSpans })
+    statementSpans += projectSpans.length
+    spans += projectSpans.length
+  }
+  if (statement.length > 0) await flush()
+  await insertSummaryDelta(db, delta)
+  return { inserted, duplicates: spans - inserted }
+}
+
+/** A span's attributes as the COPY path reads their words: the UTF-8 bytes of their storable JSON text. */
+function attributeBytes(attributes: unknown): [Uint8Array, number, number] {
+  const bytes = Buffer.from(toStorableJson(JSON.stringify(attributes)))
+  return [bytes, 0, bytes.length]
+}
+
+// The statement path sends its rows as one text parameter: this bounds that parameter, and so
+// the work of one statement.
+const SPANS_PER_STATEMENT = 5_000
+
+const UNIQUE_VIOLATION = '23505'
+
+/**
+ * Runs the COPY of the sources in a transaction of its own (streamSources); undefined when it was
+ * rolled back by a unique violation or because a source held a value the encoder leaves to the
+ * statement path.
+ */
+async function copyInTransaction(
+  pool: pg.Pool,
+  encoder: SpanCopyEncoder,
+  sources: readonly ProjectSpanSource[],
+  delta: SummaryDelta,
+): Promise<number | undefined> {
+  const client = await pool.connect()
+  // A connection lost while checked out emits 'error' on the client, which without a listener would
+  // crash the process; it also means the client must be destroyed, not returned to the pool.
+  let broken: Error | undefined
+  const onError = (error: Error) => {
+    broken = error
+  }
+  client.on('error', onError)
+  try {
+    await client.query('begin')
+    const rows = await streamSources(client.query(copyFrom(spanCopyStatement)), encoder, sources)
+    if (rows === undefined) {
+      await client.query('rollback')
+      return undefined
+    }
+    // Named, so that each connection parses and plans it once, not once a batch.
+    if (!delta.isEmpty) await client.query({ name: 'summary-delta-insert', text: summaryDeltaInsert, values: delta.values() })
+    await client.query('commit')
+    releaseCopyChunks(encoder.chunks)
+    return rows
+  } catch (error) {
+    try {
+      await client.query('rollback')
+    } catch (rollbackError) {
+      broken ??= rollbackError as Error
+    }
+    if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return undefined
+    throw error
+  } finally {
+    client.off('error', onError)
+    client.release(broken)
+  }
+}
+
+/**
+ * Encodes the sources into the COPY one at a time, writing each chunk as soon as it is full, and
+ * resolves with the COPY's row count once Postgres has applied it. Streamed so that Postgres
+ * parses and inserts a job's first rows while the writer encodes the later ones: encoded whole
+ * first, a 2,000-span job kept the writer busy for ~30 ms with Postgres idle, and then Postgres
+ * busy with the writer idle (docs/benchmarks.md). It yields to the event loop after each chunk,
+ * so that the other jobs' round trips are answered while a large one is encoded.
+ *
+ * Resolves undefined when a source holds a value only the statement path stores exactly: the COPY
+ * is then ended where it stands (its data may stop mid-row, which Postgres refuses), and the
+ * caller rolls back whatever it made of it.
+ *
+ * One chunk at a time, the next only after the socket took the previous: when a COPY fails,
+ * pg-copy-streams lets go of the connection but goes on flushing what it had queued at the next
+ * socket 'drain', and that TypeError crashes the process (seen with a whole batch written at once;
+ * brianc/node-pg-copy-streams#153). For the same reason the stream is never destroy()ed (its
+ * _destroy sends a CopyFail through that let-go connection), nor ended once it has failed.
+ */
+async function streamSources(stream: CopyStreamQuery, encoder: SpanCopyEncoder, sources: readonly ProjectSpanSource[]): Promise<number | undefined> {
+  let failed = false
+  const applied = new Promise<number>((resolve, reject) => {
+    stream.on('error', (error) => {
+      failed = true
+      reject(error)
+    })
+    stream.on('finish', () => resolve(stream.rowCount))
+  })
+  // A write whose 'drain' never comes (the connection broke) must not hold the job: the error does.
+  const write = (chunk: Buffer) => (failed ? applied : Promise.race([new Promise<void>((resolve) => stream.write(chunk, () => resolve())), applied]))
+  const writeAll = async (chunks: readonly Buffer[]) => {
+    for (const chunk of chunks) await write(chunk)
+    if (chunks.length > 0) await new Promise(setImmediate)
+  }
+  // Ends a COPY left unfinished, whatever Postgres makes of it, so the transaction can roll back.
+  const abandon = async () => {
+    if (!failed) stream.end()
+    await applied.catch(() => {})
+  }
+  try {
+    for (const source of sources) {
+      if (!encoder.add(source)) {
+        await abandon()
+        return undefined
+      }
+      await writeAll(encoder.takeFilled())
+    }
+    await writeAll(encoder.finish())
+  } catch (error) {
+    // A source that could not give its spans (a body no longer decoding), or the COPY's own error.
+    await abandon()
+    throw error
+  }
+  stream.end()
+  return applied
+}

@@ -1,0 +1,124 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { sql, type Db } from '@tracewell/db'
+import { Counter, Gauge, type Registry } from 'prom-client'
+import { summaryBacklog } from './summary-backlog.ts'
+import { foldSummaryDeltas, DEFAULT_FOLD_LIMITS, type FoldLimits } from './summary-fold.ts'
+
+// The summariser: a loop in every writer that folds summary deltas into the summaries. Only one
+// fold runs at a time across all writers (summary-fold.ts); the others find it busy and wait for
+// their next turn, so a writer that dies mid-fold is replaced by the next one within a poll.
+
+export interface SummariserLogger {
+  info(object: object, message: string): void
+  warn(object: object, message: string): void
+}
+
+export interface SummariserOptions {
+  db: Db
+  logger: SummariserLogger
+  metrics?: Registry
+  /** How long to wait when nothing was folded (none waiting, or another summariser's turn). */
+  pollMs?: number
+  limits?: FoldLimits
+  /**
+   * Vacuum summary_deltas after this many deltas were folded: each fold deletes the rows it read,
+   * and where autovacuum is off or behind, the table and its index would grow with every delta
+   * ever written, and the claim would step over the dead rows.
+   */
+  vacuumEveryDeltas?: number
+}
+
+export interface Summariser {
+  /** Ends the loop after the fold under way, if any. */
+  close(): Promise<void>
+}
+
+const MAX_BACKOFF_MS = 5_000
+
+export function startSummariser(options: SummariserOptions): Summariser {
+  const { db, logger } = options
+  const pollMs = options.pollMs ?? 200
+  const limits = options.limits ?? DEFAULT_FOLD_LIMITS
+  const vacuumEvery = options.vacuumEveryDeltas ?? 5_000
+  const metrics = options.metrics === undefined ? undefined : summariserMetrics(options.metrics, db)
+  const stopping = new AbortController()
+  let foldedSinceVacuum = 0
+  let failures = 0
+
+  const wait = (ms: number) => sleep(ms, undefined, { signal: stopping.signal }).catch(() => {})
+
+  const loop = (async () => {
+    while (!stopping.signal.aborted) {
+      try {
+        const result = await foldSummaryDeltas(db, limits)
+        if (failures > 0) logger.info({ failures }, 'summariser: folding again')
+        failures = 0
+        if (result === 'busy' || result.deltas === 0) {
+          await wait(pollMs)
+          continue
+        }
+        metrics?.deltas.inc(result.deltas)
+        metrics?.traces.inc(result.traces)
+        foldedSinceVacuum += result.deltas
+        if (foldedSinceVacuum >= vacuumEvery) {
+          foldedSinceVacuum = 0
+          await vacuumDeltas(db, logger)
+        }
+      } catch (error) {
+        // Postgres down or restarting: back off, one line per failure streak's doubling.
+        failures++
+        const backoff = Math.min(MAX_BACKOFF_MS, pollMs * 2 ** Math.min(failures, 10))
+        if ((failures & (failures - 1)) === 0) logger.warn({ err: error, failures, backoffMs: backoff }, 'summariser: fold failed, retrying')
+        await wait(backoff)
+      }
+    }
+  })()
+
+  return {
+    async close() {
+      stopping.abort()
+      await loop
+    },
+  }
+}
+
+async function vacuumDeltas(db: Db, logger: SummariserLogger): Promise<void> {
+  try {
+    await sql`vacuum summary_deltas`.execute(db)
+  } catch (error) {
+    // Not the table's owner (a role without MAINTAIN): autovacuum is then the table's only vacuum.
+    logger.warn({ err: error }, 'summariser: could not vacuum summary_deltas')
+  }
+}
+
+interface SummariserMetrics {
+  deltas: Counter
+  traces: Counter
+}
+
+/** The summariser's metrics, once per registry; the lag gauge reads the backlog when scraped. */
+function summariserMetrics(registry: Registry, db: Db): SummariserMetrics {
+  const existing = <T>(name: string) => registry.getSingleMetric(name) as T | undefined
+  if (existing<Gauge>('tracewell_summary_lag_seconds') === undefined) {
+    new Gauge({
+      name: 'tracewell_summary_lag_seconds',
+      help: 'Age of the oldest stored batch whose spans are not yet in the trace, session and usage summaries',
+      registers: [registry],
+      async collect() {
+        try {
+          this.set((await summaryBacklog(db)).lagSeconds)
+        } catch {
+          // Postgres unreachable: the scrape keeps the last value (the writer's other metrics say why).
+        }
+      },
+    })
+  }
+  return {
+    deltas:
+      existing<Counter>('tracewell_summary_deltas_folded_total') ??
+      new Counter({ name: 'tracewell_summary_deltas_folded_total', help: 'Stored batches folded into the summaries', registers: [registry] }),
+    traces:
+      existing<Counter>('tracewell_summary_traces_folded_total') ??
+      new Counter({ name: 'tracewell_summary_traces_folded_total', help: 'Trace summaries written by the summariser (a trace once per fold)', registers: [registry] }),
+  }
+}

@@ -1,0 +1,96 @@
+import { sql, type Executor } from '@tracewell/db'
+
+// The summaries recomputed from scratch, from `spans`, and compared with what the summariser
+// wrote: the proof that every stored span counts exactly once in every aggregate, whatever was
+// killed and redelivered on the way (the fault tests run it after their storms). Counts, times,
+// tokens and costs are compared exactly (costs as numeric, to the last digit); the model, vendor
+// and service sets as sets. Not compared: a trace's name, session and user where its spans
+// disagree (the first batch to name them wins, by design), and the word filters (covered by the
+// search tests).
+
+/** Rows that differ from the recomputation, per table (0 everywhere: the summaries are exact). */
+export interface SummaryMismatches {
+  traces: number
+  sessions: number
+  rollups: number
+}
+
+// A span that sums the calls beneath it adds neither tokens, cost nor latency (AGGREGATE_OPERATION).
+const COUNTED = sql`llm_request_type is distinct from 'invoke_agent'`
+
+export async function summaryMismatches(db: Executor, projectId: string): Promise<SummaryMismatches> {
+  const { rows: traces } = await sql<{ n: number }>`
+    with r as (
+      select trace_id, count(*)::integer as span_count, (count(*) filter (where status_code = 2))::integer as error_count,
+        min(start_time) as start_time, max(end_time) as end_time, bool_or(parent_span_id is null) as has_root,
+        coalesce(array_agg(distinct llm_model) filter (where llm_model is not null), '{}') as models,
+        coalesce(array_agg(distinct llm_vendor) filter (where llm_vendor is not null), '{}') as vendors,
+        coalesce(array_agg(distinct service_name) filter (where service_name is not null), '{}') as services,
+        coalesce(sum(input_tokens) filter (where ${COUNTED}), 0) as input_tokens,
+        coalesce(sum(output_tokens) filter (where ${COUNTED}), 0) as output_tokens,
+        coalesce(sum(coalesce(total_tokens, coalesce(input_tokens, 0) + coalesce(output_tokens, 0))) filter (where ${COUNTED}), 0) as total_tokens,
+        sum(total_cost_usd) filter (where ${COUNTED}) as cost_usd,
+        count(distinct session_id) as sessions, min(session_id) as session_id
+      from spans where project_id = ${projectId} group by trace_id
+    ),
+    s as (select * from trace_summaries where project_id = ${projectId})
+    select count(*)::integer as n from r full join s using (trace_id)
+    where r.trace_id is null or s.trace_id is null
+      or (r.span_count, r.error_count, r.start_time, r.end_time, r.has_root, r.input_tokens, r.output_tokens, r.total_tokens, r.cost_usd)
+        is distinct from (s.span_count, s.error_count, s.start_time, s.end_time, s.has_root, s.input_tokens, s.output_tokens, s.total_tokens, s.cost_usd)
+      or not (r.models @> s.models and s.models @> r.models and r.vendors @> s.vendors and s.vendors @> r.vendors
+        and r.services @> s.services and s.services @> r.services)
+      or (r.sessions <= 1 and r.session_id is distinct from s.session_id)`.execute(db)
+
+  const { rows: sessions } = await sql<{ n: number }>`
+    with r as (
+      select session_id, count(*)::integer as trace_count, min(start_time) as first_seen, max(end_time) as last_seen,
+        sum(total_tokens) as total_tokens, sum(cost_usd) as cost_usd
+      from trace_summaries where project_id = ${projectId} and session_id is not null group by session_id
+    ),
+    s as (select * from session_summaries where project_id = ${projectId})
+    select count(*)::integer as n from r full join s using (session_id)
+    where r.session_id is null or s.session_id is null
+      or (r.trace_count, r.first_seen, r.last_seen, r.total_tokens, r.cost_usd) is distinct from (s.trace_count, s.first_seen, s.last_seen, s.total_tokens, s.cost_usd)`.execute(db)
+
+  const { rows: rollups } = await sql<{ n: number }>`
+    with by_span as (
+      select date_trunc('hour', start_time, 'UTC') as hour, d.dimension, d.value, status_code,
+        case when ${COUNTED} then input_tokens end as input_tokens,
+        case when ${COUNTED} then output_tokens end as output_tokens,
+        case when ${COUNTED} then total_cost_usd end as cost_usd,
+        case when llm_model is null or not (${COUNTED}) then null
+          when duration_ns < 1000 then 0
+          else least(127, floor(4 * ln(duration_ns / 1000.0) / ln(2)))::integer end as bucket
+      from spans cross join lateral (values ('all', ''), ('model', coalesce(llm_model, '')), ('vendor', coalesce(llm_vendor, '')),
+        ('service', coalesce(service_name, '')), ('user', coalesce(user_id, ''))) as d(dimension, value)
+      where project_id = ${projectId}
+    ),
+    span_figures as (
+      select dimension, hour, value, count(*)::integer as spans, (count(*) filter (where status_code = 2))::integer as errors,
+        coalesce(sum(input_tokens), 0) as input_tokens, coalesce(sum(output_tokens), 0) as output_tokens, sum(cost_usd) as cost_usd
+      from by_span group by 1, 2, 3
+    ),
+    latency as (
+      select dimension, hour, value, bucket, count(*)::integer as calls from by_span where bucket is not null group by 1, 2, 3, 4
+    ),
+    trace_figures as (
+      select k.dimension, date_trunc('hour', t.start_time, 'UTC') as hour, k.value, count(*)::integer as traces
+      from trace_summaries t cross join lateral tracewell_trace_rollup_keys(t.models, t.vendors, t.services, t.user_id) as k
+      where t.project_id = ${projectId} group by 1, 2, 3
+    ),
+    r as (
+      select dimension, hour, value, coalesce(t.traces, 0) as traces, coalesce(f.spans, 0) as spans, coalesce(f.errors, 0) as errors,
+        coalesce(f.input_tokens, 0) as input_tokens, coalesce(f.output_tokens, 0) as output_tokens, f.cost_usd
+      from span_figures f full join trace_figures t using (dimension, hour, value)
+    ),
+    s as (select * from usage_rollups where project_id = ${projectId})
+    select count(*)::integer as n from r full join s using (dimension, hour, value)
+    where (r.dimension is null and (s.traces, s.spans) <> (0, 0)) or s.dimension is null
+      or (r.traces, r.spans, r.errors, r.input_tokens, r.output_tokens, r.cost_usd) is distinct from (s.traces, s.spans, s.errors, s.input_tokens, s.output_tokens, s.cost_usd)
+      or exists (
+        select 1 from generate_series(0, 127) as i
+        where s.latency[i + 1] is distinct from coalesce((select l.calls from latency l where l.dimension = s.dimension and l.hour = s.hour and l.value = s.value and l.bucket = i), 0))`.execute(db)
+
+  return { traces: traces[0]?.n ?? -1, sessions: sessions[0]?.n ?? -1, rollups: rollups[0]?.n ?? -1 }
+}

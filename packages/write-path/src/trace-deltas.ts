@@ -1,0 +1,160 @@
+import { nanosToIsoMicros, type SpanInsert } from '@tracewell/db'
+import { TextFilterWords, unionTextFilterHex } from '@tracewell/text-filter'
+import { addDecimals } from './exact-decimal.ts'
+
+// What a batch of stored spans adds to their traces' summaries: one delta per trace, folded in
+// memory as the spans are encoded, written beside the spans in the same transaction (summary
+// deltas), and later merged with the deltas of other batches and added to trace_summaries by the
+// summariser. Only spans that were inserted may be added (a duplicate would be counted twice).
+
+type SummarySpan = Pick<
+  SpanInsert,
+  'traceId' | 'parentSpanId' | 'name' | 'startTimeUnixNano' | 'endTimeUnixNano' | 'statusCode' | 'serviceName' | 'llmModel' | 'llmVendor' | 'llmRequestType' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'totalCostUsd' | 'sessionId' | 'userId'
+>
+
+/** One trace's delta as stored in a summary delta and read by the fold (snake_case, as the table's columns). */
+export interface TraceDelta {
+  project_id: string
+  trace_id: string
+  name: string
+  has_root: boolean
+  service_name: string | null
+  /** ISO 8601 with microseconds: compared as text, which orders such times correctly. */
+  start_time: string
+  end_time: string
+  span_count: number
+  error_count: number
+  models: string[]
+  vendors: string[]
+  services: string[]
+  input_tokens: number
+  output_tokens: number
+  total_tokens: number
+  /** Exact decimal text, or null when no span of the delta had a cost. */
+  cost_usd: string | null
+  session_id: string | null
+  user_id: string | null
+  /** The word filter as hexadecimal digits (text-filter), or null without words. */
+  text_filter: string | null
+}
+
+const ERROR = 2
+
+/**
+ * The operation of a span that sums the calls made beneath it (the Vercel AI SDK's
+ * ai.generateText, an agent's run): its tokens and cost are those of its child calls, so a trace's
+ * totals leave it out, or every call would count twice. Its model and session still count.
+ */
+export const AGGREGATE_OPERATION = 'invoke_agent'
+
+/**
+ * Merges `delta` into `into`, the fold of earlier spans of the same trace. Order-independent for
+ * everything but the two ids a trace keeps from the first span that names them: the root names
+ * the trace; until it arrives, the earliest span does.
+ */
+export function mergeTraceDelta(into: TraceDelta, delta: TraceDelta): void {
+  takeNameIfFirst(into, delta.has_root, delta.start_time, delta.name, delta.service_name)
+  if (delta.start_time < into.start_time) into.start_time = delta.start_time
+  if (delta.end_time > into.end_time) into.end_time = delta.end_time
+  into.span_count += delta.span_count
+  into.error_count += delta.error_count
+  into.models = unionSorted(into.models, delta.models)
+  into.vendors = unionSorted(into.vendors, delta.vendors)
+  into.services = unionSorted(into.services, delta.services)
+  into.input_tokens += delta.input_tokens
+  into.output_tokens += delta.output_tokens
+  into.total_tokens += delta.total_tokens
+  into.cost_usd = delta.cost_usd === null ? into.cost_usd : addDecimals(into.cost_usd, delta.cost_usd)
+  into.session_id ??= delta.session_id
+  into.user_id ??= delta.user_id
+  into.text_filter = unionTextFilterHex(into.text_filter, delta.text_filter)
+}
+
+/** The root names the trace; until it arrives, the earliest span does (its service too, when it has one). */
+function takeNameIfFirst(into: TraceDelta, isRoot: boolean, start: string, name: string, serviceName: string | null): void {
+  if ((isRoot && !into.has_root) || (!into.has_root && start < into.start_time)) {
+    into.name = name
+    into.service_name = serviceName ?? into.service_name
+    into.has_root = isRoot
+  }
+}
+
+function unionSorted(a: readonly string[], b: readonly string[]): string[] {
+  if (b.length === 0) return a as string[]
+  if (a.length === 0) return b as string[]
+  return [...new Set([...a, ...b])].sort()
+}
+
+/** A trace being folded from spans: its delta with the sets and words still open. */
+interface OpenTrace {
+  delta: TraceDelta
+  models: Set<string>
+  vendors: Set<string>
+  services: Set<string>
+  words: TextFilterWords
+}
+
+/** A batch's spans, one delta per trace. */
+export class TraceDeltas {
+  readonly #traces = new Map<string, OpenTrace>()
+  /** The trace of the span added last, whose words addWordsOfLastSpan adds to. */
+  #last: OpenTrace | undefined
+
+  get size(): number {
+    return this.#traces.size
+  }
+
+  /** Folds a span into its trace's delta; the words of its attributes come through addWordsOfLastSpan. */
+  add(projectId: string, span: SummarySpan): void {
+    const key = `${projectId}\u0000${span.traceId}`
+    const start = nanosToIsoMicros(span.startTimeUnixNano)
+    const end = nanosToIsoMicros(span.endTimeUnixNano)
+    const isRoot = span.parentSpanId === null
+    let trace = this.#traces.get(key)
+    if (trace === undefined) {
+      trace = {
+        delta: {
+          project_id: projectId, trace_id: span.traceId, name: span.name, has_root: isRoot, service_name: span.serviceName, start_time: start, end_time: end,
+          span_count: 0, error_count: 0, models: [], vendors: [], services: [],
+          input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_usd: null, session_id: null, user_id: null, text_filter: null,
+        },
+        models: new Set(), vendors: new Set(), services: new Set(), words: new TextFilterWords(),
+      }
+      this.#traces.set(key, trace)
+    }
+    const delta = trace.delta
+    takeNameIfFirst(delta, isRoot, start, span.name, span.serviceName)
+    if (start < delta.start_time) delta.start_time = start
+    if (end > delta.end_time) delta.end_time = end
+    delta.span_count++
+    if (span.statusCode === ERROR) delta.error_count++
+    if (span.llmModel) trace.models.add(span.llmModel)
+    if (span.llmVendor) trace.vendors.add(span.llmVendor)
+    if (span.serviceName) trace.services.add(span.serviceName)
+    if (span.llmRequestType !== AGGREGATE_OPERATION) {
+      delta.input_tokens += span.inputTokens ?? 0
+      delta.output_tokens += span.outputTokens ?? 0
+      delta.total_tokens += span.totalTokens ?? (span.inputTokens ?? 0) + (span.outputTokens ?? 0)
+      if (span.totalCostUsd !== null && span.totalCostUsd !== undefined) delta.cost_usd = addDecimals(delta.cost_usd, span.totalCostUsd)
+    }
+    delta.session_id ??= span.sessionId ?? null
+    delta.user_id ??= span.userId ?? null
+    this.#last = trace
+  }
+
+  /** Adds the words of the last span's attributes, given as the UTF-8 bytes of their JSON text. */
+  addWordsOfLastSpan(bytes: Uint8Array, start: number, end: number): void {
+    this.#last?.words.addJson(bytes, start, end)
+  }
+
+  /** The deltas, their sets closed. */
+  deltas(): TraceDelta[] {
+    return [...this.#traces.values()].map(({ delta, models, vendors, services, words }) => ({
+      ...delta,
+      models: [...models].sort(),
+      vendors: [...vendors].sort(),
+      services: [...services].sort(),
+      text_filter: words.toHex(),
+    }))
+  }
+}

@@ -1,0 +1,153 @@
+import { LATENCY_BUCKETS, latencyBucket, toStorableText, type SpanInsert } from '@tracewell/db'
+import { addDecimals } from './exact-decimal.ts'
+import { AGGREGATE_OPERATION } from './trace-deltas.ts'
+
+// What a batch of stored spans adds to the hourly usage rollups (migration 2026-11-25T0500): the
+// spans folded into one combination per project, UTC hour and the four values a span is rolled up
+// by (model, vendor, service, user). Written beside the spans (summary deltas); the summariser
+// merges the combinations of many batches and adds each to five rollup rows, one per dimension.
+// A trace's count in a row is not part of the delta: the summariser derives it from the trace's
+// summary (summary-fold.ts), which alone knows whether the trace was counted before.
+
+type RollupSpan = Pick<
+  SpanInsert,
+  'startTimeUnixNano' | 'durationNs' | 'statusCode' | 'serviceName' | 'llmModel' | 'llmVendor' | 'llmRequestType' | 'inputTokens' | 'outputTokens' | 'totalCostUsd' | 'userId'
+>
+
+/** The spans of one project, hour and combination of values, as stored in a summary delta. */
+export interface UsageCombination {
+  project_id: string
+  /** The UTC hour, ISO 8601. */
+  hour: string
+  model: string
+  vendor: string
+  service: string
+  user: string
+  spans: number
+  errors: number
+  input_tokens: number
+  output_tokens: number
+  /** Exact decimal text, or null when no span had a cost. */
+  cost_usd: string | null
+  /** Sparse latency histogram: [bucket, calls] pairs. */
+  latency: Array<[number, number]>
+}
+
+/** One usage_rollups row's additions, as the fold's statement reads them. */
+export interface UsageRollupDelta {
+  project_id: string
+  dimension: string
+  hour: string
+  value: string
+  spans: number
+  errors: number
+  input_tokens: number
+  output_tokens: number
+  cost_usd: string | null
+  latency: number[]
+}
+
+const ERROR = 2
+const HOUR_SECONDS = 3600
+
+// Keys as the database will hold them: two values that store as the same text are one row.
+export const storedKey = (text: string | null | undefined): string => (text ? toStorableText(text).toWellFormed() : '')
+
+const combinationKey = (c: Pick<UsageCombination, 'project_id' | 'hour' | 'model' | 'vendor' | 'service' | 'user'>): string =>
+  // U+0000 separates safely: stored text holds none.
+  `${c.project_id}\u0000${c.hour}\u0000${c.model}\u0000${c.vendor}\u0000${c.service}\u0000${c.user}`
+
+/** A batch's spans, one combination per project, hour and values. */
+export class UsageDeltas {
+  readonly #combinations = new Map<string, UsageCombination & { histogram: Map<number, number> }>()
+  /** The hour (ISO) of each second (as the nanosecond text's leading digits) seen. */
+  readonly #hours = new Map<string, string>()
+
+  get size(): number {
+    return this.#combinations.size
+  }
+
+  add(projectId: string, span: RollupSpan): void {
+    const key: Pick<UsageCombination, 'project_id' | 'hour' | 'model' | 'vendor' | 'service' | 'user'> = {
+      project_id: storedKey(projectId), hour: this.#hourOf(span.startTimeUnixNano),
+      model: storedKey(span.llmModel), vendor: storedKey(span.llmVendor), service: storedKey(span.serviceName), user: storedKey(span.userId),
+    }
+    const text = combinationKey(key)
+    let combination = this.#combinations.get(text)
+    if (combination === undefined) {
+      combination = { ...key, spans: 0, errors: 0, input_tokens: 0, output_tokens: 0, cost_usd: null, latency: [], histogram: new Map() }
+      this.#combinations.set(text, combination)
+    }
+    combination.spans++
+    if (span.statusCode === ERROR) combination.errors++
+    // A span that sums the calls beneath it adds neither tokens, cost nor a call's latency: its
+    // children do (AGGREGATE_OPERATION, as for trace totals).
+    if (span.llmRequestType !== AGGREGATE_OPERATION) {
+      combination.input_tokens += span.inputTokens ?? 0
+      combination.output_tokens += span.outputTokens ?? 0
+      if (span.totalCostUsd !== null && span.totalCostUsd !== undefined) combination.cost_usd = addDecimals(combination.cost_usd, span.totalCostUsd)
+      if (span.llmModel) {
+        const bucket = latencyBucket(Number(span.durationNs))
+        combination.histogram.set(bucket, (combination.histogram.get(bucket) ?? 0) + 1)
+      }
+    }
+  }
+
+  /** The UTC hour of a time in nanoseconds since the epoch (decimal), as ISO 8601. */
+  #hourOf(nanos: string): string {
+    const seconds = nanos.length > 9 ? nanos.slice(0, -9) : '0'
+    let hour = this.#hours.get(seconds)
+    if (hour === undefined) {
+      hour = new Date(Math.floor(Number(seconds) / HOUR_SECONDS) * HOUR_SECONDS * 1000).toISOString()
+      this.#hours.set(seconds, hour)
+    }
+    return hour
+  }
+
+  combinations(): UsageCombination[] {
+    return [...this.#combinations.values()].map(({ histogram, ...combination }) => ({ ...combination, latency: [...histogram] }))
+  }
+}
+
+/** Combinations of many batches merged by key (the summariser's first step). */
+export class UsageCombinationMerge {
+  readonly #merged = new Map<string, UsageCombination>()
+
+  add(combination: UsageCombination): void {
+    const key = combinationKey(combination)
+    const into = this.#merged.get(key)
+    if (into === undefined) {
+      this.#merged.set(key, { ...combination, latency: [...combination.latency] })
+      return
+    }
+    into.spans += combination.spans
+    into.errors += combination.errors
+    into.input_tokens += combination.input_tokens
+    into.output_tokens += combination.output_tokens
+    into.cost_usd = combination.cost_usd === null ? into.cost_usd : addDecimals(into.cost_usd, combination.cost_usd)
+    into.latency.push(...combination.latency)
+  }
+
+  /** Each combination added to its five rows (dimension 'all' with value '', then one per value), rows in key order. */
+  rollupRows(): UsageRollupDelta[] {
+    const rows = new Map<string, UsageRollupDelta>()
+    for (const c of this.#merged.values()) {
+      const dimensions: Array<[string, string]> = [['all', ''], ['model', c.model], ['vendor', c.vendor], ['service', c.service], ['user', c.user]]
+      for (const [dimension, value] of dimensions) {
+        const key = `${c.project_id}\u0000${dimension}\u0000${c.hour}\u0000${value}`
+        let row = rows.get(key)
+        if (row === undefined) {
+          row = { project_id: c.project_id, dimension, hour: c.hour, value, spans: 0, errors: 0, input_tokens: 0, output_tokens: 0, cost_usd: null, latency: new Array<number>(LATENCY_BUCKETS).fill(0) }
+          rows.set(key, row)
+        }
+        row.spans += c.spans
+        row.errors += c.errors
+        row.input_tokens += c.input_tokens
+        row.output_tokens += c.output_tokens
+        if (c.cost_usd !== null) row.cost_usd = addDecimals(row.cost_usd, c.cost_usd)
+        for (const [bucket, calls] of c.latency) (row.latency[bucket] as number) += calls
+      }
+    }
+    return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row)
+  }
+}

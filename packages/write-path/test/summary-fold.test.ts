@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { after, before, describe, it } from 'node:test'
+import { poolOf, sql, type Db, type SpanInsert } from '@tracewell/db'
+import { engines } from '@tracewell/db/testing'
+import { seededRandom } from '@tracewell/test-support'
+import { foldSummaryDeltas, startSummariser, storeSpans, summariseAll, summaryBacklog, summaryMismatches } from '../src/index.ts'
+import { storeByStatement } from './support/store-and-summarise.ts'
+
+const second = 1_000_000_000n
+const t0 = 1_767_225_600n * second // 2026-01-01T00:00:00Z
+
+/**
+ * Traces of one to twelve spans over three hours, with models, vendors, services, sessions,
+ * users, errors, agent spans and costs that floating point cannot add exactly (0.1, 0.2, 1e-7).
+ */
+function generatedTraces(projectId: string, traces: number, seed: number): SpanInsert[] {
+  const random = seededRandom(seed)
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T
+  const spans: SpanInsert[] = []
+  for (let t = 0; t < traces; t++) {
+    const traceId = `${seed.toString(16).padStart(8, '0')}${t.toString(16).padStart(24, '0')}`
+    const start = t0 + BigInt(Math.floor(random() * 3 * 3600)) * second
+    const session = random() < 0.6 ? `s${t % 7}` : null
+    const user = random() < 0.7 ? `u${t % 5}` : null
+    const count = 1 + Math.floor(random() * 12)
+    for (let s = 0; s < count; s++) {
+      const spanStart = start + BigInt(Math.floor(random() * 600)) * second + BigInt(s) * 1000n
+      const duration = BigInt(1 + Math.floor(random() * 5_000)) * 1_000_000n + 123_457n
+      const model = random() < 0.7 ? pick(['gpt-4o', 'gpt-4o-mini', 'claude-3-5-sonnet']) : null
+      spans.push({
+        projectId, traceId, spanId: `${s.toString(16).padStart(15, '0')}1`, parentSpanId: s === 0 ? null : '0000000000000001',
+        name: `op ${s}`, kind: 1, startTimeUnixNano: String(spanStart), endTimeUnixNano: String(spanStart + duration), durationNs: String(duration),
+        traceState: null, statusCode: random() < 0.1 ? 2 : 0, statusMessage: null, serviceName: pick(['api', 'worker', null]),
+        serviceVersion: null, scopeName: null, scopeVersion: null, llmVendor: model === null ? null : model.startsWith('gpt') ? 'openai' : 'anthropic',
+        llmModel: model, llmRequestType: s === 1 && random() < 0.3 ? 'invoke_agent' : model === null ? null : 'chat',
+        inputTokens: model === null ? null : Math.floor(random() * 2000), outputTokens: model === null ? null : Math.floor(random() * 500), totalTokens: null,
+        totalCostUsd: model === null ? null : pick([0.1, 0.2, 1e-7, 0.3333333333333333, 0.000123, 2.5e-9]),
+        sessionId: session, userId: user, attributes: { 'gen_ai.prompt': `words of trace ${t}` }, resourceAttributes: {}, events: [], links: [],
+      })
+    }
+  }
+  return spans
+}
+
+/** Splits spans into batches at random, each span once, in a shuffled order. */
+function randomBatches(spans: readonly SpanInsert[], seed: number): SpanInsert[][] {
+  const random = seededRandom(seed)
+  const shuffled = [...spans].sort(() => random() - 0.5)
+  const batches: SpanInsert[][] = []
+  for (let at = 0; at < shuffled.length; ) {
+    const size = 1 + Math.floor(random() * 40)
+    batches.push(shuffled.slice(at, at + size))
+    at += size
+  }
+  return batches
+}
+
+for (const engine of engines) {
+  describe(`summary fold on ${engine.name}`, () => {
+    let db: Db
+    let drop: () => Promise<void>
+    before(async () => ({ db, drop } = await engine.open()))
+    after(() => drop())
+
+    it('counts every stored span exactly once, whatever the batches, their order, redeliveries and fold sizes', async () => {
+      const spans = generatedTraces('exact', 120, 1)
+      const batches = randomBatches(spans, 2)
+      const random = seededRandom(3)
+      for (const [index, batch] of batches.entries()) {
+        await storeSpans(db, batch)
+        // A redelivered batch (by COPY's fallback or by statements) adds nothing.
+        if (random() < 0.3) assert.equal(await storeSpans(db, batch), 0)
+        if (random() < 0.2) assert.equal(await storeByStatement(db, [...batch, ...(batches[index + 1] ?? []).slice(0, 1)]), (batches[index + 1] ?? []).length > 0 ? 1 : 0)
+        // Folds of every size, some in the middle of the stream.
+        if (random() < 0.3) await foldSummaryDeltas(db, { maxTraces: 1 + Math.floor(random() * 50), maxDeltas: 1 + Math.floor(random() * 5) })
+      }
+      await summariseAll(db)
+      assert.deepEqual(await summaryMismatches(db, 'exact'), { traces: 0, sessions: 0, rollups: 0 })
+      assert.deepEqual(await summaryBacklog(db), { deltas: 0, traces: 0, lagSeconds: 0 })
+    })
+
+    it("sums a trace's costs exactly: equal to the sum of its spans' stored costs, to the last digit", async () => {
+      const costs = [0.1, 0.2, 0.3, 1e-7, 0.3333333333333333, 2.5e-9, 0.000123]
+      const spans = costs.map((cost, i): SpanInsert => ({
+        ...generatedTraces('costs', 1, 9)[0]!, spanId: `${i.toString(16).padStart(15, '0')}9`, parentSpanId: i === 0 ? null : '0000000000000009',
+        llmModel: 'gpt-4o', llmRequestType: 'chat', totalCostUsd: cost,
+      }))
+      for (const span of spans) await storeSpans(db, [span])
+      await summariseAll(db)
+      const { rows } = await sql<{ summary: string; spans: string; float: number }>`
+        select t.cost_usd::text as summary, (select sum(total_cost_usd) from spans where project_id = 'costs')::text as spans,
+          (select sum(total_cost_usd::float8) from spans where project_id = 'costs') as float
+        from trace_summaries t where t.project_id = 'costs'`.execute(db)
+      assert.equal(rows[0]?.summary, rows[0]?.spans)
+      assert.equal(rows[0]?.summary, '0.9334564358333333')
+      assert.notEqual(String(rows[0]?.float), rows[0]?.spans, 'floating point would have drifted')
+      const rollup = await sql<{ cost: string }>`select cost_usd::text as cost from usage_rollups where project_id = 'costs' and dimension = 'all'`.execute(db)
+      assert.deepEqual(rollup.rows.map((row) => row.cost), [rows[0]?.spans])
+    })
+
+    it('leaves the deltas of a fold that failed to the next one, which adds them once', async () => {
+      await storeSpans(db, generatedTraces('failing', 20, 4))
+      await sql`alter table usage_rollups rename to usage_rollups_away`.execute(db)
+      await assert.rejects(foldSummaryDeltas(db), /usage_rollups/)
+      await sql`alter table usage_rollups_away rename to usage_rollups`.execute(db)
+      assert.ok((await summaryBacklog(db)).traces >= 20)
+      await summariseAll(db)
+      assert.deepEqual(await summaryMismatches(db, 'failing'), { traces: 0, sessions: 0, rollups: 0 })
+    })
+  })
+}
+
+describe('summary fold on postgres: one at a time', () => {
+  let db: Db
+  let drop: () => Promise<void>
+  before(async () => ({ db, drop } = await engines[0]!.open()))
+  after(() => drop())
+
+  it('answers busy, without waiting, while another fold holds the turn', async () => {
+    await storeSpans(db, generatedTraces('turns', 5, 5))
+    const client = await poolOf.get(db)!.connect()
+    try {
+      await client.query('begin')
+      await client.query('select pg_advisory_xact_lock(7215501872340113)')
+      const started = Date.now()
+      assert.equal(await foldSummaryDeltas(db), 'busy')
+      assert.ok(Date.now() - started < 1_000)
+      await client.query('rollback')
+    } finally {
+      client.release()
+    }
+    assert.deepEqual(await foldSummaryDeltas(db), { deltas: 1, traces: 5 })
+  })
+
+  it('the summariser loop folds what writers store, and reports the lag of what waits', async () => {
+    const logged: string[] = []
+    const logger = { info: (_: object, message: string) => logged.push(message), warn: (_: object, message: string) => logged.push(message) }
+    await storeSpans(db, generatedTraces('looped', 10, 6))
+    await sleep(1_100)
+    const waiting = await summaryBacklog(db)
+    assert.equal(waiting.traces, 10)
+    assert.ok(waiting.lagSeconds >= 1, `lag ${waiting.lagSeconds}`)
+    const summariser = startSummariser({ db, logger, pollMs: 20 })
+    try {
+      for (let i = 0; i < 100 && (await summaryBacklog(db)).deltas > 0; i++) await sleep(50)
+      await storeSpans(db, generatedTraces('looped', 15, 7))
+      for (let i = 0; i < 100 && (await summaryBacklog(db)).deltas > 0; i++) await sleep(50)
+    } finally {
+      await summariser.close()
+    }
+    assert.deepEqual(await summaryBacklog(db), { deltas: 0, traces: 0, lagSeconds: 0 })
+    assert.deepEqual(await summaryMismatches(db, 'looped'), { traces: 0, sessions: 0, rollups: 0 })
+    assert.deepEqual(logged, [])
+  })
+})
