@@ -1,12 +1,11 @@
 import type { AllInOneConfig } from '@tracewell/config'
 import { bootstrapFromSettings, consoleAssetsPlugin, controlPlaneRoutes, defaultKeysAreLive, ensureDefaultWorkspace, type DefaultWorkspace } from '@tracewell/control-plane'
-import type { Db } from '@tracewell/db'
+import { summaryBacklog, type Db } from '@tracewell/db'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { otlpGrpcPlugin, sendTracesRoutes, traceLimitsOf } from '@tracewell/ingest'
 import { cleanupRoutes } from '@tracewell/janitor'
 import { readDefaultKeys, removeDefaultKeys, saveDefaultKeys } from './default-keys.file.ts'
 import { keptSessionSecret, sessionSecretPath } from './session-secret.file.ts'
-import { summaryBacklog } from '@tracewell/write-path'
 import { registerSpanPipeline } from './span-pipeline.ts'
 
 declare module 'fastify' {

@@ -1,7 +1,7 @@
 import type { WriterConfig } from '@tracewell/config'
+import { summaryBacklog } from '@tracewell/db'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { spanBatchWorkerPlugin, workerOptionsFromSettings } from './span-batch-worker.plugin.ts'
-import { summaryBacklog } from '@tracewell/write-path'
 import { summariserPlugin } from './summariser.plugin.ts'
 
 /**

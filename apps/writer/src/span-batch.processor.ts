@@ -1,5 +1,5 @@
 import type { Db } from '@tracewell/db'
-import { copySpanSources, insertSpanSourcesByStatement, storeSpanSources, summariseAll, type ProjectSpanSource } from '@tracewell/write-path'
+import { copySpanSources, insertSpanSourcesByStatement, storeSpanSources, summariseAll, type CombinedCopyOutcome, type CopyCombiner, type ProjectSpanSource } from '@tracewell/write-path'
 import { InvalidSpanBatchJobError, type ProjectSpans } from '@tracewell/queue'
 import { UnrecoverableError } from 'bullmq'
 import type { SpanPricer } from './span-pricer.ts'
@@ -56,6 +56,11 @@ export async function storeSpanBatches(db: Db, batches: readonly ProjectSpanSour
 export async function copySpanBatches(db: Db, batches: readonly ProjectSpanSource[], pricer: SpanPricer): Promise<SpanBatchResult | undefined> {
   const inserted = await copySpanSources(db, await pricer.priced(batches))
   return inserted === undefined ? undefined : { inserted, duplicates: 0 }
+}
+
+/** copySpanBatches in a COPY shared with the jobs ready beside it (CopyCombiner); what the job's share came to. */
+export async function copyCombinedSpanBatches(combiner: CopyCombiner, batches: readonly ProjectSpanSource[], pricer: SpanPricer, spans: number): Promise<CombinedCopyOutcome> {
+  return combiner.copy(await pricer.priced(batches), spans)
 }
 
 /** The statement half of copySpanBatches. */

@@ -13,7 +13,8 @@ import type { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
 import { spanBatchMetrics } from './span-batch.metrics.ts'
 import { spanSourcesFreeingBodies, spanSourcesOf } from './queued-bodies.decoder.ts'
-import { copySpanBatches, insertSpanBatchesByStatement, jobFailure, type SpanBatchResult } from './span-batch.processor.ts'
+import { CopyCombiner } from '@tracewell/write-path'
+import { copyCombinedSpanBatches, copySpanBatches, insertSpanBatchesByStatement, jobFailure, type SpanBatchResult } from './span-batch.processor.ts'
 import { SpanPricer } from './span-pricer.ts'
 
 export interface WorkerLogger {
@@ -74,6 +75,7 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
   const registry = options.metrics ?? new Registry()
   const metrics = spanBatchMetrics(registry)
   const pricer = new SpanPricer({ db: options.db, metrics: registry, logger: options.logger })
+  const combiner = new CopyCombiner(options.db, { maxSpans: COMBINED_COPY_MAX_SPANS, maxInFlight: 2 })
   const connection = createSpanBatchQueueConnection(options.redisUrl, 'worker')
   connection.on('error', () => {}) // reported by the worker's 'error' listener below
   // Payload reads and deletes on a connection of their own, beside BullMQ's.
@@ -85,7 +87,7 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
     async (job: Job<SpanBatchJob, SpanBatchResult>) => {
       const stopTimer = metrics.batchDuration.startTimer()
       try {
-        const result = await storeJob(options.db, payloads, job.data, pricer)
+        const result = await storeJob(options.db, payloads, job.data, pricer, combiner)
         metrics.spansWritten.inc(result.inserted)
         metrics.spansDuplicate.inc(result.duplicates)
         return result
@@ -161,24 +163,36 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
   }
 }
 
+// Bounds a combined COPY's work (and its transaction's length); a job larger than this (up to
+// ENQUEUE_MAX_SPANS_PER_JOB, a larger request) goes in a COPY of its own.
+const COMBINED_COPY_MAX_SPANS = 20_000
+
 /**
- * Stores a job's spans, decoded as they are copied. Each body is freed once its spans are
- * encoded for the COPY, not when Postgres has answered it: kept that long, the ~3 MB of bodies of
- * each of WRITER_CONCURRENCY jobs were promoted and waited for a full collection, which with the
- * COPY's chunks (releaseCopyChunks) made 30–35 MiB of the writer's peak RSS under load
- * (docs/benchmarks.md, under load). A job the COPY cannot store (a redelivered one, some of whose
- * spans are stored already; every job on PGlite, which has no COPY) reads its bodies from Redis
- * again for the idempotent statements: a second read paid only on that path. A job no retry can
- * fix, whether found reading it or storing it, goes straight to the failed set.
+ * Stores a job's spans, decoded as they are copied, in a COPY shared with the other jobs that are
+ * ready at the same moment (CopyCombiner): small jobs are stored at the cost of large ones. Each
+ * body is freed once its spans are encoded for the COPY, not when Postgres has answered it: kept
+ * that long, the bodies of the jobs in hand were promoted and waited for a full collection, which
+ * with the COPY's chunks (releaseCopyChunks) made 30–35 MiB of the writer's peak RSS under load
+ * (docs/benchmarks.md, under load). A job whose shared COPY failed is read again and copied alone,
+ * so that a failure is the failing job's; a job the COPY cannot store (a redelivered one, some of
+ * whose spans are stored already; every job on PGlite, which has no COPY) reads its bodies from
+ * Redis again for the idempotent statements: a second read paid only on those paths. A job no
+ * retry can fix, whether found reading it or storing it, goes straight to the failed set.
  */
-async function storeJob(db: Db, payloads: Redis, job: SpanBatchJob, pricer: SpanPricer): Promise<SpanBatchResult> {
+async function storeJob(db: Db, payloads: Redis, job: SpanBatchJob, pricer: SpanPricer, combiner: CopyCombiner): Promise<SpanBatchResult> {
   // No bodies: the job is a copy, added by a resent command, of one already stored.
   const alreadyStored = (): Promise<SpanBatchResult> => Promise.resolve({ inserted: 0, duplicates: spanCountOf(job) })
   try {
-    const copied = await withJobBodies(payloads, job, (bodies) =>
-      bodies.length === 0 ? alreadyStored() : copySpanBatches(db, spanSourcesFreeingBodies(bodies), pricer),
+    const combined = await withJobBodies(payloads, job, (bodies) =>
+      bodies.length === 0 ? alreadyStored() : copyCombinedSpanBatches(combiner, spanSourcesFreeingBodies(bodies), pricer, spanCountOf(job)),
     )
-    if (copied !== undefined) return copied
+    if (typeof combined === 'object') return { duplicates: 0, ...combined }
+    if (combined === 'alone') {
+      const copied = await withJobBodies(payloads, job, (bodies) =>
+        bodies.length === 0 ? alreadyStored() : copySpanBatches(db, spanSourcesFreeingBodies(bodies), pricer),
+      )
+      if (copied !== undefined) return copied
+    }
     return await withJobBodies(payloads, job, (bodies) =>
       bodies.length === 0 ? alreadyStored() : insertSpanBatchesByStatement(db, spanSourcesOf(bodies), pricer),
     )

@@ -14,7 +14,7 @@ import { Registry } from 'prom-client'
 import { acceptedTraces } from '@tracewell/test-support'
 import { buildApp, SpanPricer, startSpanBatchWorker, storeProjectSpans } from '../src/index.ts'
 import { enqueueSpans, fixtureSpans, makeSpans, openQueue, testPrefix, waitFor, producerConnected } from './helpers.ts'
-import { summaryBacklog } from '@tracewell/write-path'
+import { summaryBacklog } from '@tracewell/db'
 
 const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
 const run = promisify(execFile)

@@ -28,3 +28,4 @@ export { backfillSessionSummaries } from './migrations/2026-11-25T0510-session-s
 export { backfillTraceTextFilters } from './migrations/2026-11-25T1800-trace-text-filters.ts'
 export { recountRollupTraces } from './migrations/2026-11-26T0900-summary-deltas.ts'
 export * from './repositories/usage.repository.ts'
+export * from './repositories/summary-backlog.repository.ts'

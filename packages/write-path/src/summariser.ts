@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { sql, type Db } from '@tracewell/db'
+import { sql, summaryBacklog, type Db } from '@tracewell/db'
 import { Counter, Gauge, type Registry } from 'prom-client'
-import { summaryBacklog } from './summary-backlog.ts'
 import { foldSummaryDeltas, DEFAULT_FOLD_LIMITS, type FoldLimits } from './summary-fold.ts'
 
 // The summariser: a loop in every writer that folds summary deltas into the summaries. Only one

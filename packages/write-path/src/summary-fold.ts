@@ -1,4 +1,4 @@
-import { recomputeSessions, sql, toStorableJson, type Db } from '@tracewell/db'
+import { recomputeSessions, sql, toStorableJson, type Db, type Executor } from '@tracewell/db'
 import { mergeTraceDelta, type TraceDelta } from './trace-deltas.ts'
 import { UsageCombinationMerge, type UsageCombination } from './usage-deltas.ts'
 
@@ -14,7 +14,8 @@ import { UsageCombinationMerge, type UsageCombination } from './usage-deltas.ts'
 //
 // Every statement is planned from the shapes of its keys, not from statistics (a table that was
 // never analysed must not turn a lookup into a scan): rows are found by primary key or through a
-// lateral subquery on an index.
+// lateral subquery on an index. The rows are sent as JSON text (json_to_recordset: one parse,
+// no jsonb built), one parameter however many rows.
 
 /** The advisory lock key of the fold (an arbitrary constant: 'tracewell summaries' hashed). */
 const FOLD_LOCK = 7_215_501_872_340_113n
@@ -61,87 +62,88 @@ export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMI
       }
       for (const combination of JSON.parse(row.usage) as UsageCombination[]) usage.add(combination)
     }
+
+    // The traces' rows as they are, merged with their deltas here: one place (mergeTraceDelta)
+    // decides how a trace's summary grows, and the rows are written with their final values.
+    const stored = await storedSummaries(trx, [...traces.values()])
+    const rows: TraceDelta[] = []
+    for (const [key, delta] of traces) {
+      const before = stored.get(key)
+      if (before === undefined) {
+        rows.push(delta)
+        usage.countTrace(delta, 1)
+        continue
+      }
+      const after = { ...before, text_filter: null }
+      mergeTraceDelta(after, delta)
+      // The word filter is merged by the database, which holds the stored one.
+      rows.push({ ...after, text_filter: delta.text_filter })
+      // What the trace counted in before is taken back, what it counts in now is added; the two
+      // cancel out for a trace whose start and values did not change.
+      usage.countTrace(before, -1)
+      usage.countTrace(after, 1)
+    }
     // In key order, so that two transactions writing the same rows (a fold and the janitor) lock them in one order.
-    const traceRows = [...traces.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, delta]) => delta)
-    const { rows: sessions } = await sql<{ project_id: string; session_id: string }>`
-      with b as (
-        select * from jsonb_to_recordset(${toStorableJson(JSON.stringify(traceRows))}::jsonb) as b(project_id text, trace_id text, name text,
-          has_root boolean, service_name text, start_time timestamptz, end_time timestamptz, span_count integer, error_count integer,
-          models text[], vendors text[], services text[], input_tokens bigint, output_tokens bigint, total_tokens bigint, cost_usd numeric,
-          session_id text, user_id text, text_filter text)
-      ),
-      -- The traces' rows before this fold: the statement's sub-statements share one snapshot, so
-      -- this reads them as they were, while the upsert below changes them.
-      old as (
-        select s.project_id, s.start_time, s.models, s.vendors, s.services, s.user_id
-        from b join trace_summaries s using (project_id, trace_id)
-      ),
-      upserted as (
+    rows.sort((a, b) => (a.project_id === b.project_id ? (a.trace_id < b.trace_id ? -1 : 1) : a.project_id < b.project_id ? -1 : 1))
+    await sql`
+      with summaries as (
         insert into trace_summaries as s (project_id, trace_id, name, has_root, service_name, start_time, end_time, duration_us,
           span_count, error_count, models, vendors, services, input_tokens, output_tokens, total_tokens, cost_usd, session_id, user_id, text_filter)
         select project_id, trace_id, name, has_root, service_name, start_time, end_time,
           (extract(epoch from end_time - start_time) * 1000000)::bigint,
           span_count, error_count, models, vendors, services, input_tokens, output_tokens, total_tokens, cost_usd, session_id, user_id,
           ('x' || text_filter)::varbit
-        from b
+        from json_to_recordset(${toStorableJson(JSON.stringify(rows))}::json) as b(project_id text, trace_id text, name text,
+          has_root boolean, service_name text, start_time timestamptz, end_time timestamptz, span_count integer, error_count integer,
+          models text[], vendors text[], services text[], input_tokens bigint, output_tokens bigint, total_tokens bigint, cost_usd numeric,
+          session_id text, user_id text, text_filter text)
         on conflict (project_id, trace_id) do update set
-          -- The root names the trace; until it arrives, the earliest span does.
-          name = case when s.has_root then s.name when excluded.has_root or excluded.start_time < s.start_time then excluded.name else s.name end,
-          service_name = case when s.has_root then s.service_name when excluded.has_root or excluded.start_time < s.start_time then coalesce(excluded.service_name, s.service_name) else s.service_name end,
-          has_root = s.has_root or excluded.has_root,
-          start_time = least(s.start_time, excluded.start_time),
-          end_time = greatest(s.end_time, excluded.end_time),
-          duration_us = (extract(epoch from greatest(s.end_time, excluded.end_time) - least(s.start_time, excluded.start_time)) * 1000000)::bigint,
-          span_count = s.span_count + excluded.span_count,
-          error_count = s.error_count + excluded.error_count,
-          models = array(select distinct unnest(s.models || excluded.models) order by 1),
-          vendors = array(select distinct unnest(s.vendors || excluded.vendors) order by 1),
-          services = array(select distinct unnest(s.services || excluded.services) order by 1),
-          input_tokens = s.input_tokens + excluded.input_tokens,
-          output_tokens = s.output_tokens + excluded.output_tokens,
-          total_tokens = s.total_tokens + excluded.total_tokens,
-          cost_usd = case when s.cost_usd is null then excluded.cost_usd when excluded.cost_usd is null then s.cost_usd else s.cost_usd + excluded.cost_usd end,
-          session_id = coalesce(s.session_id, excluded.session_id),
-          user_id = coalesce(s.user_id, excluded.user_id),
+          name = excluded.name, has_root = excluded.has_root, service_name = excluded.service_name,
+          start_time = excluded.start_time, end_time = excluded.end_time, duration_us = excluded.duration_us,
+          span_count = excluded.span_count, error_count = excluded.error_count,
+          models = excluded.models, vendors = excluded.vendors, services = excluded.services,
+          input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, total_tokens = excluded.total_tokens,
+          cost_usd = excluded.cost_usd, session_id = excluded.session_id, user_id = excluded.user_id,
           text_filter = tracewell_text_filter_union(s.text_filter, excluded.text_filter)
-        returning s.project_id, s.start_time, s.models, s.vendors, s.services, s.user_id, s.session_id
-      ),
-      -- A trace counts in the rollup rows of the hour it started, under each of its values: what
-      -- it counted in before this fold is taken back, what it counts in now is added, and the two
-      -- cancel out for a trace whose start and values did not change.
-      trace_counts as (
-        select project_id, dimension, hour, value, sum(change)::integer as traces
-        from (
-          select o.project_id, k.dimension, date_trunc('hour', o.start_time, 'UTC') as hour, k.value, -1 as change
-          from old o cross join lateral tracewell_trace_rollup_keys(o.models, o.vendors, o.services, o.user_id) as k
-          union all
-          select u.project_id, k.dimension, date_trunc('hour', u.start_time, 'UTC'), k.value, 1
-          from upserted u cross join lateral tracewell_trace_rollup_keys(u.models, u.vendors, u.services, u.user_id) as k
-        ) as changes
-        group by 1, 2, 3, 4
-        having sum(change) <> 0
-      ),
-      r as (
-        select * from jsonb_to_recordset(${JSON.stringify(usage.rollupRows())}::jsonb) as r(project_id text, dimension text, hour timestamptz,
-          value text, spans integer, errors integer, input_tokens bigint, output_tokens bigint, cost_usd numeric, latency integer[])
-      ),
-      rolled_up as (
-        insert into usage_rollups as u (project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd, latency)
-        select project_id, dimension, hour, value, coalesce(t.traces, 0), coalesce(r.spans, 0), coalesce(r.errors, 0),
-          coalesce(r.input_tokens, 0), coalesce(r.output_tokens, 0), r.cost_usd, coalesce(r.latency, array_fill(0, array[128]))
-        from r full join trace_counts t using (project_id, dimension, hour, value)
-        order by 1, 2, 3, 4
-        on conflict (project_id, dimension, hour, value) do update set
-          traces = u.traces + excluded.traces,
-          spans = u.spans + excluded.spans,
-          errors = u.errors + excluded.errors,
-          input_tokens = u.input_tokens + excluded.input_tokens,
-          output_tokens = u.output_tokens + excluded.output_tokens,
-          cost_usd = case when u.cost_usd is null then excluded.cost_usd when excluded.cost_usd is null then u.cost_usd else u.cost_usd + excluded.cost_usd end,
-          latency = array(select x + y from unnest(u.latency, excluded.latency) as l(x, y))
       )
-      select distinct project_id, session_id from upserted where session_id is not null order by 1, 2`.execute(trx)
-    if (sessions.length > 0) await recomputeSessions(trx, sessions)
+      insert into usage_rollups as u (project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd, latency)
+      select project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd, latency
+      from json_to_recordset(${JSON.stringify(usage.rollupRows())}::json) as r(project_id text, dimension text, hour timestamptz,
+        value text, traces integer, spans integer, errors integer, input_tokens bigint, output_tokens bigint, cost_usd numeric, latency integer[])
+      on conflict (project_id, dimension, hour, value) do update set
+        traces = u.traces + excluded.traces,
+        spans = u.spans + excluded.spans,
+        errors = u.errors + excluded.errors,
+        input_tokens = u.input_tokens + excluded.input_tokens,
+        output_tokens = u.output_tokens + excluded.output_tokens,
+        cost_usd = case when u.cost_usd is null then excluded.cost_usd when excluded.cost_usd is null then u.cost_usd else u.cost_usd + excluded.cost_usd end,
+        latency = array(select x + y from unnest(u.latency, excluded.latency) as l(x, y))`.execute(trx)
+
+    const sessions = new Map<string, { project_id: string; session_id: string }>()
+    for (const row of rows) if (row.session_id !== null) sessions.set(`${row.project_id}\u0000${row.session_id}`, { project_id: row.project_id, session_id: row.session_id })
+    await recomputeSessions(trx, [...sessions.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, session]) => session))
     return { deltas: claimed.length, traces: traces.size }
   })
+}
+
+/**
+ * The stored summaries of the given traces (those that have one), as deltas of their whole
+ * history, keyed as the fold keys them. Each looked up by primary key, whatever the planner
+ * believes of the table's size.
+ */
+async function storedSummaries(db: Executor, traces: readonly TraceDelta[]): Promise<Map<string, TraceDelta>> {
+  const { rows } = await sql<Omit<TraceDelta, 'input_tokens' | 'output_tokens' | 'total_tokens'> & { input_tokens: string; output_tokens: string; total_tokens: string }>`
+    select s.project_id, s.trace_id, s.name, s.has_root, s.service_name,
+      to_char(s.start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as start_time,
+      to_char(s.end_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as end_time,
+      s.span_count, s.error_count, s.models, s.vendors, s.services, s.input_tokens, s.output_tokens, s.total_tokens,
+      s.cost_usd::text as cost_usd, s.session_id, s.user_id, null as text_filter
+    from unnest(${traces.map((trace) => trace.project_id)}::text[], ${traces.map((trace) => trace.trace_id)}::text[]) as k(project_id, trace_id)
+    join lateral (select * from trace_summaries s where s.project_id = k.project_id and s.trace_id = k.trace_id offset 0) as s on true`.execute(db)
+  return new Map(
+    rows.map((row) => [
+      `${row.project_id}\u0000${row.trace_id}`,
+      { ...row, input_tokens: Number(row.input_tokens), output_tokens: Number(row.output_tokens), total_tokens: Number(row.total_tokens) },
+    ]),
+  )
 }

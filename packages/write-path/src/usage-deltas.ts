@@ -1,6 +1,6 @@
 import { LATENCY_BUCKETS, latencyBucket, toStorableText, type SpanInsert } from '@tracewell/db'
 import { addDecimals } from './exact-decimal.ts'
-import { AGGREGATE_OPERATION } from './trace-deltas.ts'
+import { AGGREGATE_OPERATION, type TraceDelta } from './trace-deltas.ts'
 
 // What a batch of stored spans adds to the hourly usage rollups (migration 2026-11-25T0500): the
 // spans folded into one combination per project, UTC hour and the four values a span is rolled up
@@ -39,6 +39,7 @@ export interface UsageRollupDelta {
   dimension: string
   hour: string
   value: string
+  traces: number
   spans: number
   errors: number
   input_tokens: number
@@ -109,9 +110,37 @@ export class UsageDeltas {
   }
 }
 
-/** Combinations of many batches merged by key (the summariser's first step). */
+/** What a trace's summary says of the rollup rows it counts in. */
+type CountedTrace = Pick<TraceDelta, 'project_id' | 'start_time' | 'models' | 'vendors' | 'services' | 'user_id'>
+
+/**
+ * Combinations of many batches merged by key, and the traces' counts (the summariser's steps).
+ * A trace counts once in the rollup rows of the UTC hour it started: under each model, vendor
+ * and service it used ('' when it used none) and under its user.
+ */
 export class UsageCombinationMerge {
   readonly #merged = new Map<string, UsageCombination>()
+  /** Row key → traces added (or taken back, negative). */
+  readonly #traces = new Map<string, { project_id: string; dimension: string; hour: string; value: string; traces: number }>()
+
+  /** Adds a trace to the rows it counts in (`change` 1), or takes it back from them (-1). */
+  countTrace(trace: CountedTrace, change: 1 | -1): void {
+    const hour = `${trace.start_time.slice(0, 13)}:00:00.000Z`
+    const orNone = (values: readonly string[]) => (values.length === 0 ? [''] : values)
+    const keys: Array<[string, string]> = [
+      ['all', ''],
+      ...orNone(trace.models).map((value): [string, string] => ['model', value]),
+      ...orNone(trace.vendors).map((value): [string, string] => ['vendor', value]),
+      ...orNone(trace.services).map((value): [string, string] => ['service', value]),
+      ['user', trace.user_id ?? ''],
+    ]
+    for (const [dimension, value] of keys) {
+      const key = `${trace.project_id}\u0000${dimension}\u0000${hour}\u0000${value}`
+      const row = this.#traces.get(key)
+      if (row === undefined) this.#traces.set(key, { project_id: trace.project_id, dimension, hour, value, traces: change })
+      else row.traces += change
+    }
+  }
 
   add(combination: UsageCombination): void {
     const key = combinationKey(combination)
@@ -128,18 +157,24 @@ export class UsageCombinationMerge {
     into.latency.push(...combination.latency)
   }
 
-  /** Each combination added to its five rows (dimension 'all' with value '', then one per value), rows in key order. */
+  /**
+   * Each combination added to its five rows (dimension 'all' with value '', then one per value),
+   * with the traces counted in each, rows in key order.
+   */
   rollupRows(): UsageRollupDelta[] {
     const rows = new Map<string, UsageRollupDelta>()
+    const rowOf = (key: string, project_id: string, dimension: string, hour: string, value: string): UsageRollupDelta => {
+      let row = rows.get(key)
+      if (row === undefined) {
+        row = { project_id, dimension, hour, value, traces: 0, spans: 0, errors: 0, input_tokens: 0, output_tokens: 0, cost_usd: null, latency: new Array<number>(LATENCY_BUCKETS).fill(0) }
+        rows.set(key, row)
+      }
+      return row
+    }
     for (const c of this.#merged.values()) {
       const dimensions: Array<[string, string]> = [['all', ''], ['model', c.model], ['vendor', c.vendor], ['service', c.service], ['user', c.user]]
       for (const [dimension, value] of dimensions) {
-        const key = `${c.project_id}\u0000${dimension}\u0000${c.hour}\u0000${value}`
-        let row = rows.get(key)
-        if (row === undefined) {
-          row = { project_id: c.project_id, dimension, hour: c.hour, value, spans: 0, errors: 0, input_tokens: 0, output_tokens: 0, cost_usd: null, latency: new Array<number>(LATENCY_BUCKETS).fill(0) }
-          rows.set(key, row)
-        }
+        const row = rowOf(`${c.project_id}\u0000${dimension}\u0000${c.hour}\u0000${value}`, c.project_id, dimension, c.hour, value)
         row.spans += c.spans
         row.errors += c.errors
         row.input_tokens += c.input_tokens
@@ -147,6 +182,9 @@ export class UsageCombinationMerge {
         if (c.cost_usd !== null) row.cost_usd = addDecimals(row.cost_usd, c.cost_usd)
         for (const [bucket, calls] of c.latency) (row.latency[bucket] as number) += calls
       }
+    }
+    for (const [key, counted] of this.#traces) {
+      if (counted.traces !== 0) rowOf(key, counted.project_id, counted.dimension, counted.hour, counted.value).traces += counted.traces
     }
     return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row)
   }

@@ -4,7 +4,8 @@ import { after, before, describe, it } from 'node:test'
 import { poolOf, sql, type Db, type SpanInsert } from '@tracewell/db'
 import { engines } from '@tracewell/db/testing'
 import { seededRandom } from '@tracewell/test-support'
-import { foldSummaryDeltas, startSummariser, storeSpans, summariseAll, summaryBacklog, summaryMismatches } from '../src/index.ts'
+import { summaryBacklog } from '@tracewell/db'
+import { foldSummaryDeltas, startSummariser, storeSpans, summariseAll, summaryMismatches } from '../src/index.ts'
 import { storeByStatement } from './support/store-and-summarise.ts'
 
 const second = 1_000_000_000n

@@ -1,7 +1,7 @@
 import { infiniteQueryOptions, keepPreviousData, queryOptions, useInfiniteQuery, useQuery } from '@tanstack/react-query'
 import { traceListQuery, type TraceFilters } from '../lib/trace-filters.ts'
 import { apiGet, apiPath } from './client.ts'
-import type { Trace, TracePage } from './types.ts'
+import type { SummariesStatus, Trace, TracePage } from './types.ts'
 
 export const tracePageSize = 100
 
@@ -39,4 +39,13 @@ export function traceOptions(projectId: string, traceId: string) {
 
 export function useTrace(projectId: string, traceId: string) {
   return useQuery(traceOptions(projectId, traceId))
+}
+
+/** How far the trace list, sessions and usage are behind the stored spans, polled while a page shows. */
+export function useSummariesStatus(projectId: string) {
+  return useQuery({
+    queryKey: ['summaries-status', projectId],
+    queryFn: () => apiGet<SummariesStatus>(apiPath('/api/summaries/status', { project_id: projectId })),
+    refetchInterval: 5_000,
+  })
 }

@@ -198,3 +198,9 @@ export interface RetentionPolicy {
   lastRunAt: string | null
   lastDeletedSpans: number | null
 }
+
+/** GET /api/summaries/status. */
+export interface SummariesStatus {
+  pendingTraces: number
+  lagSeconds: number
+}

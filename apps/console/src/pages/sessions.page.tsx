@@ -8,6 +8,7 @@ import { ErrorMessage } from '../components/status.tsx'
 import { gridFeatures, VirtualGrid } from '../components/virtual-grid.tsx'
 import { formatCost, formatCount, formatTime } from '../lib/format.ts'
 import { timeRanges, type TimeRange } from '../lib/trace-filters.ts'
+import { SummariesLag } from '../components/summaries-lag.tsx'
 
 const helper = createColumnHelper<typeof gridFeatures, SessionSummary>()
 
@@ -66,6 +67,7 @@ export default function SessionsPage() {
       <div className="page-header">
         <h1 id="sessions-title">Sessions</h1>
         <span className="muted">Conversations: the traces that share a session id.</span>
+        <SummariesLag projectId={projectId} />
       </div>
       <form className="filters" role="search" aria-label="Session filters" onSubmit={applyFilters}>
         <div className="filter-row">

@@ -5,6 +5,7 @@ import { useTraceList } from '../api/traces.api.ts'
 import type { TraceSummary } from '../api/types.ts'
 import { projectPath, useProject } from '../components/project-scope.tsx'
 import { ErrorMessage } from '../components/status.tsx'
+import { SummariesLag } from '../components/summaries-lag.tsx'
 import { TraceFilterForm } from '../components/trace-filter-form.tsx'
 import { gridFeatures, VirtualGrid } from '../components/virtual-grid.tsx'
 import { formatCost, formatCount, formatDuration, formatTime } from '../lib/format.ts'
@@ -118,6 +119,7 @@ export default function TracesPage() {
           <span className="live-dot" aria-hidden="true" /> Live
         </button>
         {!serverSorted && <span className="muted">Sorted by {filters.sort} within the loaded traces</span>}
+        <SummariesLag projectId={projectId} />
       </div>
       <TraceFilterForm key={params.toString()} filters={filters} onApply={apply} />
       {list.isError ? (

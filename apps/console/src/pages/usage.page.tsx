@@ -5,6 +5,7 @@ import { useProject } from '../components/project-scope.tsx'
 import { ErrorMessage, Loading } from '../components/status.tsx'
 import { formatCost, formatCount, formatDuration } from '../lib/format.ts'
 import { timeRanges, type TimeRange } from '../lib/trace-filters.ts'
+import { SummariesLag } from '../components/summaries-lag.tsx'
 
 // The charting library is the console's largest dependency: it loads with this page only.
 const UsageCharts = lazy(() => import('../components/usage-charts.tsx'))
@@ -35,6 +36,7 @@ export default function UsagePage() {
     <section className="page" aria-labelledby="usage-title">
       <div className="page-header">
         <h1 id="usage-title">Usage</h1>
+        <SummariesLag projectId={projectId} />
       </div>
       <form className="filters" aria-label="Usage options" onSubmit={(event) => event.preventDefault()}>
         <div className="filter-row">

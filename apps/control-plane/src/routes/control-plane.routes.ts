@@ -17,6 +17,7 @@ import { teamRoutes } from './teams.routes.ts'
 import { sessionRoutes } from './sessions.routes.ts'
 import { usageRoutes } from './usage.routes.ts'
 import { traceQueryRoutes } from './trace-queries.routes.ts'
+import { summariesStatusRoutes } from './summaries-status.routes.ts'
 
 export interface ControlPlaneRoutesOptions {
   /** ADMIN_API_KEY: the secret of POST /api/teams; unset, that endpoint refuses everyone. */
@@ -77,6 +78,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(traceQueryRoutes)
   await app.register(sessionRoutes)
   await app.register(usageRoutes)
+  await app.register(summariesStatusRoutes)
 }
 
 const cacheMetricName = 'tracewell_control_plane_prompt_cache_lookups_total'

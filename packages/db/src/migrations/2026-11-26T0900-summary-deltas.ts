@@ -24,6 +24,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       traces json not null,
       usage json not null
     )`.execute(db)
+  // Kept out of line uncompressed: a row lives for seconds, and compressing and decompressing
+  // hundreds of KB of JSON a batch cost Postgres CPU that the spans' own COPY needs.
+  await sql`alter table summary_deltas alter column traces set storage external, alter column usage set storage external`.execute(db)
   // The rollup rows a trace counts in (within the hour it started): one per dimension and value.
   await sql`
     create function tracewell_trace_rollup_keys(models text[], vendors text[], services text[], user_id text)

@@ -1,0 +1,36 @@
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { summaryBacklog } from '@tracewell/db'
+import { requireProjectAccess } from '../auth.ts'
+import { errorResponses } from '../schemas.ts'
+import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
+
+const SummariesStatusSchema = Type.Object({
+  pendingTraces: Type.Integer({ description: 'traces with spans stored but not yet in the summaries (a trace stored by two batches counts twice)' }),
+  lagSeconds: Type.Number({ description: 'how long the oldest of them has waited; 0 when none waits' }),
+})
+
+/**
+ * How far the summaries (the trace list, sessions, usage) are behind the stored spans: the
+ * writers' summariser folds new spans in within seconds, and the console says so while it has not.
+ */
+export const summariesStatusRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/api/summaries/status',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        operationId: 'getSummariesStatus',
+        summary: 'How far the trace list, sessions and usage are behind the stored spans',
+        tags: ['traces'],
+        security: [{ apiKey: [] }],
+        querystring: ProjectScopeQuerySchema,
+        response: { 200: SummariesStatusSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async () => {
+      const backlog = await summaryBacklog(app.db)
+      return { pendingTraces: backlog.traces, lagSeconds: backlog.lagSeconds }
+    },
+  )
+}

@@ -1,0 +1,109 @@
+import type { Db } from '@tracewell/db'
+import { copySpanSources } from './span-store.ts'
+import type { ProjectSpanSource } from './span-statement.ts'
+
+// Jobs that are ready together are stored in one COPY, in one transaction: small traces come as
+// small jobs (one-span requests, grouped by ingest into jobs of tens of spans), and one
+// transaction each cost a commit (a WAL flush) and a summary delta each, which made the writer
+// wait on Postgres far more than it worked (docs/benchmarks.md). The same group commit ingest
+// does for Redis: while `maxInFlight` COPYs run, jobs that become ready wait and go together in
+// the next.
+
+export interface CopyCombinerOptions {
+  /** Spans in one combined COPY, at most (a larger job goes alone). */
+  maxSpans: number
+  /** Combined COPYs running at once: two let one be encoded while Postgres applies the other. */
+  maxInFlight: number
+}
+
+/**
+ * What a job's share of a combined COPY came to: the spans it inserted; `statements` when its
+ * spans must go by the idempotent statements instead (a span of the COPY was already stored, or
+ * held a value only statements store exactly), nothing of it stored; `alone` when the combined
+ * COPY failed otherwise, nothing stored, so that each job is tried by itself and the failure
+ * lands on the job that caused it, not on those that shared its COPY.
+ */
+export type CombinedCopyOutcome = { inserted: number } | 'statements' | 'alone'
+
+interface Waiting {
+  sources: readonly ProjectSpanSource[]
+  spans: number
+  resolve(outcome: CombinedCopyOutcome): void
+  reject(error: unknown): void
+}
+
+export class CopyCombiner {
+  readonly #db: Db
+  readonly #options: CopyCombinerOptions
+  #waiting: Waiting[] = []
+  #inFlight = 0
+  #scheduled = false
+
+  constructor(db: Db, options: CopyCombinerOptions) {
+    this.#db = db
+    this.#options = options
+  }
+
+  /**
+   * Stores the sources (`spans` spans in all) in the next combined COPY. Rejects only with the
+   * error of a COPY the job had to itself (what copySpanSources throws).
+   */
+  copy(sources: readonly ProjectSpanSource[], spans: number): Promise<CombinedCopyOutcome> {
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ sources, spans, resolve, reject })
+      this.#schedule()
+    })
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#inFlight >= this.#options.maxInFlight || this.#waiting.length === 0) return
+    this.#scheduled = true
+    // setImmediate, not a microtask: jobs made ready in the same turn of the event loop join.
+    setImmediate(() => {
+      this.#scheduled = false
+      if (this.#inFlight >= this.#options.maxInFlight || this.#waiting.length === 0) return
+      let take = 0
+      let spans = 0
+      while (take < this.#waiting.length) {
+        const next = this.#waiting[take] as Waiting
+        if (take > 0 && spans + next.spans > this.#options.maxSpans) break
+        spans += next.spans
+        take++
+      }
+      const group = this.#waiting.splice(0, take)
+      this.#inFlight++
+      void this.#run(group).finally(() => {
+        this.#inFlight--
+        this.#schedule()
+      })
+      this.#schedule()
+    })
+  }
+
+  async #run(group: readonly Waiting[]): Promise<void> {
+    // Each job's spans counted as the COPY asks for them: every span of a COPY that commits is new.
+    const counts = group.map(() => 0)
+    const sources = group.flatMap((waiting, index) =>
+      waiting.sources.map((source): ProjectSpanSource => ({
+        projectId: source.projectId,
+        spans() {
+          const spans = source.spans()
+          counts[index] = (counts[index] as number) + spans.length
+          return spans
+        },
+      })),
+    )
+    const alone = group.length === 1
+    try {
+      const inserted = await copySpanSources(this.#db, sources)
+      // A span already stored, or a value for statements: one of the jobs, whose COPY alone will tell.
+      if (inserted === undefined) for (const waiting of group) waiting.resolve(alone ? 'statements' : 'alone')
+      else group.forEach((waiting, index) => waiting.resolve({ inserted: counts[index] as number }))
+    } catch (error) {
+      for (const waiting of group) {
+        if (alone) waiting.reject(error)
+        else waiting.resolve('alone')
+      }
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { countSpans, sql, type Db, type SpanFields } from '@tracewell/db'
+import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
+import { CopyCombiner, storeSpans, type ProjectSpanSource } from '../src/index.ts'
+import { spanGenerator } from './support/random-spans.ts'
+
+const { randomSpan } = spanGenerator(31)
+const spans = (count: number): SpanFields[] => Array.from({ length: count }, () => ({ ...randomSpan(), statusCode: 0 }))
+const source = (projectId: string, fields: readonly SpanFields[]): ProjectSpanSource => ({ projectId, spans: () => fields })
+const deltaRows = async (db: Db) => Number((await sql<{ n: string }>`select count(*) as n from summary_deltas`.execute(db)).rows[0]?.n)
+
+describe('CopyCombiner on postgres', () => {
+  let database: TestDatabase
+  let combiner: CopyCombiner
+  before(async () => {
+    database = await createTestDatabase()
+    combiner = new CopyCombiner(database.db, { maxSpans: 1_000, maxInFlight: 1 })
+  })
+  after(() => database.drop())
+
+  it('stores jobs ready together in one COPY, one transaction and one summary delta, each told its own spans', async () => {
+    const before = await deltaRows(database.db)
+    const outcomes = await Promise.all([
+      combiner.copy([source('a', spans(3))], 3),
+      combiner.copy([source('b', spans(5)), source('c', spans(2))], 7),
+      combiner.copy([source('a', spans(1))], 1),
+    ])
+    assert.deepEqual(outcomes, [{ inserted: 3 }, { inserted: 7 }, { inserted: 1 }])
+    assert.deepEqual([await countSpans(database.db, 'a'), await countSpans(database.db, 'b'), await countSpans(database.db, 'c')], [4, 5, 2])
+    assert.equal((await deltaRows(database.db)) - before, 1)
+  })
+
+  it('sends every job of a COPY that met a stored span to be tried alone, and a job alone to the statements', async () => {
+    const stored = spans(4).map((span) => ({ ...span, projectId: 'redelivered' }))
+    await storeSpans(database.db, stored)
+    const fresh = spans(6)
+    assert.deepEqual(await Promise.all([combiner.copy([source('redelivered', stored)], 4), combiner.copy([source('fresh', fresh)], 6)]), ['alone', 'alone'])
+    assert.equal(await countSpans(database.db, 'fresh'), 0, 'nothing of the rolled back COPY is stored')
+    assert.equal(await combiner.copy([source('redelivered', stored)], 4), 'statements')
+    assert.deepEqual(await combiner.copy([source('fresh', fresh)], 6), { inserted: 6 })
+  })
+
+  it('lets a failure land on the job that caused it: tried alone, it rejects; its neighbours are stored', async () => {
+    const failing: ProjectSpanSource = {
+      projectId: 'broken',
+      spans() {
+        throw new Error('the body no longer decodes')
+      },
+    }
+    const neighbour = spans(3)
+    assert.deepEqual(await Promise.all([combiner.copy([failing], 2), combiner.copy([source('neighbour', neighbour)], 3)]), ['alone', 'alone'])
+    await assert.rejects(combiner.copy([failing], 2), /no longer decodes/)
+    assert.deepEqual(await combiner.copy([source('neighbour', neighbour)], 3), { inserted: 3 })
+  })
+
+  it('keeps a COPY within maxSpans: a job that does not fit waits for the next one', async () => {
+    const small = new CopyCombiner(database.db, { maxSpans: 5, maxInFlight: 1 })
+    const before = await deltaRows(database.db)
+    const outcomes = await Promise.all([small.copy([source('bounded', spans(4))], 4), small.copy([source('bounded', spans(4))], 4), small.copy([source('bounded', spans(1))], 1)])
+    assert.deepEqual(outcomes, [{ inserted: 4 }, { inserted: 4 }, { inserted: 1 }])
+    assert.equal((await deltaRows(database.db)) - before, 2, 'two COPYs: 4, then 4 + 1')
+  })
+})
