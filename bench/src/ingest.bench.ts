@@ -137,18 +137,22 @@ async function run(load: Load): Promise<Measured> {
   }
 }
 
-/** The writer's count of spans stored (committed) since it started, from its /metrics. */
-async function spansWritten(writerPort: number): Promise<number> {
-  const metrics = await (await fetch(`http://127.0.0.1:${writerPort}/metrics`)).text()
-  return Number(/^tracewell_writer_spans_written_total (\d+)$/m.exec(metrics)?.[1] ?? Number.NaN)
+/** The writers' count of spans stored (committed) since they started, from their /metrics. */
+async function spansWritten(writerPorts: readonly number[]): Promise<number> {
+  let written = 0
+  for (const port of writerPorts) {
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+    written += Number(/^tracewell_writer_spans_written_total (\d+)$/m.exec(metrics)?.[1] ?? Number.NaN)
+  }
+  return written
 }
 
 /** Polls the writer until it has stored `spans` more than `before`, or `elapsed()` passes `limitSeconds`: how many it stored. */
-async function pollStored(writerPort: number, before: number, spans: number, elapsed: () => number, limitSeconds: number): Promise<number> {
+async function pollStored(writerPorts: readonly number[], before: number, spans: number, elapsed: () => number, limitSeconds: number): Promise<number> {
   let stored = 0
   while (stored < spans && elapsed() < limitSeconds) {
     await sleep(storedPollMs)
-    stored = (await spansWritten(writerPort)) - before
+    stored = (await spansWritten(writerPorts)) - before
   }
   return stored
 }
@@ -161,11 +165,11 @@ async function pollStored(writerPort: number, before: number, spans: number, ela
  * measures. The caller checks the rows themselves afterwards.
  */
 async function sendUntilStored(db: Db, url: string, key: string, writerPort: number, spans: number, shape: Pick<Shape, 'spansPerTrace' | 'size' | 'connections'>): Promise<{ seconds: number; stored: number; rejected: number }> {
-  const before = await spansWritten(writerPort)
+  const before = await spansWritten([writerPort])
   const started = process.hrtime.bigint()
   const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9
   const sending = run({ url, connections: shape.connections, headers: { 'x-api-key': key }, body: bodyFactory(shape.spansPerTrace, shape.size), amount: spans / shape.spansPerTrace })
-  const stored = await pollStored(writerPort, before, spans, elapsed, 120)
+  const stored = await pollStored([writerPort], before, spans, elapsed, 120)
   if (!(await waitSummarised(db, elapsed, 180))) throw new Error('the summaries did not catch up within 180 s')
   const seconds = elapsed()
   const sent = await sending
@@ -319,22 +323,20 @@ async function main(): Promise<void> {
     out(`freshness, one-span traces paced at ${freshRate} a second (half the end-to-end rate): 200 → summary p50 ${fresh.p50Ms.toFixed(0)} ms, p99 ${fresh.p99Ms.toFixed(0)} ms, max ${fresh.maxMs.toFixed(0)} ms over ${fresh.traces} traces (${fresh.missing} not seen)`)
 
     // The writer alone: a backlog queued while the queue is paused, then drained with ingest idle.
-    const writerAloneRound = (shape: Shape, writers: number[]) => async () => {
+    const writerAloneRound = (shape: Shape, writers: number[], writerPorts: number[]) => async () => {
       const tenant = await createTenant(database.db, `bench-writer-alone-${randomUUID()}`)
       await queue.pause()
       const sent = await run({ url: traceUrl, connections: shape.connections, headers: { 'x-api-key': tenant.key }, body: bodyFactory(shape.spansPerTrace, shape.size), amount: shape.backlog / shape.spansPerTrace })
       if (sent.rejected + sent.errors > 0) throw new Error(`writer alone: ${sent.rejected + sent.errors} requests of the backlog refused`)
       // Ingest's group writes still in flight land before the clock starts.
       await sleep(1_000)
-      const before = await spansWritten(writerPort)
+      const before = await spansWritten(writerPorts)
       const writerCpuBefore = cpuSeconds(writers)
       const started = process.hrtime.bigint()
       const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9
       const watch = watchDatabase(database.db)
       await queue.resume()
-      // With two writers the first one's counter sees only its share: the rows are counted instead, at the end.
-      if (writers.length === 1) await pollStored(writerPort, before, shape.backlog, elapsed, 300)
-      else while ((await countSpans(database.db, tenant.projectId)) < shape.backlog && elapsed() < 300) await sleep(200)
+      await pollStored(writerPorts, before, shape.backlog, elapsed, 300)
       if (!(await waitSummarised(database.db, elapsed, 300))) throw new Error('writer alone: the summaries did not catch up within 300 s')
       const seconds = elapsed()
       const watched = await watch.stop()
@@ -347,7 +349,7 @@ async function main(): Promise<void> {
     const writerAlone = new Map<string, { ratio: number; target: number }>()
     for (const shape of shapes) {
       const sizeCopy = await prepareCopyCeiling(database.db, database.url, load.projectId, copyRows, shape.size)
-      const drained = await alternate(`writer alone, ${shape.label}`, () => sizeCopy.measure(), writerAloneRound(shape, writerPids), (result) => result.stored / result.seconds, 'spans/s')
+      const drained = await alternate(`writer alone, ${shape.label}`, () => sizeCopy.measure(), writerAloneRound(shape, writerPids, [writerPort]), (result) => result.stored / result.seconds, 'spans/s')
       await sizeCopy.drop()
       writerAlone.set(shape.label, { ratio: drained.ratio, target: shape.writerAloneTarget })
       const cpu = drained.results.reduce((sum, result) => sum + result.writerCpu, 0) / drained.results.reduce((sum, result) => sum + result.stored, 0)
@@ -362,7 +364,7 @@ async function main(): Promise<void> {
     const bothWriters = [...writerPids, secondWriter.pid as number]
     await sendUntilStored(database.db, traceUrl, warmUp.key, writerPort, endToEndWarmUpSpans, tenSpan).catch(() => undefined)
     const twoCopy = await prepareCopyCeiling(database.db, database.url, load.projectId, copyRows, tenSpan.size)
-    const twoWriters = await alternate('two writers, ten-span traces', () => twoCopy.measure(), writerAloneRound(tenSpan, bothWriters), (result) => result.stored / result.seconds, 'spans/s')
+    const twoWriters = await alternate('two writers, ten-span traces', () => twoCopy.measure(), writerAloneRound(tenSpan, bothWriters, [writerPort, secondWriterPort]), (result) => result.stored / result.seconds, 'spans/s')
     await twoCopy.drop()
     const twoSamples = twoWriters.results.reduce((sum, result) => sum + result.watched.samples, 0)
     const twoWaits = twoWriters.results.reduce((sum, result) => sum + result.watched.lockWaitSamples, 0)

@@ -66,22 +66,26 @@ test('with writers SIGKILLed mid-run, every acknowledged span counts exactly onc
   const startWriter = () => startService('writer', 'apps/writer/src/server.ts', writerEnv)
   const ingests = await startAll([() => startService('ingest', 'apps/ingest/src/server.ts', shared), () => startService('ingest', 'apps/ingest/src/server.ts', shared)] as const)
   running.push(...ingests)
-  const writers = await startAll([startWriter, startWriter, startWriter] as const)
+  const writers: RunningService[] = await startAll([startWriter, startWriter, startWriter] as const)
   running.push(...writers)
 
-  // The chaos: every 600 ms a writer is killed, and a new one started in its place.
+  // The chaos: every 1.5 s a writer is killed, and a new one started in its place (not waited
+  // for: the next kill may come while it starts, as in a crash loop).
   let kills = 0
   let chaos = true
+  const replacements: Array<Promise<void>> = []
   const chaosLoop = (async () => {
     const random = seededRandom(11)
     while (chaos) {
-      await sleep(600)
+      await sleep(1_500)
+      if (!chaos || writers.length === 0) continue
       const victim = writers.splice(Math.floor(random() * writers.length), 1)[0] as RunningService
       victim.process.kill('SIGKILL')
       kills++
-      const replacement = await startWriter()
-      running.push(replacement)
-      writers.push(replacement)
+      replacements.push(startWriter().then((replacement) => {
+        running.push(replacement)
+        writers.push(replacement)
+      }))
     }
   })()
 
@@ -112,9 +116,12 @@ test('with writers SIGKILLed mid-run, every acknowledged span counts exactly onc
     const half = Math.ceil(count / 2)
     return [body(traceId, spans.slice(0, half)), body(traceId, spans.slice(half))] as const
   })
+  // Paced over about 12 s, so that the kills land while spans are being stored and folded.
   const queue = [...traces]
-  await Promise.all(Array.from({ length: 12 }, async () => {
+  const paceMs = 12_000 / (TRACES / 4)
+  await Promise.all(Array.from({ length: 4 }, async () => {
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      await sleep(paceMs)
       const [firstHalf, secondHalf] = random() < 0.5 ? next : [next[1], next[0]]
       await send((ingests[0] as RunningService).url, firstHalf)
       await send((ingests[1] as RunningService).url, secondHalf)
@@ -122,6 +129,7 @@ test('with writers SIGKILLed mid-run, every acknowledged span counts exactly onc
   }))
   chaos = false
   await chaosLoop
+  await Promise.all(replacements)
   assert.ok(kills >= 3, `only ${kills} writers were killed: the run was too short to test anything`)
 
   await eventually(async () => ((await countSpans(database.db, project.id)) === sent ? true : undefined), 120_000, `all ${sent} spans stored`)
