@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { SpanInsert } from '@tracewell/db'
+import type { AttributeMap } from '@tracewell/span-schema'
 import { storeSpans, summariseAll } from '@tracewell/write-path'
 import { seedWorkspace, startControlPlane, unauthorized, type TestControlPlane, type Workspace } from './helper.ts'
 
@@ -17,7 +18,8 @@ function span(projectId: string, traceId: string, spanId: string, startNs: bigin
     startTimeUnixNano: String(startNs), endTimeUnixNano: String(endNs), durationNs: String(endNs - startNs),
     traceState: null, statusCode: 0, statusMessage: null, serviceName: 'svc', serviceVersion: '1.0', scopeName: 'scope', scopeVersion: null,
     llmVendor: null, llmModel: null, llmRequestType: null, inputTokens: null, outputTokens: null, totalTokens: null,
-    attributes: { 'llm.request.messages': '[{"role":"user","content":"hi"}]' }, resourceAttributes: { 'service.name': 'svc' }, events: [], links: [],
+    // Plain strings where OTLP has AnyValues: what older records and hand-made spans hold, stored as given.
+    attributes: { 'llm.request.messages': '[{"role":"user","content":"hi"}]' } as unknown as AttributeMap, resourceAttributes: { 'service.name': 'svc' } as unknown as AttributeMap, events: [], links: [],
     ...extra,
   }
 }

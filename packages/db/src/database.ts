@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely'
+import type { AttributeMap, SpanEvent, SpanLink } from '@tracewell/span-schema'
 
 // The declared shape of the migrated schema. test/database-type.test.ts compares it (through
 // `declaredColumns` below) with what the migrations actually create, so the two cannot drift.
@@ -196,10 +197,10 @@ export interface SpansTable {
   output_cost_usd: Numeric | null
   total_cost_usd: Numeric | null
   cost_source: CostSource | null
-  attributes: Json<Record<string, unknown>>
-  resource_attributes: Json<Record<string, unknown>>
-  events: Json<unknown[]>
-  links: Json<unknown[]>
+  attributes: Json<AttributeMap>
+  resource_attributes: Json<AttributeMap>
+  events: Json<SpanEvent[]>
+  links: Json<SpanLink[]>
   received_at: CreatedAt
 }
 

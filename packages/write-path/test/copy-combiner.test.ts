@@ -6,7 +6,7 @@ import { CopyCombiner, storeSpans, type ProjectSpanSource } from '../src/index.t
 import { spanGenerator } from './support/random-spans.ts'
 
 const { randomSpan } = spanGenerator(31)
-const spans = (count: number): SpanFields[] => Array.from({ length: count }, () => ({ ...randomSpan(), statusCode: 0 }))
+const spans = (count: number): SpanFields[] => Array.from({ length: count }, () => randomSpan(false))
 const source = (projectId: string, fields: readonly SpanFields[]): ProjectSpanSource => ({ projectId, spans: () => fields })
 const deltaRows = async (db: Db) => Number((await sql<{ n: string }>`select count(*) as n from summary_deltas`.execute(db)).rows[0]?.n)
 

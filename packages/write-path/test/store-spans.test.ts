@@ -35,8 +35,7 @@ function expectedDto(span: SpanFields): SpanDto {
     llmResponseModel: s.llmResponseModel ?? null, cachedInputTokens: s.cachedInputTokens ?? null, cacheWriteInputTokens: s.cacheWriteInputTokens ?? null,
     reasoningTokens: s.reasoningTokens ?? null, sessionId: s.sessionId ?? null, userId: s.userId ?? null,
     inputCostUsd: s.inputCostUsd ?? null, outputCostUsd: s.outputCostUsd ?? null, totalCostUsd: s.totalCostUsd ?? null, costSource: s.costSource ?? null,
-    attributes: s.attributes as Record<string, unknown>, resourceAttributes: s.resourceAttributes as Record<string, unknown>,
-    events: s.events as unknown[], links: s.links as unknown[], receivedAt: '',
+    attributes: s.attributes, resourceAttributes: s.resourceAttributes, events: s.events, links: s.links, receivedAt: '',
   }
 }
 

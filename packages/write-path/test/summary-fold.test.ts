@@ -37,7 +37,7 @@ function generatedTraces(projectId: string, traces: number, seed: number): SpanI
         llmModel: model, llmRequestType: s === 1 && random() < 0.3 ? 'invoke_agent' : model === null ? null : 'chat',
         inputTokens: model === null ? null : Math.floor(random() * 2000), outputTokens: model === null ? null : Math.floor(random() * 500), totalTokens: null,
         totalCostUsd: model === null ? null : pick([0.1, 0.2, 1e-7, 0.3333333333333333, 0.000123, 2.5e-9]),
-        sessionId: session, userId: user, attributes: { 'gen_ai.prompt': `words of trace ${t}` }, resourceAttributes: {}, events: [], links: [],
+        sessionId: session, userId: user, attributes: { 'gen_ai.prompt': { stringValue: `words of trace ${t}` } }, resourceAttributes: {}, events: [], links: [],
       })
     }
   }

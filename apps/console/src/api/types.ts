@@ -1,3 +1,5 @@
+import type { StoredSpan } from '@tracewell/span-schema'
+
 // The shapes the console reads from the control plane's API (docs/api.md). Fields the API added
 // later are optional, so the console keeps working against a server that does not send them yet.
 
@@ -65,44 +67,8 @@ export interface SpanLink {
   attributes?: Attributes
 }
 
-export interface Span {
-  traceId: string
-  spanId: string
-  parentSpanId: string | null
-  name: string
-  kind: number
-  startTime: string
-  endTime: string
-  startTimeUnixNano: string
-  endTimeUnixNano: string
-  durationNs: string
-  status: { code: number; message: string | null }
-  serviceName: string | null
-  serviceVersion?: string | null
-  scopeName?: string | null
-  scopeVersion?: string | null
-  llmVendor?: string | null
-  llmModel?: string | null
-  llmResponseModel?: string | null
-  llmRequestType?: string | null
-  inputTokens?: number | null
-  outputTokens?: number | null
-  totalTokens?: number | null
-  cachedInputTokens?: number | null
-  cacheWriteInputTokens?: number | null
-  reasoningTokens?: number | null
-  sessionId?: string | null
-  userId?: string | null
-  inputCostUsd?: number | null
-  outputCostUsd?: number | null
-  totalCostUsd?: number | null
-  /** Where the cost came from: the caller's attribute, the project's own price, or the price table. */
-  costSource?: 'attribute' | 'custom_price' | 'price_table' | null
-  attributes: Attributes
-  resourceAttributes: Attributes
-  events: SpanEvent[]
-  links: SpanLink[]
-}
+/** A stored span, as GET /api/traces/:traceId returns it: the one definition the control plane's schema is made from. */
+export type Span = StoredSpan
 
 export interface Trace {
   traceId: string

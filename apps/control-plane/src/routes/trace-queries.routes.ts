@@ -5,6 +5,7 @@ import { BadRequestError, NotFoundError, UnauthorizedError } from '@tracewell/ht
 import { callerProjectId, requireProjectAccess } from '../auth.ts'
 import { toOtlpJson } from '../otlp-export.ts'
 import { errorResponses, IsoDateSchema } from '../schemas.ts'
+import { StoredSpanSchema } from '@tracewell/span-schema'
 
 const ProjectScope = {
   project_id: Type.Optional(Type.String({ description: 'the project, with a team key (a project key implies its own)' })),
@@ -60,52 +61,9 @@ export const ProjectScopeQuerySchema = Type.Object(ProjectScope)
 export const TraceParamsSchema = Type.Object({ traceId: Type.String({ description: '32 hex characters (either case)' }) })
 export type TraceParams = Static<typeof TraceParamsSchema>
 
-const NullableString = Type.Union([Type.String(), Type.Null()])
-const NullableInteger = Type.Union([Type.Integer(), Type.Null()])
-const NullableNumber = Type.Union([Type.Number(), Type.Null()])
 
-/** A stored span with every field; attributes in the map form. */
-export const SpanSchema = Type.Object({
-  traceId: Type.String(),
-  spanId: Type.String(),
-  parentSpanId: NullableString,
-  name: Type.String(),
-  kind: Type.Integer(),
-  startTime: IsoDateSchema,
-  endTime: IsoDateSchema,
-  startTimeUnixNano: Type.String(),
-  endTimeUnixNano: Type.String(),
-  durationNs: Type.String(),
-  traceState: NullableString,
-  status: Type.Object({ code: Type.Integer(), message: NullableString }),
-  serviceName: NullableString,
-  serviceVersion: NullableString,
-  scopeName: NullableString,
-  scopeVersion: NullableString,
-  llmVendor: NullableString,
-  llmModel: NullableString,
-  llmResponseModel: NullableString,
-  llmRequestType: Type.Union([Type.String(), Type.Null()], { description: 'the operation (chat, text_completion, embeddings, invoke_agent, …)' }),
-  inputTokens: NullableInteger,
-  outputTokens: NullableInteger,
-  totalTokens: NullableInteger,
-  cachedInputTokens: NullableInteger,
-  cacheWriteInputTokens: NullableInteger,
-  reasoningTokens: NullableInteger,
-  sessionId: NullableString,
-  userId: NullableString,
-  inputCostUsd: NullableNumber,
-  outputCostUsd: NullableNumber,
-  totalCostUsd: NullableNumber,
-  costSource: Type.Union([Type.Literal('attribute'), Type.Literal('custom_price'), Type.Literal('price_table'), Type.Null()], {
-    description: 'attribute: reported by the caller; custom_price: the project’s own price; price_table: the built-in table; null: no cost known',
-  }),
-  attributes: Type.Record(Type.String(), Type.Unknown()),
-  resourceAttributes: Type.Record(Type.String(), Type.Unknown()),
-  events: Type.Array(Type.Unknown()),
-  links: Type.Array(Type.Unknown()),
-  receivedAt: IsoDateSchema,
-})
+/** A stored span with every field; attributes in the map form (the one definition, @tracewell/span-schema). */
+export const SpanSchema = StoredSpanSchema
 export const TraceSchema = Type.Object({ traceId: Type.String(), spans: Type.Array(SpanSchema) })
 export type Trace = Static<typeof TraceSchema>
 

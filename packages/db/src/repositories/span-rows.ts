@@ -1,56 +1,13 @@
 // A stored span's shape: the fields a span is stored with, and the columns of `spans` they go to,
 // in the order both storage paths (the COPY and the statement, @tracewell/write-path) write them.
 
-import type { CostSource } from '../database.ts'
+import type { SpanRecord, spanOriginFields } from '@tracewell/span-schema'
 
 /** What a span says about where it came from and which model it used, stored in columns of their own. */
-export interface SpanOriginFields {
-  serviceName: string | null
-  serviceVersion: string | null
-  scopeName: string | null
-  scopeVersion: string | null
-  llmVendor: string | null
-  llmModel: string | null
-  llmRequestType: string | null
-  inputTokens: number | null
-  outputTokens: number | null
-  totalTokens: number | null
-  // Added with the LLM columns migration; optional because queue jobs of the version before may
-  // still carry records without them (stored as null).
-  llmResponseModel?: string | null
-  cachedInputTokens?: number | null
-  cacheWriteInputTokens?: number | null
-  reasoningTokens?: number | null
-  sessionId?: string | null
-  userId?: string | null
-  inputCostUsd?: number | null
-  outputCostUsd?: number | null
-  totalCostUsd?: number | null
-  costSource?: CostSource | null
-}
+export type SpanOriginFields = Pick<SpanRecord, keyof typeof spanOriginFields>
 
-/**
- * One span to store: the fields of @tracewell/otlp's SpanRecord plus its project. Declared here
- * structurally so the db package does not depend on the parser.
- */
-export interface SpanInsert extends SpanOriginFields {
-  projectId: string
-  traceId: string
-  spanId: string
-  parentSpanId: string | null
-  name: string
-  kind: number
-  startTimeUnixNano: string
-  endTimeUnixNano: string
-  durationNs: string
-  traceState: string | null
-  statusCode: number
-  statusMessage: string | null
-  attributes: unknown
-  resourceAttributes: unknown
-  events: unknown
-  links: unknown
-}
+/** One span to store: the decoded record (@tracewell/span-schema) and its project. */
+export type SpanInsert = SpanRecord & { projectId: string }
 
 /** A span without its project: what a ProjectSpanSource yields. */
 export type SpanFields = Omit<SpanInsert, 'projectId'>

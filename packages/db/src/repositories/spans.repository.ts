@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
-import type { CostSource } from '../database.ts'
+import type { StoredSpan } from '@tracewell/span-schema'
 import type { Executor } from './executor.ts'
-import { nanosToIsoMicros, spanRowColumns, type SpanOriginFields } from './span-rows.ts'
+import { nanosToIsoMicros, spanRowColumns } from './span-rows.ts'
 
 // Reading stored spans. Storing them is the write path's (@tracewell/write-path).
 
@@ -12,36 +12,8 @@ export async function countSpans(db: Executor, projectId?: string): Promise<numb
   return Number(count)
 }
 
-/** A stored span as the trace API returns it: every stored field, attributes in the map form. */
-export interface SpanDto extends SpanOriginFields {
-  llmResponseModel: string | null
-  cachedInputTokens: number | null
-  cacheWriteInputTokens: number | null
-  reasoningTokens: number | null
-  sessionId: string | null
-  userId: string | null
-  inputCostUsd: number | null
-  outputCostUsd: number | null
-  totalCostUsd: number | null
-  costSource: CostSource | null
-  traceId: string
-  spanId: string
-  parentSpanId: string | null
-  name: string
-  kind: number
-  startTime: string
-  endTime: string
-  startTimeUnixNano: string
-  endTimeUnixNano: string
-  durationNs: string
-  traceState: string | null
-  status: { code: number; message: string | null }
-  attributes: Record<string, unknown>
-  resourceAttributes: Record<string, unknown>
-  events: unknown[]
-  links: unknown[]
-  receivedAt: string
-}
+/** A stored span as the trace API returns it (@tracewell/span-schema's StoredSpan). */
+export type SpanDto = StoredSpan
 
 const toNumberOrNull = (value: string | null): number | null => (value === null ? null : Number(value))
 /** Whole microseconds since the epoch as nanoseconds, in decimal (0 stays "0", not "0000"). */
@@ -107,10 +79,10 @@ function spanDtoOf(row: TraceRow): SpanDto {
     outputCostUsd: toNumberOrNull(row.output_cost_usd),
     totalCostUsd: toNumberOrNull(row.total_cost_usd),
     costSource: row.cost_source,
-    attributes: row.attributes as Record<string, unknown>,
-    resourceAttributes: row.resource_attributes as Record<string, unknown>,
-    events: row.events as unknown[],
-    links: row.links as unknown[],
+    attributes: row.attributes,
+    resourceAttributes: row.resource_attributes,
+    events: row.events,
+    links: row.links,
     receivedAt: row.received_at.toISOString(),
   }
 }

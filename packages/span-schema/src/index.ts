@@ -1,0 +1,2 @@
+export * from './any-value.ts'
+export * from './span.schema.ts'
