@@ -165,7 +165,7 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
 
 // Bounds a combined COPY's work (and its transaction's length); a job larger than this (up to
 // ENQUEUE_MAX_SPANS_PER_JOB, a larger request) goes in a COPY of its own.
-const COMBINED_COPY_MAX_SPANS = 20_000
+const COMBINED_COPY_MAX_SPANS = 5_000
 
 /**
  * Stores a job's spans, decoded as they are copied, in a COPY shared with the other jobs that are

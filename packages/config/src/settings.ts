@@ -73,8 +73,8 @@ export const writerSettings = {
   WRITER_CONCURRENCY: Type.Integer({
     minimum: 1,
     maximum: 64,
-    default: 16,
-    description: 'queue jobs processed at once per writer (1–64, default 16); jobs ready together are stored in one COPY',
+    default: 8,
+    description: 'queue jobs processed at once per writer (1–64, default 8); jobs ready together are stored in one COPY',
   }),
   WRITER_MAX_ATTEMPTS: Type.Integer({ minimum: 1, default: 12, description: 'tries per job before it goes to the failed set (default 12)' }),
   WRITER_LOCK_DURATION_MS: Type.Integer({
