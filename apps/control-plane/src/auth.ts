@@ -63,6 +63,8 @@ export function requireProjectAccess(request: FastifyRequest, _reply: FastifyRep
     }
     const projectId = (request.query as Record<string, unknown> | undefined)?.project_id
     if (typeof projectId !== 'string' || projectId === '') throw new BadRequestError('querystring/project_id: required with a team key')
+    // Checked here, before the route's validator would: Postgres refuses the character in the lookup.
+    if (projectId.includes('\u0000')) throw new BadRequestError('querystring/project_id: must not contain the NUL character (\\u0000)')
     return findTeamProject(request.server.db, key.teamId, projectId).then((project) => {
       if (project === undefined) throw new NotFoundError('Project not found')
       request.controlPlaneProjectId = project.id

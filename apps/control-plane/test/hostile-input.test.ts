@@ -61,6 +61,9 @@ describe('a NUL character (\\u0000)', () => {
       ['/api/traces/ab%00', key, 'params/traceId'],
       ['/api/projects/p%00', { 'x-api-key': ws.teamKey }, 'params/projectId'],
       ['/api/api-keys?project_id=%00', { 'x-api-key': ws.teamKey }, 'querystring/project_id'],
+      // A team key's project is looked up before the route's validator runs.
+      ['/api/sessions/s?project_id=a%00b', { 'x-api-key': ws.teamKey }, 'querystring/project_id'],
+      ['/api/traces?project_id=%00', { 'x-api-key': ws.teamKey }, 'querystring/project_id'],
     ]
     for (const [url, headers, path] of cases) {
       const response = await cp.app.inject({ method: 'GET', url, headers })
