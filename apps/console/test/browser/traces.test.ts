@@ -5,6 +5,7 @@ import { assertNoProblems, signedInConsole } from '../support/console-session.ts
 import { seedLargeTrace, seedScenario } from '../support/scenario.ts'
 import { sendTraces, timedSpan } from '../support/seed.ts'
 import { consoleFixture } from '../support/console-fixture.ts'
+import { poolOf } from '@tracewell/db'
 
 describe('traces in the console', () => {
   const fx = consoleFixture(async (stack) => ({
@@ -184,6 +185,35 @@ describe('traces in the console', () => {
     await screenshot(page, 'trace-5000-spans')
     assertNoProblems(opened)
     await opened.context.close()
+  })
+
+  it('says so while the newest traces are still being summarised, and stops once they are', async () => {
+    // A batch stored 30 s ago and not folded: the summariser cannot take its turn while this
+    // transaction holds the fold's lock.
+    const pool = poolOf.get(fx.stack.database.db)
+    assert.ok(pool)
+    const client = await pool.connect()
+    try {
+      await client.query('begin')
+      await client.query('select pg_advisory_xact_lock(7215501872340113)')
+      await client.query(`insert into summary_deltas (created_at, trace_count, traces, usage) values (now() - interval '30 seconds', 3, '[]', '[]')`)
+      await client.query('commit')
+      await client.query('begin')
+      await client.query('select pg_advisory_xact_lock(7215501872340113)')
+      const opened = await signedInConsole(fx.browser, fx.stack)
+      const { page } = opened
+      const notice = page.getByRole('status').filter({ hasText: 'still being summarised' })
+      await notice.waitFor({ timeout: 10_000 })
+      assert.match(await notice.textContent() ?? '', /about 3\d s behind \(3 waiting\)/)
+      await screenshot(page, 'traces-summarising')
+      await client.query('rollback')
+      await notice.waitFor({ state: 'detached', timeout: 15_000 })
+      assertNoProblems(opened)
+      await opened.context.close()
+    } finally {
+      await client.query('rollback').catch(() => {})
+      client.release()
+    }
   })
 
   // Last: the trace it sends would change what the tests above count.
