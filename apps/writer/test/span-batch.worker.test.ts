@@ -281,7 +281,7 @@ describe('span-batch worker (real Redis and Postgres)', () => {
       assert.deepEqual((await app.inject('/readyz')).json().details, { summaries: { deltas: 0, traces: 0, lagSeconds: 0 } })
       const metrics = await app.inject('/metrics')
       assert.match(metrics.body, /tracewell_writer_spans_written_total 10\b/)
-      assert.match(metrics.body, /tracewell_summary_lag_seconds 0\b/)
+      assert.match(metrics.body, /tracewell_writer_aggregation_lag_seconds 0\b/)
     } finally {
       await app.close()
     }

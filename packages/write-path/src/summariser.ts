@@ -98,9 +98,9 @@ interface SummariserMetrics {
 /** The summariser's metrics, once per registry; the lag gauge reads the backlog when scraped. */
 function summariserMetrics(registry: Registry, db: Db): SummariserMetrics {
   const existing = <T>(name: string) => registry.getSingleMetric(name) as T | undefined
-  if (existing<Gauge>('tracewell_summary_lag_seconds') === undefined) {
+  if (existing<Gauge>('tracewell_writer_aggregation_lag_seconds') === undefined) {
     new Gauge({
-      name: 'tracewell_summary_lag_seconds',
+      name: 'tracewell_writer_aggregation_lag_seconds',
       help: 'Age of the oldest stored batch whose spans are not yet in the trace, session and usage summaries',
       registers: [registry],
       async collect() {
@@ -114,10 +114,10 @@ function summariserMetrics(registry: Registry, db: Db): SummariserMetrics {
   }
   return {
     deltas:
-      existing<Counter>('tracewell_summary_deltas_folded_total') ??
-      new Counter({ name: 'tracewell_summary_deltas_folded_total', help: 'Stored batches folded into the summaries', registers: [registry] }),
+      existing<Counter>('tracewell_writer_aggregation_batches_folded_total') ??
+      new Counter({ name: 'tracewell_writer_aggregation_batches_folded_total', help: 'Stored batches folded into the summaries', registers: [registry] }),
     traces:
-      existing<Counter>('tracewell_summary_traces_folded_total') ??
-      new Counter({ name: 'tracewell_summary_traces_folded_total', help: 'Trace summaries written by the summariser (a trace once per fold)', registers: [registry] }),
+      existing<Counter>('tracewell_writer_aggregation_traces_folded_total') ??
+      new Counter({ name: 'tracewell_writer_aggregation_traces_folded_total', help: 'Trace summaries written by the summariser (a trace once per fold)', registers: [registry] }),
   }
 }
