@@ -83,7 +83,7 @@ class CopyChunks {
    */
   jsonb(value: unknown, read?: (bytes: Uint8Array, start: number, end: number) => void): void {
     // Most spans have no events and no links.
-    if (read === undefined && Array.isArray(value) && value.length === 0) return this.#field(EMPTY_ARRAY_JSONB)
+    if (Array.isArray(value) && value.length === 0) return this.#field(EMPTY_ARRAY_JSONB)
     // JSON.stringify gives undefined for undefined (a key the statement path's row omits) and
     // 'null' for null; jsonb_to_recordset reads both as SQL NULL.
     const json = value === null ? undefined : JSON.stringify(value)
@@ -268,11 +268,14 @@ export function releaseCopyChunks(chunks: readonly Buffer[]): void {
   }
 }
 
-/** What SpanCopyEncoder tells of each span: the span, then the bytes of its attributes' JSON text. */
+/** What SpanCopyEncoder tells of each span: the span, then the bytes of the JSON text users search in it. */
 export interface SpanEncoded {
   span(projectId: string, span: SpanFields): void
-  /** The UTF-8 bytes of the span's attributes as JSON (`bytes[start]` to `bytes[end - 1]`), to be read now, not kept; called unbound. */
-  attributes(bytes: Uint8Array, start: number, end: number): void
+  /**
+   * The UTF-8 bytes of the span's attributes as JSON, then of its events' (`bytes[start]` to
+   * `bytes[end - 1]`), each to be read now, not kept; called unbound.
+   */
+  searchableText(bytes: Uint8Array, start: number, end: number): void
 }
 
 /**
@@ -362,9 +365,9 @@ function encodeSource(copy: CopyChunks, source: ProjectSpanSource, onSpan: SpanE
     copy.numeric(span.outputCostUsd)
     copy.numeric(span.totalCostUsd)
     copy.text(span.costSource)
-    copy.jsonb(span.attributes, onSpan?.attributes)
+    copy.jsonb(span.attributes, onSpan?.searchableText)
     copy.sharedJsonb(span.resourceAttributes)
-    copy.jsonb(span.events)
+    copy.jsonb(span.events, onSpan?.searchableText)
     copy.jsonb(span.links)
   }
 }

@@ -72,8 +72,8 @@ export async function copySpanSources(db: Db, sources: readonly ProjectSpanSourc
   const delta = new SummaryDelta()
   const encoder = new SpanCopyEncoder({
     span: (projectId, span) => delta.add(projectId, span),
-    // The words of full-text search, read from the bytes the COPY sends.
-    attributes: (bytes, start, end) => delta.addWordsOfLastSpan(bytes, start, end),
+    // The words of full-text search (attributes, events), read from the bytes the COPY sends.
+    searchableText: (bytes, start, end) => delta.addWordsOfLastSpan(bytes, start, end),
   })
   return copyInTransaction(pool, encoder, sources, delta)
 }
@@ -100,7 +100,7 @@ async function insertSourcesByStatement(db: Executor, sources: readonly ProjectS
       for (const span of run.spans) {
         if (!stored.has(spanKey(run.projectId, span.traceId, span.spanId))) continue
         delta.add(run.projectId, span)
-        if (span.attributes !== undefined) delta.addWordsOfLastSpan(...attributeBytes(span.attributes))
+        for (const text of [span.attributes, span.events]) if (text !== undefined) delta.addWordsOfLastSpan(...searchableBytes(text))
       }
     }
     statement = []
@@ -118,9 +118,9 @@ async function insertSourcesByStatement(db: Executor, sources: readonly ProjectS
   return { inserted, duplicates: spans - inserted }
 }
 
-/** A span's attributes as the COPY path reads their words: the UTF-8 bytes of their storable JSON text. */
-function attributeBytes(attributes: unknown): [Uint8Array, number, number] {
-  const bytes = Buffer.from(toStorableJson(JSON.stringify(attributes)))
+/** A span's attributes or events as the COPY path reads their words: the UTF-8 bytes of their storable JSON text. */
+function searchableBytes(value: unknown): [Uint8Array, number, number] {
+  const bytes = Buffer.from(toStorableJson(JSON.stringify(value)))
   return [bytes, 0, bytes.length]
 }
 

@@ -9,7 +9,7 @@ import { addDecimals } from './exact-decimal.ts'
 
 type SummarySpan = Pick<
   SpanInsert,
-  'traceId' | 'parentSpanId' | 'name' | 'startTimeUnixNano' | 'endTimeUnixNano' | 'statusCode' | 'serviceName' | 'llmModel' | 'llmVendor' | 'llmRequestType' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'totalCostUsd' | 'sessionId' | 'userId'
+  'traceId' | 'parentSpanId' | 'name' | 'startTimeUnixNano' | 'endTimeUnixNano' | 'statusCode' | 'statusMessage' | 'serviceName' | 'llmModel' | 'llmVendor' | 'llmRequestType' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'totalCostUsd' | 'sessionId' | 'userId'
 >
 
 /** One trace's delta as stored in a summary delta and read by the fold (snake_case, as the table's columns). */
@@ -104,7 +104,10 @@ export class TraceDeltas {
     return this.#traces.size
   }
 
-  /** Folds a span into its trace's delta; the words of its attributes come through addWordsOfLastSpan. */
+  /**
+   * Folds a span into its trace's delta, the words of its status message (an exception's) too; the
+   * words of its attributes and events come through addWordsOfLastSpan.
+   */
   add(projectId: string, span: SummarySpan): void {
     const key = `${projectId}\u0000${span.traceId}`
     const start = nanosToIsoMicros(span.startTimeUnixNano)
@@ -139,6 +142,7 @@ export class TraceDeltas {
     }
     delta.session_id ??= span.sessionId ?? null
     delta.user_id ??= span.userId ?? null
+    if (span.statusMessage) trace.words.addJson(Buffer.from(JSON.stringify(span.statusMessage)))
     this.#last = trace
   }
 

@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test'
 import { backfillTraceTextFilters, searchTraces, sql, type Db, type SpanInsert } from '@tracewell/db'
 import { PROBES, TextFilterWords, textFilterProbes } from '@tracewell/text-filter'
 import { engines } from '@tracewell/db/testing'
-import { storeAndSummarise } from './support/store-and-summarise.ts'
+import { storeAndSummarise, storeByStatement } from './support/store-and-summarise.ts'
+import { summariseAll } from '../src/index.ts'
 
 /** The distinct words' hashes of `text` (as a JSON string, as attributes hold it), as the writer's tokenizer finds them, sorted. */
 const words = (text: string): number[] => {
@@ -132,6 +133,28 @@ for (const engine of engines) {
       assert.deepEqual(await found('refund'), [traceA])
       assert.deepEqual(await found('zebra'), [traceA])
       assert.deepEqual(await found('ärger'), [traceB])
+    })
+
+    it('finds what users see beyond attributes: event names and attributes, and exception messages', async () => {
+      // A project of its own: the tests above count the traces of 'search'.
+      const inProject = (spanInsert: SpanInsert): SpanInsert => ({ ...spanInsert, projectId: 'search events' })
+      const foundHere = async (text: string) =>
+        (await searchTraces(db, { projectId: 'search events', limit: 50, sort: 'time', order: 'desc', text })).traces.map((trace) => trace.traceId).sort()
+      const traceD = 'd'.repeat(32)
+      const traceE = 'e'.repeat(32)
+      await storeAndSummarise(db, [
+        // The Langtrace TypeScript SDK records the prompt as an event.
+        inProject({ ...span(traceD, '0000000000000001', 'nothing here'), events: [{ timeUnixNano: String(t0), name: 'gen_ai.content.prompt', attributes: { 'gen_ai.prompt': { stringValue: 'Tell me about the pangolin' } } }] }),
+        inProject({ ...span(traceE, '0000000000000001', 'nothing either'), statusCode: 2, statusMessage: 'RateLimitError: quota exhausted for the organisation' }),
+      ])
+      assert.deepEqual(await foundHere('pangolin'), [traceD], "an event's attribute")
+      assert.deepEqual(await foundHere('gen_ai.content.prompt'), [traceD], "an event's name")
+      assert.deepEqual(await foundHere('quota exhausted'), [traceE], 'an exception message')
+      // Stored by statements too (a redelivered batch), the words are the same.
+      const traceF = 'f'.repeat(32)
+      await storeByStatement(db, [inProject({ ...span(traceF, '0000000000000001', 'plain'), events: [{ timeUnixNano: String(t0), name: 'log', attributes: { message: { stringValue: 'an okapi appeared' } } }] })])
+      await summariseAll(db)
+      assert.deepEqual(await foundHere('okapi'), [traceF])
     })
 
     it('the migration reaches every trace across its batches, traces starting a microsecond apart or together included', async () => {

@@ -29,7 +29,8 @@ export interface TraceSearch {
   minCostUsd?: number | undefined
   /**
    * Contained (case-insensitive) in the text of a span's attributes (prompts, completions), its
-   * words as whole words (text-filter.ts).
+   * events (names and attributes: the Langtrace SDKs record prompts as events) or its status
+   * message (an exception's), its words as whole words (@tracewell/text-filter).
    */
   text?: string | undefined
   sort: TraceSort
@@ -125,7 +126,8 @@ function conditions(search: TraceSearch): RawBuilder<unknown>[] {
       where.push(sql`t.text_filter is not null`)
       for (const probe of probes) where.push(sql`get_bit(t.text_filter, (${probe}::bigint & (length(t.text_filter) - 1))::integer) = 1`)
     }
-    where.push(sql`exists (select 1 from spans s where ${spansOfTrace} and s.attributes::text ilike ${likePattern(search.text)})`)
+    const pattern = likePattern(search.text)
+    where.push(sql`exists (select 1 from spans s where ${spansOfTrace} and (s.attributes::text ilike ${pattern} or s.events::text ilike ${pattern} or s.status_message ilike ${pattern}))`)
   }
   return where
 }
