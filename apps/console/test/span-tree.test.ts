@@ -11,7 +11,11 @@ function span(spanId: string, parentSpanId: string | null, startMs: number, dura
   return {
     traceId: 'a'.repeat(32), spanId, parentSpanId, name: `op-${spanId}`, kind: 1,
     startTime: '', endTime: '', startTimeUnixNano: String(start), endTimeUnixNano: String(end), durationNs: String(end - start),
-    status: { code: statusCode, message: null }, serviceName: 'svc', attributes: {}, resourceAttributes: {}, events: [], links: [],
+    traceState: null, status: { code: statusCode, message: null }, serviceName: 'svc', serviceVersion: null, scopeName: null, scopeVersion: null,
+    llmVendor: null, llmModel: null, llmResponseModel: null, llmRequestType: null, inputTokens: null, outputTokens: null, totalTokens: null,
+    cachedInputTokens: null, cacheWriteInputTokens: null, reasoningTokens: null, sessionId: null, userId: null,
+    inputCostUsd: null, outputCostUsd: null, totalCostUsd: null, costSource: null,
+    attributes: {}, resourceAttributes: {}, events: [], links: [], receivedAt: '',
   }
 }
 
