@@ -68,6 +68,16 @@ export const llmAttributeMap = {
     vendor('llm.provider', ['OpenInference']),
     vendor('llm.system', ['OpenInference']),
     vendor('ai.model.provider', ['Vercel AI SDK']),
+    // OpenInference's LangChain spans name the provider only in LangChain's run metadata.
+    {
+      key: 'metadata',
+      from: ['OpenInference'],
+      read: (value) => {
+        const reported = readJsonText(value, 'ls_provider')
+        return reported === null ? null : canonicalVendor(reported)
+      },
+      note: "the JSON string's `ls_provider` (LangChain), canonical vendor name",
+    },
     vendor('langtrace.service.name', ['Langtrace']),
   ],
   requestModel: [

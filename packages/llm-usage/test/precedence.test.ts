@@ -8,18 +8,25 @@ const fields = (attributes: Attributes) => deriveLlmUsage(attributes).fields
 const cost = (attributes: Attributes) => deriveLlmUsage(attributes).callerCost
 
 describe('precedence within a column', () => {
-  it('vendor: llm.vendor, then gen_ai.provider.name, gen_ai.system, llm.provider, llm.system, ai.model.provider, langtrace.service.name', () => {
+  it('vendor: llm.vendor, then gen_ai.provider.name, gen_ai.system, llm.provider, llm.system, ai.model.provider, LangChain metadata, langtrace.service.name', () => {
     const all: Attributes = {
-      'langtrace.service.name': s('g'), 'ai.model.provider': s('f'), 'llm.system': s('e'), 'llm.provider': s('d'),
-      'gen_ai.system': s('c'), 'gen_ai.provider.name': s('b'), 'llm.vendor': s('a'),
+      'langtrace.service.name': s('h'), metadata: s('{"ls_provider":"g","ls_model_name":"gpt-4o-mini"}'), 'ai.model.provider': s('f'), 'llm.system': s('e'),
+      'llm.provider': s('d'), 'gen_ai.system': s('c'), 'gen_ai.provider.name': s('b'), 'llm.vendor': s('a'),
     }
-    const order = ['llm.vendor', 'gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system', 'ai.model.provider', 'langtrace.service.name']
+    const order = ['llm.vendor', 'gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system', 'ai.model.provider', 'metadata', 'langtrace.service.name']
     const remaining = { ...all }
     for (const [index, key] of order.entries()) {
-      assert.equal(fields(remaining).llmVendor, 'abcdefg'[index], key)
+      assert.equal(fields(remaining).llmVendor, 'abcdefgh'[index], key)
       delete remaining[key]
     }
     assert.equal(fields(remaining).llmVendor, null)
+  })
+
+  it("reads OpenInference LangChain's provider from the run metadata, as a canonical vendor name", () => {
+    assert.equal(fields({ metadata: s('{"ls_provider":"openai","ls_model_type":"chat"}') }).llmVendor, 'openai')
+    assert.equal(fields({ metadata: s('{"ls_provider":"OpenAI"}') }).llmVendor, canonicalVendor('OpenAI'))
+    assert.equal(fields({ metadata: s('{"thread_id":"t1"}') }).llmVendor, null, 'metadata without a provider')
+    assert.equal(fields({ metadata: s('not json') }).llmVendor, null)
   })
 
   it('skips a value of the wrong kind and takes the next name', () => {
