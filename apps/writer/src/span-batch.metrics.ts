@@ -46,7 +46,7 @@ export function spanBatchMetrics(registry: Registry): SpanBatchMetrics {
       existing<Counter<'reason'>>('tracewell_writer_unpriced_llm_spans_total') ??
       new Counter({
         name: 'tracewell_writer_unpriced_llm_spans_total',
-        help: 'LLM spans (token counts reported) stored without a cost: reason="unknown_model" no price known for the model (add a project price), "no_model" no model name',
+        help: 'LLM spans (token counts reported) stored without a cost: reason="unknown_model" no price known for the model (add a project price), "no_model" no model name, "no_input_tokens" an output count without a usable input count',
         labelNames: ['reason'] as const,
         registers: [registry],
       }),

@@ -69,9 +69,15 @@ export class SpanPricer {
     this.#logged.add(key)
     this.#logger.warn(
       { projectId, model, vendor: span.llmVendor, reason },
-      reason === 'no_model' ? 'LLM span with token counts but no model name: stored without a cost' : 'no price known for this model: its spans are stored without a cost until the project gives it a price (POST /api/projects/:projectId/model-prices)',
+      unpricedMessages[reason],
     )
   }
+}
+
+const unpricedMessages: Record<UnpricedReason, string> = {
+  no_model: 'LLM span with token counts but no model name: stored without a cost',
+  no_input_tokens: 'LLM span with an output token count but no usable input count: stored without a cost rather than the output’s alone',
+  unknown_model: 'no price known for this model: its spans are stored without a cost until the project gives it a price (POST /api/projects/:projectId/model-prices)',
 }
 
 /**

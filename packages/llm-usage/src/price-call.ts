@@ -7,7 +7,7 @@ import { costAtRates, pricedTokens, roundUsd, type Cost } from './token-usage.ts
 export type CostSource = 'attribute' | 'custom_price' | 'price_table'
 
 /** Why an LLM call got no cost: no price is known for its model, or it names no model. */
-export type UnpricedReason = 'unknown_model' | 'no_model'
+export type UnpricedReason = 'unknown_model' | 'no_model' | 'no_input_tokens'
 
 export interface SpanCost {
   inputCostUsd: number | null
@@ -31,11 +31,15 @@ export type PricedCall = { cost: SpanCost; unpriced: null } | { cost: typeof noC
 /**
  * The cost of a span without a caller-reported cost: the project's own price for its model, else
  * the price table's, else none. A span reporting no tokens is not a priceable call (no cost, not
- * counted as unpriced); one with tokens but no known price has a null cost, never 0.
+ * counted as unpriced); one with tokens but no known price has a null cost, never 0. Nor is a
+ * cost made of a part: a call whose input count is unknown (not reported, or too large to keep)
+ * while its output is known has no cost, rather than the output's alone; a call with no output
+ * count (an embedding) is priced on its input.
  */
 export function priceCall(fields: LlmFields, startedAt: Date, prices: CustomPriceBook = emptyPriceBook): PricedCall {
   const tokens = pricedTokens(fields)
   if (tokens === null) return { cost: noCost, unpriced: null }
+  if (fields.inputTokens === null) return { cost: noCost, unpriced: 'no_input_tokens' }
   const models = [fields.llmResponseModel, fields.llmModel].filter((model, i, all): model is string => model !== null && all.indexOf(model) === i)
   if (models.length === 0) return { cost: noCost, unpriced: 'no_model' }
   const custom = prices.size > 0 ? prices.priceFor(models, startedAt) : undefined

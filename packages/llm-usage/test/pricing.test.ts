@@ -36,6 +36,10 @@ describe('the price table', () => {
   it('gives an unknown model no cost (null, not 0), and says why', () => {
     assert.deepEqual(priceCall(call({ llmVendor: 'ollama', llmModel: 'llama3.2:3b' }), at), { cost: noCost, unpriced: 'unknown_model' })
     assert.deepEqual(priceCall(call({ llmModel: null }), at), { cost: noCost, unpriced: 'no_model' })
+    // Part of the cost unknown: the cost is unknown, not the output's alone.
+    assert.deepEqual(priceCall(call({ llmModel: 'gpt-4o', inputTokens: null, outputTokens: 20 }), at), { cost: noCost, unpriced: 'no_input_tokens' })
+    // No output count (an embedding): priced on its input.
+    assert.equal(priceCall(call({ llmModel: 'gpt-4o', inputTokens: 1_000_000, outputTokens: null }), at).cost.totalCostUsd, 2.5)
     // No tokens: not a call that could be priced, and not counted as unpriced.
     assert.deepEqual(priceCall(call({ llmModel: 'gpt-4o', inputTokens: null, outputTokens: null }), at), { cost: noCost, unpriced: null })
   })
