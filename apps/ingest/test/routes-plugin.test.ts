@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
-import { countSpans } from '@tracewell/db'
+import { countSpans, findTraceSpans } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { apiKeysPlugin, createApp, dbPlugin, metricsPlugin, type App } from '@tracewell/http'
 import { createInProcessSpanBatchProducer } from '@tracewell/queue'
@@ -51,4 +51,39 @@ it('leaves the host app its JSON parser, and counts both registrations in one se
   assert.deepEqual(echo.json(), { a: 1 })
   const metrics = await app.inject('/metrics')
   assert.match(metrics.body, /tracewell_ingest_requests_total\{route="\/second\/api\/trace",format="json",outcome="accepted"\} 1/)
+})
+
+it("takes Langfuse's OpenTelemetry exporter as it is: its path, Basic auth with the key as password, its langfuse.* names", async () => {
+  const traceId = '1f'.repeat(16)
+  const attribute = (key: string, stringValue: string) => ({ key, value: { stringValue } })
+  const body = JSON.stringify({
+    resourceSpans: [{
+      resource: { attributes: [attribute('service.name', 'langfuse-app')] },
+      scopeSpans: [{
+        scope: { name: 'langfuse-sdk', version: '5.11.0' },
+        spans: [{
+          traceId, spanId: '00000000000000a1', name: 'chat-generation', kind: 1,
+          startTimeUnixNano: '1767225600000000000', endTimeUnixNano: '1767225601000000000',
+          attributes: [
+            attribute('langfuse.observation.type', 'generation'),
+            attribute('langfuse.observation.model.name', 'gpt-4o-mini'),
+            attribute('langfuse.observation.usage_details', '{"input":120,"output":30,"total":150}'),
+            attribute('langfuse.session.id', 'lf-session'),
+            attribute('langfuse.user.id', 'lf-user'),
+          ],
+        }],
+      }],
+    }],
+  })
+  const authorization = `Basic ${Buffer.from(`pk-lf-anything:${tenant.projectKey}`).toString('base64')}`
+  const response = await app.inject({ method: 'POST', url: '/api/public/otel/v1/traces', headers: { authorization, 'content-type': 'application/json' }, payload: body })
+  assert.equal(response.statusCode, 200)
+  const [span] = await findTraceSpans(database.db, tenant.projectId, traceId)
+  assert.deepEqual(
+    [span?.llmModel, span?.inputTokens, span?.outputTokens, span?.totalTokens, span?.sessionId, span?.userId],
+    ['gpt-4o-mini', 120, 30, 150, 'lf-session', 'lf-user'],
+  )
+  assert.ok((span?.totalCostUsd ?? 0) > 0, 'priced from the price table')
+  const wrongPassword = `Basic ${Buffer.from('pk-lf-anything:tw_proj_wrong').toString('base64')}`
+  assert.equal((await app.inject({ method: 'POST', url: '/api/public/otel/v1/traces', headers: { authorization: wrongPassword, 'content-type': 'application/json' }, payload: body })).statusCode, 401)
 })

@@ -17,11 +17,13 @@ import { canonicalVendor } from './vendor-names.ts'
 //     `gen_ai.usage.cache_read_input_tokens`, …);
 //  4. OpenInference (`llm.provider`, `llm.model_name`, `llm.token_count.*`);
 //  5. the Vercel AI SDK's own `ai.*` names (its outer ai.generateText/ai.streamText spans carry only these);
-//  6. the rest of Langtrace's names (`langtrace.service.name`, the legacy `llm.token.counts` JSON).
+//  6. the rest of Langtrace's names (`langtrace.service.name`, the legacy `llm.token.counts` JSON);
+//  7. Langfuse's OpenTelemetry SDK's `langfuse.*` names (its spans carry the GenAI names too, when
+//     an instrumentation made them, and then those win).
 // A span carries one library's names in practice; the order matters only when two instrumentations
 // write the same span, and then the more standard name wins.
 
-export type Convention = 'Langtrace' | 'OTel GenAI' | 'OTel GenAI, deprecated' | 'OpenLLMetry' | 'OpenInference' | 'Vercel AI SDK' | 'OpenTelemetry'
+export type Convention = 'Langtrace' | 'OTel GenAI' | 'OTel GenAI, deprecated' | 'OpenLLMetry' | 'OpenInference' | 'Vercel AI SDK' | 'OpenTelemetry' | 'Langfuse'
 
 export interface AttributeSource<T> {
   key: string
@@ -90,6 +92,7 @@ export const llmAttributeMap = {
     text('llm.model_name', ['OpenInference']),
     text('ai.model.id', ['Vercel AI SDK']),
     text('llm.model', ['Langtrace']),
+    text('langfuse.observation.model.name', ['Langfuse']),
   ],
   responseModel: [
     text('llm.response.model', ['Langtrace']),
@@ -115,6 +118,7 @@ export const llmAttributeMap = {
     // Embedding calls (ai.embed, ai.embedMany) report one count.
     count('ai.usage.tokens', ['Vercel AI SDK']),
     jsonCount('llm.token.counts', 'input_tokens', ['Langtrace']),
+    jsonCount('langfuse.observation.usage_details', 'input', ['Langfuse']),
   ],
   outputTokens: [
     count('llm.usage.completion_tokens', ['Langtrace']),
@@ -124,6 +128,7 @@ export const llmAttributeMap = {
     count('ai.usage.outputTokens', ['Vercel AI SDK']),
     count('ai.usage.completionTokens', ['Vercel AI SDK']),
     jsonCount('llm.token.counts', 'output_tokens', ['Langtrace']),
+    jsonCount('langfuse.observation.usage_details', 'output', ['Langfuse']),
   ],
   totalTokens: [
     count('llm.usage.total_tokens', ['Langtrace', 'OpenLLMetry']),
@@ -131,6 +136,7 @@ export const llmAttributeMap = {
     count('llm.token_count.total', ['OpenInference']),
     count('ai.usage.totalTokens', ['Vercel AI SDK']),
     jsonCount('llm.token.counts', 'total_tokens', ['Langtrace']),
+    jsonCount('langfuse.observation.usage_details', 'total', ['Langfuse']),
   ],
   cachedInputTokens: [
     count('gen_ai.usage.cache_read.input_tokens', ['OTel GenAI', 'OpenLLMetry', 'Vercel AI SDK']),
@@ -162,6 +168,7 @@ export const llmAttributeMap = {
     id('traceloop.association.properties.session_id', ['OpenLLMetry']),
     id('ai.telemetry.metadata.sessionId', ['Vercel AI SDK']),
     id('ai.telemetry.metadata.conversationId', ['Vercel AI SDK']),
+    id('langfuse.session.id', ['Langfuse']),
   ],
   userId: [
     id('user.id', ['OpenTelemetry', 'OpenInference']),
@@ -172,6 +179,7 @@ export const llmAttributeMap = {
     // The end-user identifier passed to the provider (OpenAI's `user` parameter), as instrumented.
     id('gen_ai.user', ['Langtrace', 'OpenLLMetry']),
     id('llm.user', ['OpenLLMetry']),
+    id('langfuse.user.id', ['Langfuse']),
   ],
   // What the caller says the call cost, in USD; when present it wins over every price table.
   inputCostUsd: [usd('gen_ai.usage.input_cost', ['OpenLLMetry']), usd('llm.cost.prompt', ['OpenInference'])],

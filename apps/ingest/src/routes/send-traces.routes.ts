@@ -117,27 +117,35 @@ export const sendTracesRoutes: FastifyPluginAsync<SendTracesRoutesOptions, RawSe
     installErrorHandler(otlp, (statusCode, message) => ({ code: grpcCodeFor(statusCode), message }))
     protobufErrors(otlp, (body) => body as RpcStatus)
     const acceptTraces = installTraceIntake(otlp, { ...options, metrics })
-    otlp.post(
-      '/v1/traces',
-      {
-        ...routeOptions,
-        schema: {
-          operationId: 'exportTraces',
-          summary: 'Send traces (OTLP/HTTP)',
-          description:
-            'The standard OTLP/HTTP path. Answers in the encoding of the request: an ExportTraceServiceResponse on success (with partialSuccess when invalid spans were refused one by one), a google.rpc.Status on failure (protobuf for protobuf requests, JSON otherwise).',
-          security: [{ apiKey: [] }],
-          headers: TraceHeadersSchema,
-          response: responses(ExportTraceResponseSchema, RpcStatusSchema),
+    // The standard path, and the one Langfuse's OpenTelemetry exporter posts to (its base URL plus
+    // /api/public/otel/v1/traces, the project key as its Basic auth password), so that it can be
+    // pointed at Tracewell unchanged.
+    for (const [path, operationId, summary] of [
+      ['/v1/traces', 'exportTraces', 'Send traces (OTLP/HTTP)'],
+      ['/api/public/otel/v1/traces', 'exportTracesLangfusePath', 'Send traces (OTLP/HTTP) on the path of Langfuse’s OpenTelemetry exporter'],
+    ] as const) {
+      otlp.post(
+        path,
+        {
+          ...routeOptions,
+          schema: {
+            operationId,
+            summary,
+            description:
+              'The standard OTLP/HTTP path. Answers in the encoding of the request: an ExportTraceServiceResponse on success (with partialSuccess when invalid spans were refused one by one), a google.rpc.Status on failure (protobuf for protobuf requests, JSON otherwise).',
+            security: [{ apiKey: [] }],
+            headers: TraceHeadersSchema,
+            response: responses(ExportTraceResponseSchema, RpcStatusSchema),
+          },
         },
-      },
-      async (request, reply) => {
-        const accepted = await acceptTraces(request)
-        if (accepted.format === 'otlp-protobuf') return sendProtobufAnswer(reply, accepted)
-        const partial = accepted.partialSuccess
-        // int64 in the protobuf JSON mapping is a decimal string, as the Collector sends it.
-        return reply.code(200).send(partial === null ? EXPORT_ACCEPTED : { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } })
-      },
-    )
+        async (request, reply) => {
+          const accepted = await acceptTraces(request)
+          if (accepted.format === 'otlp-protobuf') return sendProtobufAnswer(reply, accepted)
+          const partial = accepted.partialSuccess
+          // int64 in the protobuf JSON mapping is a decimal string, as the Collector sends it.
+          return reply.code(200).send(partial === null ? EXPORT_ACCEPTED : { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } })
+        },
+      )
+    }
   })
 }
