@@ -116,6 +116,8 @@ export interface TraceSummariesTable {
   span_count: number
   error_count: number
   models: Generated<string[]>
+  /** The models that answered (llm_response_model), where they differ from those asked for. */
+  response_models: Generated<string[]>
   vendors: Generated<string[]>
   services: Generated<string[]>
   input_tokens: Generated<Int8>
@@ -298,7 +300,7 @@ export const declaredColumns: DeclaredColumns = {
   },
   trace_summaries: {
     project_id: notNull, trace_id: notNull, name: notNull, has_root: notNull, service_name: nullable, start_time: notNull,
-    end_time: notNull, duration_us: notNull, span_count: notNull, error_count: notNull, models: notNull, vendors: notNull,
+    end_time: notNull, duration_us: notNull, span_count: notNull, error_count: notNull, models: notNull, response_models: notNull, vendors: notNull,
     services: notNull, input_tokens: notNull, output_tokens: notNull, total_tokens: notNull, cost_usd: nullable,
     session_id: nullable, user_id: nullable, text_filter: nullable,
   },

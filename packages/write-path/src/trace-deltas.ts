@@ -9,7 +9,7 @@ import { addDecimals } from './exact-decimal.ts'
 
 type SummarySpan = Pick<
   SpanInsert,
-  'traceId' | 'parentSpanId' | 'name' | 'startTimeUnixNano' | 'endTimeUnixNano' | 'statusCode' | 'statusMessage' | 'serviceName' | 'llmModel' | 'llmVendor' | 'llmRequestType' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'totalCostUsd' | 'sessionId' | 'userId'
+  'traceId' | 'parentSpanId' | 'name' | 'startTimeUnixNano' | 'endTimeUnixNano' | 'statusCode' | 'statusMessage' | 'serviceName' | 'llmModel' | 'llmResponseModel' | 'llmVendor' | 'llmRequestType' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'totalCostUsd' | 'sessionId' | 'userId'
 >
 
 /** One trace's delta as stored in a summary delta and read by the fold (snake_case, as the table's columns). */
@@ -25,6 +25,7 @@ export interface TraceDelta {
   span_count: number
   error_count: number
   models: string[]
+  response_models: string[]
   vendors: string[]
   services: string[]
   input_tokens: number
@@ -59,6 +60,7 @@ export function mergeTraceDelta(into: TraceDelta, delta: TraceDelta): void {
   into.span_count += delta.span_count
   into.error_count += delta.error_count
   into.models = unionSorted(into.models, delta.models)
+  into.response_models = unionSorted(into.response_models, delta.response_models)
   into.vendors = unionSorted(into.vendors, delta.vendors)
   into.services = unionSorted(into.services, delta.services)
   into.input_tokens += delta.input_tokens
@@ -89,6 +91,7 @@ function unionSorted(a: readonly string[], b: readonly string[]): string[] {
 interface OpenTrace {
   delta: TraceDelta
   models: Set<string>
+  responseModels: Set<string>
   vendors: Set<string>
   services: Set<string>
   words: TextFilterWords
@@ -118,10 +121,10 @@ export class TraceDeltas {
       trace = {
         delta: {
           project_id: projectId, trace_id: span.traceId, name: span.name, has_root: isRoot, service_name: span.serviceName, start_time: start, end_time: end,
-          span_count: 0, error_count: 0, models: [], vendors: [], services: [],
+          span_count: 0, error_count: 0, models: [], response_models: [], vendors: [], services: [],
           input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_usd: null, session_id: null, user_id: null, text_filter: null,
         },
-        models: new Set(), vendors: new Set(), services: new Set(), words: new TextFilterWords(),
+        models: new Set(), responseModels: new Set(), vendors: new Set(), services: new Set(), words: new TextFilterWords(),
       }
       this.#traces.set(key, trace)
     }
@@ -132,6 +135,7 @@ export class TraceDeltas {
     delta.span_count++
     if (span.statusCode === ERROR) delta.error_count++
     if (span.llmModel) trace.models.add(span.llmModel)
+    if (span.llmResponseModel && span.llmResponseModel !== span.llmModel) trace.responseModels.add(span.llmResponseModel)
     if (span.llmVendor) trace.vendors.add(span.llmVendor)
     if (span.serviceName) trace.services.add(span.serviceName)
     if (span.llmRequestType !== AGGREGATE_OPERATION) {
@@ -153,9 +157,10 @@ export class TraceDeltas {
 
   /** The deltas, their sets closed. */
   deltas(): TraceDelta[] {
-    return [...this.#traces.values()].map(({ delta, models, vendors, services, words }) => ({
+    return [...this.#traces.values()].map(({ delta, models, responseModels, vendors, services, words }) => ({
       ...delta,
       models: [...models].sort(),
+      response_models: [...responseModels].sort(),
       vendors: [...vendors].sort(),
       services: [...services].sort(),
       text_filter: words.toHex(),

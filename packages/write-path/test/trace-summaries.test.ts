@@ -69,6 +69,20 @@ for (const engine of engines) {
       assert.deepEqual([usage.totals.spans, usage.totals.inputTokens, usage.totals.outputTokens, usage.totals.costUsd], [2, 42, 8, 0.0000111])
     })
 
+    it('filters by a model asked for or answering, and by vendor, whatever their case', async () => {
+      const trace = '5'.repeat(32)
+      await storeAndSummarise(db, [
+        span(trace, '0000000000000001', t0, { projectId: 'models', parentSpanId: null, llmModel: 'gpt-4o-mini', llmResponseModel: 'gpt-4o-mini-2024-07-18', llmVendor: 'openai' }),
+      ])
+      const found = async (filter: { model?: string; vendor?: string }) =>
+        (await searchTraces(db, { projectId: 'models', limit: 10, sort: 'time', order: 'desc', ...filter })).traces.map((row) => row.traceId)
+      assert.deepEqual(await found({ model: 'gpt-4o-mini-2024-07-18' }), [trace], 'the response model')
+      assert.deepEqual(await found({ model: 'GPT-4o-mini' }), [trace], 'the requested model, in another case')
+      assert.deepEqual(await found({ vendor: 'OpenAI' }), [trace])
+      assert.deepEqual(await found({ model: 'gpt-4o' }), [], 'a whole name, not a part')
+      assert.deepEqual(await found({ vendor: 'anthropic' }), [])
+    })
+
     it('the 2026-11-25T0400 migration recounts summaries that counted such spans', async () => {
       const trace = '4'.repeat(32)
       const call = { llmModel: 'gpt-4o-mini', inputTokens: 42, outputTokens: 8, totalTokens: 50, totalCostUsd: 0.0000111 }

@@ -27,6 +27,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // Kept out of line uncompressed: a row lives for seconds, and compressing and decompressing
   // hundreds of KB of JSON a batch cost Postgres CPU that the spans' own COPY needs.
   await sql`alter table summary_deltas alter column traces set storage external, alter column usage set storage external`.execute(db)
+  // The models that answered, beside those asked for: the model filter matches either (a
+  // response model is usually a dated version of the requested one, gpt-4o-mini-2024-07-18).
+  // Traces summarised before are matched by their requested models only.
+  await sql`alter table trace_summaries add column response_models text[] not null default '{}'`.execute(db)
   // The rollup rows a trace counts in (within the hour it started): one per dimension and value.
   await sql`
     create function tracewell_trace_rollup_keys(models text[], vendors text[], services text[], user_id text)
@@ -64,5 +68,6 @@ export async function recountRollupTraces(db: AnyDb): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('summary_deltas').ifExists().execute()
+  await sql`alter table trace_summaries drop column if exists response_models`.execute(db)
   await sql`drop function if exists tracewell_trace_rollup_keys(text[], text[], text[], text)`.execute(db)
 }

@@ -99,8 +99,9 @@ function conditions(search: TraceSearch): RawBuilder<unknown>[] {
   if (search.from) where.push(sql`t.start_time >= ${search.from}`)
   if (search.to) where.push(sql`t.start_time < ${search.to}`)
   if (search.service) where.push(sql`${search.service} = any(t.services)`)
-  if (search.model) where.push(sql`${search.model} = any(t.models)`)
-  if (search.vendor) where.push(sql`${search.vendor} = any(t.vendors)`)
+  // A model asked for or one that answered (a dated version), in any case; a vendor in any case.
+  if (search.model) where.push(sql`exists (select 1 from unnest(t.models || t.response_models) as m where lower(m) = lower(${search.model}))`)
+  if (search.vendor) where.push(sql`exists (select 1 from unnest(t.vendors) as v where lower(v) = lower(${search.vendor}))`)
   if (search.status === 'error') where.push(sql`t.error_count > 0`)
   if (search.status === 'ok') where.push(sql`t.error_count = 0`)
   if (search.sessionId) where.push(sql`t.session_id = ${search.sessionId}`)
