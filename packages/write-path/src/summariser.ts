@@ -20,9 +20,12 @@ export interface SummariserOptions {
   pollMs?: number
   limits?: FoldLimits
   /**
-   * Vacuum summary_deltas after this many deltas were folded: each fold deletes the rows it read,
-   * and where autovacuum is off or behind, the table and its index would grow with every delta
-   * ever written, and the claim would step over the dead rows.
+   * Vacuum summary_deltas once this many deltas were folded, when the summariser has caught up:
+   * each fold deletes the rows it read, and where autovacuum is off or behind, the table and its
+   * index would grow with every delta ever written, and the claim would step over the dead rows.
+   * Vacuumed when caught up, the table holds almost nothing but dead rows, so the vacuum is short
+   * (under load a vacuum of a backlog's table took 3 s); behind for twenty times as many, it
+   * vacuums anyway.
    */
   vacuumEveryDeltas?: number
 }
@@ -38,7 +41,7 @@ export function startSummariser(options: SummariserOptions): Summariser {
   const { db, logger } = options
   const pollMs = options.pollMs ?? 200
   const limits = options.limits ?? DEFAULT_FOLD_LIMITS
-  const vacuumEvery = options.vacuumEveryDeltas ?? 5_000
+  const vacuumEvery = options.vacuumEveryDeltas ?? 1_000
   const metrics = options.metrics === undefined ? undefined : summariserMetrics(options.metrics, db)
   const stopping = new AbortController()
   let foldedSinceVacuum = 0
@@ -52,17 +55,17 @@ export function startSummariser(options: SummariserOptions): Summariser {
         const result = await foldSummaryDeltas(db, limits)
         if (failures > 0) logger.info({ failures }, 'summariser: folding again')
         failures = 0
-        if (result === 'busy' || result.deltas === 0) {
-          await wait(pollMs)
-          continue
+        if (result !== 'busy') {
+          metrics?.deltas.inc(result.deltas)
+          metrics?.traces.inc(result.traces)
+          foldedSinceVacuum += result.deltas
+          const caughtUp = result.deltas === 0
+          if ((caughtUp && foldedSinceVacuum >= vacuumEvery) || foldedSinceVacuum >= 20 * vacuumEvery) {
+            foldedSinceVacuum = 0
+            await vacuumDeltas(db, logger)
+          }
         }
-        metrics?.deltas.inc(result.deltas)
-        metrics?.traces.inc(result.traces)
-        foldedSinceVacuum += result.deltas
-        if (foldedSinceVacuum >= vacuumEvery) {
-          foldedSinceVacuum = 0
-          await vacuumDeltas(db, logger)
-        }
+        if (result === 'busy' || result.deltas === 0) await wait(pollMs)
       } catch (error) {
         // Postgres down or restarting: back off, one line per failure streak's doubling.
         failures++
@@ -83,7 +86,8 @@ export function startSummariser(options: SummariserOptions): Summariser {
 
 async function vacuumDeltas(db: Db, logger: SummariserLogger): Promise<void> {
   try {
-    await sql`vacuum summary_deltas`.execute(db)
+    // truncate false: giving the file's empty end back takes a lock that writers' inserts would wait on.
+    await sql`vacuum (truncate false) summary_deltas`.execute(db)
   } catch (error) {
     // Not the table's owner (a role without MAINTAIN): autovacuum is then the table's only vacuum.
     logger.warn({ err: error }, 'summariser: could not vacuum summary_deltas')
