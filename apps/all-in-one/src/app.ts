@@ -52,7 +52,7 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
     await app.register(sendTracesRoutes, { producer, limits })
     await app.register(otlpGrpcPlugin, { producer, limits })
     const sessionSecret = await consoleSessionSecret(config, app.log)
-    await app.register(controlPlaneRoutes, { adminApiKey: config.ADMIN_API_KEY, consoleSessions: { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS } })
+    await app.register(controlPlaneRoutes, { adminApiKey: config.ADMIN_API_KEY, queryTimeoutMs: config.QUERY_TIMEOUT_MS, consoleSessions: { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS } })
     await app.register(cleanupRoutes, { cronApiKey: config.CRON_API_KEY, batchSize: config.CLEANUP_BATCH_SIZE, timeBudgetMs: config.CLEANUP_TIME_BUDGET_MS })
     await app.register(consoleAssetsPlugin, { distDir: deps.consoleDistDir })
     return { readiness: { queue: () => producer.ping() }, details: { summaries: () => summaryBacklog(db) } }

@@ -26,6 +26,7 @@ export const controlPlaneService = defineService<ControlPlaneConfig, ControlPlan
     const sessionSecret = config.SESSION_SECRET
     await app.register(controlPlaneRoutes, {
       adminApiKey: config.ADMIN_API_KEY,
+      queryTimeoutMs: config.QUERY_TIMEOUT_MS,
       consoleSessions: sessionSecret === undefined ? undefined : { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS },
     })
     // The console signs people in with cookies, so it is served only where they can be signed.

@@ -6,10 +6,13 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 export const MessageSchema = Type.Object({ message: Type.String() }, { description: 'what went wrong, and where' })
 export type Message = Static<typeof MessageSchema>
 
-/** Response schemas for the error statuses a route can answer with. */
-export function errorResponses<const Status extends number>(...statuses: Status[]): Record<Status | 500, typeof MessageSchema> {
-  const responses = {} as Record<Status | 500, typeof MessageSchema>
-  for (const status of [...statuses, 500 as const]) responses[status] = MessageSchema
+/**
+ * Response schemas for the error statuses a route can answer with; every route can also answer
+ * 500 and, while the database cannot be reached, 503 with Retry-After.
+ */
+export function errorResponses<const Status extends number>(...statuses: Status[]): Record<Status | 500 | 503, typeof MessageSchema> {
+  const responses = {} as Record<Status | 500 | 503, typeof MessageSchema>
+  for (const status of [...statuses, 500 as const, 503 as const]) responses[status] = MessageSchema
   return responses
 }
 

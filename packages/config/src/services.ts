@@ -10,6 +10,7 @@ import {
   janitorSettings,
   keySettings,
   queueSettings,
+  querySettings,
   serverSettings,
   startupSettings,
   writerSettings,
@@ -44,6 +45,7 @@ export const ControlPlaneConfigSchema = Type.Object({
   ...adminSettings,
   ...bootstrapSettings,
   ...consoleSettings,
+  ...querySettings,
   ...startupSettings,
 })
 export type ControlPlaneConfig = Static<typeof ControlPlaneConfigSchema>
@@ -68,6 +70,7 @@ export const AllInOneConfigSchema = Type.Object({
   ...bootstrapSettings,
   ...janitorSettings,
   ...consoleSettings,
+  ...querySettings,
   ...startupSettings,
 })
 export type AllInOneConfig = Static<typeof AllInOneConfigSchema>

@@ -14,6 +14,12 @@ export const serverSettings = (defaultPort: number) => ({
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent' },
   ),
+  BODY_TIMEOUT_MS: Type.Integer({
+    minimum: 1_000,
+    maximum: 3_600_000,
+    default: 30_000,
+    description: 'how long a client may take to send a whole request (headers and body), in ms; a slower one is answered 408 and disconnected (default 30000)',
+  }),
 })
 
 const PostgresUrl = Type.String({
@@ -112,6 +118,15 @@ export const keySettings = {
     minimum: 0,
     default: 15 * 60_000,
     description: 'while the database cannot be reached, how long a key verified before keeps working, in ms (default 900000, 15 minutes)',
+  }),
+}
+
+export const querySettings = {
+  QUERY_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 600_000,
+    default: 10_000,
+    description: 'statement timeout of the trace, session and usage queries, in ms; a query that runs longer is stopped and answered 400 (default 10000)',
   }),
 }
 

@@ -1,5 +1,7 @@
 export { createDb, engineOf, poolOf, type AnyDb, type Db, type DbOptions } from './create-db.ts'
 export { postgresDependency } from './postgres-dependency.ts'
+export { isDatabaseUnavailable, isStatementTimeout } from './database-errors.ts'
+export { withStatementTimeout } from './statement-timeout.ts'
 export type { Database, ApiKeyKind, CostSource, ModelMatch } from './database.ts'
 export { assertSchemaIsCurrent, migrateToLatest, MigrationError, pendingMigrations } from './migrator.ts'
 export { inTransaction, type Executor } from './repositories/executor.ts'

@@ -1,4 +1,6 @@
+import { isDatabaseUnavailable, isStatementTimeout } from '@tracewell/db'
 import type { FastifyError, FastifyInstance } from 'fastify'
+import { databaseUnavailable, queryTimedOut } from './errors.ts'
 
 /** How a service (or a group of its routes) shapes an error body; ingest and the control plane differ (docs/api.md#conventions). */
 export type ErrorBodyShape = (statusCode: number, message: string) => Record<string, unknown>
@@ -16,7 +18,8 @@ interface HttpError extends FastifyError {
  * where; anything else is logged with the request id and answered without detail.
  */
 export function installErrorHandler(app: FastifyInstance, shape: ErrorBodyShape): void {
-  app.setErrorHandler((error: HttpError, request, reply) => {
+  app.setErrorHandler((raw: HttpError, request, reply) => {
+    const error = asHttpError(raw)
     const statusCode = error.statusCode ?? 500
     if (statusCode >= 400 && statusCode < 500) {
       if (error.retryAfterSeconds !== undefined) void reply.header('retry-after', String(error.retryAfterSeconds))
@@ -30,6 +33,18 @@ export function installErrorHandler(app: FastifyInstance, shape: ErrorBodyShape)
     request.log.error({ err: error, reqId: request.id }, 'request failed')
     return reply.code(500).send(shape(500, `Internal server error (request ${request.id})`))
   })
+}
+
+/**
+ * A database error that is not a bug, as the answer it deserves: an unreachable database is a
+ * 503 with Retry-After (the request may succeed in a moment, as key checks already answer), a
+ * statement cancelled by its timeout a 400 that says to narrow the query. Anything else is as thrown.
+ */
+function asHttpError(error: HttpError): HttpError {
+  if (error.statusCode !== undefined && error.statusCode !== 500) return error
+  if (isDatabaseUnavailable(error)) return Object.assign(databaseUnavailable(), { cause: error }) as unknown as HttpError
+  if (isStatementTimeout(error)) return queryTimedOut() as HttpError
+  return error
 }
 
 function clientMessage(error: HttpError): string {

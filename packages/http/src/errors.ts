@@ -29,6 +29,21 @@ export class ServiceUnavailableError extends Error {
   }
 }
 
+/** Seconds a client should wait when the database cannot be reached. */
+const RETRY_AFTER_DATABASE_UNAVAILABLE_S = 5
+
+/** The answer to a request whose query found the database unreachable (a Postgres outage): 503 and when to retry, never a 500. */
+export const databaseUnavailable = () =>
+  new ServiceUnavailableError(`The database cannot be reached right now; retry after ${RETRY_AFTER_DATABASE_UNAVAILABLE_S} s`, RETRY_AFTER_DATABASE_UNAVAILABLE_S)
+
+/**
+ * The answer to a query Postgres cancelled at its statement timeout (QUERY_TIMEOUT_MS): a 400, as
+ * Sentry answers a query that runs too long, since sending the same query again would only
+ * spend the same time again; the client narrows it instead.
+ */
+export const queryTimedOut = () =>
+  new BadRequestError('query: took longer than the query time limit (QUERY_TIMEOUT_MS) and was stopped; narrow it with a shorter from–to range or more filters')
+
 /** Seconds a client should wait when API keys cannot be checked (the database is unreachable). */
 const RETRY_AFTER_KEY_STORE_UNAVAILABLE_S = 5
 

@@ -18,6 +18,7 @@ import { sessionRoutes } from './sessions.routes.ts'
 import { usageRoutes } from './usage.routes.ts'
 import { traceQueryRoutes } from './trace-queries.routes.ts'
 import { summariesStatusRoutes } from './summaries-status.routes.ts'
+import { decorateTimedQuery, DEFAULT_QUERY_TIMEOUT_MS } from './timed-queries.ts'
 
 export interface ControlPlaneRoutesOptions {
   /** ADMIN_API_KEY: the secret of POST /api/teams; unset, that endpoint refuses everyone. */
@@ -26,6 +27,8 @@ export interface ControlPlaneRoutesOptions {
   promptCacheTtlMs?: number
   /** The web console's sessions (/api/session, and the session cookie on team-key routes); absent without SESSION_SECRET. */
   consoleSessions?: ConsoleSessionOptions | undefined
+  /** QUERY_TIMEOUT_MS: the statement timeout of trace, session and usage queries. */
+  queryTimeoutMs?: number
 }
 
 export interface ConsoleSessionOptions extends ConsoleSessionPluginOptions {
@@ -48,6 +51,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   installErrorHandler(app, messageBody)
   app.setValidatorCompiler(({ schema, httpPart }) => refusingNul((httpPart === 'body' ? strictAjv : coercingAjv).compile(schema)))
   app.decorateRequest('controlPlaneProjectId', null)
+  decorateTimedQuery(app, options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS)
 
   // POST /api/api-key is sent with `Content-Type: application/json` and no body (docs/api.md#api-keys);
   // Fastify's own parser would refuse that as an empty JSON body.

@@ -63,14 +63,15 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { limit, cursor, from, to, user } = request.query
-      const page = await searchSessions(app.db, {
+      const search = {
         projectId: callerProjectId(request),
         limit,
         cursor: cursor ? decodeSessionCursor(cursor) : undefined,
         from: parseIsoDate('from', from),
         to: parseIsoDate('to', to),
         userId: user,
-      })
+      }
+      const page = await app.timedQuery((db) => searchSessions(db, search))
       return { sessions: page.sessions, nextCursor: page.next ? encodeSessionCursor(page.next) : null }
     },
   )
@@ -94,7 +95,8 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { sessionId } = request.params
-      const traces = await findSessionTraces(app.db, callerProjectId(request), sessionId, 1_000)
+      const projectId = callerProjectId(request)
+      const traces = await app.timedQuery((db) => findSessionTraces(db, projectId, sessionId, 1_000))
       if (traces.length === 0) throw new NotFoundError('Session not found')
       return { sessionId, userId: traces.find((trace) => trace.userId !== null)?.userId ?? null, traces }
     },

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { deleteTrace, findTraceSpans, findTraceSpansJson, searchTraces, type TraceSearchCursor, type TraceSort } from '@tracewell/db'
+import { deleteTrace, findTraceSpans, findTraceSpansJson, hasSearchableWord, searchTraces, type TraceSearchCursor, type TraceSort } from '@tracewell/db'
 import { BadRequestError, NotFoundError, UnauthorizedError } from '@tracewell/http'
 import { callerProjectId, requireProjectAccess } from '../auth.ts'
 import { toOtlpJson } from '../otlp-export.ts'
@@ -25,9 +25,16 @@ export const TraceListQuerySchema = Type.Object({
   attr: Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 10, description: 'key=value on a span’s or its resource’s attributes (repeatable; all must hold)' })),
   session: Type.Optional(Type.String({ maxLength: 500, description: 'session id' })),
   user: Type.Optional(Type.String({ maxLength: 500, description: 'user id' })),
-  min_duration_ms: Type.Optional(Type.Number({ minimum: 0 })),
-  min_cost: Type.Optional(Type.Number({ minimum: 0, description: 'USD' })),
-  q: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'text contained in a span’s attributes: prompts, completions (case-insensitive), its words as whole words' })),
+  // Bounded so that a number like 1e999 (Infinity once parsed) is a 400 here, not a 500 in Postgres.
+  min_duration_ms: Type.Optional(Type.Number({ minimum: 0, maximum: 1e12, description: 'milliseconds (0–10^12)' })),
+  min_cost: Type.Optional(Type.Number({ minimum: 0, maximum: 1e12, description: 'USD (0–10^12)' })),
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 500,
+      description: 'text contained in a span’s attributes: prompts, completions (case-insensitive), its words as whole words; must hold a word (letters or digits)',
+    }),
+  ),
   sort: Type.Union([Type.Literal('time'), Type.Literal('duration'), Type.Literal('cost'), Type.Literal('tokens')], { default: 'time' }),
   order: Type.Union([Type.Literal('desc'), Type.Literal('asc')], { default: 'desc' }),
 })
@@ -134,7 +141,10 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const query = request.query
-      const page = await searchTraces(app.db, {
+      if (query.q !== undefined && !hasSearchableWord(query.q)) {
+        throw new BadRequestError('querystring/q: needs a word (letters or digits) to look for; text of punctuation alone would be looked for in every span')
+      }
+      const search = {
         projectId: callerProjectId(request),
         limit: query.limit,
         cursor: query.cursor === undefined || query.cursor === '' ? undefined : decodeCursor(query.sort, query.cursor),
@@ -153,7 +163,8 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         text: query.q,
         sort: query.sort,
         order: query.order,
-      })
+      }
+      const page = await app.timedQuery((db) => searchTraces(db, search))
       return { traces: page.traces, nextCursor: page.next === null ? null : encodeCursor(query.sort, page.next) }
     },
   )
@@ -176,7 +187,8 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const traceId = traceIdOf(request.params.traceId)
       // Sent as the text the repository writes (a string skips the response serializer): the
       // spans' JSON columns are never parsed and written again.
-      const spans = await findTraceSpansJson(app.db, callerProjectId(request), traceId)
+      const projectId = callerProjectId(request)
+      const spans = await app.timedQuery((db) => findTraceSpansJson(db, projectId, traceId))
       if (spans === null) throw new NotFoundError('Trace not found')
       // The text is the TraceSchema document; the type provider only knows the object form.
       const body = `{"traceId":"${traceId}","spans":${spans}}` as unknown as Trace
@@ -223,7 +235,9 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const spans = await findTraceSpans(app.db, callerProjectId(request), traceIdOf(request.params.traceId))
+      const projectId = callerProjectId(request)
+      const traceId = traceIdOf(request.params.traceId)
+      const spans = await app.timedQuery((db) => findTraceSpans(db, projectId, traceId))
       if (spans.length === 0) throw new NotFoundError('Trace not found')
       return toOtlpJson(spans)
     },

@@ -71,7 +71,8 @@ export const usageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (buckets > (bucket === 'hour' ? maxBuckets : maxDayBuckets)) {
         throw new BadRequestError(`querystring/from: at most ${bucket === 'hour' ? maxBuckets : maxDayBuckets} ${bucket}s in one answer`)
       }
-      return usageOf(app.db, { projectId: callerProjectId(request), from, to, bucket, timeZone: tz, groupBy })
+      const projectId = callerProjectId(request)
+      return app.timedQuery((db) => usageOf(db, { projectId, from, to, bucket, timeZone: tz, groupBy }))
     },
   )
 }

@@ -89,6 +89,15 @@ const sortColumns: Record<TraceSort, { expression: RawBuilder<unknown>; cast: (v
   tokens: { expression: sql`t.total_tokens`, cast: (value) => sql`${value}::bigint` },
 }
 
+/**
+ * Whether `text` has a word the trace word filters can look for (letters or digits; see
+ * text-filter.ts). Text without one (`'`, `%`, `=`) would be looked for in every span of the
+ * project, so the query API refuses it.
+ */
+export function hasSearchableWord(text: string): boolean {
+  return textFilterProbes(text).length > 0
+}
+
 /** `text` for LIKE, its wildcards taken literally. */
 const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 

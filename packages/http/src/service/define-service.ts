@@ -11,6 +11,7 @@ import { databaseAnswers, dbPlugin } from '../plugins/db.plugin.ts'
 /** The settings every service reads (packages/config composes them into each service's schema). */
 export interface ServiceConfig {
   LOG_LEVEL: string
+  BODY_TIMEOUT_MS?: number
   DATABASE_URL?: string
   DATABASE_POOL_SIZE: number
   DATA_DIR?: string
@@ -68,7 +69,7 @@ export function defineService<C extends ServiceConfig, D extends ServiceDeps = S
   return {
     spec,
     async build(config, deps = {} as D) {
-      const app = createApp({ logLevel: config.LOG_LEVEL, bodyLimit: spec.bodyLimit?.(config), ...(deps.logger === undefined ? {} : { logger: deps.logger }) })
+      const app = createApp({ logLevel: config.LOG_LEVEL, bodyLimit: spec.bodyLimit?.(config), requestTimeoutMs: config.BODY_TIMEOUT_MS, ...(deps.logger === undefined ? {} : { logger: deps.logger }) })
       installErrorHandler(app, messageBody)
       await app.register(metricsPlugin)
       if (spec.openApi) await app.register(openApiPlugin, typeof spec.openApi === 'function' ? spec.openApi(config) : spec.openApi)
