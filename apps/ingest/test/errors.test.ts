@@ -248,6 +248,17 @@ describe('415 unsupported media', () => {
     assert.equal(form.statusCode, 415)
   })
 
+  it('JSON in a charset other than UTF-8, which would be read as UTF-8', async () => {
+    const utf16 = await post({ contentType: 'application/json; charset=utf-16', body: Buffer.from(seedBody.toString('utf8'), 'utf16le') })
+    assert.equal(utf16.statusCode, 415)
+    assert.equal(utf16.body, `{"status":415,"message":"Unsupported charset 'utf-16' in Content-Type; JSON bodies must be UTF-8 (charset=utf-8 or none)"}`)
+    const latin1 = await post({ url: '/v1/traces', contentType: 'application/json;charset=ISO-8859-1', body: seedBody })
+    assert.equal(latin1.statusCode, 415)
+    assert.equal(latin1.body, `{"code":3,"message":"Unsupported charset 'iso-8859-1' in Content-Type; JSON bodies must be UTF-8 (charset=utf-8 or none)"}`)
+    assert.equal((await post({ contentType: 'application/json; charset="UTF-8"', body: seedBody })).statusCode, 200)
+    assert.equal((await post({ contentType: 'application/x-protobuf; charset=utf-16', body: protobufFixture })).statusCode, 200, 'a charset means nothing to protobuf')
+  })
+
   it('content encodings', async () => {
     const response = await post({ encoding: 'br', body: seedBody })
     assert.equal(response.statusCode, 415)

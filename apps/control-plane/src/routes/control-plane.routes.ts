@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { installErrorHandler, messageBody } from '@tracewell/http'
+import { installErrorHandler, messageBody, requireUtf8Json } from '@tracewell/http'
 import AjvModule from 'ajv'
 import { Counter, type Registry } from 'prom-client'
 import { PromptCache, type PromptCacheStats } from '../prompt-cache.ts'
@@ -57,7 +57,13 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   // Fastify's own parser would refuse that as an empty JSON body.
   const jsonParser = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
+  // A charset other than UTF-8 (charset=utf-16) is a 415: the body would be read as UTF-8.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    try {
+      requireUtf8Json(request.headers['content-type'] ?? '')
+    } catch (error) {
+      return done(error as Error, undefined)
+    }
     if (body === '') done(null, undefined)
     else jsonParser(request, body as string, done)
   })

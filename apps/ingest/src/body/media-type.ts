@@ -1,3 +1,4 @@
+import { requireUtf8Json } from '@tracewell/http'
 import { unsupportedContentEncoding, unsupportedContentType } from '../errors.ts'
 
 /** How a trace body is encoded on the wire: told by Content-Type, never by User-Agent. */
@@ -26,10 +27,11 @@ export function formatOf(contentType: string | undefined): BodyFormat | undefine
   return formatsByMediaType[mediaType]
 }
 
-/** The body's format; anything but JSON or protobuf is a 415. */
+/** The body's format; anything but JSON or protobuf is a 415, and so is JSON in a charset other than UTF-8. */
 export function requireFormat(contentType: string | undefined): BodyFormat {
   const format = formatOf(contentType)
   if (format === undefined) throw unsupportedContentType(contentType)
+  if (format === 'json') requireUtf8Json(contentType as string)
   return format
 }
 

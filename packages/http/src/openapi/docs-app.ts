@@ -29,8 +29,21 @@ export async function buildDocsApp(options: OpenApiOptions, routes: readonly Rou
       components: { securitySchemes: Object.fromEntries(options.securitySchemes.map((name) => [name, securitySchemes[name]])) },
     },
   })
-  await docs.register(swaggerUi, { routePrefix: '/docs' })
+  // The page's own Content-Security-Policy: @fastify/swagger-ui's, which admits the page's inline
+  // script and styles by hash, without `upgrade-insecure-requests` (it would send the page's
+  // requests to https on a plain-http deployment) and with framing refused, as the console's.
+  await docs.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, transformStaticCSP: docsPageCsp })
   for (const { method, url, schema, config } of routes) docs.route({ method, url, ...(schema ? { schema } : {}), ...(config ? { config } : {}), handler: answeredByTheService })
   await docs.ready()
   return docs
+}
+
+/** @fastify/swagger-ui's static CSP, for a page that may be served over plain HTTP and is never framed. */
+export function docsPageCsp(header: string): string {
+  return header
+    .split(';')
+    .map((directive) => directive.trim())
+    .filter((directive) => directive !== '' && directive !== 'upgrade-insecure-requests' && !directive.startsWith('frame-ancestors'))
+    .concat("frame-ancestors 'none'")
+    .join('; ')
 }

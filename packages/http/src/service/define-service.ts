@@ -7,6 +7,7 @@ import { openApiPlugin, type OpenApiOptions } from '../openapi.plugin.ts'
 import { apiKeysPlugin } from '../plugins/api-keys.plugin.ts'
 import { authPlugin } from '../plugins/auth.plugin.ts'
 import { databaseAnswers, dbPlugin } from '../plugins/db.plugin.ts'
+import { installResponseHeaders } from '../response-headers.ts'
 
 /** The settings every service reads (packages/config composes them into each service's schema). */
 export interface ServiceConfig {
@@ -59,7 +60,7 @@ export interface Service<C extends ServiceConfig, D extends ServiceDeps> {
 
 /**
  * One way to be a Tracewell service. Every service is built in the same order: logging and
- * request ids, the error handler, metrics, the OpenAPI document, the database (closed with the
+ * request ids, the error handler, the default response headers (nosniff, no-store), metrics, the OpenAPI document, the database (closed with the
  * app when the app opened it) and its schema check, the API key verifier, then the service's own part, then
  * /healthz and /readyz over Postgres and whatever the service's part depends on. Closing runs the
  * same hooks in reverse, so a service's own resources (queue, worker, receivers) are done before
@@ -71,6 +72,7 @@ export function defineService<C extends ServiceConfig, D extends ServiceDeps = S
     async build(config, deps = {} as D) {
       const app = createApp({ logLevel: config.LOG_LEVEL, bodyLimit: spec.bodyLimit?.(config), requestTimeoutMs: config.BODY_TIMEOUT_MS, ...(deps.logger === undefined ? {} : { logger: deps.logger }) })
       installErrorHandler(app, messageBody)
+      installResponseHeaders(app)
       await app.register(metricsPlugin)
       if (spec.openApi) await app.register(openApiPlugin, typeof spec.openApi === 'function' ? spec.openApi(config) : spec.openApi)
       const db = deps.db ?? createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, dataDir: config.DATA_DIR })
