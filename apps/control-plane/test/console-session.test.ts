@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sign } from '@fastify/cookie'
+import { ControlPlaneConfigSchema, loadConfig } from '@tracewell/config'
 import { revokeApiKey, sql } from '@tracewell/db'
 import type { LightMyRequestResponse } from 'fastify'
 import { encodeSessionClaims } from '../src/console/session-claims.ts'
+import { buildApp } from '../src/index.ts'
 import { seedWorkspace, startControlPlane, unauthorized, type TestControlPlane, type Workspace } from './helper.ts'
 
 const secret = 'session-secret-for-tests-0123456789abcdef'
@@ -55,7 +57,8 @@ describe('console sessions', () => {
     assert.ok(!header.includes(ws.teamKey) && !header.includes(ws.teamKey.slice(8, 20)), 'the key is not in the cookie')
     const claims = JSON.parse(Buffer.from(header.slice('tw_session='.length).split('.')[0] as string, 'base64url').toString())
     assert.deepEqual(claims.slice(0, 2), [ws.teamId, claims[1]])
-    assert.deepEqual(Object.keys(claims), ['0', '1', '2'], 'team id, key id and expiry only')
+    assert.deepEqual(Object.keys(claims), ['0', '1', '2', '3'], 'team id, key id, expiry and a random session id only')
+    assert.match(claims[3], /^[A-Za-z0-9_-]{24}$/)
   })
 
   it('marks the cookie Secure when the request came over HTTPS through a proxy', async () => {
@@ -97,14 +100,37 @@ describe('console sessions', () => {
     assert.match(setCookieHeader(response), /^tw_session=; Max-Age=0; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict$/)
   })
 
+  it('ends the session on the server: the old cookie no longer works, here or on another replica', async () => {
+    const cookie = sessionCookie(await signIn(ws.teamKey))
+    const other = sessionCookie(await signIn(ws.teamKey))
+    // A second replica: the same database and secret, its own caches, which saw the session live.
+    const replica = await buildApp(loadConfig(ControlPlaneConfigSchema, { DATABASE_URL: cp.url, LOG_LEVEL: 'silent', SESSION_SECRET: secret, KEY_CACHE_TTL_MS: '0' }), { db: cp.db })
+    try {
+      assert.equal((await replica.inject({ url: '/api/session', headers: { cookie } })).statusCode, 200)
+      const signOut = await cp.app.inject({ method: 'DELETE', url: '/api/session', headers: { cookie, ...csrf } })
+      assert.equal(signOut.statusCode, 204)
+      for (const app of [cp.app, replica]) {
+        const session = await app.inject({ url: '/api/session', headers: { cookie } })
+        assert.deepEqual([session.statusCode, session.json()], [401, { message: 'Not signed in' }])
+        const projects = await app.inject({ url: '/api/projects', headers: { cookie } })
+        assert.deepEqual([projects.statusCode, projects.json()], [401, unauthorized])
+      }
+      assert.equal((await cp.app.inject({ url: '/api/session', headers: { cookie: other } })).statusCode, 200, 'another sign-in of the same key goes on')
+    } finally {
+      await replica.close()
+    }
+  })
+
   it('refuses a cookie whose content or signature was changed, or that has expired', async () => {
     const cookie = sessionCookie(await signIn(ws.teamKey))
     const [value, signature] = cookie.slice('tw_session='.length).split('.') as [string, string]
-    const claims = JSON.parse(Buffer.from(value, 'base64url').toString()) as [string, string, number]
+    const claims = JSON.parse(Buffer.from(value, 'base64url').toString()) as [string, string, number, string]
     const otherTeam = await seedWorkspace(cp.db, 'Other')
-    const forgedValue = encodeSessionClaims({ teamId: otherTeam.teamId, keyId: claims[1], expiresAt: claims[2] })
+    const forgedValue = encodeSessionClaims({ sessionId: claims[3], teamId: otherTeam.teamId, keyId: claims[1], expiresAt: claims[2] })
     const flipped = signature.startsWith('A') ? `B${signature.slice(1)}` : `A${signature.slice(1)}`
-    const expired = sign(encodeSessionClaims({ teamId: ws.teamId, keyId: claims[1], expiresAt: Date.now() - 1 }), secret)
+    const expired = sign(encodeSessionClaims({ sessionId: claims[3], teamId: ws.teamId, keyId: claims[1], expiresAt: Date.now() - 1 }), secret)
+    // A cookie of the release before sign-outs were revocable: no session id to revoke.
+    const withoutSessionId = sign(Buffer.from(JSON.stringify([ws.teamId, claims[1], claims[2]])).toString('base64url'), secret)
     const wrongSecret = sign(value, 'another-secret-0123456789abcdef0123456789')
     const signedButOtherTeam = sign(forgedValue, secret)
     for (const [what, forged] of [
@@ -114,6 +140,7 @@ describe('console sessions', () => {
       ['expired', expired],
       ['signed with another secret', wrongSecret],
       ['claims a team the key is not of', signedButOtherTeam],
+      ['has no session id', withoutSessionId],
     ] as const) {
       const response = await cp.app.inject({ url: '/api/session', headers: { cookie: `tw_session=${forged}` } })
       assert.deepEqual([response.statusCode, response.json()], [401, { message: 'Not signed in' }], what)

@@ -241,6 +241,7 @@ export interface Database {
   usage_rollups: UsageRollupsTable
   session_summaries: SessionSummariesTable
   summary_deltas: SummaryDeltasTable
+  console_session_revocations: ConsoleSessionRevocationsTable
 }
 
 export type Team = Selectable<TeamsTable>
@@ -256,6 +257,13 @@ export type RetentionPolicy = Selectable<ProjectRetentionPoliciesTable>
 export type RetentionPolicyUpdate = Updateable<ProjectRetentionPoliciesTable>
 export type Span = Selectable<SpansTable>
 export type ProjectModelPrice = Selectable<ProjectModelPricesTable>
+
+/** A console session signed out before it expired: refused until then (console-sessions.repository.ts). */
+export interface ConsoleSessionRevocationsTable {
+  session_id: string
+  expires_at: Timestamp
+  revoked_at: CreatedAt
+}
 
 // ---- The runtime twin of the types above, checked against the live schema by a test. ----
 
@@ -318,4 +326,5 @@ export const declaredColumns: DeclaredColumns = {
     cache_read_usd_per_mtok: nullable, cache_write_usd_per_mtok: nullable, reasoning_usd_per_mtok: nullable,
     effective_from: nullable, created_at: notNull,
   },
+  console_session_revocations: { session_id: notNull, expires_at: notNull, revoked_at: notNull },
 }

@@ -31,3 +31,4 @@ export { backfillTraceTextFilters } from './migrations/2026-11-25T1800-trace-tex
 export { recountRollupTraces } from './migrations/2026-11-26T0900-summary-deltas.ts'
 export * from './repositories/usage.repository.ts'
 export * from './repositories/summary-backlog.repository.ts'
+export * from './repositories/console-sessions.repository.ts'

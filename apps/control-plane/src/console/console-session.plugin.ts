@@ -1,8 +1,9 @@
 import fastifyCookie from '@fastify/cookie'
-import { findApiKeyOwnerById } from '@tracewell/db'
+import { findApiKeyOwnerById, isConsoleSessionRevoked, revokeConsoleSession } from '@tracewell/db'
 import fp from 'fastify-plugin'
 import { ConsoleSessions } from './console-sessions.ts'
 import { SessionKeys } from './session-keys.ts'
+import { SessionRevocations } from './session-revocations.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -26,8 +27,14 @@ export const defaultSessionMaxAgeMs = 12 * 60 * 60 * 1000
 export const consoleSessionPlugin = fp<ConsoleSessionPluginOptions>(
   async (app, options) => {
     await app.register(fastifyCookie, { secret: options.secret, hook: 'onRequest' })
-    const keys = new SessionKeys({ ttlMs: Math.min(options.keyCacheTtlMs, 5_000), lookup: (keyId) => findApiKeyOwnerById(app.db, keyId) })
-    app.decorate('consoleSessions', new ConsoleSessions({ keys, maxAgeMs: options.maxAgeMs ?? defaultSessionMaxAgeMs }))
+    const ttlMs = Math.min(options.keyCacheTtlMs, 5_000)
+    const keys = new SessionKeys({ ttlMs, lookup: (keyId) => findApiKeyOwnerById(app.db, keyId) })
+    const revocations = new SessionRevocations({
+      ttlMs,
+      isRevoked: (sessionId) => isConsoleSessionRevoked(app.db, sessionId),
+      revoke: (sessionId, expiresAt) => revokeConsoleSession(app.db, sessionId, expiresAt),
+    })
+    app.decorate('consoleSessions', new ConsoleSessions({ keys, revocations, maxAgeMs: options.maxAgeMs ?? defaultSessionMaxAgeMs }))
   },
   { name: 'console-session', fastify: '5.x', dependencies: ['db'] },
 )

@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto'
 import type { VerifiedKey } from '@tracewell/auth'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { decodeSessionClaims, encodeSessionClaims } from './session-claims.ts'
 import type { SessionKeys } from './session-keys.ts'
+import type { SessionRevocations } from './session-revocations.ts'
 
 export const sessionCookieName = 'tw_session'
 
@@ -15,24 +17,30 @@ export interface SessionCaller extends VerifiedKey {
 
 export interface ConsoleSessionsOptions {
   keys: SessionKeys
+  /** Sessions signed out before they expired. */
+  revocations: SessionRevocations
   /** How long a session lasts from sign-in, in ms. */
   maxAgeMs: number
   now?: () => number
 }
 
 /**
- * Console sessions as signed cookies: nothing is stored on the server, so a session survives a
- * restart and works on every replica that has the same SESSION_SECRET. Each request checks the
- * signature, the expiry and (cached) that the team key named in the cookie is still live.
- * Needs @fastify/cookie registered with the secret.
+ * Console sessions as signed cookies: a session survives a restart and works on every replica
+ * that has the same SESSION_SECRET. Each request checks the signature, the expiry and (cached)
+ * that the team key named in the cookie is still live and the session was not signed out; only
+ * sign-outs are stored on the server, until the session would have expired, as Grafana and
+ * Sentry end a session on the server when its user signs out. Needs @fastify/cookie registered
+ * with the secret.
  */
 export class ConsoleSessions {
   readonly #keys: SessionKeys
+  readonly #revocations: SessionRevocations
   readonly #maxAgeMs: number
   readonly #now: () => number
 
   constructor(options: ConsoleSessionsOptions) {
     this.#keys = options.keys
+    this.#revocations = options.revocations
     this.#maxAgeMs = options.maxAgeMs
     this.#now = options.now ?? Date.now
   }
@@ -47,14 +55,10 @@ export class ConsoleSessions {
    * content is wrong, it has expired, or its key was revoked or belongs elsewhere now.
    */
   async callerOf(request: FastifyRequest): Promise<SessionCaller | null> {
-    const raw = request.cookies[sessionCookieName]
-    if (raw === undefined) return null
-    const unsigned = request.unsignCookie(raw)
-    if (!unsigned.valid || unsigned.value === null) return null
-    const claims = decodeSessionClaims(unsigned.value)
+    const claims = this.#claimsOf(request)
     if (claims === null || claims.expiresAt <= this.#now()) return null
-    const owner = await this.#keys.owner(claims.keyId)
-    if (owner === null || owner.revoked || owner.kind !== 'team' || owner.teamId !== claims.teamId) return null
+    const [owner, revoked] = await Promise.all([this.#keys.owner(claims.keyId), this.#revocations.isRevoked(claims.sessionId)])
+    if (revoked || owner === null || owner.revoked || owner.kind !== 'team' || owner.teamId !== claims.teamId) return null
     return { id: owner.id, kind: 'team', teamId: owner.teamId, projectId: null, teamName: owner.teamName, expiresAt: claims.expiresAt }
   }
 
@@ -63,7 +67,7 @@ export class ConsoleSessions {
     const owner = await this.#keys.owner(key.id)
     if (owner === null || owner.revoked || owner.kind !== 'team') return null
     const expiresAt = this.#now() + this.#maxAgeMs
-    void reply.setCookie(sessionCookieName, encodeSessionClaims({ teamId: owner.teamId, keyId: owner.id, expiresAt }), {
+    void reply.setCookie(sessionCookieName, encodeSessionClaims({ sessionId: randomBytes(18).toString('base64url'), teamId: owner.teamId, keyId: owner.id, expiresAt }), {
       ...cookieAttributes(request),
       maxAge: Math.floor(this.#maxAgeMs / 1000),
       signed: true,
@@ -71,9 +75,23 @@ export class ConsoleSessions {
     return { id: owner.id, kind: 'team', teamId: owner.teamId, projectId: null, teamName: owner.teamName, expiresAt }
   }
 
-  /** Signs out: tells the browser to drop the cookie. */
-  end(request: FastifyRequest, reply: FastifyReply): void {
+  /**
+   * Signs out: the session is revoked on the server (every replica refuses it from then on, other
+   * replicas within the key cache TTL), then the browser is told to drop the cookie.
+   */
+  async end(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const claims = this.#claimsOf(request)
+    if (claims !== null && claims.expiresAt > this.#now()) await this.#revocations.revoke(claims.sessionId, new Date(claims.expiresAt))
     void reply.clearCookie(sessionCookieName, cookieAttributes(request))
+  }
+
+  /** The claims of the request's cookie when it is there and signed by us; null otherwise. */
+  #claimsOf(request: FastifyRequest) {
+    const raw = request.cookies[sessionCookieName]
+    if (raw === undefined) return null
+    const unsigned = request.unsignCookie(raw)
+    if (!unsigned.valid || unsigned.value === null) return null
+    return decodeSessionClaims(unsigned.value)
   }
 
   /** Forgets a revoked key at once in this process; other replicas follow within the key cache TTL. */

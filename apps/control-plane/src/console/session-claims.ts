@@ -4,6 +4,8 @@
  * stops working when the key it names is revoked.
  */
 export interface SessionClaims {
+  /** Random, per sign-in: what a sign-out revokes (session-revocations.ts). */
+  sessionId: string
   teamId: string
   keyId: string
   /** Milliseconds since the Unix epoch. */
@@ -11,7 +13,7 @@ export interface SessionClaims {
 }
 
 export function encodeSessionClaims(claims: SessionClaims): string {
-  return Buffer.from(JSON.stringify([claims.teamId, claims.keyId, claims.expiresAt])).toString('base64url')
+  return Buffer.from(JSON.stringify([claims.teamId, claims.keyId, claims.expiresAt, claims.sessionId])).toString('base64url')
 }
 
 /** The claims of a cookie value whose signature was already checked; null if it is not claims at all. */
@@ -22,8 +24,11 @@ export function decodeSessionClaims(value: string): SessionClaims | null {
   } catch {
     return null
   }
-  if (!Array.isArray(parsed) || parsed.length !== 3) return null
-  const [teamId, keyId, expiresAt] = parsed as unknown[]
+  // Cookies of the release before sign-outs were revocable have no session id: they could never
+  // be signed out, so they are refused and their users sign in again once.
+  if (!Array.isArray(parsed) || parsed.length !== 4) return null
+  const [teamId, keyId, expiresAt, sessionId] = parsed as unknown[]
   if (typeof teamId !== 'string' || typeof keyId !== 'string' || typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) return null
-  return { teamId, keyId, expiresAt }
+  if (typeof sessionId !== 'string' || !/^[A-Za-z0-9_-]{16,64}$/.test(sessionId)) return null
+  return { sessionId, teamId, keyId, expiresAt }
 }

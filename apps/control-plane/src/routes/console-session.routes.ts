@@ -120,14 +120,14 @@ export const consoleSessionRoutes: FastifyPluginAsyncTypebox<ConsoleSessionRoute
       schema: {
         operationId: 'signOutConsole',
         summary: 'Sign the console out',
-        description: `Clears the session cookie. Requires the ${csrfHeader}: 1 header.`,
+        description: `Ends the session on the server (its cookie is refused from then on, on every replica) and clears the cookie. Requires the ${csrfHeader}: 1 header.`,
         tags,
         security: [{ consoleSession: [] }],
         response: { 204: Type.Null({ description: 'signed out' }), ...errorResponses(403) },
       },
     },
     async (request, reply: FastifyReply) => {
-      sessions.end(request, reply)
+      await sessions.end(request, reply)
       return reply.code(204).send(null)
     },
   )
