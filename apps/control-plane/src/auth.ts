@@ -1,6 +1,6 @@
 import { presentedApiKey, secretsMatch, type KeyKind, type VerifiedKey } from '@tracewell/auth'
 import { findTeamProject } from '@tracewell/db'
-import { BadRequestError, keyStoreUnavailable, NotFoundError, requireKey as requireApiKey, UnauthorizedError, verifyPresentedKey } from '@tracewell/http'
+import { answerFailedKey, BadRequestError, keyStoreUnavailable, NotFoundError, requireKey as requireApiKey, UnauthorizedError, verifyPresentedKey } from '@tracewell/http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { csrfFailure } from './console/csrf.ts'
 
@@ -87,7 +87,13 @@ export function requireProjectAccess(request: FastifyRequest, _reply: FastifyRep
       .then(() => done(), done)
     return
   }
-  Promise.resolve(verifyPresentedKey(request.server, secret, request.log)).then(admit).then(() => done(), done)
+  // An unknown key's 401 waits its turn (answerFailedKey); a correct key is never held back.
+  Promise.resolve(verifyPresentedKey(request.server, secret, request.log))
+    .then(async (key) => {
+      if (key === null) await answerFailedKey(request.server, request.ip)
+      return admit(key)
+    })
+    .then(() => done(), done)
 }
 
 /**
@@ -106,6 +112,7 @@ export function requireAdminKey(adminApiKey: string | undefined) {
     const presented = request.headers['x-admin-key']
     const secret = typeof presented === 'string' && presented !== '' ? presented : undefined
     if (adminApiKey === undefined || secret === undefined || !secretsMatch(secret, adminApiKey)) {
+      if (secret !== undefined) await answerFailedKey(request.server, request.ip)
       throw new UnauthorizedError(invalidAdminKeyMessage)
     }
   }

@@ -1,7 +1,6 @@
-import fastifyRateLimit from '@fastify/rate-limit'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { keyStoreUnavailable, TooManyRequestsError, UnauthorizedError } from '@tracewell/http'
+import { answerFailedKey, keyStoreUnavailable, UnauthorizedError } from '@tracewell/http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ConsoleSessions } from '../console/console-sessions.ts'
 import { csrfFailure, csrfHeader } from '../console/csrf.ts'
@@ -17,17 +16,8 @@ export const ConsoleSessionSchema = Type.Object({
 })
 export type ConsoleSession = Static<typeof ConsoleSessionSchema>
 
-export interface SignInRateLimit {
-  /** Failed sign-ins allowed per client address within the window; the next is a 429. */
-  maxFailures: number
-  timeWindowMs: number
-}
-
-export const defaultSignInRateLimit: SignInRateLimit = { maxFailures: 10, timeWindowMs: 15 * 60_000 }
-
 export interface ConsoleSessionRoutesOptions {
   sessions: ConsoleSessions
-  signInRateLimit?: SignInRateLimit
 }
 
 export const notSignedInMessage = 'Not signed in'
@@ -41,12 +31,6 @@ function sessionBody(session: { teamId: string; teamName: string; expiresAt: num
 /** The console's sign-in, who-am-I and sign-out (docs/console.md#sessions). */
 export const consoleSessionRoutes: FastifyPluginAsyncTypebox<ConsoleSessionRoutesOptions> = async (app, options) => {
   const { sessions } = options
-  const limit = options.signInRateLimit ?? defaultSignInRateLimit
-  // Per client address, counted only when a sign-in fails: a team that signs in often is never
-  // held back, a guesser is. In memory, so per replica; behind a proxy every client shares the
-  // proxy's address unless Fastify is told to trust it.
-  await app.register(fastifyRateLimit, { global: false })
-  const failedSignIns = app.createRateLimit({ max: limit.maxFailures, timeWindow: limit.timeWindowMs })
 
   // Also on sign-in and sign-out: a cross-site page must not sign a browser in (to an attacker's
   // team) or out.
@@ -64,7 +48,7 @@ export const consoleSessionRoutes: FastifyPluginAsyncTypebox<ConsoleSessionRoute
       schema: {
         operationId: 'signInConsole',
         summary: 'Sign the console in with a team key',
-        description: `Sets a signed, HttpOnly, SameSite=Strict session cookie (Secure over HTTPS); the key itself is not kept. Requires the ${csrfHeader}: 1 header. Failed sign-ins are limited per client address.`,
+        description: `Sets a signed, HttpOnly, SameSite=Strict session cookie (Secure over HTTPS); the key itself is not kept. Requires the ${csrfHeader}: 1 header. A correct key always signs in; failed sign-ins are slowed per client address, as failed key checks are everywhere.`,
         tags,
         // The team key is in the body; no credential is presented.
         security: [],
@@ -73,10 +57,9 @@ export const consoleSessionRoutes: FastifyPluginAsyncTypebox<ConsoleSessionRoute
       },
     },
     async (request, reply) => {
-      const status = await failedSignIns(request, { increment: false })
-      if (!status.isAllowed && status.remaining <= 0) {
-        throw new TooManyRequestsError(`Too many failed sign-ins from this address; try again in ${status.ttlInSeconds} s`, status.ttlInSeconds)
-      }
+      // The key is checked first, so a correct one always signs in, whatever its address (a
+      // proxy every user shares) has done; only failures are slowed (answerFailedKey), as on
+      // every route that checks keys.
       let key, session
       try {
         key = await app.apiKeys.verify(request.body.apiKey)
@@ -86,7 +69,7 @@ export const consoleSessionRoutes: FastifyPluginAsyncTypebox<ConsoleSessionRoute
         throw keyStoreUnavailable()
       }
       if (session === null) {
-        await failedSignIns(request)
+        if (key === null) await answerFailedKey(app, request.ip)
         throw new UnauthorizedError(key?.kind === 'project' ? projectKeyMessage : wrongKeyMessage)
       }
       void reply.header('cache-control', 'no-store')

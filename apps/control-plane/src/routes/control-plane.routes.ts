@@ -12,7 +12,7 @@ import { promptLabelRoutes } from './prompt-labels.routes.ts'
 import { promptLookupRoutes } from './prompt-lookup.routes.ts'
 import { promptsetRoutes } from './promptsets.routes.ts'
 import { retentionRoutes } from './retention.routes.ts'
-import { consoleSessionRoutes, type SignInRateLimit } from './console-session.routes.ts'
+import { consoleSessionRoutes } from './console-session.routes.ts'
 import { teamRoutes } from './teams.routes.ts'
 import { sessionRoutes } from './sessions.routes.ts'
 import { usageRoutes } from './usage.routes.ts'
@@ -31,9 +31,7 @@ export interface ControlPlaneRoutesOptions {
   queryTimeoutMs?: number
 }
 
-export interface ConsoleSessionOptions extends ConsoleSessionPluginOptions {
-  signInRateLimit?: SignInRateLimit
-}
+export type ConsoleSessionOptions = ConsoleSessionPluginOptions
 
 // Query strings and path parameters arrive as text and are coerced to their schema's types;
 // JSON bodies are typed already, so there `"30"` is not a number and `null` is not `false`.
@@ -74,7 +72,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   else {
     await app.register(consoleSessionPlugin, options.consoleSessions)
     const sessions = app.consoleSessions as NonNullable<typeof app.consoleSessions>
-    await app.register(consoleSessionRoutes, { sessions, ...(options.consoleSessions.signInRateLimit ? { signInRateLimit: options.consoleSessions.signInRateLimit } : {}) })
+    await app.register(consoleSessionRoutes, { sessions })
   }
 
   await app.register(teamRoutes, { adminApiKey: options.adminApiKey })

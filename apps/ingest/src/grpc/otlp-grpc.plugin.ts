@@ -1,6 +1,6 @@
 import { Server, ServerCredentials, type Metadata, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from '@grpc/grpc-js'
 import { presentedApiKey, type CredentialHeaders } from '@tracewell/auth'
-import { UnauthorizedError, verifyPresentedKey } from '@tracewell/http'
+import { answerFailedKey, UnauthorizedError, verifyPresentedKey } from '@tracewell/http'
 import type { SpanBatchProducer } from '@tracewell/queue'
 import fp from 'fastify-plugin'
 import { ingestMetrics, rejectionReasonOf } from '../ingest.metrics.ts'
@@ -66,6 +66,8 @@ export const otlpGrpcPlugin = fp<OtlpGrpcOptions>(
       const presented = presentedApiKey(credentialHeaders(call.metadata))
       if (presented === undefined) throw new UnauthorizedError('Invalid API key')
       const key = await verifyPresentedKey(app, presented)
+      // An unknown key's answer waits its turn, per client address, as on HTTP (answerFailedKey).
+      if (key === null) await answerFailedKey(app, peerAddress(call.getPeer()))
       // A team key is the wrong kind for ingest, which makes it an invalid key here.
       if (!key || key.kind !== 'project' || key.projectId === null) throw new UnauthorizedError('Invalid API key')
       const accepted = await acceptTraceBody(intake, key.projectId, 'protobuf', call.request)
@@ -129,4 +131,13 @@ function credentialHeaders(metadata: Metadata): CredentialHeaders {
 /** host:port, with an IPv6 host in brackets. */
 function hostPort(host: string, port: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`
+}
+
+/** The address of a gRPC peer such as `ipv4:127.0.0.1:51234` or `ipv6:[::1]:51234`. */
+function peerAddress(peer: string): string {
+  const address = peer.replace(/^ipv[46]:/, '')
+  const bracket = /^\[([^\]]+)\]/.exec(address)
+  if (bracket) return bracket[1] as string
+  const colon = address.lastIndexOf(':')
+  return colon === -1 ? address : address.slice(0, colon)
 }

@@ -1,12 +1,14 @@
-import { ApiKeyVerifier, type VerifiedKey } from '@tracewell/auth'
+import { ApiKeyVerifier, FailedKeyAttempts, type VerifiedKey } from '@tracewell/auth'
 import { findApiKeyIdentitiesByHashes, touchApiKeys } from '@tracewell/db'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { keyStoreUnavailable } from '../errors.ts'
+import { keyStoreUnavailable, TooManyRequestsError } from '../errors.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     apiKeys: ApiKeyVerifier
+    /** Failed key checks per client address, which slow the next ones (answerFailedKey). */
+    failedKeys: FailedKeyAttempts
   }
 }
 
@@ -27,6 +29,7 @@ export const apiKeysPlugin = fp<ApiKeysPluginOptions>(
       touch: (ids, usedAt) => touchApiKeys(app.db, ids, usedAt),
     })
     app.decorate('apiKeys', verifier)
+    app.decorate('failedKeys', new FailedKeyAttempts())
     app.addHook('onClose', async () => verifier.close().catch((err: unknown) => app.log.warn({ err }, 'could not record key usage')))
   },
   { name: 'api-keys', fastify: '5.x', dependencies: ['db'] },
@@ -54,4 +57,21 @@ export async function lookUpKey(app: FastifyInstance, secret: string, log: Fasti
 export function verifyPresentedKey(app: FastifyInstance, secret: string, log?: FastifyBaseLogger): VerifiedKey | null | Promise<VerifiedKey | null> {
   const cached = app.apiKeys.verifyCached(secret)
   return cached !== undefined ? cached : lookUpKey(app, secret, log)
+}
+
+/**
+ * Resolves when the answer to a key that failed its check (unknown, revoked, a wrong secret) from
+ * `address` may be sent, or rejects with a 429 once the address has failed too often: every place
+ * that checks a presented secret calls this after the check failed, never before it, so a correct
+ * key is always admitted whatever its address has done (@tracewell/auth's FailedKeyAttempts).
+ */
+export function answerFailedKey(app: FastifyInstance, address: string): Promise<void> {
+  const verdict = app.failedKeys.failed(address)
+  if ('retryAfterSeconds' in verdict) {
+    return Promise.reject(
+      new TooManyRequestsError(`Too many failed key checks from this address; retry after ${verdict.retryAfterSeconds} s`, verdict.retryAfterSeconds),
+    )
+  }
+  if (verdict.waitMs === 0) return Promise.resolve()
+  return new Promise((resolve) => setTimeout(resolve, verdict.waitMs))
 }

@@ -2,7 +2,7 @@ import { presentedApiKey, type KeyKind, type VerifiedKey } from '@tracewell/auth
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { UnauthorizedError } from '../errors.ts'
-import { verifyPresentedKey } from './api-keys.plugin.ts'
+import { answerFailedKey, verifyPresentedKey } from './api-keys.plugin.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -33,7 +33,8 @@ export interface RequireKeyOptions {
  * An onRequest hook admitting only keys of `kind` (`x-api-key`, or `Authorization: Bearer`): it
  * runs before the body is read, so an unauthenticated request costs no parsing. A key of the
  * wrong kind is an invalid key for the route; a key store that cannot be reached is a 503 with
- * Retry-After (lookUpKey), never a 401 or a 500. A callback hook, not an async one: a key verified
+ * Retry-After (lookUpKey), never a 401 or a 500. An unknown key's 401 is slowed per client
+ * address once it has failed a few times (answerFailedKey); a correct key is never held back. A callback hook, not an async one: a key verified
  * a moment ago is admitted without a promise and a turn of the microtask queue, a measurable
  * share of a small request.
  */
@@ -51,8 +52,11 @@ export function requireKey(kind: KeyKind, options: RequireKeyOptions) {
       pending.then((caller) => done(admit(request, caller)), done)
       return
     }
+    // A secret that is no key at all is a guess: its 401 waits its turn (answerFailedKey). A
+    // key of the wrong kind is a mistake, not a guess, and is answered at once.
+    const refuseGuess = () => answerFailedKey(request.server, request.ip).then(() => done(admit(request, null)), done)
     const key = verifyPresentedKey(request.server, secret, request.log)
-    if (!(key instanceof Promise)) return done(admit(request, key))
-    key.then((verified) => done(admit(request, verified)), done)
+    if (!(key instanceof Promise)) return key === null ? void refuseGuess() : done(admit(request, key))
+    key.then((verified) => (verified === null ? void refuseGuess() : done(admit(request, verified))), done)
   }
 }
