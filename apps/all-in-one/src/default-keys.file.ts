@@ -37,3 +37,23 @@ export async function readDefaultKeys(dataDir: string): Promise<DefaultWorkspace
 export async function removeDefaultKeys(dataDir: string): Promise<void> {
   await rm(defaultKeysPath(dataDir), { force: true })
 }
+
+// Where the last `npm start` listened, for `npm run keys`: run in another shell it would otherwise
+// name the default port whatever PORT the server was given.
+const baseUrlFileName = 'base-url'
+
+export async function saveBaseUrl(dataDir: string, baseUrl: string): Promise<void> {
+  await mkdir(dataDir, { recursive: true })
+  await writeFile(join(dataDir, baseUrlFileName), `${baseUrl}\n`)
+}
+
+/** The base URL the last `npm start` with this DATA_DIR listened at, or null. */
+export async function readBaseUrl(dataDir: string): Promise<string | null> {
+  try {
+    const text = (await readFile(join(dataDir, baseUrlFileName), 'utf8')).trim()
+    return /^https?:\/\/\S+$/.test(text) ? text : null
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+    throw error
+  }
+}

@@ -18,11 +18,12 @@ export class MigrationError extends Error {
  * Applies every pending migration, each in a transaction of its own (unless it exports
  * `transactional = false`); safe to run again, and concurrently: Kysely takes a lock per step.
  */
-export async function migrateToLatest(db: AnyDb): Promise<string[]> {
+export async function migrateToLatest(db: AnyDb, onStep?: (migration: string) => void): Promise<string[]> {
   const applied: string[] = []
   for (;;) {
     const [next] = await pendingMigrations(db)
     if (next === undefined) return applied
+    onStep?.(next)
     const { error, results }: MigrationResultSet = await migratorFor(db, next).migrateToLatest()
     if (error) {
       // Another process applying the same migrations got there first: carry on from where it is.

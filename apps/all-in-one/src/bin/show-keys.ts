@@ -3,7 +3,7 @@
 // `npm start` process and must not be opened by a second one.
 import { AllInOneConfigSchema, loadConfigOrExit } from '@tracewell/config'
 import { defaultKeysBanner, shownBaseUrl } from '../default-keys.banner.ts'
-import { defaultKeysPath, readDefaultKeys } from '../default-keys.file.ts'
+import { defaultKeysPath, readBaseUrl, readDefaultKeys } from '../default-keys.file.ts'
 
 const config = loadConfigOrExit(AllInOneConfigSchema)
 const saved = await readDefaultKeys(config.DATA_DIR)
@@ -14,4 +14,6 @@ if (saved === null) {
   )
   process.exit(1)
 }
-process.stdout.write(defaultKeysBanner(saved, shownBaseUrl(config.HOST, config.PORT), `The default keys of this Tracewell (${defaultKeysPath(config.DATA_DIR)}):`))
+// Where `npm start` last listened (its PORT may have been set in another shell), else the settings here.
+const baseUrl = (await readBaseUrl(config.DATA_DIR)) ?? shownBaseUrl(config.HOST, config.PORT)
+process.stdout.write(defaultKeysBanner(saved, baseUrl, `The default keys of this Tracewell (${defaultKeysPath(config.DATA_DIR)}):`))

@@ -82,7 +82,13 @@ export function defineService<C extends ServiceConfig, D extends ServiceDeps = S
       // insert. The all-in-one process brings its own schema up to date instead. A database
       // handed in is the caller's to have migrated (tests bring one cloned from a migrated
       // template, some of them unreachable on purpose).
-      if (spec.migrations === 'apply') await migrateToLatest(db)
+      // Said as it happens: on a first start (the embedded database on a slow disk) this is most
+      // of the time before the server listens, which was otherwise silent.
+      if (spec.migrations === 'apply') {
+        app.log.info('checking the database schema')
+        const applied = await migrateToLatest(db, (migration) => app.log.info({ migration }, `applying database migration ${migration}`))
+        if (applied.length > 0) app.log.info({ applied: applied.length }, 'database schema up to date')
+      }
       else if (deps.db === undefined) await assertSchemaIsCurrent(db)
       if (spec.apiKeys) {
         await app.register(apiKeysPlugin, { ttlMs: config.KEY_CACHE_TTL_MS ?? 5_000, outageGraceMs: config.KEY_OUTAGE_GRACE_MS ?? 15 * 60_000 })

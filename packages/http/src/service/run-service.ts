@@ -15,6 +15,8 @@ interface ListeningConfig extends ServiceConfig {
 }
 
 export interface RunServiceOptions<C> {
+  /** Runs once the settings are read, before anything slow: what the process is about to do. */
+  starting?(config: C): void
   /** Runs before the HTTP server listens: other listeners (OTLP/gRPC), so that once /readyz answers they all do. */
   beforeListen?(app: App, config: C): Promise<void> | void
   /** Runs once the HTTP server listens: start-up messages. */
@@ -30,6 +32,7 @@ export interface RunServiceOptions<C> {
  */
 export async function runService<C extends ListeningConfig>(service: Service<C, ServiceDeps>, configSchema: TObject, options: RunServiceOptions<C> = {}): Promise<App> {
   const config = loadConfigOrExit(configSchema) as unknown as C
+  options.starting?.(config)
   await waitForDependenciesOrExit(dependenciesOf(config), { retrySeconds: config.STARTUP_RETRY_SECONDS })
   const app = await buildOrExit(service, config)
   await options.beforeListen?.(app, config)
