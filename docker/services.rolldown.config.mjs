@@ -28,16 +28,20 @@ const programs = [
 const packageName = (id) => id.split('/').slice(0, id.startsWith('@') ? 2 : 1).join('/')
 
 /**
- * Whether a bare import is left to Node at run time. A package that the importing workspace has
- * in a node_modules of its own (the control plane's ajv 8, where the root holds Fastify's ajv 6)
- * is bundled instead: from the bundle's folder Node would find the root's version.
+ * Whether a bare import is left to Node at run time: only when Node, resolving it from where the
+ * importing file is, would find the root's node_modules, which the bundle finds too. A package the
+ * importer finds in a node_modules of a workspace (the control plane's ajv 8, where the root holds
+ * Fastify's ajv 6) is bundled instead, and so are that package's own dependencies found there
+ * (ajv 8's json-schema-traverse 1.x): from the bundle's folder Node would find the root's version,
+ * or, in the image (installed without devDependencies), none at all ("Cannot find module
+ * 'json-schema-traverse'" at start).
  */
-function isExternal(id, importer) {
+export function isExternal(id, importer) {
   if (id.startsWith('node:')) return true
   if (id.startsWith('.') || id.startsWith('/') || id.startsWith('\0') || id.startsWith('@tracewell/')) return false
-  if (importer === undefined || importer.includes(`${sep}node_modules${sep}`)) return true
+  if (importer === undefined) return true
   for (let dir = dirname(importer); dir.startsWith(root); dir = dirname(dir)) {
-    if (existsSync(join(dir, 'node_modules', packageName(id)))) return false
+    if (existsSync(join(dir, 'node_modules', packageName(id)))) return `${dir}${sep}` === root
   }
   return true
 }
