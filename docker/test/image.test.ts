@@ -4,9 +4,11 @@
 // own). A trace goes in through ingest and comes back through the control plane; the janitor
 // answers its health checks and a cleanup call.
 //
-// Where no Docker daemon answers (CI, most laptops running the unit tests) or the base image has
-// not been built, every test skips at once and says why: nothing here may hang or fail for want
-// of Docker. Every docker command has a time limit.
+// Where Docker is not installed (no docker command: CI, most laptops running the unit tests),
+// every test skips at once and says why. Where it is installed, the image must build and start:
+// a daemon that does not answer or a missing base image fails the tests, saying what to do (the
+// image once crashed at start for months while these tests skipped). Every docker command has a
+// time limit, so nothing here hangs.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
@@ -58,15 +60,20 @@ async function dockerOrThrow(args: string[], timeoutMs = minute): Promise<string
   return result.stdout.trim()
 }
 
-/** Why the image cannot be built and run here, or undefined when it can. */
-async function whyNotRunnable(): Promise<string | undefined> {
-  const version = await docker(['version', '--format', '{{.Server.Version}}'], 15_000)
-  if (version.code === null && !version.timedOut) return `no Docker daemon: the docker command is not available (${version.stderr})`
-  if (version.timedOut) return 'no Docker daemon: `docker version` did not answer within 15 s'
-  if (version.code !== 0) return `no Docker daemon: ${version.stderr.trim().split('\n')[0]}`
-  const base = await docker(['image', 'inspect', '--format', '{{.Id}}', baseImage], 15_000)
-  if (base.code !== 0) return `no base image ${baseImage}: build it with docker/build-base-image.sh (docs/deployment.md)`
+/** Why the tests skip (Docker is not installed), or undefined when they run. */
+async function whyNotInstalled(): Promise<string | undefined> {
+  const version = await docker(['version', '--format', '{{.Client.Version}}'], 15_000)
+  if (version.code === null && !version.timedOut) return `Docker is not installed: the docker command is not available (${version.stderr})`
   return undefined
+}
+
+/** Throws, saying what to do, when Docker is installed but cannot build the image here. */
+async function assertDockerCanBuild(): Promise<void> {
+  const version = await docker(['version', '--format', '{{.Server.Version}}'], 15_000)
+  if (version.timedOut) throw new Error('Docker is installed but its daemon did not answer `docker version` within 15 s: start dockerd')
+  if (version.code !== 0) throw new Error(`Docker is installed but its daemon does not answer (start dockerd): ${version.stderr.trim().split('\n')[0]}`)
+  const base = await docker(['image', 'inspect', '--format', '{{.Id}}', baseImage], 15_000)
+  if (base.code !== 0) throw new Error(`no base image ${baseImage}: build it once with sudo docker/build-base-image.sh (docs/deployment.md)`)
 }
 
 /** Polls until `probe` returns a value (not undefined), or throws when the time is up. */
@@ -105,8 +112,9 @@ describe('the image, built on the local base and run against real Postgres and R
   let buildMs = 0
 
   before(async () => {
-    unavailable = await whyNotRunnable()
+    unavailable = await whyNotInstalled()
     if (unavailable) return
+    await assertDockerCanBuild()
     const startedAt = Date.now()
     // The builder is whichever this docker defaults to (DOCKER_BUILDKIT chooses); both must work.
     await dockerOrThrow(['build', '--file', join(dockerDir, 'Dockerfile'), '--tag', image, repoRoot], 20 * minute)
@@ -229,6 +237,27 @@ describe('the image, built on the local base and run against real Postgres and R
     // The Ingress sends every path but the trace intake here: the janitor's cleanup is not one.
     const cleanup = await fetch(`${controlPlane}/api/cron/cleanup-traces`, { headers: { 'cron-api-key': cronKey }, signal: AbortSignal.timeout(10_000) })
     assert.equal(cleanup.status, 404)
+  })
+
+  it('starts the all-in-one, the image’s default command, on its embedded database', async (t) => {
+    if (skipUnlessRunnable(t)) return
+    const port = await freePort()
+    const name = containerName('all-in-one')
+    started.push(name)
+    // No command: the image's own (CMD apps/all-in-one/dist/server.mjs), as `docker run` with no
+    // arguments starts it. DATA_DIR on a tmpfs, since the root file system is read-only.
+    await dockerOrThrow(['run', '--detach', '--name', name, '--network', 'host', ...hardening, '--tmpfs', '/data:uid=1000', ...envArgs({ PORT: String(port), GRPC_PORT: '0', HOST: '127.0.0.1', DATA_DIR: '/data', LOG_LEVEL: 'warn' }), image])
+    const url = `http://127.0.0.1:${port}`
+    try {
+      await eventually(async () => ((await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5_000) })).ok ? true : undefined), 3 * minute, 'all-in-one /readyz')
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n${await logsOf(name)}`, { cause: error })
+    }
+    const keys = await dockerOrThrow(['exec', name, 'node', 'apps/all-in-one/dist/show-keys.mjs'])
+    const projectKey = /Project API key:\s+(\S+)/.exec(keys)?.[1]
+    assert.ok(projectKey, keys)
+    const traces = await callJson<{ traces: unknown[] }>(`${url}/api/traces`, { headers: { 'x-api-key': projectKey } })
+    assert.equal(traces.status, 200)
   })
 
   it("answers the janitor's health checks and runs a cleanup", async (t) => {
