@@ -1,3 +1,4 @@
+import { ATTRIBUTE_COUNT_LIMIT, recordDroppedAttributes } from './span-limits.ts'
 // AnyValue and attributes in OTLP JSON, normalised to the one form SpanRecord keeps
 // (span-record.ts): exactly one key, int64 as a decimal string, bytes as canonical base64.
 import { internedKey, MAX_ANY_VALUE_DEPTH, setAttribute } from './attribute-map.ts'
@@ -138,7 +139,9 @@ export function attributesFromJson(value: unknown, path: ErrorPath): AttributeMa
   const out: AttributeMap = {}
   if (value === undefined || value === null) return out
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
+    // Only the first ATTRIBUTE_COUNT_LIMIT are read; the rest are counted (span-limits.ts).
+    const kept = Math.min(value.length, ATTRIBUTE_COUNT_LIMIT)
+    for (let i = 0; i < kept; i++) {
       const entry: unknown = value[i]
       if (!isObject(entry)) {
         path.index(i)
@@ -153,13 +156,17 @@ export function attributesFromJson(value: unknown, path: ErrorPath): AttributeMa
       setAttribute(out, internedKey(key, i), anyValueOrEmpty(entry.value, path, 0))
       path.pop()
     }
+    recordDroppedAttributes(out, value.length - kept)
     return out
   }
   if (!isObject(value)) return path.fail('expected a list of {key, value} or a map of AnyValue')
+  let count = 0
   for (const key in value) {
+    if (count++ >= ATTRIBUTE_COUNT_LIMIT) continue
     path.key(key)
     setAttribute(out, key, anyValueOrEmpty(value[key], path, 0))
     path.pop()
   }
+  recordDroppedAttributes(out, count - ATTRIBUTE_COUNT_LIMIT)
   return out
 }

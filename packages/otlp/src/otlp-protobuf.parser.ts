@@ -11,6 +11,7 @@
 import protobuf from 'protobufjs'
 import { MAX_ANY_VALUE_DEPTH, setAttribute } from './attribute-map.ts'
 import { bytesToBase64 } from './base64.ts'
+import { ATTRIBUTE_COUNT_LIMIT, recordDroppedAttributes } from './span-limits.ts'
 import { ErrorPath } from './error-path.ts'
 import { SpanCollector } from './span-collector.ts'
 import { idFromBytes, parentIdFromBytes } from './ids.ts'
@@ -171,13 +172,16 @@ function attributesFromPb(list: PbKeyValue[], path: ErrorPath): AttributeMap {
   const out: AttributeMap = {}
   if (list.length === 0) return out
   path.field('attributes')
-  for (let i = 0; i < list.length; i++) {
+  // Only the first ATTRIBUTE_COUNT_LIMIT are read; the rest are counted (span-limits.ts).
+  const kept = Math.min(list.length, ATTRIBUTE_COUNT_LIMIT)
+  for (let i = 0; i < kept; i++) {
     const entry = list[i] as PbKeyValue
     path.key(entry.key)
     setAttribute(out, entry.key, entry.value === null ? {} : anyValueFromPb(entry.value, path, 0))
     path.pop()
   }
   path.pop()
+  recordDroppedAttributes(out, list.length - kept)
   return out
 }
 

@@ -5,6 +5,7 @@ import type { ErrorPath } from './error-path.ts'
 import { integerToDecimal, isInt64Number } from './int64.ts'
 import type { AnyValue, AttributeMap } from './span-record.ts'
 import { isObject } from './json-object.ts'
+import { ATTRIBUTE_COUNT_LIMIT, recordDroppedAttributes } from './span-limits.ts'
 import { storableString } from './string-value-limit.ts'
 
 /**
@@ -55,11 +56,15 @@ export function attributesFromPlain(value: unknown, path: ErrorPath): AttributeM
   const out: AttributeMap = {}
   if (value === undefined || value === null) return out
   if (!isObject(value)) return path.fail('expected an object of attribute values')
+  // Only the first ATTRIBUTE_COUNT_LIMIT are read; the rest are counted (span-limits.ts).
+  let count = 0
   for (const key in value) {
+    if (count++ >= ATTRIBUTE_COUNT_LIMIT) continue
     path.key(key)
     const inner = anyValueFromPlain(value[key], path, 0)
     if (inner !== undefined) setAttribute(out, key, inner)
     path.pop()
   }
+  recordDroppedAttributes(out, count - ATTRIBUTE_COUNT_LIMIT)
   return out
 }

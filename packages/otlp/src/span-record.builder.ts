@@ -1,5 +1,6 @@
 import { callerSpanCost, deriveLlmUsage } from '@tracewell/llm-usage'
 import { serviceFields } from './derived-fields.ts'
+import { limitSpan } from './span-limits.ts'
 import type { AttributeMap, SpanEventRecord, SpanLinkRecord, SpanRecord } from './span-record.ts'
 import type { SpanTimes } from './times.ts'
 
@@ -46,8 +47,9 @@ export interface SpanFields {
  * same derived fields.
  */
 export function buildSpanRecord(origin: SpanOrigin, span: SpanFields): SpanRecord {
-  const { attributes, times } = span
-  const { fields, callerCost } = deriveLlmUsage(attributes)
+  const { times } = span
+  const { fields, callerCost } = deriveLlmUsage(span.attributes)
+  const { attributes, events, links } = limitSpan(span.attributes, span.events, span.links)
   // Only the caller's own cost is known here; the writer prices the rest when it stores the span
   // (it has the project's own prices).
   const cost = callerSpanCost(callerCost)
@@ -66,8 +68,8 @@ export function buildSpanRecord(origin: SpanOrigin, span: SpanFields): SpanRecor
     resourceAttributes: origin.resourceAttributes,
     scopeName: origin.scopeName,
     scopeVersion: origin.scopeVersion,
-    events: span.events,
-    links: span.links,
+    events,
+    links,
     serviceName: origin.serviceName,
     serviceVersion: origin.serviceVersion,
     llmVendor: fields.llmVendor,

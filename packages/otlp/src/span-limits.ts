@@ -1,0 +1,59 @@
+import { setAttribute } from './attribute-map.ts'
+import type { AttributeMap, SpanEventRecord, SpanLinkRecord } from './span-record.ts'
+
+// Per-span limits, as OpenTelemetry defines them for its SDKs (the span limits of the trace SDK
+// specification, with their defaults): beyond them a span keeps the first attributes, events and
+// links it was given and counts the rest as dropped. Attributes past the limit are not even
+// converted (the converters stop at ATTRIBUTE_COUNT_LIMIT and only count the rest), so the LLM
+// columns derive from the kept ones, as an OpenTelemetry SDK would have sent them. One request can then no longer hand the
+// writer, the database and every later read of the span a million attributes (a span of 999,000
+// attributes took 6.5 s and 29.9 MB to read back). The resource's attributes are held to the same
+// count, since every span of the resource stores them.
+//
+// What was dropped is recorded on the span as OpenTelemetry records it where a format has no field
+// for it (the specification's mapping to non-OTLP formats, as its Zipkin exporter does):
+// attributes `otel.dropped_attributes_count`, `otel.dropped_events_count` and
+// `otel.dropped_links_count`, the first also on an event, a link or the resource that lost some.
+//
+// The limits are the same in ingest and in the writer (one decoder), so what ingest accepted and
+// what the writer stores never differ.
+
+/**
+ * OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT's default, which is also OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT's and
+ * OTEL_LINK_ATTRIBUTE_COUNT_LIMIT's; held to a resource's attributes too.
+ */
+export const ATTRIBUTE_COUNT_LIMIT = 128
+/** OTEL_SPAN_EVENT_COUNT_LIMIT's default. */
+export const SPAN_EVENT_COUNT_LIMIT = 128
+/** OTEL_SPAN_LINK_COUNT_LIMIT's default. */
+export const SPAN_LINK_COUNT_LIMIT = 128
+
+export const DROPPED_ATTRIBUTES_COUNT = 'otel.dropped_attributes_count'
+export const DROPPED_EVENTS_COUNT = 'otel.dropped_events_count'
+export const DROPPED_LINKS_COUNT = 'otel.dropped_links_count'
+
+const countValue = (count: number) => ({ intValue: String(count) })
+
+/**
+ * Records on a converted attribute map that `dropped` attributes were past the limit. The
+ * converters (OTLP JSON, protobuf, Langtrace) convert only the first ATTRIBUTE_COUNT_LIMIT
+ * attributes of a map, so that one with a million costs little more than counting them.
+ */
+export function recordDroppedAttributes(attributes: AttributeMap, dropped: number): void {
+  if (dropped > 0) setAttribute(attributes, DROPPED_ATTRIBUTES_COUNT, countValue(dropped))
+}
+
+/** A span's events and links within their limits, with how many were dropped recorded on the span. */
+export function limitSpan(attributes: AttributeMap, events: SpanEventRecord[], links: SpanLinkRecord[]): { attributes: AttributeMap; events: SpanEventRecord[]; links: SpanLinkRecord[] } {
+  const droppedEvents = events.length - SPAN_EVENT_COUNT_LIMIT
+  const droppedLinks = links.length - SPAN_LINK_COUNT_LIMIT
+  if (droppedEvents <= 0 && droppedLinks <= 0) return { attributes, events, links }
+  const kept = { ...attributes }
+  if (droppedEvents > 0) setAttribute(kept, DROPPED_EVENTS_COUNT, countValue(droppedEvents))
+  if (droppedLinks > 0) setAttribute(kept, DROPPED_LINKS_COUNT, countValue(droppedLinks))
+  return {
+    attributes: kept,
+    events: droppedEvents > 0 ? events.slice(0, SPAN_EVENT_COUNT_LIMIT) : events,
+    links: droppedLinks > 0 ? links.slice(0, SPAN_LINK_COUNT_LIMIT) : links,
+  }
+}
