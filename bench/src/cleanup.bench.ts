@@ -14,7 +14,7 @@
 // TEMPLATE, a file copy) so every measurement starts from the same bytes. Drops its databases.
 import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
-import { JanitorConfigSchema, loadConfig, TestEnvironmentSchema } from '@tracewell/config'
+import { JanitorConfigSchema, loadConfig, testEnvironment } from '@tracewell/config'
 import { storeSpans } from '@tracewell/write-path'
 import { backfillSessionSummaries, backfillTraceSummaries, backfillTraceTextFilters, backfillUsageRollups, countSpans, createDb, createProject, createTeam, migrateToLatest, sql, upsertRetentionPolicy, type Db, type SpanInsert } from '@tracewell/db'
 import { buildApp } from '@tracewell/janitor'
@@ -34,7 +34,7 @@ const cleanupSliceMs = 500
 const rounds = 3
 const dayMs = 24 * 60 * 60 * 1000
 
-const { DATABASE_URL: adminUrl } = loadConfig(TestEnvironmentSchema)
+const { DATABASE_URL: adminUrl } = testEnvironment()
 const runId = randomBytes(4).toString('hex')
 const databases: string[] = []
 const admin = createDb({ databaseUrl: adminUrl, poolSize: 1 })

@@ -13,7 +13,7 @@ import { type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
-import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
+import { testEnvironment } from '@tracewell/config'
 import { createProject, createTeam, insertApiKey } from '@tracewell/db'
 import { createTestDatabase } from '@tracewell/db/testing'
 import { QueueNames } from '@tracewell/queue'
@@ -73,7 +73,7 @@ async function sendHostile(url: string, key: string, body: Buffer, seconds: numb
 }
 
 async function main(): Promise<void> {
-  const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
+  const { REDIS_URL } = testEnvironment()
   const database = await createTestDatabase()
   const prefix = `bench-hostile-${randomUUID()}`
   const queue = new Queue(QueueNames.spanBatches, { connection: { url: REDIS_URL }, prefix })

@@ -9,7 +9,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
+import { testEnvironment } from '@tracewell/config'
 import { createTestDatabase } from '@tracewell/db/testing'
 import { freePort, startService, stopChild } from './child-processes.ts'
 import { serviceNodeFlags } from './service-node-flags.ts'
@@ -46,7 +46,7 @@ const range = (values: readonly number[]) => `${Math.min(...values).toFixed(0)}â
 
 async function main(): Promise<void> {
   execFileSync('npm', ['run', 'build:services'], { cwd: repoRoot, stdio: 'ignore' })
-  const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
+  const { REDIS_URL } = testEnvironment()
   const database = await createTestDatabase()
   const env = {
     DATABASE_URL: database.url,

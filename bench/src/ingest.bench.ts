@@ -33,7 +33,7 @@ import { availableParallelism } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import autocannon from 'autocannon'
 import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
-import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
+import { testEnvironment } from '@tracewell/config'
 import { countSpans, createProject, createTeam, insertApiKey, type Db } from '@tracewell/db'
 import { createTestDatabase } from '@tracewell/db/testing'
 import { QueueNames } from '@tracewell/queue'
@@ -202,7 +202,7 @@ async function createTenant(db: Db, name: string): Promise<{ projectId: string; 
 
 async function main(): Promise<void> {
   const benchStarted = Date.now()
-  const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
+  const { REDIS_URL } = testEnvironment()
   const database = await createTestDatabase()
   const prefix = `bench-ingest-${randomUUID()}`
   const queue = new Queue(QueueNames.spanBatches, { connection: { url: REDIS_URL }, prefix })

@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { generateApiKey, displayPrefix, hashApiKey } from '@tracewell/auth'
-import { ControlPlaneConfigSchema, loadConfig, TestEnvironmentSchema } from '@tracewell/config'
+import { ControlPlaneConfigSchema, loadConfig, testEnvironment } from '@tracewell/config'
 import { buildApp } from '@tracewell/control-plane'
 import { backfillSessionSummaries, backfillTraceSummaries, backfillTraceTextFilters, backfillUsageRollups, createDb, createProject, createTeam, insertApiKey, migrateToLatest, sql } from '@tracewell/db'
 import { percentile } from './statistics.ts'
@@ -24,7 +24,7 @@ const repetitions = Number(process.env.REPETITIONS ?? 20)
 const days = 30
 const dayMs = 24 * 3600_000
 
-const { DATABASE_URL: adminUrl } = loadConfig(TestEnvironmentSchema)
+const { DATABASE_URL: adminUrl } = testEnvironment()
 const database = `tracewell_bench_query_${randomBytes(4).toString('hex')}`
 const admin = createDb({ databaseUrl: adminUrl, poolSize: 1 })
 const url = new URL(adminUrl)

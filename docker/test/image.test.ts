@@ -15,7 +15,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it, type TestContext } from 'node:test'
-import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
+import { testEnvironment } from '@tracewell/config'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { dockerDir, migrate, parseDockerfile, repoRoot, services } from './manifest-helpers.ts'
 import { freePort } from '@tracewell/test-support'
@@ -159,7 +159,7 @@ describe('the image, built on the local base and run against real Postgres and R
 
   it('starts ingest, writer, control plane and janitor, each ready on /readyz', async (t) => {
     if (skipUnlessRunnable(t)) return
-    const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
+    const { REDIS_URL } = testEnvironment()
     const shared = { DATABASE_URL: database!.url, LOG_LEVEL: 'warn', HOST: '127.0.0.1' }
     const queue = { REDIS_URL, QUEUE_PREFIX: `docker-test-${runId}` }
     const own: Record<string, Record<string, string>> = {

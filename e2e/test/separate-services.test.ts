@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { SpanKind } from '@opentelemetry/api'
-import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
+import { testEnvironment } from '@tracewell/config'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { callJson } from '../src/api-client.ts'
 import { chatAttributes, otlpTracerProvider, type OtlpEncoding } from '../src/otel-clients.ts'
@@ -39,7 +39,7 @@ describe('separately started services with real clients', () => {
 
   before(async () => {
     database = await createTestDatabase()
-    const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
+    const { REDIS_URL } = testEnvironment()
     const shared = { DATABASE_URL: database.url, REDIS_URL, QUEUE_PREFIX: `e2e-${randomUUID()}`, KEY_CACHE_TTL_MS: '500' }
     ;[ingest, writer, controlPlane, janitor] = await startAll([
       () => startService('ingest', 'apps/ingest/src/server.ts', shared),

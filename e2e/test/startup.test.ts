@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { connect, createServer, type Server } from 'node:net'
 import { after, describe, it } from 'node:test'
-import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
+import { testEnvironment } from '@tracewell/config'
 import { createTestDatabase } from '@tracewell/db/testing'
 import { freePort, repoRoot } from '../src/processes.ts'
 
@@ -58,7 +58,7 @@ function assertGaveUp(result: Exited, dependency: string, address: string, what:
   assert.equal(records[1]?.msg, `${name} at ${address} is still unreachable after ${RETRY_SECONDS} s (connect ECONNREFUSED ${address}); exiting`)
 }
 
-const { DATABASE_URL: adminUrl, REDIS_URL } = loadConfig(TestEnvironmentSchema)
+const { DATABASE_URL: adminUrl, REDIS_URL } = testEnvironment()
 
 describe('start-up with Postgres or Redis unreachable', () => {
   const servers: Server[] = []

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { after, describe, it } from 'node:test'
-import { AllInOneConfigSchema, loadConfig, TestEnvironmentSchema } from '@tracewell/config'
+import { AllInOneConfigSchema, loadConfig, testEnvironment } from '@tracewell/config'
 import { createTestDatabase } from '@tracewell/db/testing'
 import { decodeProtobufTraces } from '@tracewell/otlp'
 import { buildAllInOneApp } from '../src/index.ts'
@@ -70,7 +70,7 @@ describe('npm start on embedded defaults (PGlite, in-process queue)', () => {
 describe('npm start with DATABASE_URL and REDIS_URL (Postgres, BullMQ)', () => {
   it('runs the same routes over the real queue and writer', async () => {
     const database = await createTestDatabase()
-    const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
+    const { REDIS_URL } = testEnvironment()
     const config = loadConfig(AllInOneConfigSchema, {
       DATABASE_URL: database.url,
       REDIS_URL,

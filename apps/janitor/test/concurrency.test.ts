@@ -5,7 +5,7 @@ import { once } from 'node:events'
 import { createServer } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
+import { testEnvironment } from '@tracewell/config'
 import { countSpans, createDb, sql, withAdvisoryLock } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { buildApp, CLEANUP_LOCK_KEY } from '../src/index.ts'
@@ -130,7 +130,7 @@ describe('one run at a time', () => {
   })
 
   it('a janitor refuses to start on a database that is behind', async () => {
-    const { DATABASE_URL: adminUrl } = loadConfig(TestEnvironmentSchema)
+    const { DATABASE_URL: adminUrl } = testEnvironment()
     const name = `tracewell_behind_${randomBytes(6).toString('hex')}`
     const admin = createDb({ databaseUrl: adminUrl, poolSize: 1 })
     await sql.raw(`create database "${name}"`).execute(admin)

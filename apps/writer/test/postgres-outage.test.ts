@@ -3,14 +3,14 @@ import { execFile } from 'node:child_process'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
+import { testEnvironment } from '@tracewell/config'
 import { countSpans, createDb, type Db } from '@tracewell/db'
 import { createBullMqSpanBatchProducer, type SpanBatchProducer } from '@tracewell/queue'
 import { startSpanBatchWorker } from '../src/index.ts'
 import { enqueueSpans, makeSpans, openQueue, OwnPostgres, testPrefix, waitFor, producerConnected } from './helpers.ts'
 
 const run = promisify(execFile)
-const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
+const { REDIS_URL } = testEnvironment()
 const replayPath = fileURLToPath(new URL('../src/bin/replay-failed.ts', import.meta.url))
 const quiet = { info() {}, warn() {}, error() {} }
 

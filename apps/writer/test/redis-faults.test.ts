@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
+import { testEnvironment } from '@tracewell/config'
 import { sql } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { createBullMqSpanBatchProducer, spanBatchConnectionName, type SpanBatchProducer } from '@tracewell/queue'
@@ -15,7 +15,7 @@ import { enqueueSpans, makeSpans, openQueue, testPrefix, waitFor } from './helpe
 // Redis may already have executed them. Real faults: a proxy that resets connections at random,
 // and CLIENT KILL of the connections by name, while requests keep arriving.
 
-const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
+const { REDIS_URL } = testEnvironment()
 const redisTarget = { host: new URL(REDIS_URL).hostname, port: Number(new URL(REDIS_URL).port || 6379) }
 const quiet = { info() {}, warn() {}, error() {} }
 

@@ -4,11 +4,11 @@ import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
+import { testEnvironment } from '@tracewell/config'
 import { createDb, sql } from '@tracewell/db'
 
 const run = promisify(execFile)
-const { DATABASE_URL: adminUrl, REDIS_URL } = loadConfig(TestEnvironmentSchema)
+const { DATABASE_URL: adminUrl, REDIS_URL } = testEnvironment()
 const serverPath = fileURLToPath(new URL('../src/server.ts', import.meta.url))
 
 test('the writer refuses to start on a database whose schema is behind', async () => {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { once } from 'node:events'
 import { after, before, describe, test } from 'node:test'
-import { loadConfig, TestEnvironmentSchema, WriterConfigSchema } from '@tracewell/config'
+import { loadConfig, testEnvironment, WriterConfigSchema } from '@tracewell/config'
 import { countSpans, findTraceSpans, sql } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { createBullMqSpanBatchProducer, QueueNames, type KeyedSpanBatchJob, type ReferencedSpanBatchJob, type SpanBatchProducer } from '@tracewell/queue'
@@ -16,7 +16,7 @@ import { buildApp, SpanPricer, startSpanBatchWorker, storeProjectSpans } from '.
 import { enqueueSpans, fixtureSpans, makeSpans, openQueue, testPrefix, waitFor, producerConnected } from './helpers.ts'
 import { summaryBacklog } from '@tracewell/db'
 
-const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
+const { REDIS_URL } = testEnvironment()
 const run = promisify(execFile)
 const replayPath = fileURLToPath(new URL('../src/bin/replay-failed.ts', import.meta.url))
 const quiet = { info() {}, warn() {}, error() {} }

@@ -3,13 +3,13 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
+import { testEnvironment } from '@tracewell/config'
 import { countSpans, sql } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { createBullMqSpanBatchProducer } from '@tracewell/queue'
 import { enqueueSpans, makeSpans, openQueue, testPrefix, waitFor, producerConnected } from './helpers.ts'
 
-const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
+const { REDIS_URL } = testEnvironment()
 const serverPath = fileURLToPath(new URL('../src/server.ts', import.meta.url))
 
 let database: TestDatabase

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { loadConfig } from './load-config.ts'
 import {
   adminSettings,
   bootstrapSettings,
@@ -83,8 +84,27 @@ export type ReplayConfig = Static<typeof ReplayConfigSchema>
 export const MigrateConfigSchema = Type.Object({ DATABASE_URL: embeddedDatabaseSettings.DATABASE_URL, DATA_DIR: embeddedDatabaseSettings.DATA_DIR, ...startupSettings })
 export type MigrateConfig = Static<typeof MigrateConfigSchema>
 
-/** Where test suites find the real Postgres (an admin connection) and Redis. */
+/**
+ * Where test suites find the real Postgres (an admin connection: each test file creates a
+ * database of its own there) and Redis. Read from TEST_DATABASE_URL and TEST_REDIS_URL, never
+ * from DATABASE_URL and REDIS_URL: those name what a developer's `npm start` uses, and tests must
+ * not create databases or queues there. Unset, the local servers.
+ */
+export const TestServersSchema = Type.Object({
+  TEST_DATABASE_URL: Type.String({ default: 'postgres://postgres@127.0.0.1:5432/postgres', description: 'admin connection URL for test databases' }),
+  TEST_REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379', description: 'Redis for tests' }),
+})
+
+/** The test servers (TestServersSchema), under the names the suites use. */
+export function testEnvironment(env: Record<string, string | undefined> = process.env): { DATABASE_URL: string; REDIS_URL: string } {
+  const { TEST_DATABASE_URL, TEST_REDIS_URL } = loadConfig(TestServersSchema, env)
+  return { DATABASE_URL: TEST_DATABASE_URL, REDIS_URL: TEST_REDIS_URL }
+}
+
+/**
+ * The previous form of the test environment, still read by the queue's suites (which use only
+ * Redis): REDIS_URL, or the local Redis. Everything else reads testEnvironment().
+ */
 export const TestEnvironmentSchema = Type.Object({
-  DATABASE_URL: Type.String({ default: 'postgres://postgres@127.0.0.1:5432/postgres', description: 'admin connection URL for test databases' }),
   REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379', description: 'Redis for tests' }),
 })

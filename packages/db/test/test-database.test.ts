@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { after, describe, it } from 'node:test'
-import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
+import { testEnvironment } from '@tracewell/config'
 import pg from 'pg'
 import { createTestDatabase, type TestDatabase } from '../src/testing/test-database.ts'
 
 async function databaseNames(): Promise<string[]> {
-  const client = new pg.Client({ connectionString: loadConfig(TestEnvironmentSchema).DATABASE_URL })
+  const client = new pg.Client({ connectionString: testEnvironment().DATABASE_URL })
   await client.connect()
   try {
     const { rows } = await client.query<{ datname: string }>(`select datname from pg_database where datname like 'tracewell_test_%'`)
@@ -17,7 +17,7 @@ async function databaseNames(): Promise<string[]> {
 }
 
 async function createDatabase(name: string): Promise<void> {
-  const client = new pg.Client({ connectionString: loadConfig(TestEnvironmentSchema).DATABASE_URL })
+  const client = new pg.Client({ connectionString: testEnvironment().DATABASE_URL })
   await client.connect()
   try {
     await client.query(`create database "${name}"`)

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
-import { IngestConfigSchema, loadConfig, TestEnvironmentSchema, type IngestConfig } from '@tracewell/config'
+import { type IngestConfig, IngestConfigSchema, loadConfig, testEnvironment } from '@tracewell/config'
 import { createProject, createTeam, insertApiKey, type Db } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import type { App } from '@tracewell/http'
@@ -11,7 +11,7 @@ import { Queue } from 'bullmq'
 import { Redis } from 'ioredis'
 import { buildApp } from '../../src/app.ts'
 
-export const testEnv = loadConfig(TestEnvironmentSchema)
+export const testEnv = testEnvironment()
 
 export interface Tenant {
   teamId: string

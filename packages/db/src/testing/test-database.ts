@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
-import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
+import { testEnvironment } from '@tracewell/config'
 import pg from 'pg'
 import { createDb, type Db } from '../create-db.ts'
 import { migrateToLatest } from '../migrator.ts'
@@ -92,7 +92,7 @@ export interface TestDatabase {
  * (for tests of the migrations themselves).
  */
 export async function createTestDatabase(options: { poolSize?: number; migrated?: boolean } = {}): Promise<TestDatabase> {
-  const { DATABASE_URL: adminUrl } = loadConfig(TestEnvironmentSchema)
+  const { DATABASE_URL: adminUrl } = testEnvironment()
   const name = `${testDatabasePrefix}${process.pid}_${randomBytes(6).toString('hex')}`
   await withAdminClient(adminUrl, (client) => dropDatabasesOfDeadRuns(client))
   if (options.migrated === false) {
