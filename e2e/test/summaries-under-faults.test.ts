@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { after, before, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
-import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
+import { testEnvironment } from '@tracewell/config'
 import { countSpans, createProject, createTeam, insertApiKey, sql, summaryBacklog } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { seededRandom } from '@tracewell/test-support'
@@ -54,7 +54,7 @@ function body(traceId: string, spans: ReadonlyArray<{ spanId: string; parent: st
 }
 
 test('with writers SIGKILLed mid-run, every acknowledged span counts exactly once in every summary', async () => {
-  const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
+  const { REDIS_URL } = testEnvironment()
   const team = await createTeam(database.db, { name: 'faults' })
   const project = await createProject(database.db, { teamId: team.id, name: 'faults' })
   const key = generateApiKey('project')
