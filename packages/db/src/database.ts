@@ -226,6 +226,43 @@ export interface ProjectModelPricesTable {
   created_at: CreatedAt
 }
 
+export type ScoreDataType = 'numeric' | 'boolean' | 'categorical'
+export type ScoreSource = 'api' | 'annotation' | 'eval'
+
+/** A project's named score: its type, and its range or categories (scores of that name are checked against it). */
+export interface ScoreConfigsTable {
+  id: Generated<string>
+  project_id: string
+  name: string
+  data_type: ScoreDataType
+  min_value: number | null
+  max_value: number | null
+  /** [{ label, value }] of a categorical score; null for the others. */
+  categories: Json<Array<{ label: string; value: number }>> | null
+  description: Generated<string>
+  created_at: CreatedAt
+}
+
+/** A score on a trace, one of its spans, or a session (scores.repository.ts). */
+export interface ScoresTable {
+  project_id: string
+  id: string
+  trace_id: string | null
+  span_id: string | null
+  session_id: string | null
+  name: string
+  data_type: ScoreDataType
+  value: number | null
+  string_value: string | null
+  comment: string | null
+  source: ScoreSource
+  author: string | null
+  config_id: string | null
+  evaluator_id: string | null
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
 export interface Database {
   teams: TeamsTable
   projects: ProjectsTable
@@ -241,6 +278,8 @@ export interface Database {
   usage_rollups: UsageRollupsTable
   session_summaries: SessionSummariesTable
   summary_deltas: SummaryDeltasTable
+  score_configs: ScoreConfigsTable
+  scores: ScoresTable
 }
 
 export type Team = Selectable<TeamsTable>
@@ -313,6 +352,15 @@ export const declaredColumns: DeclaredColumns = {
     total_tokens: notNull, cost_usd: nullable,
   },
   summary_deltas: { id: notNull, created_at: notNull, trace_count: notNull, traces: notNull, usage: notNull },
+  score_configs: {
+    id: notNull, project_id: notNull, name: notNull, data_type: notNull, min_value: nullable, max_value: nullable, categories: nullable,
+    description: notNull, created_at: notNull,
+  },
+  scores: {
+    project_id: notNull, id: notNull, trace_id: nullable, span_id: nullable, session_id: nullable, name: notNull, data_type: notNull,
+    value: nullable, string_value: nullable, comment: nullable, source: notNull, author: nullable, config_id: nullable,
+    evaluator_id: nullable, created_at: notNull, updated_at: notNull,
+  },
   project_model_prices: {
     id: notNull, project_id: notNull, model: notNull, match: notNull, input_usd_per_mtok: notNull, output_usd_per_mtok: notNull,
     cache_read_usd_per_mtok: nullable, cache_write_usd_per_mtok: nullable, reasoning_usd_per_mtok: nullable,

@@ -1,6 +1,6 @@
 export { createDb, engineOf, poolOf, type AnyDb, type Db, type DbOptions } from './create-db.ts'
 export { postgresDependency } from './postgres-dependency.ts'
-export type { Database, ApiKeyKind, CostSource, ModelMatch } from './database.ts'
+export type { Database, ApiKeyKind, CostSource, ModelMatch, ScoreDataType, ScoreSource } from './database.ts'
 export { assertSchemaIsCurrent, migrateToLatest, MigrationError, pendingMigrations } from './migrator.ts'
 export { inTransaction, type Executor } from './repositories/executor.ts'
 export * from './repositories/teams.repository.ts'
@@ -29,3 +29,5 @@ export { backfillTraceTextFilters } from './migrations/2026-11-25T1800-trace-tex
 export { recountRollupTraces } from './migrations/2026-11-26T0900-summary-deltas.ts'
 export * from './repositories/usage.repository.ts'
 export * from './repositories/summary-backlog.repository.ts'
+export * from './repositories/scores.repository.ts'
+export * from './repositories/score-configs.repository.ts'

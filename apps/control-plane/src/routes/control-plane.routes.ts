@@ -18,6 +18,9 @@ import { sessionRoutes } from './sessions.routes.ts'
 import { usageRoutes } from './usage.routes.ts'
 import { traceQueryRoutes } from './trace-queries.routes.ts'
 import { summariesStatusRoutes } from './summaries-status.routes.ts'
+import { scoreRoutes } from './scores.routes.ts'
+import { scoreConfigRoutes } from './score-configs.routes.ts'
+import { langtraceEvaluationRoutes } from './langtrace-evaluation.routes.ts'
 
 export interface ControlPlaneRoutesOptions {
   /** ADMIN_API_KEY: the secret of POST /api/teams; unset, that endpoint refuses everyone. */
@@ -79,6 +82,9 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(sessionRoutes)
   await app.register(usageRoutes)
   await app.register(summariesStatusRoutes)
+  await app.register(scoreConfigRoutes)
+  await app.register(scoreRoutes)
+  await app.register(langtraceEvaluationRoutes)
 }
 
 const cacheMetricName = 'tracewell_control_plane_prompt_cache_lookups_total'
