@@ -263,6 +263,73 @@ export interface ScoresTable {
   updated_at: CreatedAt
 }
 
+/** A project's OpenAI-compatible endpoint; the API key only sealed (llm-connections.repository.ts). */
+export interface LlmConnectionsTable {
+  id: Generated<string>
+  project_id: string
+  name: string
+  provider: 'openai'
+  base_url: string
+  api_key_sealed: string
+  api_key_hint: string
+  created_at: CreatedAt
+}
+
+/** An LLM judge of a project's traces (evaluators.repository.ts). */
+export interface EvaluatorsTable {
+  id: Generated<string>
+  project_id: string
+  name: string
+  connection_id: string
+  model: string
+  prompt: string | null
+  prompt_name: string | null
+  prompt_label: string | null
+  score_name: string
+  filter: ColumnType<Record<string, unknown>, string | undefined, string>
+  sampling_rate: Generated<number>
+  enabled: Generated<boolean>
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
+export type EvaluationRunStatus = 'queued' | 'running' | 'completed'
+
+/** An on-demand run of an evaluator over the traces of a time range. */
+export interface EvaluationRunsTable {
+  id: Generated<string>
+  project_id: string
+  evaluator_id: string
+  from_time: Timestamp
+  to_time: Timestamp
+  status: Generated<EvaluationRunStatus>
+  trace_count: number | null
+  created_at: CreatedAt
+  finished_at: Timestamp | null
+}
+
+export type EvaluationJobStatus = 'pending' | 'completed' | 'failed' | 'skipped'
+
+/** One judgment of one trace by one evaluator (for new traces, or within a run). */
+export interface EvaluationJobsTable {
+  id: Generated<string>
+  project_id: string
+  evaluator_id: string
+  run_id: string | null
+  trace_id: string
+  status: Generated<EvaluationJobStatus>
+  attempts: Generated<number>
+  error: string | null
+  score_id: string | null
+  judge_model: string | null
+  input_tokens: number | null
+  output_tokens: number | null
+  cost_usd: Numeric | null
+  latency_ms: number | null
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
 export interface Database {
   teams: TeamsTable
   projects: ProjectsTable
@@ -280,6 +347,10 @@ export interface Database {
   summary_deltas: SummaryDeltasTable
   score_configs: ScoreConfigsTable
   scores: ScoresTable
+  llm_connections: LlmConnectionsTable
+  evaluators: EvaluatorsTable
+  evaluation_runs: EvaluationRunsTable
+  evaluation_jobs: EvaluationJobsTable
 }
 
 export type Team = Selectable<TeamsTable>
@@ -360,6 +431,23 @@ export const declaredColumns: DeclaredColumns = {
     project_id: notNull, id: notNull, trace_id: nullable, span_id: nullable, session_id: nullable, name: notNull, data_type: notNull,
     value: nullable, string_value: nullable, comment: nullable, source: notNull, author: nullable, config_id: nullable,
     evaluator_id: nullable, created_at: notNull, updated_at: notNull,
+  },
+  llm_connections: {
+    id: notNull, project_id: notNull, name: notNull, provider: notNull, base_url: notNull, api_key_sealed: notNull, api_key_hint: notNull,
+    created_at: notNull,
+  },
+  evaluators: {
+    id: notNull, project_id: notNull, name: notNull, connection_id: notNull, model: notNull, prompt: nullable, prompt_name: nullable,
+    prompt_label: nullable, score_name: notNull, filter: notNull, sampling_rate: notNull, enabled: notNull, created_at: notNull, updated_at: notNull,
+  },
+  evaluation_runs: {
+    id: notNull, project_id: notNull, evaluator_id: notNull, from_time: notNull, to_time: notNull, status: notNull, trace_count: nullable,
+    created_at: notNull, finished_at: nullable,
+  },
+  evaluation_jobs: {
+    id: notNull, project_id: notNull, evaluator_id: notNull, run_id: nullable, trace_id: notNull, status: notNull, attempts: notNull,
+    error: nullable, score_id: nullable, judge_model: nullable, input_tokens: nullable, output_tokens: nullable, cost_usd: nullable,
+    latency_ms: nullable, created_at: notNull, updated_at: notNull,
   },
   project_model_prices: {
     id: notNull, project_id: notNull, model: notNull, match: notNull, input_usd_per_mtok: notNull, output_usd_per_mtok: notNull,

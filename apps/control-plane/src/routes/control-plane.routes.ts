@@ -21,6 +21,8 @@ import { summariesStatusRoutes } from './summaries-status.routes.ts'
 import { scoreRoutes } from './scores.routes.ts'
 import { scoreConfigRoutes } from './score-configs.routes.ts'
 import { langtraceEvaluationRoutes } from './langtrace-evaluation.routes.ts'
+import { llmConnectionRoutes } from './llm-connections.routes.ts'
+import { evaluatorRoutes } from './evaluators.routes.ts'
 
 export interface ControlPlaneRoutesOptions {
   /** ADMIN_API_KEY: the secret of POST /api/teams; unset, that endpoint refuses everyone. */
@@ -29,6 +31,8 @@ export interface ControlPlaneRoutesOptions {
   promptCacheTtlMs?: number
   /** The web console's sessions (/api/session, and the session cookie on team-key routes); absent without SESSION_SECRET. */
   consoleSessions?: ConsoleSessionOptions | undefined
+  /** LLM_CONNECTION_ENCRYPTION_KEY's 32 bytes: seals the keys of LLM connections; without it none can be made. */
+  llmConnectionKey?: Buffer | undefined
 }
 
 export interface ConsoleSessionOptions extends ConsoleSessionPluginOptions {
@@ -85,6 +89,8 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(scoreConfigRoutes)
   await app.register(scoreRoutes)
   await app.register(langtraceEvaluationRoutes)
+  await app.register(llmConnectionRoutes, { encryptionKey: options.llmConnectionKey })
+  await app.register(evaluatorRoutes)
 }
 
 const cacheMetricName = 'tracewell_control_plane_prompt_cache_lookups_total'

@@ -113,7 +113,11 @@ const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) =>
 
 const spansOfTrace = sql`s.project_id = t.project_id and s.trace_id = t.trace_id`
 
-function conditions(search: TraceSearch): RawBuilder<unknown>[] {
+/** What a trace must be to be listed: the search without its page and order (also an evaluator's filter). */
+export type TraceFilter = Omit<TraceSearch, 'limit' | 'sort' | 'order' | 'cursor' | 'sortScoreName'>
+
+/** The conditions on `trace_summaries t` (and, through it, the trace's spans and scores) of a filter. */
+export function traceFilterConditions(search: TraceFilter): RawBuilder<unknown>[] {
   const where: RawBuilder<unknown>[] = [sql`t.project_id = ${search.projectId}`]
   if (search.from) where.push(sql`t.start_time >= ${search.from}`)
   if (search.to) where.push(sql`t.start_time < ${search.to}`)
@@ -194,7 +198,7 @@ function toTraceRow(row: TraceRow): TraceRowDto {
 /** One page of the trace list, and the cursor of the next (null on the last). */
 export async function searchTraces(db: Executor, search: TraceSearch): Promise<{ traces: TraceRowDto[]; next: TraceSearchCursor | null }> {
   const { expression, cast } = search.sort === 'score' ? scoreSort(search.sortScoreName ?? '') : sortColumns[search.sort]
-  const where = conditions(search)
+  const where = traceFilterConditions(search)
   const descending = search.order === 'desc'
   if (search.cursor) {
     const after = sql`(${expression}, t.trace_id) ${sql.raw(descending ? '<' : '>')} (${cast(search.cursor.value)}, ${search.cursor.traceId})`
