@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict'
 import { randomBytes, randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { AllInOneConfigSchema, loadConfig, TestEnvironmentSchema } from '@tracewell/config'
 import { sql } from '@tracewell/db'
-import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
+import { createTestDatabase } from '@tracewell/db/testing'
 import type { App } from '@tracewell/http'
 import { buildAllInOneApp } from '../src/index.ts'
 
@@ -121,9 +124,11 @@ interface Score {
   evaluatorId: string | null
 }
 
-describe('LLM-as-judge evaluators, end to end', { timeout: 120_000 }, () => {
+// Both ways `npm start` runs: over Postgres and Redis (BullMQ), and on its embedded defaults
+// (PGlite, the in-process queue).
+for (const mode of ['Postgres and Redis', 'embedded PGlite and in-process queue'] as const) describe(`LLM-as-judge evaluators, end to end (${mode})`, { timeout: 120_000 }, () => {
   let judge: Awaited<ReturnType<typeof startFakeJudge>>
-  let database: TestDatabase
+  let cleanUp: () => Promise<void>
   let app: App
   const headers = { 'x-api-key': projectKey }
   const api = async (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) => {
@@ -141,11 +146,18 @@ describe('LLM-as-judge evaluators, end to end', { timeout: 120_000 }, () => {
 
   before(async () => {
     judge = await startFakeJudge()
-    database = await createTestDatabase()
-    const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
+    let stores: Record<string, string>
+    if (mode === 'Postgres and Redis') {
+      const database = await createTestDatabase()
+      cleanUp = () => database.drop()
+      stores = { DATABASE_URL: database.url, REDIS_URL: loadConfig(TestEnvironmentSchema).REDIS_URL }
+    } else {
+      const dataDir = mkdtempSync(join(tmpdir(), 'tracewell-judge-'))
+      cleanUp = async () => rmSync(dataDir, { recursive: true, force: true })
+      stores = { DATA_DIR: dataDir }
+    }
     const config = loadConfig(AllInOneConfigSchema, {
-      DATABASE_URL: database.url,
-      REDIS_URL,
+      ...stores,
       QUEUE_PREFIX: `test-${randomUUID()}`,
       LOG_LEVEL: 'silent',
       GRPC_PORT: '0',
@@ -161,14 +173,14 @@ describe('LLM-as-judge evaluators, end to end', { timeout: 120_000 }, () => {
       EVALUATOR_MAX_ATTEMPTS: '3',
       EVALUATOR_CONCURRENCY: '2',
     })
-    ;({ app } = await buildAllInOneApp(config, { db: database.db }))
+    ;({ app } = await buildAllInOneApp(config))
     // A trace stored before the evaluator exists: not a new trace, judged only by a run.
     oldTrace = chatTrace('support-bot', 'What is the capital of France?', 'It is Paris.')
     await send(oldTrace)
   })
   after(async () => {
     await app?.close()
-    await database?.drop()
+    await cleanUp?.()
     judge?.server.close()
   })
 
@@ -181,7 +193,7 @@ describe('LLM-as-judge evaluators, end to end', { timeout: 120_000 }, () => {
     })
     const listed = await api('GET', '/api/llm-connections')
     assert.ok(!JSON.stringify(listed.body).includes('sk-judge'), 'the key is in no answer')
-    const { rows } = await sql<{ api_key_sealed: string }>`select api_key_sealed from llm_connections`.execute(database.db)
+    const { rows } = await sql<{ api_key_sealed: string }>`select api_key_sealed from llm_connections`.execute(app.db)
     assert.match(rows[0]?.api_key_sealed ?? '', /^v1:/)
     assert.ok(!Buffer.from((rows[0]?.api_key_sealed ?? '').slice(3), 'base64').toString('latin1').includes('sk-judge'), 'nor in the database')
     const refused = await api('POST', '/api/llm-connections', { name: 'x', provider: 'openai', baseUrl: 'ftp://judge', apiKey: 'k' })
