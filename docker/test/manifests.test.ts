@@ -498,7 +498,7 @@ const compose = loadYamlDocuments(join(dockerDir, 'compose.yml'))[0]!
 const composeServices = compose.services as Record<string, Doc>
 // The example's encryption-key placeholder is deliberately not hex, so that a copy left unedited
 // refuses to start: a real key stands in for it here.
-const sampleEnv = { ...parseEnvFile(join(dockerDir, '.env.example')), LLM_CONNECTION_ENCRYPTION_KEY: 'e'.repeat(64) }
+const sampleEnv: Record<string, string> = { ...parseEnvFile(join(dockerDir, '.env.example')), LLM_CONNECTION_ENCRYPTION_KEY: 'e'.repeat(64) }
 
 function composeEnvironment(service: Doc): Record<string, string> {
   const environment = service.environment ?? {}

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { sendUserFeedback } from '@langtrase/typescript-sdk'
-import { insertSpans, type SpanInsert } from '@tracewell/db'
+import type { SpanInsert } from '@tracewell/db'
+import { storeSpans, summariseAll } from '@tracewell/write-path'
 import { seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
 
 // /api/evaluation as the Langtrace SDKs call it: the TypeScript SDK's own sendUserFeedback over
@@ -48,7 +49,8 @@ describe('Langtrace user feedback: /api/evaluation', () => {
   before(async () => {
     cp = await startControlPlane()
     ws = await seedWorkspace(cp.db)
-    await insertSpans(cp.db, [span(ws.projectId, tsTrace, tsSpan), span(ws.projectId, pyTraceHex, pySpanHex), span(ws.projectId, pyTraceHex, ambiguousHex)])
+    await storeSpans(cp.db, [span(ws.projectId, tsTrace, tsSpan), span(ws.projectId, pyTraceHex, pySpanHex), span(ws.projectId, pyTraceHex, ambiguousHex)])
+    await summariseAll(cp.db)
     await cp.app.listen({ port: 0, host: '127.0.0.1' })
     baseUrl = `http://127.0.0.1:${(cp.app.server.address() as AddressInfo).port}`
     process.env.LANGTRACE_API_HOST = baseUrl

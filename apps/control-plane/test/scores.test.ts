@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { insertSpans, type SpanInsert } from '@tracewell/db'
+import type { SpanInsert } from '@tracewell/db'
+import { storeSpans, summariseAll } from '@tracewell/write-path'
 import { seedWorkspace, startControlPlane, unauthorized, type TestControlPlane, type Workspace } from './helper.ts'
 
 const traceA = 'a'.repeat(32)
@@ -33,11 +34,12 @@ describe('scores and score configurations', () => {
     cp = await startControlPlane()
     ws = await seedWorkspace(cp.db, 'Acme')
     other = await seedWorkspace(cp.db, 'Other')
-    await insertSpans(cp.db, [
+    await storeSpans(cp.db, [
       span(ws.projectId, traceA, '000000000000000a', t0),
       span(ws.projectId, traceB, '000000000000000b', t0 + 60n * second),
       span(ws.projectId, traceC, '000000000000000c', t0 + 120n * second),
     ])
+    await summariseAll(cp.db)
   })
   after(() => cp.close())
 

@@ -10,12 +10,13 @@ import {
   createLlmConnection,
   createProject,
   createTeam,
-  insertSpans,
   listEvaluationJobs,
   listScores,
   llmConnectionKeyContext,
+  type Db,
   type SpanInsert,
 } from '@tracewell/db'
+import { storeSpans, summariseAll } from '@tracewell/write-path'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import type { App } from '@tracewell/http'
 import { buildApp } from '../src/index.ts'
@@ -24,6 +25,12 @@ import { buildApp } from '../src/index.ts'
 // over Postgres and its BullMQ queue in Redis, with a fake OpenAI-compatible judge.
 
 const keyHex = randomBytes(32).toString('hex')
+
+/** Spans stored and folded into their traces' summaries: what a writer and its summariser do. */
+async function insertSpans(db: Db, spans: readonly SpanInsert[]): Promise<void> {
+  await storeSpans(db, spans)
+  await summariseAll(db)
+}
 
 function span(projectId: string, traceId: string, answer: string): SpanInsert {
   const now = BigInt(Date.now()) * 1_000_000n

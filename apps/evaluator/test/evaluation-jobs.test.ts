@@ -11,15 +11,26 @@ import {
   createProject,
   createTeam,
   findEvaluationRun,
-  insertSpans,
   listEvaluationJobs,
   startQueuedRuns,
   takeNewTraces,
   type Db,
   type EvaluatorDto,
   type SpanInsert,
-} from '../src/index.ts'
-import { engines } from './engines.ts'
+} from '@tracewell/db'
+import { createEmbeddedTestDatabase, createTestDatabase } from '@tracewell/db/testing'
+import { storeSpans, summariseAll } from '@tracewell/write-path'
+
+/** Spans stored and folded into their traces' summaries: what a writer and its summariser do. */
+async function insertSpans(db: Db, spans: readonly SpanInsert[]): Promise<void> {
+  await storeSpans(db, spans)
+  await summariseAll(db)
+}
+
+const engines = [
+  { name: 'postgres', open: () => createTestDatabase() },
+  { name: 'pglite', open: () => createEmbeddedTestDatabase() },
+]
 
 // Which traces an evaluator takes: new (a span arrived after it was made), complete (no span for
 // the quiet period), matching its filter, sampled by a stable hash, each once; and runs' windows.
