@@ -270,8 +270,16 @@ for (const mode of ['Postgres and Redis', 'embedded PGlite and in-process queue'
     assert.equal(judge.requests.filter((request) => request.body.messages.some((message) => message.content.includes('invoice'))).length, 0)
 
     // The judgments: the rate-limited one took two attempts; tokens and the judge's cost recorded.
-    const judgments = (await api('GET', `/api/evaluators/${evaluatorId}/judgments`)).body.judgments as Array<Record<string, unknown>>
-    assert.equal(judgments.length, 3)
+    // A judgment's row completes a moment after its score is written.
+    const judgments = await waitFor(
+      'the three judgments to complete',
+      async () => {
+        const { judgments: found } = (await api('GET', `/api/evaluators/${evaluatorId}/judgments?status=completed`)).body
+        return found.length === 3 ? (found as Array<Record<string, unknown>>) : undefined
+      },
+      10_000,
+    )
+    assert.equal((await api('GET', `/api/evaluators/${evaluatorId}/judgments`)).body.judgments.length, 3)
     for (const judgment of judgments) {
       assert.deepEqual([judgment.status, judgment.judgeModel, judgment.inputTokens, judgment.outputTokens], ['completed', 'gpt-4o-mini-2024-07-18', 120, 20])
       assert.ok(typeof judgment.costUsd === 'number' && judgment.costUsd > 0 && judgment.costUsd < 0.001, String(judgment.costUsd))

@@ -113,8 +113,11 @@ describe('the evaluator service', { timeout: 120_000 }, () => {
     const byTrace = new Map((await scores()).map((score) => [score.traceId, [score.numericValue, score.comment, score.source, score.evaluatorId]]))
     assert.deepEqual(byTrace.get(right), [5, 'right', 'eval', evaluator.id])
     assert.deepEqual(byTrace.get(wrong), [1, 'wrong', 'eval', evaluator.id])
-    const metrics = (await app.inject({ url: '/metrics' })).body
-    assert.match(metrics, /tracewell_evaluator_judgments_total\{outcome="completed"\} 2/)
+    // Counted once the judgment's row is complete, a moment after its score is visible.
+    const completed = /tracewell_evaluator_judgments_total\{outcome="completed"\} 2/
+    let metrics = ''
+    for (const deadline = Date.now() + 10_000; !completed.test(metrics) && Date.now() < deadline; ) metrics = (await app.inject({ url: '/metrics' })).body
+    assert.match(metrics, completed)
   })
 
   it('fails a judgment at once when the judge refuses the key: no retry can help', async () => {
