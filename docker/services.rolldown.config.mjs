@@ -20,6 +20,7 @@ const programs = [
   ['apps/writer/src/bin/replay-failed.ts', 'apps/writer/dist/replay-failed.mjs'],
   ['apps/control-plane/src/server.ts', 'apps/control-plane/dist/server.mjs'],
   ['apps/janitor/src/server.ts', 'apps/janitor/dist/server.mjs'],
+  ['apps/evaluator/src/server.ts', 'apps/evaluator/dist/server.mjs'],
   ['apps/all-in-one/src/server.ts', 'apps/all-in-one/dist/server.mjs'],
   ['apps/all-in-one/src/bin/show-keys.ts', 'apps/all-in-one/dist/show-keys.mjs'],
   ['packages/db/src/bin/migrate.ts', 'packages/db/dist/migrate.mjs'],

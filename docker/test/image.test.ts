@@ -1,5 +1,5 @@
 // The image as an operator runs it: built from docker/Dockerfile on the local base image, then the
-// migration and the four services as containers against the real Postgres and Redis of the test
+// migration and the five services as containers against the real Postgres and Redis of the test
 // environment (host networking, a fresh database created and dropped here, a queue prefix of its
 // own). A trace goes in through ingest and comes back through the control plane; the janitor
 // answers its health checks and a cleanup call.
@@ -157,7 +157,7 @@ describe('the image, built on the local base and run against real Postgres and R
     assert.match(output, /: applied \S/)
   })
 
-  it('starts ingest, writer, control plane and janitor, each ready on /readyz', async (t) => {
+  it('starts ingest, writer, control plane, janitor and evaluator, each ready on /readyz', async (t) => {
     if (skipUnlessRunnable(t)) return
     const { REDIS_URL } = testEnvironment()
     const shared = { DATABASE_URL: database!.url, LOG_LEVEL: 'warn', HOST: '127.0.0.1' }
@@ -167,6 +167,7 @@ describe('the image, built on the local base and run against real Postgres and R
       writer: queue,
       'control-plane': { ADMIN_API_KEY: adminKey, SESSION_SECRET: randomBytes(32).toString('hex') },
       janitor: { CRON_API_KEY: cronKey },
+      evaluator: { ...queue, LLM_CONNECTION_ENCRYPTION_KEY: randomBytes(32).toString('hex') },
     }
     for (const [service, spec] of Object.entries(services)) {
       const port = await freePort()

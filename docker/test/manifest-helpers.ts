@@ -6,6 +6,7 @@ import {
   defaultPorts,
   IngestConfigSchema,
   JanitorConfigSchema,
+  EvaluatorConfigSchema,
   type loadConfig,
   MigrateConfigSchema,
   WriterConfigSchema,
@@ -59,6 +60,7 @@ export const services: Record<string, ServiceSpec> = {
   },
   'control-plane': { source: 'apps/control-plane/src/server.ts', entry: 'apps/control-plane/dist/server.mjs', port: defaultPorts.controlPlane, schema: ControlPlaneConfigSchema },
   janitor: { source: 'apps/janitor/src/server.ts', entry: 'apps/janitor/dist/server.mjs', port: defaultPorts.janitor, schema: JanitorConfigSchema },
+  evaluator: { source: 'apps/evaluator/src/server.ts', entry: 'apps/evaluator/dist/server.mjs', port: defaultPorts.evaluator, schema: EvaluatorConfigSchema },
 }
 export const migrate = { source: 'packages/db/src/bin/migrate.ts', entry: 'packages/db/dist/migrate.mjs', schema: MigrateConfigSchema }
 
@@ -90,6 +92,7 @@ export const sampleSecretValues: Record<string, string> = {
   'admin-api-key': 'a'.repeat(32),
   'cron-api-key': 'c'.repeat(32),
   'session-secret': 's'.repeat(32),
+  'llm-connection-encryption-key': 'e'.repeat(64),
   'init-team-api-key': 't'.repeat(32),
   'init-project-api-key': 'p'.repeat(32),
 }

@@ -182,7 +182,7 @@ describe('Kubernetes manifests', () => {
 
   it('run every Tracewell container from the one image', () => {
     const containers = [...deployments, ...ofKind('Job')].flatMap((doc) => [...podSpecOf(doc).containers, ...(podSpecOf(doc).initContainers ?? [])].map((container: Doc) => ({ doc, container })))
-    assert.ok(containers.length >= 5, 'the four services and the migration')
+    assert.ok(containers.length >= 6, 'the five services and the migration')
     for (const { doc, container } of containers) assert.equal(imageRepository(container.image), tracewellImage, `${doc.metadata.name}: image`)
   })
 
@@ -380,7 +380,7 @@ describe('Kubernetes manifests', () => {
     })
     const [image] = kustomization.images as Doc[]
     const ours = images.filter((candidate) => imageRepository(candidate) === (image!.newName ?? tracewellImage))
-    assert.equal(ours.length, 5, 'four Deployments and the migration')
+    assert.equal(ours.length, 6, 'five Deployments and the migration')
     for (const candidate of ours) assert.equal(candidate, `${image!.newName ?? tracewellImage}:${image!.newTag}`)
     for (const candidate of images) assert.doesNotMatch(candidate, /:latest$|^[^:@]+$/)
     const scaled = documents.find((doc) => doc.kind === 'ScaledObject')!
@@ -496,7 +496,9 @@ describe('Kubernetes manifests', () => {
 
 const compose = loadYamlDocuments(join(dockerDir, 'compose.yml'))[0]!
 const composeServices = compose.services as Record<string, Doc>
-const sampleEnv = parseEnvFile(join(dockerDir, '.env.example'))
+// The example's encryption-key placeholder is deliberately not hex, so that a copy left unedited
+// refuses to start: a real key stands in for it here.
+const sampleEnv: Record<string, string> = { ...parseEnvFile(join(dockerDir, '.env.example')), LLM_CONNECTION_ENCRYPTION_KEY: 'e'.repeat(64) }
 
 function composeEnvironment(service: Doc): Record<string, string> {
   const environment = service.environment ?? {}
@@ -505,8 +507,8 @@ function composeEnvironment(service: Doc): Record<string, string> {
 }
 
 describe('compose.yml', () => {
-  it('has Postgres, Redis, the migration and the four services', () => {
-    assert.deepEqual(Object.keys(composeServices).sort(), ['control-plane', 'ingest', 'janitor', 'migrate', 'postgres', 'redis', 'writer'])
+  it('has Postgres, Redis, the migration and the five services', () => {
+    assert.deepEqual(Object.keys(composeServices).sort(), ['control-plane', 'evaluator', 'ingest', 'janitor', 'migrate', 'postgres', 'redis', 'writer'])
   })
 
   it('runs Postgres 17 and Redis 7 with health checks and volumes, Redis persistent and never evicting', () => {

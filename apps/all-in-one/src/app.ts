@@ -1,10 +1,13 @@
+import { encryptionKeyOf } from '@tracewell/auth'
 import type { AllInOneConfig } from '@tracewell/config'
 import { bootstrapFromSettings, consoleAssetsPlugin, controlPlaneRoutes, defaultKeysAreLive, ensureDefaultWorkspace, type DefaultWorkspace } from '@tracewell/control-plane'
 import { summaryBacklog, type Db } from '@tracewell/db'
+import { evaluatorOptionsFromSettings, evaluatorPlugin } from '@tracewell/evaluator'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { otlpGrpcPlugin, sendTracesRoutes, traceLimitsOf } from '@tracewell/ingest'
 import { cleanupRoutes } from '@tracewell/janitor'
 import { readDefaultKeys, removeDefaultKeys, saveDefaultKeys } from './default-keys.file.ts'
+import { keptLlmConnectionKey, llmConnectionKeyPath } from './llm-connection-key.file.ts'
 import { keptSessionSecret, sessionSecretPath } from './session-secret.file.ts'
 import { registerSpanPipeline } from './span-pipeline.ts'
 
@@ -52,10 +55,18 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
     await app.register(sendTracesRoutes, { producer, limits })
     await app.register(otlpGrpcPlugin, { producer, limits })
     const sessionSecret = await consoleSessionSecret(config, app.log)
-    await app.register(controlPlaneRoutes, { adminApiKey: config.ADMIN_API_KEY, queryTimeoutMs: config.QUERY_TIMEOUT_MS, consoleSessions: { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS } })
+    const llmConnectionKey = await llmConnectionEncryptionKey(config, app.log)
+    await app.register(controlPlaneRoutes, {
+      adminApiKey: config.ADMIN_API_KEY,
+      queryTimeoutMs: config.QUERY_TIMEOUT_MS,
+      consoleSessions: { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS },
+      llmConnectionKey: encryptionKeyOf(llmConnectionKey),
+    })
     await app.register(cleanupRoutes, { cronApiKey: config.CRON_API_KEY, batchSize: config.CLEANUP_BATCH_SIZE, timeBudgetMs: config.CLEANUP_TIME_BUDGET_MS })
     await app.register(consoleAssetsPlugin, { distDir: deps.consoleDistDir })
-    return { readiness: { queue: () => producer.ping() }, details: { summaries: () => summaryBacklog(db) } }
+    // The evaluator worker: BullMQ beside the span queue with REDIS_URL, in process without.
+    await app.register(evaluatorPlugin, evaluatorOptionsFromSettings(config, config.REDIS_URL, llmConnectionKey))
+    return { readiness: { queue: () => producer.ping(), evaluations: () => app.evaluator.queue.ping() }, details: { summaries: () => summaryBacklog(db) } }
   },
 })
 
@@ -76,6 +87,14 @@ async function consoleSessionSecret(config: AllInOneConfig, log: App['log']): Pr
   const { secret, kept } = await keptSessionSecret(config.DATA_DIR)
   if (!kept) log.warn({ path: sessionSecretPath(config.DATA_DIR) }, 'could not keep a session secret: console sign-ins end when this process stops (set SESSION_SECRET)')
   return secret
+}
+
+/** LLM_CONNECTION_ENCRYPTION_KEY, or the one kept in DATA_DIR (made on the first start). */
+async function llmConnectionEncryptionKey(config: AllInOneConfig, log: App['log']): Promise<string> {
+  if (config.LLM_CONNECTION_ENCRYPTION_KEY !== undefined) return config.LLM_CONNECTION_ENCRYPTION_KEY
+  const { key, kept } = await keptLlmConnectionKey(config.DATA_DIR)
+  if (!kept) log.warn({ path: llmConnectionKeyPath(config.DATA_DIR) }, 'could not keep an LLM connection key: connections made now will not open after a restart (set LLM_CONNECTION_ENCRYPTION_KEY)')
+  return key
 }
 
 function hasInitSettings(config: AllInOneConfig): boolean {

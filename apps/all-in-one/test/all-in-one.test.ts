@@ -62,7 +62,7 @@ describe('npm start on embedded defaults (PGlite, in-process queue)', () => {
     const again = await second.app.inject({ url: `/api/traces/${requests.traces.otlpJson.traceId}`, headers: { 'x-api-key': workspace.projectApiKey } })
     assert.equal(again.statusCode, 200, 'data and keys survive a restart')
     const health = await second.app.inject({ url: '/readyz' })
-    assert.deepEqual(health.json(), { status: 'ok', checks: { postgres: 'ok', queue: 'ok' }, details: { summaries: { deltas: 0, traces: 0, lagSeconds: 0 } } })
+    assert.deepEqual(health.json(), { status: 'ok', checks: { postgres: 'ok', queue: 'ok', evaluations: 'ok' }, details: { summaries: { deltas: 0, traces: 0, lagSeconds: 0 } } })
     await second.app.close()
   })
 })

@@ -30,4 +30,16 @@ describe('trace filters in the URL', () => {
       from: '2026-01-01T00:00:00Z', to: '2026-01-01T06:00:00Z', sort: 'duration', order: 'asc',
     })
   })
+
+  it('filters and sorts by a score only with its name', () => {
+    const now = Date.parse('2026-01-02T00:00:00Z')
+    const defined = (query: Record<string, unknown>) => Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined))
+    const filters = readTraceFilters(new URLSearchParams('score_name=accuracy&min_score=3&max_score=5&sort=score'))
+    assert.deepEqual(defined(traceListQuery(filters, now)), { score_name: 'accuracy', min_score: '3', max_score: '5', sort: 'score' })
+    // One filter: the score, however it is bounded.
+    assert.equal(activeFilterCount(filters), 1)
+    assert.equal(writeTraceFilters(filters).toString(), 'score_name=accuracy&min_score=3&max_score=5&sort=score')
+    // Bounds or a score sort without a name would be refused by the API: they are not sent.
+    assert.deepEqual(defined(traceListQuery(readTraceFilters(new URLSearchParams('min_score=3&score_value=good&sort=score')), now)), {})
+  })
 })

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { UsagePoint } from '../src/api/types.ts'
 import { sideBySide } from '../src/lib/prompt-diff.ts'
-import { chartRows, groupColours, seriesColours } from '../src/lib/usage-series.ts'
+import { chartRows, groupColours, scoreRows, seriesColours } from '../src/lib/usage-series.ts'
 
 function point(bucket: string, group: string | null, costUsd: number): UsagePoint {
   return { bucket, group, traces: 1, spans: 1, errors: 0, inputTokens: 0, outputTokens: 0, costUsd, latencyP50Ms: null, latencyP95Ms: null }
@@ -48,5 +48,20 @@ describe('sideBySide', () => {
     assert.deepEqual(diff.right.filter((segment) => segment.change === 'added').map((segment) => segment.text.trim()), ['very'])
     assert.deepEqual(diff.left.filter((segment) => segment.change === 'removed'), [])
     assert.equal(sideBySide('same', 'same').changed, false)
+  })
+})
+
+describe('scoreRows', () => {
+  it('puts each score’s average in its bucket, buckets in time order, names sorted, gaps absent', () => {
+    const { rows, names } = scoreRows([
+      { bucket: '2026-01-02T00:00:00.000Z', name: 'quality', average: 0.5, count: 2 },
+      { bucket: '2026-01-01T00:00:00.000Z', name: 'quality', average: 1, count: 1 },
+      { bucket: '2026-01-01T00:00:00.000Z', name: 'accuracy', average: 4, count: 3 },
+    ])
+    assert.deepEqual(names, ['accuracy', 'quality'])
+    assert.deepEqual(rows, [
+      { bucket: '2026-01-01T00:00:00.000Z', quality: 1, accuracy: 4 },
+      { bucket: '2026-01-02T00:00:00.000Z', quality: 0.5 },
+    ])
   })
 })

@@ -1,3 +1,4 @@
+import { encryptionKeyOf } from '@tracewell/auth'
 import type { ControlPlaneConfig } from '@tracewell/config'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { bootstrapFromSettings } from './bootstrap.ts'
@@ -28,6 +29,7 @@ export const controlPlaneService = defineService<ControlPlaneConfig, ControlPlan
       adminApiKey: config.ADMIN_API_KEY,
       queryTimeoutMs: config.QUERY_TIMEOUT_MS,
       consoleSessions: sessionSecret === undefined ? undefined : { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS },
+      llmConnectionKey: config.LLM_CONNECTION_ENCRYPTION_KEY === undefined ? undefined : encryptionKeyOf(config.LLM_CONNECTION_ENCRYPTION_KEY),
     })
     // The console signs people in with cookies, so it is served only where they can be signed.
     if (sessionSecret !== undefined) await app.register(consoleAssetsPlugin, { distDir: deps.consoleDistDir })

@@ -64,6 +64,9 @@ describe('a NUL character (\\u0000)', () => {
       // A team key's project is looked up before the route's validator runs.
       ['/api/sessions/s?project_id=a%00b', { 'x-api-key': ws.teamKey }, 'querystring/project_id'],
       ['/api/traces?project_id=%00', { 'x-api-key': ws.teamKey }, 'querystring/project_id'],
+      // Project-scoped routes look the team's project up before validation runs.
+      ['/api/usage?project_id=%00', { 'x-api-key': ws.teamKey }, 'querystring/project_id'],
+      ['/api/scores?project_id=a%00b', { 'x-api-key': ws.teamKey }, 'querystring/project_id'],
     ]
     for (const [url, headers, path] of cases) {
       const response = await cp.app.inject({ method: 'GET', url, headers })

@@ -2,3 +2,4 @@ export { displayPrefix, generateApiKey, hashApiKey, secretsMatch, type KeyKind }
 export { ApiKeyVerifier, KeyStoreUnavailableError, type ApiKeyVerifierOptions, type KeyRecord, type VerifiedKey } from './api-key-verifier.ts'
 export { presentedApiKey, type CredentialHeaders } from './presented-api-key.ts'
 export { FailedKeyAttempts, type FailedKeyAttemptsOptions, type FailedKeyVerdict } from './failed-key-attempts.ts'
+export { encryptionKeyOf, openSecret, sealSecret } from './secret-box.ts'

@@ -7,9 +7,11 @@ import {
   databaseSettings,
   embeddedDatabaseSettings,
   embeddedQueueSettings,
+  evaluatorSettings,
   ingestSettings,
   janitorSettings,
   keySettings,
+  llmConnectionSettings,
   queueSettings,
   querySettings,
   serverSettings,
@@ -18,7 +20,7 @@ import {
 } from './settings.ts'
 
 // Default ports (docs/settings.md).
-export const defaultPorts = { allInOne: 3000, ingest: 3001, controlPlane: 3002, janitor: 3003, writer: 3004 } as const
+export const defaultPorts = { allInOne: 3000, ingest: 3001, controlPlane: 3002, janitor: 3003, writer: 3004, evaluator: 3005 } as const
 
 export const IngestConfigSchema = Type.Object({
   ...serverSettings(defaultPorts.ingest),
@@ -47,6 +49,7 @@ export const ControlPlaneConfigSchema = Type.Object({
   ...bootstrapSettings,
   ...consoleSettings,
   ...querySettings,
+  ...llmConnectionSettings,
   ...startupSettings,
 })
 export type ControlPlaneConfig = Static<typeof ControlPlaneConfigSchema>
@@ -58,6 +61,17 @@ export const JanitorConfigSchema = Type.Object({
   ...startupSettings,
 })
 export type JanitorConfig = Static<typeof JanitorConfigSchema>
+
+/** The evaluator worker: LLM-as-judge over new traces and on-demand runs, its own BullMQ queue. */
+export const EvaluatorConfigSchema = Type.Object({
+  ...serverSettings(defaultPorts.evaluator),
+  ...databaseSettings,
+  ...queueSettings,
+  LLM_CONNECTION_ENCRYPTION_KEY: Type.String({ pattern: llmConnectionSettings.LLM_CONNECTION_ENCRYPTION_KEY.pattern, description: llmConnectionSettings.LLM_CONNECTION_ENCRYPTION_KEY.description }),
+  ...evaluatorSettings,
+  ...startupSettings,
+})
+export type EvaluatorConfig = Static<typeof EvaluatorConfigSchema>
 
 /** `npm start`: everything in one process, Postgres and Redis optional (embedded defaults). */
 export const AllInOneConfigSchema = Type.Object({
@@ -72,6 +86,8 @@ export const AllInOneConfigSchema = Type.Object({
   ...janitorSettings,
   ...consoleSettings,
   ...querySettings,
+  ...llmConnectionSettings,
+  ...evaluatorSettings,
   ...startupSettings,
 })
 export type AllInOneConfig = Static<typeof AllInOneConfigSchema>

@@ -107,6 +107,33 @@ export const writerSettings = {
   }),
 }
 
+export const llmConnectionSettings = {
+  LLM_CONNECTION_ENCRYPTION_KEY: Type.Optional(
+    Type.String({
+      pattern: '^[0-9a-fA-F]{64}$',
+      description: 'the key that seals the API keys of LLM connections at rest: 64 hex characters, e.g. from `openssl rand -hex 32`; the same wherever connections are made and used',
+    }),
+  ),
+}
+
+export const evaluatorSettings = {
+  EVALUATOR_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 4, description: 'judgments run at once per evaluator worker (1–64)' }),
+  EVALUATOR_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 20, default: 5, description: 'tries per judgment before it is recorded as failed (1–20)' }),
+  EVALUATOR_BACKOFF_MS: Type.Integer({ minimum: 10, default: 2_000, description: 'delay before the first retry of a judgment, doubled for each next one, in ms' }),
+  EVALUATOR_POLL_INTERVAL_MS: Type.Integer({ minimum: 100, default: 5_000, description: 'how often the worker looks for traces to judge and runs to start, in ms' }),
+  EVALUATOR_TRACE_QUIET_MS: Type.Integer({
+    minimum: 0,
+    default: 10_000,
+    description: 'a trace is judged once no span of it has arrived for this long, in ms (its spans may come in several requests)',
+  }),
+  EVALUATOR_LOOKBACK_MS: Type.Integer({
+    minimum: 60_000,
+    default: 3_600_000,
+    description: 'how far back, by start time, the worker looks for new traces not yet judged, in ms (older ones: an on-demand run)',
+  }),
+  EVALUATOR_JUDGE_TIMEOUT_MS: Type.Integer({ minimum: 1_000, default: 60_000, description: 'how long one call to the judge model may take, in ms' }),
+}
+
 export const keySettings = {
   KEY_CACHE_TTL_MS: Type.Integer({
     minimum: 0,

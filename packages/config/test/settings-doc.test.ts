@@ -5,6 +5,7 @@ import type { TObject } from '@sinclair/typebox'
 import {
   AllInOneConfigSchema,
   ControlPlaneConfigSchema,
+  EvaluatorConfigSchema,
   IngestConfigSchema,
   JanitorConfigSchema,
   MigrateConfigSchema,
@@ -21,6 +22,7 @@ const readers: Array<[string, TObject]> = [
   ['writer', WriterConfigSchema],
   ['control-plane', ControlPlaneConfigSchema],
   ['janitor', JanitorConfigSchema],
+  ['evaluator', EvaluatorConfigSchema],
   ['npm start', AllInOneConfigSchema],
   ['migrate', MigrateConfigSchema],
   ['queue:replay', ReplayConfigSchema],

@@ -226,6 +226,110 @@ export interface ProjectModelPricesTable {
   created_at: CreatedAt
 }
 
+export type ScoreDataType = 'numeric' | 'boolean' | 'categorical'
+export type ScoreSource = 'api' | 'annotation' | 'eval'
+
+/** A project's named score: its type, and its range or categories (scores of that name are checked against it). */
+export interface ScoreConfigsTable {
+  id: Generated<string>
+  project_id: string
+  name: string
+  data_type: ScoreDataType
+  min_value: number | null
+  max_value: number | null
+  /** [{ label, value }] of a categorical score; null for the others. */
+  categories: Json<Array<{ label: string; value: number }>> | null
+  description: Generated<string>
+  created_at: CreatedAt
+}
+
+/** A score on a trace, one of its spans, or a session (scores.repository.ts). */
+export interface ScoresTable {
+  project_id: string
+  id: string
+  trace_id: string | null
+  span_id: string | null
+  session_id: string | null
+  name: string
+  data_type: ScoreDataType
+  value: number | null
+  string_value: string | null
+  comment: string | null
+  source: ScoreSource
+  author: string | null
+  config_id: string | null
+  evaluator_id: string | null
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
+/** A project's OpenAI-compatible endpoint; the API key only sealed (llm-connections.repository.ts). */
+export interface LlmConnectionsTable {
+  id: Generated<string>
+  project_id: string
+  name: string
+  provider: 'openai'
+  base_url: string
+  api_key_sealed: string
+  api_key_hint: string
+  created_at: CreatedAt
+}
+
+/** An LLM judge of a project's traces (evaluators.repository.ts). */
+export interface EvaluatorsTable {
+  id: Generated<string>
+  project_id: string
+  name: string
+  connection_id: string
+  model: string
+  prompt: string | null
+  prompt_name: string | null
+  prompt_label: string | null
+  score_name: string
+  filter: ColumnType<Record<string, unknown>, string | undefined, string>
+  sampling_rate: Generated<number>
+  enabled: Generated<boolean>
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
+export type EvaluationRunStatus = 'queued' | 'running' | 'completed'
+
+/** An on-demand run of an evaluator over the traces of a time range. */
+export interface EvaluationRunsTable {
+  id: Generated<string>
+  project_id: string
+  evaluator_id: string
+  from_time: Timestamp
+  to_time: Timestamp
+  status: Generated<EvaluationRunStatus>
+  trace_count: number | null
+  created_at: CreatedAt
+  finished_at: Timestamp | null
+}
+
+export type EvaluationJobStatus = 'pending' | 'completed' | 'failed' | 'skipped'
+
+/** One judgment of one trace by one evaluator (for new traces, or within a run). */
+export interface EvaluationJobsTable {
+  id: Generated<string>
+  project_id: string
+  evaluator_id: string
+  run_id: string | null
+  trace_id: string
+  status: Generated<EvaluationJobStatus>
+  attempts: Generated<number>
+  error: string | null
+  score_id: string | null
+  judge_model: string | null
+  input_tokens: number | null
+  output_tokens: number | null
+  cost_usd: Numeric | null
+  latency_ms: number | null
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
 export interface Database {
   teams: TeamsTable
   projects: ProjectsTable
@@ -242,6 +346,12 @@ export interface Database {
   session_summaries: SessionSummariesTable
   summary_deltas: SummaryDeltasTable
   console_session_revocations: ConsoleSessionRevocationsTable
+  score_configs: ScoreConfigsTable
+  scores: ScoresTable
+  llm_connections: LlmConnectionsTable
+  evaluators: EvaluatorsTable
+  evaluation_runs: EvaluationRunsTable
+  evaluation_jobs: EvaluationJobsTable
 }
 
 export type Team = Selectable<TeamsTable>
@@ -321,6 +431,32 @@ export const declaredColumns: DeclaredColumns = {
     total_tokens: notNull, cost_usd: nullable,
   },
   summary_deltas: { id: notNull, created_at: notNull, trace_count: notNull, traces: notNull, usage: notNull },
+  score_configs: {
+    id: notNull, project_id: notNull, name: notNull, data_type: notNull, min_value: nullable, max_value: nullable, categories: nullable,
+    description: notNull, created_at: notNull,
+  },
+  scores: {
+    project_id: notNull, id: notNull, trace_id: nullable, span_id: nullable, session_id: nullable, name: notNull, data_type: notNull,
+    value: nullable, string_value: nullable, comment: nullable, source: notNull, author: nullable, config_id: nullable,
+    evaluator_id: nullable, created_at: notNull, updated_at: notNull,
+  },
+  llm_connections: {
+    id: notNull, project_id: notNull, name: notNull, provider: notNull, base_url: notNull, api_key_sealed: notNull, api_key_hint: notNull,
+    created_at: notNull,
+  },
+  evaluators: {
+    id: notNull, project_id: notNull, name: notNull, connection_id: notNull, model: notNull, prompt: nullable, prompt_name: nullable,
+    prompt_label: nullable, score_name: notNull, filter: notNull, sampling_rate: notNull, enabled: notNull, created_at: notNull, updated_at: notNull,
+  },
+  evaluation_runs: {
+    id: notNull, project_id: notNull, evaluator_id: notNull, from_time: notNull, to_time: notNull, status: notNull, trace_count: nullable,
+    created_at: notNull, finished_at: nullable,
+  },
+  evaluation_jobs: {
+    id: notNull, project_id: notNull, evaluator_id: notNull, run_id: nullable, trace_id: notNull, status: notNull, attempts: notNull,
+    error: nullable, score_id: nullable, judge_model: nullable, input_tokens: nullable, output_tokens: nullable, cost_usd: nullable,
+    latency_ms: nullable, created_at: notNull, updated_at: notNull,
+  },
   project_model_prices: {
     id: notNull, project_id: notNull, model: notNull, match: notNull, input_usd_per_mtok: notNull, output_usd_per_mtok: notNull,
     cache_read_usd_per_mtok: nullable, cache_write_usd_per_mtok: nullable, reasoning_usd_per_mtok: nullable,

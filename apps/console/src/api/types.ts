@@ -47,6 +47,40 @@ export interface TraceSummary {
   costUsd?: number | null
   sessionId?: string | null
   userId?: string | null
+  scores?: Score[]
+}
+
+export type ScoreDataType = 'numeric' | 'boolean' | 'categorical'
+
+/** A judgment of a trace, one of its spans, or a session (docs/api.md#scores). */
+export interface Score {
+  id: string
+  traceId: string | null
+  spanId: string | null
+  sessionId: string | null
+  name: string
+  dataType: ScoreDataType
+  value: number | boolean | string
+  numericValue: number | null
+  comment: string | null
+  source: 'api' | 'annotation' | 'eval'
+  author: string | null
+  configId: string | null
+  evaluatorId: string | null
+  createdAt: string
+  updatedAt: string
+}
+
+export interface ScoreConfig {
+  id: string
+  projectId: string
+  name: string
+  dataType: ScoreDataType
+  minValue: number | null
+  maxValue: number | null
+  categories: Array<{ label: string; value: number }> | null
+  description: string
+  createdAt: string
 }
 
 export interface TracePage {
@@ -73,6 +107,7 @@ export type Span = StoredSpan
 export interface Trace {
   traceId: string
   spans: Span[]
+  scores?: Score[]
 }
 
 export interface SessionSummary {
@@ -112,9 +147,16 @@ export interface UsagePoint extends UsageFigures {
   group: string | null
 }
 
+export interface ScoreAverage {
+  name: string
+  average: number
+  count: number
+}
+
 export interface Usage {
   totals: UsageFigures
   series: UsagePoint[]
+  scores?: { totals: ScoreAverage[]; series: Array<ScoreAverage & { bucket: string }> }
 }
 
 export interface Prompt {

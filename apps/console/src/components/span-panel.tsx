@@ -1,18 +1,19 @@
 import { useMemo } from 'react'
 import { Link } from 'react-router'
-import type { Span } from '../api/types.ts'
+import type { Score, Span } from '../api/types.ts'
 import { conversationOf } from '../lib/conversation.ts'
 import { formatCost, formatCount, formatDuration, formatTime, spanKindName } from '../lib/format.ts'
 import { nanosToMicros } from '../lib/span-tree.ts'
 import { AttributeTable } from './attribute-table.tsx'
 import { ConversationView } from './conversation-view.tsx'
 import { projectPath } from './project-scope.tsx'
+import { ScorePanel } from './score-panel.tsx'
 
 const statusNames = ['unset', 'ok', 'error']
 const costSources = { attribute: 'reported by the application', custom_price: "the project's price", price_table: 'price table' } as const
 
 /** Everything about one span: what it was, its LLM call as a chat, then its raw data. */
-export function SpanPanel({ span, traceStartMicros, projectId }: { span: Span; traceStartMicros: number; projectId: string }) {
+export function SpanPanel({ span, traceStartMicros, projectId, scores = [] }: { span: Span; traceStartMicros: number; projectId: string; scores?: Score[] }) {
   const conversation = useMemo(() => conversationOf(span), [span])
   const durationMs = nanosToMicros(span.durationNs) / 1000
   const offsetMs = (nanosToMicros(span.startTimeUnixNano) - traceStartMicros) / 1000
@@ -109,6 +110,8 @@ export function SpanPanel({ span, traceStartMicros, projectId }: { span: Span; t
           {conversation ? <ConversationView conversation={conversation} /> : <p className="muted">No messages were recorded on this span.</p>}
         </section>
       )}
+
+      <ScorePanel key={span.spanId} projectId={projectId} traceId={span.traceId} spanId={span.spanId} scores={scores} subject="this span" />
 
       <details className="panel-section" open={!isLlm}>
         <summary>

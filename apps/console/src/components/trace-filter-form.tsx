@@ -27,7 +27,7 @@ export function TraceFilterForm({ filters, onApply }: { filters: TraceFilters; o
   const [custom, setCustom] = useState(Boolean(filters.from || filters.to))
   const [attrDraft, setAttrDraft] = useState('')
   const set = <K extends keyof TraceFilters>(key: K, value: TraceFilters[K]) => setDraft((current) => ({ ...current, [key]: value }))
-  const text = (key: 'q' | 'service' | 'model' | 'vendor' | 'name' | 'session' | 'user' | 'minDurationMs' | 'minCost') => ({
+  const text = (key: 'q' | 'service' | 'model' | 'vendor' | 'name' | 'session' | 'user' | 'minDurationMs' | 'minCost' | 'scoreName' | 'minScore' | 'maxScore' | 'scoreValue') => ({
     value: draft[key] ?? '',
     onChange: (event: { target: { value: string } }) => set(key, event.target.value === '' ? undefined : event.target.value),
   })
@@ -105,7 +105,7 @@ export function TraceFilterForm({ filters, onApply }: { filters: TraceFilters; o
           <input {...text('model')} />
         </label>
       </div>
-      <details className="more-filters" open={Boolean(filters.vendor || filters.name || filters.session || filters.user || filters.minDurationMs || filters.minCost || filters.attr.length)}>
+      <details className="more-filters" open={Boolean(filters.vendor || filters.name || filters.session || filters.user || filters.minDurationMs || filters.minCost || filters.attr.length || filters.scoreName)}>
         <summary>More filters</summary>
         <div className="filter-row">
           <label>
@@ -131,6 +131,22 @@ export function TraceFilterForm({ filters, onApply }: { filters: TraceFilters; o
           <label>
             <span>Min cost ($)</span>
             <input inputMode="decimal" {...text('minCost')} />
+          </label>
+          <label>
+            <span>Score</span>
+            <input placeholder="name" {...text('scoreName')} />
+          </label>
+          <label>
+            <span>Score at least</span>
+            <input inputMode="decimal" {...text('minScore')} />
+          </label>
+          <label>
+            <span>Score at most</span>
+            <input inputMode="decimal" {...text('maxScore')} />
+          </label>
+          <label>
+            <span>Score label</span>
+            <input placeholder="category or true/false" {...text('scoreValue')} />
           </label>
           <label className="grow">
             <span>Attribute (key=value)</span>

@@ -1,7 +1,7 @@
-import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
-import type { UsagePoint } from '../api/types.ts'
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
+import type { ScoreAverage, UsagePoint } from '../api/types.ts'
 import { formatCost, formatCount } from '../lib/format.ts'
-import { chartRows, groupColours, type UsageMetric } from '../lib/usage-series.ts'
+import { chartRows, groupColours, scoreRows, seriesColours, type UsageMetric } from '../lib/usage-series.ts'
 
 interface ChartSpec {
   title: string
@@ -31,8 +31,18 @@ function bucketLabel(iso: string, bucket: 'hour' | 'day'): string {
 }
 
 /** Cost, tokens, traces and errors over time, stacked by group; each chart has a table for screen readers. */
-export default function UsageCharts({ series, bucket, grouped }: { series: UsagePoint[]; bucket: 'hour' | 'day'; grouped: boolean }) {
-  if (series.length === 0) return <p className="empty">Nothing was recorded in this period.</p>
+export default function UsageCharts({
+  series,
+  bucket,
+  grouped,
+  scores = [],
+}: {
+  series: UsagePoint[]
+  bucket: 'hour' | 'day'
+  grouped: boolean
+  scores?: Array<ScoreAverage & { bucket: string }>
+}) {
+  if (series.length === 0 && scores.length === 0) return <p className="empty">Nothing was recorded in this period.</p>
   const colourOf = groupColours(series, grouped)
   return (
     <div className="charts">
@@ -89,6 +99,62 @@ export default function UsageCharts({ series, bucket, grouped }: { series: Usage
           </figure>
         )
       })}
+      {scores.length > 0 && <ScoreChart scores={scores} bucket={bucket} />}
     </div>
+  )
+}
+
+const formatAverage = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2))
+
+/** Each score's average per bucket, a line per score name; with its figures as a table. */
+function ScoreChart({ scores, bucket }: { scores: Array<ScoreAverage & { bucket: string }>; bucket: 'hour' | 'day' }) {
+  const { rows, names } = scoreRows(scores)
+  return (
+    <figure className="card chart score-chart">
+      <figcaption>Score averages</figcaption>
+      <div className="chart-area" aria-hidden="true">
+        <ResponsiveContainer width="100%" height={220}>
+          <LineChart data={rows} margin={{ top: 8, right: 8, bottom: 0, left: 8 }}>
+            <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
+            <XAxis dataKey="bucket" tickFormatter={(value: string) => bucketLabel(value, bucket)} stroke="var(--muted)" fontSize={11} minTickGap={16} />
+            <YAxis tickFormatter={formatAverage} stroke="var(--muted)" fontSize={11} width={48} />
+            <Tooltip
+              formatter={(value) => formatAverage(Number(value))}
+              labelFormatter={(label) => bucketLabel(String(label), bucket)}
+              contentStyle={{ background: 'var(--surface)', border: '1px solid var(--border)', color: 'var(--text)' }}
+            />
+            <Legend wrapperStyle={{ fontSize: 12 }} />
+            {names.map((name, index) => (
+              <Line key={name} dataKey={name} name={name} stroke={seriesColours[index % seriesColours.length]} strokeWidth={2} dot connectNulls isAnimationActive={false} />
+            ))}
+          </LineChart>
+        </ResponsiveContainer>
+      </div>
+      <details className="chart-table">
+        <summary>Score averages as a table</summary>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{bucket === 'hour' ? 'Hour' : 'Day'}</th>
+              {names.map((name) => (
+                <th key={name} scope="col">
+                  {name}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={row.bucket as string}>
+                <th scope="row">{bucketLabel(row.bucket as string, bucket)}</th>
+                {names.map((name) => (
+                  <td key={name}>{typeof row[name] === 'number' ? formatAverage(row[name]) : '—'}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </details>
+    </figure>
   )
 }

@@ -5,7 +5,7 @@ export const timeRanges = { '15m': 15 * 60_000, '1h': 3_600_000, '6h': 6 * 3_600
 export type TimeRange = keyof typeof timeRanges
 
 /** Columns the server sorts by (over every matching trace); the others sort the loaded rows. */
-export const serverSorts = ['time', 'duration', 'cost', 'tokens'] as const
+export const serverSorts = ['time', 'duration', 'cost', 'tokens', 'score'] as const
 export const clientSorts = ['name', 'service', 'models', 'spans', 'status'] as const
 export type TraceSort = (typeof serverSorts)[number] | (typeof clientSorts)[number]
 
@@ -26,6 +26,11 @@ export interface TraceFilters {
   minDurationMs?: string
   minCost?: string
   q?: string
+  /** A score the trace has; with min/max on its number or a label (and what sort=score orders by). */
+  scoreName?: string
+  minScore?: string
+  maxScore?: string
+  scoreValue?: string
   sort: TraceSort
   order: 'desc' | 'asc'
   live: boolean
@@ -44,6 +49,10 @@ const textFields = {
   min_duration_ms: 'minDurationMs',
   min_cost: 'minCost',
   q: 'q',
+  score_name: 'scoreName',
+  min_score: 'minScore',
+  max_score: 'maxScore',
+  score_value: 'scoreValue',
   from: 'from',
   to: 'to',
 } as const satisfies Record<string, keyof TraceFilters>
@@ -90,7 +99,9 @@ export function writeTraceFilters(filters: TraceFilters, keep: URLSearchParams =
 /** The query of GET /api/traces for these filters, at `now`. */
 export function traceListQuery(filters: TraceFilters, now: number): Record<string, string | string[] | undefined> {
   const from = filters.range ? new Date(now - timeRanges[filters.range]).toISOString() : filters.from
-  const isServerSort = (serverSorts as readonly string[]).includes(filters.sort)
+  // Sorting by score needs the score's name; without one the list keeps the server's time order.
+  const isServerSort = (serverSorts as readonly string[]).includes(filters.sort) && (filters.sort !== 'score' || Boolean(filters.scoreName))
+  const scoreName = filters.scoreName
   return {
     from,
     to: filters.range ? undefined : filters.to,
@@ -105,6 +116,10 @@ export function traceListQuery(filters: TraceFilters, now: number): Record<strin
     min_duration_ms: filters.minDurationMs,
     min_cost: filters.minCost,
     q: filters.q,
+    score_name: scoreName,
+    min_score: scoreName ? filters.minScore : undefined,
+    max_score: scoreName ? filters.maxScore : undefined,
+    score_value: scoreName ? filters.scoreValue : undefined,
     sort: isServerSort && filters.sort !== 'time' ? filters.sort : undefined,
     order: isServerSort && filters.order !== 'desc' ? filters.order : undefined,
   }
@@ -112,6 +127,7 @@ export function traceListQuery(filters: TraceFilters, now: number): Record<strin
 
 /** How many filters narrow the list (for a "3 filters" badge); sorting and live mode are not filters. */
 export function activeFilterCount(filters: TraceFilters): number {
-  const texts = Object.values(textFields).filter((field) => field !== 'from' && field !== 'to' && filters[field])
+  // A score's bounds narrow only with its name: they count as one filter with it.
+  const texts = Object.values(textFields).filter((field) => !['from', 'to', 'minScore', 'maxScore', 'scoreValue'].includes(field) && filters[field])
   return texts.length + filters.attr.length + (filters.status ? 1 : 0) + (filters.range || filters.from || filters.to ? 1 : 0)
 }

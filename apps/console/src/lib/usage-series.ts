@@ -1,4 +1,4 @@
-import type { UsagePoint } from '../api/types.ts'
+import type { ScoreAverage, UsagePoint } from '../api/types.ts'
 
 export type UsageMetric = 'costUsd' | 'inputTokens' | 'outputTokens' | 'traces' | 'errors' | 'spans'
 
@@ -62,4 +62,16 @@ export function groupColours(series: readonly UsagePoint[], grouped: boolean): (
     const rank = ranked.indexOf(group)
     return rank < 0 || rank >= seriesColours.length - 1 ? grey : (seriesColours[rank] as string)
   }
+}
+
+/** The score averages as chart rows: one per bucket in time order, a value per score name (absent where it had none). */
+export function scoreRows(series: ReadonlyArray<ScoreAverage & { bucket: string }>): { rows: Array<Record<string, number | string>>; names: string[] } {
+  const names = [...new Set(series.map((point) => point.name))].sort()
+  const byBucket = new Map<string, Record<string, number | string>>()
+  for (const point of series) {
+    let row = byBucket.get(point.bucket)
+    if (!row) byBucket.set(point.bucket, (row = { bucket: point.bucket }))
+    row[point.name] = point.average
+  }
+  return { rows: [...byBucket.values()].sort((a, b) => Date.parse(a.bucket as string) - Date.parse(b.bucket as string)), names }
 }

@@ -4,10 +4,12 @@ import { Link, useNavigate, useParams, useSearchParams } from 'react-router'
 import { apiPath, apiRequest } from '../api/client.ts'
 import { useTrace } from '../api/traces.api.ts'
 import { projectPath, useProject } from '../components/project-scope.tsx'
+import { ScorePanel } from '../components/score-panel.tsx'
 import { SpanPanel } from '../components/span-panel.tsx'
 import { ErrorMessage, Loading } from '../components/status.tsx'
 import { Waterfall } from '../components/waterfall.tsx'
 import { formatCount, formatDuration, formatTime } from '../lib/format.ts'
+import { scoresOf } from '../lib/score-format.ts'
 import { buildWaterfall } from '../lib/span-tree.ts'
 
 export default function TracePage() {
@@ -85,9 +87,10 @@ export default function TracePage() {
         </div>
       </dl>
       {remove.isError && <ErrorMessage error={remove.error} what="the deletion" />}
+      <ScorePanel projectId={projectId} traceId={traceId} scores={scoresOf(trace.data.scores, null)} subject="this trace" />
       <div className="trace-split">
         <Waterfall waterfall={waterfall} selectedSpanId={selectedId} onSelect={select} />
-        {selected ? <SpanPanel span={selected} traceStartMicros={waterfall.startMicros} projectId={projectId} /> : <p className="muted">Choose a span.</p>}
+        {selected ? <SpanPanel span={selected} traceStartMicros={waterfall.startMicros} projectId={projectId} scores={scoresOf(trace.data.scores, selected.spanId)} /> : <p className="muted">Choose a span.</p>}
       </div>
     </section>
   )

@@ -9,9 +9,16 @@ import { SummariesLag } from '../components/summaries-lag.tsx'
 import { TraceFilterForm } from '../components/trace-filter-form.tsx'
 import { gridFeatures, VirtualGrid } from '../components/virtual-grid.tsx'
 import { formatCost, formatCount, formatDuration, formatTime } from '../lib/format.ts'
+import { ScoreValue } from '../components/score-value.tsx'
 import { readTraceFilters, serverSorts, writeTraceFilters, type TraceFilters, type TraceSort } from '../lib/trace-filters.ts'
 
 const helper = createColumnHelper<typeof gridFeatures, TraceSummary>()
+
+/** The average number of the trace's scores of this name (null without one). */
+function averageOf(trace: TraceSummary, name: string): number | null {
+  const numbers = (trace.scores ?? []).filter((score) => score.name === name && score.numericValue !== null).map((score) => score.numericValue as number)
+  return numbers.length === 0 ? null : numbers.reduce((sum, n) => sum + n, 0) / numbers.length
+}
 
 const tokensOf = (trace: TraceSummary) => trace.totalTokens ?? (trace.inputTokens != null || trace.outputTokens != null ? (trace.inputTokens ?? 0) + (trace.outputTokens ?? 0) : null)
 const errorsOf = (trace: TraceSummary) => trace.errorCount ?? 0
@@ -85,12 +92,35 @@ export default function TracesPage() {
             ),
           meta: { width: '6rem' },
         }),
+        // Sorted by the server, by the average of the filtered score; without a score filter there
+        // is no one score to sort by.
+        helper.accessor((trace) => (filters.scoreName ? averageOf(trace, filters.scoreName) : null), {
+          id: 'score',
+          header: filters.scoreName ? `Scores (${filters.scoreName})` : 'Scores',
+          enableSorting: Boolean(filters.scoreName),
+          cell: (info) => {
+            // The score the list is filtered or sorted by comes first.
+            const scores = [...(info.row.original.scores ?? [])].sort((a, b) => Number(b.name === filters.scoreName) - Number(a.name === filters.scoreName))
+            if (scores.length === 0) return '—'
+            return (
+              <span className="models">
+                {scores.slice(0, 3).map((score) => (
+                  <span key={score.id} className="tag score-tag" title={`${score.name} (${score.source})${score.comment ? `: ${score.comment}` : ''}`}>
+                    {score.name} <ScoreValue score={score} />
+                  </span>
+                ))}
+                {scores.length > 3 && <span className="muted">+{scores.length - 3}</span>}
+              </span>
+            )
+          },
+          meta: { width: 'minmax(10rem, 1.6fr)' },
+        }),
       ]),
-    [projectId],
+    [projectId, filters.scoreName],
   )
 
   const sorting: SortingState = useMemo(() => [{ id: filters.sort, desc: filters.order === 'desc' }], [filters.sort, filters.order])
-  const serverSorted = (serverSorts as readonly string[]).includes(filters.sort)
+  const serverSorted = (serverSorts as readonly string[]).includes(filters.sort) && (filters.sort !== 'score' || Boolean(filters.scoreName))
   const table = useTable({
     features: gridFeatures,
     columns,

@@ -99,7 +99,7 @@ export default function UsagePage() {
       )}
       {usage.data && (
         <Suspense fallback={<Loading label="Loading the charts" />}>
-          <UsageCharts series={usage.data.series} bucket={bucket} grouped={groupBy !== undefined} />
+          <UsageCharts series={usage.data.series} bucket={bucket} grouped={groupBy !== undefined} scores={usage.data.scores?.series} />
         </Suspense>
       )}
     </section>

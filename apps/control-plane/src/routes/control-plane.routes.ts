@@ -19,6 +19,11 @@ import { usageRoutes } from './usage.routes.ts'
 import { traceQueryRoutes } from './trace-queries.routes.ts'
 import { summariesStatusRoutes } from './summaries-status.routes.ts'
 import { decorateTimedQuery, DEFAULT_QUERY_TIMEOUT_MS } from './timed-queries.ts'
+import { scoreRoutes } from './scores.routes.ts'
+import { scoreConfigRoutes } from './score-configs.routes.ts'
+import { langtraceEvaluationRoutes } from './langtrace-evaluation.routes.ts'
+import { llmConnectionRoutes } from './llm-connections.routes.ts'
+import { evaluatorRoutes } from './evaluators.routes.ts'
 
 export interface ControlPlaneRoutesOptions {
   /** ADMIN_API_KEY: the secret of POST /api/teams; unset, that endpoint refuses everyone. */
@@ -29,6 +34,8 @@ export interface ControlPlaneRoutesOptions {
   consoleSessions?: ConsoleSessionOptions | undefined
   /** QUERY_TIMEOUT_MS: the statement timeout of trace, session and usage queries. */
   queryTimeoutMs?: number
+  /** LLM_CONNECTION_ENCRYPTION_KEY's 32 bytes: seals the keys of LLM connections; without it none can be made. */
+  llmConnectionKey?: Buffer | undefined
 }
 
 export type ConsoleSessionOptions = ConsoleSessionPluginOptions
@@ -87,6 +94,11 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(sessionRoutes)
   await app.register(usageRoutes)
   await app.register(summariesStatusRoutes)
+  await app.register(scoreConfigRoutes)
+  await app.register(scoreRoutes)
+  await app.register(langtraceEvaluationRoutes)
+  await app.register(llmConnectionRoutes, { encryptionKey: options.llmConnectionKey })
+  await app.register(evaluatorRoutes)
 }
 
 const cacheMetricName = 'tracewell_control_plane_prompt_cache_lookups_total'

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { findSessionTraces, searchSessions } from '@tracewell/db'
+import { findSessionTraces, scoresOfTraces, searchSessions } from '@tracewell/db'
 import { BadRequestError, NotFoundError } from '@tracewell/http'
 import { callerProjectId, requireProjectAccess } from '../auth.ts'
 import { errorResponses, IsoDateSchema } from '../schemas.ts'
+import { toScore } from '../scores/score.schemas.ts'
 import { parseIsoDate, postgresTimeAsIso, ProjectScopeQuerySchema, TraceRowSchema } from './trace-queries.routes.ts'
 
 const SessionListQuerySchema = Type.Object({
@@ -98,7 +99,12 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const projectId = callerProjectId(request)
       const traces = await app.timedQuery((db) => findSessionTraces(db, projectId, sessionId, 1_000))
       if (traces.length === 0) throw new NotFoundError('Session not found')
-      return { sessionId, userId: traces.find((trace) => trace.userId !== null)?.userId ?? null, traces }
+      const scores = await scoresOfTraces(app.db, projectId, traces.map((trace) => trace.traceId))
+      return {
+        sessionId,
+        userId: traces.find((trace) => trace.userId !== null)?.userId ?? null,
+        traces: traces.map((trace) => ({ ...trace, scores: (scores.get(trace.traceId) ?? []).map(toScore) })),
+      }
     },
   )
 }

@@ -1,11 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { deleteTrace, findTraceSpans, findTraceSpansJson, hasSearchableWord, searchTraces, type TraceSearchCursor, type TraceSort } from '@tracewell/db'
+import { deleteTrace, findTraceSpans, findTraceSpansJson, hasSearchableWord, scoresOfTraces, searchTraces, type TraceSearchCursor, type TraceSort } from '@tracewell/db'
 import { BadRequestError, NotFoundError, UnauthorizedError } from '@tracewell/http'
 import { callerProjectId, requireProjectAccess } from '../auth.ts'
 import { toOtlpJson } from '../otlp-export.ts'
 import { errorResponses, IsoDateSchema } from '../schemas.ts'
 import { StoredSpanSchema } from '@tracewell/span-schema'
+import { ScoreSchema, toScore } from '../scores/score.schemas.ts'
 
 const ProjectScope = {
   project_id: Type.Optional(Type.String({ description: 'the project, with a team key (a project key implies its own)' })),
@@ -35,7 +36,14 @@ export const TraceListQuerySchema = Type.Object({
       description: 'text contained in a span’s attributes: prompts, completions (case-insensitive), its words as whole words; must hold a word (letters or digits)',
     }),
   ),
-  sort: Type.Union([Type.Literal('time'), Type.Literal('duration'), Type.Literal('cost'), Type.Literal('tokens')], { default: 'time' }),
+  score_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'the trace has a score of this name (what min_score, max_score, score_value and sort=score apply to)' })),
+  min_score: Type.Optional(Type.Number({ minimum: -1e12, maximum: 1e12, description: 'with score_name: a score of that name at least this (its number: the value, 1/0, or the category’s value)' })),
+  max_score: Type.Optional(Type.Number({ minimum: -1e12, maximum: 1e12, description: 'with score_name: a score of that name at most this' })),
+  score_value: Type.Optional(Type.String({ maxLength: 200, description: 'with score_name: a score of that name with this label (a category, or true/false)' })),
+  sort: Type.Union([Type.Literal('time'), Type.Literal('duration'), Type.Literal('cost'), Type.Literal('tokens'), Type.Literal('score')], {
+    default: 'time',
+    description: 'score: the average of the trace’s score_name scores (with score_name, only traces that have one are listed)',
+  }),
   order: Type.Union([Type.Literal('desc'), Type.Literal('asc')], { default: 'desc' }),
 })
 export type TraceListQuery = Static<typeof TraceListQuerySchema>
@@ -56,6 +64,7 @@ export const TraceRowSchema = Type.Object({
   costUsd: Type.Union([Type.Number(), Type.Null()], { description: 'null when no span of the trace could be priced' }),
   sessionId: Type.Union([Type.String(), Type.Null()]),
   userId: Type.Union([Type.String(), Type.Null()]),
+  scores: Type.Array(ScoreSchema, { description: 'the trace’s scores (and its spans’), oldest first' }),
 })
 export const TraceListSchema = Type.Object({
   traces: Type.Array(TraceRowSchema),
@@ -71,7 +80,11 @@ export type TraceParams = Static<typeof TraceParamsSchema>
 
 /** A stored span with every field; attributes in the map form (the one definition, @tracewell/span-schema). */
 export const SpanSchema = StoredSpanSchema
-export const TraceSchema = Type.Object({ traceId: Type.String(), spans: Type.Array(SpanSchema) })
+export const TraceSchema = Type.Object({
+  traceId: Type.String(),
+  spans: Type.Array(SpanSchema),
+  scores: Type.Array(ScoreSchema, { description: 'the trace’s scores and its spans’ (spanId set), oldest first' }),
+})
 export type Trace = Static<typeof TraceSchema>
 
 // The cursor is opaque to clients: base64url of the sort it belongs to, the last row's sort value
@@ -85,6 +98,7 @@ const cursorValuePatterns: Record<TraceSort, RegExp> = {
   duration: /^-?\d{1,18}$/,
   cost: /^-?\d{1,30}(\.\d{1,30})?$/,
   tokens: /^-?\d{1,18}$/,
+  score: /^(-?Infinity|-?\d{1,30}(\.\d{1,30})?(e[+-]\d{1,3})?)$/,
 }
 
 export function decodeCursor(sort: TraceSort, raw: string): TraceSearchCursor {
@@ -144,8 +158,16 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (query.q !== undefined && !hasSearchableWord(query.q)) {
         throw new BadRequestError('querystring/q: needs a word (letters or digits) to look for; text of punctuation alone would be looked for in every span')
       }
+      const projectId = callerProjectId(request)
+      const scoreName = query.score_name
+      if (scoreName === undefined) {
+        for (const name of ['min_score', 'max_score', 'score_value'] as const) {
+          if (query[name] !== undefined) throw new BadRequestError(`querystring/${name}: needs score_name`)
+        }
+        if (query.sort === 'score') throw new BadRequestError('querystring/sort: sort=score needs score_name')
+      }
       const search = {
-        projectId: callerProjectId(request),
+        projectId,
         limit: query.limit,
         cursor: query.cursor === undefined || query.cursor === '' ? undefined : decodeCursor(query.sort, query.cursor),
         from: parseIsoDate('from', query.from),
@@ -161,11 +183,20 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         minDurationMs: query.min_duration_ms,
         minCostUsd: query.min_cost,
         text: query.q,
+        score: scoreName === undefined ? undefined : { name: scoreName, min: query.min_score, max: query.max_score, value: query.score_value },
+        sortScoreName: scoreName,
         sort: query.sort,
         order: query.order,
       }
-      const page = await app.timedQuery((db) => searchTraces(db, search))
-      return { traces: page.traces, nextCursor: page.next === null ? null : encodeCursor(query.sort, page.next) }
+      // One timed transaction, its queries one after the other (timed-queries.ts).
+      const { page, scores } = await app.timedQuery(async (db) => {
+        const found = await searchTraces(db, search)
+        return { page: found, scores: await scoresOfTraces(db, projectId, found.traces.map((trace) => trace.traceId)) }
+      })
+      return {
+        traces: page.traces.map((trace) => ({ ...trace, scores: (scores.get(trace.traceId) ?? []).map(toScore) })),
+        nextCursor: page.next === null ? null : encodeCursor(query.sort, page.next),
+      }
     },
   )
 
@@ -185,13 +216,16 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const traceId = traceIdOf(request.params.traceId)
+      const projectId = callerProjectId(request)
       // Sent as the text the repository writes (a string skips the response serializer): the
       // spans' JSON columns are never parsed and written again.
-      const projectId = callerProjectId(request)
-      const spans = await app.timedQuery((db) => findTraceSpansJson(db, projectId, traceId))
+      const { spans, scores } = await app.timedQuery(async (db) => ({
+        spans: await findTraceSpansJson(db, projectId, traceId),
+        scores: await scoresOfTraces(db, projectId, [traceId]),
+      }))
       if (spans === null) throw new NotFoundError('Trace not found')
       // The text is the TraceSchema document; the type provider only knows the object form.
-      const body = `{"traceId":"${traceId}","spans":${spans}}` as unknown as Trace
+      const body = `{"traceId":"${traceId}","spans":${spans},"scores":${JSON.stringify((scores.get(traceId) ?? []).map(toScore))}}` as unknown as Trace
       return reply.type('application/json; charset=utf-8').send(body)
     },
   )

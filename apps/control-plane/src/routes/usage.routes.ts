@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { usageOf } from '@tracewell/db'
+import { scoreAverages, usageOf } from '@tracewell/db'
 import { BadRequestError } from '@tracewell/http'
 import { callerProjectId, requireProjectAccess } from '../auth.ts'
 import { errorResponses, IsoDateSchema } from '../schemas.ts'
@@ -25,6 +25,12 @@ const figures = {
   costUsd: Nullable,
   latencyP50Ms: Type.Union([Type.Number(), Type.Null()], { description: 'of LLM calls (spans with a model)' }),
   latencyP95Ms: Nullable,
+}
+
+const scoreAverage = {
+  name: Type.String(),
+  average: Type.Number({ description: 'of the numbers of the scores of this name given in the window or bucket' }),
+  count: Type.Integer(),
 }
 
 const dayMs = 24 * 3600_000
@@ -56,6 +62,13 @@ export const usageRoutes: FastifyPluginAsyncTypebox = async (app) => {
           200: Type.Object({
             totals: Type.Object(figures),
             series: Type.Array(Type.Object({ bucket: IsoDateSchema, group: Type.Union([Type.String(), Type.Null()]), ...figures })),
+            scores: Type.Object(
+              {
+                totals: Type.Array(Type.Object(scoreAverage)),
+                series: Type.Array(Type.Object({ bucket: IsoDateSchema, ...scoreAverage })),
+              },
+              { description: 'each score’s average, by when it was given (not grouped by group_by)' },
+            ),
           }),
           ...errorResponses(400, 401, 404),
         },
@@ -72,7 +85,12 @@ export const usageRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw new BadRequestError(`querystring/from: at most ${bucket === 'hour' ? maxBuckets : maxDayBuckets} ${bucket}s in one answer`)
       }
       const projectId = callerProjectId(request)
-      return app.timedQuery((db) => usageOf(db, { projectId, from, to, bucket, timeZone: tz, groupBy }))
+      // One timed transaction, its queries one after the other (timed-queries.ts).
+      const { usage, scores } = await app.timedQuery(async (db) => ({
+        usage: await usageOf(db, { projectId, from, to, bucket, timeZone: tz, groupBy }),
+        scores: await scoreAverages(db, { projectId, from, to, bucket, timeZone: tz }),
+      }))
+      return { ...usage, scores }
     },
   )
 }

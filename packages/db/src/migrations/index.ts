@@ -9,6 +9,8 @@ import * as sessionSummaries from './2026-11-25T0510-session-summaries.ts'
 import * as traceTextFilters from './2026-11-25T1800-trace-text-filters.ts'
 import * as summaryDeltas from './2026-11-26T0900-summary-deltas.ts'
 import * as consoleSessionRevocations from './2026-11-26T1200-console-session-revocations.ts'
+import * as scores from './2026-11-26T1400-scores.ts'
+import * as llmJudge from './2026-11-26T1410-llm-judge.ts'
 
 // Every migration, by name; names sort in the order they apply. Listed statically (not read from
 // the file system) so that the same list works from source, from a container image and in tests.
@@ -24,4 +26,6 @@ export const migrations: Record<string, Migration & { transactional?: boolean }>
   '2026-11-25T1800-trace-text-filters': traceTextFilters,
   '2026-11-26T0900-summary-deltas': summaryDeltas,
   '2026-11-26T1200-console-session-revocations': consoleSessionRevocations,
+  '2026-11-26T1400-scores': scores,
+  '2026-11-26T1410-llm-judge': llmJudge,
 }

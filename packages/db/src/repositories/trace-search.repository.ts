@@ -8,7 +8,15 @@ import { recomputeSessions } from './session-summaries.ts'
 // filters on what only spans hold (a span's name or attribute, text in prompts and completions)
 // look into the candidate trace's spans through the primary key.
 
-export type TraceSort = 'time' | 'duration' | 'cost' | 'tokens'
+export type TraceSort = 'time' | 'duration' | 'cost' | 'tokens' | 'score'
+
+/** Traces with a score of this name: its number within [min, max], or its label equal to value. */
+export interface TraceScoreFilter {
+  name: string
+  min?: number | undefined
+  max?: number | undefined
+  value?: string | undefined
+}
 
 export interface TraceSearch {
   projectId: string
@@ -33,6 +41,9 @@ export interface TraceSearch {
    * message (an exception's), its words as whole words (@tracewell/text-filter).
    */
   text?: string | undefined
+  score?: TraceScoreFilter | undefined
+  /** The score whose average a `score` sort orders by (give `score` too: the traces that have one). */
+  sortScoreName?: string | undefined
   sort: TraceSort
   order: 'asc' | 'desc'
   cursor?: TraceSearchCursor | undefined
@@ -87,6 +98,8 @@ const sortColumns: Record<TraceSort, { expression: RawBuilder<unknown>; cast: (v
   duration: { expression: sql`t.duration_us`, cast: (value) => sql`${value}::bigint` },
   cost: { expression: sql`coalesce(t.cost_usd, -1)`, cast: (value) => sql`${value}::numeric` },
   tokens: { expression: sql`t.total_tokens`, cast: (value) => sql`${value}::bigint` },
+  // Replaced by scoreSort(name) in searchTraces: the expression needs the score's name.
+  score: { expression: sql`0`, cast: (value) => sql`${value}::float8` },
 }
 
 /**
@@ -98,12 +111,22 @@ export function hasSearchableWord(text: string): boolean {
   return textFilterProbes(text).length > 0
 }
 
+/** The average of the trace's scores of this name (-Infinity without one: never null, which a cursor could not pass). */
+const scoreSort = (name: string) => ({
+  expression: sql`coalesce((select avg(sc.value) from scores sc where sc.project_id = t.project_id and sc.trace_id = t.trace_id and sc.name = ${name}), '-Infinity'::float8)`,
+  cast: (value: string) => sql`${value}::float8`,
+})
+
 /** `text` for LIKE, its wildcards taken literally. */
 const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 const spansOfTrace = sql`s.project_id = t.project_id and s.trace_id = t.trace_id`
 
-function conditions(search: TraceSearch): RawBuilder<unknown>[] {
+/** What a trace must be to be listed: the search without its page and order (also an evaluator's filter). */
+export type TraceFilter = Omit<TraceSearch, 'limit' | 'sort' | 'order' | 'cursor' | 'sortScoreName'>
+
+/** The conditions on `trace_summaries t` (and, through it, the trace's spans and scores) of a filter. */
+export function traceFilterConditions(search: TraceFilter): RawBuilder<unknown>[] {
   const where: RawBuilder<unknown>[] = [sql`t.project_id = ${search.projectId}`]
   if (search.from) where.push(sql`t.start_time >= ${search.from}`)
   if (search.to) where.push(sql`t.start_time < ${search.to}`)
@@ -128,6 +151,14 @@ function conditions(search: TraceSearch): RawBuilder<unknown>[] {
       when 'object' then exists (select 1 from jsonb_each(${column} -> ${key}) v where v.value #>> '{}' = ${value})
       else (${column} -> ${key}) #>> '{}' = ${value} end)`
     where.push(sql`exists (select 1 from spans s where ${spansOfTrace} and (${matches(sql`s.attributes`)} or ${matches(sql`s.resource_attributes`)}))`)
+  }
+  if (search.score) {
+    const { name, min, max, value } = search.score
+    const holds: RawBuilder<unknown>[] = [sql`sc.project_id = t.project_id`, sql`sc.trace_id = t.trace_id`, sql`sc.name = ${name}`]
+    if (min !== undefined) holds.push(sql`sc.value >= ${min}`)
+    if (max !== undefined) holds.push(sql`sc.value <= ${max}`)
+    if (value !== undefined) holds.push(sql`sc.string_value = ${value}`)
+    where.push(sql`exists (select 1 from scores sc where ${sql.join(holds, sql` and `)})`)
   }
   if (search.text) {
     // The trace's word filter first (no span read), then its spans' text.
@@ -175,8 +206,8 @@ function toTraceRow(row: TraceRow): TraceRowDto {
 
 /** One page of the trace list, and the cursor of the next (null on the last). */
 export async function searchTraces(db: Executor, search: TraceSearch): Promise<{ traces: TraceRowDto[]; next: TraceSearchCursor | null }> {
-  const { expression, cast } = sortColumns[search.sort]
-  const where = conditions(search)
+  const { expression, cast } = search.sort === 'score' ? scoreSort(search.sortScoreName ?? '') : sortColumns[search.sort]
+  const where = traceFilterConditions(search)
   const descending = search.order === 'desc'
   if (search.cursor) {
     const after = sql`(${expression}, t.trace_id) ${sql.raw(descending ? '<' : '>')} (${cast(search.cursor.value)}, ${search.cursor.traceId})`
@@ -291,8 +322,9 @@ export async function findSessionTraces(db: Executor, projectId: string, session
   return rows.map(toTraceRow)
 }
 
-/** Deletes a trace's spans and its summary, and recomputes its session's row; the number of spans deleted. */
+/** Deletes a trace's spans, its summary and its scores, and recomputes its session's row; the number of spans deleted. */
 export async function deleteTrace(db: Executor, projectId: string, traceId: string): Promise<number> {
+  await sql`delete from scores where project_id = ${projectId} and trace_id = ${traceId}`.execute(db)
   const { rows } = await sql<{ session_id: string | null }>`
     delete from trace_summaries where project_id = ${projectId} and trace_id = ${traceId} returning session_id`.execute(db)
   const sessionId = rows[0]?.session_id

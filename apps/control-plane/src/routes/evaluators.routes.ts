@@ -1,0 +1,397 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import {
+  createEvaluationRun,
+  createEvaluator,
+  deleteEvaluator,
+  EVALUATOR_EXISTS,
+  evaluatorStats,
+  findEvaluationRun,
+  findEvaluator,
+  findLlmConnection,
+  findRegistryPrompt,
+  listEvaluationJobs,
+  listEvaluationRuns,
+  listEvaluators,
+  setEvaluatorEnabled,
+  type EvaluatorDto,
+  type EvaluatorStats,
+  type TraceFilterParams,
+} from '@tracewell/db'
+import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
+import { callerProjectId, requireProjectAccess } from '../auth.ts'
+import { errorResponses, IdSchema, IsoDateSchema, LabelNameSchema } from '../schemas.ts'
+import { ScoreNameSchema } from './score-configs.routes.ts'
+import { parseIsoDate, ProjectScopeQuerySchema, TraceListQuerySchema } from './trace-queries.routes.ts'
+
+// Evaluators: LLM judges of a project's traces (docs/api.md#llm-as-judge-evaluators). The
+// evaluator worker (apps/evaluator) judges each new trace that matches the filter once it is
+// complete, and the traces of a time range on demand (runs); each judgment is a score of source
+// `eval` with the judge's reasoning as its comment, and a row here with its status, error, tokens
+// and cost.
+
+// The filter is GET /api/traces's own parameters, minus paging, order and time (new traces, or a run's window).
+const { project_id: _project, limit: _limit, cursor: _cursor, from: _from, to: _to, sort: _sort, order: _order, ...filterProperties } = TraceListQuerySchema.properties
+const FilterSchema = Type.Object(filterProperties, { additionalProperties: false, description: 'GET /api/traces’s filter parameters (not limit, cursor, from, to, sort, order)' })
+
+const PromptRefSchema = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200, description: 'a prompt registry of the project, by name' }), label: Type.Optional(LabelNameSchema) },
+  { additionalProperties: false, description: 'the version the label (default production) points at; its text is the template' },
+)
+
+const EvaluatorBodySchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    connectionId: IdSchema,
+    model: Type.String({ minLength: 1, maxLength: 200, description: 'the judge model, as the connection’s API names it' }),
+    prompt: Type.Union([Type.String({ minLength: 1, maxLength: 50_000 }), PromptRefSchema], {
+      description: 'a template over {{input}} and {{output}} (the trace’s), or a registry prompt by name and label',
+    }),
+    scoreName: ScoreNameSchema,
+    filter: Type.Optional(FilterSchema),
+    samplingRate: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'the share of matching new traces judged (default 1); on-demand runs judge every match' })),
+    enabled: Type.Optional(Type.Boolean({ description: 'judge new traces (default true); runs work either way' })),
+  },
+  { additionalProperties: false },
+)
+type EvaluatorBody = Static<typeof EvaluatorBodySchema>
+
+const JudgmentCountsSchema = Type.Object({ pending: Type.Integer(), completed: Type.Integer(), failed: Type.Integer(), skipped: Type.Integer() })
+
+const EvaluatorSchema = Type.Object({
+  id: Type.String(),
+  projectId: Type.String(),
+  name: Type.String(),
+  connectionId: Type.String(),
+  model: Type.String(),
+  prompt: Type.Union([Type.String(), Type.Null()]),
+  promptRef: Type.Union([Type.Object({ name: Type.String(), label: Type.String() }), Type.Null()]),
+  scoreName: Type.String(),
+  filter: Type.Record(Type.String(), Type.Unknown()),
+  samplingRate: Type.Number(),
+  enabled: Type.Boolean(),
+  judgments: Type.Composite([JudgmentCountsSchema], { description: 'skipped: left out by sampling' }),
+  judge: Type.Object({ inputTokens: Type.Integer(), outputTokens: Type.Integer(), costUsd: Type.Union([Type.Number(), Type.Null()]) }, { description: 'what the judge calls used, in total' }),
+  createdAt: IsoDateSchema,
+  updatedAt: IsoDateSchema,
+})
+
+const RunSchema = Type.Object({
+  id: Type.String(),
+  evaluatorId: Type.String(),
+  from: IsoDateSchema,
+  to: IsoDateSchema,
+  status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed')]),
+  traceCount: Type.Union([Type.Integer(), Type.Null()], { description: 'the traces it judges, once started' }),
+  judgments: JudgmentCountsSchema,
+  createdAt: IsoDateSchema,
+  finishedAt: Type.Union([IsoDateSchema, Type.Null()]),
+})
+
+const JudgmentSchema = Type.Object({
+  id: Type.String(),
+  evaluatorId: Type.String(),
+  runId: Type.Union([Type.String(), Type.Null()], { description: 'null: a new trace' }),
+  traceId: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('failed'), Type.Literal('skipped')]),
+  attempts: Type.Integer(),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'the last failed attempt’s error (cleared when one succeeds)' }),
+  scoreId: Type.Union([Type.String(), Type.Null()]),
+  judgeModel: Type.Union([Type.String(), Type.Null()], { description: 'the model that answered' }),
+  inputTokens: Type.Union([Type.Integer(), Type.Null()]),
+  outputTokens: Type.Union([Type.Integer(), Type.Null()]),
+  costUsd: Type.Union([Type.Number(), Type.Null()], { description: 'null when the model’s price is not known' }),
+  latencyMs: Type.Union([Type.Integer(), Type.Null()]),
+  createdAt: IsoDateSchema,
+  updatedAt: IsoDateSchema,
+})
+
+const EvaluatorParamsSchema = Type.Object({ evaluatorId: IdSchema })
+
+function withStats(evaluator: EvaluatorDto, stats: EvaluatorStats | undefined) {
+  const s = stats ?? { pending: 0, completed: 0, failed: 0, skipped: 0, inputTokens: 0, outputTokens: 0, costUsd: null }
+  return {
+    ...evaluator,
+    filter: evaluator.filter as Record<string, unknown>,
+    judgments: { pending: s.pending, completed: s.completed, failed: s.failed, skipped: s.skipped },
+    judge: { inputTokens: s.inputTokens, outputTokens: s.outputTokens, costUsd: s.costUsd },
+  }
+}
+
+/** The template must show the judge something of the trace. */
+const showsTrace = (template: string) => /\{\{\s*(input|output)\s*\}\}/.test(template)
+
+function checkFilter(filter: TraceFilterParams): void {
+  for (const [index, pair] of (filter.attr ?? []).entries()) {
+    if (pair.indexOf('=') <= 0) throw new BadRequestError(`body/filter/attr/${index}: expected key=value, got ${JSON.stringify(pair)}`)
+  }
+  if (filter.score_name === undefined) {
+    for (const name of ['min_score', 'max_score', 'score_value'] as const) if (filter[name] !== undefined) throw new BadRequestError(`body/filter/${name}: needs score_name`)
+  }
+}
+
+const encodeCursor = (cursor: { createdAt: string; id: string }) => Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url')
+function decodeCursor(raw: string): { createdAt: string; id: string } {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'))
+  } catch {
+    parsed = undefined
+  }
+  const [createdAt, id] = Array.isArray(parsed) ? (parsed as unknown[]) : []
+  if (typeof createdAt !== 'string' || !/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/.test(createdAt) || typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) {
+    throw new BadRequestError('querystring/cursor: not a nextCursor returned by this API')
+  }
+  return { createdAt, id }
+}
+
+/** Evaluators, their runs and judgments (project key, or team key with project_id). */
+export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  async function ownedEvaluator(projectId: string, evaluatorId: string): Promise<EvaluatorDto> {
+    const evaluator = await findEvaluator(app.db, projectId, evaluatorId)
+    if (evaluator === undefined) throw new NotFoundError('Evaluator not found')
+    return evaluator
+  }
+
+  async function checkPrompt(projectId: string, prompt: EvaluatorBody['prompt']): Promise<{ prompt: string | null; promptRef: { name: string; label: string } | null }> {
+    if (typeof prompt === 'string') {
+      if (!showsTrace(prompt)) throw new BadRequestError('body/prompt: the template shows the judge neither {{input}} nor {{output}}')
+      return { prompt, promptRef: null }
+    }
+    const label = prompt.label ?? 'production'
+    const found = await findRegistryPrompt(app.db, projectId, prompt.name, label)
+    if (found === undefined) throw new BadRequestError(`body/prompt: no prompt registry ${JSON.stringify(prompt.name)} with a version labelled ${JSON.stringify(label)}`)
+    if (!showsTrace(found.value)) throw new BadRequestError(`body/prompt: the ${label} version of ${JSON.stringify(prompt.name)} shows the judge neither {{input}} nor {{output}}`)
+    return { prompt: null, promptRef: { name: prompt.name, label } }
+  }
+
+  app.post(
+    '/api/evaluators',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        operationId: 'createEvaluator',
+        summary: 'Judge the project’s new traces with an LLM: each judgment becomes a score',
+        tags: ['evaluators'],
+        security: [{ apiKey: [] }],
+        querystring: ProjectScopeQuerySchema,
+        body: EvaluatorBodySchema,
+        response: { 201: EvaluatorSchema, ...errorResponses(400, 401, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const projectId = callerProjectId(request)
+      const body = request.body
+      if ((await findLlmConnection(app.db, projectId, body.connectionId)) === undefined) throw new BadRequestError(`body/connectionId: no LLM connection ${JSON.stringify(body.connectionId)} in this project`)
+      const filter = (body.filter ?? {}) as TraceFilterParams
+      checkFilter(filter)
+      const prompt = await checkPrompt(projectId, body.prompt)
+      try {
+        let evaluator = await createEvaluator(app.db, {
+          projectId,
+          name: body.name,
+          connectionId: body.connectionId,
+          model: body.model,
+          ...prompt,
+          scoreName: body.scoreName,
+          filter,
+          samplingRate: body.samplingRate ?? 1,
+        })
+        if (body.enabled === false) evaluator = (await setEvaluatorEnabled(app.db, projectId, evaluator.id, false)) ?? evaluator
+        return reply.code(201).send(withStats(evaluator, undefined))
+      } catch (error) {
+        if ((error as { constraint?: unknown }).constraint === EVALUATOR_EXISTS) throw new ConflictError(`An evaluator named ${JSON.stringify(body.name)} exists already`)
+        throw error
+      }
+    },
+  )
+
+  app.get(
+    '/api/evaluators',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        operationId: 'listEvaluators',
+        summary: 'The project’s evaluators with their judgments by status, tokens and cost',
+        tags: ['evaluators'],
+        security: [{ apiKey: [] }],
+        querystring: ProjectScopeQuerySchema,
+        response: { 200: Type.Object({ evaluators: Type.Array(EvaluatorSchema) }), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const evaluators = await listEvaluators(app.db, callerProjectId(request))
+      const stats = await evaluatorStats(app.db, evaluators.map((evaluator) => evaluator.id))
+      return { evaluators: evaluators.map((evaluator) => withStats(evaluator, stats.get(evaluator.id))) }
+    },
+  )
+
+  app.get(
+    '/api/evaluators/:evaluatorId',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        operationId: 'getEvaluator',
+        summary: 'One evaluator with its judgments by status, tokens and cost',
+        tags: ['evaluators'],
+        security: [{ apiKey: [] }],
+        params: EvaluatorParamsSchema,
+        querystring: ProjectScopeQuerySchema,
+        response: { 200: EvaluatorSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const evaluator = await ownedEvaluator(callerProjectId(request), request.params.evaluatorId)
+      return withStats(evaluator, (await evaluatorStats(app.db, [evaluator.id])).get(evaluator.id))
+    },
+  )
+
+  app.patch(
+    '/api/evaluators/:evaluatorId',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        operationId: 'updateEvaluator',
+        summary: 'Pause or resume judging new traces',
+        tags: ['evaluators'],
+        security: [{ apiKey: [] }],
+        params: EvaluatorParamsSchema,
+        querystring: ProjectScopeQuerySchema,
+        body: Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false }),
+        response: { 200: EvaluatorSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const evaluator = await setEvaluatorEnabled(app.db, callerProjectId(request), request.params.evaluatorId, request.body.enabled)
+      if (evaluator === undefined) throw new NotFoundError('Evaluator not found')
+      return withStats(evaluator, (await evaluatorStats(app.db, [evaluator.id])).get(evaluator.id))
+    },
+  )
+
+  app.delete(
+    '/api/evaluators/:evaluatorId',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        operationId: 'deleteEvaluator',
+        summary: 'Delete an evaluator with its runs and judgments (the scores it gave stay)',
+        tags: ['evaluators'],
+        security: [{ apiKey: [] }],
+        params: EvaluatorParamsSchema,
+        querystring: ProjectScopeQuerySchema,
+        response: { 204: Type.Null({ description: 'deleted' }), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      if (!(await deleteEvaluator(app.db, callerProjectId(request), request.params.evaluatorId))) throw new NotFoundError('Evaluator not found')
+      return reply.code(204).send(null)
+    },
+  )
+
+  app.post(
+    '/api/evaluators/:evaluatorId/runs',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        operationId: 'createEvaluationRun',
+        summary: 'Judge every trace of a time range that matches the evaluator’s filter',
+        description: 'Answered at once (202); the worker starts the run within EVALUATOR_POLL_INTERVAL_MS. A trace judged before is judged again, its score replaced.',
+        tags: ['evaluators'],
+        security: [{ apiKey: [] }],
+        params: EvaluatorParamsSchema,
+        querystring: ProjectScopeQuerySchema,
+        body: Type.Object(
+          { from: Type.String({ description: 'ISO 8601: traces starting at or after' }), to: Type.String({ description: 'ISO 8601: traces starting before' }) },
+          { additionalProperties: false },
+        ),
+        response: { 202: RunSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const projectId = callerProjectId(request)
+      const evaluator = await ownedEvaluator(projectId, request.params.evaluatorId)
+      const from = parseIsoDate('from', request.body.from, 'body') as Date
+      const to = parseIsoDate('to', request.body.to, 'body') as Date
+      if (from >= to) throw new BadRequestError('body/from: must be before to')
+      return reply.code(202).send(await createEvaluationRun(app.db, { projectId, evaluatorId: evaluator.id, from, to }))
+    },
+  )
+
+  app.get(
+    '/api/evaluators/:evaluatorId/runs',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        operationId: 'listEvaluationRuns',
+        summary: 'An evaluator’s on-demand runs, newest first (the last 100)',
+        tags: ['evaluators'],
+        security: [{ apiKey: [] }],
+        params: EvaluatorParamsSchema,
+        querystring: ProjectScopeQuerySchema,
+        response: { 200: Type.Object({ runs: Type.Array(RunSchema) }), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const projectId = callerProjectId(request)
+      const evaluator = await ownedEvaluator(projectId, request.params.evaluatorId)
+      return { runs: await listEvaluationRuns(app.db, projectId, evaluator.id) }
+    },
+  )
+
+  app.get(
+    '/api/evaluators/:evaluatorId/runs/:runId',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        operationId: 'getEvaluationRun',
+        summary: 'One run: its status and its judgments by status',
+        tags: ['evaluators'],
+        security: [{ apiKey: [] }],
+        params: Type.Object({ evaluatorId: IdSchema, runId: IdSchema }),
+        querystring: ProjectScopeQuerySchema,
+        response: { 200: RunSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const run = await findEvaluationRun(app.db, callerProjectId(request), request.params.evaluatorId, request.params.runId)
+      if (run === undefined) throw new NotFoundError('Run not found')
+      return run
+    },
+  )
+
+  app.get(
+    '/api/evaluators/:evaluatorId/judgments',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        operationId: 'listJudgments',
+        summary: 'An evaluator’s judgments, newest first: status, error, tokens, cost, the score given',
+        tags: ['evaluators'],
+        security: [{ apiKey: [] }],
+        params: EvaluatorParamsSchema,
+        querystring: Type.Object({
+          project_id: Type.Optional(Type.String({ description: 'the project, with a team key' })),
+          status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('failed'), Type.Literal('skipped')])),
+          run_id: Type.Optional(IdSchema),
+          limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+          cursor: Type.Optional(Type.String({ maxLength: 300 })),
+        }),
+        response: { 200: Type.Object({ judgments: Type.Array(JudgmentSchema), nextCursor: Type.Union([Type.String(), Type.Null()]) }), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const projectId = callerProjectId(request)
+      const evaluator = await ownedEvaluator(projectId, request.params.evaluatorId)
+      const query = request.query
+      const page = await listEvaluationJobs(app.db, {
+        projectId,
+        evaluatorId: evaluator.id,
+        status: query.status,
+        runId: query.run_id,
+        limit: query.limit,
+        cursor: query.cursor === undefined || query.cursor === '' ? undefined : decodeCursor(query.cursor),
+      })
+      return { judgments: page.jobs.map(({ projectId: _p, ...job }) => job), nextCursor: page.next === null ? null : encodeCursor(page.next) }
+    },
+  )
+}

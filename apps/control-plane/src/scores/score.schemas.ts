@@ -1,0 +1,75 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { ScoreDto } from '@tracewell/db'
+import { IsoDateSchema } from '../schemas.ts'
+
+// The shapes of scores and score configurations, shared by the score routes, the trace routes
+// (a trace's scores) and the Langtrace feedback route.
+
+const NullableString = Type.Union([Type.String(), Type.Null()])
+// Enums rather than unions of literals: a wrong value is then refused as "must be equal to one of
+// the allowed values", not as a mismatch with the last literal tried.
+const stringEnum = <const T extends string>(values: readonly T[], description: string) => Type.Unsafe<T>({ type: 'string', enum: [...values], description })
+export const ScoreDataTypeSchema = stringEnum(['numeric', 'boolean', 'categorical'], 'numeric, boolean or categorical')
+export const ScoreSourceSchema = stringEnum(
+  ['api', 'annotation', 'eval'],
+  'api: sent by an application or SDK; annotation: given by a person in the console; eval: an LLM judge’s',
+)
+
+export const ScoreSchema = Type.Object({
+  id: Type.String(),
+  traceId: NullableString,
+  spanId: Type.Union([Type.String(), Type.Null()], { description: 'null: the score is about the whole trace (or session)' }),
+  sessionId: NullableString,
+  name: Type.String(),
+  dataType: ScoreDataTypeSchema,
+  value: Type.Union([Type.Number(), Type.Boolean(), Type.String()], { description: 'a number, true/false, or the category’s label' }),
+  numericValue: Type.Union([Type.Number(), Type.Null()], { description: 'what averages and min_score/max_score read: the number, 1/0, or the category’s configured value' }),
+  comment: NullableString,
+  source: ScoreSourceSchema,
+  author: Type.Union([Type.String(), Type.Null()], { description: 'who gave it: as sent, else `key:<api key id>`, or `evaluator:<id>`' }),
+  configId: Type.Union([Type.String(), Type.Null()], { description: 'the score configuration it was checked against' }),
+  evaluatorId: Type.Union([Type.String(), Type.Null()], { description: 'the LLM judge that gave it (source eval)' }),
+  createdAt: IsoDateSchema,
+  updatedAt: IsoDateSchema,
+})
+export type Score = Static<typeof ScoreSchema>
+
+/** A stored score as the API shows it: `value` in its own type. */
+export function toScore(dto: ScoreDto): Score {
+  const value =
+    dto.dataType === 'numeric' ? (dto.numericValue as number) : dto.dataType === 'boolean' ? dto.stringValue === 'true' : (dto.stringValue as string)
+  return {
+    id: dto.id,
+    traceId: dto.traceId,
+    spanId: dto.spanId,
+    sessionId: dto.sessionId,
+    name: dto.name,
+    dataType: dto.dataType,
+    value,
+    numericValue: dto.numericValue,
+    comment: dto.comment,
+    source: dto.source,
+    author: dto.author,
+    configId: dto.configId,
+    evaluatorId: dto.evaluatorId,
+    createdAt: dto.createdAt,
+    updatedAt: dto.updatedAt,
+  }
+}
+
+export const ScoreCategorySchema = Type.Object(
+  { label: Type.String({ minLength: 1, maxLength: 200 }), value: Type.Number({ description: 'the number averages use' }) },
+  { additionalProperties: false },
+)
+
+export const ScoreConfigSchema = Type.Object({
+  id: Type.String(),
+  projectId: Type.String(),
+  name: Type.String(),
+  dataType: ScoreDataTypeSchema,
+  minValue: Type.Union([Type.Number(), Type.Null()]),
+  maxValue: Type.Union([Type.Number(), Type.Null()]),
+  categories: Type.Union([Type.Array(ScoreCategorySchema), Type.Null()]),
+  description: Type.String(),
+  createdAt: IsoDateSchema,
+})

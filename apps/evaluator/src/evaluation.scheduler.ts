@@ -1,0 +1,69 @@
+import { completeFinishedRuns, listEnabledEvaluators, stalePendingJobs, startQueuedRuns, takeNewTraces, withAdvisoryLock, type Db } from '@tracewell/db'
+import type { EvaluationQueue } from './evaluation-queue.ts'
+
+// What the worker judges, found in the database every EVALUATOR_POLL_INTERVAL_MS: each enabled
+// evaluator's new traces once complete (no span arrived for EVALUATOR_TRACE_QUIET_MS), the traces
+// of queued runs, and pending judgments whose queue job was lost. It reads trace_summaries and
+// spans, never the writer's store path. One worker at a time looks (an advisory lock); every
+// worker judges.
+
+export interface SchedulerOptions {
+  db: Db
+  queue: EvaluationQueue
+  pollIntervalMs: number
+  quietMs: number
+  lookbackMs: number
+  logger: { error(obj: object, msg: string): void }
+}
+
+/** The advisory lock of the look for work (its own key; the janitor's cleanup has another). */
+const schedulerLockKey = 0x7477_6576_616c_0001n
+
+/** Traces taken per evaluator per look; the rest are taken on the next look. */
+const newTracesPerLook = 500
+
+/** A pending judgment untouched this long has lost its queue job (a crash between its row and the queue). */
+const stalePendingMs = 5 * 60_000
+
+export interface Scheduler {
+  /** One look, now (what the timer runs; tests call it to not wait). */
+  look(): Promise<void>
+  close(): Promise<void>
+}
+
+export function startScheduler(options: SchedulerOptions): Scheduler {
+  const { db, queue } = options
+  let timer: NodeJS.Timeout | undefined
+  let current: Promise<void> = Promise.resolve()
+  let closed = false
+
+  async function lookOnce(): Promise<void> {
+    await withAdvisoryLock(db, schedulerLockKey, async () => {
+      const evaluators = await listEnabledEvaluators(db)
+      for (const evaluator of evaluators) {
+        await queue.add(await takeNewTraces(db, evaluator, { quietMs: options.quietMs, lookbackMs: options.lookbackMs, limit: newTracesPerLook }))
+      }
+      await queue.add(await startQueuedRuns(db))
+      await completeFinishedRuns(db)
+      await queue.add(await stalePendingJobs(db, stalePendingMs, 1_000))
+    })
+  }
+
+  const look = () => {
+    current = current.then(lookOnce).catch((error: unknown) => options.logger.error({ err: error }, 'looking for traces to judge failed'))
+    return current
+  }
+  const schedule = () => {
+    if (closed) return
+    timer = setTimeout(() => void look().finally(schedule), options.pollIntervalMs)
+  }
+  schedule()
+  return {
+    look,
+    async close() {
+      closed = true
+      clearTimeout(timer)
+      await current
+    },
+  }
+}

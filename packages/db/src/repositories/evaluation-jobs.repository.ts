@@ -1,0 +1,207 @@
+import { sql, type RawBuilder } from 'kysely'
+import type { EvaluationJobStatus } from '../database.ts'
+import { findEvaluatorById, type EvaluatorDto } from './evaluators.repository.ts'
+import type { Executor } from './executor.ts'
+import { traceFilterOf } from './trace-filter-params.ts'
+import { traceFilterConditions } from './trace-search.repository.ts'
+
+// The judgments of evaluators: which traces each evaluator takes (new ones, once complete; or a
+// run's), and what became of each. A row per (evaluator, trace) for new traces and per (run,
+// trace) for runs makes a trace judged once however often the worker looks, and keeps every
+// failure with its error.
+
+/** A trace is sampled when this hash of evaluator and trace, in [0, 1), is below the rate: the same answer every time it is asked. */
+const sampledBelow = (evaluatorId: string, rate: number) =>
+  sql<boolean>`(('x' || substr(md5(${evaluatorId} || t.trace_id), 1, 8))::bit(32)::bigint / 4294967296.0) < ${rate}`
+
+export interface NewTraceWindow {
+  /** A trace is complete once none of its spans arrived for this long. */
+  quietMs: number
+  /** Only traces that started this recently are looked at. */
+  lookbackMs: number
+  /** At most this many traces per evaluator per look. */
+  limit: number
+}
+
+/**
+ * Takes the evaluator's new traces: started within the lookback, with a span that arrived after
+ * the evaluator was made, none arrived in the quiet period, matching its filter, not taken before.
+ * Each becomes a pending judgment, or a skipped one when sampling leaves it out. The ids of the
+ * pending ones, for the queue.
+ */
+export async function takeNewTraces(db: Executor, evaluator: EvaluatorDto, window: NewTraceWindow): Promise<string[]> {
+  const where: RawBuilder<unknown>[] = [
+    ...traceFilterConditions(traceFilterOf(evaluator.projectId, evaluator.filter)),
+    sql`t.start_time >= now() - ${`${window.lookbackMs} milliseconds`}::interval`,
+    sql`exists (select 1 from spans s where s.project_id = t.project_id and s.trace_id = t.trace_id and s.received_at >= ${evaluator.createdAt}::timestamptz)`,
+    sql`not exists (select 1 from spans s where s.project_id = t.project_id and s.trace_id = t.trace_id and s.received_at > now() - ${`${window.quietMs} milliseconds`}::interval)`,
+    sql`not exists (select 1 from evaluation_jobs j where j.evaluator_id = ${evaluator.id} and j.trace_id = t.trace_id and j.run_id is null)`,
+  ]
+  const { rows } = await sql<{ id: string; status: EvaluationJobStatus }>`
+    insert into evaluation_jobs (project_id, evaluator_id, trace_id, status)
+    select t.project_id, ${evaluator.id}, t.trace_id, case when ${sampledBelow(evaluator.id, evaluator.samplingRate)} then 'pending' else 'skipped' end
+    from trace_summaries t
+    where ${sql.join(where, sql` and `)}
+    order by t.start_time
+    limit ${window.limit}
+    on conflict (evaluator_id, trace_id) where run_id is null do nothing
+    returning id, status`.execute(db)
+  return rows.filter((row) => row.status === 'pending').map((row) => row.id)
+}
+
+/** Most traces one on-demand run judges. */
+export const RUN_MAX_TRACES = 10_000
+
+/**
+ * Starts the queued runs: each takes the traces of its evaluator's filter that started in its
+ * window (every one, no sampling: a run is asked for), at most RUN_MAX_TRACES, as pending
+ * judgments. The ids of the judgments, for the queue.
+ */
+export async function startQueuedRuns(db: Executor): Promise<string[]> {
+  const { rows: runs } = await sql<{ id: string; evaluator_id: string; from_time: Date; to_time: Date }>`
+    select id, evaluator_id, from_time, to_time from evaluation_runs where status = 'queued' order by created_at limit 10`.execute(db)
+  const jobIds: string[] = []
+  for (const run of runs) {
+    const evaluator = await findEvaluatorById(db, run.evaluator_id)
+    if (evaluator === undefined) continue
+    const where = [...traceFilterConditions(traceFilterOf(evaluator.projectId, evaluator.filter)), sql`t.start_time >= ${run.from_time}`, sql`t.start_time < ${run.to_time}`]
+    const { rows } = await sql<{ id: string }>`
+      insert into evaluation_jobs (project_id, evaluator_id, run_id, trace_id, status)
+      select t.project_id, ${evaluator.id}, ${run.id}, t.trace_id, 'pending'
+      from trace_summaries t where ${sql.join(where, sql` and `)}
+      order by t.start_time limit ${RUN_MAX_TRACES}
+      on conflict (run_id, trace_id) where run_id is not null do nothing
+      returning id`.execute(db)
+    await sql`update evaluation_runs set status = 'running', trace_count = (select count(*) from evaluation_jobs where run_id = ${run.id}) where id = ${run.id}`.execute(db)
+    jobIds.push(...rows.map((row) => row.id))
+  }
+  return jobIds
+}
+
+/** Marks running runs whose judgments are all done as completed. */
+export async function completeFinishedRuns(db: Executor): Promise<void> {
+  await sql`
+    update evaluation_runs r set status = 'completed', finished_at = now()
+    where r.status = 'running' and not exists (select 1 from evaluation_jobs j where j.run_id = r.id and j.status = 'pending')`.execute(db)
+}
+
+/** Pending judgments untouched for this long: their queue job may have been lost (a crash between the row and the queue). */
+export async function stalePendingJobs(db: Executor, olderThanMs: number, limit: number): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    select id from evaluation_jobs where status = 'pending' and updated_at < now() - ${`${olderThanMs} milliseconds`}::interval
+    order by updated_at limit ${limit}`.execute(db)
+  return rows.map((row) => row.id)
+}
+
+export interface EvaluationJobDto {
+  id: string
+  projectId: string
+  evaluatorId: string
+  runId: string | null
+  traceId: string
+  status: EvaluationJobStatus
+  attempts: number
+  error: string | null
+  scoreId: string | null
+  judgeModel: string | null
+  inputTokens: number | null
+  outputTokens: number | null
+  costUsd: number | null
+  latencyMs: number | null
+  createdAt: string
+  updatedAt: string
+}
+
+interface JobRow {
+  id: string
+  project_id: string
+  evaluator_id: string
+  run_id: string | null
+  trace_id: string
+  status: EvaluationJobStatus
+  attempts: number
+  error: string | null
+  score_id: string | null
+  judge_model: string | null
+  input_tokens: number | null
+  output_tokens: number | null
+  cost_usd: string | null
+  latency_ms: number | null
+  created_at: Date
+  updated_at: Date
+}
+
+const toJobDto = (row: JobRow): EvaluationJobDto => ({
+  id: row.id,
+  projectId: row.project_id,
+  evaluatorId: row.evaluator_id,
+  runId: row.run_id,
+  traceId: row.trace_id,
+  status: row.status,
+  attempts: row.attempts,
+  error: row.error,
+  scoreId: row.score_id,
+  judgeModel: row.judge_model,
+  inputTokens: row.input_tokens,
+  outputTokens: row.output_tokens,
+  costUsd: row.cost_usd === null ? null : Number(row.cost_usd),
+  latencyMs: row.latency_ms,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+})
+
+export async function findEvaluationJob(db: Executor, id: string): Promise<EvaluationJobDto | undefined> {
+  const row = await db.selectFrom('evaluation_jobs').selectAll().where('id', '=', id).executeTakeFirst()
+  return row === undefined ? undefined : toJobDto(row as unknown as JobRow)
+}
+
+/** Records that an attempt started (and when), so a stale pending judgment is told from a live one. */
+export async function recordJobAttempt(db: Executor, id: string): Promise<void> {
+  await sql`update evaluation_jobs set attempts = attempts + 1, updated_at = now() where id = ${id} and status = 'pending'`.execute(db)
+}
+
+export interface JudgmentResult {
+  scoreId: string
+  judgeModel: string
+  inputTokens: number | null
+  outputTokens: number | null
+  costUsd: number | null
+  latencyMs: number
+}
+
+export async function completeJob(db: Executor, id: string, result: JudgmentResult): Promise<void> {
+  await sql`
+    update evaluation_jobs set status = 'completed', error = null, score_id = ${result.scoreId}, judge_model = ${result.judgeModel},
+      input_tokens = ${result.inputTokens}, output_tokens = ${result.outputTokens}, cost_usd = ${result.costUsd}, latency_ms = ${result.latencyMs}, updated_at = now()
+    where id = ${id}`.execute(db)
+}
+
+/** Keeps the last error of an attempt; `final` marks the judgment failed (no retry is left). */
+export async function recordJobError(db: Executor, id: string, error: string, final: boolean): Promise<void> {
+  await sql`
+    update evaluation_jobs set error = ${error.slice(0, 2000)}, status = ${final ? 'failed' : 'pending'}, updated_at = now()
+    where id = ${id} and status = 'pending'`.execute(db)
+}
+
+export interface EvaluationJobSearch {
+  projectId: string
+  evaluatorId: string
+  status?: EvaluationJobStatus | undefined
+  runId?: string | undefined
+  limit: number
+  cursor?: { createdAt: string; id: string } | undefined
+}
+
+/** An evaluator's judgments, newest first. */
+export async function listEvaluationJobs(db: Executor, search: EvaluationJobSearch): Promise<{ jobs: EvaluationJobDto[]; next: { createdAt: string; id: string } | null }> {
+  const where: RawBuilder<unknown>[] = [sql`project_id = ${search.projectId}`, sql`evaluator_id = ${search.evaluatorId}`]
+  if (search.status) where.push(sql`status = ${search.status}`)
+  if (search.runId) where.push(sql`run_id = ${search.runId}`)
+  if (search.cursor) where.push(sql`(created_at, id) < (${search.cursor.createdAt}::timestamptz, ${search.cursor.id})`)
+  const { rows } = await sql<JobRow & { created_text: string }>`
+    select *, created_at::text as created_text from evaluation_jobs where ${sql.join(where, sql` and `)}
+    order by created_at desc, id desc limit ${search.limit + 1}`.execute(db)
+  const page = rows.slice(0, search.limit)
+  const last = page.at(-1)
+  return { jobs: page.map(toJobDto), next: rows.length > search.limit && last ? { createdAt: last.created_text, id: last.id } : null }
+}
