@@ -49,7 +49,7 @@ after(async () => {
 
 test('a writer SIGKILLed mid-batch loses nothing: after a restart every span is stored exactly once', async () => {
   const total = 40_000
-  const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 10_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 2_000 })
+  const producer = createBullMqSpanBatchProducer({ redis: REDIS_URL, prefix, maxBacklogSpans: 10_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 2_000 })
   try {
     // Connected first: building the bodies below blocks the event loop for a while on a busy
     // machine, longer than the producer waits for its first connection.

@@ -10,8 +10,11 @@ import {
   ingestSettings,
   janitorSettings,
   keySettings,
+  optionalQueueTargetRule,
   queueSettings,
   querySettings,
+  queueTargetRule,
+  replicaWaitSettings,
   serverSettings,
   startupSettings,
   writerSettings,
@@ -24,10 +27,11 @@ export const IngestConfigSchema = Type.Object({
   ...serverSettings(defaultPorts.ingest),
   ...databaseSettings,
   ...queueSettings,
+  ...replicaWaitSettings,
   ...ingestSettings,
   ...keySettings,
   ...startupSettings,
-})
+}, queueTargetRule)
 export type IngestConfig = Static<typeof IngestConfigSchema>
 
 export const WriterConfigSchema = Type.Object({
@@ -36,7 +40,7 @@ export const WriterConfigSchema = Type.Object({
   ...queueSettings,
   ...writerSettings,
   ...startupSettings,
-})
+}, queueTargetRule)
 export type WriterConfig = Static<typeof WriterConfigSchema>
 
 export const ControlPlaneConfigSchema = Type.Object({
@@ -64,6 +68,7 @@ export const AllInOneConfigSchema = Type.Object({
   ...serverSettings(defaultPorts.allInOne),
   ...embeddedDatabaseSettings,
   ...embeddedQueueSettings,
+  ...replicaWaitSettings,
   ...ingestSettings,
   ...writerSettings,
   ...keySettings,
@@ -73,11 +78,11 @@ export const AllInOneConfigSchema = Type.Object({
   ...consoleSettings,
   ...querySettings,
   ...startupSettings,
-})
+}, optionalQueueTargetRule)
 export type AllInOneConfig = Static<typeof AllInOneConfigSchema>
 
 /** `npm run queue:replay`: moves the span-batch queue's failed jobs back to waiting. */
-export const ReplayConfigSchema = Type.Object({ ...queueSettings })
+export const ReplayConfigSchema = Type.Object({ ...queueSettings }, queueTargetRule)
 export type ReplayConfig = Static<typeof ReplayConfigSchema>
 
 /** `npm run migrate`: one connection is all it needs, so no pool size. */
