@@ -3,7 +3,8 @@
  * projects without counting it per project in Redis (a counter there would drift with every
  * resent command and every writer killed between storing and decrementing).
  *
- * Fair share is max-min: with n projects sending, each may hold up to 1/n of QUEUE_MAX_BACKLOG.
+ * Fair share is max-min: with n projects sending (anything within `activeWindowMs`), each may
+ * hold up to 1/n of QUEUE_MAX_BACKLOG.
  * A project's held backlog is estimated as the backlog times its share of the spans admitted in
  * the last seconds (an exponentially decayed count, half-life `halfLifeMs`). A project sending a
  * trickle holds almost nothing and is never refused while another floods: the flooding one
@@ -13,11 +14,13 @@
  */
 export class ProjectShares {
   readonly #halfLifeMs: number
+  readonly #activeWindowMs: number
   readonly #weights = new Map<string, { spans: number; at: number }>()
   #admissions = 0
 
-  constructor(halfLifeMs = 5_000) {
+  constructor(halfLifeMs = 5_000, activeWindowMs = 30_000) {
     this.#halfLifeMs = halfLifeMs
+    this.#activeWindowMs = activeWindowMs
   }
 
   admitted(projectId: string, spans: number, now = Date.now()): void {
@@ -30,7 +33,7 @@ export class ProjectShares {
     }
     // Forget projects that stopped sending, now and then, so the map stays as small as the set of active projects.
     if (++this.#admissions % 1_000 === 0) {
-      for (const [id, entry] of this.#weights) if (this.#decayed(entry, now) < 0.5) this.#weights.delete(id)
+      for (const [id, entry] of this.#weights) if (now - entry.at >= this.#activeWindowMs) this.#weights.delete(id)
     }
   }
 
@@ -44,9 +47,8 @@ export class ProjectShares {
     let total = 0
     let active = 0
     for (const entry of this.#weights.values()) {
-      const spans = this.#decayed(entry, now)
-      total += spans
-      if (spans >= 0.5) active++
+      total += this.#decayed(entry, now)
+      if (now - entry.at < this.#activeWindowMs) active++
     }
     if (active <= 1 || total === 0) return null
     const held = Math.round((backlog * this.#decayed(own, now)) / total)

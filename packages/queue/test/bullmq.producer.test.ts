@@ -237,6 +237,25 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
       await producer.close()
     }
   })
+  test('refuses a project over its share of the backlog while another project keeps being accepted', async () => {
+    await inspect.queue.obliterate({ force: true })
+    const producer = createBullMqSpanBatchProducer({ redis: REDIS_URL, prefix, maxBacklogSpans: 1_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 50, backlogRefreshMs: 20 })
+    try {
+      await enqueueSpans(producer, 'project-trickle', makeSpans(1))
+      let refused: unknown
+      for (let i = 0; i < 40 && refused === undefined; i++) {
+        await enqueueSpans(producer, 'project-flood', makeSpans(50)).catch((error: unknown) => (refused = error))
+        for (let wait = 0; wait < 50 && producer.backlog() < (i + 1) * 50; wait++) await sleep(10)
+      }
+      assert.ok(refused instanceof QueueBacklogFullError, 'the flooding project was refused')
+      assert.match(refused.message, /^project project-flood holds more than its share of the queue backlog \(\d+ of 500 spans\)$/)
+      assert.ok(producer.backlog() < 1_000, `refused at its share, before the queue was full (${producer.backlog()} spans waiting)`)
+      // The other project is not refused: the queue still has room, and it holds almost none of it.
+      for (let i = 0; i < 5; i++) await enqueueSpans(producer, 'project-trickle', makeSpans(2))
+    } finally {
+      await producer.close()
+    }
+  })
 })
 
 describe('BullMQ span-batch producer when Redis goes away (own redis-server)', () => {
