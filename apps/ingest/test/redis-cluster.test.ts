@@ -8,6 +8,7 @@ import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import type { App } from '@tracewell/http'
 import { createSpanBatchQueueConnection, queueRedisTargetOf, shardIndexOf, shardSlot, spanBatchShards, type QueueRedis } from '@tracewell/queue'
 import { OwnRedisCluster } from '@tracewell/test-support'
+import type { Cluster } from 'ioredis'
 import { startSpanBatchWorker, type SpanBatchWorker } from '@tracewell/writer'
 import { buildApp } from '../src/app.ts'
 import { otlpJson, traceSpans } from './support/otlp-bodies.ts'
@@ -76,7 +77,6 @@ async function sendUntilAcknowledged(app: App, tenant: Tenant, count: number): P
     if (response.statusCode === 200) return { spans: count, refused }
     assert.ok([429, 503].includes(response.statusCode), `unexpected ${response.statusCode}: ${response.body}`)
     refused++
-    if (process.env.DEBUG_CLUSTER) console.log(new Date().toISOString(), response.statusCode, response.body)
     if (refused > 600) assert.fail(`a request was refused ${refused} times: ${response.body}`)
     await sleep(50)
   }
@@ -132,7 +132,7 @@ describe('the queue on a Redis Cluster of three masters (AOF, appendfsync always
     const masters = await Promise.all(shards.map((shard) => cluster.masterOf(shardSlot(shard))))
     assert.equal(new Set(masters).size, SHARDS, `masters of the shards: ${masters.join(', ')}`)
     // Redis's own slot function agrees: the queue's keys, payloads and markers share the shard's slot.
-    const [node] = (inspect as import('ioredis').Cluster).nodes('master')
+    const [node] = (inspect as Cluster).nodes('master')
     assert.ok(node)
     for (const shard of shards) {
       for (const key of [`${shard.prefix}:span-batches:wait`, `${shard.prefix}:span-batches:payload:1-x`, `${shard.prefix}:span-batches:payload:1-x:stored`]) {

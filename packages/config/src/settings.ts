@@ -50,6 +50,7 @@ const RedisClusterNodes = Type.String({
 export const queueSettings = {
   REDIS_URL: Type.Optional(RedisUrl),
   REDIS_CLUSTER_NODES: Type.Optional(RedisClusterNodes),
+  REDIS_CLUSTER_PASSWORD: Type.Optional(Type.String({ minLength: 1, description: 'password of the Redis Cluster nodes (AUTH), when they require one' })),
   QUEUE_PREFIX: Type.String({ default: 'tracewell', pattern: '^[A-Za-z0-9_.-]+$', description: 'BullMQ key prefix (letters, digits, _ . -)' }),
   QUEUE_SHARDS: Type.Integer({
     minimum: 1,
@@ -66,6 +67,7 @@ export const optionalQueueTargetRule = { atMostOneOf: ['REDIS_URL', 'REDIS_CLUST
 export const embeddedQueueSettings = {
   REDIS_URL: Type.Optional(RedisUrl),
   REDIS_CLUSTER_NODES: Type.Optional(RedisClusterNodes),
+  REDIS_CLUSTER_PASSWORD: queueSettings.REDIS_CLUSTER_PASSWORD,
   QUEUE_PREFIX: queueSettings.QUEUE_PREFIX,
   QUEUE_SHARDS: queueSettings.QUEUE_SHARDS,
 }

@@ -5,19 +5,24 @@ import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
 export type QueueRedis = Redis | Cluster
 
 /** Where the queue lives: REDIS_URL, or the seed nodes of REDIS_CLUSTER_NODES. */
-export type QueueRedisTarget = { url: string } | { clusterNodes: ReadonlyArray<{ host: string; port: number }> }
+export type QueueRedisTarget = { url: string } | { clusterNodes: ReadonlyArray<{ host: string; port: number }>; password?: string | undefined }
 
 /**
  * The queue's Redis from the settings (exactly one of the two is set where a queue is required;
  * packages/config checks that), or undefined where neither is (`npm start`'s in-process queue).
  */
-export function queueRedisTargetOf(settings: { REDIS_URL?: string | undefined; REDIS_CLUSTER_NODES?: string | undefined }): QueueRedisTarget | undefined {
+export function queueRedisTargetOf(settings: {
+  REDIS_URL?: string | undefined
+  REDIS_CLUSTER_NODES?: string | undefined
+  REDIS_CLUSTER_PASSWORD?: string | undefined
+}): QueueRedisTarget | undefined {
   if (settings.REDIS_CLUSTER_NODES) {
     return {
       clusterNodes: settings.REDIS_CLUSTER_NODES.split(',').map((node) => {
         const at = node.lastIndexOf(':')
         return { host: node.slice(0, at), port: Number(node.slice(at + 1)) }
       }),
+      password: settings.REDIS_CLUSTER_PASSWORD,
     }
   }
   return settings.REDIS_URL ? { url: settings.REDIS_URL } : undefined
@@ -66,7 +71,7 @@ export function createSpanBatchQueueConnection(target: QueueRedisTarget | string
   const resolved = typeof target === 'string' ? { url: target } : target
   if ('url' in resolved) return new Redis(resolved.url, { ...perNode, retryStrategy: reconnectDelay, enableOfflineQueue: offlineQueue })
   const options: ClusterOptions = {
-    redisOptions: perNode,
+    redisOptions: resolved.password === undefined ? perNode : { ...perNode, password: resolved.password },
     clusterRetryStrategy: reconnectDelay,
     enableOfflineQueue: offlineQueue,
     retryDelayOnFailover: 200,

@@ -1,5 +1,10 @@
-/// <reference path="./cluster-key-slot.d.ts" />
-import calculateSlot from 'cluster-key-slot'
+import { createRequire } from 'node:module'
+
+/**
+ * The Redis Cluster hash slot (0–16383) of a key, honouring a `{hash tag}`: cluster-key-slot, the
+ * CRC16 ioredis itself routes with (a CommonJS module without type declarations).
+ */
+const calculateSlot = createRequire(import.meta.url)('cluster-key-slot') as (key: string) => number
 
 // The span queue is QUEUE_SHARDS BullMQ queues ("shards"), as a Kafka topic is partitions: a
 // project's requests always go to the same shard (its id hashed), writers consume every shard,

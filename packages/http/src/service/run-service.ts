@@ -13,6 +13,7 @@ interface ListeningConfig extends ServiceConfig {
   STARTUP_RETRY_SECONDS: number
   REDIS_URL?: string
   REDIS_CLUSTER_NODES?: string
+  REDIS_CLUSTER_PASSWORD?: string
 }
 
 export interface RunServiceOptions<C> {
@@ -48,7 +49,7 @@ function dependenciesOf(config: ListeningConfig): StartupDependency[] {
   return [
     ...(config.DATABASE_URL ? [postgresDependency(config.DATABASE_URL)] : []),
     ...(config.REDIS_URL ? [redisDependency(config.REDIS_URL)] : []),
-    ...(config.REDIS_CLUSTER_NODES ? [redisClusterDependency(config.REDIS_CLUSTER_NODES)] : []),
+    ...(config.REDIS_CLUSTER_NODES ? [redisClusterDependency(config.REDIS_CLUSTER_NODES, config.REDIS_CLUSTER_PASSWORD)] : []),
   ]
 }
 

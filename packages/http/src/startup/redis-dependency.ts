@@ -33,7 +33,7 @@ export function redisDependency(redisUrl: string): StartupDependency {
  * the client has the slot map from a seed node and the cluster says its state is ok (every slot
  * served), so a process does not start against a cluster that is still being formed.
  */
-export function redisClusterDependency(nodes: string): StartupDependency {
+export function redisClusterDependency(nodes: string, password?: string): StartupDependency {
   const seeds = nodes.split(',').map((node) => ({ host: node.slice(0, node.lastIndexOf(':')), port: Number(node.slice(node.lastIndexOf(':') + 1)) }))
   return {
     name: 'Redis Cluster',
@@ -44,7 +44,7 @@ export function redisClusterDependency(nodes: string): StartupDependency {
         enableOfflineQueue: false,
         clusterRetryStrategy: () => null,
         slotsRefreshTimeout: timeoutMs,
-        redisOptions: { connectTimeout: timeoutMs, commandTimeout: timeoutMs, maxRetriesPerRequest: 0 },
+        redisOptions: { connectTimeout: timeoutMs, commandTimeout: timeoutMs, maxRetriesPerRequest: 0, ...(password === undefined ? {} : { password }) },
       })
       let socketError: Error | undefined
       cluster.on('error', (error: Error) => {
