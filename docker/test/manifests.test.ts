@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { defaultPorts, loadConfig } from '@tracewell/config'
-import { QueueNames } from '@tracewell/queue'
+import { QueueNames, spanBatchShards } from '@tracewell/queue'
 import { parseAllDocuments } from 'yaml'
 import {
   baseImageOfScript,
@@ -774,5 +774,32 @@ describe('.dockerignore', () => {
       'npm-debug.log',
     ]
     for (const file of heavy) assert.ok(isDockerIgnored(rules, file), `${file} is sent to the build`)
+  })
+})
+
+describe('the Redis Cluster overlay (docker/k8s-redis-cluster)', () => {
+  const overlayDir = join(k8sDir, '..', 'k8s-redis-cluster')
+  const docsOf = (file: string) => loadYamlDocuments(join(overlayDir, file))
+
+  it('scales the writer on the wait list of every shard the code makes of its QUEUE_PREFIX and QUEUE_SHARDS', () => {
+    const shardsSetting = docsOf('queue-settings.patch.yaml').map((doc) => doc.data.QUEUE_SHARDS)
+    assert.deepEqual(shardsSetting, ['6', '6'], 'ingest and writer use the same QUEUE_SHARDS')
+    const prefix = configMaps.find((doc) => doc.metadata.name === 'tracewell-writer')?.data.QUEUE_PREFIX
+    const [scaled] = docsOf('writer-scaledobject.patch.yaml')
+    const lists = (scaled!.spec.triggers as Doc[]).filter((trigger) => trigger.type === 'redis-cluster').map((trigger) => trigger.metadata.listName)
+    const expected = spanBatchShards({ prefix, count: Number(shardsSetting[0]), cluster: true }).map((shard) => `${shard.prefix}:${QueueNames.spanBatches}:wait`)
+    assert.deepEqual(lists, expected)
+    const [auth] = docsOf('keda-redis-cluster.yaml')
+    assert.deepEqual((auth!.spec.secretTargetRef as Doc[]).map((ref) => ref.key).sort(), ['redis-cluster-nodes', 'redis-password'])
+    for (const ref of auth!.spec.secretTargetRef as Doc[]) assert.ok(ref.key in secrets[0]!.stringData, `Secret key ${ref.key}`)
+  })
+
+  it('gives ingest and the writer REDIS_CLUSTER_NODES instead of REDIS_URL', () => {
+    for (const service of ['ingest', 'writer']) {
+      const [patch] = docsOf(`${service}-redis.patch.yaml`)
+      const env = patch!.spec.template.spec.containers[0].env as Doc[]
+      assert.deepEqual(env.map((entry) => entry.name), ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_CLUSTER_PASSWORD'])
+      assert.equal(env[0]!.$patch, 'delete')
+    }
   })
 })

@@ -1,12 +1,12 @@
 import type { IngestConfig } from '@tracewell/config'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
-import { createBullMqSpanBatchProducer, type SpanBatchProducer } from '@tracewell/queue'
+import { createBullMqSpanBatchProducer, queueRedisTargetOf, type SpanBatchProducer } from '@tracewell/queue'
 import { otlpGrpcPlugin } from './grpc/otlp-grpc.plugin.ts'
 import { sendTracesRoutes } from './routes/send-traces.routes.ts'
 import type { TraceLimits } from './routes/trace-intake.ts'
 
 export interface IngestDeps extends ServiceDeps {
-  /** The queue; by default a BullMQ producer on REDIS_URL, created and closed by the app. */
+  /** The queue; by default a BullMQ producer on REDIS_URL or REDIS_CLUSTER_NODES, created and closed by the app. */
   producer?: SpanBatchProducer
 }
 
@@ -30,16 +30,7 @@ export const ingestService = defineService<IngestConfig, IngestDeps>({
   apiKeys: true,
   migrations: 'check',
   async register(app, config, deps) {
-    const producer =
-      deps.producer ??
-      createBullMqSpanBatchProducer({
-        redisUrl: config.REDIS_URL,
-        prefix: config.QUEUE_PREFIX,
-        maxBacklogSpans: config.QUEUE_MAX_BACKLOG,
-        maxBacklogBytes: config.QUEUE_MAX_BACKLOG_BYTES,
-        maxSpansPerJob: config.ENQUEUE_MAX_SPANS_PER_JOB,
-        logger: app.log,
-      })
+    const producer = deps.producer ?? createProducer(config, app)
     // onClose hooks run last-registered first: the gRPC receiver finishes its calls, then the
     // producer flushes its pending group commit, then the key usage is recorded and the pool closed.
     if (deps.producer === undefined) app.addHook('onClose', async () => producer.close())
@@ -50,5 +41,22 @@ export const ingestService = defineService<IngestConfig, IngestDeps>({
     return { readiness: { queue: () => producer.ping() } }
   },
 })
+
+/** The BullMQ producer on REDIS_URL or REDIS_CLUSTER_NODES (packages/config requires one of them of ingest). */
+function createProducer(config: IngestConfig, app: App): SpanBatchProducer {
+  const redis = queueRedisTargetOf(config)
+  if (!redis) throw new Error('ingest needs REDIS_URL or REDIS_CLUSTER_NODES')
+  return createBullMqSpanBatchProducer({
+    redis,
+    prefix: config.QUEUE_PREFIX,
+    shards: config.QUEUE_SHARDS,
+    replicaAcks: config.QUEUE_REPLICA_ACKS,
+    replicaTimeoutMs: config.QUEUE_REPLICA_TIMEOUT_MS,
+    maxBacklogSpans: config.QUEUE_MAX_BACKLOG,
+    maxBacklogBytes: config.QUEUE_MAX_BACKLOG_BYTES,
+    maxSpansPerJob: config.ENQUEUE_MAX_SPANS_PER_JOB,
+    logger: app.log,
+  })
+}
 
 export const buildApp = (config: IngestConfig, deps?: IngestDeps): Promise<App> => ingestService.build(config, deps)

@@ -18,7 +18,7 @@ let writer: SpanBatchWorker
 
 before(async () => {
   ingest = await startIngest()
-  writer = startSpanBatchWorker({ db: ingest.database.db, redisUrl: testEnv.REDIS_URL, prefix: ingest.prefix, concurrency: 1, logger: silent })
+  writer = startSpanBatchWorker({ db: ingest.database.db, redis: testEnv.REDIS_URL, prefix: ingest.prefix, concurrency: 1, logger: silent })
 })
 after(async () => {
   await writer.close()

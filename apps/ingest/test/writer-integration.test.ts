@@ -16,7 +16,7 @@ let writer: SpanBatchWorker
 
 before(async () => {
   ingest = await startIngest()
-  writer = startSpanBatchWorker({ db: ingest.database.db, redisUrl: testEnv.REDIS_URL, prefix: ingest.prefix, concurrency: 2, logger: silent })
+  writer = startSpanBatchWorker({ db: ingest.database.db, redis: testEnv.REDIS_URL, prefix: ingest.prefix, concurrency: 2, logger: silent })
 })
 after(async () => {
   await writer.close()

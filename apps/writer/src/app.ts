@@ -1,6 +1,7 @@
 import type { WriterConfig } from '@tracewell/config'
 import { summaryBacklog } from '@tracewell/db'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
+import { queueRedisTargetOf } from '@tracewell/queue'
 import { spanBatchWorkerPlugin, workerOptionsFromSettings } from './span-batch-worker.plugin.ts'
 import { summariserPlugin } from './summariser.plugin.ts'
 
@@ -13,7 +14,10 @@ export const writerService = defineService<WriterConfig>({
   name: 'writer',
   migrations: 'check',
   async register(app, config) {
-    await app.register(spanBatchWorkerPlugin, workerOptionsFromSettings(config, config.REDIS_URL))
+    // packages/config requires REDIS_URL or REDIS_CLUSTER_NODES of the writer.
+    const redis = queueRedisTargetOf(config)
+    if (!redis) throw new Error('the writer needs REDIS_URL or REDIS_CLUSTER_NODES')
+    await app.register(spanBatchWorkerPlugin, workerOptionsFromSettings(config, redis))
     await app.register(summariserPlugin, config)
     return { readiness: { queue: () => app.spanBatchWorker.ping() }, details: { summaries: () => summaryBacklog(app.db) } }
   },

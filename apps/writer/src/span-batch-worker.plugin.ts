@@ -1,4 +1,5 @@
 import type { WriterConfig } from '@tracewell/config'
+import type { QueueRedisTarget } from '@tracewell/queue'
 import fp from 'fastify-plugin'
 import { startSpanBatchWorker, type SpanBatchWorker } from './span-batch.worker.ts'
 
@@ -9,21 +10,23 @@ declare module 'fastify' {
 }
 
 export interface SpanBatchWorkerPluginOptions {
-  redisUrl: string
+  redis: QueueRedisTarget | string
   prefix: string
+  shards: number
   concurrency: number
   maxAttempts: number
   lockDurationMs?: number
   stalledIntervalMs?: number
 }
 
-type WorkerSettings = Pick<WriterConfig, 'QUEUE_PREFIX' | 'WRITER_CONCURRENCY' | 'WRITER_MAX_ATTEMPTS' | 'WRITER_LOCK_DURATION_MS' | 'WRITER_STALLED_INTERVAL_MS'>
+type WorkerSettings = Pick<WriterConfig, 'QUEUE_PREFIX' | 'QUEUE_SHARDS' | 'WRITER_CONCURRENCY' | 'WRITER_MAX_ATTEMPTS' | 'WRITER_LOCK_DURATION_MS' | 'WRITER_STALLED_INTERVAL_MS'>
 
 /** The worker's options from the settings, shared by the writer service and `npm start`. */
-export function workerOptionsFromSettings(settings: WorkerSettings, redisUrl: string): SpanBatchWorkerPluginOptions {
+export function workerOptionsFromSettings(settings: WorkerSettings, redis: QueueRedisTarget): SpanBatchWorkerPluginOptions {
   return {
-    redisUrl,
+    redis,
     prefix: settings.QUEUE_PREFIX,
+    shards: settings.QUEUE_SHARDS,
     concurrency: settings.WRITER_CONCURRENCY,
     maxAttempts: settings.WRITER_MAX_ATTEMPTS,
     lockDurationMs: settings.WRITER_LOCK_DURATION_MS,

@@ -2,15 +2,20 @@ import type { Db } from '@tracewell/db'
 import {
   createSpanBatchQueueConnection,
   deletePayload,
+  isCluster,
+  masterNodes,
   QueueNames,
+  spanBatchShards,
   spanCountOf,
   sweepOrphanPayloads,
   withJobBodies,
+  type QueueRedis,
+  type QueueRedisTarget,
   type SpanBatchJob,
 } from '@tracewell/queue'
 import { UnrecoverableError, Worker, type Job } from 'bullmq'
-import type { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
+import { repeatedErrorLog } from './repeated-error.log.ts'
 import { spanBatchMetrics } from './span-batch.metrics.ts'
 import { spanSourcesFreeingBodies, spanSourcesOf } from './queued-bodies.decoder.ts'
 import { CopyCombiner } from '@tracewell/write-path'
@@ -25,18 +30,28 @@ export interface WorkerLogger {
 
 export interface SpanBatchWorkerOptions {
   db: Db
-  redisUrl: string
+  /** REDIS_URL (a string or `{ url }`) or the seed nodes of REDIS_CLUSTER_NODES. */
+  redis: QueueRedisTarget | string
+  /** QUEUE_PREFIX. */
   prefix: string
-  /** Jobs stored at once by this process (WRITER_CONCURRENCY). */
+  /** QUEUE_SHARDS: every shard is consumed (default 1). */
+  shards?: number
+  /**
+   * Jobs stored at once by this process (WRITER_CONCURRENCY), spread over the shards: each
+   * shard's worker takes ceil(concurrency / shards), at least one, so every shard is drained.
+   */
   concurrency: number
   /**
    * Tries per job before it goes to the failed set (WRITER_MAX_ATTEMPTS). Jobs carry their own
    * `attempts` (12, see defaultSpanBatchJobOptions); this caps it, it cannot raise it.
    */
   maxAttempts?: number
-  /** How long a job is locked to this worker; a killed worker's job is redone after it (default 60 s). */
+  /**
+   * How long a job is locked to this worker without renewal (BullMQ renews it every half of
+   * this); a killed worker's job is redone after it (default 8 s).
+   */
   lockDurationMs?: number
-  /** How often stalled jobs (lock expired) are moved back to waiting (default 30 s). */
+  /** How often stalled jobs (lock expired) are moved back to waiting (default 2 s). */
   stalledIntervalMs?: number
   /** How often request bodies that no job refers to are looked for and deleted (default 60 s). */
   orphanSweepIntervalMs?: number
@@ -45,8 +60,9 @@ export interface SpanBatchWorkerOptions {
 }
 
 export interface SpanBatchWorker {
-  worker: Worker<SpanBatchJob, SpanBatchResult>
-  /** Whether Redis answers (for /readyz). */
+  /** One BullMQ worker per shard of the queue. */
+  workers: Array<Worker<SpanBatchJob, SpanBatchResult>>
+  /** Whether every master holding the queue answers (for /readyz). */
   ping(): Promise<void>
   /** Stops taking jobs, lets the active ones finish, then closes the Redis connection. */
   close(): Promise<void>
@@ -76,65 +92,78 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
   const metrics = spanBatchMetrics(registry)
   const pricer = new SpanPricer({ db: options.db, metrics: registry, logger: options.logger })
   const combiner = new CopyCombiner(options.db, { maxSpans: COMBINED_COPY_MAX_SPANS, maxInFlight: 2 })
-  const connection = createSpanBatchQueueConnection(options.redisUrl, 'worker')
-  connection.on('error', () => {}) // reported by the worker's 'error' listener below
+  const connection = createSpanBatchQueueConnection(options.redis, 'worker')
+  connection.on('error', () => {}) // reported by the workers' 'error' listener below
   // Payload reads and deletes on a connection of their own, beside BullMQ's.
-  const payloads = createSpanBatchQueueConnection(options.redisUrl, 'worker')
+  const payloads = createSpanBatchQueueConnection(options.redis, 'worker')
   payloads.on('error', () => {})
+  const shards = spanBatchShards({ prefix: options.prefix, count: options.shards ?? 1, cluster: isCluster(connection) })
+  const perShardConcurrency = Math.max(1, Math.ceil(options.concurrency / shards.length))
+  // Every shard's worker reports through one throttle: Redis down (or refusing every command) is
+  // one line per 30 s, not one per command per shard.
+  const reportWorkerError = repeatedErrorLog(options.logger, 'span-batch worker error (repeats within 30 s are counted, not logged)')
 
-  const worker = new Worker<SpanBatchJob, SpanBatchResult>(
-    QueueNames.spanBatches,
-    async (job: Job<SpanBatchJob, SpanBatchResult>) => {
-      const stopTimer = metrics.batchDuration.startTimer()
-      try {
-        const result = await storeJob(options.db, payloads, job.data, pricer, combiner)
-        metrics.spansWritten.inc(result.inserted)
-        metrics.spansDuplicate.inc(result.duplicates)
-        return result
-      } catch (error) {
-        // attemptsMade counts finished attempts, so this one is number attemptsMade + 1.
-        if (options.maxAttempts !== undefined && !isUnrecoverable(error as Error) && job.attemptsMade + 1 >= options.maxAttempts) {
-          throw new UnrecoverableError(`gave up after ${options.maxAttempts} attempt(s): ${(error as Error).message}`)
+  const workers = shards.map((shard) => createShardWorker(shard.prefix))
+  function createShardWorker(prefix: string): Worker<SpanBatchJob, SpanBatchResult> {
+    const worker = new Worker<SpanBatchJob, SpanBatchResult>(
+      QueueNames.spanBatches,
+      async (job: Job<SpanBatchJob, SpanBatchResult>) => {
+        const stopTimer = metrics.batchDuration.startTimer()
+        try {
+          const result = await storeJob(options.db, payloads, job.data, pricer, combiner)
+          metrics.spansWritten.inc(result.inserted)
+          metrics.spansDuplicate.inc(result.duplicates)
+          return result
+        } catch (error) {
+          // attemptsMade counts finished attempts, so this one is number attemptsMade + 1.
+          if (options.maxAttempts !== undefined && !isUnrecoverable(error as Error) && job.attemptsMade + 1 >= options.maxAttempts) {
+            throw new UnrecoverableError(`gave up after ${options.maxAttempts} attempt(s): ${(error as Error).message}`)
+          }
+          throw error
+        } finally {
+          stopTimer()
         }
-        throw error
-      } finally {
-        stopTimer()
-      }
-    },
-    {
-      connection,
-      prefix: options.prefix,
-      concurrency: options.concurrency,
-      lockDuration: options.lockDurationMs ?? 60_000,
-      stalledInterval: options.stalledIntervalMs ?? 30_000,
-      // A job may be orphaned by a killed writer a few times (e.g. repeated rolling restarts)
-      // before it is parked in the failed set.
-      maxStalledCount: 3,
-      // Fallbacks for jobs added without the shared default options.
-      removeOnComplete: { count: 1_000 },
-      removeOnFail: { count: 10_000, age: 14 * 24 * 3600 },
-    },
-  )
+      },
+      {
+        connection,
+        prefix,
+        concurrency: perShardConcurrency,
+        lockDuration: options.lockDurationMs ?? 8_000,
+        stalledInterval: options.stalledIntervalMs ?? 2_000,
+        // A job may be orphaned by a killed writer a few times (e.g. repeated rolling restarts)
+        // before it is parked in the failed set.
+        maxStalledCount: 3,
+        // Fallbacks for jobs added without the shared default options.
+        removeOnComplete: { count: 1_000 },
+        removeOnFail: { count: 10_000, age: 14 * 24 * 3600 },
+      },
+    )
 
-  worker.on('completed', (job) => {
-    deletePayload(payloads, job.data).catch((error: Error) => {
-      // Left for its TTL to reclaim; the spans are stored either way.
-      options.logger.warn({ jobId: job.id, err: { message: error.message } }, 'could not delete a completed span batch payload')
+    worker.on('completed', (job) => {
+      deletePayload(payloads, job.data).catch((error: Error) => {
+        // Left for its TTL to reclaim; the spans are stored either way.
+        options.logger.warn({ jobId: job.id, err: { message: error.message } }, 'could not delete a completed span batch payload')
+      })
     })
-  })
-  worker.on('failed', (job, error) => {
-    const final = !job || isUnrecoverable(error) || job.attemptsMade >= (job.opts.attempts ?? 1)
-    metrics.jobsFailed.inc({ outcome: final ? 'failed' : 'retrying' })
-    const context = { jobId: job?.id, attemptsMade: job?.attemptsMade, err: { message: error.message } }
-    if (final) options.logger.error(context, 'span batch moved to the failed set; replay it with `npm run queue:replay`')
-    else options.logger.warn(context, 'span batch not stored; it will be retried')
-  })
-  worker.on('error', (error) => options.logger.warn({ err: { message: error.message } }, 'span-batch worker error'))
+    worker.on('failed', (job, error) => {
+      const final = !job || isUnrecoverable(error) || job.attemptsMade >= (job.opts.attempts ?? 1)
+      metrics.jobsFailed.inc({ outcome: final ? 'failed' : 'retrying' })
+      const context = {
+        jobId: job?.id,
+        attemptsMade: job?.attemptsMade,
+        err: { message: error.message },
+      }
+      if (final) options.logger.error(context, 'span batch moved to the failed set; replay it with `npm run queue:replay`')
+      else options.logger.warn(context, 'span batch not stored; it will be retried')
+    })
+    worker.on('error', reportWorkerError)
+    return worker
+  }
 
   // Bodies whose job add failed would otherwise hold Redis memory until their 30-day TTL.
   let sweeping: Promise<void> | undefined
   const sweep = () => {
-    sweeping ??= sweepOrphanPayloads(payloads, options.prefix)
+    sweeping ??= sweepOrphanPayloads(payloads, shards)
       .then((deleted) => {
         metrics.orphanPayloadsDeleted.inc(deleted)
         if (deleted > 0) options.logger.info({ deleted }, 'deleted request bodies that no queue job refers to')
@@ -147,14 +176,14 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
 
   let closing: Promise<void> | undefined
   return {
-    worker,
+    workers,
     async ping() {
-      await connection.ping()
+      await Promise.all(masterNodes(connection).map((node) => node.ping()))
     },
     close() {
       closing ??= (async () => {
         clearInterval(sweepTimer)
-        await worker.close()
+        await Promise.all(workers.map((worker) => worker.close()))
         await sweeping
         await Promise.all([connection, payloads].map((redis) => redis.quit().catch(() => redis.disconnect())))
       })()
@@ -179,7 +208,7 @@ const COMBINED_COPY_MAX_SPANS = 5_000
  * Redis again for the idempotent statements: a second read paid only on those paths. A job no
  * retry can fix, whether found reading it or storing it, goes straight to the failed set.
  */
-async function storeJob(db: Db, payloads: Redis, job: SpanBatchJob, pricer: SpanPricer, combiner: CopyCombiner): Promise<SpanBatchResult> {
+async function storeJob(db: Db, payloads: QueueRedis, job: SpanBatchJob, pricer: SpanPricer, combiner: CopyCombiner): Promise<SpanBatchResult> {
   // No bodies: the job is a copy, added by a resent command, of one already stored.
   const alreadyStored = (): Promise<SpanBatchResult> => Promise.resolve({ inserted: 0, duplicates: spanCountOf(job) })
   try {

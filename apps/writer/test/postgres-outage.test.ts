@@ -25,7 +25,7 @@ describe('span-batch worker through a Postgres outage (own Postgres on port 5439
   before(async () => {
     await postgres.init()
     db = createDb({ databaseUrl: postgres.url, poolSize: 4 })
-    producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 500 })
+    producer = createBullMqSpanBatchProducer({ redis: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 500 })
     await producerConnected(producer)
   })
   after(async () => {
@@ -36,7 +36,7 @@ describe('span-batch worker through a Postgres outage (own Postgres on port 5439
   })
 
   test('jobs retry with backoff while Postgres is down and every span lands once it is back', async () => {
-    const writer = startSpanBatchWorker({ db, redisUrl: REDIS_URL, prefix, concurrency: 2, maxAttempts: 12, logger: quiet })
+    const writer = startSpanBatchWorker({ db, redis: REDIS_URL, prefix, concurrency: 2, maxAttempts: 12, logger: quiet })
     try {
       await enqueueSpans(producer, 'project-outage', makeSpans(1_000))
       await waitFor('the first batch', async () => (await countSpans(db, 'project-outage')) === 1_000)
@@ -58,7 +58,7 @@ describe('span-batch worker through a Postgres outage (own Postgres on port 5439
 
   test('jobs that exhaust their attempts wait in the failed set until `npm run queue:replay` puts them back', async () => {
     await postgres.stop()
-    const writer = startSpanBatchWorker({ db, redisUrl: REDIS_URL, prefix, concurrency: 2, maxAttempts: 1, logger: quiet })
+    const writer = startSpanBatchWorker({ db, redis: REDIS_URL, prefix, concurrency: 2, maxAttempts: 1, logger: quiet })
     try {
       await enqueueSpans(producer, 'project-replay', makeSpans(300))
       await enqueueSpans(producer, 'project-replay', makeSpans(300))

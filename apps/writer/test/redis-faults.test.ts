@@ -88,7 +88,7 @@ describe('acknowledged spans survive broken Redis connections (proxy resets and 
     const proxied = `redis://127.0.0.1:${proxy.port}`
     const inspect = openQueue(REDIS_URL, prefix)
     const producer = createBullMqSpanBatchProducer({
-      redisUrl: options.producerThroughProxy ? proxied : REDIS_URL,
+      redis: options.producerThroughProxy ? proxied : REDIS_URL,
       prefix,
       maxBacklogSpans: 10_000_000,
       maxBacklogBytes: 1 << 30,
@@ -98,7 +98,7 @@ describe('acknowledged spans survive broken Redis connections (proxy resets and 
     try {
       writer = startSpanBatchWorker({
         db: database.db,
-        redisUrl: options.writerThroughProxy ? proxied : REDIS_URL,
+        redis: options.writerThroughProxy ? proxied : REDIS_URL,
         prefix,
         concurrency: 4,
         lockDurationMs: 2_000,

@@ -29,7 +29,7 @@ describe('span-batch worker (real Redis and Postgres)', () => {
 
   before(async () => {
     database = await createTestDatabase()
-    producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 2_000 })
+    producer = createBullMqSpanBatchProducer({ redis: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 2_000 })
     await producerConnected(producer)
   })
   after(async () => {
@@ -40,7 +40,7 @@ describe('span-batch worker (real Redis and Postgres)', () => {
 
   test('stores a fixture batch from producer through Redis into Postgres with every column right', async () => {
     const registry = new Registry()
-    const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 2, logger: quiet, metrics: registry })
+    const writer = startSpanBatchWorker({ db: database.db, redis: REDIS_URL, prefix, concurrency: 2, logger: quiet, metrics: registry })
     try {
       await enqueueSpans(producer, 'project-fixture', fixtureSpans)
       const [first, second] = fixtureSpans
@@ -110,7 +110,7 @@ describe('span-batch worker (real Redis and Postgres)', () => {
     assert.deepEqual(await storeProjectSpans(database.db, batches, pricer), { inserted: 0, duplicates: 300 })
 
     // And through the queue: a client retry enqueues the same spans again.
-    const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 2, logger: quiet })
+    const writer = startSpanBatchWorker({ db: database.db, redis: REDIS_URL, prefix, concurrency: 2, logger: quiet })
     try {
       await enqueueSpans(producer, 'project-dup', spans)
       await enqueueSpans(producer, 'project-dup', spans)
@@ -130,7 +130,7 @@ describe('span-batch worker (real Redis and Postgres)', () => {
     // queued request bodies with parseJsonText.
     const keys = ['k\\', 'k\t', 'k"', 'k\u001c', 'plain.key']
     const spans = makeSpans(keys.length * 4).map((span, i) => ({ ...span, attributes: { [keys[i % keys.length]!]: { intValue: `${i}` } } }))
-    const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 1, logger: quiet })
+    const writer = startSpanBatchWorker({ db: database.db, redis: REDIS_URL, prefix, concurrency: 1, logger: quiet })
     try {
       await enqueueSpans(producer, 'project-escaped-keys', spans)
       await waitFor('the spans', async () => (await countSpans(database.db, 'project-escaped-keys')) === spans.length)
@@ -144,7 +144,7 @@ describe('span-batch worker (real Redis and Postgres)', () => {
   })
 
   test('a job with a malformed envelope goes straight to the failed set', async () => {
-    const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 1, logger: quiet })
+    const writer = startSpanBatchWorker({ db: database.db, redis: REDIS_URL, prefix, concurrency: 1, logger: quiet })
     try {
       const job = await inspect.queue.add('span-batch', { version: 2, batches: 'nope' } as never, { attempts: 12, backoff: { type: 'exponential', delay: 1_000 } })
       const failed = await waitFor('the poison job to fail', async () => {
@@ -159,7 +159,7 @@ describe('span-batch worker (real Redis and Postgres)', () => {
   })
 
   test('a completed job\'s request bodies are deleted from Redis; a copy of it completes, a job whose bodies were never there fails without retries', async () => {
-    const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 1, logger: quiet })
+    const writer = startSpanBatchWorker({ db: database.db, redis: REDIS_URL, prefix, concurrency: 1, logger: quiet })
     const redis = new Redis(REDIS_URL)
     try {
       await enqueueSpans(producer, 'project-payload', makeSpans(5))
@@ -205,7 +205,7 @@ describe('span-batch worker (real Redis and Postgres)', () => {
 
       const replayed = await run(process.execPath, [replayPath], { env: { ...process.env, REDIS_URL, QUEUE_PREFIX: ownPrefix } })
       assert.match(replayed.stdout, /^Replayed 1 failed job\(s\) \(4 spans\)/)
-      const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix: ownPrefix, concurrency: 1, logger: quiet })
+      const writer = startSpanBatchWorker({ db: database.db, redis: REDIS_URL, prefix: ownPrefix, concurrency: 1, logger: quiet })
       try {
         await waitFor('the replayed job to complete', async () => (await own.queue.getJobState(job.id as string)) === 'completed')
       } finally {
@@ -221,7 +221,7 @@ describe('span-batch worker (real Redis and Postgres)', () => {
   })
 
   test('a job with a body that no longer decodes goes straight to the failed set and stores none of its spans', async () => {
-    const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 1, logger: quiet })
+    const writer = startSpanBatchWorker({ db: database.db, redis: REDIS_URL, prefix, concurrency: 1, logger: quiet })
     const redis = new Redis(REDIS_URL)
     try {
       const { body } = acceptedTraces('project-undecodable', makeSpans(3))
@@ -255,8 +255,8 @@ describe('span-batch worker (real Redis and Postgres)', () => {
     await enqueueSpans(producer, 'project-close', spans)
     const [job] = await inspect.queue.getJobs(['wait'], 0, 0)
     assert.ok(job)
-    const writer = startSpanBatchWorker({ db: database.db, redisUrl: REDIS_URL, prefix, concurrency: 1, logger: quiet })
-    await once(writer.worker, 'active')
+    const writer = startSpanBatchWorker({ db: database.db, redis: REDIS_URL, prefix, concurrency: 1, logger: quiet })
+    await once(writer.workers[0] as NonNullable<(typeof writer.workers)[0]>, 'active')
     await writer.close()
     assert.equal(await inspect.queue.getJobState(job.id as string), 'completed')
     assert.equal(await countSpans(database.db, 'project-close'), 6_000)

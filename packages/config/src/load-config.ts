@@ -26,7 +26,24 @@ export function loadConfig<T extends TObject>(schema: T, env: Record<string, str
     const problem = raw[name] === undefined ? 'is required' : `is invalid (${firstError.message})`
     throw new ConfigError(`${name} ${problem}: ${expected}`)
   }
+  checkOneOfRules(schema, raw)
   return converted as Static<T>
+}
+
+/**
+ * Settings that stand for one another (REDIS_URL or REDIS_CLUSTER_NODES): a schema names them in
+ * its `exactlyOneOf` (one is required) or `atMostOneOf` (both are optional) option.
+ */
+function checkOneOfRules(schema: TObject, raw: Record<string, unknown>): void {
+  const { exactlyOneOf, atMostOneOf } = schema as TObject & { exactlyOneOf?: readonly string[]; atMostOneOf?: readonly string[] }
+  const names = exactlyOneOf ?? atMostOneOf
+  if (!names) return
+  const set = names.filter((name) => raw[name] !== undefined)
+  if (set.length > 1) throw new ConfigError(`${set.join(' and ')} are both set: set only one of them`)
+  if (set.length === 0 && exactlyOneOf) {
+    const described = names.map((name) => `${name} (${schema.properties[name]?.description ?? ''})`).join(' or ')
+    throw new ConfigError(`${names.join(' or ')} is required: ${described}`)
+  }
 }
 
 /** For a process's entry point: on a bad setting, print the one line and exit. */

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { loadConfig } from './load-config.ts'
 import {
+  RedisUrl,
   adminSettings,
   bootstrapSettings,
   consoleSettings,
@@ -12,8 +13,11 @@ import {
   janitorSettings,
   keySettings,
   llmConnectionSettings,
+  optionalQueueTargetRule,
   queueSettings,
   querySettings,
+  queueTargetRule,
+  replicaWaitSettings,
   serverSettings,
   startupSettings,
   writerSettings,
@@ -26,10 +30,11 @@ export const IngestConfigSchema = Type.Object({
   ...serverSettings(defaultPorts.ingest),
   ...databaseSettings,
   ...queueSettings,
+  ...replicaWaitSettings,
   ...ingestSettings,
   ...keySettings,
   ...startupSettings,
-})
+}, queueTargetRule)
 export type IngestConfig = Static<typeof IngestConfigSchema>
 
 export const WriterConfigSchema = Type.Object({
@@ -38,7 +43,7 @@ export const WriterConfigSchema = Type.Object({
   ...queueSettings,
   ...writerSettings,
   ...startupSettings,
-})
+}, queueTargetRule)
 export type WriterConfig = Static<typeof WriterConfigSchema>
 
 export const ControlPlaneConfigSchema = Type.Object({
@@ -66,7 +71,9 @@ export type JanitorConfig = Static<typeof JanitorConfigSchema>
 export const EvaluatorConfigSchema = Type.Object({
   ...serverSettings(defaultPorts.evaluator),
   ...databaseSettings,
-  ...queueSettings,
+  // Its judgments' queue is on one Redis (no cluster shards: a judgment is no hot path).
+  REDIS_URL: RedisUrl,
+  QUEUE_PREFIX: queueSettings.QUEUE_PREFIX,
   LLM_CONNECTION_ENCRYPTION_KEY: Type.String({ pattern: llmConnectionSettings.LLM_CONNECTION_ENCRYPTION_KEY.pattern, description: llmConnectionSettings.LLM_CONNECTION_ENCRYPTION_KEY.description }),
   ...evaluatorSettings,
   ...startupSettings,
@@ -78,6 +85,7 @@ export const AllInOneConfigSchema = Type.Object({
   ...serverSettings(defaultPorts.allInOne),
   ...embeddedDatabaseSettings,
   ...embeddedQueueSettings,
+  ...replicaWaitSettings,
   ...ingestSettings,
   ...writerSettings,
   ...keySettings,
@@ -89,11 +97,11 @@ export const AllInOneConfigSchema = Type.Object({
   ...llmConnectionSettings,
   ...evaluatorSettings,
   ...startupSettings,
-})
+}, optionalQueueTargetRule)
 export type AllInOneConfig = Static<typeof AllInOneConfigSchema>
 
 /** `npm run queue:replay`: moves the span-batch queue's failed jobs back to waiting. */
-export const ReplayConfigSchema = Type.Object({ ...queueSettings })
+export const ReplayConfigSchema = Type.Object({ ...queueSettings }, queueTargetRule)
 export type ReplayConfig = Static<typeof ReplayConfigSchema>
 
 /** `npm run migrate`: one connection is all it needs, so no pool size. */

@@ -26,7 +26,7 @@ const PostgresUrl = Type.String({
   pattern: '^postgres(ql)?://',
   description: 'a postgres:// connection URL, e.g. postgres://postgres@127.0.0.1:5432/tracewell',
 })
-const RedisUrl = Type.String({ pattern: '^rediss?://', description: 'a redis:// connection URL, e.g. redis://127.0.0.1:6379' })
+export const RedisUrl = Type.String({ pattern: '^rediss?://', description: 'a redis:// connection URL, e.g. redis://127.0.0.1:6379' })
 
 export const databaseSettings = {
   DATABASE_URL: PostgresUrl,
@@ -39,14 +39,53 @@ export const embeddedDatabaseSettings = {
   DATA_DIR: Type.String({ default: '.data', minLength: 1, description: 'directory for the embedded database when DATABASE_URL is unset' }),
 }
 
+// Either one Redis (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES): queueTargetRule says
+// which services need one of them. The queue's keys get their cluster hash tags per shard
+// (packages/queue/src/span-batch.shards.ts), so QUEUE_PREFIX itself never holds braces.
+const RedisClusterNodes = Type.String({
+  pattern: '^[A-Za-z0-9_.-]+:[0-9]{1,5}(,[A-Za-z0-9_.-]+:[0-9]{1,5})*$',
+  description: 'seed nodes of a Redis Cluster as host:port,host:port,… (instead of REDIS_URL), e.g. redis-0:6379,redis-1:6379',
+})
+
 export const queueSettings = {
-  REDIS_URL: RedisUrl,
+  REDIS_URL: Type.Optional(RedisUrl),
+  REDIS_CLUSTER_NODES: Type.Optional(RedisClusterNodes),
+  REDIS_CLUSTER_PASSWORD: Type.Optional(Type.String({ minLength: 1, description: 'password of the Redis Cluster nodes (AUTH), when they require one' })),
   QUEUE_PREFIX: Type.String({ default: 'tracewell', pattern: '^[A-Za-z0-9_.-]+$', description: 'BullMQ key prefix (letters, digits, _ . -)' }),
+  QUEUE_SHARDS: Type.Integer({
+    minimum: 1,
+    maximum: 256,
+    default: 1,
+    description: 'BullMQ queues the span queue is split into, each on its own cluster hash slot; a project always goes to the same one (1–256, default 1)',
+  }),
 }
+
+/** REDIS_URL and REDIS_CLUSTER_NODES: exactly one where a Redis queue is required, at most one elsewhere. */
+export const queueTargetRule = { exactlyOneOf: ['REDIS_URL', 'REDIS_CLUSTER_NODES'] } as const
+export const optionalQueueTargetRule = { atMostOneOf: ['REDIS_URL', 'REDIS_CLUSTER_NODES'] } as const
 
 export const embeddedQueueSettings = {
   REDIS_URL: Type.Optional(RedisUrl),
+  REDIS_CLUSTER_NODES: Type.Optional(RedisClusterNodes),
+  REDIS_CLUSTER_PASSWORD: queueSettings.REDIS_CLUSTER_PASSWORD,
   QUEUE_PREFIX: queueSettings.QUEUE_PREFIX,
+  QUEUE_SHARDS: queueSettings.QUEUE_SHARDS,
+}
+
+/** Where ingest waits for Redis replicas (WAIT) before it answers 200 (docs/operations.md#redis). */
+export const replicaWaitSettings = {
+  QUEUE_REPLICA_ACKS: Type.Integer({
+    minimum: 0,
+    maximum: 16,
+    default: 0,
+    description: 'replicas of the Redis master that must hold a queued request (Redis WAIT) before ingest answers 200; 0 answers once the master has it (0–16, default 0)',
+  }),
+  QUEUE_REPLICA_TIMEOUT_MS: Type.Integer({
+    minimum: 10,
+    maximum: 60_000,
+    default: 1_000,
+    description: 'how long ingest waits for QUEUE_REPLICA_ACKS replicas before it answers 503, in ms (default 1000)',
+  }),
 }
 
 export const ingestSettings = {
@@ -83,15 +122,19 @@ export const writerSettings = {
     description: 'queue jobs processed at once per writer (1–64, default 8); jobs ready together are stored in one COPY',
   }),
   WRITER_MAX_ATTEMPTS: Type.Integer({ minimum: 1, default: 12, description: 'tries per job before it goes to the failed set (default 12)' }),
+  // Short lock, renewed by the worker every half of it, and a frequent stalled check: a job whose
+  // writer died or lost Redis mid-job is redone within WRITER_LOCK_DURATION_MS +
+  // WRITER_STALLED_INTERVAL_MS (about 10 s), instead of BullMQ's minute. A writer whose event loop
+  // stalls longer than the lock only makes the job run twice; the store is idempotent.
   WRITER_LOCK_DURATION_MS: Type.Integer({
     minimum: 1_000,
-    default: 60_000,
-    description: 'how long a writer holds a job before it counts as stalled and is redone, in ms (default 60000)',
+    default: 8_000,
+    description: 'how long a writer holds a job without renewing it (it renews every half of this) before it counts as stalled and is redone, in ms (default 8000)',
   }),
   WRITER_STALLED_INTERVAL_MS: Type.Integer({
     minimum: 500,
-    default: 30_000,
-    description: 'how often writers look for stalled jobs (e.g. of a killed writer), in ms (default 30000)',
+    default: 2_000,
+    description: 'how often writers look for stalled jobs (e.g. of a killed writer), in ms (default 2000)',
   }),
   SUMMARY_POLL_MS: Type.Integer({
     minimum: 10,

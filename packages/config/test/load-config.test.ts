@@ -71,3 +71,24 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig(AllInOneConfigSchema, { INIT_PROJECT_API_KEY: 'short' }), /^ConfigError: INIT_PROJECT_API_KEY is invalid/)
   })
 })
+
+describe('REDIS_URL or REDIS_CLUSTER_NODES', () => {
+  const database = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' }
+  it('requires one of them of ingest, naming both', () => {
+    assert.throws(() => loadConfig(IngestConfigSchema, database), /^ConfigError: REDIS_URL or REDIS_CLUSTER_NODES is required: REDIS_URL \(a redis:\/\/ connection URL/)
+  })
+  it('refuses both at once, also where a queue is optional', () => {
+    const both = { ...database, REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: '127.0.0.1:7000' }
+    assert.throws(() => loadConfig(IngestConfigSchema, both), /^ConfigError: REDIS_URL and REDIS_CLUSTER_NODES are both set: set only one of them$/)
+    assert.throws(() => loadConfig(AllInOneConfigSchema, both), /are both set/)
+  })
+  it('takes a cluster seed list and refuses a malformed one', () => {
+    const config = loadConfig(IngestConfigSchema, { ...database, REDIS_CLUSTER_NODES: 'redis-0:6379,10.0.0.2:7001', QUEUE_SHARDS: '6' })
+    assert.equal(config.REDIS_CLUSTER_NODES, 'redis-0:6379,10.0.0.2:7001')
+    assert.equal(config.QUEUE_SHARDS, 6)
+    assert.throws(() => loadConfig(IngestConfigSchema, { ...database, REDIS_CLUSTER_NODES: 'redis://redis-0:6379' }), /^ConfigError: REDIS_CLUSTER_NODES is invalid/)
+  })
+  it('lets npm start run with neither (the in-process queue)', () => {
+    assert.equal(loadConfig(AllInOneConfigSchema, {}).REDIS_CLUSTER_NODES, undefined)
+  })
+})

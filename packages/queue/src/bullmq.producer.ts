@@ -1,8 +1,11 @@
 import { Queue } from 'bullmq'
 import { GroupCommit, groupBySpans } from './group-commit.ts'
 import { defaultSpanBatchJobOptions, spanBatchJobName } from './job-options.ts'
-import { createSpanBatchQueueConnection } from './redis-connection.ts'
+import { ProjectShares } from './project-shares.ts'
+import { createSpanBatchQueueConnection, isCluster, type QueueRedis, type QueueRedisTarget } from './redis-connection.ts'
+import { waitForReplicas } from './replica-wait.ts'
 import { bodyBytesOf, keyedJob, newPayloadId, payloadKeyOf, spanCountOf, writePayloads, type QueuedRequest } from './span-batch.payload.ts'
+import { shardIndexOf, spanBatchShards, type SpanBatchShard } from './span-batch.shards.ts'
 import {
   QueueBacklogFullError,
   QueueNames,
@@ -18,8 +21,12 @@ export interface ProducerLogger {
 }
 
 export interface BullMqSpanBatchProducerOptions {
-  redisUrl: string
+  /** REDIS_URL (a string or `{ url }`) or the seed nodes of REDIS_CLUSTER_NODES. */
+  redis: QueueRedisTarget | string
+  /** QUEUE_PREFIX. */
   prefix: string
+  /** QUEUE_SHARDS (default 1). */
+  shards?: number
   /** Waiting spans in the queue at or above which enqueue refuses work (QUEUE_MAX_BACKLOG). */
   maxBacklogSpans: number
   /**
@@ -29,20 +36,37 @@ export interface BullMqSpanBatchProducerOptions {
   maxBacklogBytes: number
   /** Most spans in one job (ENQUEUE_MAX_SPANS_PER_JOB). */
   maxSpansPerJob: number
+  /** Replicas that must hold a write before enqueue resolves (QUEUE_REPLICA_ACKS; default 0). */
+  replicaAcks?: number
+  /** How long to wait for them (QUEUE_REPLICA_TIMEOUT_MS). */
+  replicaTimeoutMs?: number
   logger?: ProducerLogger
   /** How often the backlog is measured; admission control reads the last measurement. */
   backlogRefreshMs?: number
 }
 
+/** One shard as the producer sees it: its BullMQ queue and its last measured backlog. */
+interface ProducerShard extends SpanBatchShard {
+  queue: Queue<SpanBatchJob>
+  /** Spans and bytes per job of this producer's recent writes to the shard (to turn job counts into spans). */
+  spansPerJob: number | null
+  bytesPerJob: number | null
+  backlogSpans: number
+  backlogBytes: number
+}
+
 /**
- * The queue as ingest uses it in production: BullMQ on Redis, with group commit (per write, the
- * request bodies are stored first and then their jobs are added), fast failure when Redis
- * is unreachable, and admission control on the measured backlog. Jobs are version 2: they name
- * their bodies' Redis list (span-batch.payload.ts) and hold whole requests, up to
- * `maxSpansPerJob` spans unless one request alone is larger.
+ * The queue as ingest uses it in production: BullMQ on Redis or a Redis Cluster, split into
+ * shards (span-batch.shards.ts), with group commit (per write, the request bodies are stored
+ * first and then their jobs are added, one job per shard and group of requests), fast failure
+ * when Redis is unreachable, and admission control on the measured backlog: the whole queue's
+ * (QUEUE_MAX_BACKLOG, QUEUE_MAX_BACKLOG_BYTES), and each project's share of it
+ * (project-shares.ts), so that one project's flood is refused before it fills the queue for all.
  */
 export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOptions): SpanBatchProducer {
-  const connection = createSpanBatchQueueConnection(options.redisUrl, 'producer')
+  const target = typeof options.redis === 'string' ? { url: options.redis } : options.redis
+  const connection: QueueRedis = createSpanBatchQueueConnection(target, 'producer')
+  const cluster = isCluster(connection)
   // Without a listener ioredis would print every failed reconnect; one line per outage is enough.
   let reportedOutage = false
   connection.on('error', (err: Error) => {
@@ -61,7 +85,7 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
   const firstConnect = new Promise<void>((resolve) => {
     connection.once('ready', resolve)
     connection.once('error', resolve) // the first attempt failed: Redis is down, say so
-    setTimeout(resolve, 1_000).unref()
+    setTimeout(resolve, cluster ? 3_000 : 1_000).unref()
   })
   let firstAttemptSettled = false
   void firstConnect.then(() => (firstAttemptSettled = true))
@@ -72,20 +96,20 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
   // skipWaitingForReady and skipVersionCheck: the queue must be usable the moment Redis answers,
   // even if it was down when the process started (the version check would otherwise fail once
   // and leave the queue broken for good).
-  const queue = new Queue<SpanBatchJob>(QueueNames.spanBatches, {
-    connection,
-    prefix: options.prefix,
-    defaultJobOptions: defaultSpanBatchJobOptions,
-    skipWaitingForReady: true,
-    skipVersionCheck: true,
+  const shards: ProducerShard[] = spanBatchShards({ prefix: options.prefix, count: options.shards ?? 1, cluster }).map((shard) => {
+    const queue = new Queue<SpanBatchJob>(QueueNames.spanBatches, {
+      connection,
+      prefix: shard.prefix,
+      defaultJobOptions: defaultSpanBatchJobOptions,
+      skipWaitingForReady: true,
+      skipVersionCheck: true,
+    })
+    queue.on('error', () => {}) // reported once through the connection listener above
+    return { ...shard, queue, spansPerJob: null, bytesPerJob: null, backlogSpans: 0, backlogBytes: 0 }
   })
-  queue.on('error', () => {}) // reported once through the connection listener above
+  const shardOf = (projectId: string) => shards[shardIndexOf(projectId, shards.length)] as ProducerShard
+  const shares = new ProjectShares()
 
-  // Spans per job of this producer's recent writes: the backlog is measured in jobs (one cheap
-  // call) and converted to spans with it. Under load, when the bound matters, group commit makes
-  // jobs of every ingest replica similarly large, so the estimate is close.
-  let spansPerJob: number | null = null
-  let bytesPerJob: number | null = null
   // Bytes of requests admitted but not yet acknowledged by Redis (the spans are GroupCommit's).
   let unacknowledgedBytes = 0
   const groupCommit = new GroupCommit<QueuedRequest>({
@@ -94,10 +118,13 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
     maxSpansPerWrite: options.maxSpansPerJob * 16,
     write: async (requests) => {
       if (connection.status !== 'ready') throw unavailable()
-      const jobs = groupBySpans(requests, (request) => request.spans, options.maxSpansPerJob).map((group) => {
-        const id = newPayloadId()
-        return { id, group, data: keyedJob(payloadKeyOf(options.prefix, id), group) }
-      })
+      const byShard = Map.groupBy(requests, (request) => shardOf(request.projectId))
+      const jobs = [...byShard].flatMap(([shard, shardRequests]) =>
+        groupBySpans(shardRequests, (request) => request.spans, options.maxSpansPerJob).map((group) => {
+          const id = newPayloadId()
+          return { shard, id, group, data: keyedJob(payloadKeyOf(shard.prefix, id), group) }
+        }),
+      )
       try {
         // The bodies first, so a writer never sees a job whose payload is not there yet. If adding
         // the jobs fails (or times out after Redis took them), the payloads stay until the orphan
@@ -105,41 +132,55 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
         await writePayloads(connection, jobs.map(({ data, group }) => ({ key: data.payloadKey, bodies: group.map((request) => request.body) })))
         // The job id is the payload id: a resent add finds the job and adds no second one. A
         // single job (every write of small requests) skips addBulk's pipeline, for the same reason
-        // writePayloads does without one.
-        const [single] = jobs
-        if (jobs.length === 1 && single) await queue.add(spanBatchJobName, single.data, { jobId: single.id })
-        else await queue.addBulk(jobs.map(({ id, data }) => ({ name: spanBatchJobName, data, opts: { jobId: id } })))
+        // writePayloads does without one. addBulk's pipeline is per shard: one slot each.
+        await Promise.all(
+          [...Map.groupBy(jobs, (job) => job.shard)].map(([shard, shardJobs]) => {
+            const [single] = shardJobs
+            if (shardJobs.length === 1 && single) return shard.queue.add(spanBatchJobName, single.data, { jobId: single.id })
+            return shard.queue.addBulk(shardJobs.map(({ id, data }) => ({ name: spanBatchJobName, data, opts: { jobId: id } })))
+          }),
+        )
+        if (options.replicaAcks) {
+          await waitForReplicas(connection, [...byShard.keys()], options.replicaAcks, options.replicaTimeoutMs ?? 1_000)
+        }
       } catch (error) {
         throw unavailable(error)
       }
-      const average = requests.reduce((sum, request) => sum + request.spans, 0) / jobs.length
-      spansPerJob = spansPerJob === null ? average : spansPerJob * 0.8 + average * 0.2
-      const averageBytes = requests.reduce((sum, request) => sum + request.body.byteLength, 0) / jobs.length
-      bytesPerJob = bytesPerJob === null ? averageBytes : bytesPerJob * 0.8 + averageBytes * 0.2
+      for (const [shard, shardRequests] of byShard) {
+        const shardJobs = jobs.filter((job) => job.shard === shard).length
+        const average = shardRequests.reduce((sum, request) => sum + request.spans, 0) / shardJobs
+        shard.spansPerJob = shard.spansPerJob === null ? average : shard.spansPerJob * 0.8 + average * 0.2
+        const averageBytes = shardRequests.reduce((sum, request) => sum + request.body.byteLength, 0) / shardJobs
+        shard.bytesPerJob = shard.bytesPerJob === null ? averageBytes : shard.bytesPerJob * 0.8 + averageBytes * 0.2
+      }
     },
   })
 
-  let measuredBacklog = 0
-  let measuredBacklogBytes = 0
+  // Each shard's backlog, measured in jobs (one cheap call per shard) and converted to spans and
+  // bytes with the shard's recent job sizes. Under load, when the bound matters, group commit
+  // makes jobs of every ingest replica similarly large, so the estimate is close.
   let measuring = false
+  const measureShard = async (shard: ProducerShard) => {
+    const counts = await shard.queue.getJobCounts('wait', 'delayed', 'prioritized')
+    const jobs = Object.values(counts).reduce((sum, count) => sum + count, 0)
+    if (jobs > 0 && shard.spansPerJob === null) {
+      // Nothing written by this process yet (e.g. just restarted): size one waiting job instead.
+      const [sample] = await shard.queue.getJobs(['wait', 'delayed', 'prioritized'], 0, 0)
+      if (sample) {
+        shard.spansPerJob = spanCountOf(sample.data)
+        shard.bytesPerJob = bodyBytesOf(sample.data)
+      }
+    }
+    shard.backlogSpans = Math.round(jobs * (shard.spansPerJob ?? 1))
+    shard.backlogBytes = Math.round(jobs * (shard.bytesPerJob ?? 0))
+  }
   const measure = async () => {
     if (measuring || connection.status !== 'ready') return
     measuring = true
     try {
-      const counts = await queue.getJobCounts('wait', 'delayed', 'prioritized')
-      const jobs = Object.values(counts).reduce((sum, count) => sum + count, 0)
-      if (jobs > 0 && spansPerJob === null) {
-        // Nothing written by this process yet (e.g. just restarted): size one waiting job instead.
-        const [sample] = await queue.getJobs(['wait', 'delayed', 'prioritized'], 0, 0)
-        if (sample) {
-          spansPerJob = spanCountOf(sample.data)
-          bytesPerJob = bodyBytesOf(sample.data)
-        }
-      }
-      measuredBacklog = Math.round(jobs * (spansPerJob ?? 1))
-      measuredBacklogBytes = Math.round(jobs * (bytesPerJob ?? 0))
-    } catch (error) {
-      options.logger?.warn({ err: { message: (error as Error).message } }, 'could not measure the queue backlog')
+      const results = await Promise.allSettled(shards.map(measureShard))
+      const failed = results.find((result) => result.status === 'rejected')
+      if (failed) options.logger?.warn({ err: { message: (failed.reason as Error).message } }, 'could not measure the queue backlog')
     } finally {
       measuring = false
     }
@@ -147,14 +188,19 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
   const timer = setInterval(() => void measure(), options.backlogRefreshMs ?? 250)
   timer.unref()
   void measure()
+  const backlogSpans = () => shards.reduce((sum, shard) => sum + shard.backlogSpans, 0)
+  const backlogBytes = () => shards.reduce((sum, shard) => sum + shard.backlogBytes, 0)
 
-  const assertRoom = () => {
-    if (measuredBacklog + groupCommit.unacknowledgedSpans >= options.maxBacklogSpans) {
-      throw new QueueBacklogFullError(`queue backlog is full (${measuredBacklog} spans waiting)`)
+  const assertRoom = (request: QueuedRequest) => {
+    const spans = backlogSpans()
+    if (spans + groupCommit.unacknowledgedSpans >= options.maxBacklogSpans) {
+      throw new QueueBacklogFullError(`queue backlog is full (${spans} spans waiting)`)
     }
-    if (measuredBacklogBytes + unacknowledgedBytes >= options.maxBacklogBytes) {
-      throw new QueueBacklogFullError(`queue backlog is full (${measuredBacklogBytes + unacknowledgedBytes} bytes waiting)`)
+    if (backlogBytes() + unacknowledgedBytes >= options.maxBacklogBytes) {
+      throw new QueueBacklogFullError(`queue backlog is full (${backlogBytes() + unacknowledgedBytes} bytes waiting)`)
     }
+    const over = shares.overShare(request.projectId, spans + groupCommit.unacknowledgedSpans, options.maxBacklogSpans)
+    if (over) throw new QueueBacklogFullError(`project ${request.projectId} holds more than its share of the queue backlog (${over.held} of ${over.share} spans)`)
   }
 
   return {
@@ -162,7 +208,8 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
       // Only the bytes and the count wait for Redis: nothing here keeps the records alive.
       const request: QueuedRequest = { projectId: traces.projectId, body: traces.body, encoding: traces.bodyEncoding, spans: traces.spans.length }
       const admit = () => {
-        assertRoom()
+        assertRoom(request)
+        shares.admitted(request.projectId, request.spans)
         const bytes = request.body.byteLength
         unacknowledgedBytes += bytes
         return groupCommit.submit(request).finally(() => (unacknowledgedBytes -= bytes))
@@ -175,12 +222,15 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
         return Promise.reject(error)
       }
     },
-    backlog: () => measuredBacklog,
-    backlogBytes: () => measuredBacklogBytes,
+    backlog: backlogSpans,
+    backlogBytes,
     async ping() {
       try {
         await assertConnected()
-        await connection.ping()
+        // Ready only when every shard's master takes a write now: a PING answered by some node
+        // says nothing of the node that owns a shard's slot, or of a master that refuses writes
+        // (out of memory, CLUSTERDOWN, a replica after a failover the client has not seen yet).
+        await Promise.all(shards.map((shard) => connection.set(`${shard.prefix}:${QueueNames.spanBatches}:ready-probe`, String(Date.now()), 'PX', 60_000)))
       } catch (error) {
         throw unavailable(error)
       }
@@ -188,7 +238,7 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
     async close() {
       clearInterval(timer)
       await groupCommit.flushed()
-      await queue.close()
+      await Promise.all(shards.map((shard) => shard.queue.close()))
       await connection.quit().catch(() => connection.disconnect())
     },
   }

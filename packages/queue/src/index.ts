@@ -1,8 +1,19 @@
 export * from './span-batch.contract.ts'
 export { defaultSpanBatchJobOptions, spanBatchJobName } from './job-options.ts'
-export { createSpanBatchQueueConnection, spanBatchConnectionName } from './redis-connection.ts'
+export {
+  createSpanBatchQueueConnection,
+  describeQueueRedisTarget,
+  isCluster,
+  masterNodes,
+  queueRedisTargetOf,
+  spanBatchConnectionName,
+  type QueueRedis,
+  type QueueRedisTarget,
+} from './redis-connection.ts'
+export { shardIndexOf, shardSlot, spanBatchShards, type SpanBatchShard, type SpanBatchShardLayout } from './span-batch.shards.ts'
 export { createBullMqSpanBatchProducer, type BullMqSpanBatchProducerOptions, type ProducerLogger } from './bullmq.producer.ts'
 export { createInProcessSpanBatchProducer, type InProcessSpanBatchProducerOptions } from './in-process.producer.ts'
 export { releaseBody } from './body-memory.ts'
 export { orphanPayloadAgeMs, sweepOrphanPayloads } from './orphan-sweep.ts'
+export { ProjectShares } from './project-shares.ts'
 export { deletePayload, payloadTtlSeconds, readJobBodies, renewPayload, spanCountOf, withJobBodies, type QueuedBody } from './span-batch.payload.ts'

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { Value } from '@sinclair/typebox/value'
-import type { Redis } from 'ioredis'
 import { releaseBody } from './body-memory.ts'
+import type { QueueRedis } from './redis-connection.ts'
 import {
   InvalidSpanBatchJobError,
   QueueNames,
@@ -82,7 +82,7 @@ export function keyedJob(payloadKey: string, requests: readonly QueuedRequest[])
  * Both commands are idempotent, so a resend of either changes nothing. A connection lost between
  * them leaves a payload without a TTL; its request got a 503, and the orphan sweep removes it.
  */
-export async function writePayloads(redis: Redis, payloads: ReadonlyArray<{ key: string; bodies: Uint8Array[] }>): Promise<void> {
+export async function writePayloads(redis: QueueRedis, payloads: ReadonlyArray<{ key: string; bodies: Uint8Array[] }>): Promise<void> {
   await Promise.all(
     payloads.flatMap(({ key, bodies }) => [redis.hset(key, ...bodies.flatMap((body, index) => [String(index), asBuffer(body)])), redis.expire(key, payloadTtlSeconds)]),
   )
@@ -94,13 +94,13 @@ const asBuffer = (body: Uint8Array): Buffer => (Buffer.isBuffer(body) ? body : B
  * Deletes a stored job's payload, leaving a marker that says it was stored: a copy of the job
  * added later by a resent command then completes as a duplicate instead of failing.
  */
-export async function deletePayload(redis: Redis, job: SpanBatchJob): Promise<void> {
+export async function deletePayload(redis: QueueRedis, job: SpanBatchJob): Promise<void> {
   await redis.set(storedMarkerKeyOf(job.payloadKey), '1', 'EX', storedMarkerTtlSeconds)
   await redis.del(job.payloadKey)
 }
 
 /** Gives a replayed job's payload the full TTL again. */
-export async function renewPayload(redis: Redis, job: SpanBatchJob): Promise<void> {
+export async function renewPayload(redis: QueueRedis, job: SpanBatchJob): Promise<void> {
   if ((job?.version === 2 || job?.version === 3) && typeof job.payloadKey === 'string') await redis.expire(job.payloadKey, payloadTtlSeconds)
 }
 
@@ -126,7 +126,7 @@ export interface QueuedBody {
  * (body-memory.ts): they live as long as the job's COPY, long enough to be promoted. Errors are
  * readJobBodies' and `use`'s.
  */
-export async function withJobBodies<T>(redis: Redis, job: unknown, use: (bodies: QueuedBody[]) => Promise<T>): Promise<T> {
+export async function withJobBodies<T>(redis: QueueRedis, job: unknown, use: (bodies: QueuedBody[]) => Promise<T>): Promise<T> {
   const bodies = await readJobBodies(redis, job)
   try {
     return await use(bodies)
@@ -141,7 +141,7 @@ export async function withJobBodies<T>(redis: Redis, job: unknown, use: (bodies:
  * job no retry can fix (bad envelope, payload missing); Redis errors propagate. Decoding the
  * bodies is the consumer's business: this package carries bytes.
  */
-export async function readJobBodies(redis: Redis, job: unknown): Promise<QueuedBody[]> {
+export async function readJobBodies(redis: QueueRedis, job: unknown): Promise<QueuedBody[]> {
   if (!Value.Check(SpanBatchJobSchema, job)) {
     const first = Value.Errors(SpanBatchJobSchema, job).First()
     throw new InvalidSpanBatchJobError(`invalid span-batch job: ${first ? `${first.path || '/'} ${first.message}` : 'not an object'}`)
@@ -156,7 +156,7 @@ export async function readJobBodies(redis: Redis, job: unknown): Promise<QueuedB
 }
 
 /** A version 3 payload's bodies in order, or null when the payload is gone. */
-async function hashBodies(redis: Redis, job: KeyedSpanBatchJob): Promise<Buffer[] | null> {
+async function hashBodies(redis: QueueRedis, job: KeyedSpanBatchJob): Promise<Buffer[] | null> {
   const found = await redis.hmgetBuffer(job.payloadKey, ...job.requests.map((_, index) => String(index)))
   const present = found.filter((body): body is Buffer => body !== null)
   if (present.length === 0) return null
@@ -171,7 +171,7 @@ async function hashBodies(redis: Redis, job: KeyedSpanBatchJob): Promise<Buffer[
  * them with RPUSH, which a resend after a dropped connection appended again: a list of the same
  * bodies repeated whole is that, and its first copy is the payload.
  */
-async function listBodies(redis: Redis, job: ReferencedSpanBatchJob): Promise<Buffer[] | null> {
+async function listBodies(redis: QueueRedis, job: ReferencedSpanBatchJob): Promise<Buffer[] | null> {
   const listed = await redis.lrangeBuffer(job.payloadKey, 0, -1)
   if (listed.length === 0) return null
   const count = job.requests.length

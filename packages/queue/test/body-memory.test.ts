@@ -54,7 +54,7 @@ describe('withJobBodies', () => {
   const prefix = `test-${randomUUID()}`
   const redis = new Redis(REDIS_URL)
   const queue = new Queue<SpanBatchJob>(QueueNames.spanBatches, { connection: { url: REDIS_URL }, prefix })
-  const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 2_000 })
+  const producer = createBullMqSpanBatchProducer({ redis: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 2_000 })
   after(async () => {
     await producer.close()
     await queue.obliterate({ force: true })

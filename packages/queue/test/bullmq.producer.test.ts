@@ -62,7 +62,7 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
 
   test('groups 50 concurrent requests into few jobs, answering each only once its spans are in Redis', async () => {
     await inspect.queue.obliterate({ force: true })
-    const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 2_000 })
+    const producer = createBullMqSpanBatchProducer({ redis: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 2_000 })
     try {
       const requests = Array.from({ length: 50 }, (_, i) => ({ projectId: `project-${i % 3}`, spans: makeSpans(3) }))
       const seenInRedis = await Promise.all(
@@ -103,7 +103,7 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
 
   test('keeps requests whole, packing them into jobs of at most maxSpansPerJob spans (or one larger request alone)', async () => {
     await inspect.queue.obliterate({ force: true })
-    const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 10 })
+    const producer = createBullMqSpanBatchProducer({ redis: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 10 })
     try {
       const requests = [...Array.from({ length: 10 }, () => makeSpans(4)), makeSpans(25)]
       await Promise.all(requests.map((spans, i) => enqueueSpans(producer, `project-${i % 2}`, spans)))
@@ -120,7 +120,7 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
 
   test('a completed job\'s payload is deleted by deletePayload, and only then', async () => {
     await inspect.queue.obliterate({ force: true })
-    const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 10 })
+    const producer = createBullMqSpanBatchProducer({ redis: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 10 })
     try {
       await enqueueSpans(producer, 'project-a', makeSpans(2))
       const [job] = await inspect.waitingJobs()
@@ -180,7 +180,7 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
 
   test('refuses work once the waiting bytes reach their bound, whatever the span count', async () => {
     await inspect.queue.obliterate({ force: true })
-    const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 64 * 1024, maxSpansPerJob: 50, backlogRefreshMs: 20 })
+    const producer = createBullMqSpanBatchProducer({ redis: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 64 * 1024, maxSpansPerJob: 50, backlogRefreshMs: 20 })
     try {
       const large = () => makeSpans(1).map((span) => ({ ...span, attributes: { big: { stringValue: 'x'.repeat(40 * 1024) } } }))
       await enqueueSpans(producer, 'project-a', large())
@@ -210,7 +210,7 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
     for (const id of [orphanId, keptId, youngId]) await writePayloads(inspect.connection, [{ key: payloadKeyOf(prefix, id), bodies: [body] }])
     await inspect.queue.add(spanBatchJobName, keyedJob(payloadKeyOf(prefix, keptId), [{ projectId: 'project-a', body, encoding: 'json', spans: 1 }]), { jobId: keptId })
 
-    assert.equal(await sweepOrphanPayloads(inspect.connection, prefix), 1)
+    assert.equal(await sweepOrphanPayloads(inspect.connection, [{ index: 0, prefix }]), 1)
     assert.equal(await inspect.connection.exists(payloadKeyOf(prefix, orphanId)), 0, 'the orphan is gone')
     assert.equal(await inspect.connection.exists(payloadKeyOf(prefix, keptId)), 1, 'a payload whose job waits stays')
     assert.equal(await inspect.connection.exists(payloadKeyOf(prefix, youngId)), 1, 'a payload whose job may be being added stays')
@@ -218,7 +218,7 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
 
   test('refuses work with QueueBacklogFullError once the waiting backlog reaches the bound', async () => {
     await inspect.queue.obliterate({ force: true })
-    const producer = createBullMqSpanBatchProducer({ redisUrl: REDIS_URL, prefix, maxBacklogSpans: 100, maxBacklogBytes: 1 << 30, maxSpansPerJob: 50, backlogRefreshMs: 20 })
+    const producer = createBullMqSpanBatchProducer({ redis: REDIS_URL, prefix, maxBacklogSpans: 100, maxBacklogBytes: 1 << 30, maxSpansPerJob: 50, backlogRefreshMs: 20 })
     try {
       await enqueueSpans(producer, 'project-a', makeSpans(50))
       await enqueueSpans(producer, 'project-a', makeSpans(50))
@@ -233,6 +233,25 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
       assert.equal(producer.backlog(), 0)
       await enqueueSpans(producer, 'project-a', makeSpans(1))
       await producer.ping()
+    } finally {
+      await producer.close()
+    }
+  })
+  test('refuses a project over its share of the backlog while another project keeps being accepted', async () => {
+    await inspect.queue.obliterate({ force: true })
+    const producer = createBullMqSpanBatchProducer({ redis: REDIS_URL, prefix, maxBacklogSpans: 1_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 50, backlogRefreshMs: 20 })
+    try {
+      await enqueueSpans(producer, 'project-trickle', makeSpans(1))
+      let refused: unknown
+      for (let i = 0; i < 40 && refused === undefined; i++) {
+        await enqueueSpans(producer, 'project-flood', makeSpans(50)).catch((error: unknown) => (refused = error))
+        for (let wait = 0; wait < 50 && producer.backlog() < (i + 1) * 50; wait++) await sleep(10)
+      }
+      assert.ok(refused instanceof QueueBacklogFullError, 'the flooding project was refused')
+      assert.match(refused.message, /^project project-flood holds more than its share of the queue backlog \(\d+ of 500 spans\)$/)
+      assert.ok(producer.backlog() < 1_000, `refused at its share, before the queue was full (${producer.backlog()} spans waiting)`)
+      // The other project is not refused: the queue still has room, and it holds almost none of it.
+      for (let i = 0; i < 5; i++) await enqueueSpans(producer, 'project-trickle', makeSpans(2))
     } finally {
       await producer.close()
     }
@@ -252,7 +271,7 @@ describe('BullMQ span-batch producer when Redis goes away (own redis-server)', (
 
   test('answers QueueUnavailableError within a second while Redis is down, and recovers when it returns', async () => {
     // Started while Redis is down: the producer must still come up once Redis does.
-    const producer = createBullMqSpanBatchProducer({ redisUrl: redis.url, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 100 })
+    const producer = createBullMqSpanBatchProducer({ redis: redis.url, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 100 })
     try {
       let started = performance.now()
       await assert.rejects(enqueueSpans(producer, 'project-a', makeSpans(2)), QueueUnavailableError)

@@ -3,7 +3,7 @@ import { loadConfigOrExit, waitForDependenciesOrExit, type StartupDependency } f
 import { MigrationError, postgresDependency } from '@tracewell/db'
 import type { App } from '../create-app.ts'
 import { runServer } from '../run-server.ts'
-import { redisDependency } from '../startup/redis-dependency.ts'
+import { redisClusterDependency, redisDependency } from '../startup/redis-dependency.ts'
 import { releaseStartupGarbage } from '../startup/release-startup-garbage.ts'
 import type { Service, ServiceConfig, ServiceDeps } from './define-service.ts'
 
@@ -12,6 +12,8 @@ interface ListeningConfig extends ServiceConfig {
   PORT: number
   STARTUP_RETRY_SECONDS: number
   REDIS_URL?: string
+  REDIS_CLUSTER_NODES?: string
+  REDIS_CLUSTER_PASSWORD?: string
 }
 
 export interface RunServiceOptions<C> {
@@ -44,7 +46,11 @@ export async function runService<C extends ListeningConfig>(service: Service<C, 
 
 /** What the settings point at; unset URLs mean the embedded database or in-process queue. */
 function dependenciesOf(config: ListeningConfig): StartupDependency[] {
-  return [...(config.DATABASE_URL ? [postgresDependency(config.DATABASE_URL)] : []), ...(config.REDIS_URL ? [redisDependency(config.REDIS_URL)] : [])]
+  return [
+    ...(config.DATABASE_URL ? [postgresDependency(config.DATABASE_URL)] : []),
+    ...(config.REDIS_URL ? [redisDependency(config.REDIS_URL)] : []),
+    ...(config.REDIS_CLUSTER_NODES ? [redisClusterDependency(config.REDIS_CLUSTER_NODES, config.REDIS_CLUSTER_PASSWORD)] : []),
+  ]
 }
 
 /** The app, ready; a database whose schema is behind stops the process with one line saying what to run. */

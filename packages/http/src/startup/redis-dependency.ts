@@ -1,5 +1,5 @@
 import type { StartupDependency } from '@tracewell/config'
-import { Redis } from 'ioredis'
+import { Cluster, Redis } from 'ioredis'
 
 /** The Redis at `redisUrl`, as a start-up dependency: answers once PING does. */
 export function redisDependency(redisUrl: string): StartupDependency {
@@ -24,7 +24,46 @@ export function redisDependency(redisUrl: string): StartupDependency {
         redis.disconnect()
       }
     },
-    // A wrong password or a refused command will not change by waiting.
-    isPermanent: (error) => error instanceof Error && /^(NOAUTH|WRONGPASS|NOPERM|ERR)/.test(error.message),
+    isPermanent: isPermanentRedisError,
   }
 }
+
+/**
+ * The Redis Cluster of REDIS_CLUSTER_NODES (`host:port,…`), as a start-up dependency: answers once
+ * the client has the slot map from a seed node and the cluster says its state is ok (every slot
+ * served), so a process does not start against a cluster that is still being formed.
+ */
+export function redisClusterDependency(nodes: string, password?: string): StartupDependency {
+  const seeds = nodes.split(',').map((node) => ({ host: node.slice(0, node.lastIndexOf(':')), port: Number(node.slice(node.lastIndexOf(':') + 1)) }))
+  return {
+    name: 'Redis Cluster',
+    address: nodes,
+    async probe(timeoutMs) {
+      const cluster = new Cluster(seeds, {
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        clusterRetryStrategy: () => null,
+        slotsRefreshTimeout: timeoutMs,
+        redisOptions: { connectTimeout: timeoutMs, commandTimeout: timeoutMs, maxRetriesPerRequest: 0, ...(password === undefined ? {} : { password }) },
+      })
+      let socketError: Error | undefined
+      cluster.on('error', (error: Error) => {
+        socketError ??= error
+      })
+      try {
+        await cluster.connect()
+        const [node] = cluster.nodes('master')
+        const info = node ? await node.cluster('INFO') : ''
+        if (!/^cluster_state:ok/m.test(String(info))) throw new Error('cluster_state is not ok (slots not all served yet)')
+      } catch (error) {
+        throw socketError ?? error
+      } finally {
+        cluster.disconnect()
+      }
+    },
+    isPermanent: isPermanentRedisError,
+  }
+}
+
+// A wrong password or a refused command will not change by waiting.
+const isPermanentRedisError = (error: unknown): boolean => error instanceof Error && /^(NOAUTH|WRONGPASS|NOPERM|ERR)/.test(error.message)
