@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { deleteOldestSpansBefore, deleteSummariesOfWindow, sql, type Db, type SpanInsert } from '@tracewell/db'
+import { createProject, createTeam, deleteOldestSpansBefore, deleteSummariesOfWindow, sql, type Db, type SpanInsert } from '@tracewell/db'
 import { engines } from '@tracewell/db/testing'
 import { storeAndSummarise } from './support/store-and-summarise.ts'
 
@@ -63,6 +63,24 @@ for (const engine of engines) {
       assert.deepEqual(await left(db, 'p'), { traces: [5], sessions: ['s2'], hours: ['02:00 ×5'] })
 
       assert.deepEqual(await left(db, 'q'), everything, 'another project keeps all of its rows')
+    })
+
+    it("deletes the scores of the traces and sessions it deletes, and keeps the others'", async () => {
+      const team = await createTeam(db, { name: 'scored' })
+      await createProject(db, { teamId: team.id, name: 'scored', id: 'scored' })
+      await storeAndSummarise(db, spansOf('scored'))
+      const score = (id: string, subject: { trace_id?: string; session_id?: string }) =>
+        sql`insert into scores (project_id, id, trace_id, session_id, name, data_type, value, source)
+          values ('scored', ${id}, ${subject.trace_id ?? null}, ${subject.session_id ?? null}, 'quality', 'numeric', 1, 'api')`.execute(db)
+      const trace = (t: number) => t.toString(16).padStart(32, '0')
+      await score('old trace', { trace_id: trace(0) })
+      await score('old span', { trace_id: trace(1) })
+      await score('old session', { session_id: 's0' })
+      await score('kept trace', { trace_id: trace(2) })
+      await score('kept session', { session_id: 's1' })
+      await deleteSummariesOfWindow(db, 'scored', { from: null, to: at(60) })
+      const kept = await sql<{ id: string }>`select id from scores where project_id = 'scored' order by id`.execute(db)
+      assert.deepEqual(kept.rows.map((row) => row.id), ['kept session', 'kept trace'])
     })
 
     it('names where the deleted spans end, so the windows follow the spans', async () => {

@@ -50,7 +50,7 @@ export interface DeletedWindow {
 
 /**
  * Deletes what the writer keeps beside the spans (trace and session summaries, usage rollups)
- * that only spans of `window` made: the traces that started in it, the sessions whose last trace
+ * and the scores of those traces and sessions, that only spans of `window` made: the traces that started in it, the sessions whose last trace
  * ended in it, the hours that ended in it. Call it in the transaction that deleted the spans.
  *
  * Each table is cut by a range of its own time index, not by a count: a window's rows are as many
@@ -60,12 +60,20 @@ export interface DeletedWindow {
  */
 export async function deleteSummariesOfWindow(db: Executor, projectId: string, window: DeletedWindow): Promise<void> {
   const { from, to } = window
+  // A trace's and a session's scores go with them (feedback comments are the user's words too),
+  // each looked up through the scores' trace index.
   await sql`
-    delete from trace_summaries
-    where project_id = ${projectId} and start_time < ${to} ${from ? sql`and start_time >= ${from}` : sql``}`.execute(db)
+    with gone as (
+      delete from trace_summaries
+      where project_id = ${projectId} and start_time < ${to} ${from ? sql`and start_time >= ${from}` : sql``}
+      returning trace_id)
+    delete from scores s using gone where s.project_id = ${projectId} and s.trace_id = gone.trace_id`.execute(db)
   await sql`
-    delete from session_summaries
-    where project_id = ${projectId} and last_seen < ${to} ${from ? sql`and last_seen >= ${from}` : sql``}`.execute(db)
+    with gone as (
+      delete from session_summaries
+      where project_id = ${projectId} and last_seen < ${to} ${from ? sql`and last_seen >= ${from}` : sql``}
+      returning session_id)
+    delete from scores s using gone where s.project_id = ${projectId} and s.trace_id is null and s.session_id = gone.session_id`.execute(db)
   // An hour goes once it has ended: the hour holding `to` keeps its row (some of its spans are
   // kept) until a later window passes its end. The dimensions are listed so that the primary key
   // is walked as one range of hours per dimension.
