@@ -26,9 +26,8 @@ export function useSignIn() {
   const client = useQueryClient()
   return useMutation({
     mutationFn: (apiKey: string) => apiRequest<Session>('POST', '/api/session', { apiKey }),
-    onSuccess: (session) => {
-      forgetEverythingButTheSession(client)
-      client.setQueryData(sessionKey, session)
+    onSuccess: async (session) => {
+      await settleSession(client, session)
     },
   })
 }
@@ -37,11 +36,22 @@ export function useSignOut() {
   const client = useQueryClient()
   return useMutation({
     mutationFn: () => apiRequest<void>('DELETE', '/api/session'),
-    onSuccess: () => {
-      forgetEverythingButTheSession(client)
-      client.setQueryData(sessionKey, null)
+    onSuccess: async () => {
+      await settleSession(client, null)
     },
   })
+}
+
+/**
+ * The session as the sign-in or sign-out just made it. A fetch of the session still under way
+ * was sent with the cookie as it was before (a 401 of a signed-out page asks for the session
+ * again): it is cancelled first, or its answer, arriving after, would undo the sign-in (seen in
+ * the browser tests on a loaded machine: signed in, then back on the sign-in page).
+ */
+async function settleSession(client: QueryClient, session: Session | null): Promise<void> {
+  await client.cancelQueries({ queryKey: sessionKey })
+  forgetEverythingButTheSession(client)
+  client.setQueryData(sessionKey, session)
 }
 
 /**
