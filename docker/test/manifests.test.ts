@@ -346,6 +346,7 @@ describe('Kubernetes manifests', () => {
     assert.deepEqual(routes, [
       ['/v1/traces', 'Exact', 'ingest', defaultPorts.ingest],
       ['/api/trace', 'Exact', 'ingest', defaultPorts.ingest],
+      ['/api/public/otel/v1/traces', 'Exact', 'ingest', defaultPorts.ingest],
       ['/', 'Prefix', 'control-plane', defaultPorts.controlPlane],
     ])
     // Ingest accepts bodies up to MAX_BODY_BYTES; ingress-nginx's default limit is 1 MiB.
