@@ -10,8 +10,8 @@ interface ChartSpec {
   /**
    * Whether the groups' values add up to the total. Spans do (each has one model, vendor, service
    * and user, or none), so cost, tokens and errors stack; traces do not (a trace with calls of two
-   * models counts under each, and a root span without a model puts it under "(none)" as well), so
-   * their bars stand side by side.
+   * models counts under each; under "(none)" only a trace that called no model), so their bars
+   * stand side by side.
    */
   additive: boolean
 }
@@ -71,31 +71,7 @@ export default function UsageCharts({
                 </BarChart>
               </ResponsiveContainer>
             </div>
-            <details className="chart-table">
-              <summary>{chart.title} as a table</summary>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{bucket === 'hour' ? 'Hour' : 'Day'}</th>
-                    {groups.map((group) => (
-                      <th key={group} scope="col">
-                        {group}
-                      </th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((row) => (
-                    <tr key={row.bucket as string}>
-                      <th scope="row">{bucketLabel(row.bucket as string, bucket)}</th>
-                      {groups.map((group) => (
-                        <td key={group}>{chart.format(row[group] as number)}</td>
-                      ))}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </details>
+            <BucketTable caption={`${chart.title} as a table`} bucket={bucket} columns={groups} rows={rows} format={(value) => chart.format(value as number)} />
           </figure>
         )
       })}
@@ -130,31 +106,39 @@ function ScoreChart({ scores, bucket }: { scores: Array<ScoreAverage & { bucket:
           </LineChart>
         </ResponsiveContainer>
       </div>
-      <details className="chart-table">
-        <summary>Score averages as a table</summary>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">{bucket === 'hour' ? 'Hour' : 'Day'}</th>
-              {names.map((name) => (
-                <th key={name} scope="col">
-                  {name}
-                </th>
+      <BucketTable caption="Score averages as a table" bucket={bucket} columns={names} rows={rows} format={(value) => (typeof value === 'number' ? formatAverage(value) : '—')} />
+    </figure>
+  )
+}
+
+/** A chart's figures as a table, a row per bucket: what a screen reader reads instead of the chart. */
+function BucketTable(props: { caption: string; bucket: 'hour' | 'day'; columns: readonly string[]; rows: ReadonlyArray<Record<string, unknown>>; format: (value: unknown) => string }) {
+  const { caption, bucket, columns, rows, format } = props
+  return (
+    <details className="chart-table">
+      <summary>{caption}</summary>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">{bucket === 'hour' ? 'Hour' : 'Day'}</th>
+            {columns.map((column) => (
+              <th key={column} scope="col">
+                {column}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={row.bucket as string}>
+              <th scope="row">{bucketLabel(row.bucket as string, bucket)}</th>
+              {columns.map((column) => (
+                <td key={column}>{format(row[column])}</td>
               ))}
             </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr key={row.bucket as string}>
-                <th scope="row">{bucketLabel(row.bucket as string, bucket)}</th>
-                {names.map((name) => (
-                  <td key={name}>{typeof row[name] === 'number' ? formatAverage(row[name]) : '—'}</td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </details>
-    </figure>
+          ))}
+        </tbody>
+      </table>
+    </details>
   )
 }
