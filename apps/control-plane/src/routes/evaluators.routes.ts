@@ -23,6 +23,7 @@ import { callerProjectId, requireProjectAccess } from '../auth.ts'
 import { errorResponses, IdSchema, IsoDateSchema, LabelNameSchema } from '../schemas.ts'
 import { ScoreNameSchema } from './score-configs.routes.ts'
 import { parseIsoDate, ProjectScopeQuerySchema, TraceListQuerySchema } from './trace-queries.routes.ts'
+import { decodeCreatedAtCursor, encodeCreatedAtCursor } from './created-at-cursor.ts'
 
 // Evaluators: LLM judges of a project's traces (docs/api.md#llm-as-judge-evaluators). The
 // evaluator worker (apps/evaluator) judges each new trace that matches the filter once it is
@@ -130,20 +131,8 @@ function checkFilter(filter: TraceFilterParams): void {
   }
 }
 
-const encodeCursor = (cursor: { createdAt: string; id: string }) => Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url')
-function decodeCursor(raw: string): { createdAt: string; id: string } {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'))
-  } catch {
-    parsed = undefined
-  }
-  const [createdAt, id] = Array.isArray(parsed) ? (parsed as unknown[]) : []
-  if (typeof createdAt !== 'string' || !/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/.test(createdAt) || typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) {
-    throw new BadRequestError('querystring/cursor: not a nextCursor returned by this API')
-  }
-  return { createdAt, id }
-}
+// A judgment's id, as the cursor of the judgments list carries it.
+const judgmentIdPattern = /^[A-Za-z0-9_-]{1,64}$/
 
 /** Evaluators, their runs and judgments (project key, or team key with project_id). */
 export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -389,9 +378,9 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         status: query.status,
         runId: query.run_id,
         limit: query.limit,
-        cursor: query.cursor === undefined || query.cursor === '' ? undefined : decodeCursor(query.cursor),
+        cursor: query.cursor === undefined || query.cursor === '' ? undefined : decodeCreatedAtCursor(query.cursor, judgmentIdPattern),
       })
-      return { judgments: page.jobs.map(({ projectId: _p, ...job }) => job), nextCursor: page.next === null ? null : encodeCursor(page.next) }
+      return { judgments: page.jobs.map(({ projectId: _p, ...job }) => job), nextCursor: page.next === null ? null : encodeCreatedAtCursor(page.next) }
     },
   )
 }

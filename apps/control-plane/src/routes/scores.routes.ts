@@ -9,12 +9,14 @@ import { recordScore } from '../scores/record-score.ts'
 import { ScoreDataTypeSchema, ScoreSchema, ScoreSourceSchema, toScore } from '../scores/score.schemas.ts'
 import { ScoreNameSchema } from './score-configs.routes.ts'
 import { parseIsoDate } from './trace-queries.routes.ts'
+import { decodeCreatedAtCursor, encodeCreatedAtCursor } from './created-at-cursor.ts'
 
 // Scores on traces, spans and sessions (docs/api.md#scores). POST is an upsert by id: a caller
 // that gives its own id can resend the score safely, and send it again with another value to
 // change it.
 
 const scoreIdPattern = '^[A-Za-z0-9_.:-]{1,200}$'
+const scoreIdRegExp = new RegExp(scoreIdPattern)
 export const ScoreIdSchema = Type.String({ pattern: scoreIdPattern, description: '1–200 of A-Z a-z 0-9 _ . : -' })
 const TraceIdSchema = Type.String({ pattern: '^[0-9a-fA-F]{32}$', description: '32 hex characters' })
 const SpanIdSchema = (description = '16 hex characters') => Type.String({ pattern: '^[0-9a-fA-F]{16}$', description })
@@ -54,22 +56,6 @@ const ScoreListQuerySchema = Type.Object({
 const ScoreListSchema = Type.Object({ scores: Type.Array(ScoreSchema), nextCursor: Type.Union([Type.String(), Type.Null()]) })
 
 export const ScoreParamsSchema = Type.Object({ scoreId: ScoreIdSchema })
-
-const encodeCursor = (cursor: { createdAt: string; id: string }) => Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url')
-
-function decodeCursor(raw: string): { createdAt: string; id: string } {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'))
-  } catch {
-    parsed = undefined
-  }
-  const [createdAt, id] = Array.isArray(parsed) ? (parsed as unknown[]) : []
-  if (typeof createdAt !== 'string' || !/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/.test(createdAt) || typeof id !== 'string' || !new RegExp(scoreIdPattern).test(id)) {
-    throw new BadRequestError('querystring/cursor: not a nextCursor returned by this API')
-  }
-  return { createdAt, id }
-}
 
 export type ScoreBody = Static<typeof ScoreBodySchema>
 
@@ -135,9 +121,9 @@ export const scoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
         source: query.source,
         from: parseIsoDate('from', query.from),
         to: parseIsoDate('to', query.to),
-        cursor: query.cursor === undefined || query.cursor === '' ? undefined : decodeCursor(query.cursor),
+        cursor: query.cursor === undefined || query.cursor === '' ? undefined : decodeCreatedAtCursor(query.cursor, scoreIdRegExp),
       })
-      return { scores: page.scores.map(toScore), nextCursor: page.next === null ? null : encodeCursor(page.next) }
+      return { scores: page.scores.map(toScore), nextCursor: page.next === null ? null : encodeCreatedAtCursor(page.next) }
     },
   )
 

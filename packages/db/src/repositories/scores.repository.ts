@@ -1,5 +1,5 @@
-import { sql, type RawBuilder } from 'kysely'
-import type { ScoreDataType, ScoreSource } from '../database.ts'
+import { sql, type RawBuilder, type Selectable } from 'kysely'
+import type { ScoreDataType, ScoresTable, ScoreSource } from '../database.ts'
 import type { Executor } from './executor.ts'
 
 // Scores on traces, spans and sessions (docs/api.md#scores): user feedback, annotations from the
@@ -43,23 +43,8 @@ export interface ScoreUpsert {
   evaluatorId?: string | null | undefined
 }
 
-interface ScoreRow {
-  id: string
-  trace_id: string | null
-  span_id: string | null
-  session_id: string | null
-  name: string
-  data_type: ScoreDataType
-  value: number | null
-  string_value: string | null
-  comment: string | null
-  source: ScoreSource
-  author: string | null
-  config_id: string | null
-  evaluator_id: string | null
-  created_at: Date
-  updated_at: Date
-}
+/** A stored score as the queries read it (the project is the caller's). */
+type ScoreRow = Omit<Selectable<ScoresTable>, 'project_id'>
 
 export function toScoreDto(row: ScoreRow): ScoreDto {
   return {
