@@ -48,7 +48,9 @@ describe('the service bundles the image runs', () => {
     server.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()))
     server.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
     baseUrl = `http://127.0.0.1:${port}`
-    for (let attempt = 0; attempt < 150; attempt++) {
+    // Up to 90 s: a first start creates and migrates the embedded database, which took over 30 s
+    // while CI built the image beside it.
+    for (let attempt = 0; attempt < 450; attempt++) {
       if ((await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok) break
       assert.equal(server.exitCode, null, output)
       await sleep(200)
