@@ -26,7 +26,8 @@ export interface ConsolePage {
 export async function openConsole(browser: Browser, baseURL: string, expectedErrors: RegExp[] = []): Promise<ConsolePage> {
   const context = await browser.newContext({ baseURL, viewport: { width: 1440, height: 900 }, colorScheme: 'dark' })
   const page = await context.newPage()
-  page.setDefaultTimeout(15_000)
+  // Generous: CI runs these beside the e2e suite's dozens of processes on two cores.
+  page.setDefaultTimeout(30_000)
   const problems: string[] = []
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
   page.on('console', (message) => {
@@ -47,7 +48,7 @@ export async function screenshot(page: Page, name: string): Promise<void> {
  * What `read` returns once it equals `expected`, polled until then (or the time is up): after a
  * click the page shows the previous answer until the new one has rendered.
  */
-export async function eventuallyEqual<T>(read: () => Promise<T>, expected: T, timeoutMs = 20_000): Promise<T> {
+export async function eventuallyEqual<T>(read: () => Promise<T>, expected: T, timeoutMs = 30_000): Promise<T> {
   let value = await read()
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline && !isDeepStrictEqual(value, expected); value = await read()) {
     await new Promise((resolve) => setTimeout(resolve, 100))
