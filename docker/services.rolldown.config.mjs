@@ -16,6 +16,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..') + sep
 /** [entry source, bundle] per program the image runs. */
 const programs = [
   ['apps/ingest/src/server.ts', 'apps/ingest/dist/server.mjs'],
+  // The worker threads' module (apps/ingest/src/body/trace-decode.pool.ts finds it beside the bundle).
+  ['apps/ingest/src/body/trace-decode.worker.ts', 'apps/ingest/dist/trace-decode.worker.mjs'],
   ['apps/writer/src/server.ts', 'apps/writer/dist/server.mjs'],
   ['apps/writer/src/bin/replay-failed.ts', 'apps/writer/dist/replay-failed.mjs'],
   ['apps/control-plane/src/server.ts', 'apps/control-plane/dist/server.mjs'],

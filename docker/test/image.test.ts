@@ -230,6 +230,16 @@ describe('the image, built on the local base and run against real Postgres and R
     assert.equal(stored.serviceName, 'docker-test')
     assert.equal(stored.llmModel, 'gpt-4o')
 
+    // A body over 256 KiB is decoded by the worker threads' own bundle (DECODE_THREADS), which
+    // only this path loads.
+    const manySpans = Array.from({ length: 3_000 }, (_, i) => ({ ...body.resourceSpans[0]!.scopeSpans[0]!.spans[0]!, spanId: (i + 1).toString(16).padStart(16, '0') }))
+    const large = { resourceSpans: [{ ...body.resourceSpans[0]!, scopeSpans: [{ ...body.resourceSpans[0]!.scopeSpans[0]!, spans: manySpans }] }] }
+    assert.ok(JSON.stringify(large).length > 256 * 1024)
+    const largeAccepted = await callJson(`${urls.ingest}/v1/traces`, { method: 'POST', headers: { 'x-api-key': key.body.apiKey }, body: large })
+    assert.equal(largeAccepted.status, 200, JSON.stringify(largeAccepted.body))
+    const ingestMetrics = await (await fetch(`${urls.ingest}/metrics`, { signal: AbortSignal.timeout(10_000) })).text()
+    assert.match(ingestMetrics, /^tracewell_ingest_worker_decodes_total 1$/m)
+
     // The console the image built in its own stage, served by the control plane.
     const page = await fetch(`${controlPlane}/`, { signal: AbortSignal.timeout(10_000) })
     assert.equal(page.status, 200)

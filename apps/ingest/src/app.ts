@@ -2,6 +2,8 @@ import type { IngestConfig } from '@tracewell/config'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { createBullMqSpanBatchProducer, queueRedisTargetOf, type SpanBatchProducer } from '@tracewell/queue'
 import { otlpGrpcPlugin } from './grpc/otlp-grpc.plugin.ts'
+import { TraceDecodePool } from './body/trace-decode.pool.ts'
+import { decodePoolMetrics } from './ingest.metrics.ts'
 import { sendTracesRoutes } from './routes/send-traces.routes.ts'
 import type { TraceLimits } from './routes/trace-intake.ts'
 
@@ -35,9 +37,15 @@ export const ingestService = defineService<IngestConfig, IngestDeps>({
     // producer flushes its pending group commit, then the key usage is recorded and the pool closed.
     if (deps.producer === undefined) app.addHook('onClose', async () => producer.close())
     const limits = traceLimitsOf(config)
-    await app.register(sendTracesRoutes, { producer, limits })
+    const decodePool = config.DECODE_THREADS > 0 ? new TraceDecodePool(config.DECODE_THREADS) : undefined
+    // Registered before the routes' hooks, so it closes after them: a request still decoding finishes first.
+    if (decodePool) {
+      decodePoolMetrics(app.metrics, decodePool)
+      app.addHook('onClose', async () => decodePool.close())
+    }
+    await app.register(sendTracesRoutes, { producer, limits, ...(decodePool ? { decodePool } : {}) })
     // It listens when server.ts (or a test) asks: building the app binds no port.
-    await app.register(otlpGrpcPlugin, { producer, limits })
+    await app.register(otlpGrpcPlugin, { producer, limits, ...(decodePool ? { decodePool } : {}) })
     return { readiness: { queue: () => producer.ping() } }
   },
 })

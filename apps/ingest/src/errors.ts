@@ -41,3 +41,11 @@ export const queueBacklogFull = () =>
 export const queueUnavailable = () =>
   new ServiceUnavailableError(`The trace queue is unavailable; retry after ${RETRY_AFTER_QUEUE_UNAVAILABLE_S} s`, RETRY_AFTER_QUEUE_UNAVAILABLE_S)
 
+
+export const RETRY_AFTER_DECODERS_BUSY_S = 1
+
+export const decodersBusy = () =>
+  new ServiceUnavailableError(
+    `Too many large bodies are waiting to be decoded; retry after ${RETRY_AFTER_DECODERS_BUSY_S} s`,
+    RETRY_AFTER_DECODERS_BUSY_S,
+  )

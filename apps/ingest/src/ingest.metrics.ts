@@ -1,5 +1,6 @@
 import type { SpanBatchProducer } from '@tracewell/queue'
 import { Counter, Gauge, type Registry } from 'prom-client'
+import type { TraceDecodePool } from './body/trace-decode.pool.ts'
 
 /** Why a trace request was turned away; the `reason` label of tracewell_ingest_rejections_total. */
 export type RejectionReason =
@@ -139,4 +140,34 @@ export function ingestMetrics(registry: Registry, producer: SpanBatchProducer): 
   }
   countsByRegistry.set(registry, metrics)
   return metrics
+}
+
+/** The decode pool's counts, read when /metrics is scraped. */
+export function decodePoolMetrics(registry: Registry, pool: TraceDecodePool): void {
+  new Counter({
+    name: 'tracewell_ingest_worker_decodes_total',
+    help: 'Request bodies over 256 KiB decoded in a worker thread (DECODE_THREADS) instead of the main thread',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(pool.decoded)
+    },
+  })
+  new Counter({
+    name: 'tracewell_ingest_worker_decodes_refused_total',
+    help: 'Request bodies answered 503 because every decode worker was busy and its queue full',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(pool.refusedBusy)
+    },
+  })
+  new Gauge({
+    name: 'tracewell_ingest_worker_decodes_waiting',
+    help: 'Request bodies waiting for a decode worker',
+    registers: [registry],
+    collect() {
+      this.set(pool.waiting)
+    },
+  })
 }

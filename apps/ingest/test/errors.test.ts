@@ -431,6 +431,7 @@ describe('503 when Redis is unreachable', () => {
 describe('500 for anything else', () => {
   it('hides the cause and names the request id', async () => {
     const broken: SpanBatchProducer = {
+      needsSpanRecords: false,
       enqueue: () => Promise.reject(new TypeError('a bug in the producer')),
       backlog: () => 0,
       backlogBytes: () => 0,

@@ -9,6 +9,7 @@ import {
   embeddedDatabaseSettings,
   embeddedQueueSettings,
   evaluatorSettings,
+  ingestServiceSettings,
   ingestSettings,
   janitorSettings,
   keySettings,
@@ -32,6 +33,7 @@ export const IngestConfigSchema = Type.Object({
   ...queueSettings,
   ...replicaWaitSettings,
   ...ingestSettings,
+  ...ingestServiceSettings,
   ...keySettings,
   ...startupSettings,
 }, queueTargetRule)

@@ -88,6 +88,19 @@ export const replicaWaitSettings = {
   }),
 }
 
+/**
+ * The ingest service's alone: npm start's in-process queue stores span records, which a worker
+ * thread would have to send back whole, so it decodes every body on its main thread.
+ */
+export const ingestServiceSettings = {
+  DECODE_THREADS: Type.Integer({
+    minimum: 0,
+    maximum: 64,
+    default: 2,
+    description: 'worker threads that decode bodies over 256 KiB, so that one large body never stalls other requests; 0 decodes every body on the main thread (default 2)',
+  }),
+}
+
 export const ingestSettings = {
   GRPC_PORT: Type.Integer({
     minimum: 0,

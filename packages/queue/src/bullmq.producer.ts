@@ -204,9 +204,10 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
   }
 
   return {
+    needsSpanRecords: false,
     enqueue(traces: AcceptedTraces) {
       // Only the bytes and the count wait for Redis: nothing here keeps the records alive.
-      const request: QueuedRequest = { projectId: traces.projectId, body: traces.body, encoding: traces.bodyEncoding, spans: traces.spans.length }
+      const request: QueuedRequest = { projectId: traces.projectId, body: traces.body, encoding: traces.bodyEncoding, spans: traces.spanCount }
       const admit = () => {
         assertRoom(request)
         shares.admitted(request.projectId, request.spans)

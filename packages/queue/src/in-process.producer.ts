@@ -62,8 +62,10 @@ export function createInProcessSpanBatchProducer(options: InProcessSpanBatchProd
   })
 
   return {
+    needsSpanRecords: true,
     async enqueue({ projectId, spans }: AcceptedTraces) {
       if (closed) throw new QueueUnavailableError('queue is shutting down')
+      if (spans === null) throw new TypeError('the in-process queue stores span records: decode the body in this thread')
       if (groupCommit.unacknowledgedSpans >= options.maxBacklogSpans) {
         throw new QueueBacklogFullError(`queue backlog is full (${groupCommit.unacknowledgedSpans} spans pending)`)
       }

@@ -14,8 +14,13 @@ export type TraceBodyEncoding = 'json' | 'protobuf'
 /** One accepted ingest request, as the queue receives it. */
 export interface AcceptedTraces {
   projectId: string
-  /** The validated spans (the in-process queue stores these directly). */
-  spans: SpanRecord[]
+  /** How many valid spans the body holds. */
+  spanCount: number
+  /**
+   * The validated spans, which the in-process queue stores directly (needsSpanRecords); null when
+   * the body was decoded in another thread, which sends back only its count.
+   */
+  spans: SpanRecord[] | null
   /**
    * The (inflated) body the spans were decoded from. The BullMQ queue carries these bytes instead
    * of the records: copying bytes into Redis is nearly free, while BullMQ's JSON.stringify of the
@@ -86,6 +91,8 @@ export interface SpanBatchProducer {
    * settled the queue no longer reads `traces.body`: the caller may release its memory.
    */
   enqueue(traces: AcceptedTraces): Promise<void>
+  /** Whether enqueue needs `traces.spans` (the in-process queue) or only the body's bytes (BullMQ). */
+  readonly needsSpanRecords: boolean
   /** Spans waiting in the queue, as last measured (for admission control and metrics). */
   backlog(): number
   /** Request-body bytes waiting in the queue, as last measured (0 where bodies are not queued). */

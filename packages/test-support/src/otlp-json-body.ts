@@ -42,6 +42,6 @@ function otlpJsonBody(spans: readonly SpanRecord[]): Buffer {
 }
 
 /** One ingest request as the queue receives it (@tracewell/queue's AcceptedTraces), made from records. */
-export function acceptedTraces(projectId: string, spans: SpanRecord[]): { projectId: string; spans: SpanRecord[]; body: Buffer; bodyEncoding: 'json' } {
-  return { projectId, spans, body: otlpJsonBody(spans), bodyEncoding: 'json' }
+export function acceptedTraces(projectId: string, spans: SpanRecord[]): { projectId: string; spanCount: number; spans: SpanRecord[]; body: Buffer; bodyEncoding: 'json' } {
+  return { projectId, spanCount: spans.length, spans, body: otlpJsonBody(spans), bodyEncoding: 'json' }
 }

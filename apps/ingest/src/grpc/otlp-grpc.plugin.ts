@@ -5,6 +5,7 @@ import type { SpanBatchProducer } from '@tracewell/queue'
 import fp from 'fastify-plugin'
 import { ingestMetrics, rejectionReasonOf } from '../ingest.metrics.ts'
 import { encodeExportResponse, type PartialSuccess } from '../otlp/partial-success.ts'
+import type { TraceDecodePool } from '../body/trace-decode.pool.ts'
 import { acceptTraceBody, type TraceLimits } from '../routes/trace-intake.ts'
 import { grpcErrorOf } from './grpc-status.ts'
 
@@ -23,6 +24,8 @@ export interface OtlpGrpcReceiver {
 export interface OtlpGrpcOptions {
   producer: SpanBatchProducer
   limits: TraceLimits
+  /** Where messages over 256 KiB are decoded (DECODE_THREADS); without one, in this thread. */
+  decodePool?: TraceDecodePool
 }
 
 /** The method's full name, as exporters call it and as the metrics' `route` label shows it. */

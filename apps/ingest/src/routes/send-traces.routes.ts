@@ -7,11 +7,14 @@ import { formatOf } from '../body/media-type.ts'
 import { ingestMetrics } from '../ingest.metrics.ts'
 import { encodeStatus, grpcCodeFor } from '../otlp/otlp-status.ts'
 import { encodeExportResponse } from '../otlp/partial-success.ts'
+import type { TraceDecodePool } from '../body/trace-decode.pool.ts'
 import { installTraceIntake, type AcceptedTraceBody, type TraceLimits } from './trace-intake.ts'
 
 export interface SendTracesRoutesOptions {
   producer: SpanBatchProducer
   limits: TraceLimits
+  /** Where bodies over 256 KiB are decoded (DECODE_THREADS); without one, in this thread. */
+  decodePool?: TraceDecodePool
 }
 
 export const TraceHeadersSchema = Type.Object({

@@ -2,13 +2,14 @@ import type { IncomingMessage } from 'node:http'
 import type { VerifiedKey } from '@tracewell/auth'
 import type { App } from '@tracewell/http'
 import { requireKey } from '@tracewell/http'
-import type { TraceBodyFormat } from '@tracewell/otlp'
+import type { SpanRecord, TraceBodyFormat } from '@tracewell/otlp'
 import { QueueBacklogFullError, QueueUnavailableError, releaseBody, type AcceptedTraces, type SpanBatchProducer } from '@tracewell/queue'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { readBody, type BodyLimits } from '../body/body.reader.ts'
 import { formatOf, requireEncoding, requireFormat, type BodyEncoding, type BodyFormat } from '../body/media-type.ts'
 import { jsonBodyScreen } from '../body/json-body.screen.ts'
 import { decodeTraceBody } from '../body/trace-body.decoder.ts'
+import { TraceDecodePool, type DecodedCount } from '../body/trace-decode.pool.ts'
 import { bodyTooLarge, queueBacklogFull, queueUnavailable, tooManySpans } from '../errors.ts'
 import { rejectionReasonOf, type IngestMetrics } from '../ingest.metrics.ts'
 import { partialSuccessOf, type PartialSuccess } from '../otlp/partial-success.ts'
@@ -38,6 +39,8 @@ export interface TraceIntakeOptions {
   producer: SpanBatchProducer
   limits: TraceLimits
   metrics: IngestMetrics
+  /** Where large bodies are decoded (DECODE_THREADS); none decodes every body in this thread. */
+  decodePool?: TraceDecodePool | undefined
 }
 
 /**
@@ -47,7 +50,7 @@ export interface TraceIntakeOptions {
  * answers what became of the body's spans.
  */
 export function installTraceIntake(app: App, options: TraceIntakeOptions): (request: FastifyRequest) => Promise<AcceptedTraceBody> {
-  const { producer, limits, metrics } = options
+  const { limits, metrics } = options
 
   app.decorateRequest('traceIntake', null)
 
@@ -89,7 +92,7 @@ export function installTraceIntake(app: App, options: TraceIntakeOptions): (requ
     const intake = request.traceIntake as TraceIntake
     const body = (request.body as Buffer | undefined) ?? Buffer.alloc(0)
     request.body = undefined
-    return acceptTraceBody({ producer, limits, metrics }, intake.projectId, intake.format, body)
+    return acceptTraceBody(options, intake.projectId, intake.format, body)
   }
 }
 
@@ -108,7 +111,9 @@ export interface AcceptedTraceBody {
  * 4xx of a body that is not a batch or has no valid span, and 429/503 when the queue cannot take it.
  */
 export async function acceptTraceBody(options: TraceIntakeOptions, projectId: string, format: BodyFormat, body: Buffer): Promise<AcceptedTraceBody> {
-  const { answer, queued } = queueBody(options, projectId, format, body)
+  const { decodePool, producer } = options
+  const offThread = decodePool !== undefined && !producer.needsSpanRecords && TraceDecodePool.wants(body)
+  const { answer, queued } = offThread ? queueCounted(options, projectId, format, body, await decodePool.decode(body, format)) : queueBody(options, projectId, format, body)
   await queued
   options.metrics.spansAccepted(answer.accepted)
   if (answer.partialSuccess !== null) options.metrics.spansRejected(answer.partialSuccess.rejectedSpans)
@@ -121,16 +126,28 @@ export async function acceptTraceBody(options: TraceIntakeOptions, projectId: st
  * for Redis) instead of living in the caller's suspended frame until Redis answers. Under load
  * that was most of what ingest promoted into V8's old generation.
  */
-function queueBody({ producer, limits }: TraceIntakeOptions, projectId: string, format: BodyFormat, body: Buffer): { answer: AcceptedTraceBody; queued: Promise<void> } {
+function queueBody(options: TraceIntakeOptions, projectId: string, format: BodyFormat, body: Buffer): { answer: AcceptedTraceBody; queued: Promise<void> } {
   const decoded = decodeTraceBody(body, format)
-  const { spans } = decoded
-  if (spans.length > limits.maxSpansPerRequest) throw tooManySpans(spans.length, limits.maxSpansPerRequest)
-  const answer = { format: decoded.format, accepted: spans.length, partialSuccess: partialSuccessOf(spans.length, decoded.rejected, decoded.problems) }
+  return queueCounted(options, projectId, format, body, { ...decoded, accepted: decoded.spans.length }, decoded.spans)
+}
+
+/** Hands a decoded body's spans to the queue; `spans` are its records where this thread decoded it. */
+function queueCounted(
+  { producer, limits }: TraceIntakeOptions,
+  projectId: string,
+  format: BodyFormat,
+  body: Buffer,
+  decoded: DecodedCount,
+  spans: SpanRecord[] | null = null,
+): { answer: AcceptedTraceBody; queued: Promise<void> } {
+  const { accepted } = decoded
+  if (accepted > limits.maxSpansPerRequest) throw tooManySpans(accepted, limits.maxSpansPerRequest)
+  const answer = { format: decoded.format, accepted, partialSuccess: partialSuccessOf(accepted, decoded.rejected, decoded.problems) }
   // An empty batch is a success that stores nothing.
-  if (spans.length === 0) return { answer, queued: Promise.resolve() }
+  if (accepted === 0) return { answer, queued: Promise.resolve() }
   // The queue is done with the bytes once it has answered (SpanBatchProducer.enqueue). The writer
   // decodes them again and keeps exactly the spans counted here (SpanCollector).
-  const queued = enqueue(producer, { projectId, spans, body, bodyEncoding: format }).finally(() => releaseBody(body))
+  const queued = enqueue(producer, { projectId, spanCount: accepted, spans, body, bodyEncoding: format }).finally(() => releaseBody(body))
   return { answer, queued }
 }
 

@@ -1,0 +1,92 @@
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { SpanValidationError, type TraceBodyFormat } from '@tracewell/otlp'
+import { BadRequestError } from '@tracewell/http'
+import { Piscina } from 'piscina'
+import { decodersBusy } from '../errors.ts'
+import { PARSE_DIRECTLY_UP_TO_BYTES } from './json-body.screen.ts'
+import type { BodyFormat } from './media-type.ts'
+import type { DecodeTask, DecodeVerdict } from './trace-decode.worker.ts'
+
+/** What ingest needs to know of a body decoded off the main thread. */
+export interface DecodedCount {
+  format: TraceBodyFormat
+  accepted: number
+  rejected: number
+  problems: string[]
+}
+
+/**
+ * Worker threads that decode large bodies (DECODE_THREADS), so that parsing and validating one
+ * client's 40 MB body never stalls the event loop that answers everyone else: JSON.parse and the
+ * span conversion run in one piece, hundreds of milliseconds for the largest bodies the limits
+ * allow. Small bodies, nearly every request, are decoded inline: a round trip to a worker costs
+ * more than they do.
+ *
+ * Piscina (a worker pool kept by Node.js core contributors) rather than a hand-made one: it
+ * replaces a crashed worker, bounds the waiting tasks and balances tasks across threads.
+ */
+export class TraceDecodePool {
+  readonly #pool: Piscina<DecodeTask, DecodeVerdict>
+  /** Bodies decoded in a worker so far (tracewell_ingest_worker_decodes_total). */
+  decoded = 0
+  /** Bodies refused because every worker was busy and the queue full. */
+  refusedBusy = 0
+
+  constructor(threads: number) {
+    this.#pool = new Piscina({
+      filename: workerFile(),
+      minThreads: threads,
+      maxThreads: threads,
+      // A few large bodies may wait per thread; beyond that a request is refused with 503 at
+      // once instead of holding its memory in a queue that only grows under a flood.
+      maxQueue: threads * 4,
+      idleTimeout: 60_000,
+    })
+  }
+
+  /** Whether a body of this size is worth a worker: larger than what the screen lets JSON.parse read directly. */
+  static wants(body: Uint8Array): boolean {
+    return body.byteLength > PARSE_DIRECTLY_UP_TO_BYTES
+  }
+
+  /** Decodes in a worker; throws the same 4xx errors decodeTraceBody would, and 503 when every worker is busy and the queue full. */
+  async decode(body: Uint8Array, format: BodyFormat): Promise<DecodedCount> {
+    if (this.#pool.queueSize >= (this.#pool.options.maxQueue as number)) {
+      this.refusedBusy++
+      throw decodersBusy()
+    }
+    // The body is copied to the worker: the queue still needs these bytes once it has answered.
+    const verdict = await this.#pool.run({ body, format })
+    this.decoded++
+    switch (verdict.kind) {
+      case 'decoded':
+        return verdict
+      case 'invalid':
+        throw new SpanValidationError(verdict.path, verdict.problem)
+      case 'refused':
+        throw new BadRequestError(verdict.message)
+    }
+  }
+
+  /** Bodies waiting for a worker. */
+  get waiting(): number {
+    return this.#pool.queueSize
+  }
+
+  close(): Promise<void> {
+    return this.#pool.close()
+  }
+}
+
+/**
+ * The worker's module: its bundle beside the service's bundle when the service runs from one
+ * (npm run build:services, the image), otherwise the TypeScript source, which Node runs as is.
+ */
+function workerFile(): string {
+  const bundled = fileURLToPath(new URL('../../dist/trace-decode.worker.mjs', import.meta.url))
+  return runningFromBundle() && existsSync(bundled) ? bundled : fileURLToPath(new URL('./trace-decode.worker.ts', import.meta.url))
+}
+
+/** The bundles' entry points are .mjs files (docker/services.rolldown.config.mjs); the sources' are .ts. */
+const runningFromBundle = (): boolean => process.argv[1]?.endsWith('.mjs') === true

@@ -1,0 +1,30 @@
+import { SpanValidationError, type TraceBodyFormat } from '@tracewell/otlp'
+import type { BodyFormat } from './media-type.ts'
+import { decodeTraceBody } from './trace-body.decoder.ts'
+
+// Runs in the decode pool's worker threads (trace-decode.pool.ts): a large body is parsed and
+// validated here, off the thread that serves every other request. Only its verdict goes back:
+// the queue carries the body's bytes, not its records, so nothing large crosses threads twice.
+
+export interface DecodeTask {
+  body: Uint8Array
+  format: BodyFormat
+}
+
+/** What a body decoded to, or why it was refused, as plain data (errors lose their class between threads). */
+export type DecodeVerdict =
+  | { kind: 'decoded'; format: TraceBodyFormat; accepted: number; rejected: number; problems: string[] }
+  | { kind: 'invalid'; path: string; problem: string }
+  | { kind: 'refused'; message: string }
+
+export default function decodeInWorker({ body, format }: DecodeTask): DecodeVerdict {
+  try {
+    const decoded = decodeTraceBody(Buffer.from(body.buffer, body.byteOffset, body.byteLength), format)
+    return { kind: 'decoded', format: decoded.format, accepted: decoded.spans.length, rejected: decoded.rejected, problems: decoded.problems }
+  } catch (error) {
+    if (error instanceof SpanValidationError) return { kind: 'invalid', path: error.path, problem: error.message.slice(error.path.length + 2) }
+    // Everything else decodeTraceBody throws is a 400 of this service (malformed JSON): its message says what and where.
+    if ((error as { statusCode?: unknown }).statusCode === 400) return { kind: 'refused', message: (error as Error).message }
+    throw error
+  }
+}
