@@ -1,11 +1,12 @@
 import { encryptionKeyOf } from '@tracewell/auth'
-import type { AllInOneConfig } from '@tracewell/config'
+import { spanLimitsOf, type AllInOneConfig } from '@tracewell/config'
 import { bootstrapFromSettings, consoleAssetsPlugin, controlPlaneRoutes, defaultKeysAreLive, ensureDefaultWorkspace, type DefaultWorkspace } from '@tracewell/control-plane'
 import { summaryBacklog, type Db } from '@tracewell/db'
 import { evaluatorOptionsFromSettings, evaluatorPlugin } from '@tracewell/evaluator'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { otlpGrpcPlugin, sendTracesRoutes, traceLimitsOf } from '@tracewell/ingest'
 import { cleanupRoutes } from '@tracewell/janitor'
+import { configureSpanLimits } from '@tracewell/otlp'
 import { readDefaultKeys, removeDefaultKeys, saveDefaultKeys } from './default-keys.file.ts'
 import { keptLlmConnectionKey, llmConnectionKeyPath } from './llm-connection-key.file.ts'
 import { keptSessionSecret, sessionSecretPath } from './session-secret.file.ts'
@@ -41,6 +42,7 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
   migrations: 'apply',
   async register(app, config, deps) {
     const db = app.db
+    configureSpanLimits(spanLimitsOf(config))
     // On close the writer finishes and the producer flushes before the pool is closed (onClose
     // hooks run in reverse order), and the gRPC receiver's calls before them.
     const producer = await registerSpanPipeline(app, config, db)

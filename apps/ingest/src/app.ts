@@ -1,4 +1,5 @@
-import type { IngestConfig } from '@tracewell/config'
+import { spanLimitsOf, type IngestConfig } from '@tracewell/config'
+import { configureSpanLimits } from '@tracewell/otlp'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { createBullMqSpanBatchProducer, queueRedisTargetOf, type SpanBatchProducer } from '@tracewell/queue'
 import { otlpGrpcPlugin } from './grpc/otlp-grpc.plugin.ts'
@@ -37,7 +38,8 @@ export const ingestService = defineService<IngestConfig, IngestDeps>({
     // producer flushes its pending group commit, then the key usage is recorded and the pool closed.
     if (deps.producer === undefined) app.addHook('onClose', async () => producer.close())
     const limits = traceLimitsOf(config)
-    const decodePool = config.DECODE_THREADS > 0 ? new TraceDecodePool(config.DECODE_THREADS) : undefined
+    configureSpanLimits(spanLimitsOf(config))
+    const decodePool = config.DECODE_THREADS > 0 ? new TraceDecodePool(config.DECODE_THREADS, spanLimitsOf(config)) : undefined
     // Registered before the routes' hooks, so it closes after them: a request still decoding finishes first.
     if (decodePool) {
       decodePoolMetrics(app.metrics, decodePool)

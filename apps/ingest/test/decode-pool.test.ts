@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
+import { configureSpanLimits, DEFAULT_SPAN_LIMITS } from '@tracewell/otlp'
 import { langtraceSpans } from './support/fixtures.ts'
 import { startIngest, type IngestHarness } from './support/ingest-harness.ts'
 import { nextTraceId, otlpJson, otlpProtobuf, traceSpans } from './support/otlp-bodies.ts'
@@ -113,5 +114,28 @@ describe('when every decode worker is busy', { timeout: 120_000 }, () => {
     assert.equal(stored.length, accepted.length)
     const metrics = (await busy.app.inject('/metrics')).body
     assert.match(metrics, new RegExp(`^tracewell_ingest_worker_decodes_refused_total ${refused.length}$`, 'm'))
+  })
+})
+
+describe('span limits from the settings', { timeout: 60_000 }, () => {
+  let limited: IngestHarness
+  before(async () => {
+    limited = await startIngest({ SPAN_ATTRIBUTE_COUNT_LIMIT: '4', SPAN_EVENT_COUNT_LIMIT: '0' }, { database })
+  })
+  after(async () => {
+    await limited?.close()
+    configureSpanLimits(DEFAULT_SPAN_LIMITS)
+  })
+
+  it('keeps SPAN_ATTRIBUTE_COUNT_LIMIT attributes and no event with SPAN_EVENT_COUNT_LIMIT=0, counting the rest', async () => {
+    const traceId = nextTraceId()
+    const attributes = Array.from({ length: 10 }, (_, i) => ({ key: `attribute.${i}`, value: { stringValue: `v${i}` } }))
+    const span = { ...traceSpans(traceId, 1)[0], attributes, events: [{ name: 'a', timeUnixNano: '1795316906845000000' }, { name: 'b', timeUnixNano: '1795316906845000000' }] }
+    const response = await post(limited, '/v1/traces', 'application/json', JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [span] }] }] }))
+    assert.equal(response.statusCode, 200, response.body)
+    const [queued] = (await limited.queuedSpans()).filter(({ span: queuedSpan }) => queuedSpan.traceId === traceId)
+    assert.deepEqual(Object.keys(queued?.span.attributes ?? {}), ['attribute.0', 'attribute.1', 'attribute.2', 'attribute.3', 'otel.dropped_attributes_count', 'otel.dropped_events_count'])
+    assert.deepEqual(queued?.span.attributes['otel.dropped_attributes_count'], { intValue: '6' })
+    assert.deepEqual(queued?.span.events, [])
   })
 })

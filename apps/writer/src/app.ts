@@ -1,6 +1,7 @@
-import type { WriterConfig } from '@tracewell/config'
+import { spanLimitsOf, type WriterConfig } from '@tracewell/config'
 import { summaryBacklog } from '@tracewell/db'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
+import { configureSpanLimits } from '@tracewell/otlp'
 import { queueRedisTargetOf } from '@tracewell/queue'
 import { spanBatchWorkerPlugin, workerOptionsFromSettings } from './span-batch-worker.plugin.ts'
 import { summariserPlugin } from './summariser.plugin.ts'
@@ -17,6 +18,8 @@ export const writerService = defineService<WriterConfig>({
     // packages/config requires REDIS_URL or REDIS_CLUSTER_NODES of the writer.
     const redis = queueRedisTargetOf(config)
     if (!redis) throw new Error('the writer needs REDIS_URL or REDIS_CLUSTER_NODES')
+    // As ingest applies them: what ingest counted is what the writer keeps.
+    configureSpanLimits(spanLimitsOf(config))
     await app.register(spanBatchWorkerPlugin, workerOptionsFromSettings(config, redis))
     await app.register(summariserPlugin, config)
     return { readiness: { queue: () => app.spanBatchWorker.ping() }, details: { summaries: () => summaryBacklog(app.db) } }

@@ -20,6 +20,7 @@ import {
   queueTargetRule,
   replicaWaitSettings,
   serverSettings,
+  spanLimitSettings,
   startupSettings,
   writerSettings,
 } from './settings.ts'
@@ -34,6 +35,7 @@ export const IngestConfigSchema = Type.Object({
   ...replicaWaitSettings,
   ...ingestSettings,
   ...ingestServiceSettings,
+  ...spanLimitSettings,
   ...keySettings,
   ...startupSettings,
 }, queueTargetRule)
@@ -44,6 +46,7 @@ export const WriterConfigSchema = Type.Object({
   ...databaseSettings,
   ...queueSettings,
   ...writerSettings,
+  ...spanLimitSettings,
   ...startupSettings,
 }, queueTargetRule)
 export type WriterConfig = Static<typeof WriterConfigSchema>
@@ -89,6 +92,7 @@ export const AllInOneConfigSchema = Type.Object({
   ...embeddedQueueSettings,
   ...replicaWaitSettings,
   ...ingestSettings,
+  ...spanLimitSettings,
   ...writerSettings,
   ...keySettings,
   ...adminSettings,
@@ -133,4 +137,14 @@ export function testEnvironment(env: Record<string, string | undefined> = proces
  */
 export const TestEnvironmentSchema = Type.Object({
   REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379', description: 'Redis for tests' }),
+})
+
+type SpanLimitConfig = Pick<IngestConfig, 'SPAN_ATTRIBUTE_COUNT_LIMIT' | 'SPAN_EVENT_COUNT_LIMIT' | 'SPAN_LINK_COUNT_LIMIT' | 'ATTRIBUTE_VALUE_LENGTH_LIMIT'>
+
+/** The span limits of a service's settings, as @tracewell/otlp's configureSpanLimits takes them. */
+export const spanLimitsOf = (config: SpanLimitConfig) => ({
+  attributeCount: config.SPAN_ATTRIBUTE_COUNT_LIMIT,
+  eventCount: config.SPAN_EVENT_COUNT_LIMIT,
+  linkCount: config.SPAN_LINK_COUNT_LIMIT,
+  attributeValueLength: config.ATTRIBUTE_VALUE_LENGTH_LIMIT,
 })

@@ -89,6 +89,28 @@ export const replicaWaitSettings = {
 }
 
 /**
+ * Per-span limits as OpenTelemetry defines them, with its defaults (the value length: 1 MiB where
+ * OpenTelemetry sets none). Ingest and the writer must have the same: the writer decodes each body
+ * again and stores what its limits keep.
+ */
+export const spanLimitSettings = {
+  SPAN_ATTRIBUTE_COUNT_LIMIT: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 128,
+    description: 'attributes kept per span, event, link and resource; the rest are counted in otel.dropped_attributes_count (default 128, as OpenTelemetry)',
+  }),
+  SPAN_EVENT_COUNT_LIMIT: Type.Integer({ minimum: 0, maximum: 100_000, default: 128, description: 'events kept per span; the rest are counted in otel.dropped_events_count (default 128, as OpenTelemetry)' }),
+  SPAN_LINK_COUNT_LIMIT: Type.Integer({ minimum: 0, maximum: 100_000, default: 128, description: 'links kept per span; the rest are counted in otel.dropped_links_count (default 128, as OpenTelemetry)' }),
+  ATTRIBUTE_VALUE_LENGTH_LIMIT: Type.Integer({
+    minimum: 1_024,
+    maximum: 16 * 1024 * 1024,
+    default: 1024 * 1024,
+    description: 'UTF-16 code units kept of a string attribute value; a longer one is cut and ends with a marker naming its length (default 1048576)',
+  }),
+}
+
+/**
  * The ingest service's alone: npm start's in-process queue stores span records, which a worker
  * thread would have to send back whole, so it decodes every body on its main thread.
  */

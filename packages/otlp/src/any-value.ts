@@ -1,4 +1,4 @@
-import { ATTRIBUTE_COUNT_LIMIT, recordDroppedAttributes } from './span-limits.ts'
+import { recordDroppedAttributes, spanLimits } from './span-limits.ts'
 // AnyValue and attributes in OTLP JSON, normalised to the one form SpanRecord keeps
 // (span-record.ts): exactly one key, int64 as a decimal string, bytes as canonical base64.
 import { internedKey, MAX_ANY_VALUE_DEPTH, setAttribute } from './attribute-map.ts'
@@ -102,7 +102,7 @@ function anyValueFromJson(value: unknown, path: ErrorPath, depth: number): AnyVa
     switch (field) {
       case 'stringValue':
         if (typeof inner !== 'string') path.fail('expected a string')
-        out = { stringValue: storableString(inner) }
+        out = { stringValue: storableString(inner, spanLimits.attributeValueLength) }
         break
       case 'intValue':
         out = { intValue: int64FromJson(inner, path) }
@@ -139,8 +139,8 @@ export function attributesFromJson(value: unknown, path: ErrorPath): AttributeMa
   const out: AttributeMap = {}
   if (value === undefined || value === null) return out
   if (Array.isArray(value)) {
-    // Only the first ATTRIBUTE_COUNT_LIMIT are read; the rest are counted (span-limits.ts).
-    const kept = Math.min(value.length, ATTRIBUTE_COUNT_LIMIT)
+    // Only the first spanLimits.attributeCount are read; the rest are counted (span-limits.ts).
+    const kept = Math.min(value.length, spanLimits.attributeCount)
     for (let i = 0; i < kept; i++) {
       const entry: unknown = value[i]
       if (!isObject(entry)) {
@@ -162,11 +162,11 @@ export function attributesFromJson(value: unknown, path: ErrorPath): AttributeMa
   if (!isObject(value)) return path.fail('expected a list of {key, value} or a map of AnyValue')
   let count = 0
   for (const key in value) {
-    if (count++ >= ATTRIBUTE_COUNT_LIMIT) continue
+    if (count++ >= spanLimits.attributeCount) continue
     path.key(key)
     setAttribute(out, key, anyValueOrEmpty(value[key], path, 0))
     path.pop()
   }
-  recordDroppedAttributes(out, count - ATTRIBUTE_COUNT_LIMIT)
+  recordDroppedAttributes(out, count - spanLimits.attributeCount)
   return out
 }

@@ -11,7 +11,7 @@
 import protobuf from 'protobufjs'
 import { MAX_ANY_VALUE_DEPTH, setAttribute } from './attribute-map.ts'
 import { bytesToBase64 } from './base64.ts'
-import { ATTRIBUTE_COUNT_LIMIT, recordDroppedAttributes } from './span-limits.ts'
+import { recordDroppedAttributes, spanLimits } from './span-limits.ts'
 import { ErrorPath } from './error-path.ts'
 import { SpanCollector } from './span-collector.ts'
 import { idFromBytes, parentIdFromBytes } from './ids.ts'
@@ -118,7 +118,7 @@ function anyValueMember(value: PbAnyValue): keyof PbAnyValue | undefined {
 function anyValueFromPb(value: PbAnyValue, path: ErrorPath, depth: number): AnyValue {
   switch (anyValueMember(value)) {
     case 'stringValue':
-      return { stringValue: storableString(value.stringValue) }
+      return { stringValue: storableString(value.stringValue, spanLimits.attributeValueLength) }
     case 'intValue':
       return { intValue: signedLongToDecimal(value.intValue) }
     case 'doubleValue': {
@@ -172,8 +172,8 @@ function attributesFromPb(list: PbKeyValue[], path: ErrorPath): AttributeMap {
   const out: AttributeMap = {}
   if (list.length === 0) return out
   path.field('attributes')
-  // Only the first ATTRIBUTE_COUNT_LIMIT are read; the rest are counted (span-limits.ts).
-  const kept = Math.min(list.length, ATTRIBUTE_COUNT_LIMIT)
+  // Only the first spanLimits.attributeCount are read; the rest are counted (span-limits.ts).
+  const kept = Math.min(list.length, spanLimits.attributeCount)
   for (let i = 0; i < kept; i++) {
     const entry = list[i] as PbKeyValue
     path.key(entry.key)

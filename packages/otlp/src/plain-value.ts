@@ -5,7 +5,7 @@ import type { ErrorPath } from './error-path.ts'
 import { integerToDecimal, isInt64Number } from './int64.ts'
 import type { AnyValue, AttributeMap } from './span-record.ts'
 import { isObject } from './json-object.ts'
-import { ATTRIBUTE_COUNT_LIMIT, recordDroppedAttributes } from './span-limits.ts'
+import { recordDroppedAttributes, spanLimits } from './span-limits.ts'
 import { storableString } from './string-value-limit.ts'
 
 /**
@@ -15,7 +15,7 @@ import { storableString } from './string-value-limit.ts'
 function anyValueFromPlain(value: unknown, path: ErrorPath, depth: number): AnyValue | undefined {
   switch (typeof value) {
     case 'string':
-      return { stringValue: storableString(value) }
+      return { stringValue: storableString(value, spanLimits.attributeValueLength) }
     case 'boolean':
       return { boolValue: value }
     case 'number':
@@ -56,15 +56,15 @@ export function attributesFromPlain(value: unknown, path: ErrorPath): AttributeM
   const out: AttributeMap = {}
   if (value === undefined || value === null) return out
   if (!isObject(value)) return path.fail('expected an object of attribute values')
-  // Only the first ATTRIBUTE_COUNT_LIMIT are read; the rest are counted (span-limits.ts).
+  // Only the first spanLimits.attributeCount are read; the rest are counted (span-limits.ts).
   let count = 0
   for (const key in value) {
-    if (count++ >= ATTRIBUTE_COUNT_LIMIT) continue
+    if (count++ >= spanLimits.attributeCount) continue
     path.key(key)
     const inner = anyValueFromPlain(value[key], path, 0)
     if (inner !== undefined) setAttribute(out, key, inner)
     path.pop()
   }
-  recordDroppedAttributes(out, count - ATTRIBUTE_COUNT_LIMIT)
+  recordDroppedAttributes(out, count - spanLimits.attributeCount)
   return out
 }

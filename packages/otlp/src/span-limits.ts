@@ -1,4 +1,5 @@
 import { setAttribute } from './attribute-map.ts'
+import { MAX_STRING_VALUE_LENGTH } from './string-value-limit.ts'
 import type { AttributeMap, SpanEventRecord, SpanLinkRecord } from './span-record.ts'
 
 // Per-span limits, as OpenTelemetry defines them for its SDKs (the span limits of the trace SDK
@@ -15,8 +16,10 @@ import type { AttributeMap, SpanEventRecord, SpanLinkRecord } from './span-recor
 // attributes `otel.dropped_attributes_count`, `otel.dropped_events_count` and
 // `otel.dropped_links_count`, the first also on an event, a link or the resource that lost some.
 //
-// The limits are the same in ingest and in the writer (one decoder), so what ingest accepted and
-// what the writer stores never differ.
+// The limits are settings (SPAN_ATTRIBUTE_COUNT_LIMIT, SPAN_EVENT_COUNT_LIMIT, SPAN_LINK_COUNT_LIMIT,
+// ATTRIBUTE_VALUE_LENGTH_LIMIT), with OpenTelemetry's defaults; each service applies them once at
+// start (configureSpanLimits), ingest's decode workers too. Ingest and the writer must be given the
+// same ones: the writer decodes each body again and stores what its own limits keep.
 
 /**
  * OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT's default, which is also OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT's and
@@ -28,6 +31,33 @@ export const SPAN_EVENT_COUNT_LIMIT = 128
 /** OTEL_SPAN_LINK_COUNT_LIMIT's default. */
 export const SPAN_LINK_COUNT_LIMIT = 128
 
+export interface SpanLimits {
+  /** Attributes kept per span, event, link and resource. */
+  attributeCount: number
+  eventCount: number
+  linkCount: number
+  /** UTF-16 code units kept of a string attribute value (string-value-limit.ts). */
+  attributeValueLength: number
+}
+
+export const DEFAULT_SPAN_LIMITS: SpanLimits = {
+  attributeCount: ATTRIBUTE_COUNT_LIMIT,
+  eventCount: SPAN_EVENT_COUNT_LIMIT,
+  linkCount: SPAN_LINK_COUNT_LIMIT,
+  attributeValueLength: MAX_STRING_VALUE_LENGTH,
+}
+
+/**
+ * The limits in force in this thread. Module state rather than a parameter of every converter:
+ * they are read in the innermost loops of four body formats, and a process has one set of them.
+ */
+export const spanLimits: SpanLimits = { ...DEFAULT_SPAN_LIMITS }
+
+/** Applies the service's limits (its settings) to every body this thread decodes from now on. */
+export function configureSpanLimits(limits: SpanLimits): void {
+  Object.assign(spanLimits, limits)
+}
+
 export const DROPPED_ATTRIBUTES_COUNT = 'otel.dropped_attributes_count'
 export const DROPPED_EVENTS_COUNT = 'otel.dropped_events_count'
 export const DROPPED_LINKS_COUNT = 'otel.dropped_links_count'
@@ -36,7 +66,7 @@ const countValue = (count: number) => ({ intValue: String(count) })
 
 /**
  * Records on a converted attribute map that `dropped` attributes were past the limit. The
- * converters (OTLP JSON, protobuf, Langtrace) convert only the first ATTRIBUTE_COUNT_LIMIT
+ * converters (OTLP JSON, protobuf, Langtrace) convert only the first spanLimits.attributeCount
  * attributes of a map, so that one with a million costs little more than counting them.
  */
 export function recordDroppedAttributes(attributes: AttributeMap, dropped: number): void {
@@ -45,15 +75,15 @@ export function recordDroppedAttributes(attributes: AttributeMap, dropped: numbe
 
 /** A span's events and links within their limits, with how many were dropped recorded on the span. */
 export function limitSpan(attributes: AttributeMap, events: SpanEventRecord[], links: SpanLinkRecord[]): { attributes: AttributeMap; events: SpanEventRecord[]; links: SpanLinkRecord[] } {
-  const droppedEvents = events.length - SPAN_EVENT_COUNT_LIMIT
-  const droppedLinks = links.length - SPAN_LINK_COUNT_LIMIT
+  const droppedEvents = events.length - spanLimits.eventCount
+  const droppedLinks = links.length - spanLimits.linkCount
   if (droppedEvents <= 0 && droppedLinks <= 0) return { attributes, events, links }
   const kept = { ...attributes }
   if (droppedEvents > 0) setAttribute(kept, DROPPED_EVENTS_COUNT, countValue(droppedEvents))
   if (droppedLinks > 0) setAttribute(kept, DROPPED_LINKS_COUNT, countValue(droppedLinks))
   return {
     attributes: kept,
-    events: droppedEvents > 0 ? events.slice(0, SPAN_EVENT_COUNT_LIMIT) : events,
-    links: droppedLinks > 0 ? links.slice(0, SPAN_LINK_COUNT_LIMIT) : links,
+    events: droppedEvents > 0 ? events.slice(0, spanLimits.eventCount) : events,
+    links: droppedLinks > 0 ? links.slice(0, spanLimits.linkCount) : links,
   }
 }

@@ -13,9 +13,12 @@ export const MAX_STRING_VALUE_LENGTH = 1024 * 1024
 /** The marker that ends a cut value; the original length follows it. */
 export const TRUNCATION_MARKER = '…[truncated by Tracewell; original length '
 
-/** `value` as stored: itself, or cut to MAX_STRING_VALUE_LENGTH with the truncation marker. */
-export function storableString(value: string): string {
-  if (value.length <= MAX_STRING_VALUE_LENGTH) return value
+/**
+ * `value` as stored: itself, or cut to `limit` (ATTRIBUTE_VALUE_LENGTH_LIMIT, by default
+ * MAX_STRING_VALUE_LENGTH) with the truncation marker.
+ */
+export function storableString(value: string, limit: number = MAX_STRING_VALUE_LENGTH): string {
+  if (value.length <= limit) return value
   const marker = `${TRUNCATION_MARKER}${value.length}]`
-  return value.slice(0, MAX_STRING_VALUE_LENGTH - marker.length) + marker
+  return value.slice(0, Math.max(0, limit - marker.length)) + marker
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
-import { describe, it } from 'node:test'
-import { decodeTraceBody, type SpanRecord } from '../src/index.ts'
+import { afterEach, describe, it } from 'node:test'
+import { configureSpanLimits, decodeTraceBody, DEFAULT_SPAN_LIMITS, TRUNCATION_MARKER, type SpanRecord } from '../src/index.ts'
 import { toOtlpJson, toProtobuf, type ModelBatch, type ModelKeyValue } from './support/random-batch.ts'
 
 // OpenTelemetry's span limits (128 attributes, events and links; 128 attributes per event and
@@ -90,6 +90,35 @@ describe('span limits', () => {
     assert.equal(decoded.attributes['otel.dropped_attributes_count'], undefined)
     assert.equal(decoded.events.length, 128)
     assert.equal(Object.keys(decoded.resourceAttributes).length, 3)
+  })
+})
+
+describe('span limits set by the settings (SPAN_*_LIMIT, ATTRIBUTE_VALUE_LENGTH_LIMIT)', () => {
+  afterEach(() => configureSpanLimits(DEFAULT_SPAN_LIMITS))
+
+  for (const [form, decode] of bodies) {
+    it(`keeps what the configured limits allow and counts the rest: ${form}`, () => {
+      configureSpanLimits({ attributeCount: 5, eventCount: 3, linkCount: 0, attributeValueLength: 2_000 })
+      const span = decode()
+      assert.deepEqual(Object.keys(span.attributes).slice(0, 5), ['gen_ai.request.model', 'gen_ai.usage.input_tokens', 'attr.0000', 'attr.0001', 'attr.0002'])
+      assert.deepEqual(span.attributes['otel.dropped_attributes_count'], { intValue: '297' })
+      assert.deepEqual(span.attributes['otel.dropped_events_count'], { intValue: '127' })
+      assert.deepEqual(span.attributes['otel.dropped_links_count'], { intValue: '140' })
+      assert.deepEqual(span.events.map((event) => event.name), ['e0', 'e1', 'e2'])
+      assert.deepEqual(span.events[0]?.attributes['otel.dropped_attributes_count'], { intValue: '124' })
+      assert.deepEqual(span.links, [])
+      assert.deepEqual(span.resourceAttributes['otel.dropped_attributes_count'], { intValue: '196' })
+    })
+  }
+
+  it('cuts a string value at the configured length, marker included', () => {
+    configureSpanLimits({ ...DEFAULT_SPAN_LIMITS, attributeValueLength: 2_000 })
+    const batch = hugeBatch()
+    batch.resources[0]!.scopes[0]!.spans[0]!.attributes = [{ key: 'gen_ai.prompt', value: { kind: 'string', value: 'p'.repeat(5_000) } }]
+    const span = decodeTraceBody(Buffer.from(JSON.stringify(toOtlpJson(batch, 'map', 1))), 'json').spans[0] as SpanRecord
+    const cut = (span.attributes['gen_ai.prompt'] as { stringValue: string }).stringValue
+    assert.equal(cut.length, 2_000)
+    assert.ok(cut.endsWith(`${TRUNCATION_MARKER}5000]`), cut.slice(-60))
   })
 })
 

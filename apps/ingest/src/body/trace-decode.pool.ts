@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { SpanValidationError, type TraceBodyFormat } from '@tracewell/otlp'
+import { SpanValidationError, type SpanLimits, type TraceBodyFormat } from '@tracewell/otlp'
 import { BadRequestError } from '@tracewell/http'
 import { Piscina } from 'piscina'
 import { decodersBusy } from '../errors.ts'
@@ -33,9 +33,11 @@ export class TraceDecodePool {
   /** Bodies refused because every worker was busy and the queue full. */
   refusedBusy = 0
 
-  constructor(threads: number) {
+  constructor(threads: number, limits: SpanLimits) {
     this.#pool = new Piscina({
       filename: workerFile(),
+      // Each worker applies the service's span limits before its first body.
+      workerData: { spanLimits: limits },
       minThreads: threads,
       maxThreads: threads,
       // A few large bodies may wait per thread; beyond that a request is refused with 503 at

@@ -1,10 +1,14 @@
-import { SpanValidationError, type TraceBodyFormat } from '@tracewell/otlp'
+import { workerData } from 'node:worker_threads'
+import { configureSpanLimits, SpanValidationError, type SpanLimits, type TraceBodyFormat } from '@tracewell/otlp'
 import type { BodyFormat } from './media-type.ts'
 import { decodeTraceBody } from './trace-body.decoder.ts'
 
 // Runs in the decode pool's worker threads (trace-decode.pool.ts): a large body is parsed and
 // validated here, off the thread that serves every other request. Only its verdict goes back:
 // the queue carries the body's bytes, not its records, so nothing large crosses threads twice.
+
+// The service's span limits (SPAN_*_LIMIT settings), which the pool hands every worker.
+configureSpanLimits((workerData as { spanLimits: SpanLimits }).spanLimits)
 
 export interface DecodeTask {
   body: Uint8Array
