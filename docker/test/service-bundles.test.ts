@@ -55,7 +55,12 @@ describe('the service bundles the image runs', () => {
       assert.equal(server.exitCode, null, output)
       await sleep(200)
     }
-    const projectKey = /Project API key:\s+(\S+)/.exec(output)?.[1]
+    // The keys are printed once the server listens; the pipe may bring them after /readyz answers.
+    let projectKey: string | undefined
+    for (let attempt = 0; attempt < 150 && projectKey === undefined; attempt++) {
+      projectKey = /Project API key:\s+(\S+)/.exec(output)?.[1]
+      if (projectKey === undefined) await sleep(100)
+    }
     assert.ok(projectKey, output)
 
     const page = await fetch(`${baseUrl}/`)
