@@ -14,11 +14,12 @@ export interface IngestDeps extends ServiceDeps {
 }
 
 /** The limits of one trace request, HTTP or gRPC, from the settings. */
-export const traceLimitsOf = (config: Pick<IngestConfig, 'MAX_BODY_BYTES' | 'MAX_INFLATED_BYTES' | 'MAX_SPANS_PER_REQUEST' | 'MAX_JSON_VALUES'>): TraceLimits => ({
+export const traceLimitsOf = (config: Pick<IngestConfig, 'MAX_BODY_BYTES' | 'MAX_INFLATED_BYTES' | 'MAX_SPANS_PER_REQUEST' | 'MAX_JSON_VALUES' | 'MAX_PROTOBUF_FIELDS'>): TraceLimits => ({
   maxBodyBytes: config.MAX_BODY_BYTES,
   maxInflatedBytes: config.MAX_INFLATED_BYTES,
   maxSpansPerRequest: config.MAX_SPANS_PER_REQUEST,
   maxJsonValues: config.MAX_JSON_VALUES,
+  maxProtobufFields: config.MAX_PROTOBUF_FIELDS,
 })
 
 /** The ingest service: trace routes over HTTP and OTLP/gRPC, plus health, metrics and docs. */

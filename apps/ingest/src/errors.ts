@@ -33,6 +33,9 @@ export const malformedJson = (reason: string) => new BadRequestError(`body: malf
 export const tooManyJsonValues = (limit: number) =>
   new PayloadTooLargeError(`body: more than ${limit} JSON values in one request (MAX_JSON_VALUES)`)
 
+export const tooManyProtobufFields = (limit: number) =>
+  new PayloadTooLargeError(`body: more than ${limit} protobuf fields in one request (MAX_PROTOBUF_FIELDS)`)
+
 export const jsonTooDeep = (limit: number) => new BadRequestError(`body: JSON nested deeper than ${limit} levels`)
 
 export const queueBacklogFull = () =>

@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { configureSpanLimits, DEFAULT_SPAN_LIMITS } from '@tracewell/otlp'
 import { langtraceSpans } from './support/fixtures.ts'
 import { startIngest, type IngestHarness } from './support/ingest-harness.ts'
-import { nextTraceId, otlpJson, otlpProtobuf, traceSpans } from './support/otlp-bodies.ts'
+import { nextTraceId, otlpJson, otlpProtobuf, otlpProtobufWithAttributes, traceSpans } from './support/otlp-bodies.ts'
 
 // Bodies over 256 KiB are decoded in worker threads (DECODE_THREADS), so that one large body
 // never holds the event loop every other request needs. Off the thread or on it, a client must
@@ -16,8 +16,8 @@ let pooled: IngestHarness
 let inline: IngestHarness
 before(async () => {
   database = await createTestDatabase()
-  pooled = await startIngest({ DECODE_THREADS: '2' }, { database })
-  inline = await startIngest({ DECODE_THREADS: '0' }, { database })
+  pooled = await startIngest({ DECODE_THREADS: '2', MAX_PROTOBUF_FIELDS: '150000' }, { database })
+  inline = await startIngest({ DECODE_THREADS: '0', MAX_PROTOBUF_FIELDS: '150000' }, { database })
 })
 after(async () => {
   await pooled?.close()
@@ -54,6 +54,14 @@ const cases: Array<{ name: string; url: string; contentType: string; body: () =>
     status: 400,
   },
   { name: 'protobuf that is not a message', url: '/v1/traces', contentType: 'application/x-protobuf', body: () => Buffer.alloc(300_000, 0xff), status: 400 },
+  {
+    // 60,000 attributes of four fields each: a 413 from the wire count, before protobufjs builds an object.
+    name: 'protobuf over MAX_PROTOBUF_FIELDS',
+    url: '/v1/traces',
+    contentType: 'application/x-protobuf',
+    body: () => otlpProtobufWithAttributes(nextTraceId(), 60_000),
+    status: 413,
+  },
 ]
 
 describe('large bodies decoded in worker threads', { timeout: 120_000 }, () => {
@@ -66,6 +74,8 @@ describe('large bodies decoded in worker threads', { timeout: 120_000 }, () => {
       assert.equal(offThread.statusCode, onThread.statusCode)
       assert.equal(offThread.headers['content-type'], onThread.headers['content-type'])
       assert.deepEqual(offThread.rawPayload, onThread.rawPayload)
+      // A protobuf request is answered with a protobuf google.rpc.Status: its message is in there as UTF-8.
+      if (testCase.status === 413) assert.ok(offThread.rawPayload.includes('body: more than 150000 protobuf fields in one request (MAX_PROTOBUF_FIELDS)'), offThread.body)
       assert.equal(await workerDecodes(pooled), before + 1, 'decoded by a worker')
     })
   }

@@ -24,7 +24,7 @@ before(async () => {
   await app.register(metricsPlugin)
   await app.register(dbPlugin, { db: database.db, closeOnShutdown: false })
   await app.register(apiKeysPlugin, { ttlMs: 1000 })
-  const limits = { maxBodyBytes: 1 << 20, maxInflatedBytes: 4 << 20, maxSpansPerRequest: 100, maxJsonValues: 1_000_000 }
+  const limits = { maxBodyBytes: 1 << 20, maxInflatedBytes: 4 << 20, maxSpansPerRequest: 100, maxJsonValues: 1_000_000, maxProtobufFields: 1_000_000 }
   await app.register(sendTracesRoutes, { producer, limits })
   await app.register(sendTracesRoutes, { producer, limits, prefix: '/second' })
   // A JSON route of the host app keeps its own parser and error handler.

@@ -140,6 +140,11 @@ export const ingestSettings = {
     default: 1_000_000,
     description: 'most JSON values (objects, arrays, strings, numbers, literals) in one JSON body; bounds the parse work of one request (default 1000000)',
   }),
+  MAX_PROTOBUF_FIELDS: Type.Integer({
+    minimum: 150_000,
+    default: 1_000_000,
+    description: 'most protobuf fields (nested messages counted field by field) in one protobuf body; bounds its parse work as MAX_JSON_VALUES does for JSON (default 1000000)',
+  }),
   QUEUE_MAX_BACKLOG: Type.Integer({ minimum: 1, default: 200_000, description: 'waiting spans in the queue above which ingest answers 429 (default 200000)' }),
   QUEUE_MAX_BACKLOG_BYTES: Type.Integer({
     minimum: 1024,

@@ -1,6 +1,6 @@
-import { decodeTraceBody as decodeBody, MalformedJsonError, type DecodedTraces } from '@tracewell/otlp'
+import { countProtobufFields, decodeTraceBody as decodeBody, MalformedJsonError, type DecodedTraces } from '@tracewell/otlp'
 import { scanJson } from '@tracewell/json-text'
-import { malformedJson } from '../errors.ts'
+import { malformedJson, tooManyProtobufFields } from '../errors.ts'
 import { PARSE_DIRECTLY_UP_TO_BYTES } from './json-body.screen.ts'
 import type { BodyFormat } from './media-type.ts'
 
@@ -10,7 +10,9 @@ import type { BodyFormat } from './media-type.ts'
  * the path) for anything that is not a valid batch. Larger JSON bodies have been through
  * screenJsonBody, so they are known to be JSON of a bounded size.
  */
-export function decodeTraceBody(body: Buffer, format: BodyFormat): DecodedTraces {
+export function decodeTraceBody(body: Buffer, format: BodyFormat, maxProtobufFields: number): DecodedTraces {
+  // Counted on the wire first: decoding builds an object a field (see countProtobufFields).
+  if (format === 'protobuf' && countProtobufFields(body, maxProtobufFields) > maxProtobufFields) throw tooManyProtobufFields(maxProtobufFields)
   try {
     return decodeBody(body, format)
   } catch (error) {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { SpanValidationError, type SpanLimits, type TraceBodyFormat } from '@tracewell/otlp'
-import { BadRequestError } from '@tracewell/http'
+import { BadRequestError, PayloadTooLargeError } from '@tracewell/http'
 import { Piscina } from 'piscina'
 import { decodersBusy } from '../errors.ts'
 import { PARSE_DIRECTLY_UP_TO_BYTES } from './json-body.screen.ts'
@@ -38,7 +38,9 @@ export class TraceDecodePool {
       filename: workerFile(),
       // Each worker applies the service's span limits before its first body.
       workerData: { spanLimits: limits },
-      minThreads: threads,
+      // Started on the first large body, not at boot: an idle ingest keeps its memory (each worker
+      // loads the decoder's modules), and most deployments rarely see such bodies.
+      minThreads: 0,
       maxThreads: threads,
       // A few large bodies may wait per thread; beyond that a request is refused with 503 at
       // once instead of holding its memory in a queue that only grows under a flood.
@@ -53,13 +55,13 @@ export class TraceDecodePool {
   }
 
   /** Decodes in a worker; throws the same 4xx errors decodeTraceBody would, and 503 when every worker is busy and the queue full. */
-  async decode(body: Uint8Array, format: BodyFormat): Promise<DecodedCount> {
+  async decode(body: Uint8Array, format: BodyFormat, maxProtobufFields: number): Promise<DecodedCount> {
     if (this.#pool.queueSize >= (this.#pool.options.maxQueue as number)) {
       this.refusedBusy++
       throw decodersBusy()
     }
     // The body is copied to the worker: the queue still needs these bytes once it has answered.
-    const verdict = await this.#pool.run({ body, format })
+    const verdict = await this.#pool.run({ body, format, maxProtobufFields })
     this.decoded++
     switch (verdict.kind) {
       case 'decoded':
@@ -67,7 +69,7 @@ export class TraceDecodePool {
       case 'invalid':
         throw new SpanValidationError(verdict.path, verdict.problem)
       case 'refused':
-        throw new BadRequestError(verdict.message)
+        throw verdict.statusCode === 413 ? new PayloadTooLargeError(verdict.message) : new BadRequestError(verdict.message)
     }
   }
 

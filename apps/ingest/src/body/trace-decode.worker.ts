@@ -13,22 +13,25 @@ configureSpanLimits((workerData as { spanLimits: SpanLimits }).spanLimits)
 export interface DecodeTask {
   body: Uint8Array
   format: BodyFormat
+  maxProtobufFields: number
 }
 
 /** What a body decoded to, or why it was refused, as plain data (errors lose their class between threads). */
 export type DecodeVerdict =
   | { kind: 'decoded'; format: TraceBodyFormat; accepted: number; rejected: number; problems: string[] }
   | { kind: 'invalid'; path: string; problem: string }
-  | { kind: 'refused'; message: string }
+  | { kind: 'refused'; statusCode: 400 | 413; message: string }
 
-export default function decodeInWorker({ body, format }: DecodeTask): DecodeVerdict {
+export default function decodeInWorker({ body, format, maxProtobufFields }: DecodeTask): DecodeVerdict {
   try {
-    const decoded = decodeTraceBody(Buffer.from(body.buffer, body.byteOffset, body.byteLength), format)
+    const decoded = decodeTraceBody(Buffer.from(body.buffer, body.byteOffset, body.byteLength), format, maxProtobufFields)
     return { kind: 'decoded', format: decoded.format, accepted: decoded.spans.length, rejected: decoded.rejected, problems: decoded.problems }
   } catch (error) {
     if (error instanceof SpanValidationError) return { kind: 'invalid', path: error.path, problem: error.message.slice(error.path.length + 2) }
-    // Everything else decodeTraceBody throws is a 400 of this service (malformed JSON): its message says what and where.
-    if ((error as { statusCode?: unknown }).statusCode === 400) return { kind: 'refused', message: (error as Error).message }
+    // Everything else decodeTraceBody throws is a 4xx of this service (malformed JSON, too many
+    // protobuf fields): its message says what and where.
+    const { statusCode } = error as { statusCode?: unknown }
+    if (statusCode === 400 || statusCode === 413) return { kind: 'refused', statusCode, message: (error as Error).message }
     throw error
   }
 }

@@ -19,6 +19,8 @@ export interface TraceLimits extends BodyLimits {
   maxSpansPerRequest: number
   /** Most values in one JSON body (MAX_JSON_VALUES). */
   maxJsonValues: number
+  /** Most fields in one protobuf body (MAX_PROTOBUF_FIELDS). */
+  maxProtobufFields: number
 }
 
 /** What the onRequest hook learned from the headers, for the parser and the handler. */
@@ -113,7 +115,7 @@ export interface AcceptedTraceBody {
 export async function acceptTraceBody(options: TraceIntakeOptions, projectId: string, format: BodyFormat, body: Buffer): Promise<AcceptedTraceBody> {
   const { decodePool, producer } = options
   const offThread = decodePool !== undefined && !producer.needsSpanRecords && TraceDecodePool.wants(body)
-  const { answer, queued } = offThread ? queueCounted(options, projectId, format, body, await decodePool.decode(body, format)) : queueBody(options, projectId, format, body)
+  const { answer, queued } = offThread ? queueCounted(options, projectId, format, body, await decodePool.decode(body, format, options.limits.maxProtobufFields)) : queueBody(options, projectId, format, body)
   await queued
   options.metrics.spansAccepted(answer.accepted)
   if (answer.partialSuccess !== null) options.metrics.spansRejected(answer.partialSuccess.rejectedSpans)
@@ -127,7 +129,7 @@ export async function acceptTraceBody(options: TraceIntakeOptions, projectId: st
  * that was most of what ingest promoted into V8's old generation.
  */
 function queueBody(options: TraceIntakeOptions, projectId: string, format: BodyFormat, body: Buffer): { answer: AcceptedTraceBody; queued: Promise<void> } {
-  const decoded = decodeTraceBody(body, format)
+  const decoded = decodeTraceBody(body, format, options.limits.maxProtobufFields)
   return queueCounted(options, projectId, format, body, { ...decoded, accepted: decoded.spans.length }, decoded.spans)
 }
 

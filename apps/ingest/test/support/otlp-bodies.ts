@@ -35,7 +35,9 @@ const root = protobuf.parse(`
   message ExportTraceServiceRequest { repeated ResourceSpans resource_spans = 1; }
   message ResourceSpans { repeated ScopeSpans scope_spans = 2; }
   message ScopeSpans { repeated Span spans = 2; }
-  message Span { bytes trace_id = 1; bytes span_id = 2; string name = 5; fixed64 start_time_unix_nano = 7; fixed64 end_time_unix_nano = 8; }
+  message Span { bytes trace_id = 1; bytes span_id = 2; string name = 5; fixed64 start_time_unix_nano = 7; fixed64 end_time_unix_nano = 8; repeated KeyValue attributes = 9; }
+  message KeyValue { string key = 1; AnyValue value = 2; }
+  message AnyValue { string string_value = 1; }
 `).root
 const ExportRequest = root.lookupType('ExportTraceServiceRequest')
 
@@ -63,3 +65,13 @@ export function otlpProtobuf(spans: TestSpan[]): Buffer {
 
 export const jsonProblem = (i: number): string => `resourceSpans[0].scopeSpans[0].spans[${i}].spanId: expected 16 hex characters`
 export const protobufProblem = (i: number): string => `resourceSpans[0].scopeSpans[0].spans[${i}].spanId: expected 8 bytes, got 3`
+
+/** One span of `count` string attributes, as protobuf: four fields an attribute on the wire. */
+export function otlpProtobufWithAttributes(traceId: string, count: number): Buffer {
+  const [span] = traceSpans(traceId, 1) as [TestSpan]
+  const attributes = Array.from({ length: count }, (_, i) => ({ key: `a${i}`, value: { stringValue: 'v' } }))
+  const message = ExportRequest.fromObject({
+    resourceSpans: [{ scopeSpans: [{ spans: [{ ...span, traceId: Buffer.from(span.traceId, 'hex'), spanId: Buffer.from(span.spanId, 'hex'), attributes }] }] }],
+  })
+  return Buffer.from(ExportRequest.encode(message).finish())
+}
