@@ -310,22 +310,80 @@ describe('Kubernetes manifests', () => {
     }
   })
 
-  it('migrate in an init container of the control plane, so an upgrade needs no Job deleted first', () => {
-    assert.deepEqual(ofKind('Job'), [], 'no migration Job (its spec is immutable)')
-    const pod = podSpecOf(named('Deployment', 'control-plane')!)
-    assert.equal(pod.initContainers?.length, 1)
-    const container = pod.initContainers[0]
-    assert.equal(container.image, pod.containers[0].image, 'the control plane\'s own image')
+  it('migrate in a Job that removes itself once finished, so the next apply creates it anew', () => {
+    const job = named('Job', 'migrate')
+    assert.ok(job, 'a migration Job')
+    assert.ok(Number(job.spec.ttlSecondsAfterFinished) > 0, 'ttlSecondsAfterFinished: its pod template is immutable, so it must be gone before the next release')
+    assert.ok(Number(job.spec.backoffLimit) > 0, 'retried on failure')
+    assert.equal(job.metadata.annotations?.['argocd.argoproj.io/hook'], 'PreSync')
+    const pod = podSpecOf(job)
+    assert.equal(pod.restartPolicy, 'Never')
+    const [container] = pod.containers
+    assert.equal(container.image, podSpecOf(named('Deployment', 'control-plane')!).containers[0].image, 'the services\' image')
     assert.equal(container.command, undefined, "keep the image's ENTRYPOINT (node)")
-    assertEntryFile(container.args, migrate, 'init container migrate')
-    assertHardenedPod({ ...pod, containers: pod.initContainers }, 'init container migrate')
-    const { names, values } = containerEnvironment(container, 'init container migrate')
-    assertSettingsKnown(migrate.schema, names, 'init container migrate')
+    assertEntryFile(container.args, migrate, 'migration Job')
+    assertHardenedPod(pod, 'migration Job')
+    const { names, values } = containerEnvironment(container, 'migration Job')
+    assertSettingsKnown(migrate.schema, names, 'migration Job')
     // Optional in the schema (the embedded database), but a cluster must migrate the real one.
-    assert.ok(names.includes('DATABASE_URL'), 'init container migrate: DATABASE_URL')
+    assert.ok(names.includes('DATABASE_URL'), 'migration Job: DATABASE_URL')
     loadConfig(migrate.schema, values)
-    // The volume its read-only root filesystem writes temporary files to.
     for (const mount of container.volumeMounts ?? []) assert.ok(pod.volumes.some((volume: Doc) => volume.name === mount.name), `volume ${mount.name}`)
+  })
+
+  it('start every service only on its own schema: an init container waits for the migration, applying nothing', () => {
+    for (const deployment of deployments) {
+      const where = `${deployment.metadata.name}: init container`
+      const pod = podSpecOf(deployment)
+      assert.deepEqual(pod.initContainers?.map((container: Doc) => container.name), ['wait-for-schema'], where)
+      const [container] = pod.initContainers
+      assert.equal(container.image, pod.containers[0].image, `${where}: the service's own image`)
+      assertEntryFile(container.args, migrate, where)
+      assert.ok((container.args as string[]).includes('--wait'), `${where}: --wait, never applying migrations itself`)
+      assertHardenedPod({ ...pod, containers: pod.initContainers }, where)
+      const { names, values } = containerEnvironment(container, where)
+      assertSettingsKnown(migrate.schema, names, where)
+      assert.ok(names.includes('DATABASE_URL'), `${where}: DATABASE_URL`)
+      assert.ok(loadConfig(migrate.schema, values).STARTUP_RETRY_SECONDS >= 300, `${where}: waits long enough for a migration with a backfill`)
+    }
+  })
+
+  it('spread every Deployment that runs several replicas over zones and nodes', () => {
+    const autoscaled = new Set([...ofKind('HorizontalPodAutoscaler'), ...ofKind('ScaledObject')].map((doc) => doc.spec.scaleTargetRef.name))
+    for (const deployment of deployments.filter((doc) => Number(doc.spec.replicas) > 1 || autoscaled.has(doc.metadata.name))) {
+      const constraints = podSpecOf(deployment).topologySpreadConstraints as Doc[] | undefined
+      const where = `${deployment.metadata.name}: topologySpreadConstraints`
+      assert.deepEqual(constraints?.map((constraint) => constraint.topologyKey), ['topology.kubernetes.io/zone', 'kubernetes.io/hostname'], where)
+      for (const constraint of constraints ?? []) {
+        assert.deepEqual(constraint.labelSelector.matchLabels, deployment.spec.selector.matchLabels, `${where}: selects the Deployment's own pods`)
+        assert.equal(constraint.whenUnsatisfiable, 'ScheduleAnyway', `${where}: a small cluster still schedules every replica`)
+      }
+    }
+  })
+
+  it('deny ingress by default: the janitor only from its CronJob and Prometheus, the writer and evaluator only from Prometheus', () => {
+    const policies = ofKind('NetworkPolicy')
+    const selects = (policy: Doc, labels: Record<string, string>): boolean => {
+      const { matchLabels = {}, matchExpressions = [] } = policy.spec.podSelector as { matchLabels?: Record<string, string>; matchExpressions?: Doc[] }
+      return labelsMatch(matchLabels, labels) && matchExpressions.every((expression) => expression.operator === 'In' && expression.values.includes(labels[expression.key]))
+    }
+    const denyAll = policies.find((policy) => Object.keys(policy.spec.podSelector).length === 0)
+    assert.ok(denyAll, 'a policy selecting every pod')
+    assert.deepEqual([denyAll.spec.policyTypes, denyAll.spec.ingress], [['Ingress'], undefined], 'allowing no ingress')
+    const sourcesFor = (component: string): Doc[] => {
+      const labels = podSpecOf(named('Deployment', component)!) && named('Deployment', component)!.spec.template.metadata.labels
+      return policies.filter((policy) => policy !== denyAll && selects(policy, labels)).flatMap((policy) => (policy.spec.ingress as Doc[]).map((rule) => rule.from))
+    }
+    const cronLabels = podSpecOf(named('CronJob', 'janitor-cleanup')!) && named('CronJob', 'janitor-cleanup')!.spec.jobTemplate.spec.template.metadata.labels
+    const janitorSources = sourcesFor('janitor').flat()
+    assert.ok(janitorSources.length > 0, 'janitor: some source, never everyone')
+    assert.ok(janitorSources.some((source) => source.podSelector && labelsMatch(source.podSelector.matchLabels, cronLabels)), 'janitor: from the CronJob pods')
+    assert.ok(janitorSources.every((source) => source.podSelector ? labelsMatch(source.podSelector.matchLabels, cronLabels) : source.namespaceSelector), 'janitor: from nothing else but a namespace (Prometheus)')
+    for (const component of ['writer', 'evaluator']) {
+      const sources = sourcesFor(component)
+      assert.ok(sources.length > 0 && sources.every((from) => from?.length > 0 && from.every((source: Doc) => source.namespaceSelector && !source.podSelector)), `${component}: only from the monitoring namespace`)
+    }
+    for (const component of ['ingest', 'control-plane']) assert.ok(sourcesFor(component).some((from) => from === undefined), `${component}: from anywhere`)
   })
 
   it('route one base URL with an Ingress: trace intake to ingest, the rest to the control plane, never the janitor', () => {
@@ -381,7 +439,7 @@ describe('Kubernetes manifests', () => {
     })
     const [image] = kustomization.images as Doc[]
     const ours = images.filter((candidate) => imageRepository(candidate) === (image!.newName ?? tracewellImage))
-    assert.equal(ours.length, 6, 'five Deployments and the migration')
+    assert.equal(ours.length, 11, 'five Deployments, their five schema waits and the migration Job')
     for (const candidate of ours) assert.equal(candidate, `${image!.newName ?? tracewellImage}:${image!.newTag}`)
     for (const candidate of images) assert.doesNotMatch(candidate, /:latest$|^[^:@]+$/)
     const scaled = documents.find((doc) => doc.kind === 'ScaledObject')!
