@@ -92,8 +92,8 @@ export function TraceFilterForm({ filters, onApply }: { filters: TraceFilters; o
           <span>Status</span>
           <select value={draft.status ?? ''} onChange={(event) => set('status', event.target.value === 'error' || event.target.value === 'ok' ? event.target.value : undefined)}>
             <option value="">Any</option>
-            <option value="error">Errors</option>
-            <option value="ok">No errors</option>
+            <option value="error">Traces with an error</option>
+            <option value="ok">Traces without errors</option>
           </select>
         </label>
         <label>
