@@ -90,7 +90,7 @@ export function ModelPriceManager({ projectId }: { projectId: string }) {
         </table>
       )}
       <p className="muted small">USD per million tokens. A change prices the spans stored from then on (within 10 seconds); spans already stored keep their cost.</p>
-      {remove.isError && <ErrorMessage error={remove.error} what="the price" />}
+      {remove.isError && <ErrorMessage error={remove.error} action="delete" what="the price" />}
       <ModelPriceForm
         key={editing?.id ?? 'new'}
         projectId={projectId}
@@ -203,7 +203,7 @@ function ModelPriceForm({ projectId, editing, onChange, onDone }: ModelPriceForm
         {rate('cacheWrite', 'Cache write $/1M', 'as input')}
         {rate('reasoning', 'Reasoning $/1M', 'as output')}
       </div>
-      {save.isError && <ErrorMessage error={save.error} what="the price" />}
+      {save.isError && <ErrorMessage error={save.error} action="save" what="the price" />}
       <div className="button-row">
         <button type="submit" className="button primary" disabled={save.isPending || model.trim() === ''}>
           {editing ? 'Save price' : 'Add price'}

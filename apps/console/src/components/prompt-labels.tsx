@@ -55,8 +55,12 @@ export function PromptLabels({ projectId, promptsetId, versions }: RegistryProps
                 label={label}
                 versions={versions}
                 busy={move.isPending || remove.isPending}
-                onMove={(version) => move.mutate({ label: label.name, version, expectedVersion: label.version })}
+                onMove={(version) => {
+                  remove.reset()
+                  move.mutate({ label: label.name, version, expectedVersion: label.version })
+                }}
                 onRemove={() => {
+                  move.reset()
                   const warning = label.name === 'production' ? ' The registry then has no live version: SDKs that name no version or label get 404 until one is made live.' : ''
                   if (window.confirm(`Remove the label ${label.name} (at v${label.version})?${warning}`)) remove.mutate(label.name)
                 }}
@@ -65,8 +69,8 @@ export function PromptLabels({ projectId, promptsetId, versions }: RegistryProps
           </tbody>
         </table>
       )}
-      {move.isError && <ErrorMessage error={move.error} what="the label move" />}
-      {remove.isError && <ErrorMessage error={remove.error} what="the label" />}
+      {move.isError && <ErrorMessage error={move.error} action="move" what={`the label ${move.variables.label}`} />}
+      {remove.isError && <ErrorMessage error={remove.error} action="remove" what={`the label ${remove.variables}`} />}
       {versions.length > 0 && <NewLabelForm projectId={projectId} promptsetId={promptsetId} versions={versions} />}
       <LabelHistoryTable projectId={projectId} promptsetId={promptsetId} />
     </section>
@@ -135,7 +139,7 @@ function NewLabelForm({ projectId, promptsetId, versions }: RegistryProps) {
       <button type="submit" className="button primary" disabled={move.isPending || name.trim() === ''}>
         Add label
       </button>
-      {move.isError && <ErrorMessage error={move.error} what="the label" />}
+      {move.isError && <ErrorMessage error={move.error} action="add" what="the label" />}
     </form>
   )
 }
