@@ -3,13 +3,16 @@ import { describe, it } from 'node:test'
 import { formatCost, formatCostExact } from '../src/lib/format.ts'
 
 describe('formatCost', () => {
-  it('shows three significant digits below a dollar, never cut to zeros or in exponent form', () => {
+  it('shows three significant digits below a dollar (at least two decimals), never cut to zeros or in exponent form', () => {
     assert.equal(formatCost(0.000123), '$0.000123')
     assert.equal(formatCost(0.00012345), '$0.000123')
     assert.equal(formatCost(0.0000019), '$0.0000019')
     assert.equal(formatCost(0.0456), '$0.0456')
-    assert.equal(formatCost(0.1), '$0.1')
-    assert.equal(formatCost(0.5), '$0.5')
+    assert.equal(formatCost(0.1), '$0.10')
+    assert.equal(formatCost(0.5), '$0.50')
+    assert.equal(formatCost(0.08), '$0.08')
+    assert.equal(formatCost(0.999), '$0.999')
+    assert.equal(formatCost(0.9999), '$1.00')
     assert.equal(formatCost(0.123456), '$0.123')
   })
 
