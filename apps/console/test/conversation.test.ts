@@ -215,6 +215,43 @@ describe('conversationOf', () => {
       assert.deepEqual(conversation?.messages[2]?.toolCalls, [{ name: 'notify', arguments: '{}' }])
     })
 
+    it('reads the Langtrace Python SDK prompt, where a turn that called tools is the bare list of its calls', () => {
+      // Its openai patch: the sync client keeps each call as a dict, the async one as JSON text, and
+      // from a plain dict message it can read only {id: "", type: ""}.
+      const prompt = (calls: unknown[]) =>
+        conversationOf({
+          attributes: {},
+          events: [
+            {
+              name: 'gen_ai.content.prompt',
+              attributes: attrs({ 'gen_ai.prompt': JSON.stringify([{ role: 'user', content: 'Weather?' }, calls, { role: 'tool', tool_call_id: 'call_w1', content: 'rain' }]) }),
+            },
+            { name: 'gen_ai.content.completion', attributes: attrs({ 'gen_ai.completion': JSON.stringify([{ role: 'assistant', content: 'Take an umbrella.' }]) }) },
+          ],
+        })
+      for (const calls of [[weatherCall], [JSON.stringify(weatherCall)]]) {
+        const conversation = prompt(calls)
+        assert.deepEqual(said(conversation?.messages), ['input user: Weather?', 'input assistant: ', 'input tool: rain', 'output assistant: Take an umbrella.'])
+        assert.deepEqual(conversation?.messages[1]?.toolCalls, [{ name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}', id: 'call_w1' }])
+        assert.equal(conversation?.messages[2]?.answers, 'get_weather')
+      }
+      const unnamed = prompt([{ id: '', type: '' }])
+      assert.deepEqual(unnamed?.messages[1]?.toolCalls, [{ name: '', arguments: '' }])
+      assert.equal(unnamed?.messages[2]?.answers, undefined)
+    })
+
+    it('reads the Langtrace Python SDK’s Anthropic tool_use answer from gen_ai.request.tool_results', () => {
+      const toolUse = { id: 'toolu_9', input: { city: 'Oslo' }, name: 'get_weather', type: 'tool_use' }
+      const conversation = conversationOf({
+        attributes: attrs({ 'gen_ai.request.tool_results': JSON.stringify(JSON.stringify(toolUse)) }),
+        events: [{ name: 'gen_ai.content.prompt', attributes: attrs({ 'gen_ai.prompt': JSON.stringify([{ role: 'user', content: 'Weather in Oslo?' }]) }) }],
+      })
+      assert.deepEqual(said(conversation?.messages), ['input user: Weather in Oslo?', 'output assistant: '])
+      assert.deepEqual(conversation?.messages[1]?.toolCalls, [{ name: 'get_weather', arguments: '{"city":"Oslo"}', id: 'toolu_9' }])
+      // Results sent to the model (Cohere's) under a similar name are not an answer.
+      assert.equal(conversationOf({ attributes: attrs({ 'gen_ai.request.tool_results': JSON.stringify([{ call: { name: 'x' }, outputs: [] }]) }) }), null)
+    })
+
     it('reads the same shapes from the llm.prompts / llm.completions attributes of older Langtrace SDKs', () => {
       const conversation = conversationOf({
         attributes: attrs({

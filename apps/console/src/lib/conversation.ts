@@ -156,8 +156,21 @@ function openInferenceMessages(attributes: Attributes, prefix: string, direction
 
 function readLangtrace({ attributes }: SpanLike): Reading {
   const input = messagesFromJson(parseJson(attributeText(attributes, 'llm.prompts') ?? attributeText(attributes, 'llm.request.messages')), 'input')
-  const output = messagesFromJson(parseJson(attributeText(attributes, 'llm.completions') ?? attributeText(attributes, 'llm.response.choices')), 'output')
+  let output = messagesFromJson(parseJson(attributeText(attributes, 'llm.completions') ?? attributeText(attributes, 'llm.response.choices')), 'output')
+  if (output.length === 0) output = anthropicToolUse(attributes)
   return { input, output }
+}
+
+/**
+ * The Langtrace Python SDK records an Anthropic answer that calls a tool not as a completion but
+ * as `gen_ai.request.tool_results`: the tool_use block, JSON-encoded twice. Only tool_use blocks
+ * are read from it (other SDKs put the results sent to the model under similar names).
+ */
+function anthropicToolUse(attributes: Attributes): ChatMessage[] {
+  let value = parseJson(attributeText(attributes, 'gen_ai.request.tool_results'))
+  if (typeof value === 'string') value = parseJsonIfStructured(value)
+  const blocks = (Array.isArray(value) ? value : [value]).filter((block) => isRecord(block) && block.type === 'tool_use') as Array<Record<string, unknown>>
+  return blocks.length === 0 ? [] : [message('assistant', '', blocks.map(toolCallOf), 'output')]
 }
 
 // ---- Vercel AI SDK: ai.prompt.messages / ai.prompt, ai.response.text / ai.response.toolCalls ----
@@ -223,7 +236,7 @@ function readGenAiEvents({ events }: SpanLike): Reading {
 export function messagesFromJson(value: unknown, direction: Direction): ChatMessage[] {
   if (value === undefined || value === null) return []
   if (typeof value === 'string') return value === '' ? [] : [message(direction === 'input' ? 'user' : 'assistant', value, [], direction)]
-  if (Array.isArray(value)) return value.flatMap((item) => messageFromJson(item, direction))
+  if (Array.isArray(value)) return value.flatMap((item) => (Array.isArray(item) ? toolCallTurn(item, direction) : messageFromJson(item, direction)))
   if (isRecord(value)) {
     if (Array.isArray(value.messages)) return messagesFromJson(value.messages, direction)
     if (Array.isArray(value.choices)) return messagesFromJson(value.choices, direction)
@@ -265,6 +278,17 @@ function callsInContent(role: string, content: unknown): ToolCall[] {
     return [toolCallOf(value)]
   }
   return []
+}
+
+/**
+ * A list inside the list of messages: the Langtrace Python SDK writes a prompt's assistant message
+ * that called tools as the bare list of its calls (the calls themselves, or their JSON text from
+ * the async client). From a plain dict message it keeps only `{id: "", type: ""}` per call: the
+ * call is still shown, unnamed, so the turn is not lost.
+ */
+function toolCallTurn(items: unknown[], direction: Direction): ChatMessage[] {
+  const calls = items.map((item) => (typeof item === 'string' ? parseJsonIfStructured(item) : item)).filter(isRecord).map(toolCallOf)
+  return calls.length === 0 ? [] : [message('assistant', '', calls, direction)]
 }
 
 /** The call a tool-result part answers: Anthropic's tool_result, OTel's tool_call_response, Vercel's tool-result. */
@@ -325,7 +349,7 @@ function toolCallOf(call: Record<string, unknown>): ToolCall {
   const name = String(fn.name ?? call.toolName ?? '')
   const rawArguments = fn.arguments ?? call.input ?? call.args ?? ''
   const id = call.id ?? call.toolCallId
-  return { name, arguments: typeof rawArguments === 'string' ? rawArguments : JSON.stringify(rawArguments), ...(typeof id === 'string' ? { id } : {}) }
+  return { name, arguments: typeof rawArguments === 'string' ? rawArguments : JSON.stringify(rawArguments), ...(typeof id === 'string' && id !== '' ? { id } : {}) }
 }
 
 function message(role: string, content: string, toolCalls: ToolCall[], direction: Direction, name?: string, toolCallId?: string): ChatMessage {
