@@ -41,13 +41,14 @@ export function ConversationView({ conversation }: { conversation: Conversation 
 function ToolCallView({ call, elementId }: { call: ToolCall; elementId: string | undefined }) {
   const name = call.name || '(unnamed tool)'
   return (
-    <section className="tool-call" id={elementId} tabIndex={elementId === undefined ? undefined : -1} aria-label={`Tool call ${name}`}>
+    // A group, not a region: a chat of many calls would otherwise flood the landmarks.
+    <div role="group" className="tool-call" id={elementId} tabIndex={elementId === undefined ? undefined : -1} aria-label={`Tool call ${name}`}>
       <div className="tool-call-head">
         <span className="tool-badge">tool call</span> <code className="tool-name">{name}</code>
         {call.id !== undefined && <span className="muted small">id {call.id}</span>}
       </div>
       {call.arguments !== '' && <pre className="tool-arguments" aria-label="Arguments">{prettyJson(call.arguments)}</pre>}
-    </section>
+    </div>
   )
 }
 

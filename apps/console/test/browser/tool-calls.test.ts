@@ -112,7 +112,7 @@ describe('tool calls in the conversation view', () => {
     assert.deepEqual(await messages.locator('.role').allTextContents(), ['System', 'User', 'Assistant', 'Tool', 'Assistant'])
 
     // The call in the prompt: a call of get_weather with its arguments indented, not JSON text.
-    const firstCall = messages.nth(2).getByRole('region', { name: 'Tool call get_weather' })
+    const firstCall = messages.nth(2).getByRole('group', { name: 'Tool call get_weather' })
     assert.equal(await firstCall.locator('.tool-name').textContent(), 'get_weather')
     assert.equal(await firstCall.getByLabel('Arguments').textContent(), '{\n  "city": "Paris",\n  "unit": "celsius"\n}')
     assert.equal(await messages.nth(2).locator('.message-text').count(), 0, 'no text beside the call')
