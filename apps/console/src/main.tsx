@@ -7,6 +7,7 @@ import { prefetchFirstPage } from './api/first-page.ts'
 import { sessionKey } from './api/session.api.ts'
 import { chunkOfPath, pageChunks } from './pages/page-chunks.ts'
 import { App } from './app.tsx'
+import { startTheme } from './components/theme.tsx'
 import './styles.css'
 
 // A 401 may mean the session ended (expired, signed out elsewhere, its key revoked): the session
@@ -14,6 +15,9 @@ import './styles.css'
 function onApiError(error: unknown) {
   if (error instanceof ApiError && error.status === 401) void queryClient.invalidateQueries({ queryKey: sessionKey })
 }
+
+// Before anything renders, so the sign-in page and the app are in the same theme from the start.
+startTheme()
 
 const queryClient = new QueryClient({
   queryCache: new QueryCache({ onError: onApiError }),

@@ -147,4 +147,182 @@ describe('conversationOf', () => {
     const conversation = conversationOf({ attributes: attrs({ 'gen_ai.prompt.0.content': '42', 'gen_ai.completion.0.content': '{not json' }) })
     assert.deepEqual(said(conversation?.messages), ['input user: 42', 'output assistant: {not json'])
   })
+
+  describe('tool calls', () => {
+    const weatherCall = { id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' } }
+    // What the Langtrace TypeScript SDK 6.3.7 records for an OpenAI chat call (its openai/patch.js):
+    // the request's messages as they were sent, and each choice as {role, content} where a choice
+    // without text has `JSON.stringify(choice.message.tool_calls)` as its content.
+    const langtraceTsEvents = (messages: unknown[], choices: Array<{ message: Record<string, unknown> }>): SpanEvent[] => [
+      { name: 'gen_ai.content.prompt', attributes: attrs({ 'gen_ai.prompt': JSON.stringify(messages) }) },
+      {
+        name: 'gen_ai.content.completion',
+        attributes: attrs({
+          'gen_ai.completion': JSON.stringify(
+            choices.map((choice) => ({
+              role: choice.message.role,
+              content: choice.message.content ?? (choice.message.function_call !== undefined ? JSON.stringify(choice.message.function_call) : JSON.stringify(choice.message.tool_calls)),
+            })),
+          ),
+        }),
+      },
+    ]
+
+    it('reads the Langtrace TypeScript SDK answer whose content is its tool calls as JSON text', () => {
+      const conversation = conversationOf({
+        attributes: attrs({ 'gen_ai.request.model': 'gpt-4o-mini' }),
+        events: langtraceTsEvents([{ role: 'user', content: 'Weather in Paris?' }], [{ message: { role: 'assistant', content: null, tool_calls: [weatherCall, { ...weatherCall, id: 'call_w2', function: { name: 'get_time', arguments: '{}' } }] } }]),
+      })
+      assert.deepEqual(said(conversation?.messages), ['input user: Weather in Paris?', 'output assistant: '])
+      assert.deepEqual(conversation?.messages[1]?.toolCalls, [
+        { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}', id: 'call_w1' },
+        { name: 'get_time', arguments: '{}', id: 'call_w2' },
+      ])
+    })
+
+    it('reads a legacy function_call answer, and names tool results after the call they answer', () => {
+      const conversation = conversationOf({
+        attributes: {},
+        events: langtraceTsEvents(
+          [
+            { role: 'user', content: 'Weather in Paris?' },
+            { role: 'assistant', content: null, tool_calls: [weatherCall] },
+            { role: 'tool', tool_call_id: 'call_w1', content: '{"temperature":21,"sky":"clear"}' },
+          ],
+          [{ message: { role: 'assistant', content: null, function_call: { name: 'notify', arguments: '{"text":"21 °C"}' } } }],
+        ),
+      })
+      assert.deepEqual(said(conversation?.messages), ['input user: Weather in Paris?', 'input assistant: ', 'input tool: {"temperature":21,"sky":"clear"}', 'output assistant: '])
+      assert.deepEqual(conversation?.messages[1]?.toolCalls, [{ name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}', id: 'call_w1' }])
+      assert.equal(conversation?.messages[2]?.toolCallId, 'call_w1')
+      assert.equal(conversation?.messages[2]?.answers, 'get_weather')
+      assert.deepEqual(conversation?.messages[3]?.toolCalls, [{ name: 'notify', arguments: '{"text":"21 °C"}' }])
+    })
+
+    it('reads the Langtrace Python SDK answer whose content is the list of tool calls, or the function_call object', () => {
+      const conversation = conversationOf({
+        attributes: {},
+        events: [
+          { name: 'gen_ai.content.prompt', attributes: attrs({ 'gen_ai.prompt': JSON.stringify([{ role: 'user', content: 'Weather?' }]) }) },
+          {
+            name: 'gen_ai.content.completion',
+            attributes: attrs({ 'gen_ai.completion': JSON.stringify([{ role: 'assistant', content: [weatherCall] }, { role: 'assistant', content: { name: 'notify', arguments: '{}' } }]) }),
+          },
+        ],
+      })
+      assert.deepEqual(said(conversation?.messages), ['input user: Weather?', 'output assistant: ', 'output assistant: '])
+      assert.deepEqual(conversation?.messages[1]?.toolCalls, [{ name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}', id: 'call_w1' }])
+      assert.deepEqual(conversation?.messages[2]?.toolCalls, [{ name: 'notify', arguments: '{}' }])
+    })
+
+    it('reads the Langtrace Python SDK prompt, where a turn that called tools is the bare list of its calls', () => {
+      // Its openai patch: the sync client keeps each call as a dict, the async one as JSON text, and
+      // from a plain dict message it can read only {id: "", type: ""}.
+      const prompt = (calls: unknown[]) =>
+        conversationOf({
+          attributes: {},
+          events: [
+            {
+              name: 'gen_ai.content.prompt',
+              attributes: attrs({ 'gen_ai.prompt': JSON.stringify([{ role: 'user', content: 'Weather?' }, calls, { role: 'tool', tool_call_id: 'call_w1', content: 'rain' }]) }),
+            },
+            { name: 'gen_ai.content.completion', attributes: attrs({ 'gen_ai.completion': JSON.stringify([{ role: 'assistant', content: 'Take an umbrella.' }]) }) },
+          ],
+        })
+      for (const calls of [[weatherCall], [JSON.stringify(weatherCall)]]) {
+        const conversation = prompt(calls)
+        assert.deepEqual(said(conversation?.messages), ['input user: Weather?', 'input assistant: ', 'input tool: rain', 'output assistant: Take an umbrella.'])
+        assert.deepEqual(conversation?.messages[1]?.toolCalls, [{ name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}', id: 'call_w1' }])
+        assert.equal(conversation?.messages[2]?.answers, 'get_weather')
+      }
+      const unnamed = prompt([{ id: '', type: '' }])
+      assert.deepEqual(unnamed?.messages[1]?.toolCalls, [{ name: '', arguments: '' }])
+      assert.equal(unnamed?.messages[2]?.answers, undefined)
+    })
+
+    it('reads the Langtrace Python SDK’s Anthropic tool_use answer from gen_ai.request.tool_results', () => {
+      const toolUse = { id: 'toolu_9', input: { city: 'Oslo' }, name: 'get_weather', type: 'tool_use' }
+      const conversation = conversationOf({
+        attributes: attrs({ 'gen_ai.request.tool_results': JSON.stringify(JSON.stringify(toolUse)) }),
+        events: [{ name: 'gen_ai.content.prompt', attributes: attrs({ 'gen_ai.prompt': JSON.stringify([{ role: 'user', content: 'Weather in Oslo?' }]) }) }],
+      })
+      assert.deepEqual(said(conversation?.messages), ['input user: Weather in Oslo?', 'output assistant: '])
+      assert.deepEqual(conversation?.messages[1]?.toolCalls, [{ name: 'get_weather', arguments: '{"city":"Oslo"}', id: 'toolu_9' }])
+      // Results sent to the model (Cohere's) under a similar name are not an answer.
+      assert.equal(conversationOf({ attributes: attrs({ 'gen_ai.request.tool_results': JSON.stringify([{ call: { name: 'x' }, outputs: [] }]) }) }), null)
+    })
+
+    it('reads the same shapes from the llm.prompts / llm.completions attributes of older Langtrace SDKs', () => {
+      const conversation = conversationOf({
+        attributes: attrs({
+          'llm.prompts': JSON.stringify([{ role: 'user', content: 'Weather?' }]),
+          'llm.completions': JSON.stringify([{ role: 'assistant', content: JSON.stringify([weatherCall]) }]),
+        }),
+      })
+      assert.deepEqual(conversation?.conventions, ['Langtrace'])
+      assert.deepEqual(conversation?.messages[1]?.toolCalls.map((call) => call.name), ['get_weather'])
+      assert.equal(conversation?.messages[1]?.content, '')
+    })
+
+    it('keeps JSON text that is not a list of calls, and JSON a user wrote, as text', () => {
+      const conversation = conversationOf({
+        attributes: attrs({
+          'llm.prompts': JSON.stringify([{ role: 'user', content: JSON.stringify([weatherCall]) }]),
+          'llm.completions': JSON.stringify([{ role: 'assistant', content: '[{"city":"Paris"}]' }]),
+        }),
+      })
+      assert.deepEqual(said(conversation?.messages), [`input user: ${JSON.stringify([weatherCall])}`, 'output assistant: [{"city":"Paris"}]'])
+      assert.ok(conversation?.messages.every((message) => message.toolCalls.length === 0))
+    })
+
+    it('links results to calls in the OpenInference, OpenLLMetry, Anthropic and OTel GenAI shapes', () => {
+      const openInference = conversationOf({
+        attributes: attrs({
+          'llm.input_messages.0.message.role': 'assistant',
+          'llm.input_messages.0.message.tool_calls.0.tool_call.id': 'oi_1',
+          'llm.input_messages.0.message.tool_calls.0.tool_call.function.name': 'search',
+          'llm.input_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"q":"otel"}',
+          'llm.input_messages.1.message.role': 'tool',
+          'llm.input_messages.1.message.tool_call_id': 'oi_1',
+          'llm.input_messages.1.message.content': '3 results',
+          'llm.output_messages.0.message.role': 'assistant',
+          'llm.output_messages.0.message.content': 'Found 3.',
+        }),
+      })
+      assert.deepEqual(openInference?.messages.map((message) => message.answers), [undefined, 'search', undefined])
+      const openLlmetry = conversationOf({
+        attributes: attrs({
+          'gen_ai.prompt.0.role': 'assistant',
+          'gen_ai.prompt.0.tool_calls.0.id': 'ol_1',
+          'gen_ai.prompt.0.tool_calls.0.name': 'lookup',
+          'gen_ai.prompt.1.role': 'tool',
+          'gen_ai.prompt.1.tool_call_id': 'ol_1',
+          'gen_ai.prompt.1.content': 'ok',
+        }),
+      })
+      assert.equal(openLlmetry?.messages[1]?.answers, 'lookup')
+      assert.equal(openLlmetry?.messages[1]?.name, undefined, 'the call id is not the participant name')
+      const anthropic = conversationOf({
+        attributes: attrs({
+          'llm.prompts': JSON.stringify([
+            { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_stock', input: { ticker: 'ACME' } }] },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '42.5' }] },
+          ]),
+        }),
+      })
+      assert.deepEqual(said(anthropic?.messages), ['input assistant: ', 'input user: 42.5'])
+      assert.deepEqual(anthropic?.messages[0]?.toolCalls, [{ name: 'get_stock', arguments: '{"ticker":"ACME"}', id: 'toolu_1' }])
+      assert.equal(anthropic?.messages[1]?.answers, 'get_stock')
+      const otel = conversationOf({
+        attributes: attrs({
+          'gen_ai.input.messages': JSON.stringify([
+            { role: 'assistant', parts: [{ type: 'tool_call', id: 't1', name: 'weather', arguments: { city: 'Lyon' } }] },
+            { role: 'tool', parts: [{ type: 'tool_call_response', id: 't1', response: 'sunny' }] },
+            { role: 'tool', parts: [{ type: 'tool_call_response', id: 'elsewhere', response: 'x' }] },
+          ]),
+        }),
+      })
+      assert.deepEqual(otel?.messages.map((message) => [message.toolCallId, message.answers]), [[undefined, undefined], ['t1', 'weather'], ['elsewhere', undefined]])
+    })
+  })
 })

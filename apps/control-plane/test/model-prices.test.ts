@@ -15,7 +15,7 @@ describe('project model prices (management API)', () => {
   after(() => cp.close())
 
   const url = (projectId = ws.projectId) => `/api/projects/${projectId}/model-prices`
-  const call = (method: 'GET' | 'POST' | 'DELETE', path: string, payload?: object, key = ws.teamKey) =>
+  const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, payload?: object, key = ws.teamKey) =>
     cp.app.inject({ method, url: path, headers: { 'x-api-key': key }, ...(payload ? { payload } : {}) })
   const rows = () => cp.db.selectFrom('project_model_prices').selectAll().orderBy('created_at').orderBy('id').execute()
 
@@ -80,6 +80,37 @@ describe('project model prices (management API)', () => {
     assert.deepEqual([again.statusCode, again.json()], [404, { message: 'Model price not found' }])
   })
 
+  it('changes a price in place (200): same id and creation time, every field replaced', async () => {
+    const created = (await call('POST', url(), { model: 'house-llm', usdPerMillionTokens: { input: 1, output: 2, reasoning: 3 }, effectiveFrom: '2026-06-01T00:00:00Z' })).json()
+    const changed = await call('PUT', `${url()}/${created.id}`, { model: 'house-llm-*', match: 'glob', usdPerMillionTokens: { input: 0.5, output: 1.5, cacheRead: 0.25 } })
+    assert.equal(changed.statusCode, 200)
+    assert.deepEqual(changed.json(), {
+      ...created,
+      model: 'house-llm-*',
+      match: 'glob',
+      usdPerMillionTokens: { input: 0.5, output: 1.5, cacheRead: 0.25, cacheWrite: null, reasoning: null },
+      effectiveFrom: null,
+    })
+    const stored = (await rows()).find((row) => row.id === created.id)
+    assert.deepEqual([stored?.model, stored?.match, stored?.input_usd_per_mtok, stored?.reasoning_usd_per_mtok, stored?.effective_from], ['house-llm-*', 'glob', '0.5', null, null])
+    assert.deepEqual((await call('GET', url())).json().modelPrices.find((price: { id: string }) => price.id === created.id), changed.json())
+  })
+
+  it('answers 409, 400 and 404 for a change as it does for a new price', async () => {
+    const first = (await call('POST', url(), { model: 'pair-a', usdPerMillionTokens: { input: 1, output: 1 } })).json()
+    const second = (await call('POST', url(), { model: 'pair-b', usdPerMillionTokens: { input: 1, output: 1 } })).json()
+    const clash = await call('PUT', `${url()}/${second.id}`, { model: 'pair-a', usdPerMillionTokens: { input: 2, output: 2 } })
+    assert.deepEqual([clash.statusCode, clash.json()], [409, { message: 'A exact price for "pair-a" with this effective date already exists' }])
+    const bad = await call('PUT', `${url()}/${first.id}`, { model: 'pair-a', usdPerMillionTokens: { input: 1 } })
+    assert.deepEqual([bad.statusCode, bad.json()], [400, { message: "body/usdPerMillionTokens: must have required property 'output'" }])
+    const badGlob = await call('PUT', `${url()}/${first.id}`, { model: '*a*b*c*d*e*f*g*h*i', match: 'glob', usdPerMillionTokens: { input: 1, output: 1 } })
+    assert.deepEqual([badGlob.statusCode, badGlob.json()], [400, { message: 'body/model: at most 8 * wildcards' }])
+    await call('DELETE', `${url()}/${first.id}`)
+    const gone = await call('PUT', `${url()}/${first.id}`, { model: 'pair-a', usdPerMillionTokens: { input: 1, output: 1 } })
+    assert.deepEqual([gone.statusCode, gone.json()], [404, { message: 'Model price not found' }])
+    assert.equal((await rows()).find((row) => row.id === second.id)?.model, 'pair-b', 'a refused change changes nothing')
+  })
+
   it('is the team’s: 404 for another team’s project or price, 401 without a team key', async () => {
     const foreignProject = await call('GET', url(other.projectId))
     assert.deepEqual([foreignProject.statusCode, foreignProject.json()], [404, { message: 'Project not found' }])
@@ -87,11 +118,17 @@ describe('project model prices (management API)', () => {
     // Their price id under our project is not found, and is still theirs afterwards.
     const crossDelete = await call('DELETE', `${url()}/${theirs.id}`)
     assert.deepEqual([crossDelete.statusCode, crossDelete.json()], [404, { message: 'Model price not found' }])
+    const crossChange = await call('PUT', `${url()}/${theirs.id}`, { model: 'mine now', usdPerMillionTokens: { input: 9, output: 9 } })
+    assert.deepEqual([crossChange.statusCode, crossChange.json()], [404, { message: 'Model price not found' }])
+    const intoTheirProject = await call('PUT', `${url(other.projectId)}/${theirs.id}`, { model: 'mine now', usdPerMillionTokens: { input: 9, output: 9 } })
+    assert.deepEqual([intoTheirProject.statusCode, intoTheirProject.json()], [404, { message: 'Project not found' }])
+    assert.equal((await call('GET', url(other.projectId), undefined, other.teamKey)).json().modelPrices[0].model, 'theirs')
     assert.equal((await call('GET', url(other.projectId), undefined, other.teamKey)).json().modelPrices.length, 1)
     for (const response of [
       await call('GET', url(), undefined, ws.projectKey),
       await call('POST', url(), { model: 'x', usdPerMillionTokens: { input: 1, output: 1 } }, 'tw_team_unknown'),
       await cp.app.inject({ method: 'DELETE', url: `${url()}/${theirs.id}` }),
+      await call('PUT', `${url()}/${theirs.id}`, { model: 'x', usdPerMillionTokens: { input: 1, output: 1 } }, ws.projectKey),
     ]) {
       assert.deepEqual([response.statusCode, response.json()], [401, unauthorized])
     }

@@ -37,6 +37,8 @@ describe('service endpoints', () => {
       'POST /api/promptsets/{promptsetId}/prompts', 'PUT /api/promptsets/{promptsetId}/live', 'GET /api/traces', 'GET /api/traces/{traceId}',
       'GET /api/promptsets/{promptsetId}/labels', 'PUT /api/promptsets/{promptsetId}/labels/{label}', 'DELETE /api/promptsets/{promptsetId}/labels/{label}',
       'GET /api/promptsets/{promptsetId}/label-history',
+      'GET /api/projects/{projectId}/model-prices', 'POST /api/projects/{projectId}/model-prices',
+      'PUT /api/projects/{projectId}/model-prices/{priceId}', 'DELETE /api/projects/{projectId}/model-prices/{priceId}',
     ]) {
       assert.ok(routes.includes(route), route)
     }
@@ -48,6 +50,8 @@ describe('service endpoints', () => {
     assert.deepEqual(Object.keys(moveLabel.responses).sort(), ['200', '400', '401', '404', '409', '500', '503'])
     assert.deepEqual(moveLabel.security, [{ apiKey: [] }])
     assert.deepEqual(Object.keys(moveLabel.requestBody.content['application/json'].schema.properties), ['version', 'expectedVersion'])
+    const changePrice = document.paths['/api/projects/{projectId}/model-prices/{priceId}'].put
+    assert.deepEqual(Object.keys(changePrice.responses).sort(), ['200', '400', '401', '404', '409', '500', '503'])
     const page = await cp.app.inject({ url: '/docs' })
     assert.ok([200, 302].includes(page.statusCode))
   })

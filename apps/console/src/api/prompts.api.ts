@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { apiGet, apiPath, apiRequest } from './client.ts'
+import { refreshRegistry } from './prompt-labels.api.ts'
 import type { Prompt, Promptset, Registry } from './types.ts'
 
 export function usePromptsets(projectId: string) {
@@ -37,7 +38,8 @@ export function useCreatePromptVersion(projectId: string, promptsetId: string) {
   const client = useQueryClient()
   return useMutation({
     mutationFn: (body: NewPromptVersion) => apiRequest<Prompt>('POST', apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}/prompts`, { project_id: projectId }), body),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['registry', projectId, promptsetId] }),
+    // A version made live moves production.
+    onSuccess: () => refreshRegistry(client, projectId, promptsetId),
   })
 }
 
@@ -46,7 +48,8 @@ export function useSetLiveVersion(projectId: string, promptsetId: string) {
   return useMutation({
     mutationFn: (version: number | null) =>
       apiRequest<{ live: Prompt | null }>('PUT', apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}/live`, { project_id: projectId }), { version }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['registry', projectId, promptsetId] }),
+    // Live is the production label: the labels and their history change with it.
+    onSuccess: () => refreshRegistry(client, projectId, promptsetId),
   })
 }
 

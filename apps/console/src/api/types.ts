@@ -212,3 +212,52 @@ export interface SummariesStatus {
   pendingTraces: number
   lagSeconds: number
 }
+
+export interface PromptLabel {
+  name: string
+  version: number
+  updatedAt: string
+}
+
+export interface LabelMove {
+  id: string
+  label: string
+  /** null: the label did not exist before. */
+  fromVersion: number | null
+  /** null: the label was removed. */
+  toVersion: number | null
+  movedAt: string
+  movedByKeyId: string | null
+  movedByKeyPrefix: string | null
+}
+
+export interface LabelHistory {
+  moves: LabelMove[]
+  nextCursor: string | null
+}
+
+/** USD per million tokens; a null cache or reasoning price is the input (output) price. */
+export interface TokenPrices {
+  input: number
+  output: number
+  cacheRead: number | null
+  cacheWrite: number | null
+  reasoning: number | null
+}
+
+export interface ModelPrice {
+  id: string
+  projectId: string
+  model: string
+  match: 'exact' | 'glob'
+  usdPerMillionTokens: TokenPrices
+  effectiveFrom: string | null
+  createdAt: string
+}
+
+export interface ModelPriceInput {
+  model: string
+  match: 'exact' | 'glob'
+  usdPerMillionTokens: TokenPrices
+  effectiveFrom: string | null
+}

@@ -1,9 +1,10 @@
-import { useState, type ReactNode } from 'react'
+import { type ReactNode } from 'react'
 import { NavLink, useLocation, useNavigate, useSearchParams } from 'react-router'
 import { useProjects } from '../api/projects.api.ts'
 import { useSignOut } from '../api/session.api.ts'
 import type { Session } from '../api/types.ts'
 import { rememberProject } from './project-scope.tsx'
+import { ThemeToggle } from './theme.tsx'
 
 const sections = [
   { path: '/traces', label: 'Traces' },
@@ -83,44 +84,5 @@ function ProjectPicker({ current }: { current: string | null }) {
         ))}
       </select>
     </label>
-  )
-}
-
-type Theme = 'dark' | 'light'
-
-function initialTheme(): Theme {
-  const stored = safeStorage(() => localStorage.getItem('tracewell.theme'))
-  if (stored === 'dark' || stored === 'light') return stored
-  return window.matchMedia?.('(prefers-color-scheme: light)').matches ? 'light' : 'dark'
-}
-
-function safeStorage<T>(read: () => T): T | null {
-  try {
-    return read()
-  } catch {
-    return null
-  }
-}
-
-function ThemeToggle() {
-  const [theme, setTheme] = useState<Theme>(() => {
-    const chosen = initialTheme()
-    document.documentElement.dataset.theme = chosen
-    return chosen
-  })
-  const next: Theme = theme === 'dark' ? 'light' : 'dark'
-  return (
-    <button
-      type="button"
-      className="button ghost"
-      aria-label={`Switch to the ${next} theme`}
-      onClick={() => {
-        document.documentElement.dataset.theme = next
-        safeStorage(() => localStorage.setItem('tracewell.theme', next))
-        setTheme(next)
-      }}
-    >
-      {theme === 'dark' ? '☀' : '☾'}
-    </button>
   )
 }

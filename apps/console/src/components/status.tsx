@@ -8,11 +8,12 @@ export function Loading({ label }: { label: string }) {
   )
 }
 
-export function ErrorMessage({ error, what }: { error: unknown; what: string }) {
+/** "Could not load the traces: …"; `action` names what failed when it was not a read. */
+export function ErrorMessage({ error, what, action = 'load' }: { error: unknown; what: string; action?: string }) {
   const message = error instanceof Error ? error.message : String(error)
   return (
     <p className="error-message" role="alert">
-      Could not load {what}: {message}
+      Could not {action} {what}: {message}
     </p>
   )
 }

@@ -1,22 +1,8 @@
 import { useState, type FormEvent } from 'react'
+import { isoOf, localInput } from '../lib/local-time.ts'
 import { activeFilterCount, defaultTraceFilters, timeRanges, type TimeRange, type TraceFilters } from '../lib/trace-filters.ts'
 
 const rangeLabels: Record<TimeRange, string> = { '15m': 'Last 15 minutes', '1h': 'Last hour', '6h': 'Last 6 hours', '24h': 'Last 24 hours', '7d': 'Last 7 days', '30d': 'Last 30 days' }
-
-/** An ISO time as a datetime-local input's value (local time, to the minute). */
-function localInput(iso: string | undefined): string {
-  if (!iso) return ''
-  const date = new Date(iso)
-  if (Number.isNaN(date.getTime())) return ''
-  const pad = (n: number) => String(n).padStart(2, '0')
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`
-}
-
-function isoOf(local: string): string | undefined {
-  if (!local) return undefined
-  const date = new Date(local)
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString()
-}
 
 /**
  * The query API's filters as a form. It edits a copy; Apply writes it to the URL (a new history
@@ -92,8 +78,8 @@ export function TraceFilterForm({ filters, onApply }: { filters: TraceFilters; o
           <span>Status</span>
           <select value={draft.status ?? ''} onChange={(event) => set('status', event.target.value === 'error' || event.target.value === 'ok' ? event.target.value : undefined)}>
             <option value="">Any</option>
-            <option value="error">Errors</option>
-            <option value="ok">No errors</option>
+            <option value="error">Traces with an error</option>
+            <option value="ok">Traces without errors</option>
           </select>
         </label>
         <label>

@@ -21,7 +21,8 @@ const charts: ChartSpec[] = [
   { title: 'Input tokens', metric: 'inputTokens', format: formatCount, additive: true },
   { title: 'Output tokens', metric: 'outputTokens', format: formatCount, additive: true },
   { title: 'Traces', metric: 'traces', format: formatCount, additive: false },
-  { title: 'Errors', metric: 'errors', format: formatCount, additive: true },
+  // Spans, as the usage rollups count them; the trace list's status filter counts traces.
+  { title: 'Spans with an error', metric: 'errors', format: formatCount, additive: true },
 ]
 
 function bucketLabel(iso: string, bucket: 'hour' | 'day'): string {
@@ -34,11 +35,14 @@ function bucketLabel(iso: string, bucket: 'hour' | 'day'): string {
 export default function UsageCharts({
   series,
   bucket,
+  buckets,
   grouped,
   scores = [],
 }: {
   series: UsagePoint[]
   bucket: 'hour' | 'day'
+  /** Every bucket of the window (bucketStarts), drawn empty where nothing was recorded. */
+  buckets: readonly string[]
   grouped: boolean
   scores?: Array<ScoreAverage & { bucket: string }>
 }) {
@@ -47,7 +51,7 @@ export default function UsageCharts({
   return (
     <div className="charts">
       {charts.map((chart) => {
-        const { rows, groups } = chartRows(series, chart.metric, grouped)
+        const { rows, groups } = chartRows(series, chart.metric, grouped, buckets)
         return (
           <figure key={chart.metric} className="card chart">
             <figcaption>{chart.title}</figcaption>
@@ -75,7 +79,7 @@ export default function UsageCharts({
           </figure>
         )
       })}
-      {scores.length > 0 && <ScoreChart scores={scores} bucket={bucket} />}
+      {scores.length > 0 && <ScoreChart scores={scores} bucket={bucket} buckets={buckets} />}
     </div>
   )
 }
@@ -83,8 +87,8 @@ export default function UsageCharts({
 const formatAverage = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2))
 
 /** Each score's average per bucket, a line per score name; with its figures as a table. */
-function ScoreChart({ scores, bucket }: { scores: Array<ScoreAverage & { bucket: string }>; bucket: 'hour' | 'day' }) {
-  const { rows, names } = scoreRows(scores)
+function ScoreChart({ scores, bucket, buckets }: { scores: Array<ScoreAverage & { bucket: string }>; bucket: 'hour' | 'day'; buckets: readonly string[] }) {
+  const { rows, names } = scoreRows(scores, buckets)
   return (
     <figure className="card chart score-chart">
       <figcaption>Score averages</figcaption>

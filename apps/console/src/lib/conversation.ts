@@ -20,6 +20,10 @@ export interface ChatMessage {
   direction: 'input' | 'output'
   /** A tool's or participant's name, where the convention gives one. */
   name?: string
+  /** On a tool's result: the id of the call it answers. */
+  toolCallId?: string
+  /** On a tool's result: the name of the tool whose call (earlier in the conversation) has that id. */
+  answers?: string
 }
 
 export interface Conversation {
@@ -74,7 +78,20 @@ export function conversationOf(span: SpanLike): Conversation | null {
     if (used) conventions.push(reader.convention)
   }
   if (input.length === 0 && output.length === 0) return null
-  return { conventions, messages: [...input, ...output] }
+  return { conventions, messages: linkToolResults([...input, ...output]) }
+}
+
+/**
+ * Each tool result named after the call it answers: a result carries only the call's id
+ * (OpenAI's tool_call_id, Anthropic's tool_use_id), the tool's name is on the call.
+ */
+function linkToolResults(messages: ChatMessage[]): ChatMessage[] {
+  const calledTools = new Map<string, string>()
+  for (const message of messages) for (const call of message.toolCalls) if (call.id !== undefined) calledTools.set(call.id, call.name)
+  return messages.map((message) => {
+    const tool = message.toolCallId === undefined ? undefined : calledTools.get(message.toolCallId)
+    return tool === undefined ? message : { ...message, answers: tool }
+  })
 }
 
 // ---- OpenTelemetry GenAI semantic conventions (current): JSON messages with typed parts --------
@@ -108,7 +125,7 @@ function indexedMessages(attributes: Attributes, prefix: string, direction: Dire
     }
     const functionName = fields.get('function_call.name')
     if (functionName !== undefined) toolCalls.push({ name: functionName, arguments: fields.get('function_call.arguments') ?? '' })
-    return message(role, content, toolCalls.filter(Boolean), direction, fields.get('name') ?? fields.get('tool_call_id'))
+    return message(role, content, toolCalls.filter(Boolean), direction, fields.get('name'), fields.get('tool_call_id'))
   })
 }
 
@@ -131,7 +148,7 @@ function openInferenceMessages(attributes: Attributes, prefix: string, direction
       arguments: call.get('tool_call.function.arguments') ?? '',
       ...(call.get('tool_call.id') ? { id: call.get('tool_call.id') as string } : {}),
     }))
-    return message(role, content, toolCalls, direction, fields.get('message.name') ?? fields.get('message.tool_call_id'))
+    return message(role, content, toolCalls, direction, fields.get('message.name'), fields.get('message.tool_call_id'))
   })
 }
 
@@ -139,8 +156,21 @@ function openInferenceMessages(attributes: Attributes, prefix: string, direction
 
 function readLangtrace({ attributes }: SpanLike): Reading {
   const input = messagesFromJson(parseJson(attributeText(attributes, 'llm.prompts') ?? attributeText(attributes, 'llm.request.messages')), 'input')
-  const output = messagesFromJson(parseJson(attributeText(attributes, 'llm.completions') ?? attributeText(attributes, 'llm.response.choices')), 'output')
+  let output = messagesFromJson(parseJson(attributeText(attributes, 'llm.completions') ?? attributeText(attributes, 'llm.response.choices')), 'output')
+  if (output.length === 0) output = anthropicToolUse(attributes)
   return { input, output }
+}
+
+/**
+ * The Langtrace Python SDK records an Anthropic answer that calls a tool not as a completion but
+ * as `gen_ai.request.tool_results`: the tool_use block, JSON-encoded twice. Only tool_use blocks
+ * are read from it (other SDKs put the results sent to the model under similar names).
+ */
+function anthropicToolUse(attributes: Attributes): ChatMessage[] {
+  let value = parseJson(attributeText(attributes, 'gen_ai.request.tool_results'))
+  if (typeof value === 'string') value = parseJsonIfStructured(value)
+  const blocks = (Array.isArray(value) ? value : [value]).filter((block) => isRecord(block) && block.type === 'tool_use') as Array<Record<string, unknown>>
+  return blocks.length === 0 ? [] : [message('assistant', '', blocks.map(toolCallOf), 'output')]
 }
 
 // ---- Vercel AI SDK: ai.prompt.messages / ai.prompt, ai.response.text / ai.response.toolCalls ----
@@ -182,7 +212,7 @@ function readGenAiEvents({ events }: SpanLike): Reading {
     if (role !== undefined) {
       const body = parseJsonIfStructured(attributeText(attributes, 'content') ?? '')
       const record = isRecord(body) ? body : undefined
-      input.push(message(role, contentText(record?.content ?? body), toolCallsOf(record?.tool_calls), 'input', attributeText(attributes, 'id')))
+      input.push(message(role, contentText(record?.content ?? body), toolCallsOf(record?.tool_calls), 'input', undefined, attributeText(attributes, 'id')))
     } else if (name === 'gen_ai.choice') {
       const body = parseJsonIfStructured(attributeText(attributes, 'message') ?? attributeText(attributes, 'content') ?? '')
       const record = isRecord(body) ? body : undefined
@@ -206,7 +236,7 @@ function readGenAiEvents({ events }: SpanLike): Reading {
 export function messagesFromJson(value: unknown, direction: Direction): ChatMessage[] {
   if (value === undefined || value === null) return []
   if (typeof value === 'string') return value === '' ? [] : [message(direction === 'input' ? 'user' : 'assistant', value, [], direction)]
-  if (Array.isArray(value)) return value.flatMap((item) => messageFromJson(item, direction))
+  if (Array.isArray(value)) return value.flatMap((item) => (Array.isArray(item) ? toolCallTurn(item, direction) : messageFromJson(item, direction)))
   if (isRecord(value)) {
     if (Array.isArray(value.messages)) return messagesFromJson(value.messages, direction)
     if (Array.isArray(value.choices)) return messagesFromJson(value.choices, direction)
@@ -224,9 +254,48 @@ function messageFromJson(item: unknown, direction: Direction): ChatMessage[] {
   const parts = Array.isArray(item.parts) ? item.parts : Array.isArray(item.content) ? item.content : undefined
   const toolCalls = [...toolCallsOf(item.tool_calls), ...toolCallsOf(item.toolCalls), ...toolCallsOf(parts)]
   if (isRecord(item.function_call)) toolCalls.push(toolCallOf(item.function_call))
+  const name = typeof item.name === 'string' ? item.name : undefined
+  const callId = typeof item.tool_call_id === 'string' ? item.tool_call_id : parts?.map(answeredCallId).find((id) => id !== undefined)
+  const answeredCalls = callsInContent(role, item.content)
+  if (answeredCalls.length > 0) return [message(role, '', [...toolCalls, ...answeredCalls], direction, name, callId)]
   const content = parts !== undefined ? contentText(parts) : contentText(item.content ?? item.text ?? '')
-  const name = typeof item.name === 'string' ? item.name : typeof item.tool_call_id === 'string' ? item.tool_call_id : undefined
-  return [message(role, content, toolCalls, direction, name)]
+  return [message(role, content, toolCalls, direction, name, callId)]
+}
+
+/**
+ * The tool calls a model's answer carries in place of its text. Langtrace's SDKs write a choice
+ * without text as {role, content: its tool_calls}: the TypeScript SDK as JSON text
+ * (`JSON.stringify(message.tool_calls)`, or of `function_call`), the Python SDK as the list
+ * itself (or the function_call object). Only the model's messages are read so: a user's or a
+ * tool's JSON text stays text.
+ */
+function callsInContent(role: string, content: unknown): ToolCall[] {
+  if (role !== 'assistant' && role !== 'model') return []
+  // A list of calls in content itself is read as parts (toolCallsOf), so only text is parsed here.
+  const value = typeof content === 'string' ? parseJsonIfStructured(content) : isRecord(content) ? content : undefined
+  if (Array.isArray(value)) return value.length > 0 && value.every(isToolCall) ? value.map(toolCallOf) : []
+  if (isRecord(value) && typeof value.name === 'string' && 'arguments' in value && Object.keys(value).every((key) => key === 'name' || key === 'arguments')) {
+    return [toolCallOf(value)]
+  }
+  return []
+}
+
+/**
+ * A list inside the list of messages: the Langtrace Python SDK writes a prompt's assistant message
+ * that called tools as the bare list of its calls (the calls themselves, or their JSON text from
+ * the async client). From a plain dict message it keeps only `{id: "", type: ""}` per call: the
+ * call is still shown, unnamed, so the turn is not lost.
+ */
+function toolCallTurn(items: unknown[], direction: Direction): ChatMessage[] {
+  const calls = items.map((item) => (typeof item === 'string' ? parseJsonIfStructured(item) : item)).filter(isRecord).map(toolCallOf)
+  return calls.length === 0 ? [] : [message('assistant', '', calls, direction)]
+}
+
+/** The call a tool-result part answers: Anthropic's tool_result, OTel's tool_call_response, Vercel's tool-result. */
+function answeredCallId(part: unknown): string | undefined {
+  if (!isRecord(part)) return undefined
+  const id = part.type === 'tool_result' ? part.tool_use_id : part.type === 'tool_call_response' ? part.id : part.type === 'tool-result' ? part.toolCallId : undefined
+  return typeof id === 'string' ? id : undefined
 }
 
 /** Text of a message's content: a string, or the text of its parts (tool calls are shown apart). */
@@ -254,6 +323,8 @@ function partText(part: unknown): string {
   if (!isRecord(part)) return contentText(part)
   const type = typeof part.type === 'string' ? part.type : undefined
   if (type !== undefined && toolCallPartTypes.has(type)) return ''
+  // An OpenAI tool call in a list of content (Langtrace's Python SDK): shown as a call.
+  if (type === 'function' && isRecord(part.function)) return ''
   if (type === 'text' || type === 'input_text' || type === 'output_text') return String(part.text ?? part.content ?? '')
   if (type === 'tool_call_response' || type === 'tool_result' || type === 'tool-result') return contentText(part.response ?? part.content ?? part.result ?? '')
   if (type === 'image_url' || type === 'image' || type === 'blob' || type === 'uri') return `[${type}]`
@@ -278,11 +349,11 @@ function toolCallOf(call: Record<string, unknown>): ToolCall {
   const name = String(fn.name ?? call.toolName ?? '')
   const rawArguments = fn.arguments ?? call.input ?? call.args ?? ''
   const id = call.id ?? call.toolCallId
-  return { name, arguments: typeof rawArguments === 'string' ? rawArguments : JSON.stringify(rawArguments), ...(typeof id === 'string' ? { id } : {}) }
+  return { name, arguments: typeof rawArguments === 'string' ? rawArguments : JSON.stringify(rawArguments), ...(typeof id === 'string' && id !== '' ? { id } : {}) }
 }
 
-function message(role: string, content: string, toolCalls: ToolCall[], direction: Direction, name?: string): ChatMessage {
-  return { role, content, toolCalls, direction, ...(name ? { name } : {}) }
+function message(role: string, content: string, toolCalls: ToolCall[], direction: Direction, name?: string, toolCallId?: string): ChatMessage {
+  return { role, content, toolCalls, direction, ...(name ? { name } : {}), ...(toolCallId ? { toolCallId } : {}) }
 }
 
 // ---- Flattened attributes: prefix.N.field… grouped by N ------------------------------------------

@@ -17,11 +17,32 @@ export function formatCount(value: number | null | undefined): string {
   return Math.abs(value) >= 100_000 ? compact.format(value) : integer.format(value)
 }
 
+const dollars = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 })
+const cents = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumSignificantDigits: 3 })
+const smallestCost = 0.000_001
+const exact = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: 12 })
+
+/**
+ * A cost as people compare them: two decimals from $1 on ($12.50), three significant digits
+ * below ($0.0456, $0.000123) but never fewer than two decimals ($0.80), never in exponent form. Below a millionth of a dollar it reads
+ * "<$0.000001" (formatCostExact gives the digits, for a tooltip). Every cost on every page.
+ */
 export function formatCost(usd: number | null | undefined): string {
-  if (usd === null || usd === undefined) return '—'
+  if (usd === null || usd === undefined || !Number.isFinite(usd)) return '—'
   if (usd === 0) return '$0'
-  if (Math.abs(usd) < 0.01) return `$${usd.toPrecision(2)}`
-  return `$${usd.toFixed(usd < 100 ? 2 : 0)}`
+  if (usd > 0 && usd < smallestCost) return '<$0.000001'
+  if (Math.abs(usd) >= 1) return dollars.format(usd)
+  // Intl cannot combine significant digits with a minimum of decimals: padded here.
+  // (0.9996 rounds to "$1", which takes two decimals as any dollar does.)
+  const text = cents.format(usd)
+  const decimals = text.includes('.') ? text.length - text.indexOf('.') - 1 : -1
+  return decimals >= 2 ? text : decimals === -1 ? `${text}.00` : text + '0'.repeat(2 - decimals)
+}
+
+/** Every digit of a cost down to a trillionth of a dollar, for a tooltip. */
+export function formatCostExact(usd: number | null | undefined): string {
+  if (usd === null || usd === undefined || !Number.isFinite(usd)) return ''
+  return exact.format(usd)
 }
 
 /** A local date and time to the second, e.g. 2026-01-31 14:05:09. */

@@ -15,12 +15,50 @@ export const noGroup = 'all'
 /** The name of the share with no value to split by (spans without a model, say). */
 export const unknownGroup = '(none)'
 
+const hourMs = 3_600_000
+
 /**
- * The series of one metric as chart rows, one per bucket in time order. The groups with the
- * largest totals keep their own series; the rest are summed as "other", so a chart stays readable
- * with hundreds of users.
+ * The start of every bucket the API answers for [from, to), as ISO strings: the hours or days of
+ * this browser's time zone (the `tz` the console sends). The API answers only the buckets that
+ * hold something, so a quiet week would otherwise chart as two bars. Like the API, `from` is first
+ * taken back to the start of its UTC hour (docs/api.md, usage).
  */
-export function chartRows(series: readonly UsagePoint[], metric: UsageMetric, grouped: boolean): ChartRows {
+export function bucketStarts(from: Date, to: Date, bucket: 'hour' | 'day'): string[] {
+  let at = new Date(Math.floor(from.getTime() / hourMs) * hourMs)
+  if (bucket === 'day') at.setHours(0, 0, 0, 0)
+  else at.setMinutes(0, 0, 0)
+  const starts: string[] = []
+  // Bounded like the API's answer (3,660 days), whatever the window asked for.
+  while (at.getTime() < to.getTime() && starts.length < 3660) {
+    starts.push(at.toISOString())
+    // Days by the calendar, so a day of 23 or 25 hours (a daylight-saving change) is one bucket.
+    at = bucket === 'day' ? new Date(at.getFullYear(), at.getMonth(), at.getDate() + 1) : new Date(at.getTime() + hourMs)
+  }
+  return starts
+}
+
+/** One row per bucket, the given ones first (empty), in time order, `fill` making a new one. */
+function rowsByBucket(buckets: readonly string[], fill: (bucket: string) => Record<string, number | string>) {
+  const byTime = new Map<number, Record<string, number | string>>()
+  for (const bucket of buckets) byTime.set(Date.parse(bucket), fill(bucket))
+  return {
+    row(bucket: string): Record<string, number | string> {
+      const time = Date.parse(bucket)
+      let row = byTime.get(time)
+      if (!row) byTime.set(time, (row = fill(bucket)))
+      return row
+    },
+    sorted: () => [...byTime.entries()].sort(([a], [b]) => a - b).map(([, row]) => row),
+  }
+}
+
+/**
+ * The series of one metric as chart rows, one per bucket in time order: every bucket of `buckets`
+ * (bucketStarts), with nothing where the API answered nothing, and any other bucket the API
+ * answered. The groups with the largest totals keep their own series; the rest are summed as
+ * "other", so a chart stays readable with hundreds of users.
+ */
+export function chartRows(series: readonly UsagePoint[], metric: UsageMetric, grouped: boolean, buckets: readonly string[] = []): ChartRows {
   const nameOf = (point: UsagePoint) => point.group ?? (grouped ? unknownGroup : noGroup)
   const totals = new Map<string, number>()
   for (const point of series) {
@@ -31,20 +69,18 @@ export function chartRows(series: readonly UsagePoint[], metric: UsageMetric, gr
   const kept = new Set(ranked.length > maxGroups ? ranked.slice(0, maxGroups - 1) : ranked)
   const groups = ranked.length > maxGroups ? [...kept, otherGroup] : ranked
 
-  const byBucket = new Map<string, Record<string, number | string>>()
+  const rows = rowsByBucket(buckets, (bucket) => {
+    const row: Record<string, number | string> = { bucket }
+    for (const group of groups) row[group] = 0
+    return row
+  })
   for (const point of series) {
-    let row = byBucket.get(point.bucket)
-    if (!row) {
-      row = { bucket: point.bucket }
-      for (const group of groups) row[group] = 0
-      byBucket.set(point.bucket, row)
-    }
+    const row = rows.row(point.bucket)
     const group = nameOf(point)
     const key = kept.has(group) ? group : otherGroup
     row[key] = (row[key] as number) + (point[metric] ?? 0)
   }
-  const rows = [...byBucket.values()].sort((a, b) => Date.parse(a.bucket as string) - Date.parse(b.bucket as string))
-  return { rows, groups }
+  return { rows: rows.sorted(), groups }
 }
 
 /** Colours for up to eight series, distinguishable in both themes and by most colour-blind readers (Okabe–Ito). */
@@ -64,14 +100,13 @@ export function groupColours(series: readonly UsagePoint[], grouped: boolean): (
   }
 }
 
-/** The score averages as chart rows: one per bucket in time order, a value per score name (absent where it had none). */
-export function scoreRows(series: ReadonlyArray<ScoreAverage & { bucket: string }>): { rows: Array<Record<string, number | string>>; names: string[] } {
+/**
+ * The score averages as chart rows: one per bucket in time order (every one of `buckets`), a value
+ * per score name (absent where it had none: a gap in its line, not a zero).
+ */
+export function scoreRows(series: ReadonlyArray<ScoreAverage & { bucket: string }>, buckets: readonly string[] = []): { rows: Array<Record<string, number | string>>; names: string[] } {
   const names = [...new Set(series.map((point) => point.name))].sort()
-  const byBucket = new Map<string, Record<string, number | string>>()
-  for (const point of series) {
-    let row = byBucket.get(point.bucket)
-    if (!row) byBucket.set(point.bucket, (row = { bucket: point.bucket }))
-    row[point.name] = point.average
-  }
-  return { rows: [...byBucket.values()].sort((a, b) => Date.parse(a.bucket as string) - Date.parse(b.bucket as string)), names }
+  const rows = rowsByBucket(buckets, (bucket) => ({ bucket }))
+  for (const point of series) rows.row(point.bucket)[point.name] = point.average
+  return { rows: rows.sorted(), names }
 }

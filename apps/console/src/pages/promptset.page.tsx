@@ -3,6 +3,7 @@ import { Link, useParams, useSearchParams } from 'react-router'
 import { previewPrompt, useCreatePromptVersion, useRegistry, useSetLiveVersion } from '../api/prompts.api.ts'
 import type { Prompt } from '../api/types.ts'
 import { projectPath, useProject } from '../components/project-scope.tsx'
+import { PromptLabels } from '../components/prompt-labels.tsx'
 import { ErrorMessage, Loading } from '../components/status.tsx'
 import { formatTime } from '../lib/format.ts'
 import { sideBySide } from '../lib/prompt-diff.ts'
@@ -85,6 +86,8 @@ export default function PromptsetPage() {
         </table>
       )}
       {setLive.isError && <ErrorMessage error={setLive.error} what="the live version" />}
+
+      <PromptLabels projectId={projectId} promptsetId={promptsetId} versions={versions} />
 
       {left && right && (
         <section aria-labelledby="compare-title" className="compare">

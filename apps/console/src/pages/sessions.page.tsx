@@ -6,7 +6,7 @@ import type { SessionSummary } from '../api/types.ts'
 import { projectPath, useProject } from '../components/project-scope.tsx'
 import { ErrorMessage } from '../components/status.tsx'
 import { gridFeatures, VirtualGrid } from '../components/virtual-grid.tsx'
-import { formatCost, formatCount, formatTime } from '../lib/format.ts'
+import { formatCost, formatCostExact, formatCount, formatTime } from '../lib/format.ts'
 import { timeRanges, type TimeRange } from '../lib/trace-filters.ts'
 import { SummariesLag } from '../components/summaries-lag.tsx'
 
@@ -44,7 +44,7 @@ export default function SessionsPage() {
         helper.accessor('lastSeen', { header: 'Last activity', sortFn: 'basic', cell: (info) => formatTime(info.getValue()), meta: { width: '11.5rem' } }),
         helper.accessor('traceCount', { header: 'Traces', sortFn: 'basic', cell: (info) => formatCount(info.getValue()), meta: { width: '5rem', align: 'end' } }),
         helper.accessor((session) => session.totalTokens ?? null, { id: 'tokens', header: 'Tokens', sortFn: 'basic', cell: (info) => formatCount(info.getValue()), meta: { width: '6rem', align: 'end' } }),
-        helper.accessor((session) => session.costUsd ?? null, { id: 'cost', header: 'Cost', sortFn: 'basic', cell: (info) => formatCost(info.getValue()), meta: { width: '6rem', align: 'end' } }),
+        helper.accessor((session) => session.costUsd ?? null, { id: 'cost', header: 'Cost', sortFn: 'basic', cell: (info) => <span title={formatCostExact(info.getValue())}>{formatCost(info.getValue())}</span>, meta: { width: '6.5rem', align: 'end' } }),
       ]),
     [projectId],
   )

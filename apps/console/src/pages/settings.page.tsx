@@ -3,6 +3,7 @@ import { useSearchParams } from 'react-router'
 import { useApiKeys, useCreateApiKey, useCreateProject, useProjects, useRetention, useRevokeApiKey, useSaveRetention, type KeyScope } from '../api/projects.api.ts'
 import { useSession } from '../api/session.api.ts'
 import { CopyButton } from '../components/copy-button.tsx'
+import { ModelPriceManager } from '../components/model-price-manager.tsx'
 import { rememberProject } from '../components/project-scope.tsx'
 import { ErrorMessage, Loading } from '../components/status.tsx'
 import { formatAgo, formatTime } from '../lib/format.ts'
@@ -73,6 +74,11 @@ export default function SettingsPage() {
             <h2 id="project-keys-title">Keys of {project.name}</h2>
             <p className="muted">Project keys send traces and read prompts. Give each application its own, so one can be revoked alone.</p>
             <KeyManager scope={{ projectId: project.id }} kindLabel="project key" />
+          </section>
+          <section aria-labelledby="model-prices-title" className="card">
+            <h2 id="model-prices-title">Model prices of {project.name}</h2>
+            <p className="muted">For self-hosted, fine-tuned and local models, or a negotiated rate: used instead of the built-in price table for this project's spans.</p>
+            <ModelPriceManager key={project.id} projectId={project.id} />
           </section>
           <section aria-labelledby="retention-title" className="card">
             <h2 id="retention-title">Retention of {project.name}</h2>

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react'
 import { ApiError } from '../api/client.ts'
 import { useSignIn } from '../api/session.api.ts'
+import { ThemeToggle } from '../components/theme.tsx'
 
 /**
  * Sign-in with a team key. The key goes to the server once, in this request; the server answers
@@ -21,6 +22,9 @@ export function SignInPage() {
 
   return (
     <main className="sign-in">
+      <div className="sign-in-theme">
+        <ThemeToggle />
+      </div>
       <form className="card sign-in-card" onSubmit={submit} aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">Sign in to Tracewell</h1>
         <p className="muted">

@@ -8,7 +8,7 @@ import { ErrorMessage } from '../components/status.tsx'
 import { SummariesLag } from '../components/summaries-lag.tsx'
 import { TraceFilterForm } from '../components/trace-filter-form.tsx'
 import { gridFeatures, VirtualGrid } from '../components/virtual-grid.tsx'
-import { formatCost, formatCount, formatDuration, formatTime } from '../lib/format.ts'
+import { formatCost, formatCostExact, formatCount, formatDuration, formatTime } from '../lib/format.ts'
 import { ScoreValue } from '../components/score-value.tsx'
 import { readTraceFilters, serverSorts, writeTraceFilters, type TraceFilters, type TraceSort } from '../lib/trace-filters.ts'
 
@@ -77,7 +77,7 @@ export default function TracesPage() {
         helper.accessor('durationMs', { id: 'duration', header: 'Duration', cell: (info) => formatDuration(info.getValue()), meta: { width: '6.5rem', align: 'end' } }),
         helper.accessor('spanCount', { id: 'spans', header: 'Spans', sortFn: 'basic', cell: (info) => formatCount(info.getValue()), meta: { width: '4.5rem', align: 'end' } }),
         helper.accessor((trace) => tokensOf(trace), { id: 'tokens', header: 'Tokens', cell: (info) => formatCount(info.getValue()), meta: { width: '5.5rem', align: 'end' } }),
-        helper.accessor((trace) => trace.costUsd ?? null, { id: 'cost', header: 'Cost', cell: (info) => formatCost(info.getValue()), meta: { width: '5.5rem', align: 'end' } }),
+        helper.accessor((trace) => trace.costUsd ?? null, { id: 'cost', header: 'Cost', cell: (info) => <span title={formatCostExact(info.getValue())}>{formatCost(info.getValue())}</span>, meta: { width: '6.5rem', align: 'end' } }),
         helper.accessor((trace) => errorsOf(trace), {
           id: 'status',
           header: 'Status',

@@ -1,10 +1,11 @@
 import { lazy, Suspense, useMemo } from 'react'
-import { useSearchParams } from 'react-router'
+import { Link, useSearchParams } from 'react-router'
 import { useUsage, type UsageQuery } from '../api/usage.api.ts'
-import { useProject } from '../components/project-scope.tsx'
+import { projectPath, useProject } from '../components/project-scope.tsx'
 import { ErrorMessage, Loading } from '../components/status.tsx'
 import { formatCost, formatCount, formatDuration } from '../lib/format.ts'
 import { timeRanges, type TimeRange } from '../lib/trace-filters.ts'
+import { bucketStarts } from '../lib/usage-series.ts'
 import { SummariesLag } from '../components/summaries-lag.tsx'
 
 // The charting library is the console's largest dependency: it loads with this page only.
@@ -23,6 +24,8 @@ export default function UsagePage() {
   // Fixed when the range is chosen, so the query key stays put while the page is open.
   const from = useMemo(() => new Date(Date.now() - timeRanges[range]).toISOString(), [range])
   const usage = useUsage(projectId, { from, bucket, groupBy })
+  // The window the answer covers: from `from` to when the server was asked (its default `to`).
+  const buckets = useMemo(() => bucketStarts(new Date(from), new Date(usage.dataUpdatedAt || Date.now()), bucket), [from, bucket, usage.dataUpdatedAt])
 
   const setParam = (name: string, value: string) => {
     const next = new URLSearchParams(params)
@@ -86,8 +89,12 @@ export default function UsagePage() {
             <dd>{formatCount(totals.traces)}</dd>
           </div>
           <div className="card">
-            <dt>Errors</dt>
+            {/* The rollups count spans; the trace list's filter counts traces: each is named. */}
+            <dt>Spans with an error</dt>
             <dd className={totals.errors > 0 ? 'error-text' : undefined}>{formatCount(totals.errors)}</dd>
+            <dd className="totals-link">
+              <Link to={projectPath('/traces', projectId, { status: 'error', range })}>Traces with an error →</Link>
+            </dd>
           </div>
           <div className="card">
             <dt>Latency p50 / p95</dt>
@@ -99,7 +106,7 @@ export default function UsagePage() {
       )}
       {usage.data && (
         <Suspense fallback={<Loading label="Loading the charts" />}>
-          <UsageCharts series={usage.data.series} bucket={bucket} grouped={groupBy !== undefined} scores={usage.data.scores?.series} />
+          <UsageCharts series={usage.data.series} bucket={bucket} buckets={buckets} grouped={groupBy !== undefined} scores={usage.data.scores?.series} />
         </Suspense>
       )}
     </section>

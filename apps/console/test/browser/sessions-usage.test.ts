@@ -49,14 +49,44 @@ describe('sessions and usage in the console', () => {
     await page.getByRole('link', { name: 'Usage' }).click()
     const totals = page.getByRole('definition')
     await page.getByText('Latency p50 / p95').waitFor()
-    const figure = async (term: string) => page.locator('.totals .card', { hasText: term }).locator('dd').textContent()
+    const figure = async (term: string) => page.locator('.totals .card', { has: page.getByRole('term').filter({ hasText: term }) }).locator('dd').first().textContent()
     assert.equal(await figure('Traces'), '5')
     assert.equal(await figure('Tokens in / out'), `${(96 * 3 + 812 + 1_200 + 1_201 + 1_202).toLocaleString('en-US')} / ${31 * 3 + 120}`)
     assert.ok((await totals.count()) >= 5)
     const charts = page.locator('figure.chart')
     await charts.nth(4).locator('svg.recharts-surface').waitFor()
-    assert.deepEqual(await charts.locator('figcaption').allTextContents(), ['Cost', 'Input tokens', 'Output tokens', 'Traces', 'Errors'])
+    assert.deepEqual(await charts.locator('figcaption').allTextContents(), ['Cost', 'Input tokens', 'Output tokens', 'Traces', 'Spans with an error'])
+    // Every day of the last 7 has its bar, the quiet ones empty: from the day 7 days ago to today.
+    const costTable = charts.first().locator('details.chart-table')
+    await costTable.locator('summary').click()
+    const pad = (n: number) => String(n).padStart(2, '0')
+    const days = Array.from({ length: 8 }, (_, i) => {
+      const start = new Date(Date.now() - 7 * 86_400_000)
+      const day = new Date(start.getFullYear(), start.getMonth(), start.getDate() + i)
+      return `${day.getFullYear()}-${pad(day.getMonth() + 1)}-${pad(day.getDate())}`
+    })
+    assert.deepEqual(await costTable.locator('tbody th').allTextContents(), days)
+    // The chart draws the table's rows: the days with no cost are there, at $0.
+    const costs = await costTable.locator('tbody td').allTextContents()
+    assert.equal(costs.length, 8)
+    assert.ok(costs.filter((cost) => cost === '$0').length >= 6, `quiet days at $0: ${costs.join(', ')}`)
+    await costTable.locator('summary').click()
     await screenshot(page, 'usage')
+
+    // The card counts spans (the root and the call of the failed billing chat); its link lists the
+    // traces with an error: one.
+    assert.equal(await figure('Spans with an error'), '2')
+    await page.getByRole('link', { name: 'Traces with an error →' }).click()
+    await page.waitForURL(/status=error/)
+    assert.match(page.url(), /range=7d/)
+    const listed = page.locator('table.grid tbody tr')
+    await listed.first().waitFor()
+    await page.waitForFunction(() => document.querySelectorAll('table.grid tbody tr').length === 1)
+    assert.deepEqual(await page.locator('table.grid tbody tr td:nth-child(2)').allTextContents(), ['POST /invoice/explain'])
+    assert.equal(await page.getByLabel('Status').locator('option:checked').textContent(), 'Traces with an error')
+    await page.getByRole('link', { name: 'Usage' }).click()
+    await page.getByText('Latency p50 / p95').waitFor()
+    await charts.nth(4).locator('svg.recharts-surface').waitFor()
 
     await page.getByLabel('Split by').selectOption('model')
     await page.waitForURL(/group_by=model/)

@@ -58,4 +58,41 @@ describe('signing in to the console', () => {
     assertNoProblems(opened)
     await context.close()
   })
+
+  it('shows the sign-in page and the app in one theme: the system’s, or the one chosen', async () => {
+    const opened = await openConsole(fx.browser, fx.stack.url, signedOutErrors, { colorScheme: 'light' })
+    const { page } = opened
+    const theme = () => page.evaluate(() => [document.documentElement.dataset.theme, getComputedStyle(document.body).backgroundColor])
+    const light = ['light', 'rgb(246, 247, 249)']
+    const dark = ['dark', 'rgb(15, 18, 23)']
+    await page.goto('/sign-in')
+    await page.getByLabel('Team API key').waitFor()
+    assert.deepEqual(await theme(), light, 'a light system: a light sign-in page')
+    await screenshot(page, 'sign-in-light')
+
+    await page.getByLabel('Team API key').fill(fx.stack.teamKey)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('heading', { name: 'Traces' }).waitFor()
+    assert.deepEqual(await theme(), light, 'and a light app')
+
+    // The system switches: the console follows, while nobody has chosen.
+    await page.emulateMedia({ colorScheme: 'dark' })
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark')
+    assert.deepEqual(await theme(), dark)
+
+    // A choice holds over the system's, on the sign-in page too.
+    await page.getByRole('button', { name: 'Switch to the light theme' }).click()
+    assert.deepEqual(await theme(), light)
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByLabel('Team API key').waitFor()
+    assert.deepEqual(await theme(), light, 'chosen light, on a dark system')
+    await page.getByRole('button', { name: 'Switch to the dark theme' }).click()
+    assert.deepEqual(await theme(), dark)
+    await page.reload()
+    await page.getByLabel('Team API key').waitFor()
+    assert.deepEqual(await theme(), dark)
+    await screenshot(page, 'sign-in-dark-chosen')
+    assertNoProblems(opened)
+    await opened.context.close()
+  })
 })

@@ -21,10 +21,10 @@ export interface ConsolePage {
 /**
  * A fresh browser profile on the console. Console errors and uncaught exceptions are collected:
  * a page that renders while throwing is still broken. `expectedErrors` are console messages a test
- * causes on purpose (the 401 of a wrong key, say).
+ * causes on purpose (the 401 of a wrong key, say). The system's colour scheme is dark unless told.
  */
-export async function openConsole(browser: Browser, baseURL: string, expectedErrors: RegExp[] = []): Promise<ConsolePage> {
-  const context = await browser.newContext({ baseURL, viewport: { width: 1440, height: 900 }, colorScheme: 'dark' })
+export async function openConsole(browser: Browser, baseURL: string, expectedErrors: RegExp[] = [], options: { colorScheme?: 'dark' | 'light' } = {}): Promise<ConsolePage> {
+  const context = await browser.newContext({ baseURL, viewport: { width: 1440, height: 900 }, colorScheme: options.colorScheme ?? 'dark' })
   const page = await context.newPage()
   // Generous: CI runs these beside the e2e suite's dozens of processes on two cores.
   page.setDefaultTimeout(30_000)

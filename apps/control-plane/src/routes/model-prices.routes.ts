@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { createModelPrice, deleteModelPrice, findTeamProject, listModelPrices, MODEL_PRICE_EXISTS } from '@tracewell/db'
+import { createModelPrice, deleteModelPrice, findTeamProject, listModelPrices, MODEL_PRICE_EXISTS, updateModelPrice, type NewModelPrice } from '@tracewell/db'
 import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
 import { globProblem } from '@tracewell/llm-usage'
 import type { FastifyRequest } from 'fastify'
@@ -67,7 +67,20 @@ export type ModelPriceParams = Static<typeof ModelPriceParamsSchema>
 const isUniqueViolation = (error: unknown) =>
   (error as { code?: unknown }).code === '23505' && (error as { constraint?: unknown }).constraint === MODEL_PRICE_EXISTS
 
-/** GET/POST /api/projects/:projectId/model-prices and DELETE …/:priceId (team key). */
+/** The body as stored: match defaulted, a glob checked, the date parsed. */
+function priceOf(projectId: string, body: ModelPriceBody): NewModelPrice {
+  const match = body.match ?? 'exact'
+  const problem = match === 'glob' ? globProblem(body.model) : null
+  if (problem !== null) throw new BadRequestError(`body/model: ${problem}`)
+  const effectiveFrom = body.effectiveFrom === null ? undefined : parseIsoDate('effectiveFrom', body.effectiveFrom, 'body')
+  return { projectId, model: body.model, match, usdPerMillionTokens: body.usdPerMillionTokens, effectiveFrom: effectiveFrom ?? null }
+}
+
+function conflictOr(error: unknown, price: NewModelPrice): unknown {
+  return isUniqueViolation(error) ? new ConflictError(`A ${price.match} price for ${JSON.stringify(price.model)} with this effective date already exists`) : error
+}
+
+/** GET/POST /api/projects/:projectId/model-prices and PUT/DELETE …/:priceId (team key). */
 export const modelPriceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   async function ownedProjectId(request: FastifyRequest, projectId: string): Promise<string> {
     const project = await findTeamProject(app.db, callerTeamId(request), projectId)
@@ -108,18 +121,39 @@ export const modelPriceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const projectId = await ownedProjectId(request, request.params.projectId)
-      const { model, usdPerMillionTokens } = request.body
-      const match = request.body.match ?? 'exact'
-      const problem = match === 'glob' ? globProblem(model) : null
-      if (problem !== null) throw new BadRequestError(`body/model: ${problem}`)
-      const effectiveFrom = request.body.effectiveFrom === null ? undefined : parseIsoDate('effectiveFrom', request.body.effectiveFrom, 'body')
+      const price = priceOf(await ownedProjectId(request, request.params.projectId), request.body)
       try {
-        const price = await createModelPrice(app.db, { projectId, model, match, usdPerMillionTokens, effectiveFrom: effectiveFrom ?? null })
-        return reply.code(201).send(price)
+        return reply.code(201).send(await createModelPrice(app.db, price))
       } catch (error) {
-        if (isUniqueViolation(error)) throw new ConflictError(`A ${match} price for ${JSON.stringify(model)} with this effective date already exists`)
-        throw error
+        throw conflictOr(error, price)
+      }
+    },
+  )
+
+  app.put(
+    '/api/projects/:projectId/model-prices/:priceId',
+    {
+      onRequest: requireTeamKey,
+      schema: {
+        operationId: 'updateModelPrice',
+        summary: 'Change one of a project’s model prices',
+        description:
+          'Replaces the price’s fields with the body (as POST takes it; omitted optional fields become their defaults). Spans stored from then on are priced with it; spans already stored keep their cost.',
+        tags: ['model prices'],
+        security: [{ apiKey: [] }],
+        params: ModelPriceParamsSchema,
+        body: ModelPriceBodySchema,
+        response: { 200: ModelPriceSchema, ...errorResponses(400, 401, 404, 409) },
+      },
+    },
+    async (request) => {
+      const price = priceOf(await ownedProjectId(request, request.params.projectId), request.body)
+      try {
+        const updated = await updateModelPrice(app.db, request.params.priceId, price)
+        if (updated === undefined) throw new NotFoundError('Model price not found')
+        return updated
+      } catch (error) {
+        throw conflictOr(error, price)
       }
     },
   )

@@ -69,6 +69,31 @@ export async function createModelPrice(db: Executor, price: NewModelPrice): Prom
   return toModelPriceDto(row)
 }
 
+/**
+ * Replaces a price's fields in place (its id and creation time stay, so its rank among the
+ * project's prices does too); undefined when the project has no such price.
+ */
+export async function updateModelPrice(db: Executor, priceId: string, price: NewModelPrice): Promise<ModelPriceDto | undefined> {
+  const rates = price.usdPerMillionTokens
+  const row = await db
+    .updateTable('project_model_prices')
+    .set({
+      model: price.model,
+      match: price.match,
+      input_usd_per_mtok: rates.input,
+      output_usd_per_mtok: rates.output,
+      cache_read_usd_per_mtok: rates.cacheRead ?? null,
+      cache_write_usd_per_mtok: rates.cacheWrite ?? null,
+      reasoning_usd_per_mtok: rates.reasoning ?? null,
+      effective_from: price.effectiveFrom,
+    })
+    .where('project_id', '=', price.projectId)
+    .where('id', '=', priceId)
+    .returningAll()
+    .executeTakeFirst()
+  return row === undefined ? undefined : toModelPriceDto(row)
+}
+
 /** A project's prices, newest first (the order CustomPriceBook breaks ties in). */
 export async function listModelPrices(db: Executor, projectId: string): Promise<ModelPriceDto[]> {
   const rows = await db
