@@ -103,6 +103,14 @@ function containerEnvironment(container: Doc, where: string): { names: string[];
     assert.ok(!names.includes(variable.name), `${where2} is set twice`)
     names.push(variable.name)
     const secretRef = variable.valueFrom?.secretKeyRef
+    const configMapRef = variable.valueFrom?.configMapKeyRef
+    if (configMapRef) {
+      const configMap = configMaps.find((doc) => doc.metadata.name === configMapRef.name)
+      assert.ok(configMap, `${where2}: ConfigMap ${configMapRef.name} is not in the manifests`)
+      const value = configMap.data?.[configMapRef.key] as string | undefined
+      assert.ok(value !== undefined || configMapRef.optional === true, `${where2}: ConfigMap key ${configMapRef.key} is missing`)
+      if (value !== undefined) values[variable.name] = value
+    }
     if (isSecretName(variable.name)) {
       assert.equal(variable.value, undefined, `${where2} must not be a literal`)
       assert.ok(secretRef, `${where2} must come from valueFrom.secretKeyRef`)
@@ -327,7 +335,11 @@ describe('Kubernetes manifests', () => {
     assertSettingsKnown(migrate.schema, names, 'migration Job')
     // Optional in the schema (the embedded database), but a cluster must migrate the real one.
     assert.ok(names.includes('DATABASE_URL'), 'migration Job: DATABASE_URL')
-    loadConfig(migrate.schema, values)
+    // The writers' queue, to pause them around a backfill, named as the writers name it.
+    const settings = loadConfig(migrate.schema, values)
+    const writerSettings = containerEnvironment(podSpecOf(named('Deployment', 'writer')!).containers[0], 'writer').values
+    assert.ok(names.includes('REDIS_URL'), 'migration Job: REDIS_URL')
+    assert.equal(settings.QUEUE_PREFIX, loadConfig(services.writer!.schema, writerSettings).QUEUE_PREFIX, "the writers' QUEUE_PREFIX")
     for (const mount of container.volumeMounts ?? []) assert.ok(pod.volumes.some((volume: Doc) => volume.name === mount.name), `volume ${mount.name}`)
   })
 
@@ -853,8 +865,8 @@ describe('the Redis Cluster overlay (docker/k8s-redis-cluster)', () => {
     for (const ref of auth!.spec.secretTargetRef as Doc[]) assert.ok(ref.key in secrets[0]!.stringData, `Secret key ${ref.key}`)
   })
 
-  it('gives ingest and the writer REDIS_CLUSTER_NODES instead of REDIS_URL', () => {
-    for (const service of ['ingest', 'writer']) {
+  it('gives ingest, the writer and the migration Job REDIS_CLUSTER_NODES instead of REDIS_URL', () => {
+    for (const service of ['ingest', 'writer', 'migrate']) {
       const [patch] = docsOf(`${service}-redis.patch.yaml`)
       const env = patch!.spec.template.spec.containers[0].env as Doc[]
       assert.deepEqual(env.map((entry) => entry.name), ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_CLUSTER_PASSWORD'])

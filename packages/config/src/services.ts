@@ -111,7 +111,14 @@ export const ReplayConfigSchema = Type.Object({ ...queueSettings }, queueTargetR
 export type ReplayConfig = Static<typeof ReplayConfigSchema>
 
 /** `npm run migrate`: one connection is all it needs, so no pool size. */
-export const MigrateConfigSchema = Type.Object({ DATABASE_URL: embeddedDatabaseSettings.DATABASE_URL, DATA_DIR: embeddedDatabaseSettings.DATA_DIR, ...startupSettings })
+/**
+ * `npm run migrate`: the database, and optionally the writers' queue, which it pauses around a
+ * migration that fills what it adds from the spans already stored.
+ */
+export const MigrateConfigSchema = Type.Object(
+  { DATABASE_URL: embeddedDatabaseSettings.DATABASE_URL, DATA_DIR: embeddedDatabaseSettings.DATA_DIR, ...embeddedQueueSettings, ...startupSettings },
+  optionalQueueTargetRule,
+)
 export type MigrateConfig = Static<typeof MigrateConfigSchema>
 
 /**

@@ -1,6 +1,6 @@
 import { Migrator, type Migration, type MigrationResultSet } from 'kysely'
 import type { AnyDb } from './create-db.ts'
-import { migrations } from './migrations/index.ts'
+import { migrations, migrationsThatPauseWriters } from './migrations/index.ts'
 
 function migratorFor(db: AnyDb, upTo?: string): Migrator {
   const names = Object.keys(migrations).filter((name) => upTo === undefined || name <= upTo)
@@ -41,6 +41,11 @@ export async function migrateToLatest(db: AnyDb, onStep?: (migration: string) =>
 export async function pendingMigrations(db: AnyDb): Promise<string[]> {
   const all = await migratorFor(db).getMigrations()
   return all.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name)
+}
+
+/** The pending migrations that fill what they add from stored spans: the writers must not write meanwhile. */
+export async function pendingMigrationsThatPauseWriters(db: AnyDb): Promise<string[]> {
+  return (await pendingMigrations(db)).filter((name) => migrationsThatPauseWriters.has(name))
 }
 
 /** Services refuse to start on a database that is behind (docs/operations.md#migrations). */

@@ -1,20 +1,29 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { testEnvironment } from '@tracewell/config'
+import { QueueNames } from '@tracewell/queue'
+import { Queue, Worker } from 'bullmq'
+import { Migrator, sql } from 'kysely'
 import { migrateToLatest } from '../src/index.ts'
+import { migrations } from '../src/migrations/index.ts'
 import { createTestDatabase, type TestDatabase } from '../src/testing/index.ts'
 
-// `migrate.mjs --wait`, every Kubernetes service's init container: it applies nothing, waits
-// while the migration Job applies what this version needs, and lets the service start only then.
+// `npm run migrate` and `migrate.mjs --wait`. The Job's run pauses the writers' queue around a
+// migration that fills new columns from stored spans; every Kubernetes service's init container
+// applies nothing, waits while the Job applies what its version needs, and lets it start then.
 
 const migrateBin = fileURLToPath(new URL('../src/bin/migrate.ts', import.meta.url))
 
-function startWaiting(databaseUrl: string, retrySeconds: number) {
-  const child = spawn(process.execPath, [migrateBin, '--wait'], {
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, STARTUP_RETRY_SECONDS: String(retrySeconds) },
+const { REDIS_URL } = testEnvironment()
+
+function startMigrate(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [migrateBin, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
@@ -22,6 +31,8 @@ function startWaiting(databaseUrl: string, retrySeconds: number) {
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
   return { child, output: () => output, exited: once(child, 'exit') as Promise<[number | null]> }
 }
+
+const startWaiting = (databaseUrl: string, retrySeconds: number) => startMigrate(['--wait'], { DATABASE_URL: databaseUrl, STARTUP_RETRY_SECONDS: String(retrySeconds) })
 
 describe('migrate --wait', { timeout: 90_000 }, () => {
   let database: TestDatabase
@@ -54,5 +65,93 @@ describe('migrate --wait', { timeout: 90_000 }, () => {
     } finally {
       await behind.drop()
     }
+  })
+})
+
+describe('npm run migrate with the writers\' queue in its settings', { timeout: 90_000 }, () => {
+  const backfill = '2026-11-26T0900-summary-deltas'
+  let database: TestDatabase
+  let prefix: string
+  let queue: Queue
+  before(async () => {
+    database = await createTestDatabase({ migrated: false })
+    // A database of the release before the backfill, with spans stored.
+    // Step by step, as the migrator does: a backfill that batches its own transactions runs without one.
+    const names = Object.keys(migrations).filter((name) => name < backfill)
+    for (const [index, name] of names.entries()) {
+      const upTo = Object.fromEntries(names.slice(0, index + 1).map((each) => [each, migrations[each]!]))
+      const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => upTo }, disableTransactions: migrations[name]?.transactional === false })
+      const { error } = await migrator.migrateToLatest()
+      if (error) throw error
+    }
+    prefix = `test-migrate-${randomUUID()}`
+    queue = new Queue(QueueNames.spanBatches, { connection: { url: REDIS_URL }, prefix })
+  })
+  after(async () => {
+    await queue?.obliterate({ force: true }).catch(() => {})
+    await queue?.close()
+    await database?.drop()
+  })
+
+  it('pauses the writers around a backfill: the job in hand finishes first, the next waits for the migration', async () => {
+    const started = new Map<string, number>()
+    const finished = new Map<string, number>()
+    // The job in hand is still being stored when the migration pauses the queue.
+    let migrationPausing: () => void = () => {}
+    const pausing = new Promise<void>((resolve) => (migrationPausing = resolve))
+    const writer = new Worker(
+      QueueNames.spanBatches,
+      async (job) => {
+        started.set(job.name, Date.now())
+        if (job.name === 'in-hand') await pausing.then(() => sleep(1_000))
+        finished.set(job.name, Date.now())
+      },
+      { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, prefix },
+    )
+    try {
+      await queue.add('in-hand', {})
+      for (let attempt = 0; attempt < 100 && !started.has('in-hand'); attempt++) await sleep(50)
+      assert.ok(started.has('in-hand'), 'the writer took the first job')
+      const migrating = startMigrate([], { DATABASE_URL: database.url, REDIS_URL, QUEUE_PREFIX: prefix })
+      for (let attempt = 0; attempt < 400 && !migrating.output().includes('pausing the writers'); attempt++) await sleep(50)
+      await queue.add('after', {})
+      migrationPausing()
+      const [code] = await migrating.exited
+      assert.equal(code, 0, migrating.output())
+      assert.match(migrating.output(), new RegExp(`pausing the writers for ${backfill}`))
+      assert.match(migrating.output(), /waiting for the writers to finish 1 job\(s\)/)
+      assert.match(migrating.output(), /resumed the writers/)
+      for (let attempt = 0; attempt < 100 && !finished.has('after'); attempt++) await sleep(50)
+      const { rows } = await sql<{ timestamp: string }>`select timestamp from kysely_migration where name = ${backfill}`.execute(database.db)
+      const migratedAt = new Date(rows[0]?.timestamp ?? Number.NaN).getTime()
+      assert.ok((finished.get('in-hand') as number) <= migratedAt, 'the job in hand was stored before the migration ran')
+      assert.ok((started.get('after') as number) >= migratedAt, 'the next job waited for the migration')
+      assert.equal(await queue.isPaused(), false)
+    } finally {
+      await writer.close()
+    }
+  })
+
+  it('resumes the writers a killed run left paused, and never a pause made by hand', async () => {
+    // A run killed (SIGKILL) while it held the writers paused.
+    const killed = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', `import { pauseWriters } from '@tracewell/queue'; await pauseWriters({ redis: { url: ${JSON.stringify(REDIS_URL)} }, prefix: ${JSON.stringify(prefix)}, shards: 1 }, 10_000); console.log('paused')`],
+      { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] },
+    )
+    await once(killed.stdout, 'data')
+    killed.kill('SIGKILL')
+    await once(killed, 'exit')
+    assert.equal(await queue.isPaused(), true)
+    const run = startMigrate([], { DATABASE_URL: database.url, REDIS_URL, QUEUE_PREFIX: prefix })
+    assert.equal((await run.exited)[0], 0, run.output())
+    assert.match(run.output(), /resumed the writers an earlier run left paused/)
+    assert.equal(await queue.isPaused(), false)
+
+    await queue.pause()
+    const again = startMigrate([], { DATABASE_URL: database.url, REDIS_URL, QUEUE_PREFIX: prefix })
+    assert.equal((await again.exited)[0], 0, again.output())
+    assert.doesNotMatch(again.output(), /resumed/)
+    assert.equal(await queue.isPaused(), true, "an operator's pause stays")
   })
 })

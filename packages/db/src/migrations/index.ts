@@ -15,6 +15,11 @@ import * as llmJudge from './2026-11-26T1410-llm-judge.ts'
 // Every migration, by name; names sort in the order they apply. Listed statically (not read from
 // the file system) so that the same list works from source, from a container image and in tests.
 // A migration exporting `transactional = false` runs outside a transaction (migrator.ts).
+//
+// migrationsThatPauseWriters: those that fill new columns or tables from the spans already stored.
+// A writer storing spans meanwhile (of the previous version, which knows nothing of them) would
+// leave its spans out of what they fill, so `npm run migrate` pauses the writers' queue around
+// them (docs/operations.md#migrations).
 export const migrations: Record<string, Migration & { transactional?: boolean }> = {
   '2026-11-22T0300-initial-schema': initialSchema,
   '2026-11-24T0900-prompt-labels': promptLabels,
@@ -29,3 +34,12 @@ export const migrations: Record<string, Migration & { transactional?: boolean }>
   '2026-11-26T1400-scores': scores,
   '2026-11-26T1410-llm-judge': llmJudge,
 }
+
+export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
+  '2026-11-24T1000-llm-columns-and-cost',
+  '2026-11-24T1100-trace-summaries',
+  '2026-11-25T0500-usage-rollups',
+  '2026-11-25T0510-session-summaries',
+  '2026-11-25T1800-trace-text-filters',
+  '2026-11-26T0900-summary-deltas',
+])
