@@ -7,9 +7,14 @@ export type AdvisoryLockResult<T> = { acquired: true; value: T } | { acquired: f
 const heldEmbeddedLocks = new Set<string>()
 
 /**
- * Runs `work` while holding a Postgres session-level advisory lock, or reports that another
- * holder (in any process connected to the same database) has it. The lock lives on a connection
- * reserved for it, so `work` can commit many small transactions on the pool meanwhile.
+ * Runs `work` while holding a Postgres advisory lock, or reports that another holder (in any
+ * process connected to the same database) has it. The lock is transaction-level, taken in a
+ * transaction left open on a connection reserved for it while `work` commits many small
+ * transactions on the pool, and released by that transaction's end. Not a session-level lock:
+ * through PgBouncer in transaction pooling mode the unlock could reach another server connection
+ * than the lock, which would then stay held for as long as its server connection lives; an open
+ * transaction keeps its server connection to itself. Between statements a read-committed
+ * transaction holds no snapshot, so it does not hold back vacuum.
  */
 export async function withAdvisoryLock<T>(db: Db, key: bigint, work: () => Promise<T>): Promise<AdvisoryLockResult<T>> {
   if (engineOf.get(db) === 'pglite') {
@@ -23,12 +28,13 @@ export async function withAdvisoryLock<T>(db: Db, key: bigint, work: () => Promi
     }
   }
   return db.connection().execute(async (connection) => {
-    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${key}) as locked`.execute(connection)
-    if (!rows[0]?.locked) return { acquired: false } as const
+    await sql`begin`.execute(connection)
     try {
+      const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${key}) as locked`.execute(connection)
+      if (!rows[0]?.locked) return { acquired: false } as const
       return { acquired: true, value: await work() } as const
     } finally {
-      await sql`select pg_advisory_unlock(${key})`.execute(connection)
+      await sql`commit`.execute(connection)
     }
   })
 }

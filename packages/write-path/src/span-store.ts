@@ -156,8 +156,9 @@ async function copyInTransaction(
       await client.query('rollback')
       return undefined
     }
-    // Named, so that each connection parses and plans it once, not once a batch.
-    if (!delta.isEmpty) await client.query({ name: 'summary-delta-insert', text: summaryDeltaInsert, values: delta.values() })
+    // Not a named (prepared) statement: PgBouncer in transaction pooling mode (before 1.21) would
+    // send its next use to a server connection that never prepared it.
+    if (!delta.isEmpty) await client.query(summaryDeltaInsert, delta.values())
     await client.query('commit')
     releaseCopyChunks(encoder.chunks)
     return rows
