@@ -66,7 +66,7 @@ export async function startPgBouncer(options: { postgresPort: number; poolSize: 
       break
     } catch (error) {
       await client.end().catch(() => {})
-      if (attempt > 100 || child.exitCode !== null) throw new Error(`pgbouncer did not start: ${String(error)}`)
+      if (attempt > 100 || child.exitCode !== null) throw new Error(`pgbouncer did not start: ${String(error)}`, { cause: error })
       await sleep(100)
     }
   }
