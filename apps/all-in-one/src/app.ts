@@ -1,7 +1,7 @@
 import { encryptionKeyOf } from '@tracewell/auth'
 import { spanLimitsOf, type AllInOneConfig } from '@tracewell/config'
 import { bootstrapFromSettings, consoleAssetsPlugin, controlPlaneRoutes, defaultKeysAreLive, ensureDefaultWorkspace, type DefaultWorkspace } from '@tracewell/control-plane'
-import { summaryBacklog, type Db } from '@tracewell/db'
+import { createDb, summaryBacklog, type Db } from '@tracewell/db'
 import { evaluatorOptionsFromSettings, evaluatorPlugin } from '@tracewell/evaluator'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { otlpGrpcPlugin, sendTracesRoutes, traceLimitsOf } from '@tracewell/ingest'
@@ -58,7 +58,11 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
     await app.register(otlpGrpcPlugin, { producer, limits })
     const sessionSecret = await consoleSessionSecret(config, app.log)
     const llmConnectionKey = await llmConnectionEncryptionKey(config, app.log)
+    // A replica only makes sense beside a real Postgres (DATABASE_URL), never the embedded one.
+    const readDb = config.DATABASE_READ_URL === undefined || config.DATABASE_URL === undefined ? undefined : createDb({ databaseUrl: config.DATABASE_READ_URL, poolSize: config.DATABASE_POOL_SIZE })
+    if (readDb) app.addHook('onClose', async () => readDb.destroy())
     await app.register(controlPlaneRoutes, {
+      readDb,
       adminApiKey: config.ADMIN_API_KEY,
       queryTimeoutMs: config.QUERY_TIMEOUT_MS,
       consoleSessions: { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS },

@@ -1,5 +1,6 @@
 import { encryptionKeyOf } from '@tracewell/auth'
 import type { ControlPlaneConfig } from '@tracewell/config'
+import { createDb } from '@tracewell/db'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { bootstrapFromSettings } from './bootstrap.ts'
 import { consoleAssetsPlugin } from './console/console-assets.plugin.ts'
@@ -25,7 +26,10 @@ export const controlPlaneService = defineService<ControlPlaneConfig, ControlPlan
     await bootstrapFromSettings(app.db, config, app.log)
     if (config.ADMIN_API_KEY === undefined) app.log.info('ADMIN_API_KEY is unset: POST /api/teams is refused; create teams with INIT_TEAM_NAME')
     const sessionSecret = config.SESSION_SECRET
+    const readDb = config.DATABASE_READ_URL === undefined ? undefined : createDb({ databaseUrl: config.DATABASE_READ_URL, poolSize: config.DATABASE_POOL_SIZE })
+    if (readDb) app.addHook('onClose', async () => readDb.destroy())
     await app.register(controlPlaneRoutes, {
+      readDb,
       adminApiKey: config.ADMIN_API_KEY,
       queryTimeoutMs: config.QUERY_TIMEOUT_MS,
       consoleSessions: sessionSecret === undefined ? undefined : { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS },

@@ -1,17 +1,11 @@
-import { execFile } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { promisify } from 'node:util'
 import { createDb, migrateToLatest } from '@tracewell/db'
 import { decodeJsonTraces, type SpanRecord } from '@tracewell/otlp'
 import { createSpanBatchQueueConnection, QueueNames, type SpanBatchJob, type SpanBatchProducer } from '@tracewell/queue'
-import { acceptedTraces } from '@tracewell/test-support'
+import { acceptedTraces, OwnPostgres as BaseOwnPostgres } from '@tracewell/test-support'
 import { Queue } from 'bullmq'
-
-const run = promisify(execFile)
 
 /** The spans of a real Langtrace Python SDK request, decoded as ingest decodes them. */
 export const fixtureSpans: SpanRecord[] = decodeJsonTraces(
@@ -56,51 +50,13 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | false | 
   }
 }
 
-const pgVersion = readdirSync('/usr/lib/postgresql').sort().at(-1) ?? '15'
-const pgBin = (name: string) => `/usr/lib/postgresql/${pgVersion}/bin/${name}`
-
-/**
- * A throwaway Postgres cluster of our own (initdb in a temp dir, run as user postgres), so outage
- * tests can stop it without touching the shared one on 5432.
- */
-export class OwnPostgres {
-  readonly port: number
-  readonly dir: string
-
-  constructor(port: number) {
-    this.port = port
-    this.dir = mkdtempSync(join(tmpdir(), 'tracewell-pg-'))
-    chmodSync(this.dir, 0o777)
-  }
-
-  get url(): string {
-    return `postgres://postgres@127.0.0.1:${this.port}/postgres`
-  }
-
-  async #asPostgres(command: string, args: string[]): Promise<void> {
-    await run('su', ['postgres', '-c', [pgBin(command), ...args.map((arg) => `'${arg}'`)].join(' ')])
-  }
-
-  async init(): Promise<void> {
-    await this.#asPostgres('initdb', ['-D', join(this.dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync'])
-    await this.start()
+/** A throwaway migrated Postgres of the test's own (see @tracewell/test-support's OwnPostgres). */
+export class OwnPostgres extends BaseOwnPostgres {
+  override async init(): Promise<void> {
+    await super.init()
     const db = createDb({ databaseUrl: this.url, poolSize: 1 })
     await migrateToLatest(db)
     await db.destroy()
-  }
-
-  async start(): Promise<void> {
-    const options = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`
-    await this.#asPostgres('pg_ctl', ['-D', join(this.dir, 'data'), '-o', options, '-l', join(this.dir, 'log'), '-w', 'start'])
-  }
-
-  async stop(): Promise<void> {
-    await this.#asPostgres('pg_ctl', ['-D', join(this.dir, 'data'), '-m', 'immediate', '-w', 'stop']).catch(() => {})
-  }
-
-  async destroy(): Promise<void> {
-    await this.stop()
-    rmSync(this.dir, { recursive: true, force: true })
   }
 }
 

@@ -232,6 +232,10 @@ export const keySettings = {
 }
 
 export const querySettings = {
+  DATABASE_READ_URL: Type.Optional(Type.String({
+    pattern: '^postgres(ql)?://',
+    description: 'a streaming replica of DATABASE_URL: the trace, session and usage queries read from it once it has replayed what this process wrote, else from DATABASE_URL',
+  })),
   QUERY_TIMEOUT_MS: Type.Integer({
     minimum: 100,
     maximum: 600_000,

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { installErrorHandler, messageBody, requireUtf8Json } from '@tracewell/http'
 import AjvModule from 'ajv'
+import type { Db } from '@tracewell/db'
 import { Counter, type Registry } from 'prom-client'
 import { PromptCache, type PromptCacheStats } from '../prompt-cache.ts'
 import { consoleSessionPlugin, type ConsoleSessionPluginOptions } from '../console/console-session.plugin.ts'
@@ -19,6 +20,7 @@ import { usageRoutes } from './usage.routes.ts'
 import { traceQueryRoutes } from './trace-queries.routes.ts'
 import { summariesStatusRoutes } from './summaries-status.routes.ts'
 import { decorateTimedQuery, DEFAULT_QUERY_TIMEOUT_MS } from './timed-queries.ts'
+import { ReplicaReads } from './replica-reads.ts'
 import { scoreRoutes } from './scores.routes.ts'
 import { scoreConfigRoutes } from './score-configs.routes.ts'
 import { langtraceEvaluationRoutes } from './langtrace-evaluation.routes.ts'
@@ -36,6 +38,8 @@ export interface ControlPlaneRoutesOptions {
   queryTimeoutMs?: number
   /** LLM_CONNECTION_ENCRYPTION_KEY's 32 bytes: seals the keys of LLM connections; without it none can be made. */
   llmConnectionKey?: Buffer | undefined
+  /** DATABASE_READ_URL's pool: the trace, session and usage queries read from it (replica-reads.ts). */
+  readDb?: Db | undefined
 }
 
 export type ConsoleSessionOptions = ConsoleSessionPluginOptions
@@ -56,7 +60,15 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   installErrorHandler(app, messageBody)
   app.setValidatorCompiler(({ schema, httpPart }) => refusingNul((httpPart === 'body' ? strictAjv : coercingAjv).compile(schema)))
   app.decorateRequest('controlPlaneProjectId', null)
-  decorateTimedQuery(app, options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS)
+  const replica = options.readDb === undefined ? undefined : new ReplicaReads(app.db, options.readDb)
+  decorateTimedQuery(app, options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS, replica)
+  if (replica) {
+    // Before the answer leaves: the caller's next read must find the replica caught up with it.
+    app.addHook('onSend', async (request, reply) => {
+      if (!READS.has(request.method) && reply.statusCode < 400) await replica.recordWrite()
+    })
+    replicaMetrics(app.metrics, replica)
+  }
 
   // POST /api/api-key is sent with `Content-Type: application/json` and no body (docs/api.md#api-keys);
   // Fastify's own parser would refuse that as an empty JSON body.
@@ -137,4 +149,21 @@ function promptCacheStats(registry: Registry): PromptCacheStats {
   }
   const lookups = counts
   return { hit: () => void lookups.hit++, miss: () => void lookups.miss++ }
+}
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/** How many query-route reads the replica answered, and how many went to the primary instead. */
+function replicaMetrics(registry: Registry, replica: ReplicaReads): void {
+  new Counter({
+    name: 'tracewell_control_plane_query_reads_total',
+    help: 'Trace, session and usage queries by the database that answered them (replica, or primary when the replica was behind or unreachable)',
+    labelNames: ['database'] as const,
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc({ database: 'replica' }, replica.served.replica)
+      this.inc({ database: 'primary' }, replica.served.primary)
+    },
+  })
 }
