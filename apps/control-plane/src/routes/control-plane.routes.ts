@@ -26,6 +26,7 @@ import { scoreConfigRoutes } from './score-configs.routes.ts'
 import { langtraceEvaluationRoutes } from './langtrace-evaluation.routes.ts'
 import { llmConnectionRoutes } from './llm-connections.routes.ts'
 import { evaluatorRoutes } from './evaluators.routes.ts'
+import { datasetRoutes } from './datasets.routes.ts'
 
 export interface ControlPlaneRoutesOptions {
   /** ADMIN_API_KEY: the secret of POST /api/teams; unset, that endpoint refuses everyone. */
@@ -111,6 +112,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(langtraceEvaluationRoutes)
   await app.register(llmConnectionRoutes, { encryptionKey: options.llmConnectionKey })
   await app.register(evaluatorRoutes)
+  await app.register(datasetRoutes)
 }
 
 const cacheMetricName = 'tracewell_control_plane_prompt_cache_lookups_total'
