@@ -27,6 +27,7 @@ import { langtraceEvaluationRoutes } from './langtrace-evaluation.routes.ts'
 import { llmConnectionRoutes } from './llm-connections.routes.ts'
 import { evaluatorRoutes } from './evaluators.routes.ts'
 import { datasetRoutes } from './datasets.routes.ts'
+import { experimentRoutes } from './experiments.routes.ts'
 
 export interface ControlPlaneRoutesOptions {
   /** ADMIN_API_KEY: the secret of POST /api/teams; unset, that endpoint refuses everyone. */
@@ -113,6 +114,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(llmConnectionRoutes, { encryptionKey: options.llmConnectionKey })
   await app.register(evaluatorRoutes)
   await app.register(datasetRoutes)
+  await app.register(experimentRoutes)
 }
 
 const cacheMetricName = 'tracewell_control_plane_prompt_cache_lookups_total'

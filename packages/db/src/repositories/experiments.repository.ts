@@ -198,9 +198,71 @@ export async function listExperiments(db: Executor, projectId: string, datasetId
   return rows.map(toExperiment)
 }
 
+/**
+ * Figures a result has not recorded itself (an SDK experiment's, linked to the caller's trace) are
+ * its trace's, from the trace summary once the trace has arrived: its duration, tokens and cost.
+ */
+const resultsWithTraceFigures = (experimentIds: readonly string[]) => sql<ResultRow>`
+  select r.id, r.experiment_id, r.dataset_item_id, r.status, r.attempts, r.error, r.output, r.trace_id, r.span_id,
+    coalesce(r.model, (select t.models[1] from trace_summaries t where t.project_id = r.project_id and t.trace_id = r.trace_id)) as model,
+    coalesce(r.input_tokens, (select t.input_tokens from trace_summaries t where t.project_id = r.project_id and t.trace_id = r.trace_id))::integer as input_tokens,
+    coalesce(r.output_tokens, (select t.output_tokens from trace_summaries t where t.project_id = r.project_id and t.trace_id = r.trace_id))::integer as output_tokens,
+    coalesce(r.cost_usd, (select t.cost_usd from trace_summaries t where t.project_id = r.project_id and t.trace_id = r.trace_id)) as cost_usd,
+    coalesce(r.latency_ms, (select round(t.duration_us / 1000.0) from trace_summaries t where t.project_id = r.project_id and t.trace_id = r.trace_id))::integer as latency_ms,
+    r.created_at, r.updated_at
+  from experiment_results r
+  where r.experiment_id in (${sql.join(experimentIds)})`
+
 export async function listExperimentResults(db: Executor, experimentId: string): Promise<ExperimentResultDto[]> {
-  const rows = await db.selectFrom('experiment_results').selectAll().where('experiment_id', '=', experimentId).orderBy('created_at').orderBy('id').execute()
+  const { rows } = await sql<ResultRow>`select * from (${resultsWithTraceFigures([experimentId])}) r order by r.created_at, r.id`.execute(db)
   return rows.map(toResult)
+}
+
+export interface ExperimentAggregates {
+  results: { total: number; pending: number; completed: number; failed: number }
+  latencyMs: { avg: number | null; p50: number | null; p95: number | null }
+  inputTokens: number
+  outputTokens: number
+  /** USD of the results whose cost is known; null when none is. */
+  costUsd: number | null
+  scores: Array<{ name: string; avg: number | null; count: number }>
+}
+
+/** Each experiment's figures: results by status, latency, tokens, cost, and its scores averaged by name. */
+export async function experimentAggregates(db: Executor, experimentIds: readonly string[]): Promise<Map<string, ExperimentAggregates>> {
+  const aggregates = new Map<string, ExperimentAggregates>()
+  if (experimentIds.length === 0) return aggregates
+  const { rows } = await sql<{
+    experiment_id: string; total: string; pending: string; completed: string; failed: string; avg_latency: number | null; p50: number | null; p95: number | null
+    input_tokens: string | null; output_tokens: string | null; cost_usd: string | null
+  }>`
+    select r.experiment_id, count(*) as total,
+      count(*) filter (where r.status = 'pending') as pending,
+      count(*) filter (where r.status = 'completed') as completed,
+      count(*) filter (where r.status = 'failed') as failed,
+      avg(r.latency_ms) filter (where r.status = 'completed')::float8 as avg_latency,
+      percentile_cont(0.5) within group (order by r.latency_ms) filter (where r.status = 'completed') as p50,
+      percentile_cont(0.95) within group (order by r.latency_ms) filter (where r.status = 'completed') as p95,
+      sum(r.input_tokens) as input_tokens, sum(r.output_tokens) as output_tokens, sum(r.cost_usd) as cost_usd
+    from (${resultsWithTraceFigures(experimentIds)}) r
+    group by r.experiment_id`.execute(db)
+  for (const row of rows) {
+    aggregates.set(row.experiment_id, {
+      results: { total: Number(row.total), pending: Number(row.pending), completed: Number(row.completed), failed: Number(row.failed) },
+      latencyMs: { avg: row.avg_latency === null ? null : Math.round(row.avg_latency), p50: row.p50, p95: row.p95 },
+      inputTokens: Number(row.input_tokens ?? 0),
+      outputTokens: Number(row.output_tokens ?? 0),
+      costUsd: row.cost_usd === null ? null : Number(row.cost_usd),
+      scores: [],
+    })
+  }
+  const { rows: scoreRows } = await sql<{ experiment_id: string; name: string; avg: number | null; count: string }>`
+    select r.experiment_id, s.name, avg(s.value)::float8 as avg, count(*) as count
+    from experiment_results r join scores s on s.project_id = r.project_id and s.trace_id = r.trace_id and s.span_id is null
+    where r.experiment_id in (${sql.join(experimentIds)})
+    group by r.experiment_id, s.name order by s.name`.execute(db)
+  for (const row of scoreRows) aggregates.get(row.experiment_id)?.scores.push({ name: row.name, avg: row.avg, count: Number(row.count) })
+  return aggregates
 }
 
 export interface ExperimentResultScore {
