@@ -8,7 +8,7 @@ import { AllInOneConfigSchema, loadConfig, TestEnvironmentSchema } from '@tracew
 import { createTestDatabase } from '@tracewell/db/testing'
 import type { App } from '@tracewell/http'
 import { buildAllInOneApp } from '../src/index.ts'
-import { apiKey, judgeUsage, modelUsage, startFakeModels, type FakeModels } from './support/fake-models.server.ts'
+import { fakeModelsApiKey as apiKey, judgeUsage, modelUsage, startFakeModels, type FakeModels } from '@tracewell/test-support'
 
 // Datasets and experiments end to end in `npm start`, both ways it runs (Postgres and Redis with
 // BullMQ; embedded PGlite with the in-process queue): traces sent as an application sends them
