@@ -107,6 +107,8 @@ describe('datasets', { timeout: 120_000 }, () => {
     const current = (await send('GET', `/api/datasets/${datasetId}`)).json()
     assert.equal(current.itemCount, 4)
     assert.equal(current.items.find((item: { id: string }) => item.id === 'fr').expectedOutput, 'Paris, France')
+    // A replaced item keeps its place; new ones come after the others, in the order sent.
+    assert.deepEqual(current.items.map((item: { id: string }) => item.id).filter((id: string) => id.length <= 2), ['fr', 'de', 'es'])
     const v2 = (await send('GET', `/api/datasets/${datasetId}?version=2`)).json()
     assert.deepEqual([v2.itemsVersion, v2.items.length, v2.items.find((item: { id: string }) => item.id === 'fr').expectedOutput], [2, 3, 'Paris'])
     assert.deepEqual((await send('GET', `/api/datasets/${datasetId}?version=1`)).json().items.map((item: { id: string }) => item.id), ['fr'])

@@ -350,6 +350,7 @@ export interface DatasetItemsTable {
   id: string
   valid_from: number
   valid_to: number | null
+  position: number
   input: Json<JsonValue>
   expected_output: ColumnType<unknown, string | null, string | null>
   metadata: ColumnType<Record<string, unknown> | null, string | null, string | null>
@@ -539,7 +540,7 @@ export const declaredColumns: DeclaredColumns = {
   },
   datasets: { id: notNull, project_id: notNull, name: notNull, description: notNull, metadata: notNull, version: notNull, created_at: notNull, updated_at: notNull },
   dataset_items: {
-    dataset_id: notNull, id: notNull, valid_from: notNull, valid_to: nullable, input: notNull, expected_output: nullable, metadata: nullable,
+    dataset_id: notNull, id: notNull, valid_from: notNull, valid_to: nullable, position: notNull, input: notNull, expected_output: nullable, metadata: nullable,
     source_trace_id: nullable, source_span_id: nullable, created_at: notNull,
   },
   experiments: {

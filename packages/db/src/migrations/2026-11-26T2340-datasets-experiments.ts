@@ -9,6 +9,8 @@ import { sql, type Kysely } from 'kysely'
 // version v are those with valid_from <= v < coalesce(valid_to, ∞), and an experiment records the
 // version it ran on. A replaced item keeps its id: the old row is closed, a new one opened.
 // source_trace_id and source_span_id keep the link to the trace or span an item was taken from.
+// position is the item's place in the dataset: the order items were first added, kept by a
+// replaced item, so a dataset reads in the same order in every version.
 //
 // Experiments: one prompt version (or, kind 'sdk', the caller's own code) run over every item of
 // one version of a dataset. experiment_results hold one row per item: its status, the output, the
@@ -35,6 +37,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       id text not null,
       valid_from integer not null,
       valid_to integer,
+      position integer not null,
       input jsonb not null,
       expected_output jsonb,
       metadata jsonb,
@@ -46,7 +49,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db)
   // At most one current row per item id; the current items in the order they were added.
   await sql`create unique index dataset_items_current_unique on dataset_items (dataset_id, id) where valid_to is null`.execute(db)
-  await sql`create index dataset_items_version_idx on dataset_items (dataset_id, valid_from, created_at)`.execute(db)
+  await sql`create index dataset_items_position_idx on dataset_items (dataset_id, position)`.execute(db)
 
   await sql`
     create table experiments (

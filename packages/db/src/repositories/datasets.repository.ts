@@ -78,6 +78,7 @@ interface ItemRow {
   id: string
   valid_from: number
   valid_to: number | null
+  position: number
   input: unknown
   expected_output: unknown
   metadata: Record<string, unknown> | null
@@ -136,8 +137,7 @@ export async function listDatasetItems(db: Executor, datasetId: string, version:
     .where('dataset_id', '=', datasetId)
     .where('valid_from', '<=', version)
     .where((eb) => eb.or([eb('valid_to', 'is', null), eb('valid_to', '>', version)]))
-    .orderBy('created_at')
-    .orderBy('id')
+    .orderBy('position')
     .execute()
   return rows.map(toItem)
 }
@@ -172,26 +172,38 @@ export async function addDatasetItems(db: Executor, datasetId: string, items: re
   return inTransaction(db, async (trx) => {
     const version = await nextVersion(trx, datasetId)
     const ids = items.map((item) => item.id)
-    if (ids.length > 0) {
-      await trx.updateTable('dataset_items').set({ valid_to: version }).where('dataset_id', '=', datasetId).where('id', 'in', ids).where('valid_to', 'is', null).execute()
+    // A replaced item keeps its place; new ones go after the last (the dataset's row is held, so no one else is numbering).
+    const replaced = new Map<string, number>()
+    for (let start = 0; start < ids.length; start += 1_000) {
+      const closed = await trx
+        .updateTable('dataset_items')
+        .set({ valid_to: version })
+        .where('dataset_id', '=', datasetId)
+        .where('id', 'in', ids.slice(start, start + 1_000))
+        .where('valid_to', 'is', null)
+        .returning(['id', 'position'])
+        .execute()
+      for (const row of closed) replaced.set(row.id, row.position)
     }
+    const { last } = await trx.selectFrom('dataset_items').select((eb) => eb.fn.max('position').as('last')).where('dataset_id', '=', datasetId).executeTakeFirstOrThrow()
+    let next = (last ?? 0) + 1
+    const positions = items.map((item) => replaced.get(item.id) ?? next++)
     const stored: DatasetItemDto[] = []
     // Insert in slices: one statement's parameters stay far below Postgres's 65,535.
     for (let start = 0; start < items.length; start += 1_000) {
       const rows = await trx
         .insertInto('dataset_items')
         .values(
-          items.slice(start, start + 1_000).map((item) => ({
+          items.slice(start, start + 1_000).map((item, offset) => ({
             dataset_id: datasetId,
             id: item.id,
             valid_from: version,
+            position: positions[start + offset] as number,
             input: JSON.stringify(item.input),
             expected_output: item.expectedOutput === undefined || item.expectedOutput === null ? null : JSON.stringify(item.expectedOutput),
             metadata: item.metadata === null ? null : JSON.stringify(item.metadata),
             source_trace_id: item.sourceTraceId,
             source_span_id: item.sourceSpanId,
-            // One batch's items keep their order: created_at is the list's order.
-            created_at: sql<Date>`clock_timestamp()` as unknown as Date,
           })),
         )
         .returningAll()
