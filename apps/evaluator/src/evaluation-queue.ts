@@ -1,7 +1,7 @@
 import { hostname } from 'node:os'
 import { Queue, UnrecoverableError, Worker } from 'bullmq'
 import { Redis } from 'ioredis'
-import { LlmCallError } from './llm-call-error.ts'
+import { LlmCallError } from '@tracewell/llm-calls'
 
 // The evaluations queue, beside the span queue: one queue job per judgment (its id is the
 // judgment's, so adding one twice adds nothing), retried with exponential backoff, a limit on how

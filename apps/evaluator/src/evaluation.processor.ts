@@ -14,7 +14,7 @@ import {
   type Db,
   type EvaluatorDto,
 } from '@tracewell/db'
-import { callCost } from './call-cost.ts'
+import { callCost } from '@tracewell/llm-calls'
 import { askJudge, JudgeError, type Judgment } from './judge.client.ts'
 import { fillJudgePrompt } from './judge-prompt.ts'
 import { traceInputOutput } from './trace-io.ts'

@@ -14,11 +14,7 @@ import {
 import { compileTemplate, inputText, missingVariables, promptMessages, variablesOfInput, variableText } from '@tracewell/llm-messages'
 import { noCost } from '@tracewell/llm-usage'
 import { storeSpans } from '@tracewell/write-path'
-import { callCost } from './call-cost.ts'
-import { callChat, ModelCallError, type ChatAnswer, type ChatRequestMessage } from './chat.client.ts'
-import { LlmCallError } from './llm-call-error.ts'
-import { derivedIds, llmCallSpan } from './llm-call-span.ts'
-import { openConnection } from './open-connection.ts'
+import { callChat, callCost, derivedIds, LlmCallError, llmCallSpan, ModelCallError, openConnection, type ChatAnswer, type ChatRequestMessage } from '@tracewell/llm-calls'
 import { expectedOutputKey } from './trace-io.ts'
 
 // One experiment item: the experiment's prompt version, its variables filled from the item's

@@ -1,6 +1,6 @@
 import OpenAI, { APIError } from 'openai'
 import { judgeInstruction, judgmentSchema } from './judge-prompt.ts'
-import { callErrorOf, LlmCallError } from './llm-call-error.ts'
+import { callErrorOf, LlmCallError } from '@tracewell/llm-calls'
 
 // One call to a judge model over an OpenAI-compatible chat completions API (the `openai`
 // package: base URL, auth, timeouts and its error types; its own retries are off, the queue

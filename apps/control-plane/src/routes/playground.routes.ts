@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { callChat, callCost, LlmCallError, llmCallSpan, openConnection, type ChatAnswer, type ChatRequestMessage } from '@tracewell/evaluator'
+import { callChat, callCost, LlmCallError, llmCallSpan, openConnection, type ChatAnswer, type ChatRequestMessage } from '@tracewell/llm-calls'
 import { findLabelledPrompt, findLlmConnection, findProjectPromptset, findPromptVersion } from '@tracewell/db'
 import { compileTemplate, extractVariables, fillTemplate, missingVariables, promptMessages } from '@tracewell/llm-messages'
 import { noCost } from '@tracewell/llm-usage'
