@@ -66,6 +66,13 @@ describe('the playground', { timeout: 120_000 }, () => {
     assert.equal((await findTraceSpans(cp.db, ws.projectId, done.traceId)).length, 1)
   })
 
+  it('answers whole where the endpoint does not stream', async () => {
+    const response = await post('/api/playground/runs', { connectionId, model: 'no-streaming', stream: true, messages: [{ role: 'system', content: 'Reply with the city only.' }, { role: 'user', content: 'Capital of Italy?' }] })
+    const events = response.body.split('\n\n').filter((chunk) => chunk.startsWith('data: ')).map((chunk) => JSON.parse(chunk.slice(6)))
+    assert.deepEqual(events.map((event) => [event.type, event.type === 'text' ? event.text : event.output]), [['text', 'Rome.'], ['done', 'Rome.']])
+    assert.deepEqual(models.requests.slice(-2).map((request) => request.body.stream), [true, false])
+  })
+
   it('answers a model’s refusal as a run with its error, and refuses a run that could not start', async () => {
     const bad = (await post('/api/llm-connections', { name: 'bad', provider: 'openai', baseUrl: models.url, apiKey: 'sk-wrong-0000' })).json().id
     const refused = await post('/api/playground/runs', { connectionId: bad, promptsetId, variables: { country: 'Peru' } })

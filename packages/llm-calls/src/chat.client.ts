@@ -1,4 +1,4 @@
-import OpenAI from 'openai'
+import OpenAI, { APIError } from 'openai'
 import { callErrorOf, LlmCallError } from './llm-call-error.ts'
 
 // One call to a model under test (an experiment item, a playground run) over an OpenAI-compatible
@@ -45,6 +45,9 @@ export class ModelCallError extends LlmCallError {
   override readonly name = 'ModelCallError'
 }
 
+/** An endpoint's 400 about streaming (or its usage option): it answers whole, not streamed. */
+const refusesStreaming = (error: unknown) => error instanceof APIError && (error.status === 400 || error.status === 422) && /stream/i.test(error.message)
+
 const modelErrorOf = (error: unknown) => callErrorOf(error, 'the model', (message, retryable) => new ModelCallError(message, retryable))
 
 export function callSettings(settings: Record<string, unknown>): Record<string, unknown> {
@@ -75,7 +78,17 @@ export async function callChat(call: ChatCall): Promise<ChatAnswer> {
         firstTokenMs: null,
       }
     }
-    const stream = await client.chat.completions.create({ ...base, stream: true, stream_options: { include_usage: true } } as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming)
+    let stream
+    try {
+      stream = await client.chat.completions.create({ ...base, stream: true, stream_options: { include_usage: true } } as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming)
+    } catch (error) {
+      if (!refusesStreaming(error)) throw error
+      // Streamed where the endpoint streams: this one does not, so the answer comes whole.
+      const { onText, ...whole } = call
+      const answer = await callChat(whole)
+      if (answer.text !== '') onText(answer.text)
+      return answer
+    }
     let text = ''
     let model = ''
     let finishReason: string | null = null

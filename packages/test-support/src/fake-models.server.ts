@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net'
 // An OpenAI-compatible endpoint that is both the model under test and the judge, for the
 // experiment tests. As the model: with a system message asking for "the city only" it answers the
 // capital of the country the user names, else something vague; it answers after a short delay and
-// counts how many of its calls run at once. As the judge (asked for a JSON response format): score
+// counts how many of its calls run at once; the model `no-streaming` refuses to stream. As the judge (asked for a JSON response format): score
 // 1 when the answer names the expected city, else 0.
 
 export interface ModelRequest {
@@ -59,6 +59,8 @@ export function startFakeModels(delayMs = 80): Promise<FakeModels> {
     state.maxInFlight = Math.max(state.maxInFlight, inFlight)
     await new Promise((resolve) => setTimeout(resolve, delayMs))
     inFlight--
+    // A model behind an endpoint that does not stream, to test the fallback to a whole answer.
+    if (body.stream && body.model === 'no-streaming') return send(400, { error: { message: 'stream is not supported for this model' } })
     const wantsCity = body.messages.some((message) => message.role === 'system' && message.content.includes('city only'))
     const country = Object.keys(capitals).find((name) => user.includes(name))
     const content = wantsCity && country !== undefined ? `${capitals[country]}.` : 'It is a large and famous city.'
