@@ -295,4 +295,15 @@ for (const mode of ['Postgres and Redis', 'embedded PGlite and in-process queue'
     const toPrompt = await api('POST', `/api/experiments/${experiments.v1}/results`, { results: [{ datasetItemId: fromTrace.id, traceId: traces[0]?.traceId }] })
     assert.equal(toPrompt.status, 409)
   })
+
+  it('deletes an experiment with its results, the traces and scores kept', async () => {
+    const { body: before } = await api('GET', `/api/experiments/${experiments.v1}`)
+    assert.equal((await api('DELETE', `/api/experiments/${experiments.v1}`)).status, 204)
+    assert.equal((await api('GET', `/api/experiments/${experiments.v1}`)).status, 404)
+    assert.deepEqual((await api('DELETE', `/api/experiments/${experiments.v1}`)).body, { message: 'Experiment not found' })
+    const traceId = (before.results as Result[])[0]?.traceId
+    assert.equal((await api('GET', `/api/traces/${traceId}`)).status, 200)
+    assert.equal((await api('GET', `/api/scores?trace_id=${traceId}`)).body.scores.length, 1)
+    assert.deepEqual((await api('GET', `/api/experiments?dataset_id=${datasetId}`)).body.experiments.map((experiment: { id: string }) => experiment.id).includes(experiments.v1), false)
+  })
 })

@@ -193,9 +193,19 @@ describe('datasets', { timeout: 120_000 }, () => {
     assert.equal(text.statusCode, 415)
   })
 
+  it('deletes a whole dataset, only in its own project', async () => {
+    const doomed = (await send('POST', '/api/datasets', { name: 'doomed' })).json()
+    assert.equal((await send('POST', `/api/datasets/${doomed.id}/items`, { input: 1 })).statusCode, 201)
+    assert.equal((await send('DELETE', `/api/datasets/${doomed.id}`, undefined, other.projectKey)).statusCode, 404)
+    assert.equal((await send('DELETE', `/api/datasets/${doomed.id}`)).statusCode, 204)
+    assert.equal((await send('GET', `/api/datasets/${doomed.id}`)).statusCode, 404)
+    const again = await send('DELETE', `/api/datasets/${doomed.id}`)
+    assert.deepEqual([again.statusCode, again.json().message], [404, 'Dataset not found'])
+  })
+
   it('documents every dataset route in the OpenAPI document', async () => {
     const doc = (await cp.app.inject({ url: '/docs/json' })).json()
-    for (const [path, method] of [['/api/datasets', 'post'], ['/api/datasets', 'get'], ['/api/datasets/{datasetId}', 'get'], ['/api/datasets/{datasetId}/items', 'post'], ['/api/datasets/{datasetId}/items/{itemId}', 'delete'], ['/api/datasets/{datasetId}/items.jsonl', 'get']] as const) {
+    for (const [path, method] of [['/api/datasets', 'post'], ['/api/datasets', 'get'], ['/api/datasets/{datasetId}', 'get'], ['/api/datasets/{datasetId}/items', 'post'], ['/api/datasets/{datasetId}/items/{itemId}', 'delete'], ['/api/datasets/{datasetId}/items.jsonl', 'get'], ['/api/datasets/{datasetId}', 'delete']] as const) {
       assert.ok(doc.paths[path]?.[method], `${method} ${path}`)
     }
     assert.ok(doc.paths['/api/datasets/{datasetId}/items'].post.requestBody.content['application/x-ndjson'])

@@ -5,6 +5,7 @@ import {
   addDatasetItems,
   createDataset,
   DATASET_EXISTS,
+  deleteDataset,
   deleteDatasetItem,
   findDataset,
   findTraceSpans,
@@ -159,6 +160,26 @@ export const datasetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const version = request.query.version ?? dataset.version
       if (version > dataset.version) throw new NotFoundError(`Dataset version ${version} not found: the current version is ${dataset.version}`)
       return { ...dataset, itemsVersion: version, items: await listDatasetItems(app.db, dataset.id, version) }
+    },
+  )
+
+  app.delete(
+    '/api/datasets/:datasetId',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        operationId: 'deleteDataset',
+        summary: 'Delete a dataset with its items and experiments (the traces and scores stay)',
+        tags,
+        security,
+        params: DatasetParamsSchema,
+        querystring: ProjectScopeQuerySchema,
+        response: { 204: Type.Null({ description: 'deleted' }), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      if (!(await deleteDataset(app.db, callerProjectId(request), request.params.datasetId))) throw new NotFoundError('Dataset not found')
+      return reply.code(204).send(null)
     },
   )
 

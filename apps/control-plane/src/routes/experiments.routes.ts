@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import {
   createExperiment,
+  deleteExperiment,
   experimentAggregates,
   findDataset,
   findEvaluator,
@@ -205,6 +206,26 @@ export const experimentRoutes: FastifyPluginAsyncTypebox = async (app) => {
             scores: (scoresByResult.get(result.id) ?? []).map(({ resultId: _result, ...score }) => score),
           })),
       }
+    },
+  )
+
+  app.delete(
+    '/api/experiments/:experimentId',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        operationId: 'deleteExperiment',
+        summary: 'Delete an experiment and its results (their traces and scores stay); items not yet run are not run',
+        tags,
+        security,
+        params: ExperimentParamsSchema,
+        querystring: ProjectScopeQuerySchema,
+        response: { 204: Type.Null({ description: 'deleted' }), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      if (!(await deleteExperiment(app.db, callerProjectId(request), request.params.experimentId))) throw new NotFoundError('Experiment not found')
+      return reply.code(204).send(null)
     },
   )
 

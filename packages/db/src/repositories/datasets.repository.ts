@@ -224,3 +224,9 @@ export async function deleteDatasetItem(db: Executor, datasetId: string, itemId:
     return version
   })
 }
+
+/** Deletes a dataset with its items, experiments and their results (the traces and scores stay); false when there was none. */
+export async function deleteDataset(db: Executor, projectId: string, id: string): Promise<boolean> {
+  const deleted = await db.deleteFrom('datasets').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+  return deleted.numDeletedRows > 0n
+}

@@ -381,3 +381,9 @@ export async function upsertExternalResult(db: Executor, projectId: string, expe
     .executeTakeFirstOrThrow()
   return toResult(row)
 }
+
+/** Deletes an experiment and its results (their traces and scores stay); a result still queued is then skipped. */
+export async function deleteExperiment(db: Executor, projectId: string, id: string): Promise<boolean> {
+  const deleted = await db.deleteFrom('experiments').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+  return deleted.numDeletedRows > 0n
+}
