@@ -1,5 +1,6 @@
 import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query'
 import { apiGet, apiPath, apiRequest } from './client.ts'
+import { refreshRegistry } from './prompt-labels.api.ts'
 import type { Evaluator, Experiment, ExperimentWithResults, LlmConnection } from './types.ts'
 
 /** Experiments still running are read again every 2 s, until they are done. */
@@ -42,13 +43,13 @@ export function useCreateExperiment(projectId: string) {
   })
 }
 
-/** Points `production` at a version: the prompt labels API. */
+/** Points `production` at a version: the prompt labels API (compared experiments may be of several registries, so not useMoveLabel). */
 export function usePromote(projectId: string) {
   const client = useQueryClient()
   return useMutation({
     mutationFn: ({ promptsetId, version }: { promptsetId: string; version: number }) =>
       apiRequest<{ moved: boolean; previousVersion: number | null }>('PUT', apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}/labels/production`, { project_id: projectId }), { version }),
-    onSuccess: (_answer, { promptsetId }) => void client.invalidateQueries({ queryKey: ['registry', projectId, promptsetId] }),
+    onSuccess: (_answer, { promptsetId }) => refreshRegistry(client, projectId, promptsetId),
   })
 }
 
