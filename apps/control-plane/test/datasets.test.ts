@@ -112,6 +112,11 @@ describe('datasets', { timeout: 120_000 }, () => {
     const v2 = (await send('GET', `/api/datasets/${datasetId}?version=2`)).json()
     assert.deepEqual([v2.itemsVersion, v2.items.length, v2.items.find((item: { id: string }) => item.id === 'fr').expectedOutput], [2, 3, 'Paris'])
     assert.deepEqual((await send('GET', `/api/datasets/${datasetId}?version=1`)).json().items.map((item: { id: string }) => item.id), ['fr'])
+    // A page at a time, in the dataset's order, with the version's total.
+    const page = (await send('GET', `/api/datasets/${datasetId}?limit=2&offset=1`)).json()
+    assert.deepEqual([page.itemsTotal, page.items.map((item: { id: string }) => item.id)], [4, ['de', current.items[2].id]])
+    const badPage = await send('GET', `/api/datasets/${datasetId}?limit=0`)
+    assert.deepEqual([badPage.statusCode, badPage.json().message], [400, 'querystring/limit: must be >= 1'])
     assert.deepEqual((await send('GET', `/api/datasets/${datasetId}?version=0`)).json().items, [])
     const future = await send('GET', `/api/datasets/${datasetId}?version=9`)
     assert.deepEqual([future.statusCode, future.json().message], [404, 'Dataset version 9 not found: the current version is 3'])

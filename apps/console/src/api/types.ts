@@ -289,6 +289,7 @@ export interface DatasetItem {
 
 export interface DatasetWithItems extends Dataset {
   itemsVersion: number
+  itemsTotal: number
   items: DatasetItem[]
 }
 

@@ -133,6 +133,11 @@ function ItemsTable({ projectId, dataset }: { projectId: string; dataset: Datase
           ))}
         </tbody>
       </table>
+      {dataset.itemsTotal > dataset.items.length && (
+        <p className="muted small">
+          The first {dataset.items.length} of {dataset.itemsTotal} items; Download JSONL has them all.
+        </p>
+      )}
       {remove.isError && <ErrorMessage error={remove.error} what="the deletion" />}
     </>
   )

@@ -63,6 +63,7 @@ export const DatasetWithItemsSchema = Type.Composite([
   DatasetSchema,
   Type.Object({
     itemsVersion: Type.Integer({ description: 'the version the items are of (the current one unless ?version= asked for another)' }),
+    itemsTotal: Type.Integer({ description: 'items in that version; `items` holds those from offset, at most limit' }),
     items: Type.Array(DatasetItemSchema, { description: 'in the order they were added' }),
   }),
 ])

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import {
   addDatasetItems,
+  countDatasetItems,
   createDataset,
   DATASET_EXISTS,
   deleteDataset,
@@ -144,13 +145,15 @@ export const datasetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: requireProjectAccess,
       schema: {
         operationId: 'getDataset',
-        summary: 'A dataset with its items: of the current version, or of ?version=',
+        summary: 'A dataset with its items: of the current version, or of ?version=, a page at a time',
         tags,
         security,
         params: DatasetParamsSchema,
         querystring: Type.Object({
           project_id: Type.Optional(Type.String({ description: 'the project, with a team key' })),
           version: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'an earlier version (default: the current one)' })),
+          limit: Type.Integer({ minimum: 1, maximum: 10_000, default: 10_000, description: 'items at most (1–10,000)' }),
+          offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0, description: 'items skipped, in the dataset’s order' }),
         }),
         response: { 200: DatasetWithItemsSchema, ...errorResponses(400, 401, 404) },
       },
@@ -159,7 +162,9 @@ export const datasetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const dataset = await ownedDataset(request, request.params.datasetId)
       const version = request.query.version ?? dataset.version
       if (version > dataset.version) throw new NotFoundError(`Dataset version ${version} not found: the current version is ${dataset.version}`)
-      return { ...dataset, itemsVersion: version, items: await listDatasetItems(app.db, dataset.id, version) }
+      const { limit, offset } = request.query
+      const [items, itemsTotal] = await Promise.all([listDatasetItems(app.db, dataset.id, version, { limit, offset }), countDatasetItems(app.db, dataset.id, version)])
+      return { ...dataset, itemsVersion: version, itemsTotal, items }
     },
   )
 

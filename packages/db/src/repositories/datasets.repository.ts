@@ -129,17 +129,29 @@ export async function findDataset(db: Executor, projectId: string, id: string): 
   return row === undefined ? undefined : toDataset(row)
 }
 
-/** The items of one version of the dataset (the current one by default), in the order they were added. */
-export async function listDatasetItems(db: Executor, datasetId: string, version: number): Promise<DatasetItemDto[]> {
-  const rows = await db
+/** The items of one version of the dataset, in their order; a page of them with `page`. */
+export async function listDatasetItems(db: Executor, datasetId: string, version: number, page?: { limit: number; offset: number }): Promise<DatasetItemDto[]> {
+  let query = db
     .selectFrom('dataset_items')
     .selectAll()
     .where('dataset_id', '=', datasetId)
     .where('valid_from', '<=', version)
     .where((eb) => eb.or([eb('valid_to', 'is', null), eb('valid_to', '>', version)]))
     .orderBy('position')
-    .execute()
-  return rows.map(toItem)
+  if (page !== undefined) query = query.limit(page.limit).offset(page.offset)
+  return (await query.execute()).map(toItem)
+}
+
+/** How many items a version of the dataset has. */
+export async function countDatasetItems(db: Executor, datasetId: string, version: number): Promise<number> {
+  const { count } = await db
+    .selectFrom('dataset_items')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('dataset_id', '=', datasetId)
+    .where('valid_from', '<=', version)
+    .where((eb) => eb.or([eb('valid_to', 'is', null), eb('valid_to', '>', version)]))
+    .executeTakeFirstOrThrow()
+  return Number(count)
 }
 
 /** One item as it is in the given version; undefined when it is not in that version. */
