@@ -4,13 +4,33 @@ import type { AddressInfo } from 'node:net'
 
 // A small OpenAI-compatible server for the instrumentation tests: POST /v1/chat/completions,
 // plain or streamed (server-sent events, as api.openai.com sends them), with a fixed answer and
-// fixed usage so every stored figure has an exact expected value.
+// fixed usage so every stored figure has an exact expected value. For the experiment tests it
+// also refuses when a system message tells it to be unhelpful (a worse prompt), and judges when
+// asked for a JSON response format: score 1 when the judged answer holds the expected one.
 
 /** What every answer reports, as OpenAI names it. */
 export const fakeUsage = { prompt_tokens: 42, completion_tokens: 8, total_tokens: 50, prompt_tokens_details: { cached_tokens: 0 } } as const
 /** The dated model OpenAI answers with for the alias a client asks for. */
 export const answeredModel = (requested: string): string => (requested === 'gpt-4o-mini' ? 'gpt-4o-mini-2024-07-18' : requested)
 export const fakeAnswer = 'Refunds take five business days.'
+/** The answer to a conversation whose system message says "Be unhelpful". */
+export const fakeRefusal = 'I cannot help with that.'
+
+type ChatBody = { model: string; stream?: boolean; stream_options?: { include_usage?: boolean }; response_format?: unknown; messages?: Array<{ role: string; content: unknown }> }
+
+/** The answer's text: a judgment when a response format is asked for, else the refusal or the fixed answer. */
+function answerOf(body: ChatBody): string {
+  const messages = body.messages ?? []
+  const text = (role: string) => messages.filter((message) => message.role === role).map((message) => String(message.content))
+  if (body.response_format !== undefined) {
+    const prompt = text('user').at(-1) ?? ''
+    const expected = /Expected: (.*)/.exec(prompt)?.[1]?.trim() ?? ''
+    const answer = /Answer: (.*)/s.exec(prompt)?.[1] ?? ''
+    const right = expected !== '' && answer.includes(expected)
+    return JSON.stringify({ score: right ? 1 : 0, reasoning: right ? 'the answer says what was expected' : 'the answer does not say what was expected' })
+  }
+  return text('system').some((content) => content.includes('Be unhelpful')) ? fakeRefusal : fakeAnswer
+}
 
 export interface FakeOpenAi {
   /** The base URL an OpenAI client is given (ends in /v1). */
@@ -44,8 +64,9 @@ async function answer(request: IncomingMessage, response: ServerResponse, reques
   }
   const chunks: Buffer[] = []
   for await (const chunk of request) chunks.push(chunk as Buffer)
-  const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string; stream?: boolean; stream_options?: { include_usage?: boolean } }
+  const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatBody
   requests.push(body)
+  const content = answerOf(body)
   const id = `chatcmpl-${requests.length}`
   const created = 1_795_316_906
   const model = answeredModel(body.model)
@@ -56,7 +77,7 @@ async function answer(request: IncomingMessage, response: ServerResponse, reques
         object: 'chat.completion',
         created,
         model,
-        choices: [{ index: 0, message: { role: 'assistant', content: fakeAnswer, refusal: null }, finish_reason: 'stop', logprobs: null }],
+        choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
         usage: fakeUsage,
       }),
     )
@@ -66,7 +87,7 @@ async function answer(request: IncomingMessage, response: ServerResponse, reques
   const send = (data: unknown) => response.write(`data: ${JSON.stringify(data)}\n\n`)
   const chunk = (delta: Record<string, unknown>, finish: string | null) => ({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })
   send(chunk({ role: 'assistant', content: '' }, null))
-  for (const word of fakeAnswer.split(/(?<= )/)) send(chunk({ content: word }, null))
+  for (const word of content.split(/(?<= )/)) send(chunk({ content: word }, null))
   send(chunk({}, 'stop'))
   // As OpenAI does: the usage comes in a last chunk with no choices, only when asked for.
   if (body.stream_options?.include_usage) send({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: fakeUsage })

@@ -67,6 +67,7 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
       queryTimeoutMs: config.QUERY_TIMEOUT_MS,
       consoleSessions: { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS },
       llmConnectionKey: encryptionKeyOf(llmConnectionKey),
+      experimentCallTimeoutMs: config.EXPERIMENT_CALL_TIMEOUT_MS,
     })
     await app.register(cleanupRoutes, { cronApiKey: config.CRON_API_KEY, batchSize: config.CLEANUP_BATCH_SIZE, timeBudgetMs: config.CLEANUP_TIME_BUDGET_MS })
     await app.register(consoleAssetsPlugin, { distDir: deps.consoleDistDir })

@@ -17,6 +17,10 @@ const UsagePage = pageChunks.usage.Page
 const PromptsPage = pageChunks.prompts.Page
 const PromptsetPage = pageChunks.promptset.Page
 const SettingsPage = pageChunks.settings.Page
+const DatasetsPage = pageChunks.datasets.Page
+const DatasetPage = pageChunks.dataset.Page
+const ExperimentsComparePage = pageChunks.experimentsCompare.Page
+const PlaygroundPage = pageChunks.playground.Page
 
 export function App() {
   const session = useSession()
@@ -46,6 +50,10 @@ export function App() {
             <Route path="/usage" element={<UsagePage />} />
             <Route path="/prompts" element={<PromptsPage />} />
             <Route path="/prompts/:promptsetId" element={<PromptsetPage />} />
+            <Route path="/datasets" element={<DatasetsPage />} />
+            <Route path="/datasets/:datasetId" element={<DatasetPage />} />
+            <Route path="/experiments/compare" element={<ExperimentsComparePage />} />
+            <Route path="/playground" element={<PlaygroundPage />} />
           </Route>
           <Route path="/settings" element={<SettingsPage />} />
           <Route path="*" element={<p className="page-error">There is no page at {location.pathname}.</p>} />

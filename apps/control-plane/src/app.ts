@@ -34,6 +34,7 @@ export const controlPlaneService = defineService<ControlPlaneConfig, ControlPlan
       queryTimeoutMs: config.QUERY_TIMEOUT_MS,
       consoleSessions: sessionSecret === undefined ? undefined : { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS },
       llmConnectionKey: config.LLM_CONNECTION_ENCRYPTION_KEY === undefined ? undefined : encryptionKeyOf(config.LLM_CONNECTION_ENCRYPTION_KEY),
+      experimentCallTimeoutMs: config.EXPERIMENT_CALL_TIMEOUT_MS,
     })
     // The console signs people in with cookies, so it is served only where they can be signed.
     if (sessionSecret !== undefined) await app.register(consoleAssetsPlugin, { distDir: deps.consoleDistDir })

@@ -14,4 +14,4 @@ export { controlPlaneRoutes, type ConsoleSessionOptions, type ControlPlaneRoutes
 export { consoleAssetsPlugin, type ConsoleAssetsOptions } from './console/console-assets.plugin.ts'
 export { csrfHeader } from './console/csrf.ts'
 export { sessionCookieName } from './console/console-sessions.ts'
-export { compileTemplate, extractVariables, fillTemplate, missingVariables, type CompiledTemplate } from './prompt-template.ts'
+export { compileTemplate, extractVariables, fillTemplate, missingVariables, type CompiledTemplate } from '@tracewell/llm-messages'

@@ -1,6 +1,6 @@
 import type { PromptDto, PromptsetDto } from '@tracewell/db'
 import { needsJsonEscape } from '@tracewell/json-text'
-import { compileTemplate, type CompiledTemplate } from './prompt-template.ts'
+import { compileTemplate, type CompiledTemplate } from '@tracewell/llm-messages'
 
 /** The query parameters that fill a prompt's variables: `variables.<name>=<value>`. */
 const variablePrefix = 'variables.'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { PromptDto, PromptsetDto } from '@tracewell/db'
-import { fillTemplate } from '../src/prompt-template.ts'
+import { fillTemplate } from '@tracewell/llm-messages'
 import { declaredValues, filledJson, missingValues, toPromptView } from '../src/prompt-view.ts'
 import { seededRandom } from '@tracewell/test-support'
 

@@ -1,18 +1,23 @@
 import { hostname } from 'node:os'
 import { Queue, UnrecoverableError, Worker } from 'bullmq'
 import { Redis } from 'ioredis'
-import { JudgeError } from './judge.client.ts'
+import { LlmCallError } from '@tracewell/llm-calls'
 
 // The evaluations queue, beside the span queue: one queue job per judgment (its id is the
 // judgment's, so adding one twice adds nothing), retried with exponential backoff, a limit on how
 // many run at once. BullMQ over Redis; without Redis (`npm start`), the same contract in process.
 
 export const evaluationQueueName = 'evaluations'
+/** Experiment items: the same queue contract under its own name, with its own concurrency. */
+export const experimentQueueName = 'experiment-items'
 
 /** Runs one judgment; `final` when no retry is left after this attempt. */
 export type JudgeJob = (jobId: string, final: boolean) => Promise<unknown>
 
 export interface EvaluationQueueOptions {
+  /** The queue's name (default evaluations) and what one of its jobs is called in the logs. */
+  queueName?: string
+  jobKind?: string
   concurrency: number
   maxAttempts: number
   backoffMs: number
@@ -30,7 +35,7 @@ export interface EvaluationQueue {
 }
 
 /** A judge error the queue must not retry. */
-const unrecoverable = (error: unknown) => (error instanceof JudgeError && !error.retryable ? new UnrecoverableError(error.message) : error)
+const unrecoverable = (error: unknown) => (error instanceof LlmCallError && !error.retryable ? new UnrecoverableError(error.message) : error)
 
 export function createBullMqEvaluationQueue(options: EvaluationQueueOptions & { redisUrl: string; prefix: string }): EvaluationQueue {
   const common = { retryStrategy: (times: number) => Math.min(100 * 2 ** Math.min(times, 5), 2_000), connectTimeout: 2_000 }
@@ -39,9 +44,11 @@ export function createBullMqEvaluationQueue(options: EvaluationQueueOptions & { 
   // Postgres); the worker waits for Redis as long as it takes.
   const producer = new Redis(options.redisUrl, { ...common, maxRetriesPerRequest: 1, commandTimeout: 5_000, connectionName: name })
   const workerConnection = new Redis(options.redisUrl, { ...common, maxRetriesPerRequest: null, connectionName: name })
-  const queue = new Queue(evaluationQueueName, { connection: producer, prefix: options.prefix })
+  const queueName = options.queueName ?? evaluationQueueName
+  const jobKind = options.jobKind ?? 'judgment'
+  const queue = new Queue(queueName, { connection: producer, prefix: options.prefix })
   const worker = new Worker<{ jobId: string }>(
-    evaluationQueueName,
+    queueName,
     async (job) => {
       const final = job.attemptsMade + 1 >= options.maxAttempts
       try {
@@ -52,14 +59,14 @@ export function createBullMqEvaluationQueue(options: EvaluationQueueOptions & { 
     },
     { connection: workerConnection, prefix: options.prefix, concurrency: options.concurrency },
   )
-  worker.on('failed', (job, error) => options.logger.warn({ jobId: job?.data.jobId, attempt: job?.attemptsMade, err: error }, 'judgment failed'))
-  worker.on('error', (error) => options.logger.error({ err: error }, 'evaluations worker error'))
+  worker.on('failed', (job, error) => options.logger.warn({ jobId: job?.data.jobId, attempt: job?.attemptsMade, err: error }, `${jobKind} failed`))
+  worker.on('error', (error) => options.logger.error({ err: error }, `${queueName} worker error`))
   return {
     async add(jobIds) {
       if (jobIds.length === 0) return
       await queue.addBulk(
         jobIds.map((jobId) => ({
-          name: 'judge',
+          name: jobKind,
           data: { jobId },
           opts: {
             jobId,
@@ -103,8 +110,8 @@ export function createInProcessEvaluationQueue(options: EvaluationQueueOptions):
         .then(
           () => known.delete(next.jobId),
           (error: unknown) => {
-            options.logger.warn({ jobId: next.jobId, attempt: next.attempt, err: error }, 'judgment failed')
-            if (final || (error instanceof JudgeError && !error.retryable) || closed) return void known.delete(next.jobId)
+            options.logger.warn({ jobId: next.jobId, attempt: next.attempt, err: error }, `${options.jobKind ?? 'judgment'} failed`)
+            if (final || (error instanceof LlmCallError && !error.retryable) || closed) return void known.delete(next.jobId)
             const timer = setTimeout(() => {
               timers.delete(timer)
               waiting.push({ jobId: next.jobId, attempt: next.attempt + 1 })

@@ -6,7 +6,6 @@ import {
   findRegistryPrompt,
   findSealedLlmConnection,
   findTraceSpans,
-  listModelPrices,
   llmConnectionKeyContext,
   recordJobAttempt,
   recordJobError,
@@ -15,7 +14,7 @@ import {
   type Db,
   type EvaluatorDto,
 } from '@tracewell/db'
-import { CustomPriceBook, priceCall } from '@tracewell/llm-usage'
+import { callCost } from '@tracewell/llm-calls'
 import { askJudge, JudgeError, type Judgment } from './judge.client.ts'
 import { fillJudgePrompt } from './judge-prompt.ts'
 import { traceInputOutput } from './trace-io.ts'
@@ -108,33 +107,5 @@ async function templateOf(db: Db, evaluator: EvaluatorDto): Promise<string> {
 
 /** The judge call's cost: the project's own price for the model, else the price table's; null when neither knows it. */
 async function judgeCost(db: Db, projectId: string, judgment: Judgment): Promise<number | null> {
-  const prices = await listModelPrices(db, projectId)
-  const book = new CustomPriceBook(
-    prices.map((price) => ({
-      id: price.id,
-      model: price.model,
-      match: price.match,
-      effectiveFrom: price.effectiveFrom === null ? null : new Date(price.effectiveFrom),
-      rates: price.usdPerMillionTokens,
-    })),
-  )
-  const { cost } = priceCall(
-    {
-      llmVendor: null,
-      llmModel: judgment.model,
-      llmResponseModel: judgment.model,
-      llmRequestType: 'chat',
-      inputTokens: judgment.inputTokens,
-      outputTokens: judgment.outputTokens,
-      totalTokens: null,
-      cachedInputTokens: judgment.cachedInputTokens,
-      cacheWriteInputTokens: null,
-      reasoningTokens: judgment.reasoningTokens,
-      sessionId: null,
-      userId: null,
-    },
-    new Date(),
-    book,
-  )
-  return cost.totalCostUsd
+  return (await callCost(db, projectId, judgment)).totalCostUsd
 }

@@ -1,15 +1,29 @@
-import { completeFinishedRuns, listEnabledEvaluators, stalePendingJobs, startQueuedRuns, takeNewTraces, withAdvisoryLock, type Db } from '@tracewell/db'
+import {
+  completeFinishedExperiments,
+  completeFinishedRuns,
+  listEnabledEvaluators,
+  stalePendingJobs,
+  stalePendingResults,
+  startQueuedExperiments,
+  startQueuedRuns,
+  takeNewTraces,
+  withAdvisoryLock,
+  type Db,
+} from '@tracewell/db'
 import type { EvaluationQueue } from './evaluation-queue.ts'
 
 // What the worker judges, found in the database every EVALUATOR_POLL_INTERVAL_MS: each enabled
 // evaluator's new traces once complete (no span arrived for EVALUATOR_TRACE_QUIET_MS), the traces
-// of queued runs, and pending judgments whose queue job was lost. It reads trace_summaries and
+// of queued runs, the items of queued experiments, and pending judgments and experiment results
+// whose queue job was lost. It reads trace_summaries and
 // spans, never the writer's store path. One worker at a time looks (an advisory lock); every
 // worker judges.
 
 export interface SchedulerOptions {
   db: Db
   queue: EvaluationQueue
+  /** The experiment items' queue. */
+  experimentQueue: EvaluationQueue
   pollIntervalMs: number
   quietMs: number
   lookbackMs: number
@@ -46,6 +60,9 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
       await queue.add(await startQueuedRuns(db))
       await completeFinishedRuns(db)
       await queue.add(await stalePendingJobs(db, stalePendingMs, 1_000))
+      await options.experimentQueue.add(await startQueuedExperiments(db))
+      await completeFinishedExperiments(db)
+      await options.experimentQueue.add(await stalePendingResults(db, stalePendingMs, 1_000))
     })
   }
 

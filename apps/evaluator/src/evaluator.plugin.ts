@@ -1,12 +1,13 @@
 import fp from 'fastify-plugin'
 import { Counter, type Registry } from 'prom-client'
-import { createBullMqEvaluationQueue, createInProcessEvaluationQueue, type EvaluationQueue } from './evaluation-queue.ts'
+import { createBullMqEvaluationQueue, createInProcessEvaluationQueue, experimentQueueName, type EvaluationQueue, type EvaluationQueueOptions } from './evaluation-queue.ts'
 import { processJudgment } from './evaluation.processor.ts'
+import { processExperimentResult } from './experiment-item.processor.ts'
 import { startScheduler, type Scheduler } from './evaluation.scheduler.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    evaluator: { queue: EvaluationQueue; scheduler: Scheduler }
+    evaluator: { queue: EvaluationQueue; experimentQueue: EvaluationQueue; scheduler: Scheduler }
   }
 }
 
@@ -22,17 +23,36 @@ export interface EvaluatorPluginOptions {
   quietMs: number
   lookbackMs: number
   judgeTimeoutMs: number
+  /** Experiment items run at once (their own queue), and how long one call may take. */
+  experimentConcurrency: number
+  experimentCallTimeoutMs: number
 }
 
 // One set of counters per registry: tests build several apps in one process.
-const countersByRegistry = new WeakMap<Registry, Counter<'outcome'>>()
-function judgmentCounter(registry: Registry): Counter<'outcome'> {
-  let counter = countersByRegistry.get(registry)
+const countersByRegistry = new WeakMap<Registry, Map<string, Counter<'outcome'>>>()
+function outcomeCounter(registry: Registry, name: string, help: string): Counter<'outcome'> {
+  let counters = countersByRegistry.get(registry)
+  if (counters === undefined) countersByRegistry.set(registry, (counters = new Map()))
+  let counter = counters.get(name)
   if (counter === undefined) {
-    counter = new Counter({ name: 'tracewell_evaluator_judgments_total', help: 'judgment attempts by outcome (completed, failed)', labelNames: ['outcome'] as const, registers: [registry] })
-    countersByRegistry.set(registry, counter)
+    counter = new Counter({ name, help, labelNames: ['outcome'] as const, registers: [registry] })
+    counters.set(name, counter)
   }
   return counter
+}
+
+/** A job runner that counts its outcomes. */
+function counted(counter: Counter<'outcome'>, run: (jobId: string, final: boolean) => Promise<'completed' | 'gone'>) {
+  return async (jobId: string, final: boolean) => {
+    try {
+      const outcome = await run(jobId, final)
+      if (outcome === 'completed') counter.inc({ outcome: 'completed' })
+      return outcome
+    } catch (error) {
+      counter.inc({ outcome: 'failed' })
+      throw error
+    }
+  }
 }
 
 /**
@@ -42,24 +62,28 @@ function judgmentCounter(registry: Registry): Counter<'outcome'> {
  */
 export const evaluatorPlugin = fp<EvaluatorPluginOptions>(
   async (app, options) => {
-    const judgments = judgmentCounter(app.metrics)
+    const judgments = outcomeCounter(app.metrics, 'tracewell_evaluator_judgments_total', 'judgment attempts by outcome (completed, failed)')
+    const experimentItems = outcomeCounter(app.metrics, 'tracewell_evaluator_experiment_items_total', 'experiment item attempts by outcome (completed, failed)')
     const processorOptions = { db: app.db, encryptionKey: options.encryptionKey, judgeTimeoutMs: options.judgeTimeoutMs }
-    const judge = async (jobId: string, final: boolean) => {
-      try {
-        const outcome = await processJudgment(processorOptions, jobId, final)
-        if (outcome === 'completed') judgments.inc({ outcome: 'completed' })
-        return outcome
-      } catch (error) {
-        judgments.inc({ outcome: 'failed' })
-        throw error
-      }
-    }
-    const queueOptions = { concurrency: options.concurrency, maxAttempts: options.maxAttempts, backoffMs: options.backoffMs, judge, logger: app.log }
-    const queue = options.redisUrl === undefined ? createInProcessEvaluationQueue(queueOptions) : createBullMqEvaluationQueue({ ...queueOptions, redisUrl: options.redisUrl, prefix: options.prefix })
-    const scheduler = startScheduler({ db: app.db, queue, pollIntervalMs: options.pollIntervalMs, quietMs: options.quietMs, lookbackMs: options.lookbackMs, logger: app.log })
-    app.decorate('evaluator', { queue, scheduler })
+    const judge = counted(judgments, (jobId, final) => processJudgment(processorOptions, jobId, final))
+    const makeQueue = (queueOptions: EvaluationQueueOptions) =>
+      options.redisUrl === undefined ? createInProcessEvaluationQueue(queueOptions) : createBullMqEvaluationQueue({ ...queueOptions, redisUrl: options.redisUrl, prefix: options.prefix })
+    const retries = { maxAttempts: options.maxAttempts, backoffMs: options.backoffMs, logger: app.log }
+    const queue = makeQueue({ ...retries, concurrency: options.concurrency, judge })
+    const experimentOptions = { db: app.db, encryptionKey: options.encryptionKey, callTimeoutMs: options.experimentCallTimeoutMs, judge: (ids: string[]) => queue.add(ids) }
+    const experimentQueue = makeQueue({
+      ...retries,
+      queueName: experimentQueueName,
+      jobKind: 'experiment item',
+      concurrency: options.experimentConcurrency,
+      judge: counted(experimentItems, (resultId, final) => processExperimentResult(experimentOptions, resultId, final)),
+    })
+    const scheduler = startScheduler({ db: app.db, queue, experimentQueue, pollIntervalMs: options.pollIntervalMs, quietMs: options.quietMs, lookbackMs: options.lookbackMs, logger: app.log })
+    app.decorate('evaluator', { queue, experimentQueue, scheduler })
     app.addHook('onClose', async () => {
       await scheduler.close()
+      // Experiment items queue judgments: they stop first.
+      await experimentQueue.close()
       await queue.close()
     })
   },

@@ -1,5 +1,6 @@
-import OpenAI, { APIConnectionError, APIError } from 'openai'
+import OpenAI, { APIError } from 'openai'
 import { judgeInstruction, judgmentSchema } from './judge-prompt.ts'
+import { callErrorOf, LlmCallError } from '@tracewell/llm-calls'
 
 // One call to a judge model over an OpenAI-compatible chat completions API (the `openai`
 // package: base URL, auth, timeouts and its error types; its own retries are off, the queue
@@ -7,13 +8,8 @@ import { judgeInstruction, judgmentSchema } from './judge-prompt.ts'
 // then to the instruction alone for endpoints that refuse those response formats.
 
 /** Why a judgment failed; `retryable` says whether another attempt could do better. */
-export class JudgeError extends Error {
+export class JudgeError extends LlmCallError {
   override readonly name = 'JudgeError'
-  readonly retryable: boolean
-  constructor(message: string, retryable: boolean) {
-    super(message)
-    this.retryable = retryable
-  }
 }
 
 export interface JudgeCall {
@@ -98,14 +94,4 @@ export function judgmentOf(content: string): { score: number; reasoning: string 
   return { score: number, reasoning: typeof reasoning === 'string' ? reasoning : '' }
 }
 
-function judgeErrorOf(error: unknown): JudgeError {
-  if (error instanceof JudgeError) return error
-  if (error instanceof APIConnectionError) return new JudgeError(`the judge could not be reached: ${error.message}`, true)
-  if (error instanceof APIError) {
-    const status = error.status ?? 0
-    // Rate limits and the endpoint's own failures pass; a bad request, key, model or URL does not.
-    const retryable = status === 408 || status === 409 || status === 429 || status >= 500 || status === 0
-    return new JudgeError(`the judge answered ${status}: ${error.message.slice(0, 500)}`, retryable)
-  }
-  return new JudgeError(error instanceof Error ? error.message : String(error), true)
-}
+const judgeErrorOf = (error: unknown) => callErrorOf(error, 'the judge', (message, retryable) => new JudgeError(message, retryable))

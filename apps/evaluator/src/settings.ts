@@ -12,6 +12,8 @@ type EvaluatorSettings = Pick<
   | 'EVALUATOR_TRACE_QUIET_MS'
   | 'EVALUATOR_LOOKBACK_MS'
   | 'EVALUATOR_JUDGE_TIMEOUT_MS'
+  | 'EXPERIMENT_CONCURRENCY'
+  | 'EXPERIMENT_CALL_TIMEOUT_MS'
 >
 
 /** The worker's options from the settings, shared by the evaluator service and `npm start`. */
@@ -27,5 +29,7 @@ export function evaluatorOptionsFromSettings(settings: EvaluatorSettings, redisU
     quietMs: settings.EVALUATOR_TRACE_QUIET_MS,
     lookbackMs: settings.EVALUATOR_LOOKBACK_MS,
     judgeTimeoutMs: settings.EVALUATOR_JUDGE_TIMEOUT_MS,
+    experimentConcurrency: settings.EXPERIMENT_CONCURRENCY,
+    experimentCallTimeoutMs: settings.EXPERIMENT_CALL_TIMEOUT_MS,
   }
 }

@@ -62,12 +62,16 @@ const completionOf = (attributes: Record<string, unknown>) =>
 
 const cut = (text: string) => (text.length > MAX_SIDE_CHARS ? `${text.slice(0, MAX_SIDE_CHARS)}… (cut at ${MAX_SIDE_CHARS} characters)` : text)
 
-/** The trace's input and output for the judge (spans in start order, as the repository reads them). */
-export function traceInputOutput(spans: readonly SpanDto[]): { input: string; output: string } {
+/** Where an experiment's trace keeps its dataset item's expected output (the experiment worker writes it). */
+export const expectedOutputKey = 'tracewell.dataset.item.expected_output'
+
+/** The trace's input and output for the judge (spans in start order, as the repository reads them), and an experiment item's expected output. */
+export function traceInputOutput(spans: readonly SpanDto[]): { input: string; output: string; expectedOutput?: string } {
   const root = spans.find((span) => span.parentSpanId === null) ?? spans[0]
   const llmCalls = spans.filter((span) => span.llmModel !== null || promptOf(span.attributes) !== undefined)
   const input = (root && firstOf(root.attributes, rootInputKeys)) ?? llmCalls.map((span) => promptOf(span.attributes)).find((text) => text !== undefined)
   const output =
     (root && firstOf(root.attributes, rootOutputKeys)) ?? llmCalls.map((span) => completionOf(span.attributes)).findLast((text) => text !== undefined)
-  return { input: cut(input ?? (root ? JSON.stringify(root.attributes) : '')), output: cut(output ?? '') }
+  const expected = root && firstOf(root.attributes, [expectedOutputKey])
+  return { input: cut(input ?? (root ? JSON.stringify(root.attributes) : '')), output: cut(output ?? ''), ...(expected === undefined ? {} : { expectedOutput: cut(expected) }) }
 }

@@ -41,6 +41,14 @@ describe('the judge’s prompt and answer', () => {
     assert.equal(fillJudgePrompt('Q: {{input}} A: {{ output }} {{other}} {x}', { input: 'why $1?', output: 'because' }), 'Q: why $1? A: because {{other}} {x}')
   })
 
+  it('fills {{expected_output}} from an experiment trace’s root, empty for other traces', () => {
+    const experimentTrace = [span('root', null, { 'input.value': s('Capital of France?'), 'output.value': s('Paris.'), 'tracewell.dataset.item.expected_output': s('Paris') })]
+    const io = traceInputOutput(experimentTrace)
+    assert.deepEqual(io, { input: 'Capital of France?', output: 'Paris.', expectedOutput: 'Paris' })
+    assert.equal(fillJudgePrompt('Expected: {{ expected_output }} Got: {{output}}', io), 'Expected: Paris Got: Paris.')
+    assert.equal(fillJudgePrompt('Expected: {{expected_output}}.', { input: 'a', output: 'b' }), 'Expected: .')
+  })
+
   it('reads {score, reasoning}, in a code fence too, and refuses anything else as retryable', () => {
     assert.deepEqual(judgmentOf('{"score": 0.5, "reasoning": "half right"}'), { score: 0.5, reasoning: 'half right' })
     assert.deepEqual(judgmentOf('```json\n{"score": "1", "reasoning": "ok"}\n```'), { score: 1, reasoning: 'ok' })

@@ -60,6 +60,8 @@ export const ControlPlaneConfigSchema = Type.Object({
   ...consoleSettings,
   ...querySettings,
   ...llmConnectionSettings,
+  // The playground calls the model from the control plane, within the same bound as experiments.
+  EXPERIMENT_CALL_TIMEOUT_MS: evaluatorSettings.EXPERIMENT_CALL_TIMEOUT_MS,
   ...startupSettings,
 })
 export type ControlPlaneConfig = Static<typeof ControlPlaneConfigSchema>

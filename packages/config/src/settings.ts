@@ -215,6 +215,13 @@ export const evaluatorSettings = {
     description: 'how far back, by start time, the worker looks for new traces not yet judged, in ms (older ones: an on-demand run)',
   }),
   EVALUATOR_JUDGE_TIMEOUT_MS: Type.Integer({ minimum: 1_000, default: 60_000, description: 'how long one call to the judge model may take, in ms' }),
+  EXPERIMENT_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: 4,
+    description: 'experiment items run at once per evaluator worker (1–64): the bound on calls to the models under test, apart from the judges',
+  }),
+  EXPERIMENT_CALL_TIMEOUT_MS: Type.Integer({ minimum: 1_000, default: 120_000, description: 'how long one call of an experiment or playground run to its model may take, in ms' }),
 }
 
 export const keySettings = {

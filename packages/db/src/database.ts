@@ -10,6 +10,8 @@ type Timestamp = ColumnType<Date, Date | string, Date | string>
 /** int8 is read as a decimal string (it may exceed 2^53), written as a number, bigint or string. */
 type Int8 = ColumnType<string, number | bigint | string, number | bigint | string>
 type Json<T> = ColumnType<T, string, string>
+/** Any JSON value but null (a column that holds JSON null as SQL null). */
+export type JsonValue = string | number | boolean | unknown[] | { [key: string]: unknown }
 /** numeric is read as a decimal string (exact), written as a number or decimal string. */
 type Numeric = ColumnType<string, number | string, number | string>
 
@@ -330,6 +332,81 @@ export interface EvaluationJobsTable {
   updated_at: CreatedAt
 }
 
+/** A project's named set of items; version rises by one with every change to its items (datasets.repository.ts). */
+export interface DatasetsTable {
+  id: Generated<string>
+  project_id: string
+  name: string
+  description: Generated<string>
+  metadata: ColumnType<Record<string, unknown>, string | undefined, string>
+  version: Generated<number>
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
+/** One row of an item per span of versions it is valid in: [valid_from, valid_to). */
+export interface DatasetItemsTable {
+  dataset_id: string
+  id: string
+  valid_from: number
+  valid_to: number | null
+  position: number
+  input: Json<JsonValue>
+  expected_output: ColumnType<unknown, string | null, string | null>
+  metadata: ColumnType<Record<string, unknown> | null, string | null, string | null>
+  source_trace_id: string | null
+  source_span_id: string | null
+  created_at: CreatedAt
+}
+
+export type ExperimentKind = 'prompt' | 'sdk'
+export type ExperimentStatus = 'queued' | 'running' | 'completed' | 'external'
+
+/** A prompt version (or the caller's code, kind sdk) run over one version of a dataset (experiments.repository.ts). */
+export interface ExperimentsTable {
+  id: Generated<string>
+  project_id: string
+  dataset_id: string
+  dataset_version: number
+  name: string
+  description: Generated<string>
+  metadata: ColumnType<Record<string, unknown>, string | undefined, string>
+  kind: ExperimentKind
+  promptset_id: string | null
+  prompt_version: number | null
+  connection_id: string | null
+  model: string | null
+  model_settings: ColumnType<Record<string, unknown>, string | undefined, string>
+  evaluator_ids: ColumnType<string[], string | undefined, string>
+  status: Generated<ExperimentStatus>
+  item_count: Generated<number>
+  created_at: CreatedAt
+  finished_at: Timestamp | null
+}
+
+export type ExperimentResultStatus = 'pending' | 'completed' | 'failed'
+
+/** What one dataset item gave in one experiment, and the trace that records it. */
+export interface ExperimentResultsTable {
+  id: Generated<string>
+  project_id: string
+  experiment_id: string
+  dataset_item_id: string
+  status: Generated<ExperimentResultStatus>
+  attempts: Generated<number>
+  error: string | null
+  output: ColumnType<unknown, string | null | undefined, string | null>
+  trace_id: string | null
+  span_id: string | null
+  model: string | null
+  input_tokens: number | null
+  output_tokens: number | null
+  cost_usd: Numeric | null
+  latency_ms: number | null
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
 export interface Database {
   teams: TeamsTable
   projects: ProjectsTable
@@ -352,6 +429,10 @@ export interface Database {
   evaluators: EvaluatorsTable
   evaluation_runs: EvaluationRunsTable
   evaluation_jobs: EvaluationJobsTable
+  datasets: DatasetsTable
+  dataset_items: DatasetItemsTable
+  experiments: ExperimentsTable
+  experiment_results: ExperimentResultsTable
 }
 
 export type Team = Selectable<TeamsTable>
@@ -455,6 +536,21 @@ export const declaredColumns: DeclaredColumns = {
   evaluation_jobs: {
     id: notNull, project_id: notNull, evaluator_id: notNull, run_id: nullable, trace_id: notNull, status: notNull, attempts: notNull,
     error: nullable, score_id: nullable, judge_model: nullable, input_tokens: nullable, output_tokens: nullable, cost_usd: nullable,
+    latency_ms: nullable, created_at: notNull, updated_at: notNull,
+  },
+  datasets: { id: notNull, project_id: notNull, name: notNull, description: notNull, metadata: notNull, version: notNull, created_at: notNull, updated_at: notNull },
+  dataset_items: {
+    dataset_id: notNull, id: notNull, valid_from: notNull, valid_to: nullable, position: notNull, input: notNull, expected_output: nullable, metadata: nullable,
+    source_trace_id: nullable, source_span_id: nullable, created_at: notNull,
+  },
+  experiments: {
+    id: notNull, project_id: notNull, dataset_id: notNull, dataset_version: notNull, name: notNull, description: notNull, metadata: notNull,
+    kind: notNull, promptset_id: nullable, prompt_version: nullable, connection_id: nullable, model: nullable, model_settings: notNull,
+    evaluator_ids: notNull, status: notNull, item_count: notNull, created_at: notNull, finished_at: nullable,
+  },
+  experiment_results: {
+    id: notNull, project_id: notNull, experiment_id: notNull, dataset_item_id: notNull, status: notNull, attempts: notNull, error: nullable,
+    output: nullable, trace_id: nullable, span_id: nullable, model: nullable, input_tokens: nullable, output_tokens: nullable, cost_usd: nullable,
     latency_ms: nullable, created_at: notNull, updated_at: notNull,
   },
   project_model_prices: {

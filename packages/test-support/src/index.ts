@@ -5,3 +5,4 @@ export { denseJson, gzipped, malformedStringsJson } from './hostile-json-bodies.
 export { freePort } from './free-port.ts'
 export { OwnRedisCluster, type OwnRedisClusterOptions } from './redis-cluster.ts'
 export { OwnPostgres } from './own-postgres.ts'
+export { apiKey as fakeModelsApiKey, judgeUsage, modelUsage, startFakeModels, type FakeModels, type ModelRequest } from './fake-models.server.ts'

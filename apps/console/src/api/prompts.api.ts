@@ -22,6 +22,8 @@ export function useCreatePromptset(projectId: string) {
 export function useRegistry(projectId: string, promptsetId: string) {
   return useQuery({
     queryKey: ['registry', projectId, promptsetId],
+    // A picker with nothing chosen yet asks for no registry.
+    enabled: promptsetId !== '',
     queryFn: () => apiGet<Registry>(apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}`, { project_id: projectId })),
   })
 }

@@ -261,3 +261,118 @@ export interface ModelPriceInput {
   usdPerMillionTokens: TokenPrices
   effectiveFrom: string | null
 }
+
+export interface Dataset {
+  id: string
+  projectId: string
+  name: string
+  description: string
+  metadata: Record<string, unknown>
+  version: number
+  itemCount: number
+  createdAt: string
+  updatedAt: string
+}
+
+export interface DatasetItem {
+  id: string
+  datasetId: string
+  input: unknown
+  expectedOutput: unknown
+  metadata: Record<string, unknown> | null
+  sourceTraceId: string | null
+  sourceSpanId: string | null
+  validFrom: number
+  validTo: number | null
+  createdAt: string
+}
+
+export interface DatasetWithItems extends Dataset {
+  itemsVersion: number
+  itemsTotal: number
+  items: DatasetItem[]
+}
+
+export interface ExperimentAggregates {
+  results: { total: number; pending: number; completed: number; failed: number }
+  latencyMs: { avg: number | null; p50: number | null; p95: number | null }
+  inputTokens: number
+  outputTokens: number
+  costUsd: number | null
+  scores: Array<{ name: string; avg: number | null; count: number }>
+}
+
+export interface Experiment {
+  id: string
+  datasetId: string
+  datasetVersion: number
+  name: string
+  kind: 'prompt' | 'sdk'
+  promptsetId: string | null
+  promptVersion: number | null
+  connectionId: string | null
+  model: string | null
+  modelSettings: Record<string, unknown>
+  evaluatorIds: string[]
+  status: 'queued' | 'running' | 'completed' | 'external'
+  itemCount: number
+  traceFilter: string
+  aggregates: ExperimentAggregates
+  createdAt: string
+  finishedAt: string | null
+}
+
+export interface ExperimentResult {
+  id: string
+  datasetItemId: string
+  input: unknown
+  expectedOutput: unknown
+  status: 'pending' | 'completed' | 'failed'
+  error: string | null
+  output: unknown
+  traceId: string | null
+  model: string | null
+  inputTokens: number | null
+  outputTokens: number | null
+  costUsd: number | null
+  latencyMs: number | null
+  scores: Array<{ name: string; value: number | null; stringValue: string | null; comment: string | null; source: string }>
+}
+
+export interface ExperimentWithResults extends Experiment {
+  results: ExperimentResult[]
+}
+
+export interface LlmConnection {
+  id: string
+  name: string
+  baseUrl: string
+  apiKeyHint: string
+}
+
+export interface Evaluator {
+  id: string
+  name: string
+  scoreName: string
+  model: string
+  enabled: boolean
+}
+
+export interface PlaygroundMessage {
+  role: 'system' | 'developer' | 'user' | 'assistant'
+  content: string
+}
+
+export interface PlaygroundRun {
+  traceId: string
+  messages: PlaygroundMessage[]
+  output: string
+  toolCalls: Array<{ name: string; arguments: string }>
+  error: string | null
+  model: string
+  inputTokens: number | null
+  outputTokens: number | null
+  costUsd: number | null
+  latencyMs: number
+  firstTokenMs: number | null
+}

@@ -11,6 +11,8 @@ const sections = [
   { path: '/sessions', label: 'Sessions' },
   { path: '/usage', label: 'Usage' },
   { path: '/prompts', label: 'Prompts' },
+  { path: '/datasets', label: 'Datasets' },
+  { path: '/playground', label: 'Playground' },
   { path: '/settings', label: 'Settings' },
 ] as const
 

@@ -4,6 +4,7 @@ import type { Score, Span } from '../api/types.ts'
 import { conversationOf } from '../lib/conversation.ts'
 import { formatCost, formatCount, formatDuration, formatTime, spanKindName } from '../lib/format.ts'
 import { nanosToMicros } from '../lib/span-tree.ts'
+import { AddToDataset } from './add-to-dataset.tsx'
 import { AttributeTable } from './attribute-table.tsx'
 import { ConversationView } from './conversation-view.tsx'
 import { projectPath } from './project-scope.tsx'
@@ -108,6 +109,7 @@ export function SpanPanel({ span, traceStartMicros, projectId, scores = [] }: { 
             </dd>
           </dl>
           {conversation ? <ConversationView conversation={conversation} /> : <p className="muted">No messages were recorded on this span.</p>}
+          {conversation && <AddToDataset key={span.spanId} projectId={projectId} traceId={span.traceId} spanId={span.spanId} />}
         </section>
       )}
 

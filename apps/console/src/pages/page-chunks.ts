@@ -36,6 +36,10 @@ export const pageChunks = {
   prompts: pageChunk(() => import('./prompts.page.tsx')),
   promptset: pageChunk(() => import('./promptset.page.tsx')),
   settings: pageChunk(() => import('./settings.page.tsx')),
+  datasets: pageChunk(() => import('./datasets.page.tsx')),
+  dataset: pageChunk(() => import('./dataset.page.tsx')),
+  experimentsCompare: pageChunk(() => import('./experiments-compare.page.tsx')),
+  playground: pageChunk(() => import('./playground.page.tsx')),
 } as const
 
 /** The chunk a path is served by, as the routes in app.tsx map them. */
@@ -49,8 +53,13 @@ export function chunkOfPath(pathname: string): keyof typeof pageChunks | undefin
       return id ? 'session' : 'sessions'
     case 'prompts':
       return id ? 'promptset' : 'prompts'
+    case 'datasets':
+      return id ? 'dataset' : 'datasets'
+    case 'experiments':
+      return 'experimentsCompare'
     case 'usage':
     case 'settings':
+    case 'playground':
       return section
     default:
       return undefined

@@ -4,6 +4,7 @@ import { Link, useNavigate, useParams, useSearchParams } from 'react-router'
 import { apiPath, apiRequest } from '../api/client.ts'
 import { useTrace } from '../api/traces.api.ts'
 import { projectPath, useProject } from '../components/project-scope.tsx'
+import { AddToDataset } from '../components/add-to-dataset.tsx'
 import { ScorePanel } from '../components/score-panel.tsx'
 import { SpanPanel } from '../components/span-panel.tsx'
 import { ErrorMessage, Loading } from '../components/status.tsx'
@@ -71,6 +72,7 @@ export default function TracePage() {
           <dd className={errors > 0 ? 'error-text' : undefined}>{formatCount(errors)}</dd>
         </div>
         <div className="strip-actions">
+          <AddToDataset projectId={projectId} traceId={traceId} />
           <a className="button" href={apiPath(`/api/traces/${traceId}/otlp`, { project_id: projectId })} download={`trace-${traceId}.json`}>
             Download OTLP JSON
           </a>

@@ -15,12 +15,12 @@ export interface ConsoleFixture<Seeded> {
  * `npm start` on its own database, the data the suite needs sent to it, and a Chromium; all
  * closed after the suite, whatever failed. Read the fields inside tests, not at definition time.
  */
-export function consoleFixture<Seeded = undefined>(seed?: (stack: Stack) => Promise<Seeded>): ConsoleFixture<Seeded> {
+export function consoleFixture<Seeded = undefined>(seed?: (stack: Stack) => Promise<Seeded>, settings: Record<string, string> = {}): ConsoleFixture<Seeded> {
   let stack: Stack | undefined
   let browser: Browser | undefined
   let seeded: Seeded | undefined
   before(async () => {
-    stack = await startStack()
+    stack = await startStack(settings)
     seeded = seed ? await seed(stack) : undefined
     browser = await launchChromium()
   })

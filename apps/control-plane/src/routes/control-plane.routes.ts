@@ -26,6 +26,9 @@ import { scoreConfigRoutes } from './score-configs.routes.ts'
 import { langtraceEvaluationRoutes } from './langtrace-evaluation.routes.ts'
 import { llmConnectionRoutes } from './llm-connections.routes.ts'
 import { evaluatorRoutes } from './evaluators.routes.ts'
+import { datasetRoutes } from './datasets.routes.ts'
+import { experimentRoutes } from './experiments.routes.ts'
+import { playgroundRoutes } from './playground.routes.ts'
 
 export interface ControlPlaneRoutesOptions {
   /** ADMIN_API_KEY: the secret of POST /api/teams; unset, that endpoint refuses everyone. */
@@ -40,6 +43,8 @@ export interface ControlPlaneRoutesOptions {
   llmConnectionKey?: Buffer | undefined
   /** DATABASE_READ_URL's pool: the trace, session and usage queries read from it (replica-reads.ts). */
   readDb?: Db | undefined
+  /** EXPERIMENT_CALL_TIMEOUT_MS: how long a playground run's call to its model may take. */
+  experimentCallTimeoutMs?: number
 }
 
 export type ConsoleSessionOptions = ConsoleSessionPluginOptions
@@ -111,6 +116,9 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(langtraceEvaluationRoutes)
   await app.register(llmConnectionRoutes, { encryptionKey: options.llmConnectionKey })
   await app.register(evaluatorRoutes)
+  await app.register(datasetRoutes)
+  await app.register(experimentRoutes)
+  await app.register(playgroundRoutes, { encryptionKey: options.llmConnectionKey, callTimeoutMs: options.experimentCallTimeoutMs ?? 120_000 })
 }
 
 const cacheMetricName = 'tracewell_control_plane_prompt_cache_lookups_total'

@@ -5,7 +5,7 @@ import { NotFoundError } from '@tracewell/http'
 import { callerKeyId, callerProjectId, requireProjectAccess } from '../auth.ts'
 import { ownedPromptset } from '../owned-promptset.ts'
 import type { PromptCache } from '../prompt-cache.ts'
-import { extractVariables } from '../prompt-template.ts'
+import { extractVariables } from '@tracewell/llm-messages'
 import { errorResponses, IdSchema, NamedResourceBodySchema, type NamedResourceBody, PromptsetSchema, PromptWithLabelsSchema, RegistryWithLabelsSchema } from '../schemas.ts'
 
 export const CreatePromptsetBodySchema = NamedResourceBodySchema

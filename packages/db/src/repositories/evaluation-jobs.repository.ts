@@ -49,6 +49,22 @@ export async function takeNewTraces(db: Executor, evaluator: EvaluatorDto, windo
   return rows.filter((row) => row.status === 'pending').map((row) => row.id)
 }
 
+/**
+ * Pending judgments of one trace by the given evaluators of its project (an experiment's output):
+ * evaluators deleted meanwhile are left out, a trace judged already by one is not judged again.
+ * The ids, for the queue.
+ */
+export async function createTraceJudgments(db: Executor, projectId: string, evaluatorIds: readonly string[], traceId: string): Promise<string[]> {
+  if (evaluatorIds.length === 0) return []
+  const { rows } = await sql<{ id: string }>`
+    insert into evaluation_jobs (project_id, evaluator_id, trace_id, status)
+    select e.project_id, e.id, ${traceId}, 'pending' from evaluators e
+    where e.project_id = ${projectId} and e.id in (${sql.join(evaluatorIds)})
+    on conflict (evaluator_id, trace_id) where run_id is null do nothing
+    returning id`.execute(db)
+  return rows.map((row) => row.id)
+}
+
 /** Most traces one on-demand run judges. */
 export const RUN_MAX_TRACES = 10_000
 

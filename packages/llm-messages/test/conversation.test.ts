@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
-import type { AnyValue, Attributes, SpanEvent } from '../src/api/types.ts'
-import { conversationOf, type ChatMessage } from '../src/lib/conversation.ts'
+import type { AnyValue, Attributes, SpanEvent } from '../src/any-value.ts'
+import { conversationOf, type ChatMessage } from '../src/conversation.ts'
 
 const s = (stringValue: string): AnyValue => ({ stringValue })
 const attrs = (entries: Record<string, string | number>): Attributes =>

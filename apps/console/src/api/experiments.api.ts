@@ -1,0 +1,70 @@
+import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query'
+import { apiGet, apiPath, apiRequest } from './client.ts'
+import { refreshRegistry } from './prompt-labels.api.ts'
+import type { Evaluator, Experiment, ExperimentWithResults, LlmConnection } from './types.ts'
+
+/** Experiments still running are read again every 2 s, until they are done. */
+const whileRunning = (experiments: Array<Pick<Experiment, 'status' | 'aggregates'>>) =>
+  experiments.some((experiment) => experiment.status === 'queued' || experiment.status === 'running') ? 2_000 : false
+
+export function useExperiments(projectId: string, datasetId: string) {
+  return useQuery({
+    queryKey: ['experiments', projectId, datasetId],
+    queryFn: () => apiGet<{ experiments: Experiment[] }>(apiPath('/api/experiments', { project_id: projectId, dataset_id: datasetId })),
+    select: (answer) => answer.experiments,
+    refetchInterval: (query) => whileRunning(query.state.data?.experiments ?? []),
+  })
+}
+
+export function useExperimentsWithResults(projectId: string, ids: string[]) {
+  return useQueries({
+    queries: ids.map((id) => ({
+      queryKey: ['experiment', projectId, id],
+      queryFn: () => apiGet<ExperimentWithResults>(apiPath(`/api/experiments/${encodeURIComponent(id)}`, { project_id: projectId })),
+      refetchInterval: (query: { state: { data?: ExperimentWithResults } }) => (query.state.data ? whileRunning([query.state.data]) : false),
+    })),
+  })
+}
+
+export interface NewExperiment {
+  datasetId: string
+  promptsetId: string
+  version: number
+  connectionId: string
+  model?: string
+  evaluatorIds: string[]
+}
+
+export function useCreateExperiment(projectId: string) {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: (body: NewExperiment) => apiRequest<Experiment>('POST', apiPath('/api/experiments', { project_id: projectId }), body),
+    onSuccess: (experiment) => void client.invalidateQueries({ queryKey: ['experiments', projectId, experiment.datasetId] }),
+  })
+}
+
+/** Points `production` at a version: the prompt labels API (compared experiments may be of several registries, so not useMoveLabel). */
+export function usePromote(projectId: string) {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: ({ promptsetId, version }: { promptsetId: string; version: number }) =>
+      apiRequest<{ moved: boolean; previousVersion: number | null }>('PUT', apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}/labels/production`, { project_id: projectId }), { version }),
+    onSuccess: (_answer, { promptsetId }) => refreshRegistry(client, projectId, promptsetId),
+  })
+}
+
+export function useLlmConnections(projectId: string) {
+  return useQuery({
+    queryKey: ['llm-connections', projectId],
+    queryFn: () => apiGet<{ llmConnections: LlmConnection[] }>(apiPath('/api/llm-connections', { project_id: projectId })),
+    select: (answer) => answer.llmConnections,
+  })
+}
+
+export function useEvaluators(projectId: string) {
+  return useQuery({
+    queryKey: ['evaluators', projectId],
+    queryFn: () => apiGet<{ evaluators: Evaluator[] }>(apiPath('/api/evaluators', { project_id: projectId })),
+    select: (answer) => answer.evaluators,
+  })
+}

@@ -1,0 +1,191 @@
+import { randomBytes } from 'node:crypto'
+import { Type, type Static } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { callChat, callCost, LlmCallError, llmCallSpan, openConnection, type ChatAnswer, type ChatRequestMessage } from '@tracewell/llm-calls'
+import { findLabelledPrompt, findLlmConnection, findProjectPromptset, findPromptVersion } from '@tracewell/db'
+import { compileTemplate, extractVariables, fillTemplate, missingVariables, promptMessages } from '@tracewell/llm-messages'
+import { noCost } from '@tracewell/llm-usage'
+import { storeSpans } from '@tracewell/write-path'
+import { BadRequestError, ServiceUnavailableError } from '@tracewell/http'
+import type { FastifyReply } from 'fastify'
+import { callerProjectId, requireProjectAccess } from '../auth.ts'
+import { errorResponses, IdSchema, LabelNameSchema } from '../schemas.ts'
+import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
+
+// The playground (docs/api.md#playground): a prompt version or messages written by hand, variables
+// filled, sent to a model through one of the project's LLM connections from the control plane,
+// answered whole or streamed as server-sent events. Every run is a trace of the project (service
+// tracewell, tracewell.playground = true), like an experiment's items. A model that refuses or
+// fails is an answer too: 200 with `error` set, and the trace of the failed call.
+
+const MessageSchema = Type.Object(
+  {
+    role: Type.Union([Type.Literal('system'), Type.Literal('developer'), Type.Literal('user'), Type.Literal('assistant')]),
+    content: Type.String({ maxLength: 200_000 }),
+  },
+  { additionalProperties: false },
+)
+
+const PlaygroundRunBodySchema = Type.Object(
+  {
+    connectionId: IdSchema,
+    model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'default: the prompt version’s model (required with messages)' })),
+    messages: Type.Optional(Type.Array(MessageSchema, { minItems: 1, maxItems: 200, description: 'messages written by hand; {{name}} placeholders are filled from variables' })),
+    promptsetId: Type.Optional({ ...IdSchema, description: 'or a prompt version: its registry…' }),
+    version: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: '…and version (or label; neither: production)' })),
+    label: Type.Optional(LabelNameSchema),
+    variables: Type.Optional(Type.Record(Type.String({ maxLength: 200 }), Type.String({ maxLength: 200_000 }))),
+    modelSettings: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'over the prompt version’s own: temperature, max_tokens, …' })),
+    stream: Type.Optional(Type.Boolean({ description: 'answer as server-sent events: {type:"text", text} as the answer comes, then {type:"done", …the run}' })),
+  },
+  { additionalProperties: false },
+)
+type PlaygroundRunBody = Static<typeof PlaygroundRunBodySchema>
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])
+
+const PlaygroundRunSchema = Type.Object({
+  traceId: Type.String({ description: 'the run’s trace' }),
+  messages: Type.Array(MessageSchema, { description: 'what was sent, variables filled' }),
+  output: Type.String(),
+  toolCalls: Type.Array(Type.Object({ name: Type.String(), arguments: Type.String(), id: Type.Optional(Type.String()) })),
+  error: Nullable(Type.String({ description: 'why the model gave no answer; null when it did' })),
+  model: Type.String({ description: 'the model that answered (or was asked)' }),
+  inputTokens: Nullable(Type.Integer()),
+  outputTokens: Nullable(Type.Integer()),
+  costUsd: Nullable(Type.Number()),
+  latencyMs: Type.Integer(),
+  firstTokenMs: Nullable(Type.Integer({ description: 'streamed: the time to the first text' })),
+})
+type PlaygroundRun = Static<typeof PlaygroundRunSchema>
+
+export interface PlaygroundRoutesOptions {
+  /** LLM_CONNECTION_ENCRYPTION_KEY: opens the connection's key; without it nothing can be run (503). */
+  encryptionKey: Buffer | undefined
+  /** EXPERIMENT_CALL_TIMEOUT_MS. */
+  callTimeoutMs: number
+}
+
+export const playgroundRoutes: FastifyPluginAsyncTypebox<PlaygroundRoutesOptions> = async (app, options) => {
+  /** The messages to send, variables filled, and the model and settings the run uses. */
+  async function prepare(projectId: string, body: PlaygroundRunBody): Promise<{ messages: ChatRequestMessage[]; model: string; settings: Record<string, unknown>; attributes: Record<string, string | number> }> {
+    const values = new Map(Object.entries(body.variables ?? {}))
+    if (body.messages !== undefined) {
+      if (body.promptsetId !== undefined) throw new BadRequestError('body: pass either messages or promptsetId, not both')
+      if (body.model === undefined) throw new BadRequestError('body/model: required with messages')
+      const declared = [...new Set(body.messages.flatMap((message) => extractVariables(message.content)))]
+      const missing = missingVariables(compileTemplate('', declared), values)
+      if (missing.length > 0) throw new BadRequestError(`body/variables: missing ${missing.join(', ')}`)
+      const messages = body.messages.map((message) => ({ role: message.role, content: fillTemplate(compileTemplate(message.content, declared), values) }))
+      return { messages, model: body.model, settings: body.modelSettings ?? {}, attributes: {} }
+    }
+    if (body.promptsetId === undefined) throw new BadRequestError('body: needs messages, or a promptsetId and version or label')
+    if (body.version !== undefined && body.label !== undefined) throw new BadRequestError('body: pass either version or label, not both')
+    const promptset = await findProjectPromptset(app.db, projectId, body.promptsetId)
+    if (promptset === undefined) throw new BadRequestError(`body/promptsetId: no prompt registry ${JSON.stringify(body.promptsetId)} in this project`)
+    const prompt = body.version !== undefined ? await findPromptVersion(app.db, promptset.id, body.version) : await findLabelledPrompt(app.db, promptset.id, body.label ?? 'production')
+    if (prompt === undefined) throw new BadRequestError(body.version !== undefined ? `body/version: the registry has no version ${body.version}` : `body/label: no version of the registry is labelled ${JSON.stringify(body.label ?? 'production')}`)
+    const missing = missingVariables(compileTemplate(prompt.value, prompt.variables), values)
+    if (missing.length > 0) throw new BadRequestError(`body/variables: missing ${missing.join(', ')}`)
+    return {
+      messages: promptMessages(prompt.value, prompt.variables, values),
+      model: body.model ?? prompt.model,
+      settings: { ...prompt.modelSettings, ...body.modelSettings },
+      attributes: { 'tracewell.prompt.promptset_id': promptset.id, 'tracewell.prompt.version': prompt.version },
+    }
+  }
+
+  app.post(
+    '/api/playground/runs',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        operationId: 'runPlayground',
+        summary: 'Run a prompt version or messages against a model of an LLM connection; the run is a trace',
+        description: 'With stream: true the answer is text/event-stream: {type:"text", text} events, then one {type:"done", …} with the run as in the 200 body.',
+        tags: ['playground'],
+        security: [{ apiKey: [] }],
+        querystring: ProjectScopeQuerySchema,
+        body: PlaygroundRunBodySchema,
+        produces: ['application/json', 'text/event-stream'],
+        response: { 200: PlaygroundRunSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const key = options.encryptionKey
+      if (key === undefined) throw new ServiceUnavailableError('The playground needs LLM_CONNECTION_ENCRYPTION_KEY set on the server, to open the connections’ keys', 3600)
+      const projectId = callerProjectId(request)
+      const body = request.body
+      if ((await findLlmConnection(app.db, projectId, body.connectionId)) === undefined) throw new BadRequestError(`body/connectionId: no LLM connection ${JSON.stringify(body.connectionId)} in this project`)
+      const prepared = await prepare(projectId, body)
+      const connection = await openConnection(app.db, body.connectionId, key).catch((error: unknown) => {
+        throw new BadRequestError(`body/connectionId: ${(error as Error).message}`)
+      })
+      const traceId = randomBytes(16).toString('hex')
+      const spanId = randomBytes(8).toString('hex')
+      const startedAtMs = Date.now()
+      if (body.stream) startEventStream(reply)
+      let answer: ChatAnswer | undefined
+      let error: string | undefined
+      try {
+        answer = await callChat({
+          baseUrl: connection.baseUrl,
+          apiKey: connection.apiKey,
+          model: prepared.model,
+          messages: prepared.messages,
+          settings: prepared.settings,
+          timeoutMs: options.callTimeoutMs,
+          ...(body.stream ? { onText: (text: string) => sendEvent(reply, { type: 'text', text }) } : {}),
+        })
+      } catch (failure) {
+        if (!(failure instanceof LlmCallError)) throw failure
+        error = failure.message
+      }
+      const cost = answer === undefined ? noCost : await callCost(app.db, projectId, answer, new Date(startedAtMs))
+      await storeSpans(app.db, [
+        llmCallSpan({
+          projectId,
+          traceId,
+          spanId,
+          name: 'playground',
+          startedAtMs,
+          requestedModel: prepared.model,
+          messages: prepared.messages,
+          settings: prepared.settings,
+          ...(answer === undefined ? {} : { answer }),
+          ...(error === undefined ? {} : { error }),
+          cost,
+          inputText: prepared.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '',
+          attributes: { 'tracewell.playground': 'true', ...prepared.attributes },
+        }),
+      ])
+      const run: PlaygroundRun = {
+        traceId,
+        messages: prepared.messages as PlaygroundRun['messages'],
+        output: answer?.text ?? '',
+        toolCalls: answer?.toolCalls ?? [],
+        error: error ?? null,
+        model: answer?.model ?? prepared.model,
+        inputTokens: answer?.inputTokens ?? null,
+        outputTokens: answer?.outputTokens ?? null,
+        costUsd: cost.totalCostUsd,
+        latencyMs: answer?.latencyMs ?? Date.now() - startedAtMs,
+        firstTokenMs: answer?.firstTokenMs ?? null,
+      }
+      if (!body.stream) return run
+      sendEvent(reply, { type: 'done', ...run })
+      reply.raw.end()
+      return reply
+    },
+  )
+}
+
+/** Takes over the response for server-sent events (the route's JSON serialisation is bypassed). */
+function startEventStream(reply: FastifyReply): void {
+  reply.hijack()
+  reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', connection: 'keep-alive' })
+}
+
+function sendEvent(reply: FastifyReply, event: Record<string, unknown>): void {
+  reply.raw.write(`data: ${JSON.stringify(event)}\n\n`)
+}
