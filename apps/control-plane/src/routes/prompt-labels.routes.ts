@@ -5,6 +5,7 @@ import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
 import { callerKeyId, requireProjectAccess } from '../auth.ts'
 import { ownedPromptset } from '../owned-promptset.ts'
 import type { PromptCache } from '../prompt-cache.ts'
+import { timeWindow } from './query-bounds.ts'
 import { errorResponses, ProjectScopeQuerySchema, IdSchema, IsoDateSchema, LabelNameSchema } from '../schemas.ts'
 
 // Prompt labels: named pointers at versions of a registry, moved in one call; `production` is the
@@ -46,6 +47,8 @@ export type MoveLabelResponse = Static<typeof MoveLabelResponseSchema>
 export const LabelHistoryQuerySchema = Type.Object({
   ...ProjectScopeQuerySchema.properties,
   label: Type.Optional(LabelNameSchema),
+  from: Type.Optional(Type.String({ description: 'ISO 8601, inclusive: moves made at or after' })),
+  to: Type.Optional(Type.String({ description: 'ISO 8601, exclusive: …made before' })),
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'moves per page (1–200)' }),
   cursor: Type.Optional(Type.String({ maxLength: 40, description: 'nextCursor of the previous page' })),
 })
@@ -203,7 +206,7 @@ export const promptLabelRoutes: FastifyPluginAsyncTypebox<PromptLabelRoutesOptio
     async (request) => {
       const promptset = await ownedPromptset(app.db, request, request.params.promptsetId)
       const { label, limit, cursor } = request.query
-      const page = await listLabelMoves(app.db, { promptsetId: promptset.id, label, limit, before: parseCursor(cursor) })
+      const page = await listLabelMoves(app.db, { promptsetId: promptset.id, label, ...timeWindow(request.query), limit, before: parseCursor(cursor) })
       return { moves: page.moves, nextCursor: page.next }
     },
   )
