@@ -48,4 +48,8 @@ export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
   '2026-11-25T0510-session-summaries',
   '2026-11-25T1800-trace-text-filters',
   '2026-11-26T0900-summary-deltas',
+  // A writer of the previous version folds unknown counts as 0, and its summariser adds to a
+  // nulled rollup as null + n = null: it must not run between these and the new writers.
+  '2026-11-26T2310-unknown-token-counts',
+  '2026-11-26T2311-estimated-tokens',
 ])
