@@ -33,7 +33,7 @@ export async function startAllInOne(): Promise<AllInOne> {
 export type StoredLlmSpan = Pick<
   SpanDto,
   | 'name' | 'parentSpanId' | 'llmVendor' | 'llmModel' | 'llmResponseModel' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cachedInputTokens'
-  | 'reasoningTokens' | 'sessionId' | 'userId' | 'inputCostUsd' | 'outputCostUsd' | 'totalCostUsd' | 'costSource' | 'startTime' | 'attributes'
+  | 'reasoningTokens' | 'sessionId' | 'userId' | 'inputCostUsd' | 'outputCostUsd' | 'totalCostUsd' | 'costSource' | 'startTime' | 'attributes' | 'tokensEstimated'
 >
 
 /** The stored spans of a trace, once at least `count` of them are there. */
@@ -47,11 +47,13 @@ export function storedTrace(stack: AllInOne, traceId: string, count: number): Pr
 /** A trace's row in the trace list (GET /api/traces), found by the filters given. */
 export interface TraceRow {
   traceId: string
+  startTime: string
   sessionId: string | null
   userId: string | null
   models: string[]
-  totalTokens: number
+  totalTokens: number | null
   costUsd: number | null
+  tokensEstimated: boolean
 }
 
 export async function listedTraces(stack: AllInOne, filters: Record<string, string>): Promise<TraceRow[]> {

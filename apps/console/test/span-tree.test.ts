@@ -13,7 +13,7 @@ function span(spanId: string, parentSpanId: string | null, startMs: number, dura
     startTime: '', endTime: '', startTimeUnixNano: String(start), endTimeUnixNano: String(end), durationNs: String(end - start),
     traceState: null, status: { code: statusCode, message: null }, serviceName: 'svc', serviceVersion: null, scopeName: null, scopeVersion: null,
     llmVendor: null, llmModel: null, llmResponseModel: null, llmRequestType: null, inputTokens: null, outputTokens: null, totalTokens: null,
-    cachedInputTokens: null, cacheWriteInputTokens: null, reasoningTokens: null, sessionId: null, userId: null,
+    cachedInputTokens: null, cacheWriteInputTokens: null, reasoningTokens: null, tokensEstimated: false, sessionId: null, userId: null,
     inputCostUsd: null, outputCostUsd: null, totalCostUsd: null, costSource: null,
     attributes: {}, resourceAttributes: {}, events: [], links: [], receivedAt: '',
   }

@@ -26,6 +26,11 @@ export const NamedResourceBodySchema = Type.Object({
 })
 export type NamedResourceBody = Static<typeof NamedResourceBodySchema>
 
+/** The project a team key acts on (`?project_id=`); a project key implies its own (auth.ts, requireProjectAccess). */
+export const ProjectScopeQuerySchema = Type.Object({
+  project_id: Type.Optional(Type.String({ description: 'the project, with a team key (a project key implies its own)' })),
+})
+
 export const IsoDateSchema = Type.String({ description: 'ISO 8601 date-time' })
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 

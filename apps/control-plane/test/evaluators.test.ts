@@ -97,5 +97,8 @@ describe('LLM connections and evaluators', () => {
     assert.deepEqual([badRange.statusCode, badRange.json().message], [400, 'body/from: expected an ISO 8601 date-time such as 2025-01-31T00:00:00Z, got "yesterday"'])
     assert.deepEqual((await call('GET', `/api/evaluators/${evaluator.id}/judgments`)).json(), { judgments: [], nextCursor: null })
     assert.equal((await call('GET', `/api/evaluators/${evaluator.id}/judgments?cursor=x`)).json().message, 'querystring/cursor: not a nextCursor returned by this API')
+    assert.deepEqual((await call('GET', `/api/evaluators/${evaluator.id}/judgments?from=2026-01-01T00:00:00Z&to=2099-01-01T00:00:00Z`)).json(), { judgments: [], nextCursor: null })
+    const emptyWindow = await call('GET', `/api/evaluators/${evaluator.id}/judgments?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z`)
+    assert.deepEqual([emptyWindow.statusCode, emptyWindow.json().message], [400, 'querystring/from: must be before to (from is inclusive, to exclusive)'])
   })
 })

@@ -59,7 +59,7 @@ describe('trace queries', () => {
     assert.deepEqual(a, {
       traceId: traceA, name: 'op-000000000000000a', serviceName: 'svc', startTime: '2026-01-01T00:00:00.000000Z', endTime: '2026-01-01T00:00:01.001500Z',
       durationMs: 1001.5, spanCount: 2, errorCount: 0, models: ['claude', 'gpt-4o'], inputTokens: 10, outputTokens: 5, totalTokens: 15,
-      costUsd: 0.000075, sessionId: 'sess-1', userId: 'user-1', scores: [],
+      costUsd: 0.000075, tokensEstimated: false, sessionId: 'sess-1', userId: 'user-1', scores: [],
     })
   })
 
@@ -109,7 +109,7 @@ describe('trace queries', () => {
       status: { code: 0, message: null }, serviceName: 'svc', serviceVersion: '1.0', scopeName: 'scope', scopeVersion: null,
       llmVendor: 'openai', llmModel: 'gpt-4o', llmResponseModel: 'gpt-4o-2024-08-06', llmRequestType: null, inputTokens: 10, outputTokens: 5,
       totalTokens: 15, cachedInputTokens: 4, cacheWriteInputTokens: null, reasoningTokens: 1, sessionId: 'sess-1', userId: 'user-1',
-      inputCostUsd: 0.000025, outputCostUsd: 0.00005, totalCostUsd: 0.000075, costSource: 'price_table',
+      inputCostUsd: 0.000025, outputCostUsd: 0.00005, totalCostUsd: 0.000075, costSource: 'price_table', tokensEstimated: false,
       attributes: { 'llm.request.messages': '[{"role":"user","content":"hi"}]' }, resourceAttributes: { 'service.name': 'svc' },
       events: [], links: [], receivedAt: 'r',
     })
@@ -167,8 +167,13 @@ describe('trace queries', () => {
     assert.equal(wrongSort.statusCode, 400)
     const byCost = (await get('/api/traces?sort=cost')).json()
     assert.equal(byCost.traces[0].traceId, traceA)
-    const ascending = (await get('/api/traces?sort=tokens&order=asc')).json()
-    assert.equal(ascending.traces.at(-1).traceId, traceA)
+    // Traces B and C reported no tokens: unknown, listed after every known count in either order.
+    // Ties among the unknown go by trace id, in the direction asked for.
+    const expected = { asc: [[traceA, 15], [traceB, null], [traceC, null]], desc: [[traceA, 15], [traceC, null], [traceB, null]] }
+    for (const order of ['asc', 'desc'] as const) {
+      const byTokens = (await get(`/api/traces?sort=tokens&order=${order}`)).json()
+      assert.deepEqual(byTokens.traces.map((t: { traceId: string; totalTokens: number | null }) => [t.traceId, t.totalTokens]), expected[order], order)
+    }
   })
 
   it('lists sessions and one session’s traces', async () => {

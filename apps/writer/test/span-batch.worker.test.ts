@@ -84,6 +84,8 @@ describe('span-batch worker (real Redis and Postgres)', () => {
         outputCostUsd: 0.00002,
         totalCostUsd: 0.000055,
         costSource: 'price_table',
+        // A plain (not streamed) Langtrace call: the provider's counts.
+        tokensEstimated: false,
         attributes: first.attributes,
         resourceAttributes: first.resourceAttributes,
         events: first.events,

@@ -5,6 +5,7 @@ import OpenAI from 'openai'
 import { startAllInOne, storedTrace, type AllInOne } from '../../src/all-in-one.ts'
 import { startFakeOpenAi, type FakeOpenAi } from '../../src/fake-openai.server.ts'
 import { assertPricedCountedChat, assertPricedOpenAiChat } from '../../src/llm-expectations.ts'
+import { assertFoundBySearchAndFilter } from '../../src/search-expectations.ts'
 
 // The Langtrace TypeScript SDK instrumenting the real `openai` client and sending its own JSON
 // span arrays to /api/trace. Session and user ride on its withAdditionalAttributes, under the
@@ -50,6 +51,11 @@ describe('Langtrace TypeScript SDK instrumentation of the openai client', () => 
       // For a stream the SDK (6.3) counts tokens itself, from the text: priced as reported.
       else assertPricedCountedChat(llm, 'Langtrace, streamed')
       assert.deepEqual([llm?.sessionId, llm?.userId], [sessionId, userId])
+      // The SDK's own count of a stream is marked estimated, on the span and on its trace.
+      assert.equal(llm?.tokensEstimated, streamed)
+      // Langtrace records the prompt and the answer as span events: both are found.
+      const row = await assertFoundBySearchAndFilter(stack, traceId, { words: ['refunds', 'business'], model: 'gpt-4o-mini', responseModel: 'gpt-4o-mini-2024-07-18', vendor: 'openai' }, `Langtrace, ${streamed ? 'streamed' : 'plain'}`)
+      assert.equal(row.tokensEstimated, streamed)
     })
   }
 })

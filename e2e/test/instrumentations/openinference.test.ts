@@ -5,7 +5,9 @@ import { OpenAIInstrumentation } from '@arizeai/openinference-instrumentation-op
 import { context } from '@opentelemetry/api'
 import OpenAI from 'openai'
 import { storedTrace } from '../../src/all-in-one.ts'
+import { fakeUsage } from '../../src/fake-openai.server.ts'
 import { assertPricedOpenAiChat } from '../../src/llm-expectations.ts'
+import { assertFoundBySearchAndFilter } from '../../src/search-expectations.ts'
 import { startLlmStack, type LlmStack } from '../../src/llm-stack.ts'
 
 // OpenInference (@arizeai/openinference-instrumentation-openai) around the real `openai` client,
@@ -47,6 +49,14 @@ describe('OpenInference instrumentation of the openai client', () => {
         )
       }
       assert.deepEqual([call?.sessionId, call?.userId], [sessionId, userId])
+      // A stream's tokens and cost are unknown here: the trace shows null, not 0, and no bound on
+      // them finds it; words, model, vendor and time still do.
+      const row = await assertFoundBySearchAndFilter(
+        llm.stack, traceId,
+        { words: ['refunds', 'business'], model: 'gpt-4o-mini', responseModel: streamed ? null : 'gpt-4o-mini-2024-07-18', vendor: 'openai' },
+        `OpenInference, ${streamed ? 'streamed' : 'plain'}`,
+      )
+      assert.deepEqual([row.totalTokens, row.costUsd, row.tokensEstimated], streamed ? [null, null, false] : [fakeUsage.total_tokens, call?.totalCostUsd, false])
     })
   }
 })

@@ -5,6 +5,7 @@ import { generateText, streamText } from 'ai'
 import { listedTraces, storedTrace } from '../../src/all-in-one.ts'
 import { fakeUsage } from '../../src/fake-openai.server.ts'
 import { assertPricedOpenAiChat } from '../../src/llm-expectations.ts'
+import { assertFoundBySearchAndFilter } from '../../src/search-expectations.ts'
 import { startLlmStack, type LlmStack } from '../../src/llm-stack.ts'
 
 // The Vercel AI SDK (ai 5 with @ai-sdk/openai) with its telemetry on, exporting with the
@@ -47,6 +48,7 @@ describe('Vercel AI SDK telemetry', () => {
       const [row] = await listedTraces(llm.stack, { session: sessionId })
       assert.deepEqual([row?.traceId, row?.userId, row?.models], [traceId, userId, ['gpt-4o-mini']])
       assert.equal(row?.costUsd, call?.totalCostUsd, 'the trace counts the call once, not once per span')
+      await assertFoundBySearchAndFilter(llm.stack, traceId, { words: ['refunds', 'business'], model: 'gpt-4o-mini', responseModel: 'gpt-4o-mini-2024-07-18', vendor: 'openai' }, `Vercel AI SDK, ${streamed ? 'streamText' : 'generateText'}`)
     })
   }
 })

@@ -122,10 +122,13 @@ export interface TraceSummariesTable {
   response_models: Generated<string[]>
   vendors: Generated<string[]>
   services: Generated<string[]>
-  input_tokens: Generated<Int8>
-  output_tokens: Generated<Int8>
-  total_tokens: Generated<Int8>
+  /** Sums of the counts the trace's spans reported; null when none reported one (unknown, not 0). */
+  input_tokens: Int8 | null
+  output_tokens: Int8 | null
+  total_tokens: Int8 | null
   cost_usd: string | null
+  /** Whether a span of the trace has estimated token counts (spans.tokens_estimated). */
+  tokens_estimated: Generated<boolean>
   session_id: string | null
   user_id: string | null
   /** The word filter of full-text search (repositories/text-filter.ts), as varbit text. */
@@ -141,8 +144,9 @@ export interface UsageRollupsTable {
   traces: number
   spans: number
   errors: number
-  input_tokens: Int8
-  output_tokens: Int8
+  /** Null when no span of the row reported a count. */
+  input_tokens: Int8 | null
+  output_tokens: Int8 | null
   cost_usd: string | null
   latency: number[]
 }
@@ -164,7 +168,8 @@ export interface SessionSummariesTable {
   first_seen: Date
   last_seen: Date
   trace_count: number
-  total_tokens: Int8
+  /** Null when no trace of the session reported a count. */
+  total_tokens: Int8 | null
   cost_usd: string | null
 }
 
@@ -201,6 +206,8 @@ export interface SpansTable {
   output_cost_usd: Numeric | null
   total_cost_usd: Numeric | null
   cost_source: CostSource | null
+  /** The token counts (and a cost from them) are estimates, not the provider's (@tracewell/llm-usage, token-estimates.ts). */
+  tokens_estimated: Generated<boolean>
   attributes: Json<AttributeMap>
   resource_attributes: Json<AttributeMap>
   events: Json<SpanEvent[]>
@@ -495,21 +502,21 @@ export const declaredColumns: DeclaredColumns = {
     input_tokens: nullable, output_tokens: nullable, total_tokens: nullable, llm_response_model: nullable,
     cached_input_tokens: nullable, cache_write_input_tokens: nullable, reasoning_tokens: nullable, session_id: nullable,
     user_id: nullable, input_cost_usd: nullable, output_cost_usd: nullable, total_cost_usd: nullable, cost_source: nullable,
-    attributes: notNull, resource_attributes: notNull, events: notNull, links: notNull, received_at: notNull,
+    tokens_estimated: notNull, attributes: notNull, resource_attributes: notNull, events: notNull, links: notNull, received_at: notNull,
   },
   trace_summaries: {
     project_id: notNull, trace_id: notNull, name: notNull, has_root: notNull, service_name: nullable, start_time: notNull,
     end_time: notNull, duration_us: notNull, span_count: notNull, error_count: notNull, models: notNull, response_models: notNull, vendors: notNull,
-    services: notNull, input_tokens: notNull, output_tokens: notNull, total_tokens: notNull, cost_usd: nullable,
-    session_id: nullable, user_id: nullable, text_filter: nullable,
+    services: notNull, input_tokens: nullable, output_tokens: nullable, total_tokens: nullable, cost_usd: nullable,
+    session_id: nullable, user_id: nullable, text_filter: nullable, tokens_estimated: notNull,
   },
   usage_rollups: {
     project_id: notNull, dimension: notNull, hour: notNull, value: notNull, traces: notNull, spans: notNull, errors: notNull,
-    input_tokens: notNull, output_tokens: notNull, cost_usd: nullable, latency: notNull,
+    input_tokens: nullable, output_tokens: nullable, cost_usd: nullable, latency: notNull,
   },
   session_summaries: {
     project_id: notNull, session_id: notNull, user_id: nullable, first_seen: notNull, last_seen: notNull, trace_count: notNull,
-    total_tokens: notNull, cost_usd: nullable,
+    total_tokens: nullable, cost_usd: nullable,
   },
   summary_deltas: { id: notNull, created_at: notNull, trace_count: notNull, traces: notNull, usage: notNull },
   score_configs: {

@@ -29,6 +29,7 @@ export { backfillUsageRollups } from './migrations/2026-11-25T0500-usage-rollups
 export { backfillSessionSummaries } from './migrations/2026-11-25T0510-session-summaries.ts'
 export { backfillTraceTextFilters } from './migrations/2026-11-25T1800-trace-text-filters.ts'
 export { recountRollupTraces } from './migrations/2026-11-26T0900-summary-deltas.ts'
+export { nullUnknownTokenCounts } from './migrations/2026-11-26T2310-unknown-token-counts.ts'
 export * from './repositories/usage.repository.ts'
 export * from './repositories/summary-backlog.repository.ts'
 export * from './repositories/console-sessions.repository.ts'

@@ -35,6 +35,8 @@ export async function callCost(db: Db, projectId: string, usage: CallUsage, at =
       cachedInputTokens: usage.cachedInputTokens,
       cacheWriteInputTokens: null,
       reasoningTokens: usage.reasoningTokens,
+      // The call's own usage, as the model's API reported it.
+      tokensEstimated: false,
       sessionId: null,
       userId: null,
     },

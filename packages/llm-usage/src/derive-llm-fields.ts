@@ -1,6 +1,7 @@
 import type { AttributeSource } from './llm-attribute-map.ts'
 import { llmAttributeMap, type LlmColumn } from './llm-attribute-map.ts'
 import type { Attributes } from './attribute-values.ts'
+import { tokensEstimated } from './token-estimates.ts'
 
 /** The columns derived from a span's attributes (see llm-attribute-map.ts). */
 export interface LlmFields {
@@ -19,6 +20,8 @@ export interface LlmFields {
   /** Input tokens written to the provider's prompt cache. */
   cacheWriteInputTokens: number | null
   reasoningTokens: number | null
+  /** The counts (and a cost computed from them) are estimates, not the provider's (token-estimates.ts). */
+  tokensEstimated: boolean
   sessionId: string | null
   userId: string | null
 }
@@ -79,14 +82,15 @@ function readColumns(attributes: Attributes): unknown[] {
   return values
 }
 
-/** The derived LLM columns and the caller's cost of one span, from its attributes. */
-export function deriveLlmUsage(attributes: Attributes): { fields: LlmFields; callerCost: CallerCost } {
+/** The derived LLM columns and the caller's cost of one span, from its attributes (and its scope: who made it). */
+export function deriveLlmUsage(attributes: Attributes, scopeName: string | null = null): { fields: LlmFields; callerCost: CallerCost } {
   const values = readColumns(attributes)
   const read = <T>(name: LlmColumn) => values[column[name]] as T | null
   const input = read<number>('inputTokens')
   const output = read<number>('outputTokens')
   const requestModel = read<string>('requestModel')
   const responseModel = read<string>('responseModel')
+  const totalTokens = read<number>('totalTokens') ?? (input !== null && output !== null ? input + output : null)
   const fields: LlmFields = {
     llmVendor: read<string>('vendor'),
     llmModel: requestModel ?? responseModel,
@@ -94,10 +98,11 @@ export function deriveLlmUsage(attributes: Attributes): { fields: LlmFields; cal
     llmRequestType: read<string>('operation'),
     inputTokens: input,
     outputTokens: output,
-    totalTokens: read<number>('totalTokens') ?? (input !== null && output !== null ? input + output : null),
+    totalTokens,
     cachedInputTokens: read<number>('cachedInputTokens'),
     cacheWriteInputTokens: read<number>('cacheWriteInputTokens'),
     reasoningTokens: read<number>('reasoningTokens'),
+    tokensEstimated: tokensEstimated(attributes, scopeName, input !== null || output !== null || totalTokens !== null),
     sessionId: read<string>('sessionId'),
     userId: read<string>('userId'),
   }

@@ -7,3 +7,4 @@ export { pricedTokens, costAtRates, type Cost, type PricedTokens, type TokenRate
 export { tablePrice } from './price-table.ts'
 export { CustomPriceBook, emptyPriceBook, globProblem, globToRegExp, type CustomModelPrice, type ModelMatch } from './custom-prices.ts'
 export { callerSpanCost, noCost, priceCall, type CostSource, type PricedCall, type SpanCost, type UnpricedReason } from './price-call.ts'
+export { tokensEstimated } from './token-estimates.ts'

@@ -8,7 +8,7 @@ import { fixtureSpans } from './support/fixture-spans.ts'
 
 const none: LlmFields = {
   llmVendor: null, llmModel: null, llmResponseModel: null, llmRequestType: null, inputTokens: null, outputTokens: null,
-  totalTokens: null, cachedInputTokens: null, cacheWriteInputTokens: null, reasoningTokens: null, sessionId: null, userId: null,
+  totalTokens: null, cachedInputTokens: null, cacheWriteInputTokens: null, reasoningTokens: null, tokensEstimated: false, sessionId: null, userId: null,
 }
 const table = (inputCostUsd: number, outputCostUsd: number, totalCostUsd: number): SpanCost => ({ inputCostUsd, outputCostUsd, totalCostUsd, costSource: 'price_table' })
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { it } from 'node:test'
+import { pastedOutputLines } from '@tracewell/test-support'
 import { llmAttributeMap, operationTranslations, vendorAliases, type AttributeSource, type LlmColumn } from '../src/index.ts'
 
 // docs/semantic-conventions.md shows the mapping table, the vendor names and the operation
@@ -40,4 +41,20 @@ it('docs/semantic-conventions.md shows the mapping table, vendor names and opera
   for (const [name, table] of [['mapping', mappingTable()], ['vendor', vendorTable()], ['operation', operationTable()]] as const) {
     assert.ok(docs.includes(table), `the ${name} table in docs/semantic-conventions.md differs from the code; it should read:\n${table}`)
   }
+  assert.deepEqual(pastedOutputLines(docs), [], 'docs/semantic-conventions.md holds pasted test-runner output')
+})
+
+it('finds pasted test-runner output, as the kind once pasted into docs/semantic-conventions.md', () => {
+  const pasted = [
+    '| `openinference.span.kind` | `AGENT` | `invoke_agent` |',
+    '✖ docs/semantic-conventions.md shows the mapping table (5.72ms)',
+    'ℹ tests 1',
+    'not ok 1 - shows the table',
+    '  AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:',
+    '      at TestContext.<anonymous> (file:///work/packages/llm-usage/test/docs.test.ts:39:16)',
+    '      at Test.run (node:internal/test_runner/test:1402:25)',
+    "    code: 'ENOENT',",
+  ].join('\n')
+  assert.deepEqual(pastedOutputLines(pasted).map((line) => line.split(':')[0]), ['line 2', 'line 3', 'line 4', 'line 5', 'line 6', 'line 7', 'line 8'])
+  assert.deepEqual(pastedOutputLines('Text that says ok 1 thing, at last (see docs/api.md).\n- not a list of results'), [])
 })

@@ -4,7 +4,7 @@ import { callerSpanCost, CustomPriceBook, globProblem, globToRegExp, noCost, pri
 
 const call = (overrides: Partial<LlmFields>): LlmFields => ({
   llmVendor: null, llmModel: null, llmResponseModel: null, llmRequestType: 'chat', inputTokens: 1_000_000, outputTokens: 100_000,
-  totalTokens: null, cachedInputTokens: null, cacheWriteInputTokens: null, reasoningTokens: null, sessionId: null, userId: null, ...overrides,
+  totalTokens: null, cachedInputTokens: null, cacheWriteInputTokens: null, reasoningTokens: null, tokensEstimated: false, sessionId: null, userId: null, ...overrides,
 })
 const at = new Date('2026-11-20T12:00:00Z')
 const price = (overrides: Partial<CustomModelPrice> & Pick<CustomModelPrice, 'model'>): CustomModelPrice => ({

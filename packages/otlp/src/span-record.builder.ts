@@ -48,7 +48,7 @@ export interface SpanFields {
  */
 export function buildSpanRecord(origin: SpanOrigin, span: SpanFields): SpanRecord {
   const { times } = span
-  const { fields, callerCost } = deriveLlmUsage(span.attributes)
+  const { fields, callerCost } = deriveLlmUsage(span.attributes, origin.scopeName)
   const { attributes, events, links } = limitSpan(span.attributes, span.events, span.links)
   // Only the caller's own cost is known here; the writer prices the rest when it stores the span
   // (it has the project's own prices).
@@ -82,6 +82,7 @@ export function buildSpanRecord(origin: SpanOrigin, span: SpanFields): SpanRecor
     cachedInputTokens: fields.cachedInputTokens,
     cacheWriteInputTokens: fields.cacheWriteInputTokens,
     reasoningTokens: fields.reasoningTokens,
+    tokensEstimated: fields.tokensEstimated,
     sessionId: fields.sessionId,
     userId: fields.userId,
     inputCostUsd: cost.inputCostUsd,

@@ -44,6 +44,9 @@ export const spanOriginFields = {
   cachedInputTokens: NullableInteger,
   cacheWriteInputTokens: NullableInteger,
   reasoningTokens: NullableInteger,
+  tokensEstimated: Type.Boolean({
+    description: 'the token counts, and a cost computed from them, are estimates: the span says so, or it is a streamed call of an instrumentation that counts streams itself',
+  }),
   sessionId: NullableString,
   userId: NullableString,
   inputCostUsd: NullableNumber,

@@ -140,6 +140,13 @@ class CopyChunks {
     this.#at = this.#buffer.writeInt16BE(value, this.#buffer.writeInt32BE(2, this.#at))
   }
 
+  /** A boolean column; absent (a record of a version before the field) is false. */
+  bool(value: unknown): void {
+    if (value !== undefined && typeof value !== 'boolean') throw new NotEncodable()
+    this.#reserve(5)
+    this.#at = this.#buffer.writeUInt8(value === true ? 1 : 0, this.#buffer.writeInt32BE(1, this.#at))
+  }
+
   /** A bigint column given as a number (token counts) or null. */
   int64(value: unknown): void {
     if (value === null || value === undefined) return this.null()
@@ -365,6 +372,7 @@ function encodeSource(copy: CopyChunks, source: ProjectSpanSource, onSpan: SpanE
     copy.numeric(span.outputCostUsd)
     copy.numeric(span.totalCostUsd)
     copy.text(span.costSource)
+    copy.bool(span.tokensEstimated)
     copy.jsonb(span.attributes, onSpan?.searchableText)
     copy.sharedJsonb(span.resourceAttributes)
     copy.jsonb(span.events, onSpan?.searchableText)

@@ -56,6 +56,7 @@ function toSpanRow(projectId: string, span: Omit<SpanInsert, 'projectId'>): Span
     output_cost_usd: span.outputCostUsd ?? null,
     total_cost_usd: span.totalCostUsd ?? null,
     cost_source: span.costSource ?? null,
+    tokens_estimated: span.tokensEstimated ?? false,
     attributes: span.attributes,
     resource_attributes: span.resourceAttributes,
     events: span.events,

@@ -1,7 +1,7 @@
 import { sql, type Executor } from '@tracewell/db'
 
 // The summaries recomputed from scratch, from `spans`, and compared with what the summariser
-// wrote: the proof that every stored span counts exactly once in every aggregate, whatever was
+// wrote (token sums are null where no span reported a count, as the summariser leaves them): the proof that every stored span counts exactly once in every aggregate, whatever was
 // killed and redelivered on the way (the fault tests run it after their storms). Counts, times,
 // tokens and costs are compared exactly (costs as numeric, to the last digit); the model, vendor
 // and service sets as sets. Not compared: a trace's name, session and user where its spans
@@ -18,6 +18,9 @@ export interface SummaryMismatches {
 // A span that sums the calls beneath it adds neither tokens, cost nor latency (AGGREGATE_OPERATION).
 const COUNTED = sql`llm_request_type is distinct from 'invoke_agent'`
 
+// A span's total tokens: as reported, else its input and output added, else unknown (spanTotalTokens).
+const SPAN_TOTAL = sql`coalesce(total_tokens, case when input_tokens is null and output_tokens is null then null else coalesce(input_tokens, 0) + coalesce(output_tokens, 0) end)`
+
 export async function summaryMismatches(db: Executor, projectId: string): Promise<SummaryMismatches> {
   const { rows: traces } = await sql<{ n: number }>`
     with r as (
@@ -26,18 +29,18 @@ export async function summaryMismatches(db: Executor, projectId: string): Promis
         coalesce(array_agg(distinct llm_model) filter (where llm_model is not null), '{}') as models,
         coalesce(array_agg(distinct llm_vendor) filter (where llm_vendor is not null), '{}') as vendors,
         coalesce(array_agg(distinct service_name) filter (where service_name is not null), '{}') as services,
-        coalesce(sum(input_tokens) filter (where ${COUNTED}), 0) as input_tokens,
-        coalesce(sum(output_tokens) filter (where ${COUNTED}), 0) as output_tokens,
-        coalesce(sum(coalesce(total_tokens, coalesce(input_tokens, 0) + coalesce(output_tokens, 0))) filter (where ${COUNTED}), 0) as total_tokens,
-        sum(total_cost_usd) filter (where ${COUNTED}) as cost_usd,
+        sum(input_tokens) filter (where ${COUNTED}) as input_tokens,
+        sum(output_tokens) filter (where ${COUNTED}) as output_tokens,
+        sum(${SPAN_TOTAL}) filter (where ${COUNTED}) as total_tokens,
+        sum(total_cost_usd) filter (where ${COUNTED}) as cost_usd, bool_or(tokens_estimated) as tokens_estimated,
         count(distinct session_id) as sessions, min(session_id) as session_id
       from spans where project_id = ${projectId} group by trace_id
     ),
     s as (select * from trace_summaries where project_id = ${projectId})
     select count(*)::integer as n from r full join s using (trace_id)
     where r.trace_id is null or s.trace_id is null
-      or (r.span_count, r.error_count, r.start_time, r.end_time, r.has_root, r.input_tokens, r.output_tokens, r.total_tokens, r.cost_usd)
-        is distinct from (s.span_count, s.error_count, s.start_time, s.end_time, s.has_root, s.input_tokens, s.output_tokens, s.total_tokens, s.cost_usd)
+      or (r.span_count, r.error_count, r.start_time, r.end_time, r.has_root, r.input_tokens, r.output_tokens, r.total_tokens, r.cost_usd, r.tokens_estimated)
+        is distinct from (s.span_count, s.error_count, s.start_time, s.end_time, s.has_root, s.input_tokens, s.output_tokens, s.total_tokens, s.cost_usd, s.tokens_estimated)
       or not (r.models @> s.models and s.models @> r.models and r.vendors @> s.vendors and s.vendors @> r.vendors
         and r.services @> s.services and s.services @> r.services)
       or (r.sessions <= 1 and r.session_id is distinct from s.session_id)`.execute(db)
@@ -68,7 +71,7 @@ export async function summaryMismatches(db: Executor, projectId: string): Promis
     ),
     span_figures as (
       select dimension, hour, value, count(*)::integer as spans, (count(*) filter (where status_code = 2))::integer as errors,
-        coalesce(sum(input_tokens), 0) as input_tokens, coalesce(sum(output_tokens), 0) as output_tokens, sum(cost_usd) as cost_usd
+        sum(input_tokens) as input_tokens, sum(output_tokens) as output_tokens, sum(cost_usd) as cost_usd
       from by_span group by 1, 2, 3
     ),
     latency as (
@@ -81,7 +84,7 @@ export async function summaryMismatches(db: Executor, projectId: string): Promis
     ),
     r as (
       select dimension, hour, value, coalesce(t.traces, 0) as traces, coalesce(f.spans, 0) as spans, coalesce(f.errors, 0) as errors,
-        coalesce(f.input_tokens, 0) as input_tokens, coalesce(f.output_tokens, 0) as output_tokens, f.cost_usd
+        f.input_tokens, f.output_tokens, f.cost_usd
       from span_figures f full join trace_figures t using (dimension, hour, value)
     ),
     s as (select * from usage_rollups where project_id = ${projectId})

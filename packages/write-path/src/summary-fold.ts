@@ -88,22 +88,23 @@ export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMI
     await sql`
       with summaries as (
         insert into trace_summaries as s (project_id, trace_id, name, has_root, service_name, start_time, end_time, duration_us,
-          span_count, error_count, models, response_models, vendors, services, input_tokens, output_tokens, total_tokens, cost_usd, session_id, user_id, text_filter)
+          span_count, error_count, models, response_models, vendors, services, input_tokens, output_tokens, total_tokens, cost_usd, tokens_estimated, session_id, user_id, text_filter)
         select project_id, trace_id, name, has_root, service_name, start_time, end_time,
           (extract(epoch from end_time - start_time) * 1000000)::bigint,
-          span_count, error_count, models, coalesce(response_models, '{}'), vendors, services, input_tokens, output_tokens, total_tokens, cost_usd, session_id, user_id,
+          span_count, error_count, models, coalesce(response_models, '{}'), vendors, services, input_tokens, output_tokens, total_tokens, cost_usd,
+          coalesce(tokens_estimated, false), session_id, user_id,
           ('x' || text_filter)::varbit
         from json_to_recordset(${toStorableJson(JSON.stringify(rows))}::json) as b(project_id text, trace_id text, name text,
           has_root boolean, service_name text, start_time timestamptz, end_time timestamptz, span_count integer, error_count integer,
           models text[], response_models text[], vendors text[], services text[], input_tokens bigint, output_tokens bigint, total_tokens bigint,
-          cost_usd numeric, session_id text, user_id text, text_filter text)
+          cost_usd numeric, tokens_estimated boolean, session_id text, user_id text, text_filter text)
         on conflict (project_id, trace_id) do update set
           name = excluded.name, has_root = excluded.has_root, service_name = excluded.service_name,
           start_time = excluded.start_time, end_time = excluded.end_time, duration_us = excluded.duration_us,
           span_count = excluded.span_count, error_count = excluded.error_count,
           models = excluded.models, response_models = excluded.response_models, vendors = excluded.vendors, services = excluded.services,
           input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, total_tokens = excluded.total_tokens,
-          cost_usd = excluded.cost_usd, session_id = excluded.session_id, user_id = excluded.user_id,
+          cost_usd = excluded.cost_usd, tokens_estimated = excluded.tokens_estimated, session_id = excluded.session_id, user_id = excluded.user_id,
           text_filter = tracewell_text_filter_union(s.text_filter, excluded.text_filter)
       )
       insert into usage_rollups as u (project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd, latency)
@@ -114,8 +115,8 @@ export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMI
         traces = u.traces + excluded.traces,
         spans = u.spans + excluded.spans,
         errors = u.errors + excluded.errors,
-        input_tokens = u.input_tokens + excluded.input_tokens,
-        output_tokens = u.output_tokens + excluded.output_tokens,
+        input_tokens = case when u.input_tokens is null then excluded.input_tokens when excluded.input_tokens is null then u.input_tokens else u.input_tokens + excluded.input_tokens end,
+        output_tokens = case when u.output_tokens is null then excluded.output_tokens when excluded.output_tokens is null then u.output_tokens else u.output_tokens + excluded.output_tokens end,
         cost_usd = case when u.cost_usd is null then excluded.cost_usd when excluded.cost_usd is null then u.cost_usd else u.cost_usd + excluded.cost_usd end,
         latency = array(select x + y from unnest(u.latency, excluded.latency) as l(x, y))`.execute(trx)
 
@@ -132,18 +133,21 @@ export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMI
  * believes of the table's size.
  */
 async function storedSummaries(db: Executor, traces: readonly TraceDelta[]): Promise<Map<string, TraceDelta>> {
-  const { rows } = await sql<Omit<TraceDelta, 'input_tokens' | 'output_tokens' | 'total_tokens'> & { input_tokens: string; output_tokens: string; total_tokens: string }>`
+  const { rows } = await sql<Omit<TraceDelta, 'input_tokens' | 'output_tokens' | 'total_tokens'> & { input_tokens: string | null; output_tokens: string | null; total_tokens: string | null }>`
     select s.project_id, s.trace_id, s.name, s.has_root, s.service_name,
       to_char(s.start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as start_time,
       to_char(s.end_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as end_time,
       s.span_count, s.error_count, s.models, s.response_models, s.vendors, s.services, s.input_tokens, s.output_tokens, s.total_tokens,
-      s.cost_usd::text as cost_usd, s.session_id, s.user_id, null as text_filter
+      s.cost_usd::text as cost_usd, s.tokens_estimated, s.session_id, s.user_id, null as text_filter
     from unnest(${traces.map((trace) => trace.project_id)}::text[], ${traces.map((trace) => trace.trace_id)}::text[]) as k(project_id, trace_id)
     join lateral (select * from trace_summaries s where s.project_id = k.project_id and s.trace_id = k.trace_id offset 0) as s on true`.execute(db)
   return new Map(
     rows.map((row) => [
       `${row.project_id}\u0000${row.trace_id}`,
-      { ...row, input_tokens: Number(row.input_tokens), output_tokens: Number(row.output_tokens), total_tokens: Number(row.total_tokens) },
+      { ...row, input_tokens: countOrNull(row.input_tokens), output_tokens: countOrNull(row.output_tokens), total_tokens: countOrNull(row.total_tokens) },
     ]),
   )
 }
+
+/** A bigint column read as text: its number, or null (unknown). */
+const countOrNull = (text: string | null): number | null => (text === null ? null : Number(text))

@@ -9,7 +9,7 @@ import { addDecimals } from './exact-decimal.ts'
 
 type SummarySpan = Pick<
   SpanInsert,
-  'traceId' | 'parentSpanId' | 'name' | 'startTimeUnixNano' | 'endTimeUnixNano' | 'statusCode' | 'statusMessage' | 'serviceName' | 'llmModel' | 'llmResponseModel' | 'llmVendor' | 'llmRequestType' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'totalCostUsd' | 'sessionId' | 'userId'
+  'traceId' | 'parentSpanId' | 'name' | 'startTimeUnixNano' | 'endTimeUnixNano' | 'statusCode' | 'statusMessage' | 'serviceName' | 'llmModel' | 'llmResponseModel' | 'llmVendor' | 'llmRequestType' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'totalCostUsd' | 'tokensEstimated' | 'sessionId' | 'userId'
 >
 
 /** One trace's delta as stored in a summary delta and read by the fold (snake_case, as the table's columns). */
@@ -28,11 +28,18 @@ export interface TraceDelta {
   response_models: string[]
   vendors: string[]
   services: string[]
-  input_tokens: number
-  output_tokens: number
-  total_tokens: number
+  /**
+   * Sums of the counts the spans reported; null while no span reported one (unknown, not 0). A sum
+   * over some spans that reported and some that did not is the reported spans' sum, as for cost.
+   * Deltas written before counts could be unknown hold 0 there, which adds the same.
+   */
+  input_tokens: number | null
+  output_tokens: number | null
+  total_tokens: number | null
   /** Exact decimal text, or null when no span of the delta had a cost. */
   cost_usd: string | null
+  /** A span of the delta has estimated token counts. Absent in deltas written before the field (false). */
+  tokens_estimated?: boolean
   session_id: string | null
   user_id: string | null
   /** The word filter as hexadecimal digits (text-filter), or null without words. */
@@ -63,13 +70,29 @@ export function mergeTraceDelta(into: TraceDelta, delta: TraceDelta): void {
   into.response_models = unionSorted(into.response_models, delta.response_models)
   into.vendors = unionSorted(into.vendors, delta.vendors)
   into.services = unionSorted(into.services, delta.services)
-  into.input_tokens += delta.input_tokens
-  into.output_tokens += delta.output_tokens
-  into.total_tokens += delta.total_tokens
+  into.input_tokens = addCounts(into.input_tokens, delta.input_tokens)
+  into.output_tokens = addCounts(into.output_tokens, delta.output_tokens)
+  into.total_tokens = addCounts(into.total_tokens, delta.total_tokens)
   into.cost_usd = delta.cost_usd === null ? into.cost_usd : addDecimals(into.cost_usd, delta.cost_usd)
+  into.tokens_estimated = into.tokens_estimated === true || delta.tokens_estimated === true
   into.session_id ??= delta.session_id
   into.user_id ??= delta.user_id
   into.text_filter = unionTextFilterHex(into.text_filter, delta.text_filter)
+}
+
+/** The sum of two token counts of which either may be unknown (null): unknown only when both are. */
+export function addCounts(a: number | null | undefined, b: number | null | undefined): number | null {
+  if (a === null || a === undefined) return b ?? null
+  if (b === null || b === undefined) return a
+  return a + b
+}
+
+/**
+ * A span's total tokens: as it reported them, else its input and output counts added (either
+ * alone when the other is unknown), else unknown.
+ */
+export function spanTotalTokens(span: Pick<SpanInsert, 'inputTokens' | 'outputTokens' | 'totalTokens'>): number | null {
+  return span.totalTokens ?? addCounts(span.inputTokens, span.outputTokens)
 }
 
 /** The root names the trace; until it arrives, the earliest span does (its service too, when it has one). */
@@ -122,7 +145,7 @@ export class TraceDeltas {
         delta: {
           project_id: projectId, trace_id: span.traceId, name: span.name, has_root: isRoot, service_name: span.serviceName, start_time: start, end_time: end,
           span_count: 0, error_count: 0, models: [], response_models: [], vendors: [], services: [],
-          input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_usd: null, session_id: null, user_id: null, text_filter: null,
+          input_tokens: null, output_tokens: null, total_tokens: null, cost_usd: null, tokens_estimated: false, session_id: null, user_id: null, text_filter: null,
         },
         models: new Set(), responseModels: new Set(), vendors: new Set(), services: new Set(), words: new TextFilterWords(),
       }
@@ -139,11 +162,12 @@ export class TraceDeltas {
     if (span.llmVendor) trace.vendors.add(span.llmVendor)
     if (span.serviceName) trace.services.add(span.serviceName)
     if (span.llmRequestType !== AGGREGATE_OPERATION) {
-      delta.input_tokens += span.inputTokens ?? 0
-      delta.output_tokens += span.outputTokens ?? 0
-      delta.total_tokens += span.totalTokens ?? (span.inputTokens ?? 0) + (span.outputTokens ?? 0)
+      delta.input_tokens = addCounts(delta.input_tokens, span.inputTokens)
+      delta.output_tokens = addCounts(delta.output_tokens, span.outputTokens)
+      delta.total_tokens = addCounts(delta.total_tokens, spanTotalTokens(span))
       if (span.totalCostUsd !== null && span.totalCostUsd !== undefined) delta.cost_usd = addDecimals(delta.cost_usd, span.totalCostUsd)
     }
+    if (span.tokensEstimated === true) delta.tokens_estimated = true
     delta.session_id ??= span.sessionId ?? null
     delta.user_id ??= span.userId ?? null
     if (span.statusMessage) trace.words.addJson(Buffer.from(JSON.stringify(span.statusMessage)))

@@ -1,6 +1,6 @@
 import { LATENCY_BUCKETS, latencyBucket, toStorableText, type SpanInsert } from '@tracewell/db'
 import { addDecimals } from './exact-decimal.ts'
-import { AGGREGATE_OPERATION, type TraceDelta } from './trace-deltas.ts'
+import { addCounts, AGGREGATE_OPERATION, type TraceDelta } from './trace-deltas.ts'
 
 // What a batch of stored spans adds to the hourly usage rollups (migration 2026-11-25T0500): the
 // spans folded into one combination per project, UTC hour and the four values a span is rolled up
@@ -25,8 +25,9 @@ export interface UsageCombination {
   user: string
   spans: number
   errors: number
-  input_tokens: number
-  output_tokens: number
+  /** Sums of the counts reported; null when no span reported one (addCounts). */
+  input_tokens: number | null
+  output_tokens: number | null
   /** Exact decimal text, or null when no span had a cost. */
   cost_usd: string | null
   /** Sparse latency histogram: [bucket, calls] pairs. */
@@ -42,8 +43,8 @@ export interface UsageRollupDelta {
   traces: number
   spans: number
   errors: number
-  input_tokens: number
-  output_tokens: number
+  input_tokens: number | null
+  output_tokens: number | null
   cost_usd: string | null
   latency: number[]
 }
@@ -76,7 +77,7 @@ export class UsageDeltas {
     const text = combinationKey(key)
     let combination = this.#combinations.get(text)
     if (combination === undefined) {
-      combination = { ...key, spans: 0, errors: 0, input_tokens: 0, output_tokens: 0, cost_usd: null, latency: [], histogram: new Map() }
+      combination = { ...key, spans: 0, errors: 0, input_tokens: null, output_tokens: null, cost_usd: null, latency: [], histogram: new Map() }
       this.#combinations.set(text, combination)
     }
     combination.spans++
@@ -84,8 +85,8 @@ export class UsageDeltas {
     // A span that sums the calls beneath it adds neither tokens, cost nor a call's latency: its
     // children do (AGGREGATE_OPERATION, as for trace totals).
     if (span.llmRequestType !== AGGREGATE_OPERATION) {
-      combination.input_tokens += span.inputTokens ?? 0
-      combination.output_tokens += span.outputTokens ?? 0
+      combination.input_tokens = addCounts(combination.input_tokens, span.inputTokens)
+      combination.output_tokens = addCounts(combination.output_tokens, span.outputTokens)
       if (span.totalCostUsd !== null && span.totalCostUsd !== undefined) combination.cost_usd = addDecimals(combination.cost_usd, span.totalCostUsd)
       if (span.llmModel) {
         const bucket = latencyBucket(Number(span.durationNs))
@@ -151,8 +152,8 @@ export class UsageCombinationMerge {
     }
     into.spans += combination.spans
     into.errors += combination.errors
-    into.input_tokens += combination.input_tokens
-    into.output_tokens += combination.output_tokens
+    into.input_tokens = addCounts(into.input_tokens, combination.input_tokens)
+    into.output_tokens = addCounts(into.output_tokens, combination.output_tokens)
     into.cost_usd = combination.cost_usd === null ? into.cost_usd : addDecimals(into.cost_usd, combination.cost_usd)
     into.latency.push(...combination.latency)
   }
@@ -166,7 +167,7 @@ export class UsageCombinationMerge {
     const rowOf = (key: string, project_id: string, dimension: string, hour: string, value: string): UsageRollupDelta => {
       let row = rows.get(key)
       if (row === undefined) {
-        row = { project_id, dimension, hour, value, traces: 0, spans: 0, errors: 0, input_tokens: 0, output_tokens: 0, cost_usd: null, latency: new Array<number>(LATENCY_BUCKETS).fill(0) }
+        row = { project_id, dimension, hour, value, traces: 0, spans: 0, errors: 0, input_tokens: null, output_tokens: null, cost_usd: null, latency: new Array<number>(LATENCY_BUCKETS).fill(0) }
         rows.set(key, row)
       }
       return row
@@ -177,8 +178,8 @@ export class UsageCombinationMerge {
         const row = rowOf(`${c.project_id}\u0000${dimension}\u0000${c.hour}\u0000${value}`, c.project_id, dimension, c.hour, value)
         row.spans += c.spans
         row.errors += c.errors
-        row.input_tokens += c.input_tokens
-        row.output_tokens += c.output_tokens
+        row.input_tokens = addCounts(row.input_tokens, c.input_tokens)
+        row.output_tokens = addCounts(row.output_tokens, c.output_tokens)
         if (c.cost_usd !== null) row.cost_usd = addDecimals(row.cost_usd, c.cost_usd)
         for (const [bucket, calls] of c.latency) (row.latency[bucket] as number) += calls
       }

@@ -18,7 +18,7 @@ function referenceRow(projectId: string, span: SpanFields) {
     output_tokens: span.outputTokens, total_tokens: span.totalTokens, llm_response_model: span.llmResponseModel,
     cached_input_tokens: span.cachedInputTokens, cache_write_input_tokens: span.cacheWriteInputTokens, reasoning_tokens: span.reasoningTokens,
     session_id: span.sessionId, user_id: span.userId, input_cost_usd: span.inputCostUsd, output_cost_usd: span.outputCostUsd,
-    total_cost_usd: span.totalCostUsd, cost_source: span.costSource, attributes: span.attributes,
+    total_cost_usd: span.totalCostUsd, cost_source: span.costSource, tokens_estimated: span.tokensEstimated ?? false, attributes: span.attributes,
     resource_attributes: span.resourceAttributes, events: span.events, links: span.links,
   }
 }

@@ -35,6 +35,7 @@ function expectedDto(span: SpanFields): SpanDto {
     llmResponseModel: s.llmResponseModel ?? null, cachedInputTokens: s.cachedInputTokens ?? null, cacheWriteInputTokens: s.cacheWriteInputTokens ?? null,
     reasoningTokens: s.reasoningTokens ?? null, sessionId: s.sessionId ?? null, userId: s.userId ?? null,
     inputCostUsd: s.inputCostUsd ?? null, outputCostUsd: s.outputCostUsd ?? null, totalCostUsd: s.totalCostUsd ?? null, costSource: s.costSource ?? null,
+    tokensEstimated: s.tokensEstimated ?? false,
     attributes: s.attributes, resourceAttributes: s.resourceAttributes, events: s.events, links: s.links, receivedAt: '',
   }
 }

@@ -100,12 +100,14 @@ export function SpanPanel({ span, traceStartMicros, projectId, scores = [] }: { 
               {span.cachedInputTokens ? ` · ${formatCount(span.cachedInputTokens)} cached` : ''}
               {span.cacheWriteInputTokens ? ` · ${formatCount(span.cacheWriteInputTokens)} written to cache` : ''}
               {span.reasoningTokens ? ` · ${formatCount(span.reasoningTokens)} reasoning` : ''}
+              {span.tokensEstimated ? <EstimatedMark /> : null}
             </dd>
             <dt>Cost</dt>
             <dd>
               {formatCost(span.totalCostUsd)}
               {span.inputCostUsd != null || span.outputCostUsd != null ? ` (${formatCost(span.inputCostUsd)} in, ${formatCost(span.outputCostUsd)} out)` : ''}
               {span.costSource ? <span className="muted"> · {costSources[span.costSource]}</span> : null}
+              {span.tokensEstimated && span.totalCostUsd != null ? <EstimatedMark /> : null}
             </dd>
           </dl>
           {conversation ? <ConversationView conversation={conversation} /> : <p className="muted">No messages were recorded on this span.</p>}
@@ -171,5 +173,15 @@ export function SpanPanel({ span, traceStartMicros, projectId, scores = [] }: { 
         )}
       </details>
     </article>
+  )
+}
+
+/** The counts are the instrumentation's estimate, not the provider's (docs/semantic-conventions.md, "Estimated tokens"). */
+function EstimatedMark() {
+  return (
+    <span className="muted" title="Counted by the instrumentation (a streamed call), not reported by the provider: not exact">
+      {' '}
+      · estimated
+    </span>
   )
 }

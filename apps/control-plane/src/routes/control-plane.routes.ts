@@ -8,6 +8,7 @@ import { consoleSessionPlugin, type ConsoleSessionPluginOptions } from '../conso
 import { apiKeyRoutes } from './api-key.routes.ts'
 import { modelPriceRoutes } from './model-prices.routes.ts'
 import { refusingNul } from './nul-free.validator.ts'
+import { refuseUnknownQueryParameters } from './strict-query.ts'
 import { projectRoutes } from './projects.routes.ts'
 import { promptLabelRoutes } from './prompt-labels.routes.ts'
 import { promptLookupRoutes } from './prompt-lookup.routes.ts'
@@ -64,6 +65,7 @@ const strictAjv = new Ajv({ ...ajvOptions, coerceTypes: false })
 export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOptions> = async (app, options) => {
   installErrorHandler(app, messageBody)
   app.setValidatorCompiler(({ schema, httpPart }) => refusingNul((httpPart === 'body' ? strictAjv : coercingAjv).compile(schema)))
+  refuseUnknownQueryParameters(app)
   app.decorateRequest('controlPlaneProjectId', null)
   const replica = options.readDb === undefined ? undefined : new ReplicaReads(app.db, options.readDb)
   decorateTimedQuery(app, options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS, replica)

@@ -24,6 +24,7 @@ import { errorResponses, IdSchema, IsoDateSchema, LabelNameSchema } from '../sch
 import { ScoreNameSchema } from './score-configs.routes.ts'
 import { parseIsoDate, ProjectScopeQuerySchema, TraceListQuerySchema } from './trace-queries.routes.ts'
 import { decodeCreatedAtCursor, encodeCreatedAtCursor } from './created-at-cursor.ts'
+import { timeWindow } from './query-bounds.ts'
 
 // Evaluators: LLM judges of a project's traces (docs/api.md#llm-as-judge-evaluators). The
 // evaluator worker (apps/evaluator) judges each new trace that matches the filter once it is
@@ -362,6 +363,8 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
           project_id: Type.Optional(Type.String({ description: 'the project, with a team key' })),
           status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('failed'), Type.Literal('skipped')])),
           run_id: Type.Optional(IdSchema),
+          from: Type.Optional(Type.String({ description: 'ISO 8601, inclusive: judgments made at or after' })),
+          to: Type.Optional(Type.String({ description: 'ISO 8601, exclusive: …made before' })),
           limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
           cursor: Type.Optional(Type.String({ maxLength: 300 })),
         }),
@@ -377,6 +380,7 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         evaluatorId: evaluator.id,
         status: query.status,
         runId: query.run_id,
+        ...timeWindow(query),
         limit: query.limit,
         cursor: query.cursor === undefined || query.cursor === '' ? undefined : decodeCreatedAtCursor(query.cursor, judgmentIdPattern),
       })

@@ -5,7 +5,8 @@ import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
 import { callerKeyId, requireProjectAccess } from '../auth.ts'
 import { ownedPromptset } from '../owned-promptset.ts'
 import type { PromptCache } from '../prompt-cache.ts'
-import { errorResponses, IdSchema, IsoDateSchema, LabelNameSchema } from '../schemas.ts'
+import { timeWindow } from './query-bounds.ts'
+import { errorResponses, ProjectScopeQuerySchema, IdSchema, IsoDateSchema, LabelNameSchema } from '../schemas.ts'
 
 // Prompt labels: named pointers at versions of a registry, moved in one call; `production` is the
 // version GET /api/promptset serves by default (the "live" one). Authorised like the rest of the
@@ -44,7 +45,10 @@ export const MoveLabelResponseSchema = Type.Object({
 export type MoveLabelResponse = Static<typeof MoveLabelResponseSchema>
 
 export const LabelHistoryQuerySchema = Type.Object({
+  ...ProjectScopeQuerySchema.properties,
   label: Type.Optional(LabelNameSchema),
+  from: Type.Optional(Type.String({ description: 'ISO 8601, inclusive: moves made at or after' })),
+  to: Type.Optional(Type.String({ description: 'ISO 8601, exclusive: …made before' })),
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'moves per page (1–200)' }),
   cursor: Type.Optional(Type.String({ maxLength: 40, description: 'nextCursor of the previous page' })),
 })
@@ -107,6 +111,7 @@ export const promptLabelRoutes: FastifyPluginAsyncTypebox<PromptLabelRoutesOptio
       onRequest: requireProjectAccess,
       schema: {
         operationId: 'listPromptLabels',
+        querystring: ProjectScopeQuerySchema,
         summary: 'A registry’s labels and the versions they point at',
         tags,
         security,
@@ -126,6 +131,7 @@ export const promptLabelRoutes: FastifyPluginAsyncTypebox<PromptLabelRoutesOptio
       onRequest: requireProjectAccess,
       schema: {
         operationId: 'movePromptLabel',
+        querystring: ProjectScopeQuerySchema,
         summary: 'Point a label at a version (creating the label if needed)',
         description:
           'One call moves the label; the previous version is in the response and in the label history, so a rollback is a move back to it. ' +
@@ -162,6 +168,7 @@ export const promptLabelRoutes: FastifyPluginAsyncTypebox<PromptLabelRoutesOptio
       onRequest: requireProjectAccess,
       schema: {
         operationId: 'removePromptLabel',
+        querystring: ProjectScopeQuerySchema,
         summary: 'Remove a label',
         description:
           'Recorded in the label history. Removing production leaves the registry with no live version: GET /api/promptset without ' +
@@ -199,7 +206,7 @@ export const promptLabelRoutes: FastifyPluginAsyncTypebox<PromptLabelRoutesOptio
     async (request) => {
       const promptset = await ownedPromptset(app.db, request, request.params.promptsetId)
       const { label, limit, cursor } = request.query
-      const page = await listLabelMoves(app.db, { promptsetId: promptset.id, label, limit, before: parseCursor(cursor) })
+      const page = await listLabelMoves(app.db, { promptsetId: promptset.id, label, ...timeWindow(request.query), limit, before: parseCursor(cursor) })
       return { moves: page.moves, nextCursor: page.next }
     },
   )

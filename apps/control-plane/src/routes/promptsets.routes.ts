@@ -6,7 +6,7 @@ import { callerKeyId, callerProjectId, requireProjectAccess } from '../auth.ts'
 import { ownedPromptset } from '../owned-promptset.ts'
 import type { PromptCache } from '../prompt-cache.ts'
 import { extractVariables } from '@tracewell/llm-messages'
-import { errorResponses, IdSchema, NamedResourceBodySchema, type NamedResourceBody, PromptsetSchema, PromptWithLabelsSchema, RegistryWithLabelsSchema } from '../schemas.ts'
+import { errorResponses, ProjectScopeQuerySchema, IdSchema, NamedResourceBodySchema, type NamedResourceBody, PromptsetSchema, PromptWithLabelsSchema, RegistryWithLabelsSchema } from '../schemas.ts'
 
 export const CreatePromptsetBodySchema = NamedResourceBodySchema
 export type CreatePromptsetBody = NamedResourceBody
@@ -59,6 +59,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
       onRequest: requireProjectAccess,
       schema: {
         operationId: 'createPromptset',
+        querystring: ProjectScopeQuerySchema,
         summary: 'Create a prompt registry',
         tags,
         security,
@@ -79,7 +80,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
     '/api/promptsets',
     {
       onRequest: requireProjectAccess,
-      schema: { operationId: 'listPromptsets', summary: 'List the project’s prompt registries', tags, security, response: { 200: PromptsetListSchema, ...errorResponses(401) } },
+      schema: { operationId: 'listPromptsets', summary: 'List the project’s prompt registries', tags, querystring: ProjectScopeQuerySchema, security, response: { 200: PromptsetListSchema, ...errorResponses(401) } },
     },
     async (request) => ({ promptsets: await listProjectPromptsets(app.db, callerProjectId(request)) }),
   )
@@ -90,6 +91,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
       onRequest: requireProjectAccess,
       schema: {
         operationId: 'getPromptset',
+        querystring: ProjectScopeQuerySchema,
         summary: 'A prompt registry with every version of its prompt, and each version’s labels',
         tags,
         security,
@@ -109,6 +111,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
       onRequest: requireProjectAccess,
       schema: {
         operationId: 'createPromptVersion',
+        querystring: ProjectScopeQuerySchema,
         summary: 'Add the next version of the registry’s prompt',
         description: 'version is the previous highest + 1, also under concurrent creates.',
         tags,
@@ -144,6 +147,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
       onRequest: requireProjectAccess,
       schema: {
         operationId: 'setLivePromptVersion',
+        querystring: ProjectScopeQuerySchema,
         summary: 'Make one version live (or none, with null): move (or remove) the production label',
         description:
           'Kept for the clients of the live flag; the same as PUT /api/promptsets/{promptsetId}/labels/production ' +

@@ -8,7 +8,7 @@ import { errorResponses } from '../schemas.ts'
 import { recordScore } from '../scores/record-score.ts'
 import { ScoreDataTypeSchema, ScoreSchema, ScoreSourceSchema, toScore } from '../scores/score.schemas.ts'
 import { ScoreNameSchema } from './score-configs.routes.ts'
-import { parseIsoDate } from './trace-queries.routes.ts'
+import { timeWindow } from './query-bounds.ts'
 import { decodeCreatedAtCursor, encodeCreatedAtCursor } from './created-at-cursor.ts'
 
 // Scores on traces, spans and sessions (docs/api.md#scores). POST is an upsert by id: a caller
@@ -47,8 +47,8 @@ const ScoreListQuerySchema = Type.Object({
   session_id: Type.Optional(SessionIdSchema()),
   name: Type.Optional(Type.String({ maxLength: 200 })),
   source: Type.Optional(ScoreSourceSchema),
-  from: Type.Optional(Type.String({ description: 'ISO 8601: given at or after' })),
-  to: Type.Optional(Type.String({ description: 'ISO 8601: given before' })),
+  from: Type.Optional(Type.String({ description: 'ISO 8601, inclusive: given at or after' })),
+  to: Type.Optional(Type.String({ description: 'ISO 8601, exclusive: given before' })),
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
   cursor: Type.Optional(Type.String({ maxLength: 300, description: 'nextCursor of the previous page' })),
 })
@@ -119,8 +119,7 @@ export const scoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
         sessionId: query.session_id,
         name: query.name,
         source: query.source,
-        from: parseIsoDate('from', query.from),
-        to: parseIsoDate('to', query.to),
+        ...timeWindow(query),
         cursor: query.cursor === undefined || query.cursor === '' ? undefined : decodeCreatedAtCursor(query.cursor, scoreIdRegExp),
       })
       return { scores: page.scores.map(toScore), nextCursor: page.next === null ? null : encodeCreatedAtCursor(page.next) }

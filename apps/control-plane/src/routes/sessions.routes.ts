@@ -5,15 +5,17 @@ import { BadRequestError, NotFoundError } from '@tracewell/http'
 import { callerProjectId, requireProjectAccess } from '../auth.ts'
 import { errorResponses, IsoDateSchema } from '../schemas.ts'
 import { toScore } from '../scores/score.schemas.ts'
-import { parseIsoDate, postgresTimeAsIso, ProjectScopeQuerySchema, TraceRowSchema } from './trace-queries.routes.ts'
+import { figureBoundProperties, figureBounds, timeWindow } from './query-bounds.ts'
+import { postgresTimeAsIso, ProjectScopeQuerySchema, TraceRowSchema } from './trace-queries.routes.ts'
 
 const SessionListQuerySchema = Type.Object({
   project_id: Type.Optional(Type.String({ description: 'the project, with a team key' })),
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
   cursor: Type.Optional(Type.String({ maxLength: 300, description: 'nextCursor of the previous page' })),
-  from: Type.Optional(Type.String({ description: 'ISO 8601: sessions with a trace starting at or after' })),
-  to: Type.Optional(Type.String({ description: 'ISO 8601: …starting before' })),
+  from: Type.Optional(Type.String({ description: 'ISO 8601, inclusive: the session’s traces starting at or after (its figures are then of those traces)' })),
+  to: Type.Optional(Type.String({ description: 'ISO 8601, exclusive: …starting before' })),
   user: Type.Optional(Type.String({ maxLength: 500 })),
+  ...figureBoundProperties,
 })
 
 const SessionRowSchema = Type.Object({
@@ -22,7 +24,7 @@ const SessionRowSchema = Type.Object({
   firstSeen: IsoDateSchema,
   lastSeen: IsoDateSchema,
   traceCount: Type.Integer(),
-  totalTokens: Type.Integer(),
+  totalTokens: Type.Union([Type.Integer(), Type.Null()], { description: 'the sum of its traces’ known totals; null when none is known' }),
   costUsd: Type.Union([Type.Number(), Type.Null()]),
 })
 
@@ -63,13 +65,13 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { limit, cursor, from, to, user } = request.query
+      const { limit, cursor, user } = request.query
       const search = {
         projectId: callerProjectId(request),
         limit,
         cursor: cursor ? decodeSessionCursor(cursor) : undefined,
-        from: parseIsoDate('from', from),
-        to: parseIsoDate('to', to),
+        ...timeWindow(request.query),
+        ...figureBounds(request.query),
         userId: user,
       }
       const page = await app.timedQuery((db) => searchSessions(db, search))

@@ -4,9 +4,10 @@ import { deleteTrace, findTraceSpans, findTraceSpansJson, hasSearchableWord, sco
 import { BadRequestError, NotFoundError, UnauthorizedError } from '@tracewell/http'
 import { callerProjectId, requireProjectAccess } from '../auth.ts'
 import { toOtlpJson } from '../otlp-export.ts'
-import { errorResponses, IsoDateSchema } from '../schemas.ts'
+import { errorResponses, IsoDateSchema, ProjectScopeQuerySchema } from '../schemas.ts'
 import { StoredSpanSchema } from '@tracewell/span-schema'
 import { ScoreSchema, toScore } from '../scores/score.schemas.ts'
+import { figureBoundProperties, figureBounds, parseIsoDate, timeWindow } from './query-bounds.ts'
 
 const ProjectScope = {
   project_id: Type.Optional(Type.String({ description: 'the project, with a team key (a project key implies its own)' })),
@@ -16,8 +17,8 @@ export const TraceListQuerySchema = Type.Object({
   ...ProjectScope,
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'traces per page (1–500)' }),
   cursor: Type.Optional(Type.String({ maxLength: 300, description: 'nextCursor of the previous page' })),
-  from: Type.Optional(Type.String({ description: 'ISO 8601: traces starting at or after' })),
-  to: Type.Optional(Type.String({ description: 'ISO 8601: traces starting before' })),
+  from: Type.Optional(Type.String({ description: 'ISO 8601: traces starting at or after (inclusive)' })),
+  to: Type.Optional(Type.String({ description: 'ISO 8601: traces starting before (exclusive)' })),
   service: Type.Optional(Type.String({ maxLength: 500, description: 'a span of the trace has this service.name' })),
   model: Type.Optional(Type.String({ maxLength: 500, description: 'an LLM span of the trace used this model' })),
   vendor: Type.Optional(Type.String({ maxLength: 500, description: 'an LLM span of the trace called this vendor' })),
@@ -26,9 +27,7 @@ export const TraceListQuerySchema = Type.Object({
   attr: Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 10, description: 'key=value on a span’s or its resource’s attributes (repeatable; all must hold)' })),
   session: Type.Optional(Type.String({ maxLength: 500, description: 'session id' })),
   user: Type.Optional(Type.String({ maxLength: 500, description: 'user id' })),
-  // Bounded so that a number like 1e999 (Infinity once parsed) is a 400 here, not a 500 in Postgres.
-  min_duration_ms: Type.Optional(Type.Number({ minimum: 0, maximum: 1e12, description: 'milliseconds (0–10^12)' })),
-  min_cost: Type.Optional(Type.Number({ minimum: 0, maximum: 1e12, description: 'USD (0–10^12)' })),
+  ...figureBoundProperties,
   q: Type.Optional(
     Type.String({
       minLength: 1,
@@ -42,7 +41,8 @@ export const TraceListQuerySchema = Type.Object({
   score_value: Type.Optional(Type.String({ maxLength: 200, description: 'with score_name: a score of that name with this label (a category, or true/false)' })),
   sort: Type.Union([Type.Literal('time'), Type.Literal('duration'), Type.Literal('cost'), Type.Literal('tokens'), Type.Literal('score')], {
     default: 'time',
-    description: 'score: the average of the trace’s score_name scores (with score_name, only traces that have one are listed)',
+    description:
+      'cost, tokens: traces of unknown cost or tokens (null) come last in either order; score: the average of the trace’s score_name scores (with score_name, only traces that have one are listed)',
   }),
   order: Type.Union([Type.Literal('desc'), Type.Literal('asc')], { default: 'desc' }),
 })
@@ -58,10 +58,11 @@ export const TraceRowSchema = Type.Object({
   spanCount: Type.Integer(),
   errorCount: Type.Integer(),
   models: Type.Array(Type.String()),
-  inputTokens: Type.Integer(),
-  outputTokens: Type.Integer(),
-  totalTokens: Type.Integer(),
+  inputTokens: Type.Union([Type.Integer(), Type.Null()], { description: 'the sum of the counts the spans reported; null when none reported one (unknown, not 0)' }),
+  outputTokens: Type.Union([Type.Integer(), Type.Null()], { description: 'as inputTokens' }),
+  totalTokens: Type.Union([Type.Integer(), Type.Null()], { description: 'as inputTokens; a span without a total counts its input and output' }),
   costUsd: Type.Union([Type.Number(), Type.Null()], { description: 'null when no span of the trace could be priced' }),
+  tokensEstimated: Type.Boolean({ description: 'a span’s token counts are estimates (spans[].tokensEstimated): the tokens and the cost are not exact' }),
   sessionId: Type.Union([Type.String(), Type.Null()]),
   userId: Type.Union([Type.String(), Type.Null()]),
   scores: Type.Array(ScoreSchema, { description: 'the trace’s scores (and its spans’), oldest first' }),
@@ -72,7 +73,7 @@ export const TraceListSchema = Type.Object({
 })
 export type TraceList = Static<typeof TraceListSchema>
 
-export const ProjectScopeQuerySchema = Type.Object(ProjectScope)
+export { ProjectScopeQuerySchema }
 
 export const TraceParamsSchema = Type.Object({ traceId: Type.String({ description: '32 hex characters (either case)' }) })
 export type TraceParams = Static<typeof TraceParamsSchema>
@@ -97,7 +98,7 @@ const cursorValuePatterns: Record<TraceSort, RegExp> = {
   time: /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/,
   duration: /^-?\d{1,18}$/,
   cost: /^-?\d{1,30}(\.\d{1,30})?$/,
-  tokens: /^-?\d{1,18}$/,
+  tokens: /^-?\d{1,19}$/,
   score: /^(-?Infinity|-?\d{1,30}(\.\d{1,30})?(e[+-]\d{1,3})?)$/,
 }
 
@@ -127,16 +128,7 @@ function attributeFilter(raw: string): { key: string; value: string } {
   return { key: raw.slice(0, at), value: raw.slice(at + 1) }
 }
 
-const isoDatePattern = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/
-
-export function parseIsoDate(name: string, raw: string | undefined, part: 'querystring' | 'body' = 'querystring'): Date | undefined {
-  if (raw === undefined) return undefined
-  const date = isoDatePattern.test(raw) ? new Date(raw) : undefined
-  if (date === undefined || Number.isNaN(date.getTime())) {
-    throw new BadRequestError(`${part}/${name}: expected an ISO 8601 date-time such as 2025-01-31T00:00:00Z, got ${JSON.stringify(raw)}`)
-  }
-  return date
-}
+export { parseIsoDate }
 
 /** Trace queries of the caller's project (project key), newest first. */
 export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -170,8 +162,7 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         projectId,
         limit: query.limit,
         cursor: query.cursor === undefined || query.cursor === '' ? undefined : decodeCursor(query.sort, query.cursor),
-        from: parseIsoDate('from', query.from),
-        to: parseIsoDate('to', query.to),
+        ...timeWindow(query),
         service: query.service,
         model: query.model,
         vendor: query.vendor,
@@ -180,8 +171,7 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         attributes: query.attr?.map(attributeFilter),
         sessionId: query.session,
         userId: query.user,
-        minDurationMs: query.min_duration_ms,
-        minCostUsd: query.min_cost,
+        ...figureBounds(query),
         text: query.q,
         score: scoreName === undefined ? undefined : { name: scoreName, min: query.min_score, max: query.max_score, value: query.score_value },
         sortScoreName: scoreName,

@@ -11,6 +11,8 @@ import * as summaryDeltas from './2026-11-26T0900-summary-deltas.ts'
 import * as consoleSessionRevocations from './2026-11-26T1200-console-session-revocations.ts'
 import * as scores from './2026-11-26T1400-scores.ts'
 import * as llmJudge from './2026-11-26T1410-llm-judge.ts'
+import * as unknownTokenCounts from './2026-11-26T2310-unknown-token-counts.ts'
+import * as estimatedTokens from './2026-11-26T2311-estimated-tokens.ts'
 import * as datasetsExperiments from './2026-11-26T2340-datasets-experiments.ts'
 
 // Every migration, by name; names sort in the order they apply. Listed statically (not read from
@@ -34,6 +36,8 @@ export const migrations: Record<string, Migration & { transactional?: boolean }>
   '2026-11-26T1200-console-session-revocations': consoleSessionRevocations,
   '2026-11-26T1400-scores': scores,
   '2026-11-26T1410-llm-judge': llmJudge,
+  '2026-11-26T2310-unknown-token-counts': unknownTokenCounts,
+  '2026-11-26T2311-estimated-tokens': estimatedTokens,
   '2026-11-26T2340-datasets-experiments': datasetsExperiments,
 }
 
@@ -44,4 +48,8 @@ export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
   '2026-11-25T0510-session-summaries',
   '2026-11-25T1800-trace-text-filters',
   '2026-11-26T0900-summary-deltas',
+  // A writer of the previous version folds unknown counts as 0, and its summariser adds to a
+  // nulled rollup as null + n = null: it must not run between these and the new writers.
+  '2026-11-26T2310-unknown-token-counts',
+  '2026-11-26T2311-estimated-tokens',
 ])

@@ -204,6 +204,9 @@ export interface EvaluationJobSearch {
   evaluatorId: string
   status?: EvaluationJobStatus | undefined
   runId?: string | undefined
+  /** Judgments created at or after `from` and before `to`. */
+  from?: Date | undefined
+  to?: Date | undefined
   limit: number
   cursor?: { createdAt: string; id: string } | undefined
 }
@@ -213,6 +216,8 @@ export async function listEvaluationJobs(db: Executor, search: EvaluationJobSear
   const where: RawBuilder<unknown>[] = [sql`project_id = ${search.projectId}`, sql`evaluator_id = ${search.evaluatorId}`]
   if (search.status) where.push(sql`status = ${search.status}`)
   if (search.runId) where.push(sql`run_id = ${search.runId}`)
+  if (search.from) where.push(sql`created_at >= ${search.from}`)
+  if (search.to) where.push(sql`created_at < ${search.to}`)
   if (search.cursor) where.push(sql`(created_at, id) < (${search.cursor.createdAt}::timestamptz, ${search.cursor.id})`)
   const { rows } = await sql<JobRow & { created_text: string }>`
     select *, created_at::text as created_text from evaluation_jobs where ${sql.join(where, sql` and `)}

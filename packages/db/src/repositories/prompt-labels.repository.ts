@@ -122,6 +122,9 @@ export interface LabelMoveQuery {
   promptsetId: string
   /** Only this label's moves. */
   label?: string | undefined
+  /** Moves made at or after `from` and before `to`. */
+  from?: Date | undefined
+  to?: Date | undefined
   limit: number
   /** The `next` of the previous page: moves older than it. */
   before?: string | undefined
@@ -137,6 +140,8 @@ export async function listLabelMoves(db: Executor, query: LabelMoveQuery): Promi
   let select = db.selectFrom('prompt_label_moves').selectAll().where('promptset_id', '=', query.promptsetId)
   if (query.label !== undefined) select = select.where('label', '=', query.label)
   if (query.before !== undefined) select = select.where('id', '<', query.before)
+  if (query.from !== undefined) select = select.where('moved_at', '>=', query.from)
+  if (query.to !== undefined) select = select.where('moved_at', '<', query.to)
   const rows = await select.orderBy('id', 'desc').limit(query.limit + 1).execute()
   const page = rows.slice(0, query.limit)
   return { moves: page.map(toLabelMoveDto), next: rows.length > query.limit ? (page.at(-1)?.id ?? null) : null }

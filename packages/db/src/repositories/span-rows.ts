@@ -38,7 +38,7 @@ export const spanRowColumns = [
   ['llm_model', 'text'], ['llm_request_type', 'text'], ['input_tokens', 'bigint'], ['output_tokens', 'bigint'],
   ['total_tokens', 'bigint'], ['llm_response_model', 'text'], ['cached_input_tokens', 'bigint'], ['cache_write_input_tokens', 'bigint'],
   ['reasoning_tokens', 'bigint'], ['session_id', 'text'], ['user_id', 'text'], ['input_cost_usd', 'numeric'], ['output_cost_usd', 'numeric'],
-  ['total_cost_usd', 'numeric'], ['cost_source', 'text'], ['attributes', 'jsonb'], ['resource_attributes', 'jsonb'], ['events', 'jsonb'], ['links', 'jsonb'],
+  ['total_cost_usd', 'numeric'], ['cost_source', 'text'], ['tokens_estimated', 'boolean'], ['attributes', 'jsonb'], ['resource_attributes', 'jsonb'], ['events', 'jsonb'], ['links', 'jsonb'],
 ] as const
 
 export type SpanRow = Record<(typeof spanRowColumns)[number][0], unknown>

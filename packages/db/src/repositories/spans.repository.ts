@@ -79,6 +79,7 @@ function spanDtoOf(row: TraceRow): SpanDto {
     outputCostUsd: toNumberOrNull(row.output_cost_usd),
     totalCostUsd: toNumberOrNull(row.total_cost_usd),
     costSource: row.cost_source,
+    tokensEstimated: row.tokens_estimated,
     attributes: row.attributes,
     resourceAttributes: row.resource_attributes,
     events: row.events,

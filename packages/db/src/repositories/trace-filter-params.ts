@@ -14,7 +14,11 @@ export interface TraceFilterParams {
   session?: string
   user?: string
   min_duration_ms?: number
+  max_duration_ms?: number
   min_cost?: number
+  max_cost?: number
+  min_tokens?: number
+  max_tokens?: number
   q?: string
   score_name?: string
   min_score?: number
@@ -35,7 +39,11 @@ export function traceFilterOf(projectId: string, params: TraceFilterParams): Tra
     sessionId: params.session,
     userId: params.user,
     minDurationMs: params.min_duration_ms,
+    maxDurationMs: params.max_duration_ms,
     minCostUsd: params.min_cost,
+    maxCostUsd: params.max_cost,
+    minTokens: params.min_tokens,
+    maxTokens: params.max_tokens,
     text: params.q,
     score:
       params.score_name === undefined ? undefined : { name: params.score_name, min: params.min_score, max: params.max_score, value: params.score_value },

@@ -34,7 +34,13 @@ export interface TraceSearch {
   sessionId?: string | undefined
   userId?: string | undefined
   minDurationMs?: number | undefined
+  maxDurationMs?: number | undefined
+  /** A trace whose cost is unknown (null) matches neither bound: it could be anything. */
   minCostUsd?: number | undefined
+  maxCostUsd?: number | undefined
+  /** On total tokens; a trace whose tokens are unknown (null) matches neither bound. */
+  minTokens?: number | undefined
+  maxTokens?: number | undefined
   /**
    * Contained (case-insensitive) in the text of a span's attributes (prompts, completions), its
    * events (names and attributes: the Langtrace SDKs record prompts as events) or its status
@@ -65,10 +71,13 @@ export interface TraceRowDto {
   spanCount: number
   errorCount: number
   models: string[]
-  inputTokens: number
-  outputTokens: number
-  totalTokens: number
+  /** Null when no span of the trace reported a count: unknown, not 0. */
+  inputTokens: number | null
+  outputTokens: number | null
+  totalTokens: number | null
   costUsd: number | null
+  /** A span of the trace has estimated token counts (and so its cost is estimated too). */
+  tokensEstimated: boolean
   sessionId: string | null
   userId: string | null
 }
@@ -83,23 +92,36 @@ interface TraceRow {
   span_count: number
   error_count: number
   models: string[]
-  input_tokens: string
-  output_tokens: string
-  total_tokens: string
+  input_tokens: string | null
+  output_tokens: string | null
+  total_tokens: string | null
   cost_usd: string | null
+  tokens_estimated: boolean
   session_id: string | null
   user_id: string | null
   sort_value: string
 }
 
-/** Each sort's expression, and the cast that reads a cursor's value back in its type. */
-const sortColumns: Record<TraceSort, { expression: RawBuilder<unknown>; cast: (value: string) => RawBuilder<unknown> }> = {
-  time: { expression: sql`t.start_time`, cast: (value) => sql`${value}::timestamptz` },
-  duration: { expression: sql`t.duration_us`, cast: (value) => sql`${value}::bigint` },
-  cost: { expression: sql`coalesce(t.cost_usd, -1)`, cast: (value) => sql`${value}::numeric` },
-  tokens: { expression: sql`t.total_tokens`, cast: (value) => sql`${value}::bigint` },
-  // Replaced by scoreSort(name) in searchTraces: the expression needs the score's name.
-  score: { expression: sql`0`, cast: (value) => sql`${value}::float8` },
+// Unknown costs and token counts (null) sort last in both directions: each sort's expression puts
+// them past every known value, below them descending and above them ascending. The descending
+// expressions are those the indexes hold (migrations 2026-11-24T1100 and 2026-11-26T2310).
+const NULL_LAST_ASC_COST = sql`100000000000000000000000000000::numeric`
+const NULL_LAST_ASC_TOKENS = sql`9223372036854775807::bigint`
+
+type SortColumn = { expression: RawBuilder<unknown>; cast: (value: string) => RawBuilder<unknown> }
+
+/** Each sort's expression in one direction, and the cast that reads a cursor's value back in its type. */
+function sortColumn(sort: Exclude<TraceSort, 'score'>, order: 'asc' | 'desc'): SortColumn {
+  switch (sort) {
+    case 'time':
+      return { expression: sql`t.start_time`, cast: (value) => sql`${value}::timestamptz` }
+    case 'duration':
+      return { expression: sql`t.duration_us`, cast: (value) => sql`${value}::bigint` }
+    case 'cost':
+      return { expression: order === 'desc' ? sql`coalesce(t.cost_usd, -1)` : sql`coalesce(t.cost_usd, ${NULL_LAST_ASC_COST})`, cast: (value) => sql`${value}::numeric` }
+    case 'tokens':
+      return { expression: order === 'desc' ? sql`coalesce(t.total_tokens, -1)` : sql`coalesce(t.total_tokens, ${NULL_LAST_ASC_TOKENS})`, cast: (value) => sql`${value}::bigint` }
+  }
 }
 
 /**
@@ -139,7 +161,11 @@ export function traceFilterConditions(search: TraceFilter): RawBuilder<unknown>[
   if (search.sessionId) where.push(sql`t.session_id = ${search.sessionId}`)
   if (search.userId) where.push(sql`t.user_id = ${search.userId}`)
   if (search.minDurationMs !== undefined) where.push(sql`t.duration_us >= ${Math.ceil(search.minDurationMs * 1000)}`)
+  if (search.maxDurationMs !== undefined) where.push(sql`t.duration_us <= ${Math.floor(search.maxDurationMs * 1000)}`)
   if (search.minCostUsd !== undefined) where.push(sql`t.cost_usd >= ${search.minCostUsd}`)
+  if (search.maxCostUsd !== undefined) where.push(sql`t.cost_usd <= ${search.maxCostUsd}`)
+  if (search.minTokens !== undefined) where.push(sql`t.total_tokens >= ${search.minTokens}`)
+  if (search.maxTokens !== undefined) where.push(sql`t.total_tokens <= ${search.maxTokens}`)
   if (search.name) {
     const pattern = likePattern(search.name)
     where.push(sql`(t.name ilike ${pattern} or exists (select 1 from spans s where ${spansOfTrace} and s.name ilike ${pattern}))`)
@@ -175,7 +201,7 @@ export function traceFilterConditions(search: TraceFilter): RawBuilder<unknown>[
 
 const traceColumns = sql`t.trace_id, t.name, t.service_name,
   (extract(epoch from t.start_time) * 1000000)::bigint::text as start_us, (extract(epoch from t.end_time) * 1000000)::bigint::text as end_us,
-  t.duration_us, t.span_count, t.error_count, t.models, t.input_tokens, t.output_tokens, t.total_tokens, t.cost_usd, t.session_id, t.user_id`
+  t.duration_us, t.span_count, t.error_count, t.models, t.input_tokens, t.output_tokens, t.total_tokens, t.cost_usd, t.tokens_estimated, t.session_id, t.user_id`
 
 const microsToIso = (micros: string): string => {
   const value = BigInt(micros)
@@ -183,6 +209,8 @@ const microsToIso = (micros: string): string => {
   const rest = (value % 1000n + 1000n) % 1000n
   return new Date(Number(millis)).toISOString().replace('Z', `${String(rest).padStart(3, '0')}Z`)
 }
+
+const numberOrNull = (text: string | null): number | null => (text === null ? null : Number(text))
 
 function toTraceRow(row: TraceRow): TraceRowDto {
   return {
@@ -195,10 +223,11 @@ function toTraceRow(row: TraceRow): TraceRowDto {
     spanCount: row.span_count,
     errorCount: row.error_count,
     models: row.models,
-    inputTokens: Number(row.input_tokens),
-    outputTokens: Number(row.output_tokens),
-    totalTokens: Number(row.total_tokens),
+    inputTokens: numberOrNull(row.input_tokens),
+    outputTokens: numberOrNull(row.output_tokens),
+    totalTokens: numberOrNull(row.total_tokens),
     costUsd: row.cost_usd === null ? null : Number(row.cost_usd),
+    tokensEstimated: row.tokens_estimated,
     sessionId: row.session_id,
     userId: row.user_id,
   }
@@ -206,7 +235,7 @@ function toTraceRow(row: TraceRow): TraceRowDto {
 
 /** One page of the trace list, and the cursor of the next (null on the last). */
 export async function searchTraces(db: Executor, search: TraceSearch): Promise<{ traces: TraceRowDto[]; next: TraceSearchCursor | null }> {
-  const { expression, cast } = search.sort === 'score' ? scoreSort(search.sortScoreName ?? '') : sortColumns[search.sort]
+  const { expression, cast } = search.sort === 'score' ? scoreSort(search.sortScoreName ?? '') : sortColumn(search.sort, search.order)
   const where = traceFilterConditions(search)
   const descending = search.order === 'desc'
   if (search.cursor) {
@@ -232,7 +261,8 @@ export interface SessionRowDto {
   firstSeen: string
   lastSeen: string
   traceCount: number
-  totalTokens: number
+  /** Null when no trace of the session reported a count. */
+  totalTokens: number | null
   costUsd: number | null
 }
 
@@ -242,8 +272,29 @@ export interface SessionSearch {
   from?: Date | undefined
   to?: Date | undefined
   userId?: string | undefined
+  /** Bounds (inclusive) on the session's figures: duration from first to last seen, total tokens, cost. Unknown (null) figures match no bound. */
+  minDurationMs?: number | undefined
+  maxDurationMs?: number | undefined
+  minCostUsd?: number | undefined
+  maxCostUsd?: number | undefined
+  minTokens?: number | undefined
+  maxTokens?: number | undefined
   cursor?: { lastSeen: string; sessionId: string } | undefined
 }
+
+/** The bounds of a session search on its figures, given their expressions (summary columns, or the aggregates over its traces). */
+function sessionBounds(search: SessionSearch, figures: { durationUs: RawBuilder<unknown>; tokens: RawBuilder<unknown>; cost: RawBuilder<unknown> }): RawBuilder<unknown>[] {
+  const bounds: RawBuilder<unknown>[] = []
+  if (search.minDurationMs !== undefined) bounds.push(sql`${figures.durationUs} >= ${Math.ceil(search.minDurationMs * 1000)}`)
+  if (search.maxDurationMs !== undefined) bounds.push(sql`${figures.durationUs} <= ${Math.floor(search.maxDurationMs * 1000)}`)
+  if (search.minTokens !== undefined) bounds.push(sql`${figures.tokens} >= ${search.minTokens}`)
+  if (search.maxTokens !== undefined) bounds.push(sql`${figures.tokens} <= ${search.maxTokens}`)
+  if (search.minCostUsd !== undefined) bounds.push(sql`${figures.cost} >= ${search.minCostUsd}`)
+  if (search.maxCostUsd !== undefined) bounds.push(sql`${figures.cost} <= ${search.maxCostUsd}`)
+  return bounds
+}
+
+const durationUsOf = (first: RawBuilder<unknown>, last: RawBuilder<unknown>) => sql`(extract(epoch from ${last} - ${first}) * 1000000)`
 
 /**
  * Sessions, most recently active first. Unfiltered, from session_summaries (one row per session,
@@ -261,7 +312,7 @@ export async function searchSessions(db: Executor, search: SessionSearch): Promi
       firstSeen: microsToIso(row.first_us),
       lastSeen: microsToIso(row.last_us),
       traceCount: Number(row.traces),
-      totalTokens: Number(row.tokens),
+      totalTokens: numberOrNull(row.tokens),
       costUsd: row.cost === null ? null : Number(row.cost),
     })),
     next: rows.length > search.limit && last ? { lastSeen: last.last_seen, sessionId: last.session_id } : null,
@@ -275,18 +326,22 @@ interface SessionRow {
   last_us: string
   last_seen: string
   traces: string
-  tokens: string
+  tokens: string | null
   cost: string | null
 }
 
 async function sessionsFromSummaries(db: Executor, search: SessionSearch): Promise<SessionRow[]> {
-  const after = search.cursor ? sql`and (s.last_seen, s.session_id) < (${search.cursor.lastSeen}::timestamptz, ${search.cursor.sessionId})` : sql``
+  const where: RawBuilder<unknown>[] = [
+    sql`s.project_id = ${search.projectId}`,
+    ...sessionBounds(search, { durationUs: durationUsOf(sql`s.first_seen`, sql`s.last_seen`), tokens: sql`s.total_tokens`, cost: sql`s.cost_usd` }),
+  ]
+  if (search.cursor) where.push(sql`(s.last_seen, s.session_id) < (${search.cursor.lastSeen}::timestamptz, ${search.cursor.sessionId})`)
   const { rows } = await sql<SessionRow>`
     select s.session_id, s.user_id, (extract(epoch from s.first_seen) * 1000000)::bigint::text as first_us,
       (extract(epoch from s.last_seen) * 1000000)::bigint::text as last_us, s.last_seen::text as last_seen,
       s.trace_count as traces, s.total_tokens as tokens, s.cost_usd as cost
     from session_summaries s
-    where s.project_id = ${search.projectId} ${after}
+    where ${sql.join(where, sql` and `)}
     order by s.last_seen desc, s.session_id desc
     limit ${search.limit + 1}`.execute(db)
   return rows
@@ -297,7 +352,8 @@ async function sessionsFromTraces(db: Executor, search: SessionSearch): Promise<
   if (search.from) where.push(sql`t.start_time >= ${search.from}`)
   if (search.to) where.push(sql`t.start_time < ${search.to}`)
   if (search.userId) where.push(sql`t.user_id = ${search.userId}`)
-  const having = search.cursor ? sql`having (max(t.end_time), t.session_id) < (${search.cursor.lastSeen}::timestamptz, ${search.cursor.sessionId})` : sql``
+  const having = sessionBounds(search, { durationUs: durationUsOf(sql`min(t.start_time)`, sql`max(t.end_time)`), tokens: sql`sum(t.total_tokens)`, cost: sql`sum(t.cost_usd)` })
+  if (search.cursor) having.push(sql`(max(t.end_time), t.session_id) < (${search.cursor.lastSeen}::timestamptz, ${search.cursor.sessionId})`)
   const { rows } = await sql<SessionRow>`
     select t.session_id, (array_agg(t.user_id order by t.start_time) filter (where t.user_id is not null))[1] as user_id,
       (extract(epoch from min(t.start_time)) * 1000000)::bigint::text as first_us,
@@ -306,7 +362,7 @@ async function sessionsFromTraces(db: Executor, search: SessionSearch): Promise<
     from trace_summaries t
     where ${sql.join(where, sql` and `)}
     group by t.session_id
-    ${having}
+    ${having.length === 0 ? sql`` : sql`having ${sql.join(having, sql` and `)}`}
     order by max(t.end_time) desc, t.session_id desc
     limit ${search.limit + 1}`.execute(db)
   return rows

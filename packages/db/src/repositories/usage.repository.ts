@@ -20,8 +20,9 @@ export interface UsageFigures {
   traces: number
   spans: number
   errors: number
-  inputTokens: number
-  outputTokens: number
+  /** Sums of the counts reported; null when no span in the window or bucket reported one (unknown, as for cost). */
+  inputTokens: number | null
+  outputTokens: number | null
   costUsd: number | null
   latencyP50Ms: number | null
   latencyP95Ms: number | null
@@ -33,8 +34,8 @@ interface UsageRow {
   traces: string
   spans: string
   errors: string
-  input_tokens: string
-  output_tokens: string
+  input_tokens: string | null
+  output_tokens: string | null
   cost: string | null
 }
 
@@ -60,8 +61,8 @@ function toFigures(row: UsageRow | undefined, histogram: readonly number[]): Usa
     traces: Number(row?.traces ?? 0),
     spans: Number(row?.spans ?? 0),
     errors: Number(row?.errors ?? 0),
-    inputTokens: Number(row?.input_tokens ?? 0),
-    outputTokens: Number(row?.output_tokens ?? 0),
+    inputTokens: row?.input_tokens === null || row?.input_tokens === undefined ? null : Number(row.input_tokens),
+    outputTokens: row?.output_tokens === null || row?.output_tokens === undefined ? null : Number(row.output_tokens),
     costUsd: row?.cost === null || row?.cost === undefined ? null : Number(row.cost),
     latencyP50Ms: percentileMs(histogram, 0.5),
     latencyP95Ms: percentileMs(histogram, 0.95),

@@ -68,6 +68,8 @@ export function spanGenerator(seed: number) {
       // those with an exponent) to whole dollars.
       inputCostUsd: orNull(usd()), outputCostUsd: orNull(usd()), totalCostUsd: orNull(usd()),
       costSource: orNull(pick(['attribute', 'custom_price', 'price_table'] as const)),
+      // From the start time rather than a draw of its own, so the spans drawn after stay as they were.
+      tokensEstimated: start % 2n === 0n,
       attributes: {
         [text(unstorable)]: { stringValue: text(unstorable) }, 'n': { doubleValue: random() }, 'i': { intValue: '-9007199254740993' },
         // A JSON-encoded string attribute (llm.request.messages) as Python's json.dumps writes it: non-ASCII as \u escapes.
