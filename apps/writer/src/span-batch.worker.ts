@@ -2,6 +2,7 @@ import type { Db } from '@tracewell/db'
 import {
   createSpanBatchQueueConnection,
   deletePayload,
+  endTurn,
   isCluster,
   masterNodes,
   QueueNames,
@@ -139,7 +140,17 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
       },
     )
 
+    // The project's later jobs move up once this one is done (project-turns.ts); a job without
+    // its projectId was queued by an older ingest and was never counted.
+    const finishTurn = (job: Job<SpanBatchJob, SpanBatchResult>) => {
+      const projectId = job.data.version === 3 ? job.data.projectId : undefined
+      if (projectId === undefined) return
+      endTurn(payloads, prefix, projectId).catch((error: Error) => {
+        options.logger.warn({ jobId: job.id, err: { message: error.message } }, "could not count a project's finished job; its counter expires on its own")
+      })
+    }
     worker.on('completed', (job) => {
+      finishTurn(job)
       deletePayload(payloads, job.data).catch((error: Error) => {
         // Left for its TTL to reclaim; the spans are stored either way.
         options.logger.warn({ jobId: job.id, err: { message: error.message } }, 'could not delete a completed span batch payload')
@@ -147,6 +158,7 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
     })
     worker.on('failed', (job, error) => {
       const final = !job || isUnrecoverable(error) || job.attemptsMade >= (job.opts.attempts ?? 1)
+      if (final && job) finishTurn(job)
       metrics.jobsFailed.inc({ outcome: final ? 'failed' : 'retrying' })
       const context = {
         jobId: job?.id,

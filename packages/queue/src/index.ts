@@ -16,5 +16,6 @@ export { createInProcessSpanBatchProducer, type InProcessSpanBatchProducerOption
 export { releaseBody } from './body-memory.ts'
 export { orphanPayloadAgeMs, sweepOrphanPayloads } from './orphan-sweep.ts'
 export { ProjectShares } from './project-shares.ts'
+export { addTurns, endTurn, maxJobPriority, priorityOfTurn, projectTurnsKeyOf } from './project-turns.ts'
 export { deletePayload, payloadTtlSeconds, readJobBodies, renewPayload, spanCountOf, withJobBodies, type QueuedBody } from './span-batch.payload.ts'
 export { pauseWriters, resumeWritersLeftPaused, type PausedWriters, type WriterQueue } from './writer-pause.ts'
