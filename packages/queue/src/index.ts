@@ -14,6 +14,8 @@ export { shardIndexOf, shardSlot, spanBatchShards, type SpanBatchShard, type Spa
 export { createBullMqSpanBatchProducer, type BullMqSpanBatchProducerOptions, type ProducerLogger } from './bullmq.producer.ts'
 export { createInProcessSpanBatchProducer, type InProcessSpanBatchProducerOptions } from './in-process.producer.ts'
 export { releaseBody } from './body-memory.ts'
+export { bucketStep, createMemorySpanRateLimiter, verdictOf, type SpanRateLimit, type SpanRateLimiter, type SpanRateVerdict } from './span-rate-limit.ts'
+export { createRedisSpanRateLimiter, spanRateLimitKeyOf, type RedisSpanRateLimiterOptions } from './span-rate-limit.redis.ts'
 export { orphanPayloadAgeMs, sweepOrphanPayloads } from './orphan-sweep.ts'
 export { ProjectShares } from './project-shares.ts'
 export { addTurns, endTurn, maxJobPriority, priorityOfTurn, projectTurnsKeyOf } from './project-turns.ts'

@@ -1,0 +1,56 @@
+import type { SpanRateLimiter, SpanRateVerdict } from '@tracewell/queue'
+import { spanRateLimited } from '../errors.ts'
+import type { ProjectLimits } from './project-limits.cache.ts'
+
+/** The rate-limit header fields of an answer (docs/api.md#rate-limits). */
+export function rateLimitHeaders(verdict: SpanRateVerdict): Record<string, string> {
+  return {
+    'ratelimit-limit': String(verdict.limit),
+    'ratelimit-remaining': String(verdict.remaining),
+    'ratelimit-reset': String(verdict.resetSeconds),
+  }
+}
+
+/**
+ * Per-project ingest rate limits: a request's valid spans are taken from its project's token
+ * bucket before they are queued. Over the limit, the request is refused with 429, Retry-After and
+ * the rate-limit headers (spanRateLimited), and nothing of it is queued. A project without a
+ * limit costs a map lookup. When the buckets cannot be asked (Redis unreachable) the request is
+ * let through: the queue then answers for itself, and a limit is no reason to refuse spans it
+ * could take.
+ */
+export class IngestRateLimiter {
+  readonly #limits: ProjectLimits
+  readonly #buckets: SpanRateLimiter
+  readonly #logger: { warn(obj: object, msg: string): void }
+  #lastWarning = 0
+
+  constructor(limits: ProjectLimits, buckets: SpanRateLimiter, logger: { warn(obj: object, msg: string): void }) {
+    this.#limits = limits
+    this.#buckets = buckets
+    this.#logger = logger
+  }
+
+  /** The verdict of a project's bucket for `spans` (null: no limit applies); rejects with the 429 when refused. */
+  async take(projectId: string, spans: number): Promise<SpanRateVerdict | null> {
+    const limit = this.#limits.limitOf(projectId)
+    if (limit === null) return null
+    let verdict: SpanRateVerdict
+    try {
+      verdict = await this.#buckets.take(projectId, spans, limit)
+    } catch (error) {
+      if (Date.now() - this.#lastWarning > 30_000) {
+        this.#lastWarning = Date.now()
+        this.#logger.warn({ err: { message: (error as Error).message } }, 'could not check an ingest rate limit; requests are let through meanwhile (repeats within 30 s are not logged)')
+      }
+      return null
+    }
+    if (!verdict.allowed) throw spanRateLimited(projectId, spans, limit, verdict, rateLimitHeaders(verdict))
+    return verdict
+  }
+
+  async close(): Promise<void> {
+    this.#limits.close()
+    await this.#buckets.close()
+  }
+}
