@@ -62,15 +62,18 @@ export class CopyCombiner {
     setImmediate(() => {
       this.#scheduled = false
       if (this.#inFlight >= this.#options.maxInFlight || this.#waiting.length === 0) return
-      let take = 0
+      // First fit in arrival order: the oldest job always goes, and so does every later one that
+      // still fits, so a small job (a project's fresh trace) is not held behind a large one (a
+      // flooding project's) that must wait for the next COPY. The oldest goes first every time,
+      // so no job waits forever.
+      const group: Waiting[] = []
       let spans = 0
-      while (take < this.#waiting.length) {
-        const next = this.#waiting[take] as Waiting
-        if (take > 0 && spans + next.spans > this.#options.maxSpans) break
+      this.#waiting = this.#waiting.filter((next) => {
+        if (group.length > 0 && spans + next.spans > this.#options.maxSpans) return true
+        group.push(next)
         spans += next.spans
-        take++
-      }
-      const group = this.#waiting.splice(0, take)
+        return false
+      })
       this.#inFlight++
       void this.#run(group).finally(() => {
         this.#inFlight--

@@ -54,11 +54,14 @@ describe('CopyCombiner on postgres', () => {
     assert.deepEqual(await combiner.copy([source('neighbour', neighbour)], 3), { inserted: 3 })
   })
 
-  it('keeps a COPY within maxSpans: a job that does not fit waits for the next one', async () => {
+  it('keeps a COPY within maxSpans: a job that does not fit waits for the next one, a later one that fits does not', async () => {
     const small = new CopyCombiner(database.db, { maxSpans: 5, maxInFlight: 1 })
     const before = await deltaRows(database.db)
-    const outcomes = await Promise.all([small.copy([source('bounded', spans(4))], 4), small.copy([source('bounded', spans(4))], 4), small.copy([source('bounded', spans(1))], 1)])
+    const order: string[] = []
+    const copy = (label: string, count: number) => small.copy([source('bounded', spans(count))], count).then((outcome) => (order.push(label), outcome))
+    const outcomes = await Promise.all([copy('first 4', 4), copy('second 4', 4), copy('1', 1)])
     assert.deepEqual(outcomes, [{ inserted: 4 }, { inserted: 4 }, { inserted: 1 }])
-    assert.equal((await deltaRows(database.db)) - before, 2, 'two COPYs: 4, then 4 + 1')
+    assert.equal((await deltaRows(database.db)) - before, 2, 'two COPYs: 4 + 1, then 4')
+    assert.deepEqual(order, ['first 4', '1', 'second 4'], 'the 1-span job went in the first COPY, past the 4 that did not fit')
   })
 })
