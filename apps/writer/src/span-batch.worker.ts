@@ -19,7 +19,7 @@ import { Registry } from 'prom-client'
 import { repeatedErrorLog } from './repeated-error.log.ts'
 import { spanBatchMetrics } from './span-batch.metrics.ts'
 import { spanSourcesFreeingBodies, spanSourcesOf } from './queued-bodies.decoder.ts'
-import { CopyCombiner } from '@tracewell/write-path'
+import { CopyCombiner, type CopyLane } from '@tracewell/write-path'
 import { copyCombinedSpanBatches, copySpanBatches, insertSpanBatchesByStatement, jobFailure, type SpanBatchResult } from './span-batch.processor.ts'
 import { SpanPricer } from './span-pricer.ts'
 
@@ -111,7 +111,7 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
       async (job: Job<SpanBatchJob, SpanBatchResult>) => {
         const stopTimer = metrics.batchDuration.startTimer()
         try {
-          const result = await storeJob(options.db, payloads, job.data, pricer, combiner)
+          const result = await storeJob(options.db, payloads, job.data, pricer, combiner, laneOf(job))
           metrics.spansWritten.inc(result.inserted)
           metrics.spansDuplicate.inc(result.duplicates)
           return result
@@ -204,6 +204,13 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
   }
 }
 
+/**
+ * A job on its project's first turn (counted, and added without a priority: project-turns.ts)
+ * goes in the combiner's express lane, so a project with nothing else queued is stored beside a
+ * flooding one's COPYs instead of behind them.
+ */
+const laneOf = (job: Job<SpanBatchJob, SpanBatchResult>): CopyLane => (job.data.version === 3 && job.data.projectId !== undefined && !job.opts.priority ? 'express' : 'usual')
+
 // Bounds a combined COPY's work (and its transaction's length); a job larger than this (up to
 // ENQUEUE_MAX_SPANS_PER_JOB, a larger request) goes in a COPY of its own.
 const COMBINED_COPY_MAX_SPANS = 5_000
@@ -220,12 +227,12 @@ const COMBINED_COPY_MAX_SPANS = 5_000
  * Redis again for the idempotent statements: a second read paid only on those paths. A job no
  * retry can fix, whether found reading it or storing it, goes straight to the failed set.
  */
-async function storeJob(db: Db, payloads: QueueRedis, job: SpanBatchJob, pricer: SpanPricer, combiner: CopyCombiner): Promise<SpanBatchResult> {
+async function storeJob(db: Db, payloads: QueueRedis, job: SpanBatchJob, pricer: SpanPricer, combiner: CopyCombiner, lane: CopyLane): Promise<SpanBatchResult> {
   // No bodies: the job is a copy, added by a resent command, of one already stored.
   const alreadyStored = (): Promise<SpanBatchResult> => Promise.resolve({ inserted: 0, duplicates: spanCountOf(job) })
   try {
     const combined = await withJobBodies(payloads, job, (bodies) =>
-      bodies.length === 0 ? alreadyStored() : copyCombinedSpanBatches(combiner, spanSourcesFreeingBodies(bodies), pricer, spanCountOf(job)),
+      bodies.length === 0 ? alreadyStored() : copyCombinedSpanBatches(combiner, spanSourcesFreeingBodies(bodies), pricer, spanCountOf(job), lane),
     )
     if (typeof combined === 'object') return { duplicates: 0, ...combined }
     if (combined === 'alone') {
