@@ -3,6 +3,7 @@ import {
   createSpanBatchQueueConnection,
   deletePayload,
   endTurn,
+  isLightTurn,
   isCluster,
   masterNodes,
   QueueNames,
@@ -205,11 +206,12 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
 }
 
 /**
- * A job on its project's first turn (counted, and added without a priority: project-turns.ts)
- * goes in the combiner's express lane, so a project with nothing else queued is stored beside a
- * flooding one's COPYs instead of behind them.
+ * A job on one of its project's first few turns (project-turns.ts: a project with little else
+ * unfinished) goes in the combiner's express lane, so it is stored beside a flooding project's
+ * COPYs instead of behind them.
  */
-const laneOf = (job: Job<SpanBatchJob, SpanBatchResult>): CopyLane => (job.data.version === 3 && job.data.projectId !== undefined && !job.opts.priority ? 'express' : 'usual')
+const laneOf = (job: Job<SpanBatchJob, SpanBatchResult>): CopyLane =>
+  job.data.version === 3 && job.data.projectId !== undefined && isLightTurn(job.opts.priority) ? 'express' : 'usual'
 
 // Bounds a combined COPY's work (and its transaction's length); a job larger than this (up to
 // ENQUEUE_MAX_SPANS_PER_JOB, a larger request) goes in a COPY of its own.

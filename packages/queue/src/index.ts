@@ -18,6 +18,6 @@ export { bucketStep, createMemorySpanRateLimiter, verdictOf, type SpanRateLimit,
 export { createRedisSpanRateLimiter, spanRateLimitKeyOf, type RedisSpanRateLimiterOptions } from './span-rate-limit.redis.ts'
 export { orphanPayloadAgeMs, sweepOrphanPayloads } from './orphan-sweep.ts'
 export { ProjectShares } from './project-shares.ts'
-export { addTurns, endTurn, maxJobPriority, priorityOfTurn, projectTurnsKeyOf } from './project-turns.ts'
+export { addTurns, endTurn, isLightTurn, lightTurns, maxJobPriority, priorityOfTurn, projectTurnsKeyOf } from './project-turns.ts'
 export { deletePayload, payloadTtlSeconds, readJobBodies, renewPayload, spanCountOf, withJobBodies, type QueuedBody } from './span-batch.payload.ts'
 export { pauseWriters, resumeWritersLeftPaused, type PausedWriters, type WriterQueue } from './writer-pause.ts'

@@ -78,5 +78,15 @@ export async function endTurn(redis: QueueRedis, shardPrefix: string, projectId:
   await commands(redis).twEndTurn(projectTurnsKeyOf(shardPrefix, projectId), idleMs)
 }
 
+/**
+ * Turns up to this are a light project's: one that sends now and then has a job or two in flight
+ * (a few while the writers are slow), a flooding one hundreds. The writer stores their jobs in
+ * COPYs of their own, beside the flood's (CopyCombiner's express lane).
+ */
+export const lightTurns = 4
+
+/** Whether a job added with this BullMQ priority (undefined: none) is on one of its project's light turns. */
+export const isLightTurn = (priority: number | undefined): boolean => priority === undefined || priority === 0 || priority + 1 <= lightTurns
+
 /** The BullMQ priority of a job on its project's `turn`: none (the wait list) for the first. */
 export const priorityOfTurn = (turn: number): number | undefined => (turn <= 1 ? undefined : Math.min(maxJobPriority, turn - 1))

@@ -17,8 +17,8 @@ export interface CopyCombinerOptions {
 }
 
 /**
- * How a job waits for its COPY. `express`: a job its project had nothing else unfinished before
- * (its first turn, project-turns.ts). Express jobs go first into every COPY, and when
+ * How a job waits for its COPY. `express`: a job whose project had little else unfinished when it
+ * was queued (one of its first turns, project-turns.ts). Express jobs go first into every COPY, and when
  * `maxInFlight` COPYs are running, express jobs alone may still start one more: a project that
  * sends a trace now and then is stored beside a flooding project's COPYs, not behind them.
  */
@@ -96,8 +96,8 @@ export class CopyCombiner {
    * The next COPY's jobs, first fit: express jobs first, then (unless `expressOnly`) the others,
    * each in arrival order. The first always goes, and so does every later one that still fits,
    * so a small job (a project's fresh trace) is not held behind a large one (a flooding
-   * project's) that must wait for the next COPY. A project has at most one express job at a
-   * time, and the oldest of the others goes first once they have room, so no job waits forever.
+   * project's) that must wait for the next COPY. A project has only its first few turns express
+   * at a time, and the oldest of the others goes first once they have room, so no job waits forever.
    */
   #take(expressOnly: boolean): Waiting[] {
     const group: Waiting[] = []
