@@ -74,6 +74,10 @@ describe('per-project ingest rate limits', { timeout: 60_000 }, () => {
     assert.equal(queued.length, 8, 'the refused spans were not queued')
     // Another project is not slowed by this one's limit.
     assert.equal((await sendJson(ingest.tenant.projectKey, 20)).statusCode, 200)
+    // Counted apart from a full backlog's 429s.
+    const metrics = (await ingest.app.inject({ url: '/metrics' })).body
+    assert.match(metrics, /tracewell_ingest_rejections_total\{reason="rate_limited"\} [1-9]/)
+    assert.doesNotMatch(metrics, /tracewell_ingest_rejections_total\{reason="backlog_full"\}/)
   })
 
   it('answers 429 the same on every HTTP route and encoding: Langtrace, OTLP JSON and protobuf, Langfuse’s path', async () => {
