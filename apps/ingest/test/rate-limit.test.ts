@@ -159,6 +159,30 @@ describe('per-project ingest rate limits', { timeout: 60_000 }, () => {
     }
   })
 
+  it('gives a request’s spans back to the bucket when the queue refuses it, so its retry is not counted twice', async () => {
+    const full = await startIngest({ QUEUE_MAX_BACKLOG: '1', INGEST_RATE_LIMIT_REFRESH_MS: '200' })
+    try {
+      await upsertProjectIngestLimit(full.database.db, { projectId: full.tenant.projectId, spansPerSecond: 1, burst: 10 })
+      await reloaded()
+      const send = () => full.app.inject({ method: 'POST', url: '/v1/traces', headers: { 'x-api-key': full.tenant.projectKey, 'content-type': 'application/json' }, payload: otlpJson(traceSpans(nextTraceId(), 4)) })
+      assert.equal((await send()).statusCode, 200)
+      // Nothing drains this queue: once the producer has measured its backlog (every 250 ms), it is full.
+      await new Promise((resolve) => setTimeout(resolve, 700))
+      const refused = await send()
+      assert.equal(refused.statusCode, 429, refused.body)
+      assert.equal(refused.headers['ratelimit-limit'], undefined, 'a full backlog, not the rate limit')
+      const [shard] = spanBatchShards({ prefix: full.prefix, count: 1, cluster: false })
+      const key = spanRateLimitKeyOf(shard?.prefix ?? '', full.tenant.projectId)
+      // The refused request's 4 spans are back: the bucket holds what the accepted requests left.
+      const accepted = (await full.queuedSpans()).length
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      const tokens = Number((await redis.hgetall(key)).tokens)
+      assert.ok(tokens >= 10 - accepted - 0.5 && tokens <= 10, `${tokens} spans in the bucket after ${accepted} accepted`)
+    } finally {
+      await full.close()
+    }
+  })
+
   it('a request larger than the whole bucket is taken when the bucket is full, then the project waits', async () => {
     const tenant = await limitedProject(5)
     const large = await sendJson(tenant.projectKey, 8)

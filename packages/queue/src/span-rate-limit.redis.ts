@@ -25,7 +25,7 @@ else
 end
 local allowed = 0
 if tokens >= math.min(spans, burst) then
-  tokens = tokens - spans
+  tokens = math.min(burst, tokens - spans)
   allowed = 1
 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', now)

@@ -17,7 +17,10 @@ export interface SpanRateVerdict {
   retryAfterSeconds: number
 }
 
-/** Token buckets of spans per project, shared by every ingest replica (Redis) or this process alone. */
+/**
+ * Token buckets of spans per project, shared by every ingest replica (Redis) or this process
+ * alone. Taking a negative number of spans gives them back (never above `burst`).
+ */
 export interface SpanRateLimiter {
   take(projectId: string, spans: number, limit: SpanRateLimit): Promise<SpanRateVerdict>
   close(): Promise<void>
@@ -34,7 +37,7 @@ export interface SpanRateLimiter {
 export function bucketStep(state: { tokens: number; at: number } | null, now: number, spans: number, limit: SpanRateLimit): { tokens: number; allowed: boolean } {
   const refilled = state === null ? limit.burst : Math.min(limit.burst, state.tokens + (Math.max(0, now - state.at) * limit.spansPerSecond) / 1000)
   const allowed = refilled >= Math.min(spans, limit.burst)
-  return { tokens: allowed ? refilled - spans : refilled, allowed }
+  return { tokens: allowed ? Math.min(limit.burst, refilled - spans) : refilled, allowed }
 }
 
 /** The verdict of a bucket left with `tokens` after a request of `spans`. */

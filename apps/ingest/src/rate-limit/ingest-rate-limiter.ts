@@ -49,6 +49,16 @@ export class IngestRateLimiter {
     return verdict
   }
 
+  /**
+   * Gives back the spans of a request taken from its bucket that the queue then refused (a full
+   * backlog, Redis unreachable): the client sends them again, and they must not count twice.
+   * Best effort: a bucket that cannot be asked refills on its own.
+   */
+  async giveBack(projectId: string, spans: number): Promise<void> {
+    const limit = this.#limits.limitOf(projectId)
+    if (limit !== null) await this.#buckets.take(projectId, -spans, limit).catch(() => {})
+  }
+
   async close(): Promise<void> {
     this.#limits.close()
     await this.#buckets.close()

@@ -159,7 +159,12 @@ function queueCounted(
     ? // The records wait for the bucket's answer only where the queue stores them (the in-process queue).
       (async (limited: AcceptedTraces) => {
         answer.rateLimit = await rateLimiter.take(projectId, accepted)
-        await enqueue(producer, limited)
+        try {
+          await enqueue(producer, limited)
+        } catch (error) {
+          if (answer.rateLimit !== null) void rateLimiter.giveBack(projectId, accepted)
+          throw error
+        }
       })(producer.needsSpanRecords ? traces : { ...traces, spans: null })
     : enqueue(producer, traces)
   return { answer, queued: queued.finally(() => releaseBody(body)) }
