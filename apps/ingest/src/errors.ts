@@ -74,3 +74,11 @@ export const spanRateLimited = (
     verdict.retryAfterSeconds,
     headers,
   )
+
+/** The same 429 answered before the body is read: the project's bucket cannot hold a span yet. */
+export const spanRateLimitedEarly = (projectId: string, limit: { spansPerSecond: number; burst: number }, verdict: { retryAfterSeconds: number }, headers: Record<string, string>) =>
+  new SpanRateLimitedError(
+    `Project ${projectId} is over its ingest rate limit of ${limit.spansPerSecond} spans per second (burst ${limit.burst}): no span left now; retry after ${verdict.retryAfterSeconds} s`,
+    verdict.retryAfterSeconds,
+    headers,
+  )

@@ -100,6 +100,21 @@ describe('per-project ingest rate limits', { timeout: 60_000 }, () => {
     assert.equal(status.code, 8, 'RESOURCE_EXHAUSTED')
   })
 
+  it('refuses a project whose bucket is empty before reading its body', async () => {
+    const tenant = await limitedProject(2)
+    const emptied = await sendJson(tenant.projectKey, 2)
+    assert.equal(emptied.headers['ratelimit-remaining'], '0')
+    // Not even JSON: had it been read, the answer would be a 400.
+    const refused = await ingest.app.inject({ method: 'POST', url: '/v1/traces', headers: { 'x-api-key': tenant.projectKey, 'content-type': 'application/json' }, payload: '{"resourceSpans": [' })
+    assertRateLimited(refused, 2)
+    assert.equal(refused.headers['retry-after'], '1')
+    assert.match(JSON.parse(refused.body).message, /over its ingest rate limit of 1 spans per second \(burst 2\): no span left now; retry after 1 s/)
+    // Once the bucket holds a span again, the body is read and judged as usual.
+    await new Promise((resolve) => setTimeout(resolve, 1_100))
+    const read = await ingest.app.inject({ method: 'POST', url: '/v1/traces', headers: { 'x-api-key': tenant.projectKey, 'content-type': 'application/json' }, payload: '{"resourceSpans": [' })
+    assert.equal(read.statusCode, 400, read.body)
+  })
+
   it('answers OTLP/gRPC RESOURCE_EXHAUSTED with a RetryInfo', async () => {
     const tenant = await limitedProject(2)
     const port = await ingest.app.otlpGrpc.listen({ host: '127.0.0.1', port: 0 })

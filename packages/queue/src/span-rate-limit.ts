@@ -15,6 +15,8 @@ export interface SpanRateVerdict {
   resetSeconds: number
   /** When refused: seconds until a request of the same size would be taken (Retry-After, at least 1). */
   retryAfterSeconds: number
+  /** Seconds until the bucket holds one whole span again; 0 when it does now. Until then any request is refused. */
+  emptySeconds: number
 }
 
 /**
@@ -49,6 +51,7 @@ export function verdictOf(tokens: number, allowed: boolean, spans: number, limit
     remaining: Math.max(0, Math.floor(tokens)),
     resetSeconds: Math.max(0, Math.ceil((limit.burst - tokens) / limit.spansPerSecond)),
     retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((wanted - tokens) / limit.spansPerSecond)),
+    emptySeconds: Math.max(0, (1 - tokens) / limit.spansPerSecond),
   }
 }
 

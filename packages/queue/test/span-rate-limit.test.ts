@@ -13,10 +13,10 @@ describe('span token buckets', { timeout: 30_000 }, () => {
   it('in memory: takes the burst, refills at the rate, reports what the headers say', async () => {
     let now = 1_000_000
     const buckets = createMemorySpanRateLimiter(() => now)
-    assert.deepEqual(await buckets.take('p', 15, limit), { allowed: true, limit: 20, remaining: 5, resetSeconds: 2, retryAfterSeconds: 0 })
-    assert.deepEqual(await buckets.take('p', 10, limit), { allowed: false, limit: 20, remaining: 5, resetSeconds: 2, retryAfterSeconds: 1 })
+    assert.deepEqual(await buckets.take('p', 15, limit), { allowed: true, limit: 20, remaining: 5, resetSeconds: 2, retryAfterSeconds: 0, emptySeconds: 0 })
+    assert.deepEqual(await buckets.take('p', 10, limit), { allowed: false, limit: 20, remaining: 5, resetSeconds: 2, retryAfterSeconds: 1, emptySeconds: 0 })
     now += 500 // 5 spans back
-    assert.deepEqual(await buckets.take('p', 10, limit), { allowed: true, limit: 20, remaining: 0, resetSeconds: 2, retryAfterSeconds: 0 })
+    assert.deepEqual(await buckets.take('p', 10, limit), { allowed: true, limit: 20, remaining: 0, resetSeconds: 2, retryAfterSeconds: 0, emptySeconds: 0.1 })
     // Larger than the bucket: refused until the bucket is full, then taken into debt.
     assert.equal((await buckets.take('p', 50, limit)).retryAfterSeconds, 2)
     now += 2_000
@@ -42,7 +42,8 @@ describe('span token buckets', { timeout: 30_000 }, () => {
         const verdicts = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? buckets : other).take('p', 1, { spansPerSecond: 1, burst: 20 })))
         assert.equal(verdicts.filter((verdict) => verdict.allowed).length, 20)
         const refused = verdicts.find((verdict) => !verdict.allowed)
-        assert.deepEqual(refused && { ...refused, resetSeconds: undefined }, { allowed: false, limit: 20, remaining: 0, resetSeconds: undefined, retryAfterSeconds: 1 })
+        assert.deepEqual(refused && { ...refused, resetSeconds: undefined, emptySeconds: undefined }, { allowed: false, limit: 20, remaining: 0, resetSeconds: undefined, retryAfterSeconds: 1, emptySeconds: undefined })
+        assert.ok(refused && refused.emptySeconds > 0 && refused.emptySeconds <= 1, 'empty for up to a second at 1 span a second')
       } finally {
         await other.close()
       }

@@ -77,6 +77,9 @@ export const otlpGrpcPlugin = fp<OtlpGrpcOptions>(
       if (key === null) await answerFailedKey(app, peerAddress(call.getPeer()))
       // A team key is the wrong kind for ingest, which makes it an invalid key here.
       if (!key || key.kind !== 'project' || key.projectId === null) throw new UnauthorizedError('Invalid API key')
+      // A project whose bucket cannot hold a span yet is refused before its message is decoded.
+      const early = options.rateLimiter?.refusedEarly(key.projectId)
+      if (early) throw early
       const accepted = await acceptTraceBody(intake, key.projectId, 'protobuf', call.request)
       return accepted.partialSuccess
     }

@@ -1,5 +1,5 @@
 import type { SpanRateLimiter, SpanRateVerdict } from '@tracewell/queue'
-import { spanRateLimited } from '../errors.ts'
+import { spanRateLimited, spanRateLimitedEarly, type SpanRateLimitedError } from '../errors.ts'
 import type { ProjectLimits } from './project-limits.cache.ts'
 
 /** The rate-limit header fields of an answer (docs/api.md#rate-limits). */
@@ -24,6 +24,8 @@ export class IngestRateLimiter {
   readonly #buckets: SpanRateLimiter
   readonly #logger: { warn(obj: object, msg: string): void }
   #lastWarning = 0
+  /** Projects whose bucket this replica last saw empty, until when it stays so (it can only refill that fast). */
+  readonly #empty = new Map<string, { until: number; verdict: SpanRateVerdict }>()
 
   constructor(limits: ProjectLimits, buckets: SpanRateLimiter, logger: { warn(obj: object, msg: string): void }) {
     this.#limits = limits
@@ -45,8 +47,37 @@ export class IngestRateLimiter {
       }
       return null
     }
+    if (verdict.emptySeconds > 0) this.#empty.set(projectId, { until: Date.now() + verdict.emptySeconds * 1000, verdict })
+    else this.#empty.delete(projectId)
     if (!verdict.allowed) throw spanRateLimited(projectId, spans, limit, verdict, rateLimitHeaders(verdict))
     return verdict
+  }
+
+  /**
+   * The 429 of a project whose bucket this replica saw empty a moment ago and that cannot hold a
+   * span yet, answered before its body is read or decoded: a limited flood then costs ingest
+   * about what its requests' headers do, and other projects keep ingest's CPU. Null otherwise
+   * (the bucket is asked once the body's spans are counted). Other replicas may have emptied it
+   * further, never filled it: a refusal here is never wrong.
+   */
+  refusedEarly(projectId: string): SpanRateLimitedError | null {
+    const empty = this.#empty.get(projectId)
+    if (empty === undefined) return null
+    const now = Date.now()
+    const limit = this.#limits.limitOf(projectId)
+    if (now >= empty.until || limit === null) {
+      this.#empty.delete(projectId)
+      return null
+    }
+    const elapsed = (now - (empty.until - empty.verdict.emptySeconds * 1000)) / 1000
+    const verdict: SpanRateVerdict = {
+      ...empty.verdict,
+      allowed: false,
+      remaining: 0,
+      resetSeconds: Math.max(1, Math.ceil(empty.verdict.resetSeconds - elapsed)),
+      retryAfterSeconds: Math.max(1, Math.ceil((empty.until - now) / 1000)),
+    }
+    return spanRateLimitedEarly(projectId, limit, verdict, rateLimitHeaders(verdict))
   }
 
   /**

@@ -69,7 +69,11 @@ export function installTraceIntake(app: App, options: TraceIntakeOptions): (requ
       const encoding = requireEncoding(request.headers['content-encoding'])
       // A declared length over the limit is refused before a byte is read.
       if (Number(request.headers['content-length']) > limits.maxBodyBytes) throw bodyTooLarge(limits.maxBodyBytes)
-      request.traceIntake = { projectId: (request.apiKey as VerifiedKey).projectId as string, format, encoding }
+      const projectId = (request.apiKey as VerifiedKey).projectId as string
+      // A project whose bucket cannot hold a span yet is refused before its body is read.
+      const early = options.rateLimiter?.refusedEarly(projectId)
+      if (early) throw early
+      request.traceIntake = { projectId, format, encoding }
     } catch (error) {
       refused = error as Error
     }
