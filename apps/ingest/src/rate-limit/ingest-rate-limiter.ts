@@ -58,7 +58,8 @@ export class IngestRateLimiter {
    * span yet, answered before its body is read or decoded: a limited flood then costs ingest
    * about what its requests' headers do, and other projects keep ingest's CPU. Null otherwise
    * (the bucket is asked once the body's spans are counted). Other replicas may have emptied it
-   * further, never filled it: a refusal here is never wrong.
+   * further, and fill it only by giving back the spans of a request their queue refused, so a
+   * refusal here is at worst a moment early.
    */
   refusedEarly(projectId: string): SpanRateLimitedError | null {
     const empty = this.#empty.get(projectId)
