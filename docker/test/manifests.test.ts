@@ -306,6 +306,9 @@ describe('Kubernetes manifests', () => {
     assert.equal(prefixes[0], prefixes[1], 'ingest and writer use the same queue prefix')
     assert.equal(redis.metadata.listName, `${prefixes[0]}:${QueueNames.spanBatches}:wait`)
     assert.ok(Number(redis.metadata.listLength) > 0, 'listLength: target jobs waiting per writer')
+    // A project's jobs past its first turn wait in BullMQ's prioritized sorted set (project-turns.ts).
+    const later = (scaled.spec.triggers as Doc[]).filter((trigger) => trigger.type === 'redis').map((trigger) => trigger.metadata.listName)
+    assert.deepEqual(later, [`${prefixes[0]}:${QueueNames.spanBatches}:wait`, `${prefixes[0]}:${QueueNames.spanBatches}:prioritized`])
     const cpu = (scaled.spec.triggers as Doc[]).find((trigger) => trigger.type === 'cpu')
     assert.ok(Number(cpu?.metadata.value) > 0 && podSpecOf(named('Deployment', 'writer')!).containers[0].resources.requests.cpu, 'a cpu trigger, with a cpu request')
 
@@ -858,8 +861,9 @@ describe('the Redis Cluster overlay (docker/k8s-redis-cluster)', () => {
     const prefix = configMaps.find((doc) => doc.metadata.name === 'tracewell-writer')?.data.QUEUE_PREFIX
     const [scaled] = docsOf('writer-scaledobject.patch.yaml')
     const lists = (scaled!.spec.triggers as Doc[]).filter((trigger) => trigger.type === 'redis-cluster').map((trigger) => trigger.metadata.listName)
-    const expected = spanBatchShards({ prefix, count: Number(shardsSetting[0]), cluster: true }).map((shard) => `${shard.prefix}:${QueueNames.spanBatches}:wait`)
-    assert.deepEqual(lists, expected)
+    const shards = spanBatchShards({ prefix, count: Number(shardsSetting[0]), cluster: true })
+    const expected = ['wait', 'prioritized'].flatMap((list) => shards.map((shard) => `${shard.prefix}:${QueueNames.spanBatches}:${list}`))
+    assert.deepEqual(lists, expected, 'each shard’s wait list and its sorted set of later turns')
     const [auth] = docsOf('keda-redis-cluster.yaml')
     assert.deepEqual((auth!.spec.secretTargetRef as Doc[]).map((ref) => ref.key).sort(), ['redis-cluster-nodes', 'redis-password'])
     for (const ref of auth!.spec.secretTargetRef as Doc[]) assert.ok(ref.key in secrets[0]!.stringData, `Secret key ${ref.key}`)

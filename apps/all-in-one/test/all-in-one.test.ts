@@ -67,6 +67,37 @@ describe('npm start on embedded defaults (PGlite, in-process queue)', () => {
   })
 })
 
+describe('npm start: a project’s ingest rate limit on PGlite, its buckets in memory', { timeout: 60_000 }, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tracewell-all-in-one-limit-'))
+  after(() => rmSync(dataDir, { recursive: true, force: true }))
+
+  it('set with the team key, refuses the project over it with 429 and the RateLimit fields', async () => {
+    const config = loadConfig(AllInOneConfigSchema, { DATA_DIR: dataDir, LOG_LEVEL: 'silent', INGEST_RATE_LIMIT_REFRESH_MS: '100' })
+    const { app, firstStart } = await buildAllInOneApp(config)
+    try {
+      assert.ok(firstStart)
+      const put = await app.inject({
+        method: 'PUT',
+        url: `/api/projects/${firstStart.projectId}/ingest-limit`,
+        headers: { 'x-api-key': firstStart.teamApiKey },
+        payload: { spansPerSecond: 1, burst: 1 },
+      })
+      assert.equal(put.statusCode, 200, put.body)
+      await new Promise((resolve) => setTimeout(resolve, 400))
+      const send = () => app.inject({ method: 'POST', url: '/v1/traces', headers: { 'x-api-key': firstStart.projectApiKey, 'content-type': 'application/json' }, payload: otlpJson })
+      const first = await send()
+      assert.equal(first.statusCode, 200, first.body)
+      assert.equal(first.headers['ratelimit-limit'], '1')
+      const refused = await send()
+      assert.equal(refused.statusCode, 429, refused.body)
+      assert.equal(refused.headers['retry-after'], '1')
+      assert.equal(refused.headers['ratelimit-remaining'], '0')
+    } finally {
+      await app.close()
+    }
+  })
+})
+
 describe('npm start with DATABASE_URL and REDIS_URL (Postgres, BullMQ)', () => {
   it('runs the same routes over the real queue and writer', async () => {
     const database = await createTestDatabase()

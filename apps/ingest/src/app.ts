@@ -7,6 +7,7 @@ import { TraceDecodePool } from './body/trace-decode.pool.ts'
 import { decodePoolMetrics } from './ingest.metrics.ts'
 import { sendTracesRoutes } from './routes/send-traces.routes.ts'
 import type { TraceLimits } from './routes/trace-intake.ts'
+import { createIngestRateLimiter } from './rate-limit/create-ingest-rate-limiter.ts'
 
 export interface IngestDeps extends ServiceDeps {
   /** The queue; by default a BullMQ producer on REDIS_URL or REDIS_CLUSTER_NODES, created and closed by the app. */
@@ -46,9 +47,10 @@ export const ingestService = defineService<IngestConfig, IngestDeps>({
       decodePoolMetrics(app.metrics, decodePool)
       app.addHook('onClose', async () => decodePool.close())
     }
-    await app.register(sendTracesRoutes, { producer, limits, ...(decodePool ? { decodePool } : {}) })
+    const rateLimiter = await createIngestRateLimiter(app, config, queueRedisTargetOf(config))
+    await app.register(sendTracesRoutes, { producer, limits, rateLimiter, ...(decodePool ? { decodePool } : {}) })
     // It listens when server.ts (or a test) asks: building the app binds no port.
-    await app.register(otlpGrpcPlugin, { producer, limits, ...(decodePool ? { decodePool } : {}) })
+    await app.register(otlpGrpcPlugin, { producer, limits, rateLimiter, ...(decodePool ? { decodePool } : {}) })
     return { readiness: { queue: () => producer.ping() } }
   },
 })

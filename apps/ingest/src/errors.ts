@@ -52,3 +52,33 @@ export const decodersBusy = () =>
     `Too many large bodies are waiting to be decoded; retry after ${RETRY_AFTER_DECODERS_BUSY_S} s`,
     RETRY_AFTER_DECODERS_BUSY_S,
   )
+
+/** A 429 of a project over its ingest rate limit: Retry-After, and the rate-limit header fields it is answered with. */
+export class SpanRateLimitedError extends TooManyRequestsError {
+  readonly headers: Record<string, string>
+  constructor(message: string, retryAfterSeconds: number, headers: Record<string, string>) {
+    super(message, retryAfterSeconds)
+    this.headers = headers
+  }
+}
+
+export const spanRateLimited = (
+  projectId: string,
+  spans: number,
+  limit: { spansPerSecond: number; burst: number },
+  verdict: { remaining: number; retryAfterSeconds: number },
+  headers: Record<string, string>,
+) =>
+  new SpanRateLimitedError(
+    `Project ${projectId} is over its ingest rate limit of ${limit.spansPerSecond} spans per second (burst ${limit.burst}): ${spans} spans sent, ${verdict.remaining} left now; retry after ${verdict.retryAfterSeconds} s`,
+    verdict.retryAfterSeconds,
+    headers,
+  )
+
+/** The same 429 answered before the body is read: the project's bucket cannot hold a span yet. */
+export const spanRateLimitedEarly = (projectId: string, limit: { spansPerSecond: number; burst: number }, verdict: { retryAfterSeconds: number }, headers: Record<string, string>) =>
+  new SpanRateLimitedError(
+    `Project ${projectId} is over its ingest rate limit of ${limit.spansPerSecond} spans per second (burst ${limit.burst}): no span left now; retry after ${verdict.retryAfterSeconds} s`,
+    verdict.retryAfterSeconds,
+    headers,
+  )

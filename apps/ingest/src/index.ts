@@ -10,3 +10,5 @@ export {
 export type { TraceLimits } from './routes/trace-intake.ts'
 export { otlpGrpcPlugin, type OtlpGrpcOptions, type OtlpGrpcReceiver } from './grpc/otlp-grpc.plugin.ts'
 export { listenOtlpGrpcOrExit } from './grpc/listen-otlp-grpc.ts'
+export { createIngestRateLimiter } from './rate-limit/create-ingest-rate-limiter.ts'
+export { IngestRateLimiter, rateLimitHeaders } from './rate-limit/ingest-rate-limiter.ts'

@@ -9,6 +9,7 @@ export type RejectionReason =
   | 'payload_too_large'
   | 'invalid'
   | 'backlog_full'
+  | 'rate_limited'
   | 'queue_unavailable'
   | 'internal'
 
@@ -21,9 +22,14 @@ export interface IngestMetrics {
   spansRejected(count: number): void
 }
 
-/** The rejection reason an answer's status stands for; undefined for a success. */
-export function rejectionReasonOf(statusCode: number): RejectionReason | undefined {
+/**
+ * The rejection reason an answer's status stands for; undefined for a success. A 429 is a
+ * project over its rate limit when `rateLimited` (the answer carries the rate-limit fields), else
+ * a full backlog.
+ */
+export function rejectionReasonOf(statusCode: number, rateLimited = false): RejectionReason | undefined {
   if (statusCode < 400) return undefined
+  if (statusCode === 429 && rateLimited) return 'rate_limited'
   switch (statusCode) {
     case 401:
       return 'unauthorized'

@@ -63,7 +63,7 @@ describe('a large body through ingest', () => {
         payload: encoding === 'gzip' ? gzipSync(body) : body,
       })
       assert.equal(response.statusCode, 200, response.body)
-      const [job] = await ingest.queue.getJobs(['wait'], 0, -1)
+      const [job] = await ingest.queue.getJobs(['wait', 'prioritized'], 0, -1)
       assert.ok(job?.data.version === 3, 'a job that carries its body by reference')
       const payload = Object.values(await redis.hgetallBuffer(job.data.payloadKey))
       assert.equal(payload.length, 1)

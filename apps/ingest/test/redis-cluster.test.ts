@@ -3,10 +3,10 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { IngestConfigSchema, loadConfig } from '@tracewell/config'
-import { countSpans } from '@tracewell/db'
+import { countSpans, upsertProjectIngestLimit } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import type { App } from '@tracewell/http'
-import { createSpanBatchQueueConnection, queueRedisTargetOf, shardIndexOf, shardSlot, spanBatchShards, type QueueRedis } from '@tracewell/queue'
+import { createSpanBatchQueueConnection, projectTurnsKeyOf, queueRedisTargetOf, shardIndexOf, shardSlot, spanBatchShards, spanRateLimitKeyOf, type QueueRedis } from '@tracewell/queue'
 import { OwnRedisCluster } from '@tracewell/test-support'
 import type { Cluster } from 'ioredis'
 import { startSpanBatchWorker, type SpanBatchWorker } from '@tracewell/writer'
@@ -118,7 +118,7 @@ describe('the queue on a Redis Cluster of three masters (AOF, appendfsync always
   let inspect: QueueRedis
   before(async () => {
     await cluster.start()
-    pipeline = await startPipeline(cluster)
+    pipeline = await startPipeline(cluster, { INGEST_RATE_LIMIT_REFRESH_MS: '200' })
     inspect = createSpanBatchQueueConnection({ clusterNodes: [{ host: '127.0.0.1', port: 7110 }] }, 'worker')
   })
   after(async () => {
@@ -169,6 +169,31 @@ describe('the queue on a Redis Cluster of three masters (AOF, appendfsync always
     assert.equal(await fault, 503, '/readyz while a master is down')
     await cluster.waitUntilHealthy()
     await assertStoredOnce(pipeline, acknowledged)
+  })
+
+  it("limits a project's rate through the cluster, its bucket and its jobs' turns in its shard's slot", async () => {
+    const tenant = pipeline.tenants[0] as Tenant
+    await upsertProjectIngestLimit(pipeline.database.db, { projectId: tenant.projectId, spansPerSecond: 1, burst: 3 })
+    await sleep(600) // ingest reloads the limits every 200 ms here
+    const send = (spans: number) =>
+      pipeline.ingest.inject({ method: 'POST', url: '/v1/traces', headers: { 'x-api-key': tenant.projectKey, 'content-type': 'application/json' }, payload: otlpJson(traceSpans(randomBytes(16).toString('hex'), spans)) })
+    const first = await send(3)
+    assert.equal(first.statusCode, 200, first.body)
+    assert.equal(first.headers['ratelimit-limit'], '3')
+    const refused = await send(1)
+    assert.equal(refused.statusCode, 429, refused.body)
+    assert.ok(Number(refused.headers['retry-after']) >= 1)
+    const shard = spanBatchShards({ prefix: pipeline.prefix, count: SHARDS, cluster: true })[shardIndexOf(tenant.projectId, SHARDS)]
+    assert.ok(shard)
+    const [node] = (inspect as Cluster).nodes('master')
+    assert.ok(node)
+    for (const key of [spanRateLimitKeyOf(shard.prefix, tenant.projectId), projectTurnsKeyOf(shard.prefix, tenant.projectId)]) {
+      assert.equal(await node.cluster('KEYSLOT', key), shardSlot(shard), key)
+    }
+    assert.equal(await inspect.exists(spanRateLimitKeyOf(shard.prefix, tenant.projectId)), 1, 'the bucket is where its key says')
+    // The 3 spans acknowledged here are stored once too; the refused one is not.
+    pipeline.acknowledged.set(tenant.projectId, (pipeline.acknowledged.get(tenant.projectId) ?? 0) + 3)
+    await assertStoredOnce(pipeline, pipeline.acknowledged)
   })
 })
 

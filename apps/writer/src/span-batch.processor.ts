@@ -1,5 +1,5 @@
 import type { Db } from '@tracewell/db'
-import { copySpanSources, insertSpanSourcesByStatement, storeSpanSources, summariseAll, type CombinedCopyOutcome, type CopyCombiner, type ProjectSpanSource } from '@tracewell/write-path'
+import { copySpanSources, insertSpanSourcesByStatement, storeSpanSources, summariseAll, type CombinedCopyOutcome, type CopyCombiner, type CopyLane, type ProjectSpanSource } from '@tracewell/write-path'
 import { InvalidSpanBatchJobError, type ProjectSpans } from '@tracewell/queue'
 import { UnrecoverableError } from 'bullmq'
 import type { SpanPricer } from './span-pricer.ts'
@@ -59,8 +59,8 @@ export async function copySpanBatches(db: Db, batches: readonly ProjectSpanSourc
 }
 
 /** copySpanBatches in a COPY shared with the jobs ready beside it (CopyCombiner); what the job's share came to. */
-export async function copyCombinedSpanBatches(combiner: CopyCombiner, batches: readonly ProjectSpanSource[], pricer: SpanPricer, spans: number): Promise<CombinedCopyOutcome> {
-  return combiner.copy(await pricer.priced(batches), spans)
+export async function copyCombinedSpanBatches(combiner: CopyCombiner, batches: readonly ProjectSpanSource[], pricer: SpanPricer, spans: number, lane: CopyLane = 'usual'): Promise<CombinedCopyOutcome> {
+  return combiner.copy(await pricer.priced(batches), spans, lane)
 }
 
 /** The statement half of copySpanBatches. */

@@ -2,6 +2,8 @@ import type { Db } from '@tracewell/db'
 import {
   createSpanBatchQueueConnection,
   deletePayload,
+  endTurn,
+  isLightTurn,
   isCluster,
   masterNodes,
   QueueNames,
@@ -18,7 +20,7 @@ import { Registry } from 'prom-client'
 import { repeatedErrorLog } from './repeated-error.log.ts'
 import { spanBatchMetrics } from './span-batch.metrics.ts'
 import { spanSourcesFreeingBodies, spanSourcesOf } from './queued-bodies.decoder.ts'
-import { CopyCombiner } from '@tracewell/write-path'
+import { CopyCombiner, type CopyLane } from '@tracewell/write-path'
 import { copyCombinedSpanBatches, copySpanBatches, insertSpanBatchesByStatement, jobFailure, type SpanBatchResult } from './span-batch.processor.ts'
 import { SpanPricer } from './span-pricer.ts'
 
@@ -110,7 +112,7 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
       async (job: Job<SpanBatchJob, SpanBatchResult>) => {
         const stopTimer = metrics.batchDuration.startTimer()
         try {
-          const result = await storeJob(options.db, payloads, job.data, pricer, combiner)
+          const result = await storeJob(options.db, payloads, job.data, pricer, combiner, laneOf(job))
           metrics.spansWritten.inc(result.inserted)
           metrics.spansDuplicate.inc(result.duplicates)
           return result
@@ -139,7 +141,17 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
       },
     )
 
+    // The project's later jobs move up once this one is done (project-turns.ts); a job without
+    // its projectId was queued by an older ingest and was never counted.
+    const finishTurn = (job: Job<SpanBatchJob, SpanBatchResult>) => {
+      const projectId = job.data.version === 3 ? job.data.projectId : undefined
+      if (projectId === undefined) return
+      endTurn(payloads, prefix, projectId).catch((error: Error) => {
+        options.logger.warn({ jobId: job.id, err: { message: error.message } }, "could not count a project's finished job; its counter expires on its own")
+      })
+    }
     worker.on('completed', (job) => {
+      finishTurn(job)
       deletePayload(payloads, job.data).catch((error: Error) => {
         // Left for its TTL to reclaim; the spans are stored either way.
         options.logger.warn({ jobId: job.id, err: { message: error.message } }, 'could not delete a completed span batch payload')
@@ -147,6 +159,7 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
     })
     worker.on('failed', (job, error) => {
       const final = !job || isUnrecoverable(error) || job.attemptsMade >= (job.opts.attempts ?? 1)
+      if (final && job) finishTurn(job)
       metrics.jobsFailed.inc({ outcome: final ? 'failed' : 'retrying' })
       const context = {
         jobId: job?.id,
@@ -192,6 +205,14 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
   }
 }
 
+/**
+ * A job on one of its project's first few turns (project-turns.ts: a project with little else
+ * unfinished) goes in the combiner's express lane, so it is stored beside a flooding project's
+ * COPYs instead of behind them.
+ */
+const laneOf = (job: Job<SpanBatchJob, SpanBatchResult>): CopyLane =>
+  job.data.version === 3 && job.data.projectId !== undefined && isLightTurn(job.opts.priority) ? 'express' : 'usual'
+
 // Bounds a combined COPY's work (and its transaction's length); a job larger than this (up to
 // ENQUEUE_MAX_SPANS_PER_JOB, a larger request) goes in a COPY of its own.
 const COMBINED_COPY_MAX_SPANS = 5_000
@@ -208,12 +229,12 @@ const COMBINED_COPY_MAX_SPANS = 5_000
  * Redis again for the idempotent statements: a second read paid only on those paths. A job no
  * retry can fix, whether found reading it or storing it, goes straight to the failed set.
  */
-async function storeJob(db: Db, payloads: QueueRedis, job: SpanBatchJob, pricer: SpanPricer, combiner: CopyCombiner): Promise<SpanBatchResult> {
+async function storeJob(db: Db, payloads: QueueRedis, job: SpanBatchJob, pricer: SpanPricer, combiner: CopyCombiner, lane: CopyLane): Promise<SpanBatchResult> {
   // No bodies: the job is a copy, added by a resent command, of one already stored.
   const alreadyStored = (): Promise<SpanBatchResult> => Promise.resolve({ inserted: 0, duplicates: spanCountOf(job) })
   try {
     const combined = await withJobBodies(payloads, job, (bodies) =>
-      bodies.length === 0 ? alreadyStored() : copyCombinedSpanBatches(combiner, spanSourcesFreeingBodies(bodies), pricer, spanCountOf(job)),
+      bodies.length === 0 ? alreadyStored() : copyCombinedSpanBatches(combiner, spanSourcesFreeingBodies(bodies), pricer, spanCountOf(job), lane),
     )
     if (typeof combined === 'object') return { duplicates: 0, ...combined }
     if (combined === 'alone') {

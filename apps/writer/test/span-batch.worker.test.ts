@@ -255,7 +255,7 @@ describe('span-batch worker (real Redis and Postgres)', () => {
   test('close() while a job is active lets that job finish', async () => {
     const spans = makeSpans(6_000)
     await enqueueSpans(producer, 'project-close', spans)
-    const [job] = await inspect.queue.getJobs(['wait'], 0, 0)
+    const [job] = await inspect.queue.getJobs(['wait', 'prioritized'], 0, 0)
     assert.ok(job)
     const writer = startSpanBatchWorker({ db: database.db, redis: REDIS_URL, prefix, concurrency: 1, logger: quiet })
     await once(writer.workers[0] as NonNullable<(typeof writer.workers)[0]>, 'active')

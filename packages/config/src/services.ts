@@ -9,6 +9,8 @@ import {
   embeddedDatabaseSettings,
   embeddedQueueSettings,
   evaluatorSettings,
+  ingestRateLimitRefreshSettings,
+  ingestRateLimitSettings,
   ingestServiceSettings,
   ingestSettings,
   janitorSettings,
@@ -36,6 +38,8 @@ export const IngestConfigSchema = Type.Object({
   ...ingestSettings,
   ...ingestServiceSettings,
   ...spanLimitSettings,
+  ...ingestRateLimitSettings,
+  ...ingestRateLimitRefreshSettings,
   ...keySettings,
   ...startupSettings,
 }, queueTargetRule)
@@ -62,6 +66,8 @@ export const ControlPlaneConfigSchema = Type.Object({
   ...llmConnectionSettings,
   // The playground calls the model from the control plane, within the same bound as experiments.
   EXPERIMENT_CALL_TIMEOUT_MS: evaluatorSettings.EXPERIMENT_CALL_TIMEOUT_MS,
+  // The default limit, to say what a project without its own gets (GET …/ingest-limit).
+  ...ingestRateLimitSettings,
   ...startupSettings,
 })
 export type ControlPlaneConfig = Static<typeof ControlPlaneConfigSchema>
@@ -95,6 +101,8 @@ export const AllInOneConfigSchema = Type.Object({
   ...replicaWaitSettings,
   ...ingestSettings,
   ...spanLimitSettings,
+  ...ingestRateLimitSettings,
+  ...ingestRateLimitRefreshSettings,
   ...writerSettings,
   ...keySettings,
   ...adminSettings,

@@ -154,6 +154,37 @@ export const ingestSettings = {
   ENQUEUE_MAX_SPANS_PER_JOB: Type.Integer({ minimum: 1, default: 2_000, description: 'most spans grouped into one queue job; a larger request is a job of its own (default 2000)' }),
 }
 
+/**
+ * Per-project ingest rate limits (docs/settings.md#ingest-rate-limits): the default of every
+ * project, which a project's own limit (the management API, the console) replaces. Off by
+ * default: a self-hosted install often has one project, and the queue's per-project share of the
+ * backlog already keeps one project's flood from refusing the others.
+ */
+export const ingestRateLimitSettings = {
+  INGEST_RATE_LIMIT_SPANS_PER_SECOND: Type.Integer({
+    minimum: 0,
+    maximum: 10_000_000,
+    default: 0,
+    description: 'spans per second each project may send, on average, before ingest answers 429; 0 sets no default limit (default 0)',
+  }),
+  INGEST_RATE_LIMIT_BURST: Type.Integer({
+    minimum: 0,
+    maximum: 100_000_000,
+    default: 0,
+    description: 'spans a project may send at once above its rate (the token bucket size); 0 means twice INGEST_RATE_LIMIT_SPANS_PER_SECOND (default 0)',
+  }),
+}
+
+/** How soon ingest sees a project's new limit. */
+export const ingestRateLimitRefreshSettings = {
+  INGEST_RATE_LIMIT_REFRESH_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60_000,
+    default: 5_000,
+    description: 'how often ingest reloads the projects’ own rate limits, in ms: a change applies within this (default 5000)',
+  }),
+}
+
 export const writerSettings = {
   WRITER_CONCURRENCY: Type.Integer({
     minimum: 1,

@@ -423,6 +423,7 @@ export interface Database {
   prompt_labels: PromptLabelsTable
   prompt_label_moves: PromptLabelMovesTable
   project_retention_policies: ProjectRetentionPoliciesTable
+  project_ingest_limits: ProjectIngestLimitsTable
   spans: SpansTable
   project_model_prices: ProjectModelPricesTable
   trace_summaries: TraceSummariesTable
@@ -455,6 +456,15 @@ export type RetentionPolicy = Selectable<ProjectRetentionPoliciesTable>
 export type RetentionPolicyUpdate = Updateable<ProjectRetentionPoliciesTable>
 export type Span = Selectable<SpansTable>
 export type ProjectModelPrice = Selectable<ProjectModelPricesTable>
+
+/** A project's own ingest rate limit (ingest-limits.repository.ts); both null: no limit at all. */
+export interface ProjectIngestLimitsTable {
+  project_id: string
+  spans_per_second: number | null
+  burst: number | null
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
 
 /** A console session signed out before it expired: refused until then (console-sessions.repository.ts). */
 export interface ConsoleSessionRevocationsTable {
@@ -494,6 +504,7 @@ export const declaredColumns: DeclaredColumns = {
     project_id: notNull, enabled: notNull, retention_days: notNull, created_at: notNull, updated_at: notNull,
     last_run_at: nullable, last_deleted_spans: nullable,
   },
+  project_ingest_limits: { project_id: notNull, spans_per_second: nullable, burst: nullable, created_at: notNull, updated_at: notNull },
   spans: {
     project_id: notNull, trace_id: notNull, span_id: notNull, parent_span_id: nullable, name: notNull, kind: notNull,
     start_time: notNull, end_time: notNull, duration_ns: notNull, trace_state: nullable, status_code: notNull,

@@ -10,6 +10,8 @@ export const statusAndMessageBody: ErrorBodyShape = (statusCode, message) => ({ 
 
 interface HttpError extends FastifyError {
   retryAfterSeconds?: number
+  /** Header fields the answer carries (e.g. ingest's rate-limit fields on a 429). */
+  headers?: Record<string, string>
 }
 
 /**
@@ -23,6 +25,7 @@ export function installErrorHandler(app: FastifyInstance, shape: ErrorBodyShape)
     const statusCode = error.statusCode ?? 500
     if (statusCode >= 400 && statusCode < 500) {
       if (error.retryAfterSeconds !== undefined) void reply.header('retry-after', String(error.retryAfterSeconds))
+      if (error.headers !== undefined) void reply.headers(error.headers)
       return reply.code(statusCode).send(shape(statusCode, clientMessage(error)))
     }
     if (statusCode === 503 && error.retryAfterSeconds !== undefined) {

@@ -2,6 +2,7 @@ import { Queue } from 'bullmq'
 import { GroupCommit, groupBySpans } from './group-commit.ts'
 import { defaultSpanBatchJobOptions, spanBatchJobName } from './job-options.ts'
 import { ProjectShares } from './project-shares.ts'
+import { addTurns, priorityOfTurn } from './project-turns.ts'
 import { createSpanBatchQueueConnection, isCluster, type QueueRedis, type QueueRedisTarget } from './redis-connection.ts'
 import { waitForReplicas } from './replica-wait.ts'
 import { bodyBytesOf, keyedJob, newPayloadId, payloadKeyOf, spanCountOf, writePayloads, type QueuedRequest } from './span-batch.payload.ts'
@@ -119,25 +120,43 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
     write: async (requests) => {
       if (connection.status !== 'ready') throw unavailable()
       const byShard = Map.groupBy(requests, (request) => shardOf(request.projectId))
+      // One project per job, so that writers can take the projects' jobs in turns (project-turns.ts).
       const jobs = [...byShard].flatMap(([shard, shardRequests]) =>
-        groupBySpans(shardRequests, (request) => request.spans, options.maxSpansPerJob).map((group) => {
-          const id = newPayloadId()
-          return { shard, id, group, data: keyedJob(payloadKeyOf(shard.prefix, id), group) }
-        }),
+        [...Map.groupBy(shardRequests, (request) => request.projectId)].flatMap(([projectId, projectRequests]) =>
+          groupBySpans(projectRequests, (request) => request.spans, options.maxSpansPerJob).map((group) => {
+            const id = newPayloadId()
+            return { shard, projectId, id, group, data: keyedJob(payloadKeyOf(shard.prefix, id), group, projectId) }
+          }),
+        ),
       )
       try {
         // The bodies first, so a writer never sees a job whose payload is not there yet. If adding
         // the jobs fails (or times out after Redis took them), the payloads stay until the orphan
         // sweep finds them without a job, and a job that was added after all still finds them.
-        await writePayloads(connection, jobs.map(({ data, group }) => ({ key: data.payloadKey, bodies: group.map((request) => request.body) })))
+        // Each project's turns are counted meanwhile: a count left by a failed add only moves
+        // that project's later jobs back a little until its counter expires.
+        const [, turns] = await Promise.all([
+          writePayloads(connection, jobs.map(({ data, group }) => ({ key: data.payloadKey, bodies: group.map((request) => request.body) }))),
+          Promise.all(
+            [...Map.groupBy(jobs, (job) => job.shard)].map(async ([shard, shardJobs]) => {
+              const perProject = new Map<string, number>()
+              for (const job of shardJobs) perProject.set(job.projectId, (perProject.get(job.projectId) ?? 0) + 1)
+              return [shard, await addTurns(connection, shard.prefix, perProject)] as const
+            }),
+          ).then((entries) => new Map(entries)),
+        ])
+        const optionsOf = (job: (typeof jobs)[number]) => {
+          const priority = priorityOfTurn(turns.get(job.shard)?.get(job.projectId)?.shift() ?? 1)
+          return priority === undefined ? { jobId: job.id } : { jobId: job.id, priority }
+        }
         // The job id is the payload id: a resent add finds the job and adds no second one. A
         // single job (every write of small requests) skips addBulk's pipeline, for the same reason
         // writePayloads does without one. addBulk's pipeline is per shard: one slot each.
         await Promise.all(
           [...Map.groupBy(jobs, (job) => job.shard)].map(([shard, shardJobs]) => {
             const [single] = shardJobs
-            if (shardJobs.length === 1 && single) return shard.queue.add(spanBatchJobName, single.data, { jobId: single.id })
-            return shard.queue.addBulk(shardJobs.map(({ id, data }) => ({ name: spanBatchJobName, data, opts: { jobId: id } })))
+            if (shardJobs.length === 1 && single) return shard.queue.add(spanBatchJobName, single.data, optionsOf(single))
+            return shard.queue.addBulk(shardJobs.map((job) => ({ name: spanBatchJobName, data: job.data, opts: optionsOf(job) })))
           }),
         )
         if (options.replicaAcks) {

@@ -67,6 +67,12 @@ export type ReferencedSpanBatchJob = Static<typeof ReferencedSpanBatchJobSchema>
 export const KeyedSpanBatchJobSchema = Type.Object({
   version: Type.Literal(3),
   payloadKey: Type.String({ minLength: 1 }),
+  /**
+   * Set (an addition to version 3) when every request is this project's and the job counts in its
+   * turns (project-turns.ts): the writer then ends the turn once the job is done. Jobs of an older
+   * ingest mix projects and lack it.
+   */
+  projectId: Type.Optional(Type.String({ minLength: 1 })),
   requests: Type.Array(
     Type.Object({
       projectId: Type.String({ minLength: 1 }),

@@ -62,11 +62,15 @@ export const payloadKeyPrefix = (prefix: string): string => `${prefix}:${QueueNa
 const storedMarkerKeyOf = (payloadKey: string): string => `${payloadKey}:stored`
 export const isStoredMarkerKey = (key: string): boolean => key.endsWith(':stored')
 
-/** The job of a group of requests whose bodies are (about to be) stored at `payloadKey`. */
-export function keyedJob(payloadKey: string, requests: readonly QueuedRequest[]): KeyedSpanBatchJob {
+/**
+ * The job of a group of requests whose bodies are (about to be) stored at `payloadKey`; with
+ * `projectId` when they are all that project's and the job is counted in its turns.
+ */
+export function keyedJob(payloadKey: string, requests: readonly QueuedRequest[], projectId?: string): KeyedSpanBatchJob {
   return {
     version: 3,
     payloadKey,
+    ...(projectId === undefined ? {} : { projectId }),
     requests: requests.map(({ projectId, encoding, spans, body }) => ({ projectId, encoding, spans, bytes: body.byteLength })),
   }
 }

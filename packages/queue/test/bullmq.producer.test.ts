@@ -37,9 +37,9 @@ function inspector(redisUrl: string, prefix: string) {
   return {
     queue,
     connection,
-    /** Every waiting job with its spans, read and decoded as the writer reads them. */
+    /** Every waiting job (a project's first turn, or a later one by priority) with its spans, read and decoded as the writer reads them. */
     async waitingJobs(): Promise<Array<{ data: SpanBatchJob; batches: ProjectSpans[] }>> {
-      const jobs = await queue.getJobs(['wait'], 0, -1)
+      const jobs = await queue.getJobs(['wait', 'prioritized'], 0, -1)
       return Promise.all(jobs.map(async (job) => ({ data: job.data, batches: await spansOfJob(connection, job.data) })))
     },
     async close() {
@@ -89,7 +89,7 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
         assert.equal(batch?.projectId, request.projectId)
         assert.deepEqual(batch?.spans.map((span) => span.spanId), request.spans.map((span) => span.spanId), 'each request is one body, whole')
       }
-      const [stored] = await inspect.queue.getJobs(['wait'], 0, 0)
+      const [stored] = await inspect.queue.getJobs(['wait', 'prioritized'], 0, 0)
       assert.equal(stored?.opts.attempts, defaultSpanBatchJobOptions.attempts)
       assert.deepEqual(stored?.opts.backoff, defaultSpanBatchJobOptions.backoff)
       const data = stored?.data as KeyedSpanBatchJob
@@ -109,7 +109,7 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
       await Promise.all(requests.map((spans, i) => enqueueSpans(producer, `project-${i % 2}`, spans)))
       const jobs = await inspect.waitingJobs()
       const sizes = jobs.map((job) => spanCountOf(job.data)).sort((a, b) => a - b)
-      assert.deepEqual(sizes, [8, 8, 8, 8, 8, 25], '4-span requests two by two, the 25-span request in a job of its own')
+      assert.deepEqual(sizes, [4, 4, 8, 8, 8, 8, 25], 'each project’s 4-span requests two by two, the 25-span request in a job of its own')
       const ids = spanIdsOf(jobs)
       assert.equal(ids.length, 65)
       assert.equal(new Set(ids).size, 65)
@@ -225,7 +225,7 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
       for (let i = 0; i < 100 && producer.backlog() < 100; i++) await sleep(20)
       assert.equal(producer.backlog(), 100)
       await assert.rejects(enqueueSpans(producer, 'project-a', makeSpans(1)), QueueBacklogFullError)
-      assert.equal(await inspect.queue.getWaitingCount(), 2, 'the refused spans were not queued')
+      assert.equal(await inspect.queue.getJobCountByTypes('wait', 'prioritized'), 2, 'the refused spans were not queued')
 
       // Once the writer drains the queue, work is accepted again.
       await inspect.queue.drain()

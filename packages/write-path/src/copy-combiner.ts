@@ -17,6 +17,14 @@ export interface CopyCombinerOptions {
 }
 
 /**
+ * How a job waits for its COPY. `express`: a job whose project had little else unfinished when it
+ * was queued (one of its first turns, project-turns.ts). Express jobs go first into every COPY, and when
+ * `maxInFlight` COPYs are running, express jobs alone may still start one more: a project that
+ * sends a trace now and then is stored beside a flooding project's COPYs, not behind them.
+ */
+export type CopyLane = 'usual' | 'express'
+
+/**
  * What a job's share of a combined COPY came to: the spans it inserted; `statements` when its
  * spans must go by the idempotent statements instead (a span of the COPY was already stored, or
  * held a value only statements store exactly), nothing of it stored; `alone` when the combined
@@ -28,6 +36,7 @@ export type CombinedCopyOutcome = { inserted: number } | 'statements' | 'alone'
 interface Waiting {
   sources: readonly ProjectSpanSource[]
   spans: number
+  express: boolean
   resolve(outcome: CombinedCopyOutcome): void
   reject(error: unknown): void
 }
@@ -37,6 +46,8 @@ export class CopyCombiner {
   readonly #options: CopyCombinerOptions
   #waiting: Waiting[] = []
   #inFlight = 0
+  /** The one COPY of express jobs alone that may run beyond maxInFlight. */
+  #expressInFlight = false
   #scheduled = false
 
   constructor(db: Db, options: CopyCombinerOptions) {
@@ -48,36 +59,59 @@ export class CopyCombiner {
    * Stores the sources (`spans` spans in all) in the next combined COPY. Rejects only with the
    * error of a COPY the job had to itself (what copySpanSources throws).
    */
-  copy(sources: readonly ProjectSpanSource[], spans: number): Promise<CombinedCopyOutcome> {
+  copy(sources: readonly ProjectSpanSource[], spans: number, lane: CopyLane = 'usual'): Promise<CombinedCopyOutcome> {
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ sources, spans, resolve, reject })
+      this.#waiting.push({ sources, spans, express: lane === 'express', resolve, reject })
       this.#schedule()
     })
   }
 
+  /** Which COPY may start now: one of the usual maxInFlight, the one extra for express jobs alone, or none. */
+  #canStart(): 'usual' | 'express' | null {
+    if (this.#inFlight < this.#options.maxInFlight) return this.#waiting.length > 0 ? 'usual' : null
+    return !this.#expressInFlight && this.#waiting.some((waiting) => waiting.express) ? 'express' : null
+  }
+
   #schedule(): void {
-    if (this.#scheduled || this.#inFlight >= this.#options.maxInFlight || this.#waiting.length === 0) return
+    if (this.#scheduled || this.#canStart() === null) return
     this.#scheduled = true
     // setImmediate, not a microtask: jobs made ready in the same turn of the event loop join.
     setImmediate(() => {
       this.#scheduled = false
-      if (this.#inFlight >= this.#options.maxInFlight || this.#waiting.length === 0) return
-      let take = 0
-      let spans = 0
-      while (take < this.#waiting.length) {
-        const next = this.#waiting[take] as Waiting
-        if (take > 0 && spans + next.spans > this.#options.maxSpans) break
-        spans += next.spans
-        take++
-      }
-      const group = this.#waiting.splice(0, take)
-      this.#inFlight++
+      const slot = this.#canStart()
+      if (slot === null) return
+      const group = this.#take(slot === 'express')
+      if (slot === 'usual') this.#inFlight++
+      else this.#expressInFlight = true
       void this.#run(group).finally(() => {
-        this.#inFlight--
+        if (slot === 'usual') this.#inFlight--
+        else this.#expressInFlight = false
         this.#schedule()
       })
       this.#schedule()
     })
+  }
+
+  /**
+   * The next COPY's jobs, first fit: express jobs first, then (unless `expressOnly`) the others,
+   * each in arrival order. The first always goes, and so does every later one that still fits,
+   * so a small job (a project's fresh trace) is not held behind a large one (a flooding
+   * project's) that must wait for the next COPY. A project has only its first few turns express
+   * at a time, and the oldest of the others goes first once they have room, so no job waits forever.
+   */
+  #take(expressOnly: boolean): Waiting[] {
+    const group: Waiting[] = []
+    let spans = 0
+    for (const express of expressOnly ? [true] : [true, false]) {
+      for (const next of this.#waiting) {
+        if (next.express !== express || (group.length > 0 && spans + next.spans > this.#options.maxSpans)) continue
+        group.push(next)
+        spans += next.spans
+      }
+    }
+    const taken = new Set(group)
+    this.#waiting = this.#waiting.filter((waiting) => !taken.has(waiting))
+    return group
   }
 
   async #run(group: readonly Waiting[]): Promise<void> {

@@ -54,11 +54,37 @@ describe('CopyCombiner on postgres', () => {
     assert.deepEqual(await combiner.copy([source('neighbour', neighbour)], 3), { inserted: 3 })
   })
 
-  it('keeps a COPY within maxSpans: a job that does not fit waits for the next one', async () => {
+  it('keeps a COPY within maxSpans: a job that does not fit waits for the next one, a later one that fits does not', async () => {
     const small = new CopyCombiner(database.db, { maxSpans: 5, maxInFlight: 1 })
     const before = await deltaRows(database.db)
-    const outcomes = await Promise.all([small.copy([source('bounded', spans(4))], 4), small.copy([source('bounded', spans(4))], 4), small.copy([source('bounded', spans(1))], 1)])
+    const order: string[] = []
+    const copy = (label: string, count: number) => small.copy([source('bounded', spans(count))], count).then((outcome) => (order.push(label), outcome))
+    const outcomes = await Promise.all([copy('first 4', 4), copy('second 4', 4), copy('1', 1)])
     assert.deepEqual(outcomes, [{ inserted: 4 }, { inserted: 4 }, { inserted: 1 }])
-    assert.equal((await deltaRows(database.db)) - before, 2, 'two COPYs: 4, then 4 + 1')
+    assert.equal((await deltaRows(database.db)) - before, 2, 'two COPYs: 4 + 1, then 4')
+    assert.deepEqual(order, ['first 4', '1', 'second 4'], 'the 1-span job went in the first COPY, past the 4 that did not fit')
+  })
+
+  it('puts express jobs first, and starts one COPY of them beyond maxInFlight while the usual ones run', async () => {
+    const lanes = new CopyCombiner(database.db, { maxSpans: 5, maxInFlight: 1 })
+    const order: string[] = []
+    const copy = (label: string, count: number, lane: 'usual' | 'express') => lanes.copy([source('lanes', spans(count))], count, lane).then((outcome) => (order.push(label), outcome))
+    await Promise.all([copy('usual 4', 4, 'usual'), copy('usual 3', 3, 'usual'), copy('express 1', 1, 'express')])
+    assert.deepEqual(order, ['express 1', 'usual 4', 'usual 3'], 'the express job went into the first COPY, ahead of the usual 3 that arrived before it')
+
+    // A large usual COPY running: an express job arriving now does not wait for it.
+    const big = new CopyCombiner(database.db, { maxSpans: 10_000, maxInFlight: 1 })
+    let largeStarted!: () => void
+    const started = new Promise<void>((resolve) => (largeStarted = resolve))
+    let largeDone = false
+    const largeSpans = spans(5_000)
+    const large = big.copy([{ projectId: 'lanes', spans: () => (largeStarted(), largeSpans) }], 5_000).then(() => (largeDone = true))
+    await started
+    let expressSeenWhileLargeRan = false
+    const fresh = spans(2)
+    await big.copy([{ projectId: 'lanes', spans: () => ((expressSeenWhileLargeRan = !largeDone), fresh) }], 2, 'express')
+    await large
+    assert.equal(expressSeenWhileLargeRan, true, 'the express COPY started while the usual one was still running')
+    assert.equal(await countSpans(database.db, 'lanes'), 8 + 5_002)
   })
 })

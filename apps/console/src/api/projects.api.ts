@@ -1,6 +1,6 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { apiGet, apiPath, apiRequest } from './client.ts'
-import type { ApiKey, Project, RetentionPolicy } from './types.ts'
+import type { ApiKey, IngestLimit, Project, RetentionPolicy } from './types.ts'
 
 export const projectsQuery = queryOptions({ queryKey: ['projects'], queryFn: () => apiGet<{ projects: Project[] }>('/api/projects') })
 
@@ -56,5 +56,21 @@ export function useSaveRetention(projectId: string) {
   return useMutation({
     mutationFn: (body: { enabled: boolean; retentionDays: number }) => apiRequest<RetentionPolicy>('PUT', `/api/projects/${encodeURIComponent(projectId)}/retention`, body),
     onSuccess: (policy) => client.setQueryData(['retention', projectId], policy),
+  })
+}
+
+const ingestLimitPath = (projectId: string) => `/api/projects/${encodeURIComponent(projectId)}/ingest-limit`
+
+export function useIngestLimit(projectId: string) {
+  return useQuery({ queryKey: ['ingest-limit', projectId], queryFn: () => apiGet<IngestLimit>(ingestLimitPath(projectId)) })
+}
+
+/** Sets the project's own limit (`spansPerSecond: null` exempts it), or removes it (`null`) to go back to the default. */
+export function useSaveIngestLimit(projectId: string) {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: async (body: { spansPerSecond: number | null; burst?: number } | null) =>
+      body === null ? (await apiRequest<void>('DELETE', ingestLimitPath(projectId)), null) : apiRequest<IngestLimit>('PUT', ingestLimitPath(projectId), body),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['ingest-limit', projectId] }),
   })
 }

@@ -199,6 +199,15 @@ export interface ApiKey {
   revokedAt: string | null
 }
 
+/** GET /api/projects/:projectId/ingest-limit: null values mean no limit. */
+export interface IngestLimit {
+  projectId: string
+  source: 'project' | 'default'
+  spansPerSecond: number | null
+  burst: number | null
+  default: { spansPerSecond: number | null; burst: number | null }
+}
+
 export interface RetentionPolicy {
   projectId: string
   enabled: boolean

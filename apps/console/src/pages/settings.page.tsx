@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react'
 import { useSearchParams } from 'react-router'
-import { useApiKeys, useCreateApiKey, useCreateProject, useProjects, useRetention, useRevokeApiKey, useSaveRetention, type KeyScope } from '../api/projects.api.ts'
+import { useApiKeys, useCreateApiKey, useCreateProject, useIngestLimit, useProjects, useRetention, useRevokeApiKey, useSaveIngestLimit, useSaveRetention, type KeyScope } from '../api/projects.api.ts'
 import { useSession } from '../api/session.api.ts'
 import { CopyButton } from '../components/copy-button.tsx'
 import { ModelPriceManager } from '../components/model-price-manager.tsx'
@@ -83,6 +83,10 @@ export default function SettingsPage() {
           <section aria-labelledby="retention-title" className="card">
             <h2 id="retention-title">Retention of {project.name}</h2>
             <RetentionForm key={project.id} projectId={project.id} />
+          </section>
+          <section aria-labelledby="ingest-limit-title" className="card">
+            <h2 id="ingest-limit-title">Ingest rate limit of {project.name}</h2>
+            <IngestLimitForm key={project.id} projectId={project.id} />
           </section>
         </>
       )}
@@ -244,6 +248,78 @@ function RetentionForm({ projectId }: { projectId: string }) {
       )}
       <button type="submit" className="button primary" disabled={save.isPending}>
         Save retention
+      </button>
+    </form>
+  )
+}
+
+type LimitChoice = 'default' | 'own' | 'none'
+
+const describeLimit = (limit: { spansPerSecond: number | null; burst: number | null }) =>
+  limit.spansPerSecond === null
+    ? 'no limit'
+    : `${limit.spansPerSecond.toLocaleString('en')} span${limit.spansPerSecond === 1 ? '' : 's'} per second, bursts of ${(limit.burst ?? 0).toLocaleString('en')}`
+
+/** The settings' default, a limit of the project's own, or none at all; ingest applies a change within seconds. */
+function IngestLimitForm({ projectId }: { projectId: string }) {
+  const limit = useIngestLimit(projectId)
+  const save = useSaveIngestLimit(projectId)
+  const [choice, setChoice] = useState<LimitChoice | null>(null)
+  const [rate, setRate] = useState<string | null>(null)
+  const [burst, setBurst] = useState<string | null>(null)
+  if (limit.isPending) return <Loading label="Loading the ingest rate limit" />
+  if (limit.isError) return <ErrorMessage error={limit.error} what="the ingest rate limit" />
+  const stored: LimitChoice = limit.data.source === 'default' ? 'default' : limit.data.spansPerSecond === null ? 'none' : 'own'
+  const shownChoice = choice ?? stored
+  const ownRate = stored === 'own' ? limit.data.spansPerSecond : null
+  const shownRate = rate ?? (ownRate === null ? '' : String(ownRate))
+  const shownBurst = burst ?? (stored === 'own' && limit.data.burst !== null ? String(limit.data.burst) : '')
+
+  function submit(event: FormEvent) {
+    event.preventDefault()
+    const body = shownChoice === 'default' ? null : shownChoice === 'none' ? { spansPerSecond: null } : { spansPerSecond: Number(shownRate), ...(shownBurst === '' ? {} : { burst: Number(shownBurst) }) }
+    save.mutate(body, { onSuccess: () => (setChoice(null), setRate(null), setBurst(null)) })
+  }
+
+  const option = (value: LimitChoice, label: string) => (
+    <label className="checkbox">
+      <input type="radio" name={`ingest-limit-${projectId}`} value={value} checked={shownChoice === value} onChange={() => setChoice(value)} />
+      <span>{label}</span>
+    </label>
+  )
+
+  return (
+    <form className="form" onSubmit={submit} aria-label="Ingest rate limit">
+      <p className="muted small">
+        Spans this project may send: over the limit ingest answers 429 with Retry-After, and exporters send again later. Now: {describeLimit(limit.data)}
+        {limit.data.source === 'default' ? ' (the default)' : ''}.
+      </p>
+      <fieldset className="choices">
+        <legend className="visually-hidden">Which limit applies</legend>
+        {option('default', `The default of the settings: ${describeLimit(limit.data.default)}`)}
+        {option('own', 'A limit of its own')}
+        {option('none', 'No limit')}
+      </fieldset>
+      {shownChoice === 'own' && (
+        <div className="inline-fields">
+          <label>
+            <span>Spans per second</span>
+            <input type="number" min={1} max={10_000_000} step={1} required value={shownRate} onChange={(event) => setRate(event.target.value)} />
+          </label>
+          <label>
+            <span>Burst (spans)</span>
+            <input type="number" min={1} max={100_000_000} step={1} placeholder="twice the rate" value={shownBurst} onChange={(event) => setBurst(event.target.value)} />
+          </label>
+        </div>
+      )}
+      {save.isError && <ErrorMessage error={save.error} what="the rate limit" />}
+      {save.isSuccess && choice === null && rate === null && burst === null && (
+        <p role="status" className="success">
+          Saved. Ingest applies it within seconds.
+        </p>
+      )}
+      <button type="submit" className="button primary" disabled={save.isPending}>
+        Save rate limit
       </button>
     </form>
   )

@@ -84,6 +84,52 @@ describe('settings in the console', () => {
     await opened.context.close()
   })
 
+  it('sets a project’s own ingest rate limit, which ingest applies within seconds, then no limit, then the default', async () => {
+    const opened = await signedInConsole(fx.browser, fx.stack)
+    const { page } = opened
+    await page.goto(`/settings?project_id=${fx.stack.projectId}`)
+    const form = page.getByRole('form', { name: 'Ingest rate limit' })
+    await form.waitFor()
+    assert.equal(await form.getByLabel('The default of the settings: no limit').isChecked(), true)
+    await form.getByLabel('A limit of its own').check()
+    await form.getByLabel('Spans per second').fill('1')
+    await form.getByLabel('Burst (spans)').fill('3')
+    await form.getByRole('button', { name: 'Save rate limit' }).click()
+    await form.getByText('Saved. Ingest applies it within seconds.').waitFor()
+    await form.getByText('Now: 1 span per second, bursts of 3.').waitFor()
+    const stored = () => fx.stack.database.db.selectFrom('project_ingest_limits').select(['spans_per_second', 'burst']).where('project_id', '=', fx.stack.projectId).executeTakeFirst()
+    assert.deepEqual(await stored(), { spans_per_second: 1, burst: 3 })
+    await screenshot(page, 'settings-ingest-limit')
+
+    // Ingest reloads the limits every 5 s (INGEST_RATE_LIMIT_REFRESH_MS): a few requests of 3 spans later it refuses one.
+    const threeSpans = JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [0, 1, 2].map((i) => ({ traceId: 'ab'.repeat(16), spanId: `${i}`.padStart(16, '0'), name: `limited ${i}`, startTimeUnixNano: '1795316906845000000', endTimeUnixNano: '1795316906945000000' })) }] }] })
+    const send = () => fetch(`${fx.stack.url}/v1/traces`, { method: 'POST', headers: { 'x-api-key': fx.stack.projectKey, 'content-type': 'application/json' }, body: threeSpans })
+    let refused: Response | undefined
+    for (const deadline = Date.now() + 12_000; Date.now() < deadline && refused === undefined; ) {
+      const response = await send()
+      if (response.status === 429) refused = response
+      else await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+    assert.ok(refused, 'a request over the limit is refused within the refresh interval')
+    assert.equal(refused.headers.get('ratelimit-limit'), '3')
+    assert.ok(Number(refused.headers.get('retry-after')) >= 1)
+
+    await form.getByLabel('No limit', { exact: true }).check()
+    await form.getByRole('button', { name: 'Save rate limit' }).click()
+    await form.getByText('Now: no limit.').waitFor()
+    assert.deepEqual(await stored(), { spans_per_second: null, burst: null })
+    await page.reload()
+    await form.waitFor()
+    assert.equal(await form.getByLabel('No limit', { exact: true }).isChecked(), true)
+
+    await form.getByLabel('The default of the settings: no limit').check()
+    await form.getByRole('button', { name: 'Save rate limit' }).click()
+    await form.getByText('Now: no limit (the default).').waitFor()
+    assert.equal(await stored(), undefined)
+    assertNoProblems(opened)
+    await opened.context.close()
+  })
+
   it('lists the team keys, the one signed in with among them', async () => {
     const opened = await signedInConsole(fx.browser, fx.stack)
     const { page } = opened

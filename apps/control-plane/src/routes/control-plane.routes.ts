@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { IngestRateLimitValues } from '@tracewell/config'
 import { installErrorHandler, messageBody, requireUtf8Json } from '@tracewell/http'
 import AjvModule from 'ajv'
 import type { Db } from '@tracewell/db'
@@ -14,6 +15,7 @@ import { promptLabelRoutes } from './prompt-labels.routes.ts'
 import { promptLookupRoutes } from './prompt-lookup.routes.ts'
 import { promptsetRoutes } from './promptsets.routes.ts'
 import { retentionRoutes } from './retention.routes.ts'
+import { ingestLimitRoutes } from './ingest-limit.routes.ts'
 import { consoleSessionRoutes } from './console-session.routes.ts'
 import { teamRoutes } from './teams.routes.ts'
 import { sessionRoutes } from './sessions.routes.ts'
@@ -46,6 +48,8 @@ export interface ControlPlaneRoutesOptions {
   readDb?: Db | undefined
   /** EXPERIMENT_CALL_TIMEOUT_MS: how long a playground run's call to its model may take. */
   experimentCallTimeoutMs?: number
+  /** The settings' default ingest rate limit (defaultIngestRateLimit); none when absent. */
+  defaultIngestLimit?: IngestRateLimitValues | null
 }
 
 export type ConsoleSessionOptions = ConsoleSessionPluginOptions
@@ -105,6 +109,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(projectRoutes)
   await app.register(apiKeyRoutes)
   await app.register(retentionRoutes)
+  await app.register(ingestLimitRoutes, { defaultLimit: options.defaultIngestLimit ?? null })
   await app.register(modelPriceRoutes)
   await app.register(promptLookupRoutes, { promptCache })
   await app.register(promptsetRoutes, { promptCache })

@@ -8,6 +8,8 @@ import { encodeExportResponse, type PartialSuccess } from '../otlp/partial-succe
 import type { TraceDecodePool } from '../body/trace-decode.pool.ts'
 import { acceptTraceBody, type TraceLimits } from '../routes/trace-intake.ts'
 import { grpcErrorOf } from './grpc-status.ts'
+import { SpanRateLimitedError } from '../errors.ts'
+import type { IngestRateLimiter } from '../rate-limit/ingest-rate-limiter.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -26,6 +28,8 @@ export interface OtlpGrpcOptions {
   limits: TraceLimits
   /** Where messages over 256 KiB are decoded (DECODE_THREADS); without one, in this thread. */
   decodePool?: TraceDecodePool
+  /** Per-project rate limits: over one, RESOURCE_EXHAUSTED with a RetryInfo. */
+  rateLimiter?: IngestRateLimiter
 }
 
 /** The method's full name, as exporters call it and as the metrics' `route` label shows it. */
@@ -73,6 +77,9 @@ export const otlpGrpcPlugin = fp<OtlpGrpcOptions>(
       if (key === null) await answerFailedKey(app, peerAddress(call.getPeer()))
       // A team key is the wrong kind for ingest, which makes it an invalid key here.
       if (!key || key.kind !== 'project' || key.projectId === null) throw new UnauthorizedError('Invalid API key')
+      // A project whose bucket cannot hold a span yet is refused before its message is decoded.
+      const early = options.rateLimiter?.refusedEarly(key.projectId)
+      if (early) throw early
       const accepted = await acceptTraceBody(intake, key.projectId, 'protobuf', call.request)
       return accepted.partialSuccess
     }
@@ -87,7 +94,7 @@ export const otlpGrpcPlugin = fp<OtlpGrpcOptions>(
           (error: Error & { statusCode?: number; retryAfterSeconds?: number }) => {
             const statusCode = error.statusCode ?? 500
             if (statusCode >= 500) app.log.warn({ err: error }, 'OTLP/gRPC export refused')
-            metrics.request(EXPORT_PATH, 'protobuf', rejectionReasonOf(statusCode) ?? 'internal')
+            metrics.request(EXPORT_PATH, 'protobuf', rejectionReasonOf(statusCode, error instanceof SpanRateLimitedError) ?? 'internal')
             callback(grpcErrorOf(error))
           },
         )

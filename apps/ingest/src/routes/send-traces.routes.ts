@@ -9,12 +9,15 @@ import { encodeStatus, grpcCodeFor } from '../otlp/otlp-status.ts'
 import { encodeExportResponse } from '../otlp/partial-success.ts'
 import type { TraceDecodePool } from '../body/trace-decode.pool.ts'
 import { installTraceIntake, type AcceptedTraceBody, type TraceLimits } from './trace-intake.ts'
+import { rateLimitHeaders, type IngestRateLimiter } from '../rate-limit/ingest-rate-limiter.ts'
 
 export interface SendTracesRoutesOptions {
   producer: SpanBatchProducer
   limits: TraceLimits
   /** Where bodies over 256 KiB are decoded (DECODE_THREADS); without one, in this thread. */
   decodePool?: TraceDecodePool
+  /** Per-project rate limits (429 with Retry-After and RateLimit-* fields); none limits nothing. */
+  rateLimiter?: IngestRateLimiter
 }
 
 export const TraceHeadersSchema = Type.Object({
@@ -108,6 +111,7 @@ export const sendTracesRoutes: FastifyPluginAsync<SendTracesRoutesOptions, RawSe
       },
       async (request, reply) => {
         const accepted = await acceptTraces(request)
+        if (accepted.rateLimit) void reply.headers(rateLimitHeaders(accepted.rateLimit))
         if (accepted.format === 'otlp-protobuf') return sendProtobufAnswer(reply, accepted)
         const partial = accepted.partialSuccess
         return reply.code(200).send(partial === null ? TRACES_ACCEPTED : { ...TRACES_ACCEPTED, rejectedSpans: partial.rejectedSpans, errorMessage: partial.errorMessage })
@@ -143,6 +147,7 @@ export const sendTracesRoutes: FastifyPluginAsync<SendTracesRoutesOptions, RawSe
         },
         async (request, reply) => {
           const accepted = await acceptTraces(request)
+          if (accepted.rateLimit) void reply.headers(rateLimitHeaders(accepted.rateLimit))
           if (accepted.format === 'otlp-protobuf') return sendProtobufAnswer(reply, accepted)
           const partial = accepted.partialSuccess
           // int64 in the protobuf JSON mapping is a decimal string, as the Collector sends it.

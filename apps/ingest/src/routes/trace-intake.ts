@@ -3,7 +3,7 @@ import type { VerifiedKey } from '@tracewell/auth'
 import type { App } from '@tracewell/http'
 import { requireKey } from '@tracewell/http'
 import type { SpanRecord, TraceBodyFormat } from '@tracewell/otlp'
-import { QueueBacklogFullError, QueueUnavailableError, releaseBody, type AcceptedTraces, type SpanBatchProducer } from '@tracewell/queue'
+import { QueueBacklogFullError, QueueUnavailableError, releaseBody, type AcceptedTraces, type SpanBatchProducer, type SpanRateVerdict } from '@tracewell/queue'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { readBody, type BodyLimits } from '../body/body.reader.ts'
 import { formatOf, requireEncoding, requireFormat, type BodyEncoding, type BodyFormat } from '../body/media-type.ts'
@@ -13,6 +13,7 @@ import { TraceDecodePool, type DecodedCount } from '../body/trace-decode.pool.ts
 import { bodyTooLarge, queueBacklogFull, queueUnavailable, tooManySpans } from '../errors.ts'
 import { rejectionReasonOf, type IngestMetrics } from '../ingest.metrics.ts'
 import { partialSuccessOf, type PartialSuccess } from '../otlp/partial-success.ts'
+import type { IngestRateLimiter } from '../rate-limit/ingest-rate-limiter.ts'
 
 export interface TraceLimits extends BodyLimits {
   /** Most spans accepted in one request (MAX_SPANS_PER_REQUEST). */
@@ -43,6 +44,8 @@ export interface TraceIntakeOptions {
   metrics: IngestMetrics
   /** Where large bodies are decoded (DECODE_THREADS); none decodes every body in this thread. */
   decodePool?: TraceDecodePool | undefined
+  /** Per-project rate limits; none limits nothing. */
+  rateLimiter?: IngestRateLimiter | undefined
 }
 
 /**
@@ -66,7 +69,11 @@ export function installTraceIntake(app: App, options: TraceIntakeOptions): (requ
       const encoding = requireEncoding(request.headers['content-encoding'])
       // A declared length over the limit is refused before a byte is read.
       if (Number(request.headers['content-length']) > limits.maxBodyBytes) throw bodyTooLarge(limits.maxBodyBytes)
-      request.traceIntake = { projectId: (request.apiKey as VerifiedKey).projectId as string, format, encoding }
+      const projectId = (request.apiKey as VerifiedKey).projectId as string
+      // A project whose bucket cannot hold a span yet is refused before its body is read.
+      const early = options.rateLimiter?.refusedEarly(projectId)
+      if (early) throw early
+      request.traceIntake = { projectId, format, encoding }
     } catch (error) {
       refused = error as Error
     }
@@ -84,7 +91,7 @@ export function installTraceIntake(app: App, options: TraceIntakeOptions): (requ
   })
 
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    const reason = rejectionReasonOf(reply.statusCode)
+    const reason = rejectionReasonOf(reply.statusCode, reply.hasHeader('ratelimit-limit'))
     const route = request.routeOptions.url ?? 'unmatched'
     metrics.request(route, formatOf(request.headers['content-type']) ?? 'other', reason ?? 'accepted')
     done()
@@ -105,6 +112,8 @@ export interface AcceptedTraceBody {
   accepted: number
   /** Invalid spans refused one by one; null when every span was valid. */
   partialSuccess: PartialSuccess | null
+  /** The project's rate-limit bucket after this request, for the answer's headers; null when no limit applies. */
+  rateLimit: SpanRateVerdict | null
 }
 
 /**
@@ -135,7 +144,7 @@ function queueBody(options: TraceIntakeOptions, projectId: string, format: BodyF
 
 /** Hands a decoded body's spans to the queue; `spans` are its records where this thread decoded it. */
 function queueCounted(
-  { producer, limits }: TraceIntakeOptions,
+  { producer, limits, rateLimiter }: TraceIntakeOptions,
   projectId: string,
   format: BodyFormat,
   body: Buffer,
@@ -144,13 +153,25 @@ function queueCounted(
 ): { answer: AcceptedTraceBody; queued: Promise<void> } {
   const { accepted } = decoded
   if (accepted > limits.maxSpansPerRequest) throw tooManySpans(accepted, limits.maxSpansPerRequest)
-  const answer = { format: decoded.format, accepted, partialSuccess: partialSuccessOf(accepted, decoded.rejected, decoded.problems) }
+  const answer: AcceptedTraceBody = { format: decoded.format, accepted, partialSuccess: partialSuccessOf(accepted, decoded.rejected, decoded.problems), rateLimit: null }
   // An empty batch is a success that stores nothing.
   if (accepted === 0) return { answer, queued: Promise.resolve() }
   // The queue is done with the bytes once it has answered (SpanBatchProducer.enqueue). The writer
   // decodes them again and keeps exactly the spans counted here (SpanCollector).
-  const queued = enqueue(producer, { projectId, spanCount: accepted, spans, body, bodyEncoding: format }).finally(() => releaseBody(body))
-  return { answer, queued }
+  const traces: AcceptedTraces = { projectId, spanCount: accepted, spans, body, bodyEncoding: format }
+  const queued = rateLimiter
+    ? // The records wait for the bucket's answer only where the queue stores them (the in-process queue).
+      (async (limited: AcceptedTraces) => {
+        answer.rateLimit = await rateLimiter.take(projectId, accepted)
+        try {
+          await enqueue(producer, limited)
+        } catch (error) {
+          if (answer.rateLimit !== null) void rateLimiter.giveBack(projectId, accepted)
+          throw error
+        }
+      })(producer.needsSpanRecords ? traces : { ...traces, spans: null })
+    : enqueue(producer, traces)
+  return { answer, queued: queued.finally(() => releaseBody(body)) }
 }
 
 /** The 200 waits for Redis to hold the spans; a full or absent queue says when to retry. */

@@ -1,7 +1,7 @@
 // `npm run queue:replay` — moves every failed span-batch job back to waiting, so the writer
 // stores it again (e.g. after a long Postgres outage exhausted its attempts, or after a fix for
 // data the writer rejected). `npm run queue:replay -- --list` only lists them, and
-// `-- --wait-lists` prints every shard's wait list (for autoscalers). Every shard of the
+// `-- --wait-lists` prints where every shard's jobs wait (for autoscalers). Every shard of the
 // queue (QUEUE_SHARDS), on one Redis or a Redis Cluster (REDIS_CLUSTER_NODES).
 import { loadConfigOrExit, ReplayConfigSchema } from '@tracewell/config'
 import {
@@ -24,10 +24,13 @@ const pageSize = 200
 const target = queueRedisTargetOf(config)
 if (!target) throw new Error('queue:replay needs REDIS_URL or REDIS_CLUSTER_NODES') // packages/config requires one
 if (process.argv.includes('--wait-lists')) {
-  // The BullMQ wait list of every shard, for an autoscaler (KEDA's redis and redis-cluster
-  // scalers): computed from the settings, without connecting.
+  // Where every shard's waiting jobs are, for an autoscaler (KEDA's redis and redis-cluster
+  // scalers): its wait list and its sorted set of later turns (project-turns.ts), computed from
+  // the settings, without connecting.
   const layout = { prefix: config.QUEUE_PREFIX, count: config.QUEUE_SHARDS, cluster: 'clusterNodes' in target }
-  for (const shard of spanBatchShards(layout)) process.stdout.write(`${shard.prefix}:${QueueNames.spanBatches}:wait\n`)
+  for (const shard of spanBatchShards(layout)) {
+    for (const list of ['wait', 'prioritized']) process.stdout.write(`${shard.prefix}:${QueueNames.spanBatches}:${list}\n`)
+  }
   process.exit(0)
 }
 const connection = createSpanBatchQueueConnection(target, 'producer')

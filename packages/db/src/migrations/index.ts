@@ -11,6 +11,7 @@ import * as summaryDeltas from './2026-11-26T0900-summary-deltas.ts'
 import * as consoleSessionRevocations from './2026-11-26T1200-console-session-revocations.ts'
 import * as scores from './2026-11-26T1400-scores.ts'
 import * as llmJudge from './2026-11-26T1410-llm-judge.ts'
+import * as projectIngestLimits from './2026-11-26T2300-project-ingest-limits.ts'
 import * as unknownTokenCounts from './2026-11-26T2310-unknown-token-counts.ts'
 import * as estimatedTokens from './2026-11-26T2311-estimated-tokens.ts'
 import * as datasetsExperiments from './2026-11-26T2340-datasets-experiments.ts'
@@ -36,6 +37,7 @@ export const migrations: Record<string, Migration & { transactional?: boolean }>
   '2026-11-26T1200-console-session-revocations': consoleSessionRevocations,
   '2026-11-26T1400-scores': scores,
   '2026-11-26T1410-llm-judge': llmJudge,
+  '2026-11-26T2300-project-ingest-limits': projectIngestLimits,
   '2026-11-26T2310-unknown-token-counts': unknownTokenCounts,
   '2026-11-26T2311-estimated-tokens': estimatedTokens,
   '2026-11-26T2340-datasets-experiments': datasetsExperiments,
