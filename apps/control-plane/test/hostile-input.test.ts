@@ -163,8 +163,10 @@ describe('every control-plane route, fuzzed', () => {
     const reached = new Set<string>()
     const statuses = new Set<number>()
     const started = Date.now()
-    for (let round = 0; round < CASES; round++) {
-      const operation = pick(operations)
+    // Every route once, in turn, then random ones: with ~70 routes, 400 random picks missed one
+    // in about a fifth of the runs.
+    for (let round = 0; round < Math.max(CASES, operations.length); round++) {
+      const operation = round < operations.length ? (operations[round] as Operation) : pick(operations)
       const path = operation.path.replace(/\{(\w+)\}/g, () => percentEncoded(String(random() < 0.4 ? pick(ids) : hostileValue())))
       const query = new URLSearchParams()
       for (const parameter of operation.parameters.filter((p) => p.in === 'query')) {
