@@ -11,6 +11,8 @@ export interface CleanupRoutesOptions {
   cronApiKey?: string | undefined
   batchSize: number
   timeBudgetMs: number
+  /** CLEANUP_LOCK_TIMEOUT_MS: how long dropping a partition waits for its lock. */
+  lockTimeoutMs: number
 }
 
 export const CronKeyHeadersSchema = Type.Object({ 'cron-api-key': Type.Optional(Type.String()) })
@@ -25,10 +27,16 @@ export const ProjectCleanupSchema = Type.Object({
 })
 export type ProjectCleanup = Static<typeof ProjectCleanupSchema>
 
+const DroppedPartitionsSchema = Type.Integer({
+  minimum: 1,
+  description: 'present when the run dropped day partitions of spans whole (every span of them past every project\'s retention); their spans are not counted in deletedSpans',
+})
+
 export const CleanupResponseSchema = Type.Object({
   success: Type.Literal(true),
   message: Type.String(),
-  deletedSpans: Type.Integer(),
+  deletedSpans: Type.Integer({ description: 'spans deleted row by row' }),
+  droppedPartitions: Type.Optional(DroppedPartitionsSchema),
   complete: Type.Optional(Type.Literal(false, { description: 'present when the time budget ran out: call again to continue' })),
   projects: Type.Array(ProjectCleanupSchema),
 })
@@ -37,6 +45,7 @@ export type CleanupResponse = Static<typeof CleanupResponseSchema>
 export const CleanupFailedResponseSchema = Type.Object({
   success: Type.Literal(false),
   message: Type.String(),
+  droppedPartitions: Type.Optional(DroppedPartitionsSchema),
   complete: Type.Optional(Type.Literal(false)),
   projects: Type.Array(ProjectCleanupSchema),
 })
@@ -51,6 +60,9 @@ const alreadyRunningMessage = 'Cleanup already running'
 
 // The documented wording, verbatim even for one span: clients may match on it.
 const spans = (count: number) => `${count} spans`
+
+/** `droppedPartitions` only when the run dropped some, as `complete` only when it is false: the body of an ordinary run is unchanged. */
+const dropped = (report: RetentionRunReport) => (report.droppedPartitions.length > 0 ? { droppedPartitions: report.droppedPartitions.length } : {})
 
 /** The projects as docs/api.md shows them: `remaining`/`error` only where they apply. */
 function toProjects(report: RetentionRunReport): ProjectCleanup[] {
@@ -113,6 +125,7 @@ export const cleanupRoutes: FastifyPluginAsyncTypebox<CleanupRoutesOptions> = as
         outcome = await runRetentionCleanup(app.db, {
           batchSize: options.batchSize,
           timeBudgetMs: options.timeBudgetMs,
+          lockTimeoutMs: options.lockTimeoutMs,
           log: request.log,
           signal: shutdown.signal,
           onDeleted: (_projectId, deleted) => metrics.deletedSpans.inc(deleted),
@@ -139,6 +152,7 @@ export const cleanupRoutes: FastifyPluginAsyncTypebox<CleanupRoutesOptions> = as
         return reply.code(500).send({
           success: false,
           message: `Deleted ${spans(report.deletedSpans)}; cleanup failed for ${failed} (request ${request.id})`,
+          ...dropped(report),
           ...incomplete,
           projects: toProjects(report),
         })
@@ -147,7 +161,9 @@ export const cleanupRoutes: FastifyPluginAsyncTypebox<CleanupRoutesOptions> = as
       const message = report.complete
         ? `Deleted ${spans(report.deletedSpans)}`
         : `Deleted ${spans(report.deletedSpans)}; time budget reached, call again to continue`
-      return reply.code(200).send({ success: true, message, deletedSpans: report.deletedSpans, ...incomplete, projects: toProjects(report) })
+      return reply.code(200).send({
+        success: true, message, deletedSpans: report.deletedSpans, ...dropped(report), ...incomplete, projects: toProjects(report),
+      })
     },
   })
 }

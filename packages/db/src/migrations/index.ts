@@ -14,6 +14,7 @@ import * as llmJudge from './2026-11-26T1410-llm-judge.ts'
 import * as projectIngestLimits from './2026-11-26T2300-project-ingest-limits.ts'
 import * as unknownTokenCounts from './2026-11-26T2310-unknown-token-counts.ts'
 import * as estimatedTokens from './2026-11-26T2311-estimated-tokens.ts'
+import * as spansByDay from './2026-11-26T2330-spans-by-day.ts'
 import * as datasetsExperiments from './2026-11-26T2340-datasets-experiments.ts'
 
 // Every migration, by name; names sort in the order they apply. Listed statically (not read from
@@ -40,6 +41,7 @@ export const migrations: Record<string, Migration & { transactional?: boolean }>
   '2026-11-26T2300-project-ingest-limits': projectIngestLimits,
   '2026-11-26T2310-unknown-token-counts': unknownTokenCounts,
   '2026-11-26T2311-estimated-tokens': estimatedTokens,
+  '2026-11-26T2330-spans-by-day': spansByDay,
   '2026-11-26T2340-datasets-experiments': datasetsExperiments,
 }
 
