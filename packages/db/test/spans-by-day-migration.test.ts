@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { Migrator, sql, type Migration } from 'kysely'
+import { Migrator, sql, type Kysely, type Migration } from 'kysely'
 import { migrateToLatest, pendingMigrations, type Db } from '../src/index.ts'
 import { migrations } from '../src/migrations/index.ts'
 import { copyStoredSpans, createPartitionsOfStoredDays, prepare } from '../src/migrations/2026-11-26T2330-spans-by-day.ts'
@@ -75,9 +75,10 @@ for (const engine of engines) {
       await insertRows(db, seeded)
       const before = await storedKeys(db)
       // A first run that stopped after two batches of 500.
-      await prepare(db)
-      await createPartitionsOfStoredDays(db)
-      await copyStoredSpans(db, { batchSize: 500, maxBatches: 2 })
+      const untyped = db as unknown as Kysely<unknown>
+      await prepare(untyped)
+      await createPartitionsOfStoredDays(untyped)
+      await copyStoredSpans(untyped, { batchSize: 500, maxBatches: 2 })
       const { rows: [progress] } = await sql<{ copied: number }>`select count(*)::int as copied from spans_by_day`.execute(db)
       assert.equal(progress?.copied, 1_000)
       // Meanwhile the previous version stores a span and deletes one (through the old table).
