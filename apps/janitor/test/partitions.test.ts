@@ -95,4 +95,22 @@ describe('retention by day partitions', () => {
     const names = (await listSpanPartitions(db)).map((partition) => partition.name)
     for (let ahead = -1; ahead <= 3; ahead++) assert.ok(names.includes(spanPartitionName(new Date(Date.now() + ahead * dayMs))), `day ${ahead} exists`)
   })
+
+  it('with CLEANUP_CUTOFF=day, keeps the day holding now − retention whole and drops the day before it, deleting no row', async () => {
+    const { db } = testDb
+    await db.deleteFrom('project_retention_policies').execute()
+    const monthly = await project(db, 'monthly-3', { enabled: true, retentionDays: 30 })
+    const edge = await makeDay(db, 30)
+    const before = await makeDay(db, 31)
+    // The first hour of the day holding now − 30 days is past an exact cutoff; it stays with "day".
+    await seedSpans(db, monthly, 6, at(edge, 0), 'edge')
+    await seedSpans(db, monthly, 9, at(before, 12), 'before')
+    const app = await buildApp(janitorConfig(testDb.url, { CLEANUP_CUTOFF: 'day' }), { db })
+    const body = (await app.inject({ url: '/api/cron/cleanup-traces' })).json<{ deletedSpans: number; droppedPartitions?: number; projects: Array<{ cutoff: string }> }>()
+    await app.close()
+    assert.equal(body.projects[0]?.cutoff, edge.toISOString())
+    assert.equal(body.droppedPartitions, 1)
+    assert.equal(body.deletedSpans, 0)
+    assert.equal(await countSpans(db, monthly), 6)
+  })
 })

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import {
   dayAfter, deleteOldestSpansBefore, deleteSummariesOfWindow, ensureSpanPartitions, listEnabledRetentionPolicies, listSpanPartitions,
-  recordRetentionRun, sql, withAdvisoryLock, type Db, type DeletedWindow, type RetentionPolicyDto, type SpanPartition,
+  recordRetentionRun, sql, startOfUtcDay, withAdvisoryLock, type Db, type DeletedWindow, type RetentionPolicyDto, type SpanPartition,
 } from '@tracewell/db'
 import { dropExpiredPartitions } from './partition-drop.ts'
 import { compressWal, probeWalCompression, type WalCompression } from './wal-compression.ts'
@@ -39,7 +39,17 @@ export interface RetentionRunOptions {
   signal?: AbortSignal
   /** How long dropping a partition waits for its lock on `spans` before leaving it to the next run (CLEANUP_LOCK_TIMEOUT_MS; 1 s when not given). */
   lockTimeoutMs?: number
+  /**
+   * CLEANUP_CUTOFF. 'exact' (the default): now − retentionDays to the microsecond, as the API has
+   * always promised; the partition holding the cutoff is deleted from row by row, so over a day of
+   * runs a whole day's rows are, before the emptied partition is dropped. 'day': a project's
+   * cutoff is the start of the UTC day holding now − retentionDays, so spans are kept
+   * retentionDays and at most a day more, and a day's expiry is one dropped partition.
+   */
+  cutoffs?: CutoffGranularity
 }
+
+export type CutoffGranularity = 'day' | 'exact'
 
 export interface ProjectCleanupReport {
   projectId: string
@@ -68,9 +78,13 @@ export interface RetentionRunReport {
 /** `ran: false`: another run holds the cleanup lock, anywhere; nothing was done. */
 export type RetentionRunOutcome = { ran: false } | { ran: true; report: RetentionRunReport }
 
-/** Cutoff of a policy: now − retentionDays × 24 h (days of 24 hours, in UTC; no calendar arithmetic). */
-export function cutoffFor(now: Date, retentionDays: number): Date {
-  return new Date(now.getTime() - retentionDays * dayMs)
+/**
+ * Cutoff of a policy: now − retentionDays × 24 h (days of 24 hours, in UTC; no calendar
+ * arithmetic), or with 'day' the start of the UTC day that instant falls in.
+ */
+export function cutoffFor(now: Date, retentionDays: number, granularity: CutoffGranularity = 'exact'): Date {
+  const exact = new Date(now.getTime() - retentionDays * dayMs)
+  return granularity === 'day' ? startOfUtcDay(exact) : exact
 }
 
 /**
@@ -162,7 +176,7 @@ async function runLocked(db: Db, options: RetentionRunOptions): Promise<Retentio
   await ensureSpanPartitions(db)
   const policies = inFairOrder(await listEnabledRetentionPolicies(db))
   const batch: BatchOptions = { limit: options.batchSize, walCompression: policies.length > 0 ? await probeWalCompression(db) : null }
-  const cutoffs = new Map(policies.map((policy) => [policy.projectId, cutoffFor(now, policy.retentionDays)]))
+  const cutoffs = new Map(policies.map((policy) => [policy.projectId, cutoffFor(now, policy.retentionDays, options.cutoffs)]))
   const droppedPartitions = await dropExpiredPartitions(db, cutoffs, { lockTimeoutMs: options.lockTimeoutMs ?? 1_000, log: options.log })
   if (droppedPartitions.length > 0) batches += 1
   const partitions = await listSpanPartitions(db)
@@ -170,7 +184,7 @@ async function runLocked(db: Db, options: RetentionRunOptions): Promise<Retentio
   let stopped = false
 
   for (const policy of policies) {
-    const cutoff = cutoffFor(now, policy.retentionDays)
+    const cutoff = cutoffFor(now, policy.retentionDays, options.cutoffs)
     const report: ProjectCleanupReport = {
       projectId: policy.projectId,
       retentionDays: policy.retentionDays,

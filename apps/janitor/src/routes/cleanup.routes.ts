@@ -4,7 +4,7 @@ import { secretsMatch } from '@tracewell/auth'
 import { ConflictError, installErrorHandler, messageBody, UnauthorizedError } from '@tracewell/http'
 import type { FastifyRequest } from 'fastify'
 import { cleanupMetrics, RunOutcomes } from '../cleanup/cleanup.metrics.ts'
-import { runRetentionCleanup, type RetentionRunReport } from '../cleanup/retention-run.ts'
+import { runRetentionCleanup, type CutoffGranularity, type RetentionRunReport } from '../cleanup/retention-run.ts'
 
 export interface CleanupRoutesOptions {
   /** CRON_API_KEY. Unset or empty leaves the endpoint open, with a warning at start-up. */
@@ -13,6 +13,8 @@ export interface CleanupRoutesOptions {
   timeBudgetMs: number
   /** CLEANUP_LOCK_TIMEOUT_MS: how long dropping a partition waits for its lock. */
   lockTimeoutMs: number
+  /** CLEANUP_CUTOFF: whole UTC days, or exactly now − retention. */
+  cutoffs: CutoffGranularity
 }
 
 export const CronKeyHeadersSchema = Type.Object({ 'cron-api-key': Type.Optional(Type.String()) })
@@ -20,7 +22,7 @@ export const CronKeyHeadersSchema = Type.Object({ 'cron-api-key': Type.Optional(
 export const ProjectCleanupSchema = Type.Object({
   projectId: Type.String(),
   retentionDays: Type.Integer(),
-  cutoff: Type.String({ format: 'date-time', description: 'spans that started strictly before this instant were deleted' }),
+  cutoff: Type.String({ format: 'date-time', description: 'spans that started strictly before this instant were deleted (the start of a UTC day with CLEANUP_CUTOFF=day)' }),
   deletedSpans: Type.Integer(),
   remaining: Type.Optional(Type.Literal(true, { description: 'the time budget ran out before this project was done' })),
   error: Type.Optional(Type.String({ description: 'this project failed; its spans were not (all) deleted' })),
@@ -126,6 +128,7 @@ export const cleanupRoutes: FastifyPluginAsyncTypebox<CleanupRoutesOptions> = as
           batchSize: options.batchSize,
           timeBudgetMs: options.timeBudgetMs,
           lockTimeoutMs: options.lockTimeoutMs,
+          cutoffs: options.cutoffs,
           log: request.log,
           signal: shutdown.signal,
           onDeleted: (_projectId, deleted) => metrics.deletedSpans.inc(deleted),
