@@ -1,9 +1,12 @@
 import { dayAfter, dropSpanPartition, existingProjectIds, listSpanPartitions, projectsInSpanPartition, sql, type Db } from '@tracewell/db'
 import type { RunLogger } from './retention-run.ts'
+import { compressWal, type WalCompression } from './wal-compression.ts'
 
 export interface PartitionDropOptions {
   lockTimeoutMs: number
   log: RunLogger
+  /** The drop's WAL is mostly images of catalog pages: compressed like the batches' (wal-compression.ts). */
+  walCompression: WalCompression
 }
 
 /**
@@ -31,6 +34,7 @@ export async function dropExpiredPartitions(db: Db, cutoffs: ReadonlyMap<string,
     if (holding.length > 0) continue
     const gone = await db.transaction().execute(async (trx) => {
       await sql`set local synchronous_commit = off`.execute(trx)
+      await compressWal(trx, options.walCompression)
       return dropSpanPartition(trx, partition.name, options.lockTimeoutMs)
     })
     if (gone) {
