@@ -85,7 +85,7 @@ for (const engine of engines) {
       await insertRows(db, [row('a', 9_999, daysAgo(0, 5))])
       await sql`delete from spans where project_id = 'c' and span_id = ${(2 + 1).toString(16).padStart(16, '0')}`.execute(db)
 
-      assert.deepEqual(await migrateToLatest(db), [THIS_MIGRATION])
+      assert.equal((await migrateToLatest(db))[0], THIS_MIGRATION)
       assert.deepEqual(await pendingMigrations(db), [])
 
       const expected = [...before.filter((key) => !key.startsWith('c/0000000000000003/')), ...(await storedKeys(db)).filter((key) => key.startsWith('a/0000000000002710/'))]
@@ -142,7 +142,7 @@ describe('the day partitions migration with the previous version writing and del
       })
     })()
     try {
-      assert.deepEqual(await migrateToLatest(db), [THIS_MIGRATION])
+      assert.equal((await migrateToLatest(db))[0], THIS_MIGRATION)
     } finally {
       migrating = false
       await Promise.all([writer, janitor])

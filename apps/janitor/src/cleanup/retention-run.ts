@@ -178,7 +178,6 @@ async function runLocked(db: Db, options: RetentionRunOptions): Promise<Retentio
   const batch: BatchOptions = { limit: options.batchSize, walCompression: policies.length > 0 ? await probeWalCompression(db) : null }
   const cutoffs = new Map(policies.map((policy) => [policy.projectId, cutoffFor(now, policy.retentionDays, options.cutoffs)]))
   const droppedPartitions = await dropExpiredPartitions(db, cutoffs, { lockTimeoutMs: options.lockTimeoutMs ?? 1_000, log: options.log, walCompression: batch.walCompression })
-  if (droppedPartitions.length > 0) batches += 1
   const partitions = await listSpanPartitions(db)
   const projects: ProjectCleanupReport[] = []
   let stopped = false

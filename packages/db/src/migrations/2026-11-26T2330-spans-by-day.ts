@@ -31,7 +31,6 @@ export const COPY_BATCH_SIZE = 5_000
 const dayMs = 86_400_000
 
 const dayName = (day: Date) => `spans_p${day.toISOString().slice(0, 10).replaceAll('-', '')}`
-const startOfDay = (instant: Date) => new Date(Math.floor(instant.getTime() / dayMs) * dayMs)
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (await isPartitioned(db, 'spans')) return
@@ -46,7 +45,7 @@ async function isPartitioned(db: Kysely<unknown>, table: string): Promise<boolea
   return rows[0]?.kind === 'p'
 }
 
-/** The partitioned copy, its default partition, the days around today, and the mirroring trigger: one transaction, rerunnable. */
+/** The partitioned copy, its default partition and the mirroring trigger: one transaction, rerunnable. */
 export async function prepare(db: Kysely<unknown>): Promise<void> {
   await db.transaction().execute(async (trx) => {
     if (!(await isPartitioned(trx, 'spans_by_day'))) {
@@ -56,8 +55,14 @@ export async function prepare(db: Kysely<unknown>): Promise<void> {
       await sql`create table spans_default partition of spans_by_day default`.execute(trx)
       await sql`create table spans_by_day_progress (project_id text not null, trace_id text not null, span_id text not null)`.execute(trx)
     }
-    const today = startOfDay(new Date())
-    for (let offset = -1; offset <= 3; offset++) await createDay(trx, 'spans_by_day', new Date(today.getTime() + offset * dayMs))
+    // The days around today, before the trigger mirrors a span into them, so that none is made
+    // under the writers' feet; on an empty database none (the writers make them when they start,
+    // and a database migrated once as a test template would otherwise hold days long past).
+    const { rows: [stored] } = await sql<{ any: boolean }>`select exists (select 1 from spans) as any`.execute(trx)
+    if (stored?.any) {
+      const today = Math.floor(Date.now() / dayMs) * dayMs
+      for (let offset = -1; offset <= 3; offset++) await createDay(trx, 'spans_by_day', new Date(today + offset * dayMs))
+    }
     // Statement-level for inserts (a COPY of 5,000 spans is one trigger call); row-level for
     // deletes, each found by its key in its own partition.
     await sql`
@@ -95,6 +100,9 @@ async function createDay(trx: Kysely<unknown>, parent: string, day: Date): Promi
   const from = day.toISOString()
   const to = new Date(day.getTime() + dayMs).toISOString()
   await sql`create table ${sql.id(name)} (like ${sql.id(parent)} including defaults)`.execute(trx)
+  // Until the attach commits, no span may reach the default partition: one of that day arriving
+  // after the move would make the attach fail. Inserts into the other partitions go on.
+  await sql`lock table spans_default in exclusive mode`.execute(trx)
   await sql`
     with moved as (delete from spans_default where start_time >= ${from}::timestamptz and start_time < ${to}::timestamptz returning *)
     insert into ${sql.id(name)} select * from moved`.execute(trx)

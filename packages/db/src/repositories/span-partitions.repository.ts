@@ -76,6 +76,9 @@ export async function createSpanPartition(trx: Executor, day: Date): Promise<boo
   const from = startOfUtcDay(day).toISOString()
   const to = dayAfter(startOfUtcDay(day)).toISOString()
   await sql`create table ${sql.id(name)} (like spans including defaults)`.execute(trx)
+  // Until the attach commits, no span may reach the default partition: one of that day arriving
+  // after the move would make the attach fail. Inserts into the other partitions go on.
+  await sql`lock table ${sql.id(DEFAULT_SPAN_PARTITION)} in exclusive mode`.execute(trx)
   await sql`
     with moved as (delete from ${sql.id(DEFAULT_SPAN_PARTITION)} where start_time >= ${from}::timestamptz and start_time < ${to}::timestamptz returning *)
     insert into ${sql.id(name)} select * from moved`.execute(trx)
