@@ -12,6 +12,7 @@ export {
 export {
   CLEANUP_LOCK_KEY,
   cutoffFor,
+  type CutoffGranularity,
   runRetentionCleanup,
   type ProjectCleanupReport,
   type RetentionRunOptions,

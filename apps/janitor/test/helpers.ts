@@ -1,5 +1,5 @@
 import { JanitorConfigSchema, loadConfig, type JanitorConfig } from '@tracewell/config'
-import { createProject, createTeam, sql, upsertRetentionPolicy, type Db } from '@tracewell/db'
+import { createProject, createTeam, listSpanPartitions, sql, upsertRetentionPolicy, type Db } from '@tracewell/db'
 
 export const dayMs = 24 * 60 * 60 * 1000
 
@@ -30,13 +30,15 @@ export async function seedSpans(db: Db, projectId: string, count: number, startT
     from generate_series(1, ${count}::int) as i`.execute(db)
 }
 
-/** Makes every DELETE statement on spans take at least `seconds`, so a run is reliably still going. */
+/** Makes every DELETE statement on spans (on each of its partitions, where the janitor deletes) take at least `seconds`, so a run is reliably still going. */
 export async function slowDownDeletes(db: Db, seconds: number): Promise<void> {
   await sql.raw(`create or replace function test_slow_delete() returns trigger language plpgsql as $$
     begin perform pg_sleep(${seconds}); return null; end $$`).execute(db)
-  await sql`create trigger test_slow_delete before delete on spans for each statement execute function test_slow_delete()`.execute(db)
+  for (const { name } of await listSpanPartitions(db)) {
+    await sql`create trigger test_slow_delete before delete on ${sql.id(name)} for each statement execute function test_slow_delete()`.execute(db)
+  }
 }
 
 export async function removeSlowDeletes(db: Db): Promise<void> {
-  await sql`drop trigger if exists test_slow_delete on spans`.execute(db)
+  for (const { name } of await listSpanPartitions(db)) await sql`drop trigger if exists test_slow_delete on ${sql.id(name)}`.execute(db)
 }

@@ -12,11 +12,14 @@ export interface SpanBatchResult {
 /**
  * Postgres errors that no retry can fix: data exceptions (22xxx) and integrity violations
  * (23xxx) mean the payload itself is bad. Everything else (refused connections, restarts,
- * timeouts, a schema that is being migrated) is worth retrying.
+ * timeouts, a schema that is being migrated) is worth retrying. So is a check violation (23514):
+ * spans has no CHECK of its own, and the only one a span can fail is the default partition's,
+ * when its day's partition was attached while the span waited to go there; tried again, it goes
+ * to that partition (docs/operations.md#partitions).
  */
 function isPoisonDatabaseError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code
-  return typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code)
+  return typeof code === 'string' && code !== '23514' && /^2[23][0-9A-Z]{3}$/.test(code)
 }
 
 /**

@@ -313,6 +313,11 @@ export const janitorSettings = {
   CRON_API_KEY: Type.Optional(HeaderSecret('secret expected in the cron-api-key header (at least 32 printable characters, no spaces); unset leaves cleanup open')),
   CLEANUP_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000, description: 'spans deleted per statement during cleanup (default 10000)' }),
   CLEANUP_TIME_BUDGET_MS: Type.Integer({ minimum: 1, default: 240_000, description: 'a cleanup run stops after this many ms and reports what is left (default 240000)' }),
+  CLEANUP_CUTOFF: Type.Union([Type.Literal('day'), Type.Literal('exact')], {
+    default: 'exact',
+    description: "exact: spans go at now − retention, the rest of their day deleted row by row; day: once their whole UTC day is past retention (kept up to a day longer), so an expired day is one dropped partition (default exact)",
+  }),
+  CLEANUP_LOCK_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 1_000, description: 'how long dropping an expired day partition of spans waits for its lock before leaving it to the next run (default 1000)' }),
 }
 
 export const startupSettings = {

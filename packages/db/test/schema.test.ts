@@ -21,7 +21,8 @@ for (const engine of engines) {
     it('matches the declared Database type: tables, columns and nullability', async () => {
       const { rows } = await sql<{ table_name: string; column_name: string; is_nullable: 'YES' | 'NO' }>`
         select table_name, column_name, is_nullable from information_schema.columns
-        where table_schema = 'public' and table_name not like 'kysely_%'`.execute(db)
+        where table_schema = 'public' and table_name not like 'kysely_%'
+          and table_name not in (select relname::text from pg_class where relispartition)`.execute(db)
       const actual: Record<string, Record<string, { nullable: boolean }>> = {}
       for (const row of rows) (actual[row.table_name] ??= {})[row.column_name] = { nullable: row.is_nullable === 'YES' }
       assert.deepEqual(actual, declaredColumns)
@@ -47,7 +48,8 @@ for (const engine of engines) {
         attributes: '{}', resource_attributes: '{}', events: '[]', links: '[]',
       }
       await db.insertInto('spans').values(row).execute()
-      await assert.rejects(db.insertInto('spans').values({ ...row, name: 'other' }).execute(), /spans_pkey/)
+      // The key is enforced in each day's partition (its index is named after the partition).
+      await assert.rejects(db.insertInto('spans').values({ ...row, name: 'other' }).execute(), /spans_\w*pkey/)
       await db.insertInto('spans').values({ ...row, project_id: 'p2' }).execute()
     })
 

@@ -91,7 +91,7 @@ export async function insertSerializedSpanRows(db: Executor, rowsJson: readonly 
   const result = await sql<{ project_id: string; trace_id: string; span_id: string }>`
     insert into spans (${columnList})
     select ${columnList} from jsonb_to_recordset(('[' || ${rows}::text || ']')::jsonb) as batch(${recordsetShape})
-    on conflict (project_id, trace_id, span_id) do nothing
+    on conflict (project_id, trace_id, span_id, start_time) do nothing
     returning project_id, trace_id, span_id`.execute(db)
   return new Set(result.rows.map((row) => spanKey(row.project_id, row.trace_id, row.span_id)))
 }

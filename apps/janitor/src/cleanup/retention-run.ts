@@ -1,7 +1,9 @@
 import { performance } from 'node:perf_hooks'
 import {
-  deleteOldestSpansBefore, deleteSummariesOfWindow, listEnabledRetentionPolicies, recordRetentionRun, sql, withAdvisoryLock, type Db, type RetentionPolicyDto,
+  dayAfter, deleteOldestSpansBefore, deleteSummariesOfWindow, ensureSpanPartitions, listEnabledRetentionPolicies, listSpanPartitions,
+  recordRetentionRun, sql, startOfUtcDay, withAdvisoryLock, type Db, type DeletedWindow, type RetentionPolicyDto, type SpanPartition,
 } from '@tracewell/db'
+import { dropExpiredPartitions } from './partition-drop.ts'
 import { compressWal, probeWalCompression, type WalCompression } from './wal-compression.ts'
 
 /**
@@ -35,7 +37,19 @@ export interface RetentionRunOptions {
   onDeleted?: (projectId: string, deleted: number) => void
   /** Aborting stops the run between two batches, like an exhausted budget (used on shutdown). */
   signal?: AbortSignal
+  /** How long dropping a partition waits for its lock on `spans` before leaving it to the next run (CLEANUP_LOCK_TIMEOUT_MS; 1 s when not given). */
+  lockTimeoutMs?: number
+  /**
+   * CLEANUP_CUTOFF. 'exact' (the default): now − retentionDays to the microsecond, as the API has
+   * always promised; the partition holding the cutoff is deleted from row by row, so over a day of
+   * runs a whole day's rows are, before the emptied partition is dropped. 'day': a project's
+   * cutoff is the start of the UTC day holding now − retentionDays, so spans are kept
+   * retentionDays and at most a day more, and a day's expiry is one dropped partition.
+   */
+  cutoffs?: CutoffGranularity
 }
+
+export type CutoffGranularity = 'day' | 'exact'
 
 export interface ProjectCleanupReport {
   projectId: string
@@ -52,7 +66,10 @@ export interface ProjectCleanupReport {
 export interface RetentionRunReport {
   /** False when the time budget ran out (or the run was aborted) before every project was done. */
   complete: boolean
+  /** Spans deleted row by row (the batches); the spans of dropped partitions are not counted. */
   deletedSpans: number
+  /** The day partitions of `spans` dropped whole, every span of them past every project's retention. */
+  droppedPartitions: string[]
   failedProjects: number
   projects: ProjectCleanupReport[]
   durationMs: number
@@ -61,9 +78,13 @@ export interface RetentionRunReport {
 /** `ran: false`: another run holds the cleanup lock, anywhere; nothing was done. */
 export type RetentionRunOutcome = { ran: false } | { ran: true; report: RetentionRunReport }
 
-/** Cutoff of a policy: now − retentionDays × 24 h (days of 24 hours, in UTC; no calendar arithmetic). */
-export function cutoffFor(now: Date, retentionDays: number): Date {
-  return new Date(now.getTime() - retentionDays * dayMs)
+/**
+ * Cutoff of a policy: now − retentionDays × 24 h (days of 24 hours, in UTC; no calendar
+ * arithmetic), or with 'day' the start of the UTC day that instant falls in.
+ */
+export function cutoffFor(now: Date, retentionDays: number, granularity: CutoffGranularity = 'exact'): Date {
+  const exact = new Date(now.getTime() - retentionDays * dayMs)
+  return granularity === 'day' ? startOfUtcDay(exact) : exact
 }
 
 /**
@@ -93,12 +114,15 @@ interface BatchOptions {
  * and not flushing after every batch keeps the janitor's fsyncs from queueing up with those of
  * concurrent ingest, whose commits do wait for theirs; it also makes small batches cheap.
  *
- * Up to `limit` of the project's oldest spans go first; then, in the same transaction, the
- * summaries and rollups that only spans of the window now deleted made (the window ends at the
- * latest start deleted, or at the cutoff once no old span is left), so a summary never outlives
- * its spans' deletion nor goes before it. `from` is where the previous batch's window ended.
+ * Up to `limit` of the project's oldest spans in `partition` go first; then, in the same
+ * transaction, the summaries and rollups that only spans of `window` made (when given), so a
+ * summary never outlives its spans' deletion nor goes before it. `window(deleted, latestStart)`
+ * says which window the deletion completed.
  */
-async function deleteBatch(db: Db, batch: BatchOptions, projectId: string, cutoff: Date, from: Date | null): Promise<{ deleted: number; to: Date }> {
+async function deleteBatch(
+  db: Db, batch: BatchOptions, partition: string, projectId: string, cutoff: Date, from: Date | null,
+  window: (deleted: number, latestStart: Date | null) => DeletedWindow | null,
+): Promise<{ deleted: number; done: DeletedWindow | null; latestStart: Date | null }> {
   const { limit } = batch
   return db.transaction().execute(async (trx) => {
     await sql`set local synchronous_commit = off`.execute(trx)
@@ -106,12 +130,21 @@ async function deleteBatch(db: Db, batch: BatchOptions, projectId: string, cutof
     // The spans are taken in index order, LIMIT rows at a time; were the planner to misjudge how
     // many rows are old, a bitmap scan would read all of them and sort them for every batch.
     await sql`set local enable_bitmapscan = off`.execute(trx)
-    const spans = await deleteOldestSpansBefore(trx, projectId, cutoff, limit, from)
+    const spans = await deleteOldestSpansBefore(trx, partition, projectId, cutoff, limit, from)
     // The summaries are cut by time ranges, for which a bitmap scan is the right plan.
     await sql`set local enable_bitmapscan = on`.execute(trx)
-    const to = spans.deleted < limit || spans.latestStart === null ? cutoff : spans.latestStart
-    await deleteSummariesOfWindow(trx, projectId, { from, to })
-    return { deleted: spans.deleted, to }
+    const done = window(spans.deleted, spans.latestStart)
+    if (done !== null) await deleteSummariesOfWindow(trx, projectId, done)
+    return { deleted: spans.deleted, done, latestStart: spans.latestStart }
+  })
+}
+
+/** The last window of a project, up to its cutoff, when no batch of the run reached it (its spans went with a dropped partition, or earlier runs). */
+async function deleteSummariesUpTo(db: Db, batch: BatchOptions, projectId: string, window: DeletedWindow): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await sql`set local synchronous_commit = off`.execute(trx)
+    await compressWal(trx, batch.walCompression)
+    await deleteSummariesOfWindow(trx, projectId, window)
   })
 }
 
@@ -138,13 +171,19 @@ async function runLocked(db: Db, options: RetentionRunOptions): Promise<Retentio
   // At least one batch per run, so even a budget smaller than one statement makes progress.
   const mustStop = () => batches > 0 && (performance.now() >= deadline || options.signal?.aborted === true)
 
+  // Made here too, so that a deployment whose writers are all stopped still has tomorrow's; by
+  // the wall clock, whatever instant the run's cutoffs are computed from.
+  await ensureSpanPartitions(db)
   const policies = inFairOrder(await listEnabledRetentionPolicies(db))
   const batch: BatchOptions = { limit: options.batchSize, walCompression: policies.length > 0 ? await probeWalCompression(db) : null }
+  const cutoffs = new Map(policies.map((policy) => [policy.projectId, cutoffFor(now, policy.retentionDays, options.cutoffs)]))
+  const droppedPartitions = await dropExpiredPartitions(db, cutoffs, { lockTimeoutMs: options.lockTimeoutMs ?? 1_000, log: options.log, walCompression: batch.walCompression })
+  const partitions = await listSpanPartitions(db)
   const projects: ProjectCleanupReport[] = []
   let stopped = false
 
   for (const policy of policies) {
-    const cutoff = cutoffFor(now, policy.retentionDays)
+    const cutoff = cutoffFor(now, policy.retentionDays, options.cutoffs)
     const report: ProjectCleanupReport = {
       projectId: policy.projectId,
       retentionDays: policy.retentionDays,
@@ -158,19 +197,15 @@ async function runLocked(db: Db, options: RetentionRunOptions): Promise<Retentio
       continue
     }
     try {
-      for (let from: Date | null = null; ; ) {
-        const { deleted, to } = await deleteBatch(db, batch, policy.projectId, cutoff, from)
-        from = to
+      const finished = await cleanProject(db, batch, partitions, policy.projectId, cutoff, (deleted) => {
         batches += 1
         report.deletedSpans += deleted
         if (deleted > 0) options.onDeleted?.(policy.projectId, deleted)
-        // A short batch means nothing older than the cutoff was left when it ran.
-        if (deleted < options.batchSize) break
-        if (mustStop()) {
-          stopped = true
-          report.remaining = true
-          break
-        }
+        return mustStop()
+      })
+      if (!finished) {
+        stopped = true
+        report.remaining = true
       }
       await recordRetentionRun(db, policy.projectId, { at: now, deletedSpans: report.deletedSpans })
       options.log.info(
@@ -187,8 +222,47 @@ async function runLocked(db: Db, options: RetentionRunOptions): Promise<Retentio
   return {
     complete: !stopped,
     deletedSpans: projects.reduce((sum, project) => sum + project.deletedSpans, 0),
+    droppedPartitions,
     failedProjects: projects.filter((project) => project.error !== undefined).length,
     projects,
     durationMs: performance.now() - startedAt,
   }
+}
+
+/**
+ * Deletes a project's spans that started before `cutoff`, in batches, from the partitions that
+ * remain: the default partition first (its spans may be of any day; their summaries go with the
+ * windows of the daily partitions after it), then each day's partition from the oldest, each
+ * window starting where the one before ended. Summaries whose spans all went with a dropped
+ * partition go with the first window. `afterBatch` is told each batch's count and answers whether
+ * to stop; false when the run stopped before the project was done.
+ */
+async function cleanProject(
+  db: Db, batch: BatchOptions, partitions: readonly SpanPartition[], projectId: string, cutoff: Date,
+  afterBatch: (deleted: number) => boolean,
+): Promise<boolean> {
+  let from: Date | null = null
+  for (const partition of partitions) {
+    if (partition.day !== null && partition.day >= cutoff) break
+    const end = partition.day === null ? null : dayAfter(partition.day)
+    // Where this partition's next batch starts its walk of the index: the default partition keeps
+    // a cursor of its own, since its rows close no window.
+    let walk = from
+    for (;;) {
+      const { deleted, done, latestStart } = await deleteBatch(db, batch, partition.name, projectId, cutoff, walk, (count, latestStart) => {
+        // The default partition's rows are of any time: they close no window.
+        if (end === null) return null
+        // A short batch leaves nothing before the cutoff in this partition, nor in those before it.
+        const to = count < batch.limit || latestStart === null ? (end < cutoff ? end : cutoff) : latestStart
+        return { from, to }
+      })
+      if (done !== null) from = done.to
+      walk = done !== null ? done.to : latestStart
+      const stop = afterBatch(deleted)
+      if (deleted < batch.limit) break
+      if (stop) return false
+    }
+  }
+  if (from === null || from < cutoff) await deleteSummariesUpTo(db, batch, projectId, { from, to: cutoff })
+  return true
 }

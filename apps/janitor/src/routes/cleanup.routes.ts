@@ -4,13 +4,17 @@ import { secretsMatch } from '@tracewell/auth'
 import { ConflictError, installErrorHandler, messageBody, UnauthorizedError } from '@tracewell/http'
 import type { FastifyRequest } from 'fastify'
 import { cleanupMetrics, RunOutcomes } from '../cleanup/cleanup.metrics.ts'
-import { runRetentionCleanup, type RetentionRunReport } from '../cleanup/retention-run.ts'
+import { runRetentionCleanup, type CutoffGranularity, type RetentionRunReport } from '../cleanup/retention-run.ts'
 
 export interface CleanupRoutesOptions {
   /** CRON_API_KEY. Unset or empty leaves the endpoint open, with a warning at start-up. */
   cronApiKey?: string | undefined
   batchSize: number
   timeBudgetMs: number
+  /** CLEANUP_LOCK_TIMEOUT_MS: how long dropping a partition waits for its lock. */
+  lockTimeoutMs: number
+  /** CLEANUP_CUTOFF: whole UTC days, or exactly now − retention. */
+  cutoffs: CutoffGranularity
 }
 
 export const CronKeyHeadersSchema = Type.Object({ 'cron-api-key': Type.Optional(Type.String()) })
@@ -18,17 +22,23 @@ export const CronKeyHeadersSchema = Type.Object({ 'cron-api-key': Type.Optional(
 export const ProjectCleanupSchema = Type.Object({
   projectId: Type.String(),
   retentionDays: Type.Integer(),
-  cutoff: Type.String({ format: 'date-time', description: 'spans that started strictly before this instant were deleted' }),
+  cutoff: Type.String({ format: 'date-time', description: 'spans that started strictly before this instant were deleted (the start of a UTC day with CLEANUP_CUTOFF=day)' }),
   deletedSpans: Type.Integer(),
   remaining: Type.Optional(Type.Literal(true, { description: 'the time budget ran out before this project was done' })),
   error: Type.Optional(Type.String({ description: 'this project failed; its spans were not (all) deleted' })),
 })
 export type ProjectCleanup = Static<typeof ProjectCleanupSchema>
 
+const DroppedPartitionsSchema = Type.Integer({
+  minimum: 1,
+  description: 'present when the run dropped day partitions of spans whole (every span of them past every project\'s retention); their spans are not counted in deletedSpans',
+})
+
 export const CleanupResponseSchema = Type.Object({
   success: Type.Literal(true),
   message: Type.String(),
-  deletedSpans: Type.Integer(),
+  deletedSpans: Type.Integer({ description: 'spans deleted row by row' }),
+  droppedPartitions: Type.Optional(DroppedPartitionsSchema),
   complete: Type.Optional(Type.Literal(false, { description: 'present when the time budget ran out: call again to continue' })),
   projects: Type.Array(ProjectCleanupSchema),
 })
@@ -37,6 +47,7 @@ export type CleanupResponse = Static<typeof CleanupResponseSchema>
 export const CleanupFailedResponseSchema = Type.Object({
   success: Type.Literal(false),
   message: Type.String(),
+  droppedPartitions: Type.Optional(DroppedPartitionsSchema),
   complete: Type.Optional(Type.Literal(false)),
   projects: Type.Array(ProjectCleanupSchema),
 })
@@ -51,6 +62,9 @@ const alreadyRunningMessage = 'Cleanup already running'
 
 // The documented wording, verbatim even for one span: clients may match on it.
 const spans = (count: number) => `${count} spans`
+
+/** `droppedPartitions` only when the run dropped some, as `complete` only when it is false: the body of an ordinary run is unchanged. */
+const dropped = (report: RetentionRunReport) => (report.droppedPartitions.length > 0 ? { droppedPartitions: report.droppedPartitions.length } : {})
 
 /** The projects as docs/api.md shows them: `remaining`/`error` only where they apply. */
 function toProjects(report: RetentionRunReport): ProjectCleanup[] {
@@ -113,6 +127,8 @@ export const cleanupRoutes: FastifyPluginAsyncTypebox<CleanupRoutesOptions> = as
         outcome = await runRetentionCleanup(app.db, {
           batchSize: options.batchSize,
           timeBudgetMs: options.timeBudgetMs,
+          lockTimeoutMs: options.lockTimeoutMs,
+          cutoffs: options.cutoffs,
           log: request.log,
           signal: shutdown.signal,
           onDeleted: (_projectId, deleted) => metrics.deletedSpans.inc(deleted),
@@ -139,6 +155,7 @@ export const cleanupRoutes: FastifyPluginAsyncTypebox<CleanupRoutesOptions> = as
         return reply.code(500).send({
           success: false,
           message: `Deleted ${spans(report.deletedSpans)}; cleanup failed for ${failed} (request ${request.id})`,
+          ...dropped(report),
           ...incomplete,
           projects: toProjects(report),
         })
@@ -147,7 +164,9 @@ export const cleanupRoutes: FastifyPluginAsyncTypebox<CleanupRoutesOptions> = as
       const message = report.complete
         ? `Deleted ${spans(report.deletedSpans)}`
         : `Deleted ${spans(report.deletedSpans)}; time budget reached, call again to continue`
-      return reply.code(200).send({ success: true, message, deletedSpans: report.deletedSpans, ...incomplete, projects: toProjects(report) })
+      return reply.code(200).send({
+        success: true, message, deletedSpans: report.deletedSpans, ...dropped(report), ...incomplete, projects: toProjects(report),
+      })
     },
   })
 }

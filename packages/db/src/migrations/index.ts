@@ -14,6 +14,7 @@ import * as llmJudge from './2026-11-26T1410-llm-judge.ts'
 import * as projectIngestLimits from './2026-11-26T2300-project-ingest-limits.ts'
 import * as unknownTokenCounts from './2026-11-26T2310-unknown-token-counts.ts'
 import * as estimatedTokens from './2026-11-26T2311-estimated-tokens.ts'
+import * as spansByDay from './2026-11-26T2330-spans-by-day.ts'
 import * as datasetsExperiments from './2026-11-26T2340-datasets-experiments.ts'
 
 // Every migration, by name; names sort in the order they apply. Listed statically (not read from
@@ -23,7 +24,8 @@ import * as datasetsExperiments from './2026-11-26T2340-datasets-experiments.ts'
 // migrationsThatPauseWriters: those that fill new columns or tables from the spans already stored.
 // A writer storing spans meanwhile (of the previous version, which knows nothing of them) would
 // leave its spans out of what they fill, so `npm run migrate` pauses the writers' queue around
-// them (docs/operations.md#migrations).
+// them (docs/operations.md#migrations). 2026-11-26T2330-spans-by-day is not one: it mirrors what
+// writers store meanwhile with triggers, and is built to run beside them.
 export const migrations: Record<string, Migration & { transactional?: boolean }> = {
   '2026-11-22T0300-initial-schema': initialSchema,
   '2026-11-24T0900-prompt-labels': promptLabels,
@@ -40,6 +42,7 @@ export const migrations: Record<string, Migration & { transactional?: boolean }>
   '2026-11-26T2300-project-ingest-limits': projectIngestLimits,
   '2026-11-26T2310-unknown-token-counts': unknownTokenCounts,
   '2026-11-26T2311-estimated-tokens': estimatedTokens,
+  '2026-11-26T2330-spans-by-day': spansByDay,
   '2026-11-26T2340-datasets-experiments': datasetsExperiments,
 }
 

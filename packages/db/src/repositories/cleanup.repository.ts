@@ -13,9 +13,14 @@ export interface SpanDeletion {
 }
 
 /**
- * Deletes up to `limit` of a project's oldest spans that started strictly before `cutoff` (a span
- * starting exactly at the cutoff is kept). The retention janitor calls it in a loop, one short
- * transaction per batch, so no statement locks or scans a whole table.
+ * Deletes up to `limit` of a project's oldest spans in one partition of `spans` (by its own name)
+ * that started strictly before `cutoff` (a span starting exactly at the cutoff is kept). The
+ * retention janitor calls it in a loop, one short transaction per batch, so no statement locks or
+ * scans a whole table.
+ *
+ * One partition at a time, because rows are picked by ctid, which is unique only within a table:
+ * on the partitioned parent, `ctid = any(…)` would delete the rows at the same positions of every
+ * other partition too.
  *
  * Why ORDER BY start_time: it makes the planner walk the (project_id, start_time) index from its
  * oldest end. Without it, a large project's batch is planned as a sequential scan with LIMIT,
@@ -24,11 +29,14 @@ export interface SpanDeletion {
  * batch's latestStart, starts the walk past the index entries of the spans already deleted
  * (every span before it is gone), instead of stepping over them again in every batch.
  */
-export async function deleteOldestSpansBefore(db: Executor, projectId: string, cutoff: Date, limit: number, from: Date | null = null): Promise<SpanDeletion> {
+export async function deleteOldestSpansBefore(
+  db: Executor, partition: string, projectId: string, cutoff: Date, limit: number, from: Date | null = null,
+): Promise<SpanDeletion> {
+  const table = sql.id(partition)
   const { rows } = await sql<{ deleted: number; latest_start: Date | null }>`
     with deleted as (
-      delete from spans where ctid = any(array(
-        select ctid from spans
+      delete from ${table} where ctid = any(array(
+        select ctid from ${table}
         where project_id = ${projectId} and start_time < ${cutoff} ${from ? sql`and start_time >= ${from}` : sql``}
         order by start_time limit ${limit}
       ))
