@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { LangfuseSpanProcessor } from '@langfuse/otel'
+import { propagateAttributes, setLangfuseTracerProvider, startActiveObservation, startObservation } from '@langfuse/tracing'
+import { context } from '@opentelemetry/api'
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base'
+import { listedTraces, startAllInOne, storedTrace, type AllInOne } from '../../src/all-in-one.ts'
+
+// Langfuse's own OpenTelemetry SDK (@langfuse/otel's span processor with @langfuse/tracing's
+// observations), pointed at Tracewell as it would be at Langfuse: base URL the server, the project
+// key as its secret key (Basic auth; the public key is anything), so it posts to
+// /api/public/otel/v1/traces. Its langfuse.* attributes (model, usage details, input and output,
+// session and user, propagated to every span) become the same columns as every other client's,
+// and the trace is found by what it said and by its model.
+
+describe('Langfuse’s OpenTelemetry SDK (@langfuse/otel)', () => {
+  let stack: AllInOne
+  let processor: LangfuseSpanProcessor
+  let provider: BasicTracerProvider
+
+  before(async () => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
+    stack = await startAllInOne()
+    processor = new LangfuseSpanProcessor({ publicKey: 'pk-lf-anything', secretKey: stack.projectKey, baseUrl: stack.service.url, exportMode: 'immediate' })
+    provider = new BasicTracerProvider({ spanProcessors: [processor] })
+    setLangfuseTracerProvider(provider)
+  })
+  after(async () => {
+    await provider?.shutdown()
+    await stack?.stop()
+  })
+
+  it('stores a generation with model, tokens, session, user and cost, found by its words and model', async () => {
+    const traceId = await propagateAttributes({ sessionId: 'lf-session-1', userId: 'lf-user-1' }, () =>
+      startActiveObservation('support turn', async (turn) => {
+        const generation = startObservation(
+          'chat',
+          {
+            model: 'gpt-4o-mini',
+            input: [{ role: 'user', content: 'Can a wombat get a refund?' }],
+            output: { role: 'assistant', content: 'Wombats get refunds within thirty days.' },
+            usageDetails: { input: 1000, output: 100, total: 1100 },
+          },
+          { asType: 'generation' },
+        )
+        generation.end()
+        return turn.traceId
+      }),
+    )
+    await processor.forceFlush()
+
+    const spans = await storedTrace(stack, traceId, 2)
+    const call = spans.find((span) => span.name === 'chat')
+    assert.ok(call, JSON.stringify(spans.map((span) => span.name)))
+    assert.deepEqual(
+      [call.llmModel, call.inputTokens, call.outputTokens, call.totalTokens, call.sessionId, call.userId],
+      ['gpt-4o-mini', 1000, 100, 1100, 'lf-session-1', 'lf-user-1'],
+    )
+    // gpt-4o-mini at $0.15 per million input and $0.60 per million output tokens.
+    assert.equal(call.totalCostUsd, 0.00021)
+
+    const found = async (filters: Record<string, string>) => (await listedTraces(stack, { ...filters, limit: '500' })).some((row) => row.traceId === traceId)
+    for (const q of ['wombat', 'thirty']) assert.ok(await found({ q }), `q=${q} finds it`)
+    assert.equal(await found({ q: 'pangolin' }), false)
+    assert.ok(await found({ model: 'GPT-4o-mini' }), 'the model, in any case')
+    assert.ok(await found({ session: 'lf-session-1' }), 'by its session')
+    assert.ok(await found({ user: 'lf-user-1' }), 'by its user')
+    assert.ok(await found({ max_cost: '0.00021' }))
+    assert.equal(await found({ max_cost: '0.0001' }), false)
+  })
+})
