@@ -8,7 +8,7 @@ import { assertPricedOpenAiChat } from '../../src/llm-expectations.ts'
 import { assertFoundBySearchAndFilter } from '../../src/search-expectations.ts'
 import { startLlmStack, type LlmStack } from '../../src/llm-stack.ts'
 
-// The Vercel AI SDK (ai 5 with @ai-sdk/openai) with its telemetry on, exporting with the
+// The Vercel AI SDK (ai 6 with @ai-sdk/openai 3) with its telemetry on, exporting with the
 // OpenTelemetry protobuf exporter: an outer ai.generateText / ai.streamText span with only ai.*
 // names (the call as the application made it, usage summed over its steps) and a provider-call
 // child (…doGenerate / …doStream) with ai.* and gen_ai.* names. Both get model, tokens, session
