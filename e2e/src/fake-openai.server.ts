@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net'
 
 // A small OpenAI-compatible server for the instrumentation tests: POST /v1/chat/completions,
 // plain or streamed (server-sent events, as api.openai.com sends them), with a fixed answer and
-// fixed usage so every stored figure has an exact expected value. For the experiment tests it
+// fixed usage so every stored figure has an exact expected value. It speaks Anthropic's Messages
+// API too (POST /v1/messages, plain or streamed as api.anthropic.com sends it), with the same
+// answer and usage. For the experiment tests it
 // also refuses when a system message tells it to be unhelpful (a worse prompt), and judges when
 // asked for a JSON response format: score 1 when the judged answer holds the expected one.
 
@@ -57,7 +59,11 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   }
 }
 
+/** The dated model Anthropic answers with for the alias a client asks for. */
+export const answeredClaude = (requested: string): string => (requested === 'claude-3-5-haiku-latest' ? 'claude-3-5-haiku-20241022' : requested)
+
 async function answer(request: IncomingMessage, response: ServerResponse, requests: Array<Record<string, unknown>>): Promise<void> {
+  if (request.method === 'POST' && request.url === '/v1/messages') return answerAnthropic(request, response, requests)
   if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
     response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${request.method} ${request.url}` } }))
     return
@@ -92,4 +98,30 @@ async function answer(request: IncomingMessage, response: ServerResponse, reques
   // As OpenAI does: the usage comes in a last chunk with no choices, only when asked for.
   if (body.stream_options?.include_usage) send({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: fakeUsage })
   response.end('data: [DONE]\n\n')
+}
+
+/** Anthropic's Messages API: the fixed answer, its usage as Anthropic names it, plain or as its event stream. */
+async function answerAnthropic(request: IncomingMessage, response: ServerResponse, requests: Array<Record<string, unknown>>): Promise<void> {
+  const chunks: Buffer[] = []
+  for await (const chunk of request) chunks.push(chunk as Buffer)
+  const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string; stream?: boolean }
+  requests.push(body)
+  const id = `msg_${requests.length}`
+  const model = answeredClaude(body.model)
+  const usage = { input_tokens: fakeUsage.prompt_tokens, output_tokens: fakeUsage.completion_tokens }
+  if (!body.stream) {
+    response.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({ id, type: 'message', role: 'assistant', model, content: [{ type: 'text', text: fakeAnswer }], stop_reason: 'end_turn', stop_sequence: null, usage }),
+    )
+    return
+  }
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' })
+  const send = (event: string, data: Record<string, unknown>) => response.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`)
+  send('message_start', { message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } } })
+  send('content_block_start', { index: 0, content_block: { type: 'text', text: '' } })
+  for (const word of fakeAnswer.split(/(?<= )/)) send('content_block_delta', { index: 0, delta: { type: 'text_delta', text: word } })
+  send('content_block_stop', { index: 0 })
+  send('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: usage.output_tokens } })
+  send('message_stop', {})
+  response.end()
 }
