@@ -48,21 +48,8 @@ export interface ExperimentResultDto {
   updatedAt: string
 }
 
-export interface NewExperiment {
-  projectId: string
-  datasetId: string
-  datasetVersion: number
-  name: string
-  description: string
-  metadata: Record<string, unknown>
-  kind: ExperimentKind
-  promptsetId: string | null
-  promptVersion: number | null
-  connectionId: string | null
-  model: string | null
-  modelSettings: Record<string, unknown>
-  evaluatorIds: string[]
-}
+/** What creating an experiment takes: the experiment as it reads, less what the store decides. */
+export type NewExperiment = Omit<ExperimentDto, 'id' | 'status' | 'itemCount' | 'createdAt' | 'finishedAt'>
 
 interface ExperimentRow {
   id: string

@@ -26,22 +26,8 @@ export interface ScoreDto {
   updatedAt: string
 }
 
-export interface ScoreUpsert {
-  projectId: string
-  id: string
-  traceId: string | null
-  spanId: string | null
-  sessionId: string | null
-  name: string
-  dataType: ScoreDataType
-  numericValue: number | null
-  stringValue: string | null
-  comment: string | null
-  source: ScoreSource
-  author: string | null
-  configId: string | null
-  evaluatorId?: string | null | undefined
-}
+/** A score as stored: the score as it reads, with its project, less the store's times; the evaluator optional. */
+export type ScoreUpsert = Omit<ScoreDto, 'createdAt' | 'updatedAt' | 'evaluatorId'> & { projectId: string; evaluatorId?: string | null | undefined }
 
 /** A stored score as the queries read it (the project is the caller's). */
 type ScoreRow = Omit<Selectable<ScoresTable>, 'project_id'>
