@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks'
 import { testEnvironment } from '@tracewell/config'
 import { storeSpans } from '@tracewell/write-path'
 import {
-  backfillSessionSummaries, backfillTraceSummaries, backfillUsageRollups, createDb, createProject, createSpanPartition, createTeam, migrateToLatest, sql,
+  backfillSessionSummaries, backfillTraceSummaries, backfillUsageRollups, createDb, createProject, createDayPartition, createTeam, migrateToLatest, sql,
   startOfUtcDay, upsertRetentionPolicy, type Db, type SpanInsert,
 } from '@tracewell/db'
 import { runRetentionCleanup } from '@tracewell/janitor'
@@ -123,7 +123,7 @@ async function main(): Promise<void> {
     }
     const now = Date.now()
     const firstDay = startOfUtcDay(new Date(now - (retentionDays + 2 * expiryDays) * dayMs))
-    for (let day = firstDay.getTime(); day <= now + 3 * dayMs; day += dayMs) await db.transaction().execute((trx) => createSpanPartition(trx, new Date(day)))
+    for (let day = firstDay.getTime(); day <= now + 3 * dayMs; day += dayMs) await db.transaction().execute((trx) => createDayPartition(trx, 'spans', new Date(day)))
     const seedStarted = performance.now()
     await seed(db, projects, firstDay, new Date(now))
     await sql`vacuum (freeze, analyze)`.execute(db)

@@ -1,5 +1,5 @@
 import { JanitorConfigSchema, loadConfig, type JanitorConfig } from '@tracewell/config'
-import { createProject, createTeam, listSpanPartitions, sql, upsertRetentionPolicy, type Db } from '@tracewell/db'
+import { createProject, createTeam, listDayPartitions, sql, upsertRetentionPolicy, type Db } from '@tracewell/db'
 
 export const dayMs = 24 * 60 * 60 * 1000
 
@@ -34,11 +34,11 @@ export async function seedSpans(db: Db, projectId: string, count: number, startT
 export async function slowDownDeletes(db: Db, seconds: number): Promise<void> {
   await sql.raw(`create or replace function test_slow_delete() returns trigger language plpgsql as $$
     begin perform pg_sleep(${seconds}); return null; end $$`).execute(db)
-  for (const { name } of await listSpanPartitions(db)) {
+  for (const { name } of await listDayPartitions(db, 'spans')) {
     await sql`create trigger test_slow_delete before delete on ${sql.id(name)} for each statement execute function test_slow_delete()`.execute(db)
   }
 }
 
 export async function removeSlowDeletes(db: Db): Promise<void> {
-  for (const { name } of await listSpanPartitions(db)) await sql`drop trigger if exists test_slow_delete on ${sql.id(name)}`.execute(db)
+  for (const { name } of await listDayPartitions(db, 'spans')) await sql`drop trigger if exists test_slow_delete on ${sql.id(name)}`.execute(db)
 }

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { backfillTraceSummaries, countSpans, createSpanPartition, listSpanPartitions, spanPartitionName, sql, startOfUtcDay, type Db } from '@tracewell/db'
+import {
+  backfillSessionSummaries, backfillTraceSummaries, backfillUsageRollups, countSpans, createDayPartition, DAY_PARTITIONED_TABLES, isoDay, listDayPartitions,
+  partitionName, sql, startOfUtcDay, type Db,
+} from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { buildApp } from '../src/index.ts'
 import { dayMs, janitorConfig, project, seedSpans } from './helpers.ts'
@@ -11,7 +14,7 @@ import { dayMs, janitorConfig, project, seedSpans } from './helpers.ts'
 
 async function makeDay(db: Db, daysAgo: number): Promise<Date> {
   const day = startOfUtcDay(new Date(Date.now() - daysAgo * dayMs))
-  await db.transaction().execute((trx) => createSpanPartition(trx, day))
+  await db.transaction().execute((trx) => createDayPartition(trx, 'spans', day))
   return day
 }
 
@@ -60,9 +63,9 @@ describe('retention by day partitions', () => {
     assert.equal(body.deletedSpans, 37)
     assert.deepEqual(Object.fromEntries(body.projects.map((p) => [p.projectId, p.deletedSpans])), { [monthly]: 0, [weekly]: 37 })
 
-    const names = (await listSpanPartitions(db)).map((partition) => partition.name)
-    assert.ok(!names.includes(spanPartitionName(old)), 'day −45 is gone')
-    assert.ok(names.includes(spanPartitionName(kept)) && names.includes(spanPartitionName(recent)))
+    const names = (await listDayPartitions(db, 'spans')).map((partition) => partition.name)
+    assert.ok(!names.includes(partitionName('spans', old)), 'day −45 is gone')
+    assert.ok(names.includes(partitionName('spans', kept)) && names.includes(partitionName('spans', recent)))
     assert.deepEqual([await countSpans(db, monthly), await countSpans(db, weekly), await countSpans(db, forever)], [8, 0, 3])
     // The summaries and scores of every deleted trace are gone too, those of the dropped day included.
     const { rows: [left] } = await sql<{ monthly: number; weekly: number; forever: number; scores: number }>`
@@ -92,8 +95,8 @@ describe('retention by day partitions', () => {
     await app.close()
     assert.equal(body.droppedPartitions, 1)
     assert.equal(await countSpans(db, 'deleted-project'), 0)
-    const names = (await listSpanPartitions(db)).map((partition) => partition.name)
-    for (let ahead = -1; ahead <= 3; ahead++) assert.ok(names.includes(spanPartitionName(new Date(Date.now() + ahead * dayMs))), `day ${ahead} exists`)
+    const names = (await listDayPartitions(db, 'spans')).map((partition) => partition.name)
+    for (let ahead = -1; ahead <= 3; ahead++) assert.ok(names.includes(partitionName('spans', new Date(Date.now() + ahead * dayMs))), `day ${ahead} exists`)
   })
 
   it('with CLEANUP_CUTOFF=day, keeps the day holding now − retention whole and drops the day before it, deleting no row', async () => {
@@ -112,5 +115,41 @@ describe('retention by day partitions', () => {
     assert.equal(body.droppedPartitions, 1)
     assert.equal(body.deletedSpans, 0)
     assert.equal(await countSpans(db, monthly), 6)
+  })
+
+  it('drops the summaries of a day with its spans (rollups by hour, traces and sessions by the day they were summarised), and their scores, deleting no row', async () => {
+    const { db } = testDb
+    await db.deleteFrom('project_retention_policies').execute()
+    const monthly = await project(db, 'monthly-4', { enabled: true, retentionDays: 30 })
+    const day = startOfUtcDay(new Date(Date.now() - 40 * dayMs))
+    for (const table of DAY_PARTITIONED_TABLES) await db.transaction().execute((trx) => createDayPartition(trx, table, day))
+    await seedSpans(db, monthly, 20, at(day, 6), 'summarised')
+    await sql`update spans set session_id = 'chat-' || (('x' || span_id)::bit(64)::bigint % 4) where project_id = ${monthly}`.execute(db)
+    // As the summariser would have left them 40 days ago: summaries made that day, rollups of its hours.
+    await backfillTraceSummaries(db)
+    await backfillSessionSummaries(db)
+    await backfillUsageRollups(db)
+    await sql`update trace_summaries set fold_day = ${isoDay(day)}::date where project_id = ${monthly}`.execute(db)
+    await sql`update session_summaries set fold_day = ${isoDay(day)}::date where project_id = ${monthly}`.execute(db)
+    const { rows: [trace] } = await sql<{ trace_id: string }>`select trace_id from trace_summaries where project_id = ${monthly} limit 1`.execute(db)
+    await scoreTrace(db, monthly, 'a trace of the day', trace!.trace_id)
+    await sql`insert into scores (project_id, id, session_id, name, data_type, value, source) values (${monthly}, 'a session of the day', 'chat-1', 'quality', 'numeric', 1, 'api')`.execute(db)
+    const counts = () => sql<{ traces: number; sessions: number; rollups: number; scores: number }>`
+      select (select count(*)::int from trace_summaries where project_id = ${monthly}) as traces,
+        (select count(*)::int from session_summaries where project_id = ${monthly}) as sessions,
+        (select count(*)::int from usage_rollups where project_id = ${monthly}) as rollups,
+        (select count(*)::int from scores where project_id = ${monthly}) as scores`.execute(db)
+    const { rows: [seeded] } = await counts()
+    assert.deepEqual({ ...seeded, rollups: seeded!.rollups > 0 }, { traces: 20, sessions: 4, rollups: true, scores: 2 })
+
+    const app = await buildApp(janitorConfig(testDb.url, { CLEANUP_CUTOFF: 'day' }), { db })
+    const body = (await app.inject({ url: '/api/cron/cleanup-traces' })).json<{ deletedSpans: number; droppedPartitions?: number }>()
+    await app.close()
+    assert.equal(body.droppedPartitions, DAY_PARTITIONED_TABLES.length)
+    assert.equal(body.deletedSpans, 0)
+    const names = new Set((await Promise.all(DAY_PARTITIONED_TABLES.map((table) => listDayPartitions(db, table)))).flat().map((partition) => partition.name))
+    for (const table of DAY_PARTITIONED_TABLES) assert.ok(!names.has(partitionName(table, day)), `${table}'s day −40 is gone`)
+    const { rows: [left] } = await counts()
+    assert.deepEqual(left, { traces: 0, sessions: 0, rollups: 0, scores: 0 })
   })
 })

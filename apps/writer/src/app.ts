@@ -4,7 +4,7 @@ import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { configureSpanLimits } from '@tracewell/otlp'
 import { queueRedisTargetOf } from '@tracewell/queue'
 import { spanBatchWorkerPlugin, workerOptionsFromSettings } from './span-batch-worker.plugin.ts'
-import { spanPartitionsPlugin } from './span-partitions.plugin.ts'
+import { dayPartitionsPlugin } from './day-partitions.plugin.ts'
 import { summariserPlugin } from './summariser.plugin.ts'
 
 /**
@@ -23,7 +23,7 @@ export const writerService = defineService<WriterConfig>({
     configureSpanLimits(spanLimitsOf(config))
     await app.register(spanBatchWorkerPlugin, workerOptionsFromSettings(config, redis))
     await app.register(summariserPlugin, config)
-    await app.register(spanPartitionsPlugin)
+    await app.register(dayPartitionsPlugin)
     return { readiness: { queue: () => app.spanBatchWorker.ping() }, details: { summaries: () => summaryBacklog(app.db) } }
   },
 })

@@ -6,5 +6,5 @@ export { spanBatchWorkerPlugin, workerOptionsFromSettings, type SpanBatchWorkerP
 export { spanBatchMetrics, type SpanBatchMetrics } from './span-batch.metrics.ts'
 export { SpanPricer, type PricerLogger } from './span-pricer.ts'
 export { ModelPriceCache, MODEL_PRICE_CACHE_TTL_MS } from './model-price-cache.ts'
-export { spanPartitionsPlugin } from './span-partitions.plugin.ts'
+export { dayPartitionsPlugin } from './day-partitions.plugin.ts'
 export { summariserPlugin, type SummariserSettings } from './summariser.plugin.ts'

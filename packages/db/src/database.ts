@@ -133,6 +133,8 @@ export interface TraceSummariesTable {
   user_id: string | null
   /** The word filter of full-text search (repositories/text-filter.ts), as varbit text. */
   text_filter: string | null
+  /** The UTC day the summariser last made or moved the row: the partition key (day-partitions.repository.ts). */
+  fold_day: Generated<Date>
 }
 
 /** Hourly usage by dimension, kept by the writer (usage-rollups.ts). */
@@ -151,7 +153,6 @@ export interface UsageRollupsTable {
   latency: number[]
 }
 
-/** One row per session, kept by the writer (session-summaries.ts). */
 /** What a stored batch adds to the summaries, until the summariser folds it in (write-path). */
 export interface SummaryDeltasTable {
   id: Generated<Int8>
@@ -161,6 +162,7 @@ export interface SummaryDeltasTable {
   usage: Json<unknown[]>
 }
 
+/** One row per session, kept by the writer (session-summaries.ts). */
 export interface SessionSummariesTable {
   project_id: string
   session_id: string
@@ -171,6 +173,8 @@ export interface SessionSummariesTable {
   /** Null when no trace of the session reported a count. */
   total_tokens: Int8 | null
   cost_usd: string | null
+  /** The UTC day the summariser last made the row: the partition key (day-partitions.repository.ts). */
+  fold_day: Generated<Date>
 }
 
 export interface SpansTable {
@@ -519,7 +523,7 @@ export const declaredColumns: DeclaredColumns = {
     project_id: notNull, trace_id: notNull, name: notNull, has_root: notNull, service_name: nullable, start_time: notNull,
     end_time: notNull, duration_us: notNull, span_count: notNull, error_count: notNull, models: notNull, response_models: notNull, vendors: notNull,
     services: notNull, input_tokens: nullable, output_tokens: nullable, total_tokens: nullable, cost_usd: nullable,
-    session_id: nullable, user_id: nullable, text_filter: nullable, tokens_estimated: notNull,
+    session_id: nullable, user_id: nullable, text_filter: nullable, tokens_estimated: notNull, fold_day: notNull,
   },
   usage_rollups: {
     project_id: notNull, dimension: notNull, hour: notNull, value: notNull, traces: notNull, spans: notNull, errors: notNull,
@@ -527,7 +531,7 @@ export const declaredColumns: DeclaredColumns = {
   },
   session_summaries: {
     project_id: notNull, session_id: notNull, user_id: nullable, first_seen: notNull, last_seen: notNull, trace_count: notNull,
-    total_tokens: nullable, cost_usd: nullable,
+    total_tokens: nullable, cost_usd: nullable, fold_day: notNull,
   },
   summary_deltas: { id: notNull, created_at: notNull, trace_count: notNull, traces: notNull, usage: notNull },
   score_configs: {

@@ -1,4 +1,5 @@
 import { recomputeSessions, sql, toStorableJson, type Db, type Executor } from '@tracewell/db'
+import { SealedSummaryDays } from './sealed-summary-days.ts'
 import { mergeTraceDelta, type TraceDelta } from './trace-deltas.ts'
 import { UsageCombinationMerge, type UsageCombination } from './usage-deltas.ts'
 
@@ -14,8 +15,14 @@ import { UsageCombinationMerge, type UsageCombination } from './usage-deltas.ts'
 //
 // Every statement is planned from the shapes of its keys, not from statistics (a table that was
 // never analysed must not turn a lookup into a scan): rows are found by primary key or through a
-// lateral subquery on an index. The rows are sent as JSON text (json_to_recordset: one parse,
-// no jsonb built), one parameter however many rows.
+// lateral subquery on an index, and the fold's transaction turns hash and merge joins off, so every
+// join is a nested loop of index lookups, each pruned to the one day partition its key names. The
+// rows are sent as JSON text (json_to_recordset: one parse, no jsonb built), one parameter however
+// many rows.
+//
+// trace_summaries and session_summaries are partitioned by fold_day, the day the row was last
+// written: a fold writes every row it makes or changes into today's partition (moving a row written
+// on an earlier day), and finds stored rows through the days SealedSummaryDays names.
 
 /** The advisory lock key of the fold (an arbitrary constant: 'tracewell summaries' hashed). */
 const FOLD_LOCK = 7_215_501_872_340_113n
@@ -37,6 +44,7 @@ export type FoldResult = { deltas: number; traces: number } | 'busy'
  * many deltas and distinct traces it folded (0 when none was waiting).
  */
 export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMITS): Promise<FoldResult> {
+  const sealed = sealedDaysOf(db)
   return db.transaction().execute(async (trx) => {
     const { rows: lock } = await sql<{ held: boolean }>`select pg_try_advisory_xact_lock(${FOLD_LOCK}) as held`.execute(trx)
     if (lock[0]?.held !== true) return 'busy'
@@ -63,10 +71,18 @@ export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMI
       for (const combination of JSON.parse(row.usage) as UsageCombination[]) usage.add(combination)
     }
 
+    // Today by the database's clock once the lock is held: the partition every row is written to.
+    const { rows: [clock] } = await sql<{ today: string }>`select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD') as today`.execute(trx)
+    const today = clock!.today
+    await sql`select set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`.execute(trx)
+    await sealed.refresh(trx, today)
+
     // The traces' rows as they are, merged with their deltas here: one place (mergeTraceDelta)
     // decides how a trace's summary grows, and the rows are written with their final values.
-    const stored = await storedSummaries(trx, [...traces.values()])
+    const stored = await storedSummaries(trx, [...traces.values()], sealed)
     const rows: TraceDelta[] = []
+    /** Stored rows of an earlier day, which move to today's partition. */
+    const moved: Array<{ project_id: string; trace_id: string; fold_day: string }> = []
     for (const [key, delta] of traces) {
       const before = stored.get(key)
       if (before === undefined) {
@@ -74,31 +90,42 @@ export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMI
         usage.countTrace(delta, 1)
         continue
       }
-      const after = { ...before, text_filter: null }
+      const { fold_day: day, ...summary } = before
+      if (day !== today) moved.push({ project_id: summary.project_id, trace_id: summary.trace_id, fold_day: day })
+      const after = { ...summary, text_filter: null }
       mergeTraceDelta(after, delta)
       // The word filter is merged by the database, which holds the stored one.
       rows.push({ ...after, text_filter: delta.text_filter })
       // What the trace counted in before is taken back, what it counts in now is added; the two
       // cancel out for a trace whose start and values did not change.
-      usage.countTrace(before, -1)
+      usage.countTrace(summary, -1)
       usage.countTrace(after, 1)
     }
     // In key order, so that two transactions writing the same rows (a fold and the janitor) lock them in one order.
     rows.sort((a, b) => (a.project_id === b.project_id ? (a.trace_id < b.trace_id ? -1 : 1) : a.project_id < b.project_id ? -1 : 1))
+    // A moved row leaves its day with its word filter, which the row written today takes up.
     await sql`
-      with summaries as (
+      with moved as (
+        delete from trace_summaries s
+        using json_to_recordset(${JSON.stringify(moved)}::json) as m(project_id text, trace_id text, fold_day date)
+        where s.project_id = m.project_id and s.trace_id = m.trace_id and s.fold_day = m.fold_day
+        returning s.project_id, s.trace_id, s.text_filter
+      ),
+      summaries as (
         insert into trace_summaries as s (project_id, trace_id, name, has_root, service_name, start_time, end_time, duration_us,
-          span_count, error_count, models, response_models, vendors, services, input_tokens, output_tokens, total_tokens, cost_usd, tokens_estimated, session_id, user_id, text_filter)
-        select project_id, trace_id, name, has_root, service_name, start_time, end_time,
+          span_count, error_count, models, response_models, vendors, services, input_tokens, output_tokens, total_tokens, cost_usd, tokens_estimated,
+          session_id, user_id, text_filter, fold_day)
+        select b.project_id, b.trace_id, name, has_root, service_name, start_time, end_time,
           (extract(epoch from end_time - start_time) * 1000000)::bigint,
           span_count, error_count, models, coalesce(response_models, '{}'), vendors, services, input_tokens, output_tokens, total_tokens, cost_usd,
           coalesce(tokens_estimated, false), session_id, user_id,
-          ('x' || text_filter)::varbit
+          tracewell_text_filter_union(moved.text_filter, ('x' || b.text_filter)::varbit), ${today}::date
         from json_to_recordset(${toStorableJson(JSON.stringify(rows))}::json) as b(project_id text, trace_id text, name text,
           has_root boolean, service_name text, start_time timestamptz, end_time timestamptz, span_count integer, error_count integer,
           models text[], response_models text[], vendors text[], services text[], input_tokens bigint, output_tokens bigint, total_tokens bigint,
           cost_usd numeric, tokens_estimated boolean, session_id text, user_id text, text_filter text)
-        on conflict (project_id, trace_id) do update set
+        left join moved on moved.project_id = b.project_id and moved.trace_id = b.trace_id
+        on conflict (project_id, trace_id, fold_day) do update set
           name = excluded.name, has_root = excluded.has_root, service_name = excluded.service_name,
           start_time = excluded.start_time, end_time = excluded.end_time, duration_us = excluded.duration_us,
           span_count = excluded.span_count, error_count = excluded.error_count,
@@ -122,25 +149,49 @@ export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMI
 
     const sessions = new Map<string, { project_id: string; session_id: string }>()
     for (const row of rows) if (row.session_id !== null) sessions.set(`${row.project_id}\u0000${row.session_id}`, { project_id: row.project_id, session_id: row.session_id })
-    await recomputeSessions(trx, [...sessions.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, session]) => session))
+    await recomputeSessions(trx, [...sessions.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, session]) => session), {
+      today,
+      traceDays: (session) => sealed.sessionTraceDays(session.project_id, session.session_id),
+      sessionDays: (session) => sealed.sessionDays(session.project_id, session.session_id),
+    })
     return { deltas: claimed.length, traces: traces.size }
   })
 }
 
+/** The sealed days' filters, one set per database (per pool), kept for the life of the process. */
+const sealedDays = new WeakMap<Db, SealedSummaryDays>()
+
+function sealedDaysOf(db: Db): SealedSummaryDays {
+  let days = sealedDays.get(db)
+  if (days === undefined) sealedDays.set(db, (days = new SealedSummaryDays()))
+  return days
+}
+
 /**
  * The stored summaries of the given traces (those that have one), as deltas of their whole
- * history, keyed as the fold keys them. Each looked up by primary key, whatever the planner
- * believes of the table's size.
+ * history with the day of their row, keyed as the fold keys them. Each looked up by primary key in
+ * the days `sealed` names for it, one partition a lookup, whatever the planner believes of the
+ * tables' sizes.
  */
-async function storedSummaries(db: Executor, traces: readonly TraceDelta[]): Promise<Map<string, TraceDelta>> {
-  const { rows } = await sql<Omit<TraceDelta, 'input_tokens' | 'output_tokens' | 'total_tokens'> & { input_tokens: string | null; output_tokens: string | null; total_tokens: string | null }>`
+async function storedSummaries(db: Executor, traces: readonly TraceDelta[], sealed: SealedSummaryDays): Promise<Map<string, TraceDelta & { fold_day: string }>> {
+  const projects: string[] = []
+  const ids: string[] = []
+  const days: string[] = []
+  for (const trace of traces) {
+    for (const day of sealed.traceDays(trace.project_id, trace.trace_id)) {
+      projects.push(trace.project_id)
+      ids.push(trace.trace_id)
+      days.push(day)
+    }
+  }
+  const { rows } = await sql<Omit<TraceDelta, 'input_tokens' | 'output_tokens' | 'total_tokens'> & { input_tokens: string | null; output_tokens: string | null; total_tokens: string | null; fold_day: string }>`
     select s.project_id, s.trace_id, s.name, s.has_root, s.service_name,
       to_char(s.start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as start_time,
       to_char(s.end_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as end_time,
       s.span_count, s.error_count, s.models, s.response_models, s.vendors, s.services, s.input_tokens, s.output_tokens, s.total_tokens,
-      s.cost_usd::text as cost_usd, s.tokens_estimated, s.session_id, s.user_id, null as text_filter
-    from unnest(${traces.map((trace) => trace.project_id)}::text[], ${traces.map((trace) => trace.trace_id)}::text[]) as k(project_id, trace_id)
-    join lateral (select * from trace_summaries s where s.project_id = k.project_id and s.trace_id = k.trace_id offset 0) as s on true`.execute(db)
+      s.cost_usd::text as cost_usd, s.tokens_estimated, s.session_id, s.user_id, null as text_filter, s.fold_day::text as fold_day
+    from unnest(${projects}::text[], ${ids}::text[], ${days}::date[]) as k(project_id, trace_id, day)
+    join lateral (select * from trace_summaries s where s.project_id = k.project_id and s.trace_id = k.trace_id and s.fold_day = k.day offset 0) as s on true`.execute(db)
   return new Map(
     rows.map((row) => [
       `${row.project_id}\u0000${row.trace_id}`,

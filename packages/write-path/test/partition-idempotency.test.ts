@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { createSpanPartition, DEFAULT_SPAN_PARTITION, spanPartitionName, sql, type Db, type SpanInsert } from '@tracewell/db'
+import { createDayPartition, defaultPartitionName, partitionName, sql, type Db, type SpanInsert } from '@tracewell/db'
 import { engines } from '@tracewell/db/testing'
 import { storeSpanSources, storeSpans, summariseAll } from '../src/index.ts'
 import { storeByStatement } from './support/store-and-summarise.ts'
@@ -39,7 +39,7 @@ for (const engine of engines) {
     let drop: () => Promise<void>
     before(async () => {
       ;({ db, drop } = await engine.open())
-      for (const day of [new Date(midnight.getTime() - 86_400_000), midnight]) await db.transaction().execute((trx) => createSpanPartition(trx, day))
+      for (const day of [new Date(midnight.getTime() - 86_400_000), midnight]) await db.transaction().execute((trx) => createDayPartition(trx, 'spans', day))
     })
     after(() => drop())
 
@@ -53,8 +53,8 @@ for (const engine of engines) {
       const more = [...trace, lastOfDay('5'), firstOfDay('6')]
       assert.deepEqual(await storeSpanSources(db, [{ projectId: 'boundary', spans: () => more }]), { inserted: 2, duplicates: 4 })
       assert.deepEqual(await partitionsOf(db, 'boundary'), {
-        [spanPartitionName(new Date(midnight.getTime() - 1))]: 3,
-        [spanPartitionName(midnight)]: 3,
+        [partitionName('spans', new Date(midnight.getTime() - 1))]: 3,
+        [partitionName('spans', midnight)]: 3,
       })
       // The summary counts each span once.
       await summariseAll(db)
@@ -66,14 +66,14 @@ for (const engine of engines) {
       const later = new Date('2031-06-15T10:00:00Z')
       const lone = span('9', nanosAt(later), { projectId: 'far', traceId: 'b2'.repeat(16) })
       assert.equal(await storeSpans(db, [lone]), 1)
-      assert.deepEqual(await partitionsOf(db, 'far'), { [DEFAULT_SPAN_PARTITION]: 1 })
+      assert.deepEqual(await partitionsOf(db, 'far'), { [defaultPartitionName('spans')]: 1 })
       assert.equal(await storeSpans(db, [lone]), 0)
       // Its day's partition is made: the span moves there, and a resend is still refused.
-      assert.equal(await db.transaction().execute((trx) => createSpanPartition(trx, later)), true)
-      assert.deepEqual(await partitionsOf(db, 'far'), { [spanPartitionName(later)]: 1 })
+      assert.equal(await db.transaction().execute((trx) => createDayPartition(trx, 'spans', later)), true)
+      assert.deepEqual(await partitionsOf(db, 'far'), { [partitionName('spans', later)]: 1 })
       assert.equal(await storeSpans(db, [lone]), 0)
       assert.equal(await storeByStatement(db, [lone]), 0)
-      assert.deepEqual(await partitionsOf(db, 'far'), { [spanPartitionName(later)]: 1 })
+      assert.deepEqual(await partitionsOf(db, 'far'), { [partitionName('spans', later)]: 1 })
     })
   })
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { DEFAULT_SPAN_PARTITION, countSpans, createProject, createPromptVersion, createPromptset, createTeam, deleteOldestSpansBefore, findLivePrompt, findTeamProject, findTraceSpans, getRetentionPolicy, listApiKeys, insertApiKey, searchTraces, nanosToIsoMicros, revokeApiKey, setLiveVersion, upsertRetentionPolicy, withAdvisoryLock, findApiKeyIdentityByHash, findApiKeyOwnerById, type Db, type SpanInsert } from '@tracewell/db'
+import { defaultPartitionName, countSpans, createProject, createPromptVersion, createPromptset, createTeam, deleteOldestSpansBefore, findLivePrompt, findTeamProject, findTraceSpans, getRetentionPolicy, listApiKeys, insertApiKey, searchTraces, nanosToIsoMicros, revokeApiKey, setLiveVersion, upsertRetentionPolicy, withAdvisoryLock, findApiKeyIdentityByHash, findApiKeyOwnerById, type Db, type SpanInsert } from '@tracewell/db'
 import { engines } from '@tracewell/db/testing'
 import { storeAndSummarise } from './support/store-and-summarise.ts'
 
@@ -94,9 +94,9 @@ for (const engine of engines) {
       const old = Array.from({ length: 7 }, (_, i) => span({ projectId: 'old', spanId: `${7 - i}`.padStart(16, '0'), startTimeUnixNano: startOf(6 - i), endTimeUnixNano: startOf(6 - i) }))
       await storeAndSummarise(db, [...old, span({ projectId: 'old', spanId: 'f'.repeat(16), startTimeUnixNano: '1900000000000000000', endTimeUnixNano: '1900000000000000000' })])
       const cutoff = new Date('2000-01-01T00:00:00Z')
-      assert.deepEqual(await deleteOldestSpansBefore(db, DEFAULT_SPAN_PARTITION, 'old', cutoff, 5), { deleted: 5, latestStart: new Date('1998-07-09T16:00:04Z') })
-      assert.deepEqual(await deleteOldestSpansBefore(db, DEFAULT_SPAN_PARTITION, 'old', cutoff, 5), { deleted: 2, latestStart: new Date('1998-07-09T16:00:06Z') })
-      assert.deepEqual(await deleteOldestSpansBefore(db, DEFAULT_SPAN_PARTITION, 'old', cutoff, 5), { deleted: 0, latestStart: null })
+      assert.deepEqual(await deleteOldestSpansBefore(db, defaultPartitionName('spans'), 'old', cutoff, 5), { deleted: 5, latestStart: new Date('1998-07-09T16:00:04Z') })
+      assert.deepEqual(await deleteOldestSpansBefore(db, defaultPartitionName('spans'), 'old', cutoff, 5), { deleted: 2, latestStart: new Date('1998-07-09T16:00:06Z') })
+      assert.deepEqual(await deleteOldestSpansBefore(db, defaultPartitionName('spans'), 'old', cutoff, 5), { deleted: 0, latestStart: null })
       assert.equal(await countSpans(db, 'old'), 1)
     })
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { DEFAULT_SPAN_PARTITION, createProject, createTeam, deleteOldestSpansBefore, deleteSummariesOfWindow, sql, type Db, type SpanInsert } from '@tracewell/db'
+import { defaultPartitionName, createProject, createTeam, deleteOldestSpansBefore, deleteSummariesOfWindow, sql, type Db, type SpanInsert } from '@tracewell/db'
 import { engines } from '@tracewell/db/testing'
 import { storeAndSummarise } from './support/store-and-summarise.ts'
 
@@ -85,11 +85,11 @@ for (const engine of engines) {
 
     it('names where the deleted spans end, so the windows follow the spans', async () => {
       const cutoff = at(100)
-      const first = await deleteOldestSpansBefore(db, DEFAULT_SPAN_PARTITION, 'q', cutoff, 5)
+      const first = await deleteOldestSpansBefore(db, defaultPartitionName('spans'), 'q', cutoff, 5)
       // Spans in start order: 00:00:00, 00:00:01, 00:30:00, 00:30:01, 01:00:00 (trace 2's root).
       assert.deepEqual(first, { deleted: 5, latestStart: at(60) })
       // From there on: the walk starts at the latest start deleted, past the spans already gone.
-      const rest = await deleteOldestSpansBefore(db, DEFAULT_SPAN_PARTITION, 'q', cutoff, 5, first.latestStart)
+      const rest = await deleteOldestSpansBefore(db, defaultPartitionName('spans'), 'q', cutoff, 5, first.latestStart)
       // Trace 2's child and trace 3's two spans; trace 4 starts at 02:00, after the cutoff.
       assert.deepEqual(rest, { deleted: 3, latestStart: new Date(at(90).getTime() + 1000) })
     })

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, describe, it } from 'node:test'
-import { poolOf, sql, type Db, type SpanInsert } from '@tracewell/db'
+import { createDayPartition, poolOf, sql, type Db, type SpanInsert } from '@tracewell/db'
 import { engines } from '@tracewell/db/testing'
 import { seededRandom } from '@tracewell/test-support'
 import { summaryBacklog } from '@tracewell/db'
@@ -98,6 +98,48 @@ for (const engine of engines) {
       assert.notEqual(String(rows[0]?.float), rows[0]?.spans, 'floating point would have drifted')
       const rollup = await sql<{ cost: string }>`select cost_usd::text as cost from usage_rollups where project_id = 'costs' and dimension = 'all'`.execute(db)
       assert.deepEqual(rollup.rows.map((row) => row.cost), [rows[0]?.spans])
+    })
+
+    it('finds the traces and sessions summarised on earlier days, sealed ones too, and moves them to today: one row each, exact', async () => {
+      const spans = generatedTraces('days', 60, 11)
+      const first = spans.filter((_, i) => i % 2 === 0)
+      const rest = spans.filter((_, i) => i % 2 === 1)
+      await storeSpans(db, first)
+      await summariseAll(db)
+      // As if summarised twelve days ago (a sealed day, found through its filter) and yesterday (looked up by index).
+      const { rows: [clock] } = await sql<{ today: string; yesterday: string; sealed: string }>`
+        select to_char(now() at time zone 'UTC', 'YYYY-MM-DD') as today, to_char(now() at time zone 'UTC' - interval '1 day', 'YYYY-MM-DD') as yesterday,
+          to_char(now() at time zone 'UTC' - interval '12 days', 'YYYY-MM-DD') as sealed`.execute(db)
+      const { today, yesterday, sealed } = clock!
+      for (const table of ['trace_summaries', 'session_summaries'] as const) {
+        for (const day of [sealed, yesterday]) await db.transaction().execute((trx) => createDayPartition(trx, table, new Date(`${day}T00:00:00Z`)))
+      }
+      await sql`update trace_summaries set fold_day = case when trace_id < ${spans[Math.floor(spans.length / 2)]!.traceId} then ${sealed}::date else ${yesterday}::date end where project_id = 'days'`.execute(db)
+      await sql`update session_summaries set fold_day = case when session_id = 's1' then ${yesterday}::date else ${sealed}::date end where project_id = 'days'`.execute(db)
+      await sql`create table days_filters_before as select trace_id, text_filter from trace_summaries where project_id = 'days'`.execute(db)
+
+      await storeSpans(db, rest)
+      await summariseAll(db)
+      assert.deepEqual(await summaryMismatches(db, 'days'), { traces: 0, sessions: 0, rollups: 0 })
+      const { rows: [rowsPerKey] } = await sql<{ traces: number; distinctTraces: number; sessions: number; distinctSessions: number }>`
+        select (select count(*)::int from trace_summaries where project_id = 'days') as traces,
+          (select count(distinct trace_id)::int from trace_summaries where project_id = 'days') as "distinctTraces",
+          (select count(*)::int from session_summaries where project_id = 'days') as sessions,
+          (select count(distinct session_id)::int from session_summaries where project_id = 'days') as "distinctSessions"`.execute(db)
+      assert.equal(rowsPerKey!.traces, rowsPerKey!.distinctTraces)
+      assert.equal(rowsPerKey!.sessions, rowsPerKey!.distinctSessions)
+      // A trace that got no span later stays on its day; the others, and every session, were rewritten today.
+      const restTraces = new Set(rest.map((span) => span.traceId))
+      const untouched = new Set(first.map((span) => span.traceId).filter((id) => !restTraces.has(id)))
+      const { rows: days } = await sql<{ trace_id: string; fold_day: string }>`select trace_id, fold_day::text as fold_day from trace_summaries where project_id = 'days'`.execute(db)
+      for (const row of days) assert.equal(row.fold_day === today, !untouched.has(row.trace_id), `trace ${row.trace_id} on ${row.fold_day}`)
+      const { rows: sessionDays } = await sql<{ fold_day: string }>`select distinct fold_day::text as fold_day from session_summaries where project_id = 'days'`.execute(db)
+      assert.deepEqual(sessionDays, [{ fold_day: today }])
+      // A moved trace keeps the words it had: its word filter holds the old one.
+      const { rows: [lost] } = await sql<{ n: number }>`
+        select count(*)::int as n from days_filters_before b join trace_summaries t on t.project_id = 'days' and t.trace_id = b.trace_id
+        where b.text_filter is not null and tracewell_text_filter_union(b.text_filter, t.text_filter) <> t.text_filter`.execute(db)
+      assert.equal(lost!.n, 0)
     })
 
     it('leaves the deltas of a fold that failed to the next one, which adds them once', async () => {

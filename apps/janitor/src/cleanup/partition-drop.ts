@@ -1,4 +1,6 @@
-import { dayAfter, dropSpanPartition, existingProjectIds, listSpanPartitions, projectsInSpanPartition, sql, type Db } from '@tracewell/db'
+import {
+  DAY_PARTITIONED_TABLES, dayAfter, dropPartition, existingProjectIds, listDayPartitions, projectsInPartition, sql, type DayPartition, type Db, type Executor,
+} from '@tracewell/db'
 import type { RunLogger } from './retention-run.ts'
 import { compressWal, type WalCompression } from './wal-compression.ts'
 
@@ -10,39 +12,66 @@ export interface PartitionDropOptions {
 }
 
 /**
- * Drops every day partition of `spans` whose spans have all expired: each project with a span in
- * it has an enabled policy whose cutoff is at or after the end of its day. A project that no longer
- * exists holds nothing back (no key can read its spans any more); one without an enabled policy
- * keeps its spans, and so the whole day, forever. Oldest first; a day held back does not stop the
- * check of the next (a project may have stopped sending). Answers the names dropped.
+ * Drops every day partition, of `spans` and of the summaries (day-partitions.repository.ts),
+ * whose rows have all expired: each project with a row in it has an enabled policy whose cutoff is
+ * at or after the end of its day. A project that no longer exists holds nothing back (no key can
+ * read its rows any more); one without an enabled policy keeps its rows, and so the whole day,
+ * forever. Oldest first; a day held back does not stop the check of the next (a project may have
+ * stopped sending). Answers the names dropped.
  *
  * A drop writes a few catalog rows to the WAL, whatever the rows of the partition: this is what
- * makes a day's expiry cheap (docs/operations.md#partitions). The summaries of those spans go
- * with each project's first window (retention-run.ts).
+ * makes a day's expiry cheap (docs/operations.md#partitions). The scores of a dropped day's traces
+ * and sessions go in the same transaction (row by row: they are as many as users and evaluators
+ * gave, not as the spans).
  */
 export async function dropExpiredPartitions(db: Db, cutoffs: ReadonlyMap<string, Date>, options: PartitionDropOptions): Promise<string[]> {
   const latestCutoff = Math.max(...[...cutoffs.values()].map((cutoff) => cutoff.getTime()))
   const dropped: string[] = []
-  for (const partition of await listSpanPartitions(db)) {
-    if (partition.day === null) continue
-    const end = dayAfter(partition.day)
-    // No policy can have expired a day that ends after the latest cutoff.
-    if (end.getTime() > latestCutoff) break
-    const projects = await projectsInSpanPartition(db, partition.name)
-    const live = await existingProjectIds(db, projects)
-    const holding = projects.filter((id) => live.has(id) && !((cutoffs.get(id)?.getTime() ?? -Infinity) >= end.getTime()))
-    if (holding.length > 0) continue
-    const gone = await db.transaction().execute(async (trx) => {
-      await sql`set local synchronous_commit = off`.execute(trx)
-      await compressWal(trx, options.walCompression)
-      return dropSpanPartition(trx, partition.name, options.lockTimeoutMs)
-    })
-    if (gone) {
-      dropped.push(partition.name)
-      options.log.info({ partition: partition.name, projects: projects.length }, 'retention cleanup dropped a day partition of spans')
-    } else {
-      options.log.info({ partition: partition.name, lockTimeoutMs: options.lockTimeoutMs }, 'retention cleanup left a day partition for the next run: its lock was busy')
+  for (const table of DAY_PARTITIONED_TABLES) {
+    for (const partition of await listDayPartitions(db, table)) {
+      if (partition.day === null) continue
+      const end = dayAfter(partition.day)
+      // No policy can have expired a day that ends after the latest cutoff.
+      if (end.getTime() > latestCutoff) break
+      const projects = await projectsInPartition(db, partition.name)
+      const live = await existingProjectIds(db, projects)
+      const holding = projects.filter((id) => live.has(id) && !((cutoffs.get(id)?.getTime() ?? -Infinity) >= end.getTime()))
+      if (holding.length > 0) continue
+      const gone = await db.transaction().execute(async (trx) => {
+        await sql`set local synchronous_commit = off`.execute(trx)
+        await compressWal(trx, options.walCompression)
+        await deleteScoresOf(trx, partition, projects)
+        return dropPartition(trx, partition.name, options.lockTimeoutMs)
+      })
+      if (gone) {
+        dropped.push(partition.name)
+        options.log.info({ partition: partition.name, projects: projects.length }, 'retention cleanup dropped a day partition')
+      } else {
+        options.log.info({ partition: partition.name, lockTimeoutMs: options.lockTimeoutMs }, 'retention cleanup left a day partition for the next run: its lock was busy')
+      }
     }
   }
   return dropped
+}
+
+/**
+ * The scores of the traces or the sessions of a summary partition about to be dropped, for the
+ * projects that have scores of that kind at all (most days of most projects have none, and then the
+ * partition is not read), each found through the scores' index.
+ */
+async function deleteScoresOf(trx: Executor, partition: DayPartition, projects: readonly string[]): Promise<void> {
+  if (partition.table !== 'trace_summaries' && partition.table !== 'session_summaries') return
+  const ofTraces = partition.table === 'trace_summaries'
+  const { rows: scored } = await sql<{ id: string }>`
+    select p.id from unnest(${projects}::text[]) as p(id)
+    where exists (select 1 from scores x where x.project_id = p.id and ${ofTraces ? sql`x.trace_id is not null` : sql`x.trace_id is null and x.session_id is not null`})`.execute(trx)
+  if (scored.length === 0) return
+  const rows = sql.id(partition.name)
+  const scoresOfRow = ofTraces
+    ? sql`x.project_id = t.project_id and x.trace_id = t.trace_id`
+    : sql`x.project_id = t.project_id and x.session_id = t.session_id and x.trace_id is null`
+  await sql`
+    delete from scores s where s.id in (
+      select x.id from ${rows} t cross join lateral (select x.id from scores x where ${scoresOfRow} offset 0) as x
+      where t.project_id = any(${scored.map((row) => row.id)}::text[]))`.execute(trx)
 }

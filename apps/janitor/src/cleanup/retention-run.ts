@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import {
-  dayAfter, deleteOldestSpansBefore, deleteSummariesOfWindow, ensureSpanPartitions, listEnabledRetentionPolicies, listSpanPartitions,
-  recordRetentionRun, sql, startOfUtcDay, withAdvisoryLock, type Db, type DeletedWindow, type RetentionPolicyDto, type SpanPartition,
+  dayAfter, deleteOldestSpansBefore, deleteSummariesOfWindow, ensureDayPartitions, listDayPartitions, listEnabledRetentionPolicies,
+  recordRetentionRun, sql, startOfUtcDay, withAdvisoryLock, type Db, type DayPartition, type DeletedWindow, type RetentionPolicyDto,
 } from '@tracewell/db'
 import { dropExpiredPartitions } from './partition-drop.ts'
 import { compressWal, probeWalCompression, type WalCompression } from './wal-compression.ts'
@@ -68,7 +68,7 @@ export interface RetentionRunReport {
   complete: boolean
   /** Spans deleted row by row (the batches); the spans of dropped partitions are not counted. */
   deletedSpans: number
-  /** The day partitions of `spans` dropped whole, every span of them past every project's retention. */
+  /** The day partitions (of `spans` and of the summaries) dropped whole, every row of them past every project's retention. */
   droppedPartitions: string[]
   failedProjects: number
   projects: ProjectCleanupReport[]
@@ -173,12 +173,12 @@ async function runLocked(db: Db, options: RetentionRunOptions): Promise<Retentio
 
   // Made here too, so that a deployment whose writers are all stopped still has tomorrow's; by
   // the wall clock, whatever instant the run's cutoffs are computed from.
-  await ensureSpanPartitions(db)
+  await ensureDayPartitions(db)
   const policies = inFairOrder(await listEnabledRetentionPolicies(db))
   const batch: BatchOptions = { limit: options.batchSize, walCompression: policies.length > 0 ? await probeWalCompression(db) : null }
   const cutoffs = new Map(policies.map((policy) => [policy.projectId, cutoffFor(now, policy.retentionDays, options.cutoffs)]))
   const droppedPartitions = await dropExpiredPartitions(db, cutoffs, { lockTimeoutMs: options.lockTimeoutMs ?? 1_000, log: options.log, walCompression: batch.walCompression })
-  const partitions = await listSpanPartitions(db)
+  const partitions = await listDayPartitions(db, 'spans')
   const projects: ProjectCleanupReport[] = []
   let stopped = false
 
@@ -238,7 +238,7 @@ async function runLocked(db: Db, options: RetentionRunOptions): Promise<Retentio
  * to stop; false when the run stopped before the project was done.
  */
 async function cleanProject(
-  db: Db, batch: BatchOptions, partitions: readonly SpanPartition[], projectId: string, cutoff: Date,
+  db: Db, batch: BatchOptions, partitions: readonly DayPartition[], projectId: string, cutoff: Date,
   afterBatch: (deleted: number) => boolean,
 ): Promise<boolean> {
   let from: Date | null = null

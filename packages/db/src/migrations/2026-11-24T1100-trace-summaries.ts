@@ -75,7 +75,7 @@ export async function backfillTraceSummaries(db: AnyDb): Promise<void> {
     from spans
     group by project_id, trace_id
     order by min(start_time)
-    on conflict (project_id, trace_id) do nothing`.execute(db)
+    on conflict do nothing`.execute(db)
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -45,7 +45,7 @@ export async function backfillSessionSummaries(db: AnyDb): Promise<void> {
           min(t.start_time), max(t.end_time), count(*), sum(t.total_tokens), sum(t.cost_usd)
         from trace_summaries t join batch using (project_id, session_id)
         group by 1, 2
-        on conflict (project_id, session_id) do nothing
+        on conflict do nothing
       )
       select project_id, session_id from batch order by project_id desc, session_id desc limit 1`.execute(db)
     const last = rows[0]

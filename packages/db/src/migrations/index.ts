@@ -16,6 +16,7 @@ import * as unknownTokenCounts from './2026-11-26T2310-unknown-token-counts.ts'
 import * as estimatedTokens from './2026-11-26T2311-estimated-tokens.ts'
 import * as spansByDay from './2026-11-26T2330-spans-by-day.ts'
 import * as datasetsExperiments from './2026-11-26T2340-datasets-experiments.ts'
+import * as summariesByDay from './2026-11-27T0100-summaries-by-day.ts'
 
 // Every migration, by name; names sort in the order they apply. Listed statically (not read from
 // the file system) so that the same list works from source, from a container image and in tests.
@@ -44,6 +45,7 @@ export const migrations: Record<string, Migration & { transactional?: boolean }>
   '2026-11-26T2311-estimated-tokens': estimatedTokens,
   '2026-11-26T2330-spans-by-day': spansByDay,
   '2026-11-26T2340-datasets-experiments': datasetsExperiments,
+  '2026-11-27T0100-summaries-by-day': summariesByDay,
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([

@@ -1,0 +1,103 @@
+import { defaultPartitionName, listDayPartitions, sql, type DayPartitionedTable, type Executor } from '@tracewell/db'
+import { KeyFilter } from './key-filter.ts'
+
+// Where the summariser looks for a trace's or a session's stored row. trace_summaries and
+// session_summaries are partitioned by fold_day, the day the summariser last wrote the row
+// (day-partitions.repository.ts in @tracewell/db), and it writes only into today's partition: a
+// day before yesterday is sealed, it never gains a key again (it only loses rows, to the janitor
+// or to a row moved to today). So each sealed day's keys are read once, into a filter kept for as
+// long as the day's partition exists, and a key is looked up in today's and yesterday's partitions
+// (by index) and in the sealed days whose filter may hold it — not in every day of the retention,
+// which would cost a probe of each day's index for every new trace.
+//
+// Why yesterday is not sealed: the summariser's "today" is the database's clock when its fold took
+// the lock, and a fold that read its clock just before midnight may still be writing into
+// yesterday while another, just after, looks. A day's margin covers any fold.
+
+/** Filter keys: a trace and a session of trace_summaries, a session of session_summaries. */
+export const traceKey = (projectId: string, traceId: string): string => `t\u0000${projectId}\u0000${traceId}`
+export const sessionKey = (projectId: string, sessionId: string): string => `s\u0000${projectId}\u0000${sessionId}`
+
+const dayMs = 86_400_000
+const dayBefore = (day: string, days: number): string => new Date(Date.parse(`${day}T00:00:00Z`) - days * dayMs).toISOString().slice(0, 10)
+
+export class SealedSummaryDays {
+  /** By table, each sealed day's filter (YYYY-MM-DD → filter). */
+  private readonly days = new Map<DayPartitionedTable, Map<string, KeyFilter>>([
+    ['trace_summaries', new Map()],
+    ['session_summaries', new Map()],
+  ])
+
+  private today = ''
+
+  /**
+   * Brings the filters up to `today` (the fold's UTC day, YYYY-MM-DD): reads the keys of every
+   * day that became sealed since the last call, and forgets the days whose rows are gone.
+   */
+  async refresh(db: Executor, today: string): Promise<void> {
+    this.today = today
+    const sealedBefore = dayBefore(today, 1)
+    for (const [table, filters] of this.days) {
+      const sealed = await sealedDaysOf(db, table, sealedBefore)
+      for (const day of filters.keys()) if (!sealed.has(day)) filters.delete(day)
+      for (const day of sealed) if (!filters.has(day)) filters.set(day, await filterOfDay(db, table, day))
+    }
+  }
+
+  /** The days to look for a trace's summary in: yesterday, today, and the sealed days that may hold it. */
+  traceDays(projectId: string, traceId: string): string[] {
+    return this.daysOf('trace_summaries', traceKey(projectId, traceId))
+  }
+
+  /** The days to look for the traces of a session in. */
+  sessionTraceDays(projectId: string, sessionId: string): string[] {
+    return this.daysOf('trace_summaries', sessionKey(projectId, sessionId))
+  }
+
+  /** The days to look for a session's own row in. */
+  sessionDays(projectId: string, sessionId: string): string[] {
+    return this.daysOf('session_summaries', sessionKey(projectId, sessionId))
+  }
+
+  private daysOf(table: DayPartitionedTable, key: string): string[] {
+    const days = [dayBefore(this.today, 1), this.today]
+    for (const [day, filter] of this.days.get(table)!) if (filter.mayHave(key)) days.push(day)
+    return days
+  }
+}
+
+/**
+ * The sealed days that hold rows of `table`: its day partitions before `sealedBefore`, and the
+ * days of the rows its default partition holds from before it (normally none: the partitions are
+ * made days ahead).
+ */
+async function sealedDaysOf(db: Executor, table: DayPartitionedTable, sealedBefore: string): Promise<Set<string>> {
+  const sealed = new Set<string>()
+  for (const partition of await listDayPartitions(db, table)) {
+    const day = partition.day?.toISOString().slice(0, 10)
+    if (day !== undefined && day < sealedBefore) sealed.add(day)
+  }
+  const { rows } = await sql<{ day: string }>`
+    select distinct fold_day::text as day from ${sql.id(defaultPartitionName(table))} where fold_day < ${sealedBefore}::date`.execute(db)
+  for (const row of rows) sealed.add(row.day)
+  return sealed
+}
+
+/** A filter of every key a sealed day of `table` holds: its traces and their sessions, or its sessions. */
+async function filterOfDay(db: Executor, table: DayPartitionedTable, day: string): Promise<KeyFilter> {
+  if (table === 'trace_summaries') {
+    const { rows } = await sql<{ project_id: string; trace_id: string; session_id: string | null }>`
+      select project_id, trace_id, session_id from trace_summaries where fold_day = ${day}::date`.execute(db)
+    const filter = new KeyFilter(rows.length * 2)
+    for (const row of rows) {
+      filter.add(traceKey(row.project_id, row.trace_id))
+      if (row.session_id !== null) filter.add(sessionKey(row.project_id, row.session_id))
+    }
+    return filter
+  }
+  const { rows } = await sql<{ project_id: string; session_id: string }>`
+    select project_id, session_id from session_summaries where fold_day = ${day}::date`.execute(db)
+  const filter = new KeyFilter(rows.length)
+  for (const row of rows) filter.add(sessionKey(row.project_id, row.session_id))
+  return filter
+}
