@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks'
 import { testEnvironment } from '@tracewell/config'
 import { storeSpans } from '@tracewell/write-path'
 import {
-  backfillSessionSummaries, backfillTraceSummaries, backfillUsageRollups, createDb, createProject, createDayPartition, createTeam, migrateToLatest, sql,
+  backfillSessionSummaries, backfillTraceSummaries, backfillUsageRollups, createDb, createProject, createDayPartition, createTeam, DAY_PARTITIONED_TABLES, migrateToLatest, sql,
   startOfUtcDay, upsertRetentionPolicy, type Db, type SpanInsert,
 } from '@tracewell/db'
 import { runRetentionCleanup } from '@tracewell/janitor'
@@ -85,6 +85,22 @@ async function seed(db: Db, projects: string[], from: Date, to: Date): Promise<v
   await backfillSessionSummaries(db)
 }
 
+/**
+ * The backfills write every summary as made today; the summariser, running as the spans came,
+ * would have made each on its trace's (its session's last trace's) day: moved there, one statement a table.
+ */
+async function summarisedOnTheirDays(db: Db): Promise<void> {
+  for (const [table, time] of [['trace_summaries', 'start_time'], ['session_summaries', 'last_seen']] as const) {
+    const { rows } = await sql<{ name: string }>`
+      select attname as name from pg_attribute where attrelid = ${table}::regclass and attnum > 0 and not attisdropped and attname <> 'fold_day' order by attnum`.execute(db)
+    const columns = sql.join(rows.map((row) => sql.id(row.name)))
+    await sql`
+      with moved as (
+        delete from ${sql.id(table)} where fold_day = (now() at time zone 'UTC')::date and (${sql.id(time)} at time zone 'UTC')::date < fold_day returning *)
+      insert into ${sql.id(table)} (${columns}, fold_day) select ${columns}, (${sql.id(time)} at time zone 'UTC')::date from moved`.execute(db)
+  }
+}
+
 let ingestSequence = 0
 function ingestSpans(projectId: string): SpanInsert[] {
   const nowNanos = BigInt(Date.now()) * 1_000_000n
@@ -123,9 +139,12 @@ async function main(): Promise<void> {
     }
     const now = Date.now()
     const firstDay = startOfUtcDay(new Date(now - (retentionDays + 2 * expiryDays) * dayMs))
-    for (let day = firstDay.getTime(); day <= now + 3 * dayMs; day += dayMs) await db.transaction().execute((trx) => createDayPartition(trx, 'spans', new Date(day)))
+    for (let day = firstDay.getTime(); day <= now + 3 * dayMs; day += dayMs) {
+      for (const table of DAY_PARTITIONED_TABLES) await db.transaction().execute((trx) => createDayPartition(trx, table, new Date(day)))
+    }
     const seedStarted = performance.now()
     await seed(db, projects, firstDay, new Date(now))
+    await summarisedOnTheirDays(db)
     await sql`vacuum (freeze, analyze)`.execute(db)
     const { rows: [size] } = await sql<{ size: string; traces: number }>`
       select pg_size_pretty(sum(pg_total_relation_size(inhrelid))) as size, (select count(*)::int from trace_summaries) as traces

@@ -1,4 +1,4 @@
-import { defaultPartitionName, listDayPartitions, sql, type DayPartitionedTable, type Executor } from '@tracewell/db'
+import { sql, type DayPartitionedTable, type Executor } from '@tracewell/db'
 import { KeyFilter } from './key-filter.ts'
 
 // Where the summariser looks for a trace's or a session's stored row. trace_summaries and
@@ -36,11 +36,11 @@ export class SealedSummaryDays {
    */
   async refresh(db: Executor, today: string): Promise<void> {
     this.today = today
-    const sealedBefore = dayBefore(today, 1)
+    const sealed = await sealedDays(db, dayBefore(today, 1))
     for (const [table, filters] of this.days) {
-      const sealed = await sealedDaysOf(db, table, sealedBefore)
-      for (const day of filters.keys()) if (!sealed.has(day)) filters.delete(day)
-      for (const day of sealed) if (!filters.has(day)) filters.set(day, await filterOfDay(db, table, day))
+      const days = sealed.get(table) ?? new Set()
+      for (const day of filters.keys()) if (!days.has(day)) filters.delete(day)
+      for (const day of days) if (!filters.has(day)) filters.set(day, await filterOfDay(db, table, day))
     }
   }
 
@@ -67,20 +67,33 @@ export class SealedSummaryDays {
 }
 
 /**
- * The sealed days that hold rows of `table`: its day partitions before `sealedBefore`, and the
- * days of the rows its default partition holds from before it (normally none: the partitions are
- * made days ahead).
+ * The sealed days that hold rows, by table: the day partitions before `sealedBefore`, and the days
+ * of the rows the default partitions hold from before it (normally none: the partitions are made
+ * days ahead). One query, since every fold asks.
  */
-async function sealedDaysOf(db: Executor, table: DayPartitionedTable, sealedBefore: string): Promise<Set<string>> {
-  const sealed = new Set<string>()
-  for (const partition of await listDayPartitions(db, table)) {
-    const day = partition.day?.toISOString().slice(0, 10)
-    if (day !== undefined && day < sealedBefore) sealed.add(day)
+async function sealedDays(db: Executor, sealedBefore: string): Promise<Map<DayPartitionedTable, Set<string>>> {
+  const { rows } = await sql<{ table: DayPartitionedTable; name: string | null; day: string | null }>`
+    select p.relname::text as table, c.relname::text as name, null as day
+    from pg_inherits i join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent
+    where i.inhparent in ('trace_summaries'::regclass, 'session_summaries'::regclass)
+    union all
+    select distinct 'trace_summaries', null, fold_day::text from trace_summaries_default where fold_day < ${sealedBefore}::date
+    union all
+    select distinct 'session_summaries', null, fold_day::text from session_summaries_default where fold_day < ${sealedBefore}::date`.execute(db)
+  const sealed = new Map<DayPartitionedTable, Set<string>>()
+  for (const row of rows) {
+    const day = row.day ?? dayOfPartition(row.name ?? '')
+    if (day === null || day >= sealedBefore) continue
+    if (!sealed.has(row.table)) sealed.set(row.table, new Set())
+    sealed.get(row.table)!.add(day)
   }
-  const { rows } = await sql<{ day: string }>`
-    select distinct fold_day::text as day from ${sql.id(defaultPartitionName(table))} where fold_day < ${sealedBefore}::date`.execute(db)
-  for (const row of rows) sealed.add(row.day)
   return sealed
+}
+
+/** The day of a partition named `<table>_pYYYYMMDD`, as YYYY-MM-DD; null for the default. */
+function dayOfPartition(name: string): string | null {
+  const match = /_p(\d{4})(\d{2})(\d{2})$/.exec(name)
+  return match ? `${match[1]}-${match[2]}-${match[3]}` : null
 }
 
 /** A filter of every key a sealed day of `table` holds: its traces and their sessions, or its sessions. */
