@@ -33,41 +33,41 @@ export interface SessionDayLookup {
 export async function recomputeSessions(db: Executor, sessions: readonly SessionKey[], days?: SessionDayLookup): Promise<void> {
   if (sessions.length === 0) return
   const today = days?.today ?? (await utcToday(db))
-  // Every join below is a nested loop of index lookups, each in the one partition its key names
-  // (a hash join would scan the tables); the summariser's transaction has them off already.
+  // Every join below is a lateral lookup by index from one session's key (the trace and session
+  // rows in the one partition each day names), never a join of two row sets: without statistics,
+  // such a join of the sessions with their traces was planned as a nested loop over both whole
+  // sets (a fold of 5,000 sessions took seconds). Hash and merge joins are off for the same reason.
   await sql`select set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`.execute(db)
-  const traceKeys = keysInDays(sessions, days?.traceDays)
-  const rowKeys = keysInDays(sessions, days?.sessionDays)
-  const inDay = (alias: string) => (days === undefined ? sql`` : sql`and ${sql.ref(`${alias}.fold_day`)} = k.day`)
-  await sql`
-    with traces as (
-      select k.project_id, k.session_id, t.user_id, t.start_time, t.end_time, t.total_tokens, t.cost_usd
-      from unnest(${traceKeys.projects}::text[], ${traceKeys.sessions}::text[], ${traceKeys.days}::date[]) as k(project_id, session_id, day)
-      cross join lateral (
+  const keys = sessions.map((session) => ({ ...session, trace_days: days?.traceDays(session) ?? null, session_days: days?.sessionDays(session) ?? null }))
+  const tracesOfSession = days === undefined
+    ? sql`(select t.user_id, t.start_time, t.end_time, t.total_tokens, t.cost_usd from trace_summaries t
+        where t.project_id = k.project_id and t.session_id = k.session_id) as t`
+    : sql`unnest(k.trace_days) as d(day) cross join lateral (
         select t.user_id, t.start_time, t.end_time, t.total_tokens, t.cost_usd from trace_summaries t
-        where t.project_id = k.project_id and t.session_id = k.session_id ${inDay('t')} offset 0) as t
-    ),
-    recomputed as (
-      select k.project_id, k.session_id,
-        (array_agg(t.user_id order by t.start_time) filter (where t.user_id is not null))[1] as user_id,
-        min(t.start_time) as first_seen, max(t.end_time) as last_seen, count(t.start_time)::integer as trace_count,
-        sum(t.total_tokens) as total_tokens, sum(t.cost_usd) as cost_usd
-      from unnest(${sessions.map((row) => row.project_id)}::text[], ${sessions.map((row) => row.session_id)}::text[]) as k(project_id, session_id)
-      left join traces t on t.project_id = k.project_id and t.session_id = k.session_id
-      group by k.project_id, k.session_id
-    ),
-    stored as (
-      select k.project_id, k.session_id, s.fold_day
-      from unnest(${rowKeys.projects}::text[], ${rowKeys.sessions}::text[], ${rowKeys.days}::date[]) as k(project_id, session_id, day)
-      cross join lateral (
+        where t.project_id = k.project_id and t.session_id = k.session_id and t.fold_day = d.day offset 0) as t`
+  const rowsOfSession = days === undefined
+    ? sql`(select s.fold_day from session_summaries s where s.project_id = k.project_id and s.session_id = k.session_id) as s`
+    : sql`unnest(k.session_days) as d(day) cross join lateral (
         select s.fold_day from session_summaries s
-        where s.project_id = k.project_id and s.session_id = k.session_id ${inDay('s')} offset 0) as s
+        where s.project_id = k.project_id and s.session_id = k.session_id and s.fold_day = d.day offset 0) as s`
+  await sql`
+    with recomputed as (
+      select k.project_id, k.session_id, a.user_id, a.first_seen, a.last_seen, a.trace_count, a.total_tokens, a.cost_usd,
+        array(select s.fold_day from ${rowsOfSession}) as stored_days
+      from json_to_recordset(${JSON.stringify(keys)}::json) as k(project_id text, session_id text, trace_days date[], session_days date[])
+      cross join lateral (
+        select (array_agg(t.user_id order by t.start_time) filter (where t.user_id is not null))[1] as user_id,
+          min(t.start_time) as first_seen, max(t.end_time) as last_seen, count(*)::integer as trace_count,
+          sum(t.total_tokens) as total_tokens, sum(t.cost_usd) as cost_usd
+        from ${tracesOfSession}) as a
+    ),
+    stale as (
+      select r.project_id, r.session_id, d.day from recomputed r cross join lateral unnest(r.stored_days) as d(day)
+      where r.trace_count = 0 or d.day <> ${today}::date
     ),
     emptied as (
-      delete from session_summaries s using stored d, recomputed r
-      where r.project_id = d.project_id and r.session_id = d.session_id
-        and s.project_id = d.project_id and s.session_id = d.session_id and s.fold_day = d.fold_day
-        and (r.trace_count = 0 or d.fold_day <> ${today}::date)
+      delete from session_summaries s using stale x
+      where s.project_id = x.project_id and s.session_id = x.session_id and s.fold_day = x.day
     )
     insert into session_summaries as s (project_id, session_id, user_id, first_seen, last_seen, trace_count, total_tokens, cost_usd, fold_day)
     select project_id, session_id, user_id, first_seen, last_seen, trace_count, total_tokens, cost_usd, ${today}::date
@@ -76,19 +76,6 @@ export async function recomputeSessions(db: Executor, sessions: readonly Session
     on conflict (project_id, session_id, fold_day) do update set
       user_id = excluded.user_id, first_seen = excluded.first_seen, last_seen = excluded.last_seen,
       trace_count = excluded.trace_count, total_tokens = excluded.total_tokens, cost_usd = excluded.cost_usd`.execute(db)
-}
-
-/** Each session once a day to look in (a null day: every day). */
-function keysInDays(sessions: readonly SessionKey[], daysOf: ((session: SessionKey) => string[]) | undefined) {
-  const keys = { projects: [] as string[], sessions: [] as string[], days: [] as Array<string | null> }
-  for (const session of sessions) {
-    for (const day of daysOf?.(session) ?? [null]) {
-      keys.projects.push(session.project_id)
-      keys.sessions.push(session.session_id)
-      keys.days.push(day)
-    }
-  }
-  return keys
 }
 
 async function utcToday(db: Executor): Promise<string> {
