@@ -1,5 +1,6 @@
 import { recomputeSessions, sql, toStorableJson, type Db, type Executor } from '@tracewell/db'
 import { SealedSummaryDays } from './sealed-summary-days.ts'
+export const T = { refresh: 0, lookup: 0, upsert: 0, claim: 0 }
 import { mergeTraceDelta, type TraceDelta } from './trace-deltas.ts'
 import { UsageCombinationMerge, type UsageCombination } from './usage-deltas.ts'
 
@@ -49,13 +50,13 @@ export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMI
     const { rows: lock } = await sql<{ held: boolean }>`select pg_try_advisory_xact_lock(${FOLD_LOCK}) as held`.execute(trx)
     if (lock[0]?.held !== true) return 'busy'
     // The running sum is over a bounded number of the oldest deltas, so the claim reads no more.
-    const { rows: claimed } = await sql<{ traces: string; usage: string }>`
+    const tc = performance.now(); const { rows: claimed } = await sql<{ traces: string; usage: string }>`
       delete from summary_deltas where id in (
         select id from (
           select id, trace_count, sum(trace_count) over (order by id) as running
           from (select id, trace_count from summary_deltas order by id limit ${limits.maxDeltas}) as oldest) as claim
         where running - trace_count < ${limits.maxTraces})
-      returning traces::text as traces, usage::text as usage`.execute(trx)
+      returning traces::text as traces, usage::text as usage`.execute(trx); T.claim += performance.now() - tc
     if (claimed.length === 0) return { deltas: 0, traces: 0 }
 
     const traces = new Map<string, TraceDelta>()
@@ -74,12 +75,12 @@ export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMI
     // Today by the database's clock once the lock is held: the partition every row is written to.
     const { rows: [clock] } = await sql<{ today: string }>`select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD') as today`.execute(trx)
     const today = clock!.today
-    await sql`select set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`.execute(trx)
-    await sealed.refresh(trx, today)
+    await sql`select set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('jit', 'off', true)`.execute(trx)
+    let t0 = performance.now(); await sealed.refresh(trx, today); T.refresh += performance.now() - t0
 
     // The traces' rows as they are, merged with their deltas here: one place (mergeTraceDelta)
     // decides how a trace's summary grows, and the rows are written with their final values.
-    const stored = await storedSummaries(trx, [...traces.values()], sealed)
+    t0 = performance.now(); const stored = await storedSummaries(trx, [...traces.values()], sealed); T.lookup += performance.now() - t0
     const rows: TraceDelta[] = []
     /** Stored rows of an earlier day, which move to today's partition. */
     const moved: Array<{ project_id: string; trace_id: string; fold_day: string }> = []
@@ -104,7 +105,7 @@ export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMI
     // In key order, so that two transactions writing the same rows (a fold and the janitor) lock them in one order.
     rows.sort((a, b) => (a.project_id === b.project_id ? (a.trace_id < b.trace_id ? -1 : 1) : a.project_id < b.project_id ? -1 : 1))
     // A moved row leaves its day with its word filter, which the row written today takes up.
-    await sql`
+    t0 = performance.now(); await sql`
       with moved as (
         delete from trace_summaries s
         using json_to_recordset(${JSON.stringify(moved)}::json) as m(project_id text, trace_id text, fold_day date)
@@ -145,7 +146,7 @@ export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMI
         input_tokens = case when u.input_tokens is null then excluded.input_tokens when excluded.input_tokens is null then u.input_tokens else u.input_tokens + excluded.input_tokens end,
         output_tokens = case when u.output_tokens is null then excluded.output_tokens when excluded.output_tokens is null then u.output_tokens else u.output_tokens + excluded.output_tokens end,
         cost_usd = case when u.cost_usd is null then excluded.cost_usd when excluded.cost_usd is null then u.cost_usd else u.cost_usd + excluded.cost_usd end,
-        latency = array(select x + y from unnest(u.latency, excluded.latency) as l(x, y))`.execute(trx)
+        latency = array(select x + y from unnest(u.latency, excluded.latency) as l(x, y))`.execute(trx); T.upsert += performance.now() - t0
 
     const sessions = new Map<string, { project_id: string; session_id: string }>()
     for (const row of rows) if (row.session_id !== null) sessions.set(`${row.project_id}\u0000${row.session_id}`, { project_id: row.project_id, session_id: row.session_id })
