@@ -9,23 +9,20 @@
 //      (target ≤ 1.2).
 // Data: SPANS spans (default 10,000,000) of three projects spread evenly over 30 + 2 × DAYS days
 // before now, ten spans a trace, five traces a session, with their trace and session summaries and
-// usage rollups, in a partition a day. The WAL counted is the whole server's: run it against a
+// usage rollups, in a partition a day (seed-llm-spans.ts). The WAL counted is the whole server's: run it against a
 // Postgres of its own (TEST_DATABASE_URL), or other databases' writes are counted too.
 import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { testEnvironment } from '@tracewell/config'
 import { storeSpans } from '@tracewell/write-path'
-import {
-  backfillSessionSummaries, backfillTraceSummaries, backfillUsageRollups, createDb, createProject, createDayPartition, createTeam, DAY_PARTITIONED_TABLES, migrateToLatest, sql,
-  startOfUtcDay, upsertRetentionPolicy, type Db, type SpanInsert,
-} from '@tracewell/db'
+import { createDb, createProject, createTeam, migrateToLatest, sql, startOfUtcDay, upsertRetentionPolicy, type Db, type SpanInsert } from '@tracewell/db'
 import { runRetentionCleanup } from '@tracewell/janitor'
+import { buildSummaries, createDayPartitions, expirySpans, insertGeneratedSpans } from './seed-llm-spans.ts'
 import { percentile } from './statistics.ts'
 
 const totalSpans = Number(process.env.SPANS ?? 10_000_000)
 const expiryDays = Number(process.env.DAYS ?? 3)
 const retentionDays = 30
-const spansPerTrace = 10
 const ingestBatch = 100
 const quietWindowMs = 1_500
 const dayMs = 86_400_000
@@ -51,54 +48,6 @@ async function walBytesSince(db: Db, lsn: string): Promise<number> {
 
 async function currentLsn(db: Db): Promise<string> {
   return (await sql<{ lsn: string }>`select pg_current_wal_lsn()::text as lsn`.execute(db)).rows[0]?.lsn ?? '0/0'
-}
-
-/** The spans of the three projects, oldest first, spread evenly from `from` to `to`, in chunks of 200,000 rows a statement. */
-async function seed(db: Db, projects: string[], from: Date, to: Date): Promise<void> {
-  const stepMicros = Math.floor(((to.getTime() - from.getTime()) * 1000) / totalSpans)
-  const chunk = 200_000
-  const ranges: Array<[number, number]> = []
-  for (let low = 0; low < totalSpans; low += chunk) ranges.push([low, Math.min(low + chunk, totalSpans) - 1])
-  const next = () => ranges.shift()
-  await Promise.all([0, 1].map(async () => {
-    for (let range = next(); range; range = next()) {
-      const [low, high] = range
-      // A trace is ten consecutive spans of one project; a row of ~450 bytes, an LLM call's attributes.
-      await sql`
-        insert into spans (project_id, trace_id, span_id, parent_span_id, name, kind, start_time, end_time, duration_ns, status_code,
-          service_name, llm_vendor, llm_model, llm_request_type, input_tokens, output_tokens, total_tokens, session_id, user_id,
-          attributes, resource_attributes, events, links)
-        select (${projects}::text[])[1 + (i / ${spansPerTrace}) % 3], md5((i / ${spansPerTrace})::text), lpad(to_hex(i), 16, '0'),
-          case when i % ${spansPerTrace} = 0 then null else lpad(to_hex(i - i % ${spansPerTrace}), 16, '0') end,
-          'openai.chat.completions.create', 3,
-          ${from}::timestamptz + (i::bigint * ${stepMicros}) * interval '1 microsecond',
-          ${from}::timestamptz + (i::bigint * ${stepMicros}) * interval '1 microsecond' + interval '800 milliseconds',
-          800000000, 0, 'bench-app', 'openai', 'gpt-4o', 'chat_completion', 120, 40, 160,
-          'session-' || (i / ${spansPerTrace * 5}), 'user-' || (i % 1000),
-          jsonb_build_object('llm.prompts', repeat(md5(i::text), 8), 'llm.model', 'gpt-4o'),
-          '{"service.name":"bench-app"}'::jsonb, '[]'::jsonb, '[]'::jsonb
-        from generate_series(${low}::int, ${high}::int) as i`.execute(db)
-    }
-  }))
-  await backfillTraceSummaries(db)
-  await backfillUsageRollups(db)
-  await backfillSessionSummaries(db)
-}
-
-/**
- * The backfills write every summary as made today; the summariser, running as the spans came,
- * would have made each on its trace's (its session's last trace's) day: moved there, one statement a table.
- */
-async function summarisedOnTheirDays(db: Db): Promise<void> {
-  for (const [table, time] of [['trace_summaries', 'start_time'], ['session_summaries', 'last_seen']] as const) {
-    const { rows } = await sql<{ name: string }>`
-      select attname as name from pg_attribute where attrelid = ${table}::regclass and attnum > 0 and not attisdropped and attname <> 'fold_day' order by attnum`.execute(db)
-    const columns = sql.join(rows.map((row) => sql.id(row.name)))
-    await sql`
-      with moved as (
-        delete from ${sql.id(table)} where fold_day = (now() at time zone 'UTC')::date and (${sql.id(time)} at time zone 'UTC')::date < fold_day returning *)
-      insert into ${sql.id(table)} (${columns}, fold_day) select ${columns}, (${sql.id(time)} at time zone 'UTC')::date from moved`.execute(db)
-  }
 }
 
 let ingestSequence = 0
@@ -139,18 +88,19 @@ async function main(): Promise<void> {
     }
     const now = Date.now()
     const firstDay = startOfUtcDay(new Date(now - (retentionDays + 2 * expiryDays) * dayMs))
-    for (let day = firstDay.getTime(); day <= now + 3 * dayMs; day += dayMs) {
-      for (const table of DAY_PARTITIONED_TABLES) await db.transaction().execute((trx) => createDayPartition(trx, table, new Date(day)))
-    }
+    await createDayPartitions(db, firstDay, new Date(now + 3 * dayMs))
     const seedStarted = performance.now()
-    await seed(db, projects, firstDay, new Date(now))
-    await summarisedOnTheirDays(db)
+    await insertGeneratedSpans(db, totalSpans, expirySpans(projects, firstDay, new Date(now), totalSpans))
+    const summarising = performance.now()
+    const timings = await buildSummaries(db, { textFilters: false })
     await sql`vacuum (freeze, analyze)`.execute(db)
     const { rows: [size] } = await sql<{ size: string; traces: number }>`
       select pg_size_pretty(sum(pg_total_relation_size(inhrelid))) as size, (select count(*)::int from trace_summaries) as traces
       from pg_inherits where inhparent = 'spans'::regclass`.execute(db)
     const spansPerDay = totalSpans / ((now - firstDay.getTime()) / dayMs)
-    log(`seeded ${fmt(totalSpans)} spans (${fmt(size?.traces ?? 0)} traces, ~${fmt(spansPerDay)} spans a day) over ${retentionDays + 2 * expiryDays} days in ${fmt((performance.now() - seedStarted) / 1000, 0)} s; spans ${size?.size}`)
+    log(`seeded ${fmt(totalSpans)} spans (${fmt(size?.traces ?? 0)} traces, ~${fmt(spansPerDay)} spans a day) over ${retentionDays + 2 * expiryDays} days in ${fmt((performance.now() - seedStarted) / 1000, 0)} s `
+      + `(spans ${fmt((summarising - seedStarted) / 1000, 0)} s; trace summaries ${fmt(timings.traceSummariesMs / 1000, 0)} s, usage rollups ${fmt(timings.usageRollupsMs / 1000, 0)} s, `
+      + `sessions ${fmt(timings.sessionSummariesMs / 1000, 0)} s); spans ${size?.size}`)
 
     const quietSamples: number[] = []
     const loadedSamples: number[] = []

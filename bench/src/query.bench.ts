@@ -7,19 +7,19 @@
 // Data: SPANS spans (default 10,000,000; e.g. SPANS=1000000 for a quick run) of ~1.3 KB, over 30
 // days and 3 projects, 8 spans a trace (an agent span, then LLM calls of 4 models and 3 vendors
 // with tokens, cost, a prompt and a completion), 5 traces a session, 1,000 users, 1 trace in 50
-// failing, and one trace of 1,000 spans. Seeded in SQL (as fast as COPY); the summaries and usage rollups are then
-// built by the migrations' own backfills, which compute what the writer keeps (the word filters
-// of full-text search too, which the backfill computes in JavaScript from the spans, as the writer does).
+// failing, and one trace of 1,000 spans, a partition a day (seed-llm-spans.ts: generated in SQL,
+// then the trace and session summaries, usage rollups and word filters the writer would keep).
+// KEEP_DATABASE=1 leaves the database in place for EXPLAIN afterwards (and prints its name).
 import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { generateApiKey, displayPrefix, hashApiKey } from '@tracewell/auth'
 import { ControlPlaneConfigSchema, loadConfig, testEnvironment } from '@tracewell/config'
 import { buildApp } from '@tracewell/control-plane'
-import { backfillSessionSummaries, backfillTraceSummaries, backfillTraceTextFilters, backfillUsageRollups, createDb, createProject, createTeam, insertApiKey, migrateToLatest, sql } from '@tracewell/db'
+import { createDb, createProject, createTeam, insertApiKey, migrateToLatest, sql } from '@tracewell/db'
+import { buildSummaries, createDayPartitions, insertGeneratedSpans, querySpans } from './seed-llm-spans.ts'
 import { percentile } from './statistics.ts'
 
 const totalSpans = Number(process.env.SPANS ?? 10_000_000)
-const spansPerTrace = 8
 const repetitions = Number(process.env.REPETITIONS ?? 20)
 const days = 30
 const dayMs = 24 * 3600_000
@@ -43,47 +43,10 @@ try {
 
   const now = Date.now()
   const start = new Date(now - days * dayMs)
-  const traces = Math.floor(totalSpans / spansPerTrace)
-  const stepMicros = Math.floor((days * dayMs * 1000) / traces)
+  const traces = Math.floor(totalSpans / 8)
   let loaded = performance.now()
-  const chunk = 200_000
-  const ranges: Array<[number, number]> = []
-  for (let low = 0; low < totalSpans; low += chunk) ranges.push([low, Math.min(low + chunk, totalSpans) - 1])
-  const next = () => ranges.shift()
-  await Promise.all(
-    [0, 1].map(async () => {
-      for (let range = next(); range; range = next()) {
-        // i: the span; t: its trace; j: its place in the trace (0 is the agent span, the root).
-        await sql`
-          insert into spans (project_id, trace_id, span_id, parent_span_id, name, kind, start_time, end_time, duration_ns, status_code,
-            service_name, llm_vendor, llm_model, llm_request_type, input_tokens, output_tokens, total_tokens, total_cost_usd,
-            session_id, user_id, attributes, resource_attributes, events, links)
-          select (array[${projects[0]!.id}, ${projects[1]!.id}, ${projects[2]!.id}])[t % 3 + 1], md5('t' || t), lpad(to_hex(i), 16, '0'),
-            case when j = 0 then null else lpad(to_hex(t * 8), 16, '0') end,
-            case when j = 0 then 'agent.run' else 'chat ' || model end, case when j = 0 then 1 else 3 end,
-            ${start}::timestamptz + (t::bigint * ${stepMicros} + j * 150000) * interval '1 microsecond',
-            ${start}::timestamptz + (t::bigint * ${stepMicros} + j * 150000 + case when j = 0 then 1200000 else 100000 + (i % 900) * 1000 end) * interval '1 microsecond',
-            (case when j = 0 then 1200000 else 100000 + (i % 900) * 1000 end)::bigint * 1000,
-            case when t % 50 = 0 and j = 1 then 2 else 0 end,
-            'svc-' || (t % 5),
-            case when j = 0 then null else (array['openai', 'anthropic', 'openai', 'aws.bedrock'])[model_index] end,
-            case when j = 0 then null else model end, case when j = 0 then null else 'chat' end,
-            case when j = 0 then null else 200 + i % 800 end, case when j = 0 then null else 50 + i % 300 end,
-            case when j = 0 then null else 250 + i % 800 + i % 300 end,
-            case when j = 0 then null else ((200 + i % 800) * 2.5 + (50 + i % 300) * 10) / 1000000 end,
-            'sess-' || (t / 5), 'user-' || (t % 1000),
-            jsonb_build_object(
-              'gen_ai.prompt.0.role', jsonb_build_object('stringValue', 'user'),
-              'gen_ai.prompt.0.content', jsonb_build_object('stringValue', 'word' || (i % 100003) || ' ' || repeat(md5(i::text) || ' ', 20)),
-              'gen_ai.completion.0.content', jsonb_build_object('stringValue', repeat(md5((i + 1)::text) || ' ', 12)),
-              'customer.tier', jsonb_build_object('stringValue', case when t % 7 = 0 then 'gold' else 'basic' end)),
-            jsonb_build_object('service.name', jsonb_build_object('stringValue', 'svc-' || (t % 5))), '[]'::jsonb, '[]'::jsonb
-          from (select i, i / ${spansPerTrace} as t, i % ${spansPerTrace} as j, 1 + i % 4 as model_index,
-                  (array['gpt-4o', 'claude-sonnet-4', 'gpt-4o-mini', 'llama-3-70b'])[1 + i % 4] as model
-                from generate_series(${range[0]}::bigint, ${range[1]}::bigint) as i) s`.execute(db)
-      }
-    }),
-  )
+  await createDayPartitions(db, start, new Date(now + 3 * dayMs))
+  await insertGeneratedSpans(db, totalSpans, querySpans(projects.map((project) => project.id), start, totalSpans))
   // One trace of 1,000 spans, in project 0.
   const bigTrace = 'b'.repeat(32)
   await sql`
@@ -94,12 +57,10 @@ try {
     from generate_series(0, 999) as i`.execute(db)
   log(`loaded ${totalSpans.toLocaleString('en-US')} spans in ${fmt((performance.now() - loaded) / 1000)} s`)
   loaded = performance.now()
-  await backfillTraceSummaries(db)
-  await backfillUsageRollups(db)
-  await backfillSessionSummaries(db)
-  await backfillTraceTextFilters(db)
+  const timings = await buildSummaries(db, { textFilters: true })
   await sql`vacuum analyze`.execute(db)
-  log(`summarised ${traces.toLocaleString('en-US')} traces and analysed in ${fmt((performance.now() - loaded) / 1000)} s`)
+  log(`summarised ${traces.toLocaleString('en-US')} traces and analysed in ${fmt((performance.now() - loaded) / 1000)} s `
+    + `(trace summaries with word filters ${fmt(timings.traceSummariesMs / 1000)} s, usage rollups ${fmt(timings.usageRollupsMs / 1000)} s, sessions ${fmt(timings.sessionSummariesMs / 1000)} s)`)
 
   const config = loadConfig(ControlPlaneConfigSchema, { DATABASE_URL: url.toString(), LOG_LEVEL: 'silent' })
   const app = await buildApp(config, { db })
@@ -155,11 +116,14 @@ try {
     log(`${name.padEnd(46)} ${fmt(p50, 2).padStart(9)} ${fmt(p95, 2).padStart(9)} ${fmt(p50 / baseline, 0).padStart(13)} ${verdict.padStart(11)}`)
   }
   const sizes = await sql<{ name: string; size: string }>`
-    select relname as name, pg_size_pretty(pg_total_relation_size(oid)) as size from pg_class where relname in ('spans', 'trace_summaries', 'usage_rollups', 'session_summaries') order by relname`.execute(db)
+    select t.name, pg_size_pretty(sum(pg_total_relation_size(p.relid))) as size
+    from unnest(array['spans', 'trace_summaries', 'usage_rollups', 'session_summaries']) as t(name), pg_partition_tree(t.name::regclass) p
+    group by t.name order by t.name`.execute(db)
   log(`\ntable sizes (with indexes and TOAST): ${sizes.rows.map((row) => `${row.name} ${row.size}`).join(', ')}`)
   await app.close()
 } finally {
   await db.destroy()
-  await sql.raw(`drop database if exists "${database}" with (force)`).execute(admin)
+  if (process.env.KEEP_DATABASE === '1') log(`kept database ${database}`)
+  else await sql.raw(`drop database if exists "${database}" with (force)`).execute(admin)
   await admin.destroy()
 }

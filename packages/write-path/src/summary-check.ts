@@ -74,8 +74,16 @@ export async function summaryMismatches(db: Executor, projectId: string): Promis
         sum(input_tokens) as input_tokens, sum(output_tokens) as output_tokens, sum(cost_usd) as cost_usd
       from by_span group by 1, 2, 3
     ),
-    latency as (
+    calls as (
       select dimension, hour, value, bucket, count(*)::integer as calls from by_span where bucket is not null group by 1, 2, 3, 4
+    ),
+    -- Each row's 128 buckets as an array, built once (a lookup per row and bucket was quadratic).
+    latency as (
+      select k.dimension, k.hour, k.value, array_agg(coalesce(c.calls, 0) order by i) as latency
+      from (select distinct dimension, hour, value from calls) k
+      cross join generate_series(0, 127) as i
+      left join calls c on c.dimension = k.dimension and c.hour = k.hour and c.value = k.value and c.bucket = i
+      group by 1, 2, 3
     ),
     trace_figures as (
       select k.dimension, date_trunc('hour', t.start_time, 'UTC') as hour, k.value, count(*)::integer as traces
@@ -88,12 +96,10 @@ export async function summaryMismatches(db: Executor, projectId: string): Promis
       from span_figures f full join trace_figures t using (dimension, hour, value)
     ),
     s as (select * from usage_rollups where project_id = ${projectId})
-    select count(*)::integer as n from r full join s using (dimension, hour, value)
+    select count(*)::integer as n from r full join s using (dimension, hour, value) left join latency l using (dimension, hour, value)
     where (r.dimension is null and (s.traces, s.spans) <> (0, 0)) or s.dimension is null
       or (r.traces, r.spans, r.errors, r.input_tokens, r.output_tokens, r.cost_usd) is distinct from (s.traces, s.spans, s.errors, s.input_tokens, s.output_tokens, s.cost_usd)
-      or exists (
-        select 1 from generate_series(0, 127) as i
-        where s.latency[i + 1] is distinct from coalesce((select l.calls from latency l where l.dimension = s.dimension and l.hour = s.hour and l.value = s.value and l.bucket = i), 0))`.execute(db)
+      or s.latency is distinct from coalesce(l.latency, array_fill(0, array[128]))`.execute(db)
 
   return { traces: traces[0]?.n ?? -1, sessions: sessions[0]?.n ?? -1, rollups: rollups[0]?.n ?? -1 }
 }
