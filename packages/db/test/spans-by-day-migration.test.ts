@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { Migrator, sql, type Kysely, type Migration } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { migrateToLatest, pendingMigrations, type Db } from '../src/index.ts'
-import { migrations } from '../src/migrations/index.ts'
 import { copyStoredSpans, createPartitionsOfStoredDays, prepare } from '../src/migrations/2026-11-26T2330-spans-by-day.ts'
-import { createTestDatabase, engines } from '../src/testing/index.ts'
+import { createTestDatabase, engines, migrateToBefore } from '../src/testing/index.ts'
 
 // An installation with spans migrates to the day-partitioned table while the previous version's
 // services keep writing and deleting: the copy is resumable, and the result holds exactly the
@@ -12,17 +11,6 @@ import { createTestDatabase, engines } from '../src/testing/index.ts'
 
 const THIS_MIGRATION = '2026-11-26T2330-spans-by-day'
 const dayMs = 86_400_000
-
-/** Every migration before this one, applied as the previous version did (each in a transaction unless it says otherwise). */
-async function migrateToPrevious(db: Db): Promise<void> {
-  const names = Object.keys(migrations).filter((name) => name < THIS_MIGRATION)
-  for (const [i, name] of names.entries()) {
-    const upTo = Object.fromEntries(names.slice(0, i + 1).map((n) => [n, migrations[n] as Migration]))
-    const disableTransactions = migrations[name]?.transactional === false
-    const { error } = await new Migrator({ db, provider: { getMigrations: async () => upTo }, disableTransactions }).migrateToLatest()
-    if (error) throw error
-  }
-}
 
 const today = new Date(Math.floor(Date.now() / dayMs) * dayMs)
 const daysAgo = (days: number, seconds = 0) => new Date(today.getTime() - days * dayMs + seconds * 1000)
@@ -66,7 +54,7 @@ for (const engine of engines) {
     let drop: () => Promise<void>
     before(async () => {
       ;({ db, drop } = await engine.open({ migrated: false }))
-      await migrateToPrevious(db)
+      await migrateToBefore(db, THIS_MIGRATION)
     })
     after(() => drop())
 
@@ -110,7 +98,7 @@ describe('the day partitions migration with the previous version writing and del
   let drop: () => Promise<void>
   before(async () => {
     ;({ db, drop } = await createTestDatabase({ migrated: false, poolSize: 6 }))
-    await migrateToPrevious(db)
+    await migrateToBefore(db, THIS_MIGRATION)
   })
   after(() => drop())
 

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { Migrator, sql, type Migration } from 'kysely'
 import { migrateToLatest, type Db } from '../src/index.ts'
 import { migrations } from '../src/migrations/index.ts'
-import { engines } from '../src/testing/index.ts'
+import { engines, migrateToBefore } from '../src/testing/index.ts'
 
 // An installation with summaries migrates to day-partitioned summaries: every row kept as it was,
 // each trace and session given the day of its time (never later than today) and put in that
@@ -12,17 +12,6 @@ import { engines } from '../src/testing/index.ts'
 const THIS_MIGRATION = '2026-11-27T0100-summaries-by-day'
 const TABLES = ['trace_summaries', 'session_summaries', 'usage_rollups'] as const
 const dayMs = 86_400_000
-
-/** Every migration before this one, applied as the previous version did (each in a transaction unless it says otherwise). */
-async function migrateToPrevious(db: Db): Promise<void> {
-  const names = Object.keys(migrations).filter((name) => name < THIS_MIGRATION)
-  for (const [i, name] of names.entries()) {
-    const upTo = Object.fromEntries(names.slice(0, i + 1).map((n) => [n, migrations[n] as Migration]))
-    const disableTransactions = migrations[name]?.transactional === false
-    const { error } = await new Migrator({ db, provider: { getMigrations: async () => upTo }, disableTransactions }).migrateToLatest()
-    if (error) throw error
-  }
-}
 
 const today = new Date(Math.floor(Date.now() / dayMs) * dayMs)
 const isoDay = (date: Date) => date.toISOString().slice(0, 10)
@@ -73,7 +62,7 @@ for (const engine of engines) {
     after(() => drop())
 
     it('partitions the summaries with every row kept, each in its day, and goes back', async () => {
-      await migrateToPrevious(db)
+      await migrateToBefore(db, THIS_MIGRATION)
       await seedSummaries(db)
       const before = Object.fromEntries(await Promise.all(TABLES.map(async (table) => [table, { rows: await rowsOf(db, table), indexes: await indexNames(db, table) }])))
 

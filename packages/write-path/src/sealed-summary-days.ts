@@ -1,4 +1,4 @@
-import { sql, type DayPartitionedTable, type Executor } from '@tracewell/db'
+import { dayOfPartition, sql, type DayPartitionedTable, type Executor } from '@tracewell/db'
 import { KeyFilter } from './key-filter.ts'
 
 // Where the summariser looks for a trace's or a session's stored row. trace_summaries and
@@ -82,18 +82,12 @@ async function sealedDays(db: Executor, sealedBefore: string): Promise<Map<DayPa
     select distinct 'session_summaries', null, fold_day::text from session_summaries_default where fold_day < ${sealedBefore}::date`.execute(db)
   const sealed = new Map<DayPartitionedTable, Set<string>>()
   for (const row of rows) {
-    const day = row.day ?? dayOfPartition(row.name ?? '')
+    const day = row.day ?? dayOfPartition(row.table, row.name ?? '')?.toISOString().slice(0, 10) ?? null
     if (day === null || day >= sealedBefore) continue
     if (!sealed.has(row.table)) sealed.set(row.table, new Set())
     sealed.get(row.table)!.add(day)
   }
   return sealed
-}
-
-/** The day of a partition named `<table>_pYYYYMMDD`, as YYYY-MM-DD; null for the default. */
-function dayOfPartition(name: string): string | null {
-  const match = /_p(\d{4})(\d{2})(\d{2})$/.exec(name)
-  return match ? `${match[1]}-${match[2]}-${match[3]}` : null
 }
 
 /** A filter of every key a sealed day of `table` holds: its traces and their sessions, or its sessions. */

@@ -52,7 +52,8 @@ export const isoDay = (day: Date): string => startOfUtcDay(day).toISOString().sl
 export const defaultPartitionName = (table: DayPartitionedTable): string => `${table}_default`
 export const partitionName = (table: DayPartitionedTable, day: Date): string => `${table}_p${isoDay(day).replaceAll('-', '')}`
 
-function dayOfName(table: DayPartitionedTable, name: string): Date | null {
+/** The day a partition of `table` holds, from its name; null for the default partition. */
+export function dayOfPartition(table: DayPartitionedTable, name: string): Date | null {
   const match = new RegExp(`^${table}_p(\\d{4})(\\d{2})(\\d{2})$`).exec(name)
   return match ? new Date(`${match[1]}-${match[2]}-${match[3]}T00:00:00.000Z`) : null
 }
@@ -67,7 +68,7 @@ export async function listDayPartitions(db: Executor, table: DayPartitionedTable
   const { rows } = await sql<{ name: string }>`
     select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
     where i.inhparent = ${table}::regclass`.execute(db)
-  const partitions = rows.map(({ name }) => ({ table, name, day: dayOfName(table, name) }))
+  const partitions = rows.map(({ name }) => ({ table, name, day: dayOfPartition(table, name) }))
   return partitions.sort((a, b) => (a.day?.getTime() ?? -Infinity) - (b.day?.getTime() ?? -Infinity))
 }
 
