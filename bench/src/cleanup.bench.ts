@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { JanitorConfigSchema, loadConfig, testEnvironment } from '@tracewell/config'
 import { storeSpans } from '@tracewell/write-path'
-import { backfillSessionSummaries, backfillTraceSummaries, backfillTraceTextFilters, backfillUsageRollups, countSpans, createDb, createProject, createTeam, migrateToLatest, sql, upsertRetentionPolicy, type Db, type SpanInsert } from '@tracewell/db'
+import { backfillSessionSummaries, backfillTextBlocks, backfillTraceSummaries, backfillTraceTextFilters, backfillUsageRollups, countSpans, createDb, createProject, createTeam, migrateToLatest, sql, upsertRetentionPolicy, type Db, type SpanInsert } from '@tracewell/db'
 import { buildApp } from '@tracewell/janitor'
 import { percentile } from './statistics.ts'
 
@@ -97,10 +97,11 @@ async function seed(db: Db, projectA: string, projectB: string, now: number): Pr
   )
   // What the writer keeps beside the spans, which the janitor deletes with them: built by the
   // migrations' own backfills.
-  await backfillTraceSummaries(db)
+  await backfillTraceSummaries(db, { wordsInBlocks: true })
   await backfillUsageRollups(db)
   await backfillSessionSummaries(db)
   await backfillTraceTextFilters(db)
+  await backfillTextBlocks(db)
 }
 
 let ingestSequence = 0

@@ -117,7 +117,7 @@ try {
   }
   const sizes = await sql<{ name: string; size: string }>`
     select t.name, pg_size_pretty(sum(pg_total_relation_size(p.relid))) as size
-    from unnest(array['spans', 'trace_summaries', 'usage_rollups', 'session_summaries']) as t(name)
+    from unnest(array['spans', 'trace_summaries', 'usage_rollups', 'session_summaries', 'trace_text_blocks']) as t(name)
     -- A table and, when it is partitioned, its partitions (pg_partition_tree gives nothing for a plain table).
     cross join lateral (select t.name::regclass as relid union select relid from pg_partition_tree(t.name::regclass)) p
     group by t.name order by t.name`.execute(db)

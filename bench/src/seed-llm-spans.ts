@@ -16,8 +16,8 @@
 // that day and an hour either side (a generated trace lasts seconds); buildSummaries checks
 // that every span was counted, so a trace longer than that fails the seed instead of being cut.
 import { performance } from 'node:perf_hooks'
-import { createDayPartition, DAY_PARTITIONED_TABLES, isoDay, sql, startOfUtcDay, type Db } from '@tracewell/db'
-import { TextFilterWords } from '@tracewell/text-filter'
+import { addWordsToTextBlocks, createDayPartition, DAY_PARTITIONED_TABLES, isoDay, sql, startOfUtcDay, type Db, type TextBlockWords } from '@tracewell/db'
+import { textBlockOf, TextFilterWords } from '@tracewell/text-filter'
 import type { RawBuilder } from 'kysely'
 
 export const dayMs = 86_400_000
@@ -151,7 +151,8 @@ export async function buildSummaries(db: Db, { textFilters }: { textFilters: boo
     const these = await filters
     const after = days[i + 1]
     filters = textFilters && after ? wordFiltersOf(db, after) : Promise.resolve(null)
-    await insertTraceSummaries(db, day, these)
+    await insertTraceSummaries(db, day, these?.traces ?? null)
+    if (these) await addWordsToTextBlocks(db, these.blocks)
   }
   await filters
   const traceSummariesMs = performance.now() - started
@@ -184,24 +185,38 @@ const SPAN_TOTAL = sql`coalesce(total_tokens, case when input_tokens is null and
 const spansNear = (day: Date) => sql`start_time >= ${new Date(day.getTime() - TRACE_SPILL_MS)} and start_time < ${new Date(day.getTime() + dayMs + TRACE_SPILL_MS)}`
 
 /**
- * The word filters (hexadecimal, as the writer sends them) of the traces with a span near `day`,
- * from their spans' attributes, events and status messages read as the writer reads them: JSON
- * text as UTF-8 bytes.
+ * The word filters (hexadecimal, as the fold writes them) of the traces with a span near `day`,
+ * from their spans' attributes, events and status messages read as the writer reads them (JSON
+ * text as UTF-8 bytes), and the words of the blocks of ten minutes of the traces that started on
+ * `day` (a block holds the words of the traces that started in it).
  */
-async function wordFiltersOf(db: Db, day: Date): Promise<string> {
-  const { rows } = await sql<{ project_id: string; trace_id: string; attributes: string; events: string; status_message: string | null }>`
-    select project_id, trace_id, attributes::text as attributes, events::text as events, status_message
+async function wordFiltersOf(db: Db, day: Date): Promise<{ traces: string; blocks: TextBlockWords[] }> {
+  const { rows } = await sql<{ project_id: string; trace_id: string; start_ms: number; attributes: string; events: string; status_message: string | null }>`
+    select project_id, trace_id, extract(epoch from start_time)::float8 * 1000 as start_ms, attributes::text as attributes, events::text as events, status_message
     from spans where ${spansNear(day)}`.execute(db)
-  const words = new Map<string, { project_id: string; trace_id: string; words: TextFilterWords }>()
+  const words = new Map<string, { project_id: string; trace_id: string; startMs: number; words: TextFilterWords }>()
   for (const span of rows) {
     const key = `${span.project_id}\u0000${span.trace_id}`
     let trace = words.get(key)
-    if (trace === undefined) words.set(key, (trace = { project_id: span.project_id, trace_id: span.trace_id, words: new TextFilterWords() }))
+    if (trace === undefined) words.set(key, (trace = { project_id: span.project_id, trace_id: span.trace_id, startMs: span.start_ms, words: new TextFilterWords() }))
+    trace.startMs = Math.min(trace.startMs, span.start_ms)
     trace.words.addJson(Buffer.from(span.attributes))
     trace.words.addJson(Buffer.from(span.events))
     if (span.status_message) trace.words.addJson(Buffer.from(JSON.stringify(span.status_message)))
   }
-  return JSON.stringify([...words.values()].map(({ project_id, trace_id, words: filter }) => ({ project_id, trace_id, text_filter: filter.toHex() })))
+  const blocks = new Map<string, TextBlockWords>()
+  for (const trace of words.values()) {
+    if (trace.startMs < day.getTime() || trace.startMs >= day.getTime() + dayMs || trace.words.size === 0) continue
+    const blockMs = textBlockOf(trace.startMs)
+    const key = `${trace.project_id}\u0000${blockMs}`
+    let block = blocks.get(key)
+    if (block === undefined) blocks.set(key, (block = { projectId: trace.project_id, blockMs, words: new TextFilterWords() }))
+    block.words.addHashes(trace.words.hashes())
+  }
+  return {
+    traces: JSON.stringify([...words.values()].map(({ project_id, trace_id, words: filter }) => ({ project_id, trace_id, text_filter: filter.toHex() }))),
+    blocks: [...blocks.values()],
+  }
 }
 
 /** The summaries of the traces whose first span is on `day`, in order of start, with their word filters when given. */
@@ -209,8 +224,8 @@ async function insertTraceSummaries(db: Db, day: Date, filters: string | null): 
   await inMemory(db, sql`
     insert into trace_summaries (project_id, trace_id, name, has_root, service_name, start_time, end_time, duration_us, span_count, error_count,
       models, response_models, vendors, services, input_tokens, output_tokens, total_tokens, cost_usd, tokens_estimated, session_id, user_id, text_filter,
-      fold_day)
-    select t.*, ('x' || f.text_filter)::varbit, ${isoDay(day)}::date
+      fold_day, words_in_blocks)
+    select t.*, ('x' || f.text_filter)::varbit, ${isoDay(day)}::date, true
     from (
       select project_id, trace_id,
         coalesce((array_agg(name order by start_time) filter (where parent_span_id is null))[1], (array_agg(name order by start_time))[1]) as name,

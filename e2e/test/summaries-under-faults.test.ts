@@ -135,7 +135,7 @@ test('with writers SIGKILLed mid-run, every acknowledged span counts exactly onc
   await eventually(async () => ((await countSpans(database.db, project.id)) === sent ? true : undefined), 120_000, `all ${sent} spans stored`)
   await eventually(async () => ((await summaryBacklog(database.db)).deltas === 0 ? true : undefined), 60_000, 'the summaries to catch up')
   assert.equal(await countSpans(database.db, project.id), sent)
-  assert.deepEqual(await summaryMismatches(database.db, project.id), { traces: 0, sessions: 0, rollups: 0 })
+  assert.deepEqual(await summaryMismatches(database.db, project.id), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
   const { rows } = await sql<{ traces: number }>`select count(*)::integer as traces from trace_summaries where project_id = ${project.id}`.execute(database.db)
   assert.equal(rows[0]?.traces, TRACES)
 })

@@ -27,7 +27,7 @@ describe('retention cleanup', () => {
     await seedSpans(db, monthly, 7, new Date(now - 10 * dayMs), 'new')
     await seedSpans(db, disabled, 11, new Date(now - 400 * dayMs))
     await seedSpans(db, noPolicy, 13, new Date(now - 4000 * dayMs))
-    await backfillTraceSummaries(db) // one trace a span: the rows the writer would have kept
+    await backfillTraceSummaries(db, { wordsInBlocks: true }) // one trace a span: the rows the writer would have kept
     await backfillUsageRollups(db)
     await sql`update trace_summaries set session_id = trace_id`.execute(db) // a session a trace
     await backfillSessionSummaries(db)

@@ -48,7 +48,7 @@ describe('retention by day partitions', () => {
     // Day −20: monthly keeps its spans, weekly's are past 7 days → deleted row by row.
     await seedSpans(db, monthly, 8, at(recent, 1), 'recent-m')
     await seedSpans(db, weekly, 25, at(recent, 2), 'recent-w')
-    await backfillTraceSummaries(db) // one trace a span, as the writer would have kept them
+    await backfillTraceSummaries(db, { wordsInBlocks: true }) // one trace a span, as the writer would have kept them
     const { rows: [oldTrace] } = await sql<{ trace_id: string }>`select trace_id from spans where project_id = ${monthly} and start_time < ${at(old, 24)} limit 1`.execute(db)
     assert.ok(oldTrace)
     await scoreTrace(db, monthly, 'on a dropped day', oldTrace.trace_id)
@@ -126,7 +126,7 @@ describe('retention by day partitions', () => {
     await seedSpans(db, monthly, 20, at(day, 6), 'summarised')
     await sql`update spans set session_id = 'chat-' || (('x' || span_id)::bit(64)::bigint % 4) where project_id = ${monthly}`.execute(db)
     // As the summariser would have left them 40 days ago: summaries made that day, rollups of its hours.
-    await backfillTraceSummaries(db)
+    await backfillTraceSummaries(db, { wordsInBlocks: true })
     await backfillSessionSummaries(db)
     await backfillUsageRollups(db)
     await sql`update trace_summaries set fold_day = ${isoDay(day)}::date where project_id = ${monthly}`.execute(db)

@@ -135,6 +135,23 @@ export interface TraceSummariesTable {
   text_filter: string | null
   /** The UTC day the summariser last made or moved the row: the partition key (day-partitions.repository.ts). */
   fold_day: Generated<Date>
+  /**
+   * Always true: the trace's words are in its block's word filter (trace_text_blocks). Without a
+   * default, so that a summariser of a version before the blocks, which would leave its traces
+   * out of them, cannot write a summary (migration 2026-11-27T0600-text-blocks).
+   */
+  words_in_blocks: boolean
+}
+
+/** The words of a project's traces that started in one block of ten minutes (text-blocks.repository.ts). */
+export interface TraceTextBlocksTable {
+  project_id: string
+  /** The block's start: its traces started in [block, block + 10 minutes). The partition key. */
+  block: Date
+  /** How many words its filter was given: what sizes the project's next block. */
+  words: number
+  /** The Bloom filter of its words (@tracewell/text-filter's BlockFilter), as varbit text. */
+  filter: string
 }
 
 /** Hourly usage by dimension, kept by the writer (usage-rollups.ts). */
@@ -432,6 +449,7 @@ export interface Database {
   project_model_prices: ProjectModelPricesTable
   trace_summaries: TraceSummariesTable
   usage_rollups: UsageRollupsTable
+  trace_text_blocks: TraceTextBlocksTable
   session_summaries: SessionSummariesTable
   summary_deltas: SummaryDeltasTable
   console_session_revocations: ConsoleSessionRevocationsTable
@@ -523,8 +541,9 @@ export const declaredColumns: DeclaredColumns = {
     project_id: notNull, trace_id: notNull, name: notNull, has_root: notNull, service_name: nullable, start_time: notNull,
     end_time: notNull, duration_us: notNull, span_count: notNull, error_count: notNull, models: notNull, response_models: notNull, vendors: notNull,
     services: notNull, input_tokens: nullable, output_tokens: nullable, total_tokens: nullable, cost_usd: nullable,
-    session_id: nullable, user_id: nullable, text_filter: nullable, tokens_estimated: notNull, fold_day: notNull,
+    session_id: nullable, user_id: nullable, text_filter: nullable, tokens_estimated: notNull, fold_day: notNull, words_in_blocks: notNull,
   },
+  trace_text_blocks: { project_id: notNull, block: notNull, words: notNull, filter: notNull },
   usage_rollups: {
     project_id: notNull, dimension: notNull, hour: notNull, value: notNull, traces: notNull, spans: notNull, errors: notNull,
     input_tokens: nullable, output_tokens: nullable, cost_usd: nullable, latency: notNull,

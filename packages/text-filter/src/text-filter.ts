@@ -42,7 +42,7 @@ const FNV_OFFSET = 0x811c9dc5
 const FNV_PRIME = 0x01000193
 
 /** The second hash of a word, from its first: odd, so that the probes are distinct. */
-const stepOf = (hash: number): number => (Math.imul(hash ^ (hash >>> 15), 0x2c1b3c6d) >>> 1) | 1
+export const stepOf = (hash: number): number => (Math.imul(hash ^ (hash >>> 15), 0x2c1b3c6d) >>> 1) | 1
 
 /** Lowercase of a code point below U+0530 (Latin, Greek, Cyrillic, Armenian); others have no case or are kept. */
 const lowerTable = (() => {
@@ -112,6 +112,37 @@ export class TextFilterWords {
       }
     }
     if (inWord) this.#insert(finishHash(hash))
+  }
+
+  /** Adds word hashes (of hashes(), or of fromBase64's text). */
+  addHashes(hashes: Iterable<number>): void {
+    for (const hash of hashes) this.#insert(hash)
+  }
+
+  /** How many distinct words were added. */
+  get size(): number {
+    return this.#count
+  }
+
+  /**
+   * The distinct words' hashes as base64 (four bytes each, little-endian), or null without words:
+   * how a summary delta carries them to the fold, which adds them to the trace's filter and to its
+   * block's (block-filter.ts).
+   */
+  toBase64(): string | null {
+    if (this.#count === 0) return null
+    const hashes = new Uint32Array(this.#count)
+    let at = 0
+    for (const hash of this.hashes()) hashes[at++] = hash
+    return Buffer.from(hashes.buffer).toString('base64')
+  }
+
+  /** The hashes toBase64 wrote. */
+  static hashesOfBase64(text: string): Uint32Array {
+    const bytes = Buffer.from(text, 'base64')
+    const hashes = new Uint32Array(bytes.length / 4)
+    for (let i = 0; i < hashes.length; i++) hashes[i] = bytes.readUInt32LE(i * 4)
+    return hashes
   }
 
   /** The distinct word hashes added. */

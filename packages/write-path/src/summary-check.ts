@@ -1,18 +1,22 @@
-import { sql, type Executor } from '@tracewell/db'
+import { sql, wordsOfStoredTraces, type Executor } from '@tracewell/db'
+import { BlockFilter, textBlockOf } from '@tracewell/text-filter'
 
 // The summaries recomputed from scratch, from `spans`, and compared with what the summariser
 // wrote (token sums are null where no span reported a count, as the summariser leaves them): the proof that every stored span counts exactly once in every aggregate, whatever was
 // killed and redelivered on the way (the fault tests run it after their storms). Counts, times,
 // tokens and costs are compared exactly (costs as numeric, to the last digit); the model, vendor
 // and service sets as sets. Not compared: a trace's name, session and user where its spans
-// disagree (the first batch to name them wins, by design), and the word filters (covered by the
-// search tests).
+// disagree (the first batch to name them wins, by design), and the traces' own word filters
+// (covered by the search tests). Every word of a trace's spans must be in the word filter of its
+// block (trace_text_blocks), or search would not find it.
 
 /** Rows that differ from the recomputation, per table (0 everywhere: the summaries are exact). */
 export interface SummaryMismatches {
   traces: number
   sessions: number
   rollups: number
+  /** Traces a word of whose spans the filter of their block lacks. */
+  blocks: number
 }
 
 // A span that sums the calls beneath it adds neither tokens, cost nor latency (AGGREGATE_OPERATION).
@@ -101,5 +105,27 @@ export async function summaryMismatches(db: Executor, projectId: string): Promis
       or (r.traces, r.spans, r.errors, r.input_tokens, r.output_tokens, r.cost_usd) is distinct from (s.traces, s.spans, s.errors, s.input_tokens, s.output_tokens, s.cost_usd)
       or s.latency is distinct from coalesce(l.latency, array_fill(0, array[128]))`.execute(db)
 
-  return { traces: traces[0]?.n ?? -1, sessions: sessions[0]?.n ?? -1, rollups: rollups[0]?.n ?? -1 }
+  return { traces: traces[0]?.n ?? -1, sessions: sessions[0]?.n ?? -1, rollups: rollups[0]?.n ?? -1, blocks: await textBlockMisses(db, projectId) }
+}
+
+/** The project's traces whose block's word filter lacks a word of their spans. */
+async function textBlockMisses(db: Executor, projectId: string): Promise<number> {
+  const { rows: blockRows } = await sql<{ block: Date; words: number; filter: string }>`
+    select block, words, filter::text as filter from trace_text_blocks where project_id = ${projectId}`.execute(db)
+  const blocks = new Map(blockRows.map((row) => [row.block.getTime(), BlockFilter.fromBitText(row.filter, row.words)]))
+  const { rows: traces } = await sql<{ project_id: string; trace_id: string; start_time: string; end_time: string }>`
+    select project_id, trace_id, to_char(start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as start_time,
+      to_char(end_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as end_time
+    from trace_summaries where project_id = ${projectId}`.execute(db)
+  let misses = 0
+  for (let at = 0; at < traces.length; at += 1_000) {
+    const batch = traces.slice(at, at + 1_000)
+    const words = await wordsOfStoredTraces(db, batch)
+    for (const trace of batch) {
+      const block = blocks.get(textBlockOf(Date.parse(trace.start_time)))
+      const hashes = [...(words.get(`${trace.project_id}\u0000${trace.trace_id}`)?.hashes() ?? [])]
+      if (hashes.length > 0 && (block === undefined || !hashes.every((hash) => block.has(hash)))) misses++
+    }
+  }
+  return misses
 }

@@ -1,13 +1,14 @@
-import { recomputeSessions, sql, toStorableJson, type Db, type Executor } from '@tracewell/db'
+import { addWordsToTextBlocks, recomputeSessions, sql, toStorableJson, wordsOfStoredTraces, type Db, type Executor, type TextBlockWords } from '@tracewell/db'
+import { textBlockOf, TextFilterWords } from '@tracewell/text-filter'
 import { SealedSummaryDays } from './sealed-summary-days.ts'
-export const T = { refresh: 0, lookup: 0, upsert: 0, claim: 0 }
 import { mergeTraceDelta, type TraceDelta } from './trace-deltas.ts'
 import { UsageCombinationMerge, type UsageCombination } from './usage-deltas.ts'
 
 // The write path's second step: the summary deltas that stored batches left (summary-delta.ts)
-// folded into trace_summaries, usage_rollups and session_summaries, in one transaction that also
-// deletes them, so every delta is added exactly once whatever process dies when: a fold that does
-// not commit leaves its deltas to the next one.
+// folded into trace_summaries, usage_rollups, session_summaries and the word filters of blocks of
+// ten minutes (trace_text_blocks), in one transaction that also deletes them, so every delta is
+// added exactly once whatever process dies when: a fold that does not commit leaves its deltas to
+// the next one.
 //
 // One fold at a time, whoever runs it: a transaction-level advisory lock taken with try, so a
 // second summariser (every writer runs one) skips its turn instead of waiting, and no writer's
@@ -50,16 +51,17 @@ export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMI
     const { rows: lock } = await sql<{ held: boolean }>`select pg_try_advisory_xact_lock(${FOLD_LOCK}) as held`.execute(trx)
     if (lock[0]?.held !== true) return 'busy'
     // The running sum is over a bounded number of the oldest deltas, so the claim reads no more.
-    const tc = performance.now(); const { rows: claimed } = await sql<{ traces: string; usage: string }>`
+    const { rows: claimed } = await sql<{ traces: string; usage: string }>`
       delete from summary_deltas where id in (
         select id from (
           select id, trace_count, sum(trace_count) over (order by id) as running
           from (select id, trace_count from summary_deltas order by id limit ${limits.maxDeltas}) as oldest) as claim
         where running - trace_count < ${limits.maxTraces})
-      returning traces::text as traces, usage::text as usage`.execute(trx); T.claim += performance.now() - tc
+      returning traces::text as traces, usage::text as usage`.execute(trx)
     if (claimed.length === 0) return { deltas: 0, traces: 0 }
 
     const traces = new Map<string, TraceDelta>()
+    const words = new TraceWords()
     const usage = new UsageCombinationMerge()
     for (const row of claimed) {
       // Our own JSON, keys without escapes: JSON.parse reads it exactly (see @tracewell/json-text).
@@ -68,6 +70,7 @@ export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMI
         const into = traces.get(key)
         if (into === undefined) traces.set(key, delta)
         else mergeTraceDelta(into, delta)
+        words.add(key, delta)
       }
       for (const combination of JSON.parse(row.usage) as UsageCombination[]) usage.add(combination)
     }
@@ -76,11 +79,11 @@ export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMI
     const { rows: [clock] } = await sql<{ today: string }>`select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD') as today`.execute(trx)
     const today = clock!.today
     await sql`select set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('jit', 'off', true)`.execute(trx)
-    let t0 = performance.now(); await sealed.refresh(trx, today); T.refresh += performance.now() - t0
+    await sealed.refresh(trx, today)
 
     // The traces' rows as they are, merged with their deltas here: one place (mergeTraceDelta)
     // decides how a trace's summary grows, and the rows are written with their final values.
-    t0 = performance.now(); const stored = await storedSummaries(trx, [...traces.values()], sealed); T.lookup += performance.now() - t0
+    const stored = await storedSummaries(trx, [...traces.values()], sealed)
     const rows: TraceDelta[] = []
     /** Stored rows of an earlier day, which move to today's partition. */
     const moved: Array<{ project_id: string; trace_id: string; fold_day: string }> = []
@@ -93,19 +96,23 @@ export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMI
       }
       const { fold_day: day, ...summary } = before
       if (day !== today) moved.push({ project_id: summary.project_id, trace_id: summary.trace_id, fold_day: day })
-      const after = { ...summary, text_filter: null }
+      const after = { ...summary }
       mergeTraceDelta(after, delta)
-      // The word filter is merged by the database, which holds the stored one.
-      rows.push({ ...after, text_filter: delta.text_filter })
+      rows.push(after)
+      // A trace whose start moved to another block takes all of its words there.
+      if (textBlockOf(Date.parse(after.start_time)) !== textBlockOf(Date.parse(summary.start_time))) words.forget(key)
       // What the trace counted in before is taken back, what it counts in now is added; the two
       // cancel out for a trace whose start and values did not change.
       usage.countTrace(summary, -1)
       usage.countTrace(after, 1)
     }
+    await words.readMissing(trx, rows)
+    // The word filter is merged by the database, which holds the stored one.
+    const summaryRows = rows.map((row) => ({ ...row, words: undefined, text_filter: words.of(row).toHex() }))
     // In key order, so that two transactions writing the same rows (a fold and the janitor) lock them in one order.
-    rows.sort((a, b) => (a.project_id === b.project_id ? (a.trace_id < b.trace_id ? -1 : 1) : a.project_id < b.project_id ? -1 : 1))
+    summaryRows.sort((a, b) => (a.project_id === b.project_id ? (a.trace_id < b.trace_id ? -1 : 1) : a.project_id < b.project_id ? -1 : 1))
     // A moved row leaves its day with its word filter, which the row written today takes up.
-    t0 = performance.now(); await sql`
+    await sql`
       with moved as (
         delete from trace_summaries s
         using json_to_recordset(${JSON.stringify(moved)}::json) as m(project_id text, trace_id text, fold_day date)
@@ -115,13 +122,13 @@ export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMI
       summaries as (
         insert into trace_summaries as s (project_id, trace_id, name, has_root, service_name, start_time, end_time, duration_us,
           span_count, error_count, models, response_models, vendors, services, input_tokens, output_tokens, total_tokens, cost_usd, tokens_estimated,
-          session_id, user_id, text_filter, fold_day)
+          session_id, user_id, text_filter, fold_day, words_in_blocks)
         select b.project_id, b.trace_id, name, has_root, service_name, start_time, end_time,
           (extract(epoch from end_time - start_time) * 1000000)::bigint,
           span_count, error_count, models, coalesce(response_models, '{}'), vendors, services, input_tokens, output_tokens, total_tokens, cost_usd,
           coalesce(tokens_estimated, false), session_id, user_id,
-          tracewell_text_filter_union(moved.text_filter, ('x' || b.text_filter)::varbit), ${today}::date
-        from json_to_recordset(${toStorableJson(JSON.stringify(rows))}::json) as b(project_id text, trace_id text, name text,
+          tracewell_text_filter_union(moved.text_filter, ('x' || b.text_filter)::varbit), ${today}::date, true
+        from json_to_recordset(${toStorableJson(JSON.stringify(summaryRows))}::json) as b(project_id text, trace_id text, name text,
           has_root boolean, service_name text, start_time timestamptz, end_time timestamptz, span_count integer, error_count integer,
           models text[], response_models text[], vendors text[], services text[], input_tokens bigint, output_tokens bigint, total_tokens bigint,
           cost_usd numeric, tokens_estimated boolean, session_id text, user_id text, text_filter text)
@@ -146,7 +153,9 @@ export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMI
         input_tokens = case when u.input_tokens is null then excluded.input_tokens when excluded.input_tokens is null then u.input_tokens else u.input_tokens + excluded.input_tokens end,
         output_tokens = case when u.output_tokens is null then excluded.output_tokens when excluded.output_tokens is null then u.output_tokens else u.output_tokens + excluded.output_tokens end,
         cost_usd = case when u.cost_usd is null then excluded.cost_usd when excluded.cost_usd is null then u.cost_usd else u.cost_usd + excluded.cost_usd end,
-        latency = array(select x + y from unnest(u.latency, excluded.latency) as l(x, y))`.execute(trx); T.upsert += performance.now() - t0
+        latency = array(select x + y from unnest(u.latency, excluded.latency) as l(x, y))`.execute(trx)
+
+    await addWordsToTextBlocks(trx, words.byBlock(rows))
 
     const sessions = new Map<string, { project_id: string; session_id: string }>()
     for (const row of rows) if (row.session_id !== null) sessions.set(`${row.project_id}\u0000${row.session_id}`, { project_id: row.project_id, session_id: row.session_id })
@@ -190,7 +199,7 @@ async function storedSummaries(db: Executor, traces: readonly TraceDelta[], seal
       to_char(s.start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as start_time,
       to_char(s.end_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as end_time,
       s.span_count, s.error_count, s.models, s.response_models, s.vendors, s.services, s.input_tokens, s.output_tokens, s.total_tokens,
-      s.cost_usd::text as cost_usd, s.tokens_estimated, s.session_id, s.user_id, null as text_filter, s.fold_day::text as fold_day
+      s.cost_usd::text as cost_usd, s.tokens_estimated, s.session_id, s.user_id, s.fold_day::text as fold_day
     from unnest(${projects}::text[], ${ids}::text[], ${days}::date[]) as k(project_id, trace_id, day)
     join lateral (select * from trace_summaries s where s.project_id = k.project_id and s.trace_id = k.trace_id and s.fold_day = k.day offset 0) as s on true`.execute(db)
   return new Map(
@@ -203,3 +212,66 @@ async function storedSummaries(db: Executor, traces: readonly TraceDelta[], seal
 
 /** A bigint column read as text: its number, or null (unknown). */
 const countOrNull = (text: string | null): number | null => (text === null ? null : Number(text))
+
+/**
+ * The words of the traces a fold writes: those their deltas carried, or, for a trace whose delta
+ * came without them (a writer of an earlier version) or whose start moved to another block, all of
+ * its words, read again from its spans.
+ */
+class TraceWords {
+  /** Null: to be read from the trace's spans. */
+  readonly #words = new Map<string, TextFilterWords | null>()
+
+  add(key: string, delta: TraceDelta): void {
+    const into = this.#words.get(key)
+    if (into === null) return
+    if (delta.words === undefined) {
+      this.#words.set(key, null)
+      return
+    }
+    if (delta.words === null) {
+      if (into === undefined) this.#words.set(key, new TextFilterWords())
+      return
+    }
+    const hashes = TextFilterWords.hashesOfBase64(delta.words)
+    if (into === undefined) {
+      const words = new TextFilterWords()
+      words.addHashes(hashes)
+      this.#words.set(key, words)
+    } else {
+      into.addHashes(hashes)
+    }
+  }
+
+  /** Marks a trace's words to be read from its spans. */
+  forget(key: string): void {
+    this.#words.set(key, null)
+  }
+
+  /** Reads the words of the marked traces among `rows` (their summaries as the fold writes them). */
+  async readMissing(db: Executor, rows: readonly TraceDelta[]): Promise<void> {
+    const missing = rows.filter((row) => this.#words.get(keyOf(row)) === null)
+    for (const [key, words] of await wordsOfStoredTraces(db, missing)) this.#words.set(key, words)
+  }
+
+  of(row: TraceDelta): TextFilterWords {
+    return this.#words.get(keyOf(row)) ?? new TextFilterWords()
+  }
+
+  /** The words of `rows` gathered by the block of each trace's start. */
+  byBlock(rows: readonly TraceDelta[]): TextBlockWords[] {
+    const blocks = new Map<string, TextBlockWords>()
+    for (const row of rows) {
+      const words = this.#words.get(keyOf(row))
+      if (!words || words.size === 0) continue
+      const blockMs = textBlockOf(Date.parse(row.start_time))
+      const key = `${row.project_id}\u0000${blockMs}`
+      let block = blocks.get(key)
+      if (block === undefined) blocks.set(key, (block = { projectId: row.project_id, blockMs, words: new TextFilterWords() }))
+      block.words.addHashes(words.hashes())
+    }
+    return [...blocks.values()]
+  }
+}
+
+const keyOf = (trace: Pick<TraceDelta, 'project_id' | 'trace_id'>): string => `${trace.project_id}\u0000${trace.trace_id}`

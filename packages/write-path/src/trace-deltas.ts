@@ -1,5 +1,5 @@
 import { nanosToIsoMicros, type SpanInsert } from '@tracewell/db'
-import { TextFilterWords, unionTextFilterHex } from '@tracewell/text-filter'
+import { TextFilterWords } from '@tracewell/text-filter'
 import { addDecimals } from './exact-decimal.ts'
 
 // What a batch of stored spans adds to their traces' summaries: one delta per trace, folded in
@@ -42,8 +42,14 @@ export interface TraceDelta {
   tokens_estimated?: boolean
   session_id: string | null
   user_id: string | null
-  /** The word filter as hexadecimal digits (text-filter), or null without words. */
-  text_filter: string | null
+  /**
+   * Its words' hashes (TextFilterWords.toBase64), or null without words: the fold adds them to the
+   * trace's word filter and to its block's. Absent in deltas of writers before 2026-11-27, which
+   * carried the trace's filter (`text_filter`) instead: the fold then reads the trace's words from
+   * its spans.
+   */
+  words?: string | null
+  text_filter?: string | null
 }
 
 const ERROR = 2
@@ -77,7 +83,6 @@ export function mergeTraceDelta(into: TraceDelta, delta: TraceDelta): void {
   into.tokens_estimated = into.tokens_estimated === true || delta.tokens_estimated === true
   into.session_id ??= delta.session_id
   into.user_id ??= delta.user_id
-  into.text_filter = unionTextFilterHex(into.text_filter, delta.text_filter)
 }
 
 /** The sum of two token counts of which either may be unknown (null): unknown only when both are. */
@@ -145,7 +150,7 @@ export class TraceDeltas {
         delta: {
           project_id: projectId, trace_id: span.traceId, name: span.name, has_root: isRoot, service_name: span.serviceName, start_time: start, end_time: end,
           span_count: 0, error_count: 0, models: [], response_models: [], vendors: [], services: [],
-          input_tokens: null, output_tokens: null, total_tokens: null, cost_usd: null, tokens_estimated: false, session_id: null, user_id: null, text_filter: null,
+          input_tokens: null, output_tokens: null, total_tokens: null, cost_usd: null, tokens_estimated: false, session_id: null, user_id: null, words: null,
         },
         models: new Set(), responseModels: new Set(), vendors: new Set(), services: new Set(), words: new TextFilterWords(),
       }
@@ -187,7 +192,7 @@ export class TraceDeltas {
       response_models: [...responseModels].sort(),
       vendors: [...vendors].sort(),
       services: [...services].sort(),
-      text_filter: words.toHex(),
+      words: words.toBase64(),
     }))
   }
 }

@@ -77,7 +77,7 @@ for (const engine of engines) {
         if (random() < 0.3) await foldSummaryDeltas(db, { maxTraces: 1 + Math.floor(random() * 50), maxDeltas: 1 + Math.floor(random() * 5) })
       }
       await summariseAll(db)
-      assert.deepEqual(await summaryMismatches(db, 'exact'), { traces: 0, sessions: 0, rollups: 0 })
+      assert.deepEqual(await summaryMismatches(db, 'exact'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
       assert.deepEqual(await summaryBacklog(db), { deltas: 0, traces: 0, lagSeconds: 0 })
     })
 
@@ -120,7 +120,7 @@ for (const engine of engines) {
 
       await storeSpans(db, rest)
       await summariseAll(db)
-      assert.deepEqual(await summaryMismatches(db, 'days'), { traces: 0, sessions: 0, rollups: 0 })
+      assert.deepEqual(await summaryMismatches(db, 'days'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
       const { rows: [rowsPerKey] } = await sql<{ traces: number; distinctTraces: number; sessions: number; distinctSessions: number }>`
         select (select count(*)::int from trace_summaries where project_id = 'days') as traces,
           (select count(distinct trace_id)::int from trace_summaries where project_id = 'days') as "distinctTraces",
@@ -149,7 +149,7 @@ for (const engine of engines) {
       await sql`alter table usage_rollups_away rename to usage_rollups`.execute(db)
       assert.ok((await summaryBacklog(db)).traces >= 20)
       await summariseAll(db)
-      assert.deepEqual(await summaryMismatches(db, 'failing'), { traces: 0, sessions: 0, rollups: 0 })
+      assert.deepEqual(await summaryMismatches(db, 'failing'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
     })
   })
 }
@@ -193,7 +193,7 @@ describe('summary fold on postgres: one at a time', () => {
       await summariser.close()
     }
     assert.deepEqual(await summaryBacklog(db), { deltas: 0, traces: 0, lagSeconds: 0 })
-    assert.deepEqual(await summaryMismatches(db, 'looped'), { traces: 0, sessions: 0, rollups: 0 })
+    assert.deepEqual(await summaryMismatches(db, 'looped'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
     assert.deepEqual(logged, [])
   })
 })

@@ -56,7 +56,7 @@ for (const engine of engines) {
       const rollups = await sql<{ hour: Date; input: string | null; output: string | null }>`
         select hour, input_tokens as input, output_tokens as output from usage_rollups where project_id = 'p' and dimension = 'all' order by hour`.execute(db)
       assert.deepEqual(rollups.rows.map((r) => [r.hour.toISOString().slice(11, 13), r.input, r.output]), [['00', null, null], ['01', '12', '4'], ['02', '0', '0']])
-      assert.deepEqual(await summaryMismatches(db, 'p'), { traces: 0, sessions: 0, rollups: 0 })
+      assert.deepEqual(await summaryMismatches(db, 'p'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
     })
   })
 }

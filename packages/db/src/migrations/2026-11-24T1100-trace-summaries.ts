@@ -52,11 +52,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
  * their summaries with), inserting them in the order the writer would have: by start. The rows
  * then lie in the table in time order, as the writer's do, and the janitor, which deletes a
  * stretch of time at a time, finds each stretch's rows on few pages instead of on every page.
+ *
+ * `wordsInBlocks`: on a database past 2026-11-27T0600-text-blocks, whose summaries must say so
+ * (the blocks themselves are backfillTextBlocks').
  */
-export async function backfillTraceSummaries(db: AnyDb): Promise<void> {
+export async function backfillTraceSummaries(db: AnyDb, { wordsInBlocks = false } = {}): Promise<void> {
   await sql`
     insert into trace_summaries (project_id, trace_id, name, has_root, service_name, start_time, end_time, duration_us,
-      span_count, error_count, models, vendors, services, input_tokens, output_tokens, total_tokens, cost_usd, session_id, user_id)
+      span_count, error_count, models, vendors, services, input_tokens, output_tokens, total_tokens, cost_usd, session_id, user_id
+      ${wordsInBlocks ? sql`, words_in_blocks` : sql``})
     select project_id, trace_id,
       coalesce((array_agg(name order by start_time) filter (where parent_span_id is null))[1], (array_agg(name order by start_time))[1]),
       bool_or(parent_span_id is null),
@@ -72,6 +76,7 @@ export async function backfillTraceSummaries(db: AnyDb): Promise<void> {
       sum(total_cost_usd),
       (array_agg(session_id order by start_time) filter (where session_id is not null))[1],
       (array_agg(user_id order by start_time) filter (where user_id is not null))[1]
+      ${wordsInBlocks ? sql`, true` : sql``}
     from spans
     group by project_id, trace_id
     order by min(start_time)

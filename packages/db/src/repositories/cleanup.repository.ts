@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { TEXT_BLOCK_MS } from '@tracewell/text-filter'
 import type { Executor } from './executor.ts'
 
 /** What one batch of deleteOldestSpansBefore did. */
@@ -57,7 +58,8 @@ export interface DeletedWindow {
 }
 
 /**
- * Deletes what the writer keeps beside the spans (trace and session summaries, usage rollups)
+ * Deletes what the writer keeps beside the spans (trace and session summaries, usage rollups,
+ * full-text search's word filters of blocks)
  * and the scores of those traces and sessions, that only spans of `window` made: the traces that started in it, the sessions whose last trace
  * ended in it, the hours that ended in it. Call it in the transaction that deleted the spans.
  *
@@ -90,4 +92,9 @@ export async function deleteSummariesOfWindow(db: Executor, projectId: string, w
     delete from usage_rollups
     where project_id = ${projectId} and dimension in ('all', 'model', 'vendor', 'service', 'user')
       and hour <= ${hourBefore(to)} ${from ? sql`and hour > ${hourBefore(from)}` : sql``}`.execute(db)
+  // A block of full-text search's word filters goes, as an hour does, once the window passed its end.
+  const blockBefore = (instant: Date) => new Date(instant.getTime() - TEXT_BLOCK_MS)
+  await sql`
+    delete from trace_text_blocks
+    where project_id = ${projectId} and block <= ${blockBefore(to)} ${from ? sql`and block > ${blockBefore(from)}` : sql``}`.execute(db)
 }

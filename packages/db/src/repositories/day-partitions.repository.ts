@@ -9,8 +9,9 @@ import { inTransaction, type Executor } from './executor.ts'
 // - `trace_summaries` and `session_summaries` by the day the summariser last made the row
 //   (`fold_day`, the database's clock). New and rewritten rows only ever go to today's partition,
 //   so a partition two days old no longer gains rows: the summariser knows which keys it holds
-//   once and for all (summary-key-filters.ts in @tracewell/write-path), and finds a trace or a
-//   session without probing every day's index.
+//   once and for all (sealed-summary-days.ts in @tracewell/write-path), and finds a trace or a
+//   session without probing every day's index;
+// - `trace_text_blocks` by the day of each block (the start of its traces).
 //
 // `<table>_pYYYYMMDD` holds one day, `<table>_default` any row whose day has no partition. Made
 // ahead of need by the writer (on start and every hour) and by the janitor (every run); dropped by
@@ -18,7 +19,7 @@ import { inTransaction, type Executor } from './executor.ts'
 
 const dayMs = 86_400_000
 
-export const DAY_PARTITIONED_TABLES = ['spans', 'trace_summaries', 'session_summaries', 'usage_rollups'] as const
+export const DAY_PARTITIONED_TABLES = ['spans', 'trace_summaries', 'session_summaries', 'usage_rollups', 'trace_text_blocks'] as const
 export type DayPartitionedTable = (typeof DAY_PARTITIONED_TABLES)[number]
 
 /** Each table's partition key and its type (a day of a `date` is written without its time). */
@@ -27,6 +28,7 @@ const PARTITION_KEYS: Record<DayPartitionedTable, { column: string; type: 'times
   trace_summaries: { column: 'fold_day', type: 'date' },
   session_summaries: { column: 'fold_day', type: 'date' },
   usage_rollups: { column: 'hour', type: 'timestamptz' },
+  trace_text_blocks: { column: 'block', type: 'timestamptz' },
 }
 
 /** Days after today made ahead of need (today and yesterday are always made too). */
@@ -108,7 +110,7 @@ export async function createDayPartition(trx: Executor, table: DayPartitionedTab
   const from = bound(table, day)
   const to = bound(table, dayAfter(startOfUtcDay(day)))
   const fallback = sql.id(defaultPartitionName(table))
-  await sql`create table ${sql.id(name)} (like ${sql.id(table)} including defaults)`.execute(trx)
+  await sql`create table ${sql.id(name)} (like ${sql.id(table)} including defaults including storage)`.execute(trx)
   // Until the attach commits, no row may reach the default partition: one of that day arriving
   // after the move would make the attach fail. Inserts into the other partitions go on.
   await sql`lock table ${fallback} in exclusive mode`.execute(trx)

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
-import { textFilterProbes } from '@tracewell/text-filter'
+import { TEXT_BLOCK_MS, textBlockOf, textFilterProbes } from '@tracewell/text-filter'
 import { recomputeSessions } from './session-summaries.ts'
 
 // The trace list and sessions of the query API (docs/api.md#trace-queries). The list and
@@ -238,6 +238,23 @@ function toTraceRow(row: TraceRow): TraceRowDto {
   }
 }
 
+const BLOCK_INTERVAL = sql.raw(`interval '${TEXT_BLOCK_MS / 1000} seconds'`)
+
+/**
+ * The blocks of ten minutes of the project (trace_text_blocks) in the search's window whose word
+ * filter may hold every word of its text, in the order of the page: a full-text search reads these
+ * first, one row a block, and then only their traces, each block's through the summaries' time
+ * index. Ordered by block, the traces of a time-sorted page come block by block, so a page of the
+ * newest stops at the first blocks that fill it.
+ */
+function textBlocksHolding(search: TraceSearch, probes: readonly number[], direction: RawBuilder<unknown>): RawBuilder<unknown> {
+  const where: RawBuilder<unknown>[] = [sql`b.project_id = ${search.projectId}`]
+  if (search.from) where.push(sql`b.block >= ${new Date(textBlockOf(search.from.getTime()))}`)
+  if (search.to) where.push(sql`b.block < ${search.to}`)
+  for (const probe of probes) where.push(sql`get_bit(b.filter, (${probe}::bigint & (length(b.filter) - 1))::integer) = 1`)
+  return sql`select b.block from trace_text_blocks b where ${sql.join(where, sql` and `)} order by b.block ${direction}`
+}
+
 /** One page of the trace list, and the cursor of the next (null on the last). */
 export async function searchTraces(db: Executor, search: TraceSearch): Promise<{ traces: TraceRowDto[]; next: TraceSearchCursor | null }> {
   const { expression, cast } = search.sort === 'score' ? scoreSort(search.sortScoreName ?? '') : sortColumn(search.sort, search.order)
@@ -248,12 +265,24 @@ export async function searchTraces(db: Executor, search: TraceSearch): Promise<{
     where.push(after)
   }
   const direction = sql.raw(descending ? 'desc' : 'asc')
-  const { rows } = await sql<TraceRow>`
-    select ${traceColumns}, ${expression}::text as sort_value
-    from trace_summaries t
-    where ${sql.join(where, sql` and `)}
-    order by ${expression} ${direction}, t.trace_id ${direction}
-    limit ${search.limit + 1}`.execute(db)
+  const probes = search.text ? textFilterProbes(search.text) : []
+  const { rows } = probes.length === 0
+    ? await sql<TraceRow>`
+      select ${traceColumns}, ${expression}::text as sort_value
+      from trace_summaries t
+      where ${sql.join(where, sql` and `)}
+      order by ${expression} ${direction}, t.trace_id ${direction}
+      limit ${search.limit + 1}`.execute(db)
+    : await sql<TraceRow>`
+      select ${traceColumns}, ${expression}::text as sort_value
+      from (${textBlocksHolding(search, probes, direction)}) as b
+      cross join lateral (
+        select * from trace_summaries t
+        where ${sql.join(where, sql` and `)} and t.start_time >= b.block and t.start_time < b.block + ${BLOCK_INTERVAL}
+        offset 0
+      ) as t
+      order by ${search.sort === 'time' ? sql`b.block ${direction}, ` : sql``}${expression} ${direction}, t.trace_id ${direction}
+      limit ${search.limit + 1}`.execute(db)
   const page = rows.slice(0, search.limit)
   const last = page.at(-1)
   const next = rows.length > search.limit && last ? { value: last.sort_value, traceId: last.trace_id } : null

@@ -1,0 +1,92 @@
+import { sql, type Kysely } from 'kysely'
+import { textBlockOf, TextFilterWords } from '@tracewell/text-filter'
+import type { AnyDb } from '../create-db.ts'
+import { projectsInPartition } from '../repositories/day-partitions.repository.ts'
+import { addWordsToTextBlocks, wordsOfStoredTraces, type TextBlockWords } from '../repositories/text-blocks.repository.ts'
+
+// The word filters of blocks of ten minutes (repositories/text-blocks.repository.ts): full-text
+// search reads a project's blocks before its traces' filters, one row a block instead of one a
+// trace. Partitioned by the day of the block, like the spans of the traces it describes, and
+// dropped with them.
+//
+// The blocks are only right if every summary's words are in its block, so a summariser of an
+// earlier version, which knows nothing of blocks, must not write summaries once they exist:
+// trace_summaries gains `words_in_blocks`, not null and without a default (existing rows read
+// true), which such a summariser does not set. Its folds fail and are retried, their deltas kept,
+// until a summariser of this version folds them; a writer of the earlier version may go on
+// storing spans meanwhile (its deltas carry no words: the fold reads them from the spans).
+//
+// Then the blocks of the traces stored before are made from their spans, 2,000 traces at a time,
+// each batch its own statement, with the summariser's own functions (the blocks must be exactly
+// what it makes). A run stopped halfway starts again from the first trace: adding a word a block
+// holds changes nothing, its count included.
+
+export const transactional = false
+
+const dayMs = 86_400_000
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await sql`
+      create table if not exists trace_text_blocks (
+        project_id text not null,
+        block timestamptz not null,
+        words integer not null,
+        filter varbit not null,
+        primary key (project_id, block)
+      ) partition by range (block)`.execute(trx)
+    // Kept in the row, compressed when it can be: a search reads every block's filter, and a filter
+    // moved out of line (over ~2 KB) would cost a TOAST lookup a block.
+    await sql`alter table trace_text_blocks alter column filter set storage main`.execute(trx)
+    await sql`create table if not exists trace_text_blocks_default partition of trace_text_blocks default`.execute(trx)
+    const { rows: [clock] } = await sql<{ today: string }>`select to_char(now() at time zone 'UTC', 'YYYY-MM-DD') as today`.execute(trx)
+    const { rows: stored } = await sql<{ day: string }>`
+      select distinct to_char(start_time at time zone 'UTC', 'YYYY-MM-DD') as day from trace_summaries`.execute(trx)
+    const days = new Set(stored.map((row) => row.day))
+    for (let offset = -1; offset <= 3; offset++) days.add(new Date(Date.parse(`${clock!.today}T00:00:00Z`) + offset * dayMs).toISOString().slice(0, 10))
+    for (const day of days) {
+      const next = new Date(Date.parse(`${day}T00:00:00Z`) + dayMs).toISOString().slice(0, 10)
+      await sql`
+        create table if not exists ${sql.id(`trace_text_blocks_p${day.replaceAll('-', '')}`)} partition of trace_text_blocks
+        for values from (${sql.lit(`${day}T00:00:00.000Z`)}) to (${sql.lit(`${next}T00:00:00.000Z`)})`.execute(trx)
+    }
+    await sql`alter table trace_summaries add column if not exists words_in_blocks boolean not null default true`.execute(trx)
+    await sql`alter table trace_summaries alter column words_in_blocks drop default`.execute(trx)
+  })
+  await backfillTextBlocks(db as AnyDb)
+}
+
+/** Adds the words of every stored trace to its block, from its spans. */
+export async function backfillTextBlocks(db: AnyDb, { tracesPerBatch = 2_000 } = {}): Promise<void> {
+  for (const projectId of await projectsInPartition(db, 'trace_summaries')) {
+    let after: { start_time: string; trace_id: string } | undefined
+    for (;;) {
+      const { rows: traces } = await sql<{ project_id: string; trace_id: string; start_time: string; end_time: string }>`
+        select project_id, trace_id,
+          to_char(start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as start_time,
+          to_char(end_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as end_time
+        from trace_summaries
+        where project_id = ${projectId} ${after
+          ? sql`and start_time >= ${after.start_time}::timestamptz and (start_time > ${after.start_time}::timestamptz or trace_id > ${after.trace_id})`
+          : sql``}
+        order by start_time, trace_id limit ${tracesPerBatch}`.execute(db)
+      const last = traces.at(-1)
+      if (last === undefined) break
+      const words = await wordsOfStoredTraces(db, traces)
+      const blocks = new Map<number, TextBlockWords>()
+      for (const trace of traces) {
+        const blockMs = textBlockOf(Date.parse(trace.start_time))
+        let block = blocks.get(blockMs)
+        if (block === undefined) blocks.set(blockMs, (block = { projectId, blockMs, words: new TextFilterWords() }))
+        block.words.addHashes((words.get(`${projectId}\u0000${trace.trace_id}`) as TextFilterWords).hashes())
+      }
+      await addWordsToTextBlocks(db, [...blocks.values()].filter((block) => block.words.size > 0))
+      after = last
+    }
+  }
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`drop table if exists trace_text_blocks`.execute(db)
+  await sql`alter table trace_summaries drop column if exists words_in_blocks`.execute(db)
+}
