@@ -9,13 +9,14 @@
 // with tokens, cost, a prompt and a completion), 5 traces a session, 1,000 users, 1 trace in 50
 // failing, and one trace of 1,000 spans, a partition a day (seed-llm-spans.ts: generated in SQL,
 // then the trace and session summaries, usage rollups and word filters the writer would keep).
-// KEEP_DATABASE=1 leaves the database in place for EXPLAIN afterwards (and prints its name).
+// KEEP_DATABASE=1 leaves the database in place for EXPLAIN afterwards (and prints its name);
+// REUSE_DATABASE=<that name> measures it again without seeding, for alternating runs.
 import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { generateApiKey, displayPrefix, hashApiKey } from '@tracewell/auth'
 import { ControlPlaneConfigSchema, loadConfig, testEnvironment } from '@tracewell/config'
 import { buildApp } from '@tracewell/control-plane'
-import { createDb, createProject, createTeam, insertApiKey, migrateToLatest, sql } from '@tracewell/db'
+import { createDb, createProject, createTeam, insertApiKey, migrateToLatest, sql, type Db } from '@tracewell/db'
 import { buildSummaries, createDayPartitions, insertGeneratedSpans, querySpans } from './seed-llm-spans.ts'
 import { percentile } from './statistics.ts'
 
@@ -25,42 +26,29 @@ const days = 30
 const dayMs = 24 * 3600_000
 
 const { DATABASE_URL: adminUrl } = testEnvironment()
-const database = `tracewell_bench_query_${randomBytes(4).toString('hex')}`
+/** A database an earlier run kept, measured again without seeding: alternate runs on the same data. */
+const reused = process.env.REUSE_DATABASE
+const database = reused ?? `tracewell_bench_query_${randomBytes(4).toString('hex')}`
 const admin = createDb({ databaseUrl: adminUrl, poolSize: 1 })
 const url = new URL(adminUrl)
 url.pathname = `/${database}`
 const log = (line: string) => process.stdout.write(`${line}\n`)
 const fmt = (n: number, digits = 1) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
-await sql.raw(`create database "${database}"`).execute(admin)
+if (!reused) await sql.raw(`create database "${database}"`).execute(admin)
 const db = createDb({ databaseUrl: url.toString(), poolSize: 4 })
 try {
   await migrateToLatest(db)
-  const team = await createTeam(db, { name: 'bench' })
-  const projects = await Promise.all([0, 1, 2].map((i) => createProject(db, { teamId: team.id, name: `bench ${i}` })))
+  const projects = reused
+    ? await db.selectFrom('projects').select(['id', 'team_id as teamId']).where('name', 'like', 'bench %').orderBy('name').execute()
+    : await createProjects(db)
   const projectKey = generateApiKey('project')
-  await insertApiKey(db, { kind: 'project', teamId: team.id, projectId: projects[0]!.id, keyHash: hashApiKey(projectKey), prefix: displayPrefix(projectKey) })
+  await insertApiKey(db, { kind: 'project', teamId: projects[0]!.teamId, projectId: projects[0]!.id, keyHash: hashApiKey(projectKey), prefix: displayPrefix(projectKey) })
 
   const now = Date.now()
-  const start = new Date(now - days * dayMs)
-  const traces = Math.floor(totalSpans / 8)
-  let loaded = performance.now()
-  await createDayPartitions(db, start, new Date(now + 3 * dayMs))
-  await insertGeneratedSpans(db, totalSpans, querySpans(projects.map((project) => project.id), start, totalSpans))
-  // One trace of 1,000 spans, in project 0.
   const bigTrace = 'b'.repeat(32)
-  await sql`
-    insert into spans (project_id, trace_id, span_id, parent_span_id, name, kind, start_time, end_time, duration_ns, status_code, attributes, resource_attributes, events, links)
-    select ${projects[0]!.id}, ${bigTrace}, lpad(to_hex(1000000000 + i), 16, '0'), case when i = 0 then null else lpad(to_hex(1000000000), 16, '0') end,
-      'step ' || i, 1, now() - interval '1 hour' + i * interval '1 millisecond', now() - interval '1 hour' + (i + 5) * interval '1 millisecond', 5000000, 0,
-      jsonb_build_object('step', jsonb_build_object('intValue', i::text), 'text', jsonb_build_object('stringValue', repeat(md5(i::text), 30))), '{}'::jsonb, '[]'::jsonb, '[]'::jsonb
-    from generate_series(0, 999) as i`.execute(db)
-  log(`loaded ${totalSpans.toLocaleString('en-US')} spans in ${fmt((performance.now() - loaded) / 1000)} s`)
-  loaded = performance.now()
-  const timings = await buildSummaries(db, { textFilters: true })
-  await sql`vacuum analyze`.execute(db)
-  log(`summarised ${traces.toLocaleString('en-US')} traces and analysed in ${fmt((performance.now() - loaded) / 1000)} s `
-    + `(trace summaries with word filters ${fmt(timings.traceSummariesMs / 1000)} s, usage rollups ${fmt(timings.usageRollupsMs / 1000)} s, sessions ${fmt(timings.sessionSummariesMs / 1000)} s)`)
+  if (reused) log(`measuring ${reused} again`)
+  else await seed(projects.map((project) => project.id), now, bigTrace)
 
   const config = loadConfig(ControlPlaneConfigSchema, { DATABASE_URL: url.toString(), LOG_LEVEL: 'silent' })
   const app = await buildApp(config, { db })
@@ -94,7 +82,8 @@ try {
     ['a session', () => get('/api/sessions/sess-1200'), 150],
     ['sessions list', () => get('/api/sessions'), 150],
     ['usage, 30 days by model (day buckets)', () => get(`/api/usage?from=${from30}&bucket=day&group_by=model`), 500],
-    ['full-text search (a word in 1 span of 100k)', () => get('/api/traces?q=word77777%20'), 1000],
+    ['full-text search (a word in 1 span of 100k)', () => get('/api/traces?q=word77777%20'), 300],
+    ['full-text search (a word in every LLM span)', () => get('/api/traces?q=content'), 300],
   ]
   const samples = new Map<string, number[]>(cases.map(([name]) => [name, []]))
   for (const [, run] of cases) await run() // warm caches and plans once
@@ -125,7 +114,34 @@ try {
   await app.close()
 } finally {
   await db.destroy()
-  if (process.env.KEEP_DATABASE === '1') log(`kept database ${database}`)
+  if (process.env.KEEP_DATABASE === '1' || reused) log(`kept database ${database}`)
   else await sql.raw(`drop database if exists "${database}" with (force)`).execute(admin)
   await admin.destroy()
+}
+
+async function createProjects(into: Db): Promise<Array<{ id: string; teamId: string }>> {
+  const team = await createTeam(into, { name: 'bench' })
+  return Promise.all([0, 1, 2].map((i) => createProject(into, { teamId: team.id, name: `bench ${i}` })))
+}
+
+/** Loads SPANS spans over the 30 days before `now` and their summaries. */
+async function seed(projectIds: string[], now: number, bigTrace: string): Promise<void> {
+  const start = new Date(now - days * dayMs)
+  const traces = Math.floor(totalSpans / 8)
+  let loaded = performance.now()
+  await createDayPartitions(db, start, new Date(now + 3 * dayMs))
+  await insertGeneratedSpans(db, totalSpans, querySpans(projectIds, start, totalSpans))
+  // One trace of 1,000 spans, in project 0.
+  await sql`
+    insert into spans (project_id, trace_id, span_id, parent_span_id, name, kind, start_time, end_time, duration_ns, status_code, attributes, resource_attributes, events, links)
+    select ${projectIds[0]}, ${bigTrace}, lpad(to_hex(1000000000 + i), 16, '0'), case when i = 0 then null else lpad(to_hex(1000000000), 16, '0') end,
+      'step ' || i, 1, now() - interval '1 hour' + i * interval '1 millisecond', now() - interval '1 hour' + (i + 5) * interval '1 millisecond', 5000000, 0,
+      jsonb_build_object('step', jsonb_build_object('intValue', i::text), 'text', jsonb_build_object('stringValue', repeat(md5(i::text), 30))), '{}'::jsonb, '[]'::jsonb, '[]'::jsonb
+    from generate_series(0, 999) as i`.execute(db)
+  log(`loaded ${totalSpans.toLocaleString('en-US')} spans in ${fmt((performance.now() - loaded) / 1000)} s`)
+  loaded = performance.now()
+  const timings = await buildSummaries(db, { textFilters: true })
+  await sql`vacuum analyze`.execute(db)
+  log(`summarised ${traces.toLocaleString('en-US')} traces and analysed in ${fmt((performance.now() - loaded) / 1000)} s `
+    + `(trace summaries with word filters ${fmt(timings.traceSummariesMs / 1000)} s, usage rollups ${fmt(timings.usageRollupsMs / 1000)} s, sessions ${fmt(timings.sessionSummariesMs / 1000)} s)`)
 }
