@@ -44,14 +44,13 @@ export const queueBacklogFull = () =>
 export const queueUnavailable = () =>
   new ServiceUnavailableError(`The trace queue is unavailable; retry after ${RETRY_AFTER_QUEUE_UNAVAILABLE_S} s`, RETRY_AFTER_QUEUE_UNAVAILABLE_S)
 
-
 export const RETRY_AFTER_DECODERS_BUSY_S = 1
 
+/** A 503 of this ingest's own decoders, not of the queue: counted apart (the `decoders_busy` rejection). */
+export class DecodersBusyError extends ServiceUnavailableError {}
+
 export const decodersBusy = () =>
-  new ServiceUnavailableError(
-    `Too many large bodies are waiting to be decoded; retry after ${RETRY_AFTER_DECODERS_BUSY_S} s`,
-    RETRY_AFTER_DECODERS_BUSY_S,
-  )
+  new DecodersBusyError(`Too many large bodies are waiting to be decoded; retry after ${RETRY_AFTER_DECODERS_BUSY_S} s`, RETRY_AFTER_DECODERS_BUSY_S)
 
 /** A 429 of a project over its ingest rate limit: Retry-After, and the rate-limit header fields it is answered with. */
 export class SpanRateLimitedError extends TooManyRequestsError {

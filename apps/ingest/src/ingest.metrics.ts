@@ -11,6 +11,7 @@ export type RejectionReason =
   | 'backlog_full'
   | 'rate_limited'
   | 'queue_unavailable'
+  | 'decoders_busy'
   | 'internal'
 
 /** What the trace routes count; rendered by prom-client when /metrics is scraped. */
@@ -25,11 +26,13 @@ export interface IngestMetrics {
 /**
  * The rejection reason an answer's status stands for; undefined for a success. A 429 is a
  * project over its rate limit when `rateLimited` (the answer carries the rate-limit fields), else
- * a full backlog.
+ * a full backlog; a 503 is the queue unavailable unless this ingest's decoders were busy
+ * (`decodersBusy`).
  */
-export function rejectionReasonOf(statusCode: number, rateLimited = false): RejectionReason | undefined {
+export function rejectionReasonOf(statusCode: number, rateLimited = false, decodersBusy = false): RejectionReason | undefined {
   if (statusCode < 400) return undefined
   if (statusCode === 429 && rateLimited) return 'rate_limited'
+  if (statusCode === 503 && decodersBusy) return 'decoders_busy'
   switch (statusCode) {
     case 401:
       return 'unauthorized'

@@ -124,6 +124,9 @@ describe('when every decode worker is busy', { timeout: 120_000 }, () => {
     assert.equal(stored.length, accepted.length)
     const metrics = (await busy.app.inject('/metrics')).body
     assert.match(metrics, new RegExp(`^tracewell_ingest_worker_decodes_refused_total ${refused.length}$`, 'm'))
+    // Counted as the decoders' refusals, not as the queue being unavailable.
+    assert.match(metrics, new RegExp(`^tracewell_ingest_rejections_total\\{reason="decoders_busy"\\} ${refused.length}$`, 'm'))
+    assert.doesNotMatch(metrics, /reason="queue_unavailable"/)
   })
 })
 

@@ -8,7 +8,7 @@ import { encodeExportResponse, type PartialSuccess } from '../otlp/partial-succe
 import type { TraceDecodePool } from '../body/trace-decode.pool.ts'
 import { acceptTraceBody, type TraceLimits } from '../routes/trace-intake.ts'
 import { grpcErrorOf } from './grpc-status.ts'
-import { SpanRateLimitedError } from '../errors.ts'
+import { DecodersBusyError, SpanRateLimitedError } from '../errors.ts'
 import type { IngestRateLimiter } from '../rate-limit/ingest-rate-limiter.ts'
 
 declare module 'fastify' {
@@ -94,7 +94,7 @@ export const otlpGrpcPlugin = fp<OtlpGrpcOptions>(
           (error: Error & { statusCode?: number; retryAfterSeconds?: number }) => {
             const statusCode = error.statusCode ?? 500
             if (statusCode >= 500) app.log.warn({ err: error }, 'OTLP/gRPC export refused')
-            metrics.request(EXPORT_PATH, 'protobuf', rejectionReasonOf(statusCode, error instanceof SpanRateLimitedError) ?? 'internal')
+            metrics.request(EXPORT_PATH, 'protobuf', rejectionReasonOf(statusCode, error instanceof SpanRateLimitedError, error instanceof DecodersBusyError) ?? 'internal')
             callback(grpcErrorOf(error))
           },
         )

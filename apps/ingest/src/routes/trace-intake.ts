@@ -10,7 +10,7 @@ import { formatOf, requireEncoding, requireFormat, type BodyEncoding, type BodyF
 import { jsonBodyScreen } from '../body/json-body.screen.ts'
 import { decodeTraceBody } from '../body/trace-body.decoder.ts'
 import { TraceDecodePool, type DecodedCount } from '../body/trace-decode.pool.ts'
-import { bodyTooLarge, queueBacklogFull, queueUnavailable, tooManySpans } from '../errors.ts'
+import { bodyTooLarge, DecodersBusyError, queueBacklogFull, queueUnavailable, tooManySpans } from '../errors.ts'
 import { rejectionReasonOf, type IngestMetrics } from '../ingest.metrics.ts'
 import { partialSuccessOf, type PartialSuccess } from '../otlp/partial-success.ts'
 import type { IngestRateLimiter } from '../rate-limit/ingest-rate-limiter.ts'
@@ -35,6 +35,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set on the trace routes once the request's key and content type are accepted. */
     traceIntake: TraceIntake | null
+    /** Set when every decode worker was busy: the 503 that follows is not the queue's. */
+    decodersWereBusy: boolean
   }
 }
 
@@ -58,6 +60,7 @@ export function installTraceIntake(app: App, options: TraceIntakeOptions): (requ
   const { limits, metrics } = options
 
   app.decorateRequest('traceIntake', null)
+  app.decorateRequest('decodersWereBusy', false)
 
   // A project key first (a team key is the wrong kind for ingest, an invalid key here), then the
   // content checks on headers alone.
@@ -90,8 +93,13 @@ export function installTraceIntake(app: App, options: TraceIntakeOptions): (requ
     return readBody(payload, intake.encoding, limits, intake.format === 'json' ? jsonBodyScreen(limits.maxJsonValues) : undefined)
   })
 
+  app.addHook('onError', (request: FastifyRequest, _reply: FastifyReply, error: Error, done: () => void) => {
+    if (error instanceof DecodersBusyError) request.decodersWereBusy = true
+    done()
+  })
+
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    const reason = rejectionReasonOf(reply.statusCode, reply.hasHeader('ratelimit-limit'))
+    const reason = rejectionReasonOf(reply.statusCode, reply.hasHeader('ratelimit-limit'), request.decodersWereBusy)
     const route = request.routeOptions.url ?? 'unmatched'
     metrics.request(route, formatOf(request.headers['content-type']) ?? 'other', reason ?? 'accepted')
     done()

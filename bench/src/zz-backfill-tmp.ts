@@ -1,0 +1,10 @@
+import { backfillTextBlocks, createDb, sql } from '@tracewell/db'
+const db = createDb({ databaseUrl: `postgres://postgres@127.0.0.1:5432/${process.argv[2]}`, poolSize: 2 })
+await sql`create table if not exists seeded_blocks as select * from trace_text_blocks`.execute(db)
+await sql`truncate trace_text_blocks`.execute(db)
+const started = performance.now()
+await backfillTextBlocks(db)
+console.log(`backfilled blocks in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+const { rows } = await sql`select count(*)::int as blocks, avg(words)::int as words, avg(length(filter))::int as bits from trace_text_blocks`.execute(db)
+console.log(rows)
+await db.destroy()
