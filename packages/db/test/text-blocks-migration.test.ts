@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Migrator, sql, type Migration } from 'kysely'
 import { TextFilterWords } from '@tracewell/text-filter'
-import { migrateToLatest, searchTraces, type Db } from '../src/index.ts'
+import { backfillTextBlocks, migrateToLatest, searchTraces, type Db } from '../src/index.ts'
 import { migrations } from '../src/migrations/index.ts'
 import { engines, migrateToBefore } from '../src/testing/index.ts'
 
@@ -15,7 +15,10 @@ const THIS_MIGRATION = '2026-11-27T0600-text-blocks'
 const dayMs = 86_400_000
 const today = Math.floor(Date.now() / dayMs) * dayMs
 
-/** A trace of one span whose prompt is `text`, starting `offsetMs` after today's midnight, with its summary as the previous version wrote it. */
+/**
+ * A trace of one span whose prompt is `text`, starting `offsetMs` after today's midnight, with its
+ * summary as the previous version wrote it on the day it started.
+ */
 async function seedTrace(db: Db, traceId: string, offsetMs: number, text: string): Promise<void> {
   const start = new Date(today + offsetMs)
   const end = new Date(start.getTime() + 1_000)
@@ -27,8 +30,8 @@ async function seedTrace(db: Db, traceId: string, offsetMs: number, text: string
     values ('p', ${traceId}, '0000000000000001', 'chat', 1, ${start}, ${end}, 1000000000, 0,
       ${attributes}::jsonb, '{}'::jsonb, '[]'::jsonb, '[]'::jsonb)`.execute(db)
   await sql`
-    insert into trace_summaries (project_id, trace_id, name, has_root, start_time, end_time, duration_us, span_count, error_count, text_filter)
-    values ('p', ${traceId}, 'chat', true, ${start}, ${end}, 1000000, 1, 0, ${`x${words.toHex()}`}::varbit)`.execute(db)
+    insert into trace_summaries (project_id, trace_id, name, has_root, start_time, end_time, duration_us, span_count, error_count, text_filter, fold_day)
+    values ('p', ${traceId}, 'chat', true, ${start}, ${end}, 1000000, 1, 0, ${`x${words.toHex()}`}::varbit, least(${start}::date, current_date))`.execute(db)
 }
 
 const blocks = async (db: Db) =>
@@ -60,6 +63,12 @@ for (const engine of engines) {
       assert.equal(await found('capybaras'), 'ba')
       assert.equal(await found('otters'), 'bc')
       assert.equal(await found('walrus'), '')
+
+      // Its last step makes again the blocks of the traces summarised since it began (today).
+      await sql`truncate trace_text_blocks`.execute(db)
+      await backfillTextBlocks(db, { foldedSince: new Date(today).toISOString().slice(0, 10) })
+      assert.deepEqual((await blocks(db)).map(([block]) => block), [new Date(today).toISOString(), new Date(today + 600_000).toISOString()])
+      assert.equal(await found('capybaras'), 'b', 'the trace summarised three days ago is not read again')
 
       // What a summariser of the previous version writes: a summary without words_in_blocks.
       await assert.rejects(
