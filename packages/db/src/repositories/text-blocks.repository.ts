@@ -40,10 +40,10 @@ export async function addWordsToTextBlocks(db: Executor, additions: readonly Tex
       ? BlockFilter.empty(blockFilterBits(Math.max(row.previous_words ?? 0, addition.words.size)))
       : BlockFilter.fromBitText(row.filter, row.words ?? 0)
     for (const hash of addition.words.hashes()) filter.add(hash)
-    return { project_id: addition.projectId, block: blocks[Number(row.i) - 1], words: filter.words, filter: filter.toHex() }
+    return { project_id: addition.projectId, block: blocks[Number(row.i) - 1] as string, words: filter.words, filter: filter.toHex() }
   })
   // In key order, so that two writers of the same blocks (a fold and the janitor) lock them in one order.
-  written.sort((a, b) => (a.project_id === b.project_id ? (a.block! < b.block! ? -1 : 1) : a.project_id < b.project_id ? -1 : 1))
+  written.sort((a, b) => (a.project_id === b.project_id ? (a.block < b.block ? -1 : 1) : a.project_id < b.project_id ? -1 : 1))
   await sql`
     insert into trace_text_blocks (project_id, block, words, filter)
     select project_id, block, words, ('x' || filter)::varbit
