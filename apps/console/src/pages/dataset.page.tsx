@@ -123,8 +123,8 @@ function ItemsTable({ projectId, dataset }: { projectId: string; dataset: Datase
               </td>
               <td>v{item.validFrom}</td>
               {current && (
-                <td>
-                  <button type="button" className="button small ghost" aria-label={`Delete item ${item.id}`} disabled={remove.isPending} onClick={() => remove.mutate(item.id)}>
+                <td className="actions">
+                  <button type="button" className="button small danger" aria-label={`Delete item ${item.id}`} disabled={remove.isPending} onClick={() => remove.mutate(item.id)}>
                     Delete
                   </button>
                 </td>
