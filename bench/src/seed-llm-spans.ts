@@ -16,8 +16,8 @@
 // that day and an hour either side (a generated trace lasts seconds); buildSummaries checks
 // that every span was counted, so a trace longer than that fails the seed instead of being cut.
 import { performance } from 'node:perf_hooks'
-import { addWordsToTextBlocks, createDayPartition, DAY_PARTITIONED_TABLES, isoDay, sql, startOfUtcDay, type Db, type TextBlockWords } from '@tracewell/db'
-import { textBlockOf, TextFilterWords } from '@tracewell/text-filter'
+import { addWordsToTextBlocks, createDayPartition, DAY_PARTITIONED_TABLES, isoDay, sql, startOfUtcDay, wordsByBlock, type Db, type TextBlockWords } from '@tracewell/db'
+import { TextFilterWords } from '@tracewell/text-filter'
 import type { RawBuilder } from 'kysely'
 
 export const dayMs = 86_400_000
@@ -204,18 +204,10 @@ async function wordFiltersOf(db: Db, day: Date): Promise<{ traces: string; block
     trace.words.addJson(Buffer.from(span.events))
     if (span.status_message) trace.words.addJson(Buffer.from(JSON.stringify(span.status_message)))
   }
-  const blocks = new Map<string, TextBlockWords>()
-  for (const trace of words.values()) {
-    if (trace.startMs < day.getTime() || trace.startMs >= day.getTime() + dayMs || trace.words.size === 0) continue
-    const blockMs = textBlockOf(trace.startMs)
-    const key = `${trace.project_id}\u0000${blockMs}`
-    let block = blocks.get(key)
-    if (block === undefined) blocks.set(key, (block = { projectId: trace.project_id, blockMs, words: new TextFilterWords() }))
-    block.words.addHashes(trace.words.hashes())
-  }
+  const ofDay = [...words.values()].filter((trace) => trace.startMs >= day.getTime() && trace.startMs < day.getTime() + dayMs)
   return {
     traces: JSON.stringify([...words.values()].map(({ project_id, trace_id, words: filter }) => ({ project_id, trace_id, text_filter: filter.toHex() }))),
-    blocks: [...blocks.values()],
+    blocks: wordsByBlock(ofDay.map((trace) => ({ projectId: trace.project_id, startMs: trace.startMs, words: trace.words }))),
   }
 }
 

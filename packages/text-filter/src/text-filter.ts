@@ -209,18 +209,3 @@ export function textFilterProbes(text: string): number[] {
   }
   return positions
 }
-
-/**
- * Two filters as hexadecimal digits (TextFilterWords.toHex) as one, as the database's
- * tracewell_text_filter_union does: the smaller repeated to the larger's size, then OR-ed. Null
- * stands for a filter without words.
- */
-export function unionTextFilterHex(a: string | null, b: string | null): string | null {
-  if (a === null) return b
-  if (b === null || a === b) return a
-  const [small, large] = a.length <= b.length ? [a, b] : [b, a]
-  const repeated = small.repeat(large.length / small.length)
-  let union = ''
-  for (let i = 0; i < large.length; i++) union += (parseInt(large[i] as string, 16) | parseInt(repeated[i] as string, 16)).toString(16)
-  return union
-}

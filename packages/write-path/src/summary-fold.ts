@@ -1,4 +1,4 @@
-import { addWordsToTextBlocks, recomputeSessions, sql, toStorableJson, wordsOfStoredTraces, type Db, type Executor, type TextBlockWords } from '@tracewell/db'
+import { addWordsToTextBlocks, recomputeSessions, sql, toStorableJson, wordsByBlock, wordsOfStoredTraces, type Db, type Executor, type TextBlockWords } from '@tracewell/db'
 import { textBlockOf, TextFilterWords } from '@tracewell/text-filter'
 import { SealedSummaryDays } from './sealed-summary-days.ts'
 import { mergeTraceDelta, type TraceDelta } from './trace-deltas.ts'
@@ -223,24 +223,14 @@ class TraceWords {
   readonly #words = new Map<string, TextFilterWords | null>()
 
   add(key: string, delta: TraceDelta): void {
-    const into = this.#words.get(key)
-    if (into === null) return
     if (delta.words === undefined) {
       this.#words.set(key, null)
       return
     }
-    if (delta.words === null) {
-      if (into === undefined) this.#words.set(key, new TextFilterWords())
-      return
-    }
-    const hashes = TextFilterWords.hashesOfBase64(delta.words)
-    if (into === undefined) {
-      const words = new TextFilterWords()
-      words.addHashes(hashes)
-      this.#words.set(key, words)
-    } else {
-      into.addHashes(hashes)
-    }
+    let into = this.#words.get(key)
+    if (into === null) return
+    if (into === undefined) this.#words.set(key, (into = new TextFilterWords()))
+    if (delta.words !== null) into.addHashes(TextFilterWords.hashesOfBase64(delta.words))
   }
 
   /** Marks a trace's words to be read from its spans. */
@@ -260,17 +250,7 @@ class TraceWords {
 
   /** The words of `rows` gathered by the block of each trace's start. */
   byBlock(rows: readonly TraceDelta[]): TextBlockWords[] {
-    const blocks = new Map<string, TextBlockWords>()
-    for (const row of rows) {
-      const words = this.#words.get(keyOf(row))
-      if (!words || words.size === 0) continue
-      const blockMs = textBlockOf(Date.parse(row.start_time))
-      const key = `${row.project_id}\u0000${blockMs}`
-      let block = blocks.get(key)
-      if (block === undefined) blocks.set(key, (block = { projectId: row.project_id, blockMs, words: new TextFilterWords() }))
-      block.words.addHashes(words.hashes())
-    }
-    return [...blocks.values()]
+    return wordsByBlock(rows.map((row) => ({ projectId: row.project_id, startMs: Date.parse(row.start_time), words: this.of(row) })))
   }
 }
 

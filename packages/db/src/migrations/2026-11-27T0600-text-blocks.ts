@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely'
-import { textBlockOf, TextFilterWords } from '@tracewell/text-filter'
+import type { TextFilterWords } from '@tracewell/text-filter'
 import type { AnyDb } from '../create-db.ts'
 import { projectsInPartition } from '../repositories/day-partitions.repository.ts'
-import { addWordsToTextBlocks, wordsOfStoredTraces, type TextBlockWords } from '../repositories/text-blocks.repository.ts'
+import { addWordsToTextBlocks, wordsByBlock, wordsOfStoredTraces } from '../repositories/text-blocks.repository.ts'
 
 // The word filters of blocks of ten minutes (repositories/text-blocks.repository.ts): full-text
 // search reads a project's blocks before its traces' filters, one row a block instead of one a
@@ -92,14 +92,9 @@ export async function backfillTextBlocks(db: AnyDb, { tracesPerBatch = 2_000, fo
       await db.transaction().execute(async (trx) => {
         await sql`select set_config('jit', 'off', true)`.execute(trx)
         const words = await wordsOfStoredTraces(trx, traces)
-        const blocks = new Map<number, TextBlockWords>()
-        for (const trace of traces) {
-          const blockMs = textBlockOf(Date.parse(trace.start_time))
-          let block = blocks.get(blockMs)
-          if (block === undefined) blocks.set(blockMs, (block = { projectId, blockMs, words: new TextFilterWords() }))
-          block.words.addHashes((words.get(`${projectId}\u0000${trace.trace_id}`) as TextFilterWords).hashes())
-        }
-        await addWordsToTextBlocks(trx, [...blocks.values()].filter((block) => block.words.size > 0))
+        await addWordsToTextBlocks(trx, wordsByBlock(traces.map((trace) => ({
+          projectId, startMs: Date.parse(trace.start_time), words: words.get(`${projectId}\u0000${trace.trace_id}`) as TextFilterWords,
+        }))))
       })
       after = last
     }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { BlockFilter, blockFilterBits, TextFilterWords } from '@tracewell/text-filter'
+import { BlockFilter, blockFilterBits, textBlockOf, TextFilterWords } from '@tracewell/text-filter'
 import type { Executor } from './executor.ts'
 
 // The word filters of blocks of time (trace_text_blocks; @tracewell/text-filter's block-filter.ts):
@@ -13,6 +13,20 @@ export interface TextBlockWords {
   projectId: string
   blockMs: number
   words: TextFilterWords
+}
+
+/** The words of traces gathered by the block of each one's start (ms since the epoch), for addWordsToTextBlocks. */
+export function wordsByBlock(traces: Iterable<{ projectId: string; startMs: number; words: TextFilterWords }>): TextBlockWords[] {
+  const blocks = new Map<string, TextBlockWords>()
+  for (const { projectId, startMs, words } of traces) {
+    if (words.size === 0) continue
+    const blockMs = textBlockOf(startMs)
+    const key = `${projectId}\u0000${blockMs}`
+    let block = blocks.get(key)
+    if (block === undefined) blocks.set(key, (block = { projectId, blockMs, words: new TextFilterWords() }))
+    block.words.addHashes(words.hashes())
+  }
+  return [...blocks.values()]
 }
 
 /**

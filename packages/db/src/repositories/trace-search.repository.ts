@@ -149,6 +149,10 @@ const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) =>
 // looked into every partition's key (35 index probes a trace at 30 days).
 const spansOfTrace = sql`s.project_id = t.project_id and s.trace_id = t.trace_id and s.start_time >= t.start_time and s.start_time <= t.end_time`
 
+/** The conditions that a word filter (a trace's or a block's, varbit) holds each probe: bit `probe mod its length` set. */
+const filterHolds = (filter: RawBuilder<unknown>, probes: readonly number[]): RawBuilder<unknown>[] =>
+  probes.map((probe) => sql`get_bit(${filter}, (${probe}::bigint & (length(${filter}) - 1))::integer) = 1`)
+
 /** What a trace must be to be listed: the search without its page and order (also an evaluator's filter). */
 export type TraceFilter = Omit<TraceSearch, 'limit' | 'sort' | 'order' | 'cursor' | 'sortScoreName'>
 
@@ -195,8 +199,7 @@ export function traceFilterConditions(search: TraceFilter): RawBuilder<unknown>[
     // The trace's word filter first (no span read), then its spans' text.
     const probes = textFilterProbes(search.text)
     if (probes.length > 0) {
-      where.push(sql`t.text_filter is not null`)
-      for (const probe of probes) where.push(sql`get_bit(t.text_filter, (${probe}::bigint & (length(t.text_filter) - 1))::integer) = 1`)
+      where.push(sql`t.text_filter is not null`, ...filterHolds(sql`t.text_filter`, probes))
     }
     const pattern = likePattern(search.text)
     where.push(sql`exists (select 1 from spans s where ${spansOfTrace} and (s.attributes::text ilike ${pattern} or s.events::text ilike ${pattern} or s.status_message ilike ${pattern}))`)
@@ -251,7 +254,7 @@ function textBlocksHolding(search: TraceSearch, probes: readonly number[], direc
   const where: RawBuilder<unknown>[] = [sql`b.project_id = ${search.projectId}`]
   if (search.from) where.push(sql`b.block >= ${new Date(textBlockOf(search.from.getTime()))}`)
   if (search.to) where.push(sql`b.block < ${search.to}`)
-  for (const probe of probes) where.push(sql`get_bit(b.filter, (${probe}::bigint & (length(b.filter) - 1))::integer) = 1`)
+  where.push(...filterHolds(sql`b.filter`, probes))
   return sql`select b.block from trace_text_blocks b where ${sql.join(where, sql` and `)} order by b.block ${direction}`
 }
 
@@ -265,24 +268,25 @@ export async function searchTraces(db: Executor, search: TraceSearch): Promise<{
     where.push(after)
   }
   const direction = sql.raw(descending ? 'desc' : 'asc')
+  // With words to look for, the project's blocks that may hold them first, then each block's
+  // matching traces. The conditions stay inside the lateral: with them above it, a page of a word
+  // in every trace took 1.9 s at 1M spans instead of 36 ms (bench:query).
   const probes = search.text ? textFilterProbes(search.text) : []
-  const { rows } = probes.length === 0
-    ? await sql<TraceRow>`
-      select ${traceColumns}, ${expression}::text as sort_value
-      from trace_summaries t
-      where ${sql.join(where, sql` and `)}
-      order by ${expression} ${direction}, t.trace_id ${direction}
-      limit ${search.limit + 1}`.execute(db)
-    : await sql<TraceRow>`
-      select ${traceColumns}, ${expression}::text as sort_value
-      from (${textBlocksHolding(search, probes, direction)}) as b
+  const matching = sql.join(where, sql` and `)
+  const traces = probes.length === 0
+    ? sql`trace_summaries t where ${matching}`
+    : sql`(${textBlocksHolding(search, probes, direction)}) as b
       cross join lateral (
         select * from trace_summaries t
-        where ${sql.join(where, sql` and `)} and t.start_time >= b.block and t.start_time < b.block + ${BLOCK_INTERVAL}
+        where ${matching} and t.start_time >= b.block and t.start_time < b.block + ${BLOCK_INTERVAL}
         offset 0
-      ) as t
-      order by ${search.sort === 'time' ? sql`b.block ${direction}, ` : sql``}${expression} ${direction}, t.trace_id ${direction}
-      limit ${search.limit + 1}`.execute(db)
+      ) as t`
+  const blockFirst = probes.length > 0 && search.sort === 'time' ? sql`b.block ${direction}, ` : sql``
+  const { rows } = await sql<TraceRow>`
+    select ${traceColumns}, ${expression}::text as sort_value
+    from ${traces}
+    order by ${blockFirst}${expression} ${direction}, t.trace_id ${direction}
+    limit ${search.limit + 1}`.execute(db)
   const page = rows.slice(0, search.limit)
   const last = page.at(-1)
   const next = rows.length > search.limit && last ? { value: last.sort_value, traceId: last.trace_id } : null
