@@ -191,7 +191,7 @@ describe('datasets, experiments and the playground in the console', { timeout: 2
 
     // Each run is a trace.
     await page.getByRole('link', { name: 'Open the trace' }).click()
-    await page.getByRole('heading', { name: 'playground', level: 1 }).waitFor()
+    await page.getByRole('heading', { name: 'playground', exact: true, level: 1 }).waitFor()
     await screenshot(page, 'playground-trace')
     assertNoProblems(opened)
     await opened.context.close()
