@@ -31,10 +31,8 @@ import { type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
-import autocannon from 'autocannon'
-import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
 import { testEnvironment } from '@tracewell/config'
-import { countSpans, createProject, createTeam, insertApiKey, type Db } from '@tracewell/db'
+import { countSpans, type Db } from '@tracewell/db'
 import { createTestDatabase } from '@tracewell/db/testing'
 import { QueueNames } from '@tracewell/queue'
 import { Queue } from 'bullmq'
@@ -43,48 +41,30 @@ import { Redis } from 'ioredis'
 import { announcePort, freePort, servicesRunAs, startScriptServer, startService, stopChild } from './child-processes.ts'
 import { prepareCopyCeiling } from './copy-ceiling.ts'
 import { discardQueue } from './discard-queue.ts'
-import { bodyFactory, otlpBody, type SpanSize } from './llm-spans.ts'
+import { bodyFactory, otlpBody } from './llm-spans.ts'
 import { paced } from './paced-load.ts'
 import { cpuSeconds, peakRssMiB, pidsNamed } from './process-stats.ts'
 import { median } from './statistics.ts'
+import { alternate, createTenant, defaultConnections, drainBacklog, out, pollStored, run, spansWritten, trafficShapes, type Measured, type Shape } from './write-path-load.ts'
 import { measureFreshness, waitSummarised, watchDatabase, type DatabaseWatch } from './write-path-probes.ts'
 
 const rounds = 3
 const roundSeconds = 5
 const warmupSeconds = 2
 const pacedSeconds = 10
-const connections = 50
+const connections = defaultConnections
 const copyRows = 50_000
 // Sustained end to end: a warm-up through the whole path first (the writer starts cold, as ingest
 // did before its own warm-up runs), then enough spans per round that filling and draining the
 // pipeline are a small part of the measured time.
 const endToEndWarmUpSpans = 20_000
 const endToEndSpans = 100_000
-// How often an end-to-end round asks the writer how many spans it has stored.
-const storedPollMs = 25
 // The writer alone drains a backlog of this many spans a round.
 const backlogSpans = Number(process.env.WRITER_BACKLOG_SPANS ?? 300_000)
 const targets = { endToEndRatio: { large: 0.6, small: 0.5 }, oneSpanEndToEndRatio: 0.3, spansRatio: 0.5, p99Ms: 50, oneSpanRatio: 0.5, rssMiB: 200, lockWaitShare: 0.05, freshnessP99Ms: 5_000, longestStatementMs: 1_000 }
 
-/** A traffic shape: traces of `spansPerTrace` spans, one trace a request. */
-interface Shape {
-  label: string
-  spansPerTrace: number
-  size: SpanSize
-  /** Spans queued for a writer-alone round. */
-  backlog: number
-  connections: number
-  writerAloneTarget: number
-}
-
-const shapes: Shape[] = [
-  { label: 'one-span traces', spansPerTrace: 1, size: 'small', backlog: 60_000, connections: 64, writerAloneTarget: 0.35 },
-  { label: 'ten-span traces', spansPerTrace: 10, size: 'small', backlog: 150_000, connections, writerAloneTarget: 0.5 },
-  { label: '100-span traces, small spans', spansPerTrace: 100, size: 'small', backlog: backlogSpans, connections, writerAloneTarget: 0.6 },
-  { label: '100-span traces, large spans', spansPerTrace: 100, size: 'large', backlog: backlogSpans, connections, writerAloneTarget: 0.6 },
-]
 const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL')
-const out = (line: string) => process.stdout.write(`${line}\n`)
+const shapes = trafficShapes(backlogSpans)
 
 // ---- child: the parse-only ceiling, prints its port ----
 
@@ -99,63 +79,6 @@ async function serveParseOnly(): Promise<void> {
 }
 
 // ---- load ----
-
-interface Load {
-  connections?: number
-  url: string
-  headers: Record<string, string>
-  body: () => string
-  duration?: number
-  amount?: number
-  overallRate?: number
-}
-
-interface Measured {
-  requestsPerSecond: number
-  ok: number
-  rejected: number
-  errors: number
-  p50: number
-  p99: number
-}
-
-async function run(load: Load): Promise<Measured> {
-  const result = await autocannon({
-    url: load.url,
-    connections: load.connections ?? connections,
-    ...(load.amount ? { amount: load.amount } : { duration: load.duration ?? roundSeconds }),
-    ...(load.overallRate ? { overallRate: load.overallRate } : {}),
-    requests: [{ method: 'POST', headers: { 'content-type': 'application/json', ...load.headers }, setupRequest: (request) => ({ ...request, body: load.body() }) }],
-  })
-  return {
-    requestsPerSecond: result['2xx'] / result.duration,
-    ok: result['2xx'],
-    rejected: result.non2xx,
-    errors: result.errors + result.timeouts,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-  }
-}
-
-/** The writers' count of spans stored (committed) since they started, from their /metrics. */
-async function spansWritten(writerPorts: readonly number[]): Promise<number> {
-  let written = 0
-  for (const port of writerPorts) {
-    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
-    written += Number(/^tracewell_writer_spans_written_total (\d+)$/m.exec(metrics)?.[1] ?? Number.NaN)
-  }
-  return written
-}
-
-/** Polls the writer until it has stored `spans` more than `before`, or `elapsed()` passes `limitSeconds`: how many it stored. */
-async function pollStored(writerPorts: readonly number[], before: number, spans: number, elapsed: () => number, limitSeconds: number): Promise<number> {
-  let stored = 0
-  while (stored < spans && elapsed() < limitSeconds) {
-    await sleep(storedPollMs)
-    stored = (await spansWritten(writerPorts)) - before
-  }
-  return stored
-}
 
 /**
  * Sends `spans` spans as traces of the shape at full speed and waits until the writer has stored
@@ -176,29 +99,7 @@ async function sendUntilStored(db: Db, url: string, key: string, writerPort: num
   return { seconds, stored, rejected: sent.rejected + sent.errors }
 }
 
-/** `rounds` rounds of the ceiling, then the thing measured against it: each round's ratio, and the median. */
-async function alternate<T>(label: string, ceiling: () => Promise<number>, measured: () => Promise<T>, rateOf: (result: T) => number, unit: string): Promise<{ ratio: number; ceilings: number[]; results: T[] }> {
-  const ceilings: number[] = []
-  const results: T[] = []
-  const ratios: number[] = []
-  for (let round = 1; round <= rounds; round++) {
-    ceilings.push(await ceiling())
-    results.push(await measured())
-    ratios.push(rateOf(results.at(-1) as T) / (ceilings.at(-1) as number))
-    out(`  ${label}, round ${round}: ${rateOf(results.at(-1) as T).toFixed(0)} ${unit} / ceiling ${(ceilings.at(-1) as number).toFixed(0)} = ${(ratios.at(-1) as number).toFixed(2)}`)
-  }
-  return { ratio: median(ratios), ceilings, results }
-}
-
 // ---- main ----
-
-async function createTenant(db: Db, name: string): Promise<{ projectId: string; key: string }> {
-  const team = await createTeam(db, { name })
-  const project = await createProject(db, { teamId: team.id, name })
-  const key = generateApiKey('project')
-  await insertApiKey(db, { kind: 'project', teamId: team.id, projectId: project.id, keyHash: hashApiKey(key), prefix: displayPrefix(key) })
-  return { projectId: project.id, key }
-}
 
 async function main(): Promise<void> {
   const benchStarted = Date.now()
@@ -245,8 +146,8 @@ async function main(): Promise<void> {
     }
 
     const requestRate = (result: Measured) => result.requestsPerSecond
-    const hundred = await alternate('100-span req/s', parseOnlyRate(100), ingestRun(100), requestRate, 'req/s')
-    const single = await alternate('1-span req/s', parseOnlyRate(1), ingestRun(1), requestRate, 'req/s')
+    const hundred = await alternate('100-span req/s', rounds, parseOnlyRate(100), ingestRun(100), requestRate, 'req/s')
+    const single = await alternate('1-span req/s', rounds, parseOnlyRate(1), ingestRun(1), requestRate, 'req/s')
     const maxIngest100 = median(hundred.results.map(requestRate))
     const maxParseOnly100 = median(hundred.ceilings)
 
@@ -303,7 +204,7 @@ async function main(): Promise<void> {
         if (rows !== shape.spans || result.rejected > 0) throw new Error(`end to end: ${rows} of ${shape.spans} spans stored, ${result.rejected} requests rejected`)
         return result
       }
-      const measured = await alternate(`end to end, ${shape.label}, spans/s`, () => copy.measure(), endToEndRound, (result) => result.stored / result.seconds, 'spans/s')
+      const measured = await alternate(`end to end, ${shape.label}, spans/s`, rounds, () => copy.measure(), endToEndRound, (result) => result.stored / result.seconds, 'spans/s')
       await copy.drop()
       endToEnd.set(shape.label, { ratio: measured.ratio, target: shape.target })
       const rate = median(measured.results.map((result) => result.stored / result.seconds))
@@ -323,37 +224,16 @@ async function main(): Promise<void> {
     out(`freshness, one-span traces paced at ${freshRate} a second (half the end-to-end rate): 200 → summary p50 ${fresh.p50Ms.toFixed(0)} ms, p99 ${fresh.p99Ms.toFixed(0)} ms, max ${fresh.maxMs.toFixed(0)} ms over ${fresh.traces} traces (${fresh.missing} not seen)`)
 
     // The writer alone: a backlog queued while the queue is paused, then drained with ingest idle.
-    const writerAloneRound = (shape: Shape, writers: number[], writerPorts: number[]) => async () => {
-      const tenant = await createTenant(database.db, `bench-writer-alone-${randomUUID()}`)
-      await queue.pause()
-      const sent = await run({ url: traceUrl, connections: shape.connections, headers: { 'x-api-key': tenant.key }, body: bodyFactory(shape.spansPerTrace, shape.size), amount: shape.backlog / shape.spansPerTrace })
-      if (sent.rejected + sent.errors > 0) throw new Error(`writer alone: ${sent.rejected + sent.errors} requests of the backlog refused`)
-      // Ingest's group writes still in flight land before the clock starts.
-      await sleep(1_000)
-      const before = await spansWritten(writerPorts)
-      const writerCpuBefore = cpuSeconds(writers)
-      const started = process.hrtime.bigint()
-      const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9
-      const watch = watchDatabase(database.db)
-      await queue.resume()
-      await pollStored(writerPorts, before, shape.backlog, elapsed, 300)
-      if (!(await waitSummarised(database.db, elapsed, 300))) throw new Error('writer alone: the summaries did not catch up within 300 s')
-      const seconds = elapsed()
-      const watched = await watch.stop()
-      watches.push(watched)
-      const writerCpu = cpuSeconds(writers) - writerCpuBefore
-      const rows = await countSpans(database.db, tenant.projectId)
-      if (rows !== shape.backlog) throw new Error(`writer alone: ${rows} of ${shape.backlog} spans stored`)
-      return { seconds, stored: rows, writerCpu, watched }
-    }
+    const drainSetup = { db: database.db, queue, traceUrl }
+    const writerAloneRound = (shape: Shape, writerPids: number[], writerPorts: number[]) => () => drainBacklog({ ...drainSetup, writerPids, writerPorts }, shape)
     const writerAlone = new Map<string, { ratio: number; target: number }>()
     for (const shape of shapes) {
       const sizeCopy = await prepareCopyCeiling(database.db, database.url, load.projectId, copyRows, shape.size)
-      const drained = await alternate(`writer alone, ${shape.label}`, () => sizeCopy.measure(), writerAloneRound(shape, writerPids, [writerPort]), (result) => result.stored / result.seconds, 'spans/s')
+      const drained = await alternate(`writer alone, ${shape.label}`, rounds, () => sizeCopy.measure(), writerAloneRound(shape, writerPids, [writerPort]), (result) => result.stored / result.seconds, 'spans/s')
       await sizeCopy.drop()
       writerAlone.set(shape.label, { ratio: drained.ratio, target: shape.writerAloneTarget })
       const cpu = drained.results.reduce((sum, result) => sum + result.writerCpu, 0) / drained.results.reduce((sum, result) => sum + result.stored, 0)
-      out(`writer alone, ${shape.label} (${(otlpBody(shape.spansPerTrace, shape.size).length / shape.spansPerTrace).toFixed(0)} B of OTLP JSON a span), a backlog of ${shape.backlog}: ${median(drained.results.map((result) => result.stored / result.seconds)).toFixed(0)} spans/s (median) against COPY ${median(drained.ceilings).toFixed(0)}; writer CPU ${(cpu * 1e6).toFixed(0)} µs a span`)
+      out(`writer alone, ${shape.label} (${(otlpBody(shape.spansPerTrace, shape.size).length / shape.spansPerTrace).toFixed(0)} B of OTLP JSON a span), a backlog of ${shape.backlog} in ${median(drained.results.map((result) => result.jobs))} jobs: ${median(drained.results.map((result) => result.stored / result.seconds)).toFixed(0)} spans/s (median) against COPY ${median(drained.ceilings).toFixed(0)}; writer CPU ${(cpu * 1e6).toFixed(0)} µs a span`)
     }
 
     // Two writers on one backlog of ten-span traces: their rate beside one writer's, and their lock waits.
@@ -364,7 +244,7 @@ async function main(): Promise<void> {
     const bothWriters = [...writerPids, secondWriter.pid as number]
     await sendUntilStored(database.db, traceUrl, warmUp.key, writerPort, endToEndWarmUpSpans, tenSpan).catch(() => undefined)
     const twoCopy = await prepareCopyCeiling(database.db, database.url, load.projectId, copyRows, tenSpan.size)
-    const twoWriters = await alternate('two writers, ten-span traces', () => twoCopy.measure(), writerAloneRound(tenSpan, bothWriters, [writerPort, secondWriterPort]), (result) => result.stored / result.seconds, 'spans/s')
+    const twoWriters = await alternate('two writers, ten-span traces', rounds, () => twoCopy.measure(), writerAloneRound(tenSpan, bothWriters, [writerPort, secondWriterPort]), (result) => result.stored / result.seconds, 'spans/s')
     await twoCopy.drop()
     const twoSamples = twoWriters.results.reduce((sum, result) => sum + result.watched.samples, 0)
     const twoWaits = twoWriters.results.reduce((sum, result) => sum + result.watched.lockWaitSamples, 0)

@@ -171,9 +171,11 @@ describe('traces in the console', () => {
 
     await page.getByRole('tree').focus()
     await page.keyboard.press('End')
-    const last = page.locator('.waterfall-row.selected .span-name')
-    await last.waitFor()
+    // The root is selected when the page opens: wait for End to move the selection, not for
+    // a selected row, which is there before the key is handled.
     // The root, then 500 steps of a parent and (up to) nine tool calls: 1 + 499 × 10 + 1 + 8.
+    const last = page.locator('.waterfall-row.selected .span-name', { hasText: 'tool call 499.7' })
+    await last.waitFor({ timeout: 30_000 })
     assert.equal(await last.textContent(), 'tool call 499.7')
     assert.ok((await page.getByRole('treeitem').count()) < 100)
     // Folding the root hides the other 4,999.

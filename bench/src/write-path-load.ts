@@ -1,0 +1,178 @@
+// The load bench:ingest and bench:writer put on the write path: HTTP requests of the shapes LLM
+// applications send (autocannon), the writers' own count of spans stored, and the writer-alone
+// drain of a backlog queued while the queue is paused.
+import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
+import autocannon from 'autocannon'
+import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
+import { countSpans, createProject, createTeam, insertApiKey, type Db } from '@tracewell/db'
+import type { Queue } from 'bullmq'
+import { bodyFactory, type SpanSize } from './llm-spans.ts'
+import { cpuSeconds, pidsNamed } from './process-stats.ts'
+import { median } from './statistics.ts'
+import { waitSummarised, watchDatabase, type DatabaseWatch } from './write-path-probes.ts'
+
+export const out = (line: string) => process.stdout.write(`${line}\n`)
+
+export const defaultConnections = 50
+const defaultSeconds = 5
+// How often a drain asks the writers how many spans they have stored. Every ask is a scrape of the
+// writer's /metrics, work taken from the writer being measured: at 25 ms it was 8% of the writer's
+// CPU in a drain of one-span traces. 100 ms is within 2% of a drain's seconds.
+const storedPollMs = 100
+
+/** A traffic shape: traces of `spansPerTrace` spans, one trace a request. */
+export interface Shape {
+  label: string
+  spansPerTrace: number
+  size: SpanSize
+  /** Spans queued for a writer-alone round. */
+  backlog: number
+  connections: number
+  writerAloneTarget: number
+}
+
+/** The shapes of issue 28: one-span traces (one span a request, 64 connections), ten-span traces, 100-span small and large. */
+export function trafficShapes(backlogSpans: number): Shape[] {
+  return [
+    { label: 'one-span traces', spansPerTrace: 1, size: 'small', backlog: 60_000, connections: 64, writerAloneTarget: 0.35 },
+    { label: 'ten-span traces', spansPerTrace: 10, size: 'small', backlog: 150_000, connections: defaultConnections, writerAloneTarget: 0.5 },
+    { label: '100-span traces, small spans', spansPerTrace: 100, size: 'small', backlog: backlogSpans, connections: defaultConnections, writerAloneTarget: 0.6 },
+    { label: '100-span traces, large spans', spansPerTrace: 100, size: 'large', backlog: backlogSpans, connections: defaultConnections, writerAloneTarget: 0.6 },
+  ]
+}
+
+export interface Load {
+  connections?: number
+  url: string
+  headers: Record<string, string>
+  body: () => string
+  duration?: number
+  amount?: number
+  overallRate?: number
+}
+
+export interface Measured {
+  requestsPerSecond: number
+  ok: number
+  rejected: number
+  errors: number
+  p50: number
+  p99: number
+}
+
+export async function run(load: Load): Promise<Measured> {
+  const result = await autocannon({
+    url: load.url,
+    connections: load.connections ?? defaultConnections,
+    ...(load.amount ? { amount: load.amount } : { duration: load.duration ?? defaultSeconds }),
+    ...(load.overallRate ? { overallRate: load.overallRate } : {}),
+    requests: [{ method: 'POST', headers: { 'content-type': 'application/json', ...load.headers }, setupRequest: (request) => ({ ...request, body: load.body() }) }],
+  })
+  return {
+    requestsPerSecond: result['2xx'] / result.duration,
+    ok: result['2xx'],
+    rejected: result.non2xx,
+    errors: result.errors + result.timeouts,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+  }
+}
+
+/** The writers' count of spans stored (committed) since they started, from their /metrics. */
+export async function spansWritten(writerPorts: readonly number[]): Promise<number> {
+  let written = 0
+  for (const port of writerPorts) {
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+    written += Number(/^tracewell_writer_spans_written_total (\d+)$/m.exec(metrics)?.[1] ?? Number.NaN)
+  }
+  return written
+}
+
+/** Polls the writer until it has stored `spans` more than `before`, or `elapsed()` passes `limitSeconds`: how many it stored. */
+export async function pollStored(writerPorts: readonly number[], before: number, spans: number, elapsed: () => number, limitSeconds: number): Promise<number> {
+  let stored = 0
+  while (stored < spans && elapsed() < limitSeconds) {
+    await sleep(storedPollMs)
+    stored = (await spansWritten(writerPorts)) - before
+  }
+  return stored
+}
+
+export async function createTenant(db: Db, name: string): Promise<{ projectId: string; key: string }> {
+  const team = await createTeam(db, { name })
+  const project = await createProject(db, { teamId: team.id, name })
+  const key = generateApiKey('project')
+  await insertApiKey(db, { kind: 'project', teamId: team.id, projectId: project.id, keyHash: hashApiKey(key), prefix: displayPrefix(key) })
+  return { projectId: project.id, key }
+}
+
+/** `rounds` rounds of the ceiling, then the thing measured against it: each round's ratio, and the median. */
+export async function alternate<T>(label: string, rounds: number, ceiling: () => Promise<number>, measured: () => Promise<T>, rateOf: (result: T) => number, unit: string): Promise<{ ratio: number; ratios: number[]; ceilings: number[]; results: T[] }> {
+  const ceilings: number[] = []
+  const results: T[] = []
+  const ratios: number[] = []
+  for (let round = 1; round <= rounds; round++) {
+    ceilings.push(await ceiling())
+    results.push(await measured())
+    ratios.push(rateOf(results.at(-1) as T) / (ceilings.at(-1) as number))
+    out(`  ${label}, round ${round}: ${rateOf(results.at(-1) as T).toFixed(0)} ${unit} / ceiling ${(ceilings.at(-1) as number).toFixed(0)} = ${(ratios.at(-1) as number).toFixed(2)}`)
+  }
+  return { ratio: median(ratios), ratios, ceilings, results }
+}
+
+export interface Drained {
+  seconds: number
+  stored: number
+  /** CPU seconds the writer processes spent on the drain. */
+  writerCpu: number
+  /** CPU seconds Postgres's and Redis's processes spent meanwhile. */
+  postgresCpu: number
+  redisCpu: number
+  /** Jobs the backlog was queued as. */
+  jobs: number
+  watched: DatabaseWatch
+}
+
+export interface DrainSetup {
+  db: Db
+  queue: Queue
+  traceUrl: string
+  writerPids: readonly number[]
+  writerPorts: readonly number[]
+}
+
+/**
+ * The writer alone: a backlog of the shape queued through ingest while the queue is paused, then
+ * drained with ingest idle. The drain ends when every span is stored and every summary includes it.
+ */
+export async function drainBacklog(setup: DrainSetup, shape: Shape): Promise<Drained> {
+  const tenant = await createTenant(setup.db, `bench-writer-alone-${randomUUID()}`)
+  await setup.queue.pause()
+  const sent = await run({ url: setup.traceUrl, connections: shape.connections, headers: { 'x-api-key': tenant.key }, body: bodyFactory(shape.spansPerTrace, shape.size), amount: shape.backlog / shape.spansPerTrace })
+  if (sent.rejected + sent.errors > 0) throw new Error(`writer alone: ${sent.rejected + sent.errors} requests of the backlog refused`)
+  // Ingest's group writes still in flight land before the clock starts.
+  await sleep(1_000)
+  const counts = await setup.queue.getJobCounts('wait', 'prioritized')
+  const jobs = Object.values(counts).reduce((sum, count) => sum + count, 0)
+  const before = await spansWritten(setup.writerPorts)
+  const writerCpuBefore = cpuSeconds(setup.writerPids)
+  const postgres = pidsNamed('postgres')
+  const redis = pidsNamed('redis-server')
+  const postgresCpuBefore = cpuSeconds(postgres)
+  const redisCpuBefore = cpuSeconds(redis)
+  const started = process.hrtime.bigint()
+  const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9
+  const watch = watchDatabase(setup.db)
+  await setup.queue.resume()
+  await pollStored(setup.writerPorts, before, shape.backlog, elapsed, 300)
+  if (!(await waitSummarised(setup.db, elapsed, 300))) throw new Error('writer alone: the summaries did not catch up within 300 s')
+  const seconds = elapsed()
+  const watched = await watch.stop()
+  const writerCpu = cpuSeconds(setup.writerPids) - writerCpuBefore
+  const postgresCpu = cpuSeconds(postgres) - postgresCpuBefore
+  const redisCpu = cpuSeconds(redis) - redisCpuBefore
+  const rows = await countSpans(setup.db, tenant.projectId)
+  if (rows !== shape.backlog) throw new Error(`writer alone: ${rows} of ${shape.backlog} spans stored`)
+  return { seconds, stored: rows, writerCpu, postgresCpu, redisCpu, jobs, watched }
+}
