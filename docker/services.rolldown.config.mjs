@@ -19,6 +19,8 @@ const programs = [
   // The worker threads' module (apps/ingest/src/body/trace-decode.pool.ts finds it beside the bundle).
   ['apps/ingest/src/body/trace-decode.worker.ts', 'apps/ingest/dist/trace-decode.worker.mjs'],
   ['apps/writer/src/server.ts', 'apps/writer/dist/server.mjs'],
+  // The summariser's thread (apps/writer/src/summariser-thread.ts finds it beside the bundle).
+  ['apps/writer/src/summariser.thread.ts', 'apps/writer/dist/summariser.thread.mjs'],
   ['apps/writer/src/bin/replay-failed.ts', 'apps/writer/dist/replay-failed.mjs'],
   ['apps/control-plane/src/server.ts', 'apps/control-plane/dist/server.mjs'],
   ['apps/janitor/src/server.ts', 'apps/janitor/dist/server.mjs'],

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -12,7 +12,8 @@ import { repoRoot } from './manifest-helpers.ts'
 // here, without Docker, so that a bundle that cannot start (a path that moved with import.meta.url,
 // a package resolved from the wrong node_modules) fails every CI run, not only where a Docker
 // daemon is at hand: the all-in-one bundle on an embedded database serves the console, takes a
-// trace, prices it with the price table, and gives it back; show-keys and migrate run.
+// trace, prices it with the price table, and gives it back; show-keys and migrate run, and the
+// writer's summariser thread loads from its own bundle.
 
 const run = (bundle: string, env: Record<string, string>) =>
   execFileSync(process.execPath, [bundle], { cwd: repoRoot, env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' })
@@ -32,6 +33,13 @@ describe('the service bundles the image runs', () => {
       await once(server, 'exit')
     }
     rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it("the writer's summariser thread has a bundle of its own, whose imports resolve", () => {
+    // Run outside a worker thread it loads every module it imports, then refuses to go on.
+    const ran = spawnSync(process.execPath, ['apps/writer/dist/summariser.thread.mjs'], { cwd: repoRoot, encoding: 'utf8' })
+    assert.equal(ran.status, 1)
+    assert.match(ran.stderr, /Error: summariser\.thread\.ts runs as a worker thread/)
   })
 
   it('migrate.mjs migrates an embedded database', () => {

@@ -14,12 +14,13 @@ export interface SpanBatchWorkerPluginOptions {
   prefix: string
   shards: number
   concurrency: number
+  maxBodyBytes: number
   maxAttempts: number
   lockDurationMs?: number
   stalledIntervalMs?: number
 }
 
-type WorkerSettings = Pick<WriterConfig, 'QUEUE_PREFIX' | 'QUEUE_SHARDS' | 'WRITER_CONCURRENCY' | 'WRITER_MAX_ATTEMPTS' | 'WRITER_LOCK_DURATION_MS' | 'WRITER_STALLED_INTERVAL_MS'>
+type WorkerSettings = Pick<WriterConfig, 'QUEUE_PREFIX' | 'QUEUE_SHARDS' | 'WRITER_CONCURRENCY' | 'WRITER_MAX_BODY_BYTES' | 'WRITER_MAX_ATTEMPTS' | 'WRITER_LOCK_DURATION_MS' | 'WRITER_STALLED_INTERVAL_MS'>
 
 /** The worker's options from the settings, shared by the writer service and `npm start`. */
 export function workerOptionsFromSettings(settings: WorkerSettings, redis: QueueRedisTarget): SpanBatchWorkerPluginOptions {
@@ -28,6 +29,7 @@ export function workerOptionsFromSettings(settings: WorkerSettings, redis: Queue
     prefix: settings.QUEUE_PREFIX,
     shards: settings.QUEUE_SHARDS,
     concurrency: settings.WRITER_CONCURRENCY,
+    maxBodyBytes: settings.WRITER_MAX_BODY_BYTES,
     maxAttempts: settings.WRITER_MAX_ATTEMPTS,
     lockDurationMs: settings.WRITER_LOCK_DURATION_MS,
     stalledIntervalMs: settings.WRITER_STALLED_INTERVAL_MS,

@@ -8,6 +8,7 @@ import {
   masterNodes,
   QueueNames,
   spanBatchShards,
+  bodyBytesOf,
   spanCountOf,
   sweepOrphanPayloads,
   withJobBodies,
@@ -17,6 +18,7 @@ import {
 } from '@tracewell/queue'
 import { UnrecoverableError, Worker, type Job } from 'bullmq'
 import { Registry } from 'prom-client'
+import { BodyBudget } from './body-budget.ts'
 import { repeatedErrorLog } from './repeated-error.log.ts'
 import { spanBatchMetrics } from './span-batch.metrics.ts'
 import { spanSourcesFreeingBodies, spanSourcesOf } from './queued-bodies.decoder.ts'
@@ -43,6 +45,11 @@ export interface SpanBatchWorkerOptions {
    * shard's worker takes ceil(concurrency / shards), at least one, so every shard is drained.
    */
   concurrency: number
+  /**
+   * Request-body bytes of the jobs in hand, at most (WRITER_MAX_BODY_BYTES, default 32 MiB): many
+   * small jobs at once, few large ones (body-budget.ts).
+   */
+  maxBodyBytes?: number
   /**
    * Tries per job before it goes to the failed set (WRITER_MAX_ATTEMPTS). Jobs carry their own
    * `attempts` (12, see defaultSpanBatchJobOptions); this caps it, it cannot raise it.
@@ -94,6 +101,7 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
   const metrics = spanBatchMetrics(registry)
   const pricer = new SpanPricer({ db: options.db, metrics: registry, logger: options.logger })
   const combiner = new CopyCombiner(options.db, { maxSpans: COMBINED_COPY_MAX_SPANS, maxInFlight: 2 })
+  const budget = new BodyBudget(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)
   const connection = createSpanBatchQueueConnection(options.redis, 'worker')
   connection.on('error', () => {}) // reported by the workers' 'error' listener below
   // Payload reads and deletes on a connection of their own, beside BullMQ's.
@@ -110,9 +118,11 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
     const worker = new Worker<SpanBatchJob, SpanBatchResult>(
       QueueNames.spanBatches,
       async (job: Job<SpanBatchJob, SpanBatchResult>) => {
+        const lane = laneOf(job)
+        const giveBack = await budget.take(bodyBytesOf(job.data), lane === 'express')
         const stopTimer = metrics.batchDuration.startTimer()
         try {
-          const result = await storeJob(options.db, payloads, job.data, pricer, combiner, laneOf(job))
+          const result = await storeJob(options.db, payloads, job.data, pricer, combiner, lane)
           metrics.spansWritten.inc(result.inserted)
           metrics.spansDuplicate.inc(result.duplicates)
           return result
@@ -124,6 +134,7 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
           throw error
         } finally {
           stopTimer()
+          giveBack()
         }
       },
       {
@@ -212,6 +223,8 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
  */
 const laneOf = (job: Job<SpanBatchJob, SpanBatchResult>): CopyLane =>
   job.data.version === 3 && job.data.projectId !== undefined && isLightTurn(job.opts.priority) ? 'express' : 'usual'
+
+const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
 
 // Bounds a combined COPY's work (and its transaction's length); a job larger than this (up to
 // ENQUEUE_MAX_SPANS_PER_JOB, a larger request) goes in a COPY of its own.

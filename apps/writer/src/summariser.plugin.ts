@@ -1,23 +1,26 @@
 import type { WriterConfig } from '@tracewell/config'
-import { startSummariser } from '@tracewell/write-path'
+import { engineOf } from '@tracewell/db'
+import { startSummariser, summariserMetrics } from '@tracewell/write-path'
 import fp from 'fastify-plugin'
+import { startSummariserThread } from './summariser-thread.ts'
 
-export type SummariserSettings = Pick<WriterConfig, 'SUMMARY_POLL_MS' | 'SUMMARY_FOLD_MAX_TRACES'>
+// DATABASE_URL is optional where the embedded database may be used instead (npm start).
+export type SummariserSettings = Pick<WriterConfig, 'SUMMARY_POLL_MS' | 'SUMMARY_FOLD_MAX_TRACES'> & { DATABASE_URL?: string | undefined }
 
 /**
- * Runs the summariser loop inside an app, on `app.db` (write-path's summariser.ts): every writer
- * runs one, and one fold at a time runs across all of them. Registered after the db plugin, so on
- * close the loop ends before the pool does. Adds the summaries' lag to /readyz's details.
+ * Runs the summariser inside an app (write-path's summariser.ts): every writer runs one, and one
+ * fold at a time runs across all of them. On Postgres it runs in a thread of its own
+ * (summariser-thread.ts); on the embedded PGlite, which one thread owns, on `app.db`. Registered
+ * after the db plugin, so on close the loop ends before the pool does.
  */
 export const summariserPlugin = fp<SummariserSettings>(
   async (app, settings) => {
-    const summariser = startSummariser({
-      db: app.db,
-      logger: app.log,
-      metrics: app.metrics,
-      pollMs: settings.SUMMARY_POLL_MS,
-      limits: { maxTraces: settings.SUMMARY_FOLD_MAX_TRACES, maxDeltas: 500 },
-    })
+    const pollMs = settings.SUMMARY_POLL_MS
+    const limits = { maxTraces: settings.SUMMARY_FOLD_MAX_TRACES, maxDeltas: 500 }
+    const summariser =
+      engineOf.get(app.db) === 'postgres' && settings.DATABASE_URL !== undefined
+        ? startSummariserThread({ databaseUrl: settings.DATABASE_URL, pollMs, limits, logger: app.log, metrics: summariserMetrics(app.metrics, app.db) })
+        : startSummariser({ db: app.db, logger: app.log, metrics: app.metrics, pollMs, limits })
     app.addHook('onClose', async () => summariser.close())
   },
   { name: 'summariser', fastify: '5.x', dependencies: ['db', 'metrics'] },

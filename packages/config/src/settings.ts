@@ -186,11 +186,18 @@ export const ingestRateLimitRefreshSettings = {
 }
 
 export const writerSettings = {
+  // Many at once: small traces come as small jobs, and the more of them share a COPY (and its
+  // commit), the less each costs. WRITER_MAX_BODY_BYTES bounds their memory instead.
   WRITER_CONCURRENCY: Type.Integer({
     minimum: 1,
     maximum: 64,
-    default: 8,
-    description: 'queue jobs processed at once per writer (1–64, default 8); jobs ready together are stored in one COPY',
+    default: 32,
+    description: 'queue jobs processed at once per writer (1–64, default 32); jobs ready together are stored in one COPY',
+  }),
+  WRITER_MAX_BODY_BYTES: Type.Integer({
+    minimum: 1024 * 1024,
+    default: 32 * 1024 * 1024,
+    description: 'request-body bytes of the jobs a writer holds at once, at most (default 33554432, 32 MiB); a larger job is taken alone',
   }),
   WRITER_MAX_ATTEMPTS: Type.Integer({ minimum: 1, default: 12, description: 'tries per job before it goes to the failed set (default 12)' }),
   // Short lock, renewed by the worker every half of it, and a frequent stalled check: a job whose

@@ -19,5 +19,5 @@ export { createRedisSpanRateLimiter, spanRateLimitKeyOf, type RedisSpanRateLimit
 export { orphanPayloadAgeMs, sweepOrphanPayloads } from './orphan-sweep.ts'
 export { ProjectShares } from './project-shares.ts'
 export { addTurns, endTurn, isLightTurn, lightTurns, maxJobPriority, priorityOfTurn, projectTurnsKeyOf } from './project-turns.ts'
-export { deletePayload, payloadTtlSeconds, readJobBodies, renewPayload, spanCountOf, withJobBodies, type QueuedBody } from './span-batch.payload.ts'
+export { deletePayload, payloadTtlSeconds, readJobBodies, renewPayload, bodyBytesOf, spanCountOf, withJobBodies, type QueuedBody } from './span-batch.payload.ts'
 export { pauseWriters, resumeWritersLeftPaused, type PausedWriters, type WriterQueue } from './writer-pause.ts'

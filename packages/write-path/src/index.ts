@@ -3,7 +3,7 @@ export { serializeSpanRows, insertSerializedSpanRows, type ProjectSpanSource } f
 export { SpanCopyEncoder } from './span-copy.encoder.ts'
 export { foldSummaryDeltas, DEFAULT_FOLD_LIMITS, type FoldLimits, type FoldResult } from './summary-fold.ts'
 export { summariseAll } from './summarise-all.ts'
-export { startSummariser, type Summariser, type SummariserOptions } from './summariser.ts'
+export { startSummariser, summariserMetrics, type Summariser, type SummariserMetrics, type SummariserOptions } from './summariser.ts'
 export { AGGREGATE_OPERATION } from './trace-deltas.ts'
 export { summaryMismatches, type SummaryMismatches } from './summary-check.ts'
 export { CopyCombiner, type CombinedCopyOutcome, type CopyCombinerOptions, type CopyLane } from './copy-combiner.ts'

@@ -16,6 +16,8 @@ export interface SummariserOptions {
   db: Db
   logger: SummariserLogger
   metrics?: Registry
+  /** Told of every fold that ran (where `metrics` cannot be reached: a summariser in a thread of its own). */
+  onFolded?(folded: { deltas: number; traces: number }): void
   /** How long to wait when nothing was folded (none waiting, or another summariser's turn). */
   pollMs?: number
   limits?: FoldLimits
@@ -58,6 +60,7 @@ export function startSummariser(options: SummariserOptions): Summariser {
         if (result !== 'busy') {
           metrics?.deltas.inc(result.deltas)
           metrics?.traces.inc(result.traces)
+          options.onFolded?.(result)
           foldedSinceVacuum += result.deltas
           const caughtUp = result.deltas === 0
           if ((caughtUp && foldedSinceVacuum >= vacuumEvery) || foldedSinceVacuum >= 20 * vacuumEvery) {
@@ -94,13 +97,13 @@ async function vacuumDeltas(db: Db, logger: SummariserLogger): Promise<void> {
   }
 }
 
-interface SummariserMetrics {
+export interface SummariserMetrics {
   deltas: Counter
   traces: Counter
 }
 
 /** The summariser's metrics, once per registry; the lag gauge reads the backlog when scraped. */
-function summariserMetrics(registry: Registry, db: Db): SummariserMetrics {
+export function summariserMetrics(registry: Registry, db: Db): SummariserMetrics {
   const existing = <T>(name: string) => registry.getSingleMetric(name) as T | undefined
   if (existing<Gauge>('tracewell_writer_aggregation_lag_seconds') === undefined) {
     new Gauge({
