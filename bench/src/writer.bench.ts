@@ -5,10 +5,10 @@
 //   SHAPES   which of bench:ingest's shapes, by the start of their label (default
 //            "one-span,ten-span"; also "100-span traces, small", "100-span traces, large")
 //   ROUNDS   alternating rounds of COPY and drain per shape (default 3)
-//   WRITER_CONCURRENCY   passed to the writer when set, to compare settings
+//   WRITER_CONCURRENCY, WRITER_MAX_BODY_BYTES, SUMMARY_FOLD_MAX_TRACES   passed to the writer when set
 //
-// Prints each round's ratio, the median, the writer's CPU a span and the jobs the backlog was
-// queued as (what ingest's group commit made of the requests).
+// Prints each round's ratio, the median, the writer's CPU a span, the jobs the backlog was queued
+// as (what ingest's group commit made of the requests) and the writer's peak RSS.
 import { testEnvironment } from '@tracewell/config'
 import { createTestDatabase } from '@tracewell/db/testing'
 import { QueueNames } from '@tracewell/queue'
@@ -18,6 +18,7 @@ import { Redis } from 'ioredis'
 import { freePort, servicesRunAs, startService, stopChild } from './child-processes.ts'
 import { prepareCopyCeiling } from './copy-ceiling.ts'
 import { discardQueue } from './discard-queue.ts'
+import { peakRssMiB } from './process-stats.ts'
 import { median } from './statistics.ts'
 import { alternate, createTenant, drainBacklog, out, trafficShapes } from './write-path-load.ts'
 
@@ -37,7 +38,7 @@ try {
   const ingestPort = await freePort()
   children.push(await startService('apps/ingest/src/server.ts', { ...env, QUEUE_MAX_BACKLOG: '2000000', QUEUE_MAX_BACKLOG_BYTES: String(4 * 1024 ** 3) }, ingestPort))
   const writerPort = await freePort()
-  const tried: Record<string, string> = process.env.WRITER_CONCURRENCY === undefined ? {} : { WRITER_CONCURRENCY: process.env.WRITER_CONCURRENCY }
+  const tried = Object.fromEntries(['WRITER_CONCURRENCY', 'WRITER_MAX_BODY_BYTES', 'SUMMARY_FOLD_MAX_TRACES'].flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name] as string]])))
   const writer = await startService('apps/writer/src/server.ts', { ...env, ...tried }, writerPort)
   children.push(writer)
   const setup = { db: database.db, queue, traceUrl: `http://127.0.0.1:${ingestPort}/api/trace`, writerPids: [writer.pid as number], writerPorts: [writerPort] }
@@ -54,7 +55,7 @@ try {
     const perSpan = (cpu: (result: (typeof drained.results)[number]) => number) => `${((drained.results.reduce((sum, result) => sum + cpu(result), 0) / stored) * 1e6).toFixed(0)} µs`
     const jobs = drained.results.reduce((sum, result) => sum + result.jobs, 0)
     const ratios = drained.ratios.map((ratio) => ratio.toFixed(2)).join(', ')
-    out(`writer alone / COPY, ${shape.label}: ${drained.ratio.toFixed(2)} (rounds ${ratios}; target ≥ ${shape.writerAloneTarget}); ${median(drained.results.map((result) => result.stored / result.seconds)).toFixed(0)} spans/s; CPU a span: writer ${perSpan((result) => result.writerCpu)}, Postgres ${perSpan((result) => result.postgresCpu)}, Redis ${perSpan((result) => result.redisCpu)}; ${(stored / jobs).toFixed(1)} spans a job`)
+    out(`writer alone / COPY, ${shape.label}: ${drained.ratio.toFixed(2)} (rounds ${ratios}; target ≥ ${shape.writerAloneTarget}); ${median(drained.results.map((result) => result.stored / result.seconds)).toFixed(0)} spans/s; CPU a span: writer ${perSpan((result) => result.writerCpu)}, Postgres ${perSpan((result) => result.postgresCpu)}, Redis ${perSpan((result) => result.redisCpu)}; ${(stored / jobs).toFixed(1)} spans a job; writer's peak RSS so far ${peakRssMiB(writer.pid as number).toFixed(0)} MiB`)
   }
 } finally {
   for (const child of children) await stopChild(child)
