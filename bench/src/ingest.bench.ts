@@ -27,26 +27,20 @@
 // to the next. So each ratio is measured in rounds that alternate the thing and its ceiling, and
 // the median of the per-round ratios is what counts. Runs ~6 minutes and cleans up after itself
 // (children, database, queue).
-import { type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { testEnvironment } from '@tracewell/config'
 import { countSpans, type Db } from '@tracewell/db'
-import { createTestDatabase } from '@tracewell/db/testing'
-import { QueueNames } from '@tracewell/queue'
-import { Queue } from 'bullmq'
 import Fastify from 'fastify'
-import { Redis } from 'ioredis'
 import { announcePort, freePort, servicesRunAs, startScriptServer, startService, stopChild } from './child-processes.ts'
 import { prepareCopyCeiling } from './copy-ceiling.ts'
-import { discardQueue } from './discard-queue.ts'
 import { bodyFactory, otlpBody } from './llm-spans.ts'
 import { paced } from './paced-load.ts'
 import { cpuSeconds, peakRssMiB, pidsNamed } from './process-stats.ts'
 import { median } from './statistics.ts'
 import { alternate, createTenant, defaultConnections, drainBacklog, out, pollStored, run, spansWritten, trafficShapes, type Measured, type Shape } from './write-path-load.ts'
 import { measureFreshness, waitSummarised, watchDatabase, type DatabaseWatch } from './write-path-probes.ts'
+import { openWritePathStack } from './write-path-stack.ts'
 
 const rounds = 3
 const roundSeconds = 5
@@ -103,26 +97,20 @@ async function sendUntilStored(db: Db, url: string, key: string, writerPort: num
 
 async function main(): Promise<void> {
   const benchStarted = Date.now()
-  const { REDIS_URL } = testEnvironment()
-  const database = await createTestDatabase()
-  const prefix = `bench-ingest-${randomUUID()}`
-  const queue = new Queue(QueueNames.spanBatches, { connection: { url: REDIS_URL }, prefix })
-  const redis = new Redis(REDIS_URL)
-  const children: ChildProcess[] = []
+  const stack = await openWritePathStack('ingest')
+  const { database, env, queue, children } = stack
   try {
     const load = await createTenant(database.db, 'bench-load')
     out(servicesRunAs())
     out(`bodies: 1 span ${otlpBody(1).length} B, 100 spans ${otlpBody(100).length} B (${(otlpBody(100).length / 100).toFixed(0)} B/span); ${connections} connections; ${rounds} alternating rounds of ${roundSeconds} s`)
 
     // Ingest alone first: the writer would take half of a 2-core machine from it. The backlog
-    // these runs leave is discarded after each (discardQueue), and both bounds are raised so that
-    // admission control does not answer 429 while nothing drains the queue (a 5-second run of
-    // 100-span bodies at ~80k spans/s queues ~600 MB, over the default 512 MiB).
-    const env = { DATABASE_URL: database.url, REDIS_URL, QUEUE_PREFIX: prefix }
+    // these runs leave is discarded after each (discardQueue), and ingest's backlog bounds are
+    // raised (stack.ingestEnv).
     const parseOnly = await startScriptServer(import.meta.url, ['serve-parse-only'])
     children.push(parseOnly.child)
     const ingestPort = await freePort()
-    const ingest = await startService('apps/ingest/src/server.ts', { ...env, QUEUE_MAX_BACKLOG: '2000000', QUEUE_MAX_BACKLOG_BYTES: String(4 * 1024 ** 3) }, ingestPort)
+    const ingest = await startService('apps/ingest/src/server.ts', stack.ingestEnv, ingestPort)
     children.push(ingest)
     const parseUrl = `http://127.0.0.1:${parseOnly.port}/parse`
     const traceUrl = `http://127.0.0.1:${ingestPort}/api/trace`
@@ -131,7 +119,7 @@ async function main(): Promise<void> {
     // and payload lists) after it has returned, so the backlog is discarded only once they are in.
     const discardBacklog = async () => {
       await sleep(1_000)
-      await discardQueue(queue, redis, prefix)
+      await stack.discardQueue()
     }
     const parseOnlyRate = (spans: number) => async () => (await run({ url: parseUrl, headers: {}, body: bodyFactory(spans) })).requestsPerSecond
     const ingestRun = (spans: number) => async () => {
@@ -269,11 +257,7 @@ async function main(): Promise<void> {
     out(`peak RSS writer:                   ${rssWriter.toFixed(0)} MiB (target ≤ ${targets.rssMiB})  ${verdict(rssWriter <= targets.rssMiB)}`)
     out(`total run time: ${((Date.now() - benchStarted) / 1000).toFixed(0)} s`)
   } finally {
-    for (const child of children) await stopChild(child)
-    await discardQueue(queue, redis, prefix).catch(() => {})
-    await queue.close()
-    await redis.quit()
-    await database.drop()
+    await stack.close()
   }
 }
 

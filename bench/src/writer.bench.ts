@@ -2,41 +2,30 @@
 // of the same rows in the same run: bench:ingest's writer-alone figure without the rest of its
 // twelve minutes, for trying a change to the write path.
 //
-//   SHAPES   which of bench:ingest's shapes, by the start of their label (default
-//            "one-span,ten-span"; also "100-span traces, small", "100-span traces, large")
+//   SHAPES   which of bench:ingest's shapes, by the start of their label, comma-separated
+//            (default "one-span,ten-span"; "100-span" names both 100-span shapes)
 //   ROUNDS   alternating rounds of COPY and drain per shape (default 3)
 //   WRITER_CONCURRENCY, WRITER_MAX_BODY_BYTES, SUMMARY_FOLD_MAX_TRACES   passed to the writer when set
 //
 // Prints each round's ratio, the median, the writer's CPU a span, the jobs the backlog was queued
 // as (what ingest's group commit made of the requests) and the writer's peak RSS.
-import { testEnvironment } from '@tracewell/config'
-import { createTestDatabase } from '@tracewell/db/testing'
-import { QueueNames } from '@tracewell/queue'
-import { randomUUID } from 'node:crypto'
-import { Queue } from 'bullmq'
-import { Redis } from 'ioredis'
-import { freePort, servicesRunAs, startService, stopChild } from './child-processes.ts'
+import { freePort, servicesRunAs, startService } from './child-processes.ts'
 import { prepareCopyCeiling } from './copy-ceiling.ts'
-import { discardQueue } from './discard-queue.ts'
 import { peakRssMiB } from './process-stats.ts'
 import { median } from './statistics.ts'
 import { alternate, createTenant, drainBacklog, out, trafficShapes } from './write-path-load.ts'
+import { openWritePathStack } from './write-path-stack.ts'
 
 const rounds = Number(process.env.ROUNDS ?? 3)
 const wanted = (process.env.SHAPES ?? 'one-span,ten-span').split(',').map((name) => name.trim())
 const copyRows = 50_000
 
-const { REDIS_URL } = testEnvironment()
-const database = await createTestDatabase()
-const prefix = `bench-writer-${randomUUID()}`
-const queue = new Queue(QueueNames.spanBatches, { connection: { url: REDIS_URL }, prefix })
-const redis = new Redis(REDIS_URL)
-const children = []
+const stack = await openWritePathStack('writer')
+const { database, env, queue, children } = stack
 try {
   out(servicesRunAs())
-  const env = { DATABASE_URL: database.url, REDIS_URL, QUEUE_PREFIX: prefix }
   const ingestPort = await freePort()
-  children.push(await startService('apps/ingest/src/server.ts', { ...env, QUEUE_MAX_BACKLOG: '2000000', QUEUE_MAX_BACKLOG_BYTES: String(4 * 1024 ** 3) }, ingestPort))
+  children.push(await startService('apps/ingest/src/server.ts', stack.ingestEnv, ingestPort))
   const writerPort = await freePort()
   const tried = Object.fromEntries(['WRITER_CONCURRENCY', 'WRITER_MAX_BODY_BYTES', 'SUMMARY_FOLD_MAX_TRACES'].flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name] as string]])))
   const writer = await startService('apps/writer/src/server.ts', { ...env, ...tried }, writerPort)
@@ -58,9 +47,5 @@ try {
     out(`writer alone / COPY, ${shape.label}: ${drained.ratio.toFixed(2)} (rounds ${ratios}; target ≥ ${shape.writerAloneTarget}); ${median(drained.results.map((result) => result.stored / result.seconds)).toFixed(0)} spans/s; CPU a span: writer ${perSpan((result) => result.writerCpu)}, Postgres ${perSpan((result) => result.postgresCpu)}, Redis ${perSpan((result) => result.redisCpu)}; ${(stored / jobs).toFixed(1)} spans a job; writer's peak RSS so far ${peakRssMiB(writer.pid as number).toFixed(0)} MiB`)
   }
 } finally {
-  for (const child of children) await stopChild(child)
-  await discardQueue(queue, redis, prefix).catch(() => {})
-  await queue.close()
-  await redis.quit()
-  await database.drop()
+  await stack.close()
 }

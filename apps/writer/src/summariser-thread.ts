@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs'
 import { once } from 'node:events'
-import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
+import { workerModuleFile } from '@tracewell/http'
 import type { FoldLimits, Summariser, SummariserMetrics } from '@tracewell/write-path'
 import type { SummariserThreadData, SummariserThreadMessage } from './summariser.thread.ts'
 import type { WorkerLogger } from './span-batch.worker.ts'
@@ -16,6 +15,11 @@ export interface SummariserThreadOptions {
 
 const MAX_RESTART_DELAY_MS = 30_000
 
+export interface SummariserThread extends Summariser {
+  /** The thread running now (a new one after a restart). */
+  readonly worker: Worker
+}
+
 /**
  * The summariser in a worker thread of its own (summariser.thread.ts). Storing one-span traces,
  * the writer's event loop was the bottleneck, with the fold a fifth of its work while the
@@ -24,11 +28,6 @@ const MAX_RESTART_DELAY_MS = 30_000
  * 30 s while it keeps dying); a fold it left half done was a transaction, rolled back, and its
  * deltas wait for the next.
  */
-export interface SummariserThread extends Summariser {
-  /** The thread running now (a new one after a restart). */
-  readonly worker: Worker
-}
-
 export function startSummariserThread(options: SummariserThreadOptions): SummariserThread {
   const data: SummariserThreadData = { databaseUrl: options.databaseUrl, pollMs: options.pollMs, limits: options.limits }
   let closing = false
@@ -37,7 +36,7 @@ export function startSummariserThread(options: SummariserThreadOptions): Summari
   let current: { worker: Worker; exited: Promise<unknown> }
 
   const start = () => {
-    const worker = new Worker(threadFile(), { workerData: data })
+    const worker = new Worker(workerModuleFile(new URL('../dist/summariser.thread.mjs', import.meta.url), new URL('./summariser.thread.ts', import.meta.url)), { workerData: data })
     current = { worker, exited: once(worker, 'exit') }
     worker.on('message', (message: SummariserThreadMessage) => {
       if (message.kind === 'folded') {
@@ -67,13 +66,4 @@ export function startSummariserThread(options: SummariserThreadOptions): Summari
       await current.exited
     },
   }
-}
-
-/**
- * The thread's module: its bundle beside the writer's when the service runs from one (npm run
- * build:services, the image), otherwise the TypeScript source, which Node runs as is.
- */
-function threadFile(): string {
-  const bundled = fileURLToPath(new URL('../dist/summariser.thread.mjs', import.meta.url))
-  return process.argv[1]?.endsWith('.mjs') === true && existsSync(bundled) ? bundled : fileURLToPath(new URL('./summariser.thread.ts', import.meta.url))
 }

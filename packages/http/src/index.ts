@@ -10,6 +10,7 @@ export { answerFailedKey, apiKeysPlugin, verifyPresentedKey, type ApiKeysPluginO
 export { redisDependency } from './startup/redis-dependency.ts'
 export { defineService, type Service, type ServiceConfig, type ServiceDeps, type ServiceParts, type ServiceSpec } from './service/define-service.ts'
 export { runService, type RunServiceOptions } from './service/run-service.ts'
+export { workerModuleFile } from './service/worker-module.ts'
 export { authPlugin, requireKey, type RequireKeyOptions } from './plugins/auth.plugin.ts'
 export { charsetOf, requireUtf8Json } from './charset.ts'
 export { installResponseHeaders } from './response-headers.ts'

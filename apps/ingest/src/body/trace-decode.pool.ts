@@ -1,7 +1,5 @@
-import { existsSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { SpanValidationError, type SpanLimits, type TraceBodyFormat } from '@tracewell/otlp'
-import { BadRequestError, PayloadTooLargeError } from '@tracewell/http'
+import { BadRequestError, PayloadTooLargeError, workerModuleFile } from '@tracewell/http'
 import { Piscina } from 'piscina'
 import { decodersBusy } from '../errors.ts'
 import { PARSE_DIRECTLY_UP_TO_BYTES } from './json-body.screen.ts'
@@ -35,7 +33,7 @@ export class TraceDecodePool {
 
   constructor(threads: number, limits: SpanLimits) {
     this.#pool = new Piscina({
-      filename: workerFile(),
+      filename: workerModuleFile(new URL('../../dist/trace-decode.worker.mjs', import.meta.url), new URL('./trace-decode.worker.ts', import.meta.url)),
       // Each worker applies the service's span limits before its first body.
       workerData: { spanLimits: limits },
       // Started on the first large body, not at boot: an idle ingest keeps its memory (each worker
@@ -82,15 +80,3 @@ export class TraceDecodePool {
     return this.#pool.close()
   }
 }
-
-/**
- * The worker's module: its bundle beside the service's bundle when the service runs from one
- * (npm run build:services, the image), otherwise the TypeScript source, which Node runs as is.
- */
-function workerFile(): string {
-  const bundled = fileURLToPath(new URL('../../dist/trace-decode.worker.mjs', import.meta.url))
-  return runningFromBundle() && existsSync(bundled) ? bundled : fileURLToPath(new URL('./trace-decode.worker.ts', import.meta.url))
-}
-
-/** The bundles' entry points are .mjs files (docker/services.rolldown.config.mjs); the sources' are .ts. */
-const runningFromBundle = (): boolean => process.argv[1]?.endsWith('.mjs') === true
