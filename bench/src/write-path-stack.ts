@@ -40,7 +40,7 @@ export async function openWritePathStack(name: string): Promise<WritePathStack> 
   return {
     database,
     env,
-    ingestEnv: { ...env, QUEUE_MAX_BACKLOG: '2000000', QUEUE_MAX_BACKLOG_BYTES: String(4 * 1024 ** 3) },
+    ingestEnv: { ...env, QUEUE_MAX_BACKLOG: '2000000', QUEUE_MAX_BACKLOG_BYTES: String(4 * 1024 ** 3), ...(process.env.ENQUEUE_LINGER_MS === undefined ? {} : { ENQUEUE_LINGER_MS: process.env.ENQUEUE_LINGER_MS }) },
     queue,
     redis,
     children,

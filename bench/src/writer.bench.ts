@@ -6,9 +6,11 @@
 //            (default "one-span,ten-span"; "100-span" names both 100-span shapes)
 //   ROUNDS   alternating rounds of COPY and drain per shape (default 3)
 //   WRITER_CONCURRENCY, WRITER_MAX_BODY_BYTES, SUMMARY_FOLD_MAX_TRACES   passed to the writer when set
+//   ENQUEUE_LINGER_MS   passed to ingest when set (how long its queue writes wait for more requests)
 //
 // Prints each round's ratio, the median, the writer's CPU a span, the jobs the backlog was queued
-// as (what ingest's group commit made of the requests) and the writer's peak RSS.
+// as (what ingest's group commit made of the requests), how long storing the spans took of the
+// drain (the rest is the summaries catching up) and the writer's peak RSS.
 import { freePort, servicesRunAs, startService } from './child-processes.ts'
 import { prepareCopyCeiling } from './copy-ceiling.ts'
 import { peakRssMiB } from './process-stats.ts'
@@ -44,7 +46,7 @@ try {
     const perSpan = (cpu: (result: (typeof drained.results)[number]) => number) => `${((drained.results.reduce((sum, result) => sum + cpu(result), 0) / stored) * 1e6).toFixed(0)} µs`
     const jobs = drained.results.reduce((sum, result) => sum + result.jobs, 0)
     const ratios = drained.ratios.map((ratio) => ratio.toFixed(2)).join(', ')
-    out(`writer alone / COPY, ${shape.label}: ${drained.ratio.toFixed(2)} (rounds ${ratios}; target ≥ ${shape.writerAloneTarget}); ${median(drained.results.map((result) => result.stored / result.seconds)).toFixed(0)} spans/s; CPU a span: writer ${perSpan((result) => result.writerCpu)}, Postgres ${perSpan((result) => result.postgresCpu)}, Redis ${perSpan((result) => result.redisCpu)}; ${(stored / jobs).toFixed(1)} spans a job; writer's peak RSS so far ${peakRssMiB(writer.pid as number).toFixed(0)} MiB`)
+    out(`writer alone / COPY, ${shape.label}: ${drained.ratio.toFixed(2)} (rounds ${ratios}; target ≥ ${shape.writerAloneTarget}); ${median(drained.results.map((result) => result.stored / result.seconds)).toFixed(0)} spans/s; CPU a span: writer ${perSpan((result) => result.writerCpu)}, Postgres ${perSpan((result) => result.postgresCpu)}, Redis ${perSpan((result) => result.redisCpu)}; ${(stored / jobs).toFixed(1)} spans a job; spans stored in ${median(drained.results.map((result) => result.storedSeconds)).toFixed(1)} s of ${median(drained.results.map((result) => result.seconds)).toFixed(1)} s (the rest: the summaries catching up); writer's peak RSS so far ${peakRssMiB(writer.pid as number).toFixed(0)} MiB`)
   }
 } finally {
   await stack.close()

@@ -29,6 +29,7 @@ export async function registerSpanPipeline(app: App, config: AllInOneConfig, db:
     shards: config.QUEUE_SHARDS,
     replicaAcks: config.QUEUE_REPLICA_ACKS,
     replicaTimeoutMs: config.QUEUE_REPLICA_TIMEOUT_MS,
+    lingerMs: config.ENQUEUE_LINGER_MS,
     logger: app.log,
   })
 }

@@ -68,6 +68,7 @@ function createProducer(config: IngestConfig, app: App): SpanBatchProducer {
     maxBacklogSpans: config.QUEUE_MAX_BACKLOG,
     maxBacklogBytes: config.QUEUE_MAX_BACKLOG_BYTES,
     maxSpansPerJob: config.ENQUEUE_MAX_SPANS_PER_JOB,
+    lingerMs: config.ENQUEUE_LINGER_MS,
     logger: app.log,
   })
 }

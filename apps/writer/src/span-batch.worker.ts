@@ -104,8 +104,9 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
   const budget = new BodyBudget(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)
   const connection = createSpanBatchQueueConnection(options.redis, 'worker')
   connection.on('error', () => {}) // reported by the workers' 'error' listener below
-  // Payload reads and deletes on a connection of their own, beside BullMQ's.
-  const payloads = createSpanBatchQueueConnection(options.redis, 'worker')
+  // Payload reads and deletes on a connection of their own, beside BullMQ's. Auto-pipelined: the jobs
+  // of one combined COPY complete together, and their deletes and turn counts go in one write.
+  const payloads = createSpanBatchQueueConnection(options.redis, 'worker', { autoPipelining: true })
   payloads.on('error', () => {})
   const shards = spanBatchShards({ prefix: options.prefix, count: options.shards ?? 1, cluster: isCluster(connection) })
   const perShardConcurrency = Math.max(1, Math.ceil(options.concurrency / shards.length))

@@ -152,6 +152,12 @@ export const ingestSettings = {
     description: 'request-body bytes waiting in the queue above which ingest answers 429, bounding Redis memory (default 512 MiB)',
   }),
   ENQUEUE_MAX_SPANS_PER_JOB: Type.Integer({ minimum: 1, default: 2_000, description: 'most spans grouped into one queue job; a larger request is a job of its own (default 2000)' }),
+  ENQUEUE_LINGER_MS: Type.Integer({
+    minimum: 0,
+    maximum: 1_000,
+    default: 5,
+    description: 'how long the requests of a queue write may wait for others to join them, in ms, unless they hold 200 spans already; 0 writes at once (default 5)',
+  }),
 }
 
 /**

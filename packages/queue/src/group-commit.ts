@@ -1,6 +1,8 @@
 interface Pending<Item> {
   item: Item
   size: number
+  /** performance.now() when it was submitted. */
+  at: number
   resolve(): void
   reject(error: unknown): void
 }
@@ -11,6 +13,15 @@ export interface GroupCommitOptions<Item> {
   /** Bounds one write's size (and so its latency); an item is never split across writes. */
   maxSpansPerWrite: number
   write(items: Item[]): Promise<void>
+  /**
+   * How long a write may wait, counted from its oldest request's arrival, for more requests to
+   * join it (ms; default 0: it holds only what arrived during the previous write). Every write
+   * is a job, with its round trips in ingest, Redis and the writer: a few milliseconds make
+   * one-span requests jobs of tens of spans instead of a few (docs/benchmarks.md).
+   */
+  lingerMs?: number
+  /** A write that holds this many spans goes at once, lingering no longer (default maxSpansPerWrite). */
+  lingerUntilSpans?: number
 }
 
 /**
@@ -24,6 +35,8 @@ export class GroupCommit<Item> {
   #pendingSpans = 0
   #inFlightSpans = 0
   #flushing: Promise<void> | null = null
+  /** Ends the linger early: set while the drain lingers, called once enough spans are pending. */
+  #filled: (() => void) | null = null
   readonly #options: GroupCommitOptions<Item>
 
   constructor(options: GroupCommitOptions<Item>) {
@@ -39,8 +52,9 @@ export class GroupCommit<Item> {
     const size = this.#options.sizeOf(item)
     if (size === 0) return Promise.resolve()
     return new Promise<void>((resolve, reject) => {
-      this.#pending.push({ item, size, resolve, reject })
+      this.#pending.push({ item, size, at: performance.now(), resolve, reject })
       this.#pendingSpans += size
+      if (this.#filled !== null && this.#pendingSpans >= this.#lingerUntilSpans) this.#filled()
       // setImmediate, not a microtask: requests parsed in the same turn of the event loop join.
       this.#flushing ??= new Promise<void>((done) => setImmediate(done)).then(() => this.#drain())
     })
@@ -51,9 +65,29 @@ export class GroupCommit<Item> {
     while (this.#flushing) await this.#flushing
   }
 
+  get #lingerUntilSpans(): number {
+    return this.#options.lingerUntilSpans ?? this.#options.maxSpansPerWrite
+  }
+
+  /** Waits until the oldest pending request has waited lingerMs, or lingerUntilSpans spans are pending. */
+  #linger(): Promise<void> | undefined {
+    const oldest = this.#pending[0]
+    const left = oldest === undefined ? 0 : (this.#options.lingerMs ?? 0) - (performance.now() - oldest.at)
+    if (left <= 0 || this.#pendingSpans >= this.#lingerUntilSpans) return undefined
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.#filled?.(), left)
+      this.#filled = () => {
+        this.#filled = null
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+  }
+
   async #drain(): Promise<void> {
     try {
       while (this.#pending.length > 0) {
+        await this.#linger()
         let take = 0
         let spans = 0
         while (take < this.#pending.length) {

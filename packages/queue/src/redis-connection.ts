@@ -60,9 +60,12 @@ const reconnectDelay = (times: number) => Math.min(100 * 2 ** Math.min(times, 5)
  * the same options apply per node, and ioredis follows MOVED/ASK redirects and refreshes its slot
  * map after a failover; the delays below make it retry a command for about as long as a failover
  * takes instead of failing it at the first CLUSTERDOWN.
+ *
+ * `autoPipelining`: commands issued in the same turn of the event loop go to Redis in one write
+ * (ioredis's auto-pipelining), for a connection of independent commands only (never BullMQ's).
  */
-export function createSpanBatchQueueConnection(target: QueueRedisTarget | string, role: 'producer' | 'worker'): QueueRedis {
-  const common: RedisOptions = { connectTimeout: 2_000 }
+export function createSpanBatchQueueConnection(target: QueueRedisTarget | string, role: 'producer' | 'worker', { autoPipelining = false } = {}): QueueRedis {
+  const common: RedisOptions = { connectTimeout: 2_000, enableAutoPipelining: autoPipelining }
   const perNode: RedisOptions =
     role === 'producer'
       ? { ...common, maxRetriesPerRequest: 1, commandTimeout: 5_000, connectionName: spanBatchConnectionName('producer') }
@@ -74,6 +77,7 @@ export function createSpanBatchQueueConnection(target: QueueRedisTarget | string
     redisOptions: resolved.password === undefined ? perNode : { ...perNode, password: resolved.password },
     clusterRetryStrategy: reconnectDelay,
     enableOfflineQueue: offlineQueue,
+    enableAutoPipelining: autoPipelining,
     retryDelayOnFailover: 200,
     retryDelayOnClusterDown: 200,
     retryDelayOnTryAgain: 200,

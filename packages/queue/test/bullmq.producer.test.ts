@@ -118,6 +118,24 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
     }
   })
 
+  test('with a linger, one-span requests arriving apart are one job', async () => {
+    await inspect.queue.obliterate({ force: true })
+    const producer = createBullMqSpanBatchProducer({ redis: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 2_000, lingerMs: 300 })
+    try {
+      const answered: Array<Promise<void>> = []
+      for (let i = 0; i < 5; i++) {
+        answered.push(enqueueSpans(producer, 'project-linger', makeSpans(1)))
+        await sleep(20)
+      }
+      await Promise.all(answered)
+      const jobs = await inspect.waitingJobs()
+      assert.deepEqual(jobs.map((job) => spanCountOf(job.data)), [5], 'five requests 20 ms apart, within the linger: one job')
+      assert.equal(new Set(spanIdsOf(jobs)).size, 5)
+    } finally {
+      await producer.close()
+    }
+  })
+
   test('a completed job\'s payload is deleted by deletePayload, and only then', async () => {
     await inspect.queue.obliterate({ force: true })
     const producer = createBullMqSpanBatchProducer({ redis: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 10 })

@@ -29,6 +29,8 @@ export class SealedSummaryDays {
   ])
 
   private today = ''
+  /** The day before `today`, computed once a fold: every trace of the fold asks for it. */
+  private yesterday = ''
 
   /**
    * Brings the filters up to `today` (the fold's UTC day, YYYY-MM-DD): reads the keys of every
@@ -36,7 +38,8 @@ export class SealedSummaryDays {
    */
   async refresh(db: Executor, today: string): Promise<void> {
     this.today = today
-    const sealed = await sealedDays(db, dayBefore(today, 1))
+    this.yesterday = dayBefore(today, 1)
+    const sealed = await sealedDays(db, this.yesterday)
     for (const [table, filters] of this.days) {
       const days = sealed.get(table) ?? new Set()
       for (const day of filters.keys()) if (!days.has(day)) filters.delete(day)
@@ -60,7 +63,7 @@ export class SealedSummaryDays {
   }
 
   private daysOf(table: DayPartitionedTable, key: string): string[] {
-    const days = [dayBefore(this.today, 1), this.today]
+    const days = [this.yesterday, this.today]
     for (const [day, filter] of this.days.get(table)!) if (filter.mayHave(key)) days.push(day)
     return days
   }

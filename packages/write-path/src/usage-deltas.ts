@@ -127,20 +127,24 @@ export class UsageCombinationMerge {
   /** Adds a trace to the rows it counts in (`change` 1), or takes it back from them (-1). */
   countTrace(trace: CountedTrace, change: 1 | -1): void {
     const hour = `${trace.start_time.slice(0, 13)}:00:00.000Z`
-    const orNone = (values: readonly string[]) => (values.length === 0 ? [''] : values)
-    const keys: Array<[string, string]> = [
-      ['all', ''],
-      ...orNone(trace.models).map((value): [string, string] => ['model', value]),
-      ...orNone(trace.vendors).map((value): [string, string] => ['vendor', value]),
-      ...orNone(trace.services).map((value): [string, string] => ['service', value]),
-      ['user', trace.user_id ?? ''],
-    ]
-    for (const [dimension, value] of keys) {
-      const key = `${trace.project_id}\u0000${dimension}\u0000${hour}\u0000${value}`
-      const row = this.#traces.get(key)
-      if (row === undefined) this.#traces.set(key, { project_id: trace.project_id, dimension, hour, value, traces: change })
-      else row.traces += change
-    }
+    this.#count(trace.project_id, 'all', hour, '', change)
+    this.#countEach(trace.project_id, 'model', hour, trace.models, change)
+    this.#countEach(trace.project_id, 'vendor', hour, trace.vendors, change)
+    this.#countEach(trace.project_id, 'service', hour, trace.services, change)
+    this.#count(trace.project_id, 'user', hour, trace.user_id ?? '', change)
+  }
+
+  /** Counts the trace under each of a dimension's values, or under '' when it has none. */
+  #countEach(project_id: string, dimension: string, hour: string, values: readonly string[], change: 1 | -1): void {
+    if (values.length === 0) this.#count(project_id, dimension, hour, '', change)
+    for (const value of values) this.#count(project_id, dimension, hour, value, change)
+  }
+
+  #count(project_id: string, dimension: string, hour: string, value: string, change: 1 | -1): void {
+    const key = `${project_id}\u0000${dimension}\u0000${hour}\u0000${value}`
+    const row = this.#traces.get(key)
+    if (row === undefined) this.#traces.set(key, { project_id, dimension, hour, value, traces: change })
+    else row.traces += change
   }
 
   add(combination: UsageCombination): void {

@@ -13,7 +13,8 @@ const t0 = 1_767_225_600n * second // 2026-01-01T00:00:00Z
 
 /**
  * Traces of one to twelve spans over three hours, with models, vendors, services, sessions,
- * users, errors, agent spans and costs that floating point cannot add exactly (0.1, 0.2, 1e-7).
+ * users, errors, agent spans and costs that floating point cannot add exactly (0.1, 0.2, 1e-7), and
+ * a service whose name needs quoting in an array literal.
  */
 function generatedTraces(projectId: string, traces: number, seed: number): SpanInsert[] {
   const random = seededRandom(seed)
@@ -32,7 +33,7 @@ function generatedTraces(projectId: string, traces: number, seed: number): SpanI
       spans.push({
         projectId, traceId, spanId: `${s.toString(16).padStart(15, '0')}1`, parentSpanId: s === 0 ? null : '0000000000000001',
         name: `op ${s}`, kind: 1, startTimeUnixNano: String(spanStart), endTimeUnixNano: String(spanStart + duration), durationNs: String(duration),
-        traceState: null, statusCode: random() < 0.1 ? 2 : 0, statusMessage: null, serviceName: pick(['api', 'worker', null]),
+        traceState: null, statusCode: random() < 0.1 ? 2 : 0, statusMessage: null, serviceName: pick(['api', 'worker', null, 'svc "a,b" {c}\\d']),
         serviceVersion: null, scopeName: null, scopeVersion: null, llmVendor: model === null ? null : model.startsWith('gpt') ? 'openai' : 'anthropic',
         llmModel: model, llmRequestType: s === 1 && random() < 0.3 ? 'invoke_agent' : model === null ? null : 'chat',
         inputTokens: model === null ? null : Math.floor(random() * 2000), outputTokens: model === null ? null : Math.floor(random() * 500), totalTokens: null,
