@@ -213,11 +213,11 @@ async function main(): Promise<void> {
 
     // The writer alone: a backlog queued while the queue is paused, then drained with ingest idle.
     const drainSetup = { db: database.db, queue, traceUrl }
-    const writerAloneRound = (shape: Shape, writerPids: number[], writerPorts: number[]) => () => drainBacklog({ ...drainSetup, writerPids, writerPorts }, shape)
+    const writerAloneRound = (shape: Shape, writerPids: number[]) => () => drainBacklog({ ...drainSetup, writerPids }, shape)
     const writerAlone = new Map<string, { ratio: number; target: number }>()
     for (const shape of shapes) {
       const sizeCopy = await prepareCopyCeiling(database.db, database.url, load.projectId, copyRows, shape.size)
-      const drained = await alternate(`writer alone, ${shape.label}`, rounds, () => sizeCopy.measure(), writerAloneRound(shape, writerPids, [writerPort]), (result) => result.stored / result.seconds, 'spans/s')
+      const drained = await alternate(`writer alone, ${shape.label}`, rounds, () => sizeCopy.measure(), writerAloneRound(shape, writerPids), (result) => result.stored / result.seconds, 'spans/s')
       await sizeCopy.drop()
       writerAlone.set(shape.label, { ratio: drained.ratio, target: shape.writerAloneTarget })
       const cpu = drained.results.reduce((sum, result) => sum + result.writerCpu, 0) / drained.results.reduce((sum, result) => sum + result.stored, 0)
@@ -232,7 +232,7 @@ async function main(): Promise<void> {
     const bothWriters = [...writerPids, secondWriter.pid as number]
     await sendUntilStored(database.db, traceUrl, warmUp.key, writerPort, endToEndWarmUpSpans, tenSpan).catch(() => undefined)
     const twoCopy = await prepareCopyCeiling(database.db, database.url, load.projectId, copyRows, tenSpan.size)
-    const twoWriters = await alternate('two writers, ten-span traces', rounds, () => twoCopy.measure(), writerAloneRound(tenSpan, bothWriters, [writerPort, secondWriterPort]), (result) => result.stored / result.seconds, 'spans/s')
+    const twoWriters = await alternate('two writers, ten-span traces', rounds, () => twoCopy.measure(), writerAloneRound(tenSpan, bothWriters), (result) => result.stored / result.seconds, 'spans/s')
     await twoCopy.drop()
     const twoSamples = twoWriters.results.reduce((sum, result) => sum + result.watched.samples, 0)
     const twoWaits = twoWriters.results.reduce((sum, result) => sum + result.watched.lockWaitSamples, 0)

@@ -32,7 +32,7 @@ try {
   const tried = Object.fromEntries(['WRITER_CONCURRENCY', 'WRITER_MAX_BODY_BYTES', 'SUMMARY_FOLD_MAX_TRACES'].flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name] as string]])))
   const writer = await startService('apps/writer/src/server.ts', { ...env, ...tried }, writerPort)
   children.push(writer)
-  const setup = { db: database.db, queue, traceUrl: `http://127.0.0.1:${ingestPort}/api/trace`, writerPids: [writer.pid as number], writerPorts: [writerPort] }
+  const setup = { db: database.db, queue, traceUrl: `http://127.0.0.1:${ingestPort}/api/trace`, writerPids: [writer.pid as number] }
   const ceilingTenant = await createTenant(database.db, 'bench-copy')
   const shapes = trafficShapes(300_000).filter((shape) => wanted.some((name) => shape.label.startsWith(name)))
   if (shapes.length === 0) throw new Error(`no shape starts with ${wanted.join(' or ')}`)

@@ -65,14 +65,14 @@ const reconnectDelay = (times: number) => Math.min(100 * 2 ** Math.min(times, 5)
  * (ioredis's auto-pipelining), for a connection of independent commands only (never BullMQ's).
  */
 export function createSpanBatchQueueConnection(target: QueueRedisTarget | string, role: 'producer' | 'worker', { autoPipelining = false } = {}): QueueRedis {
-  const common: RedisOptions = { connectTimeout: 2_000, enableAutoPipelining: autoPipelining }
+  const common: RedisOptions = { connectTimeout: 2_000 }
   const perNode: RedisOptions =
     role === 'producer'
       ? { ...common, maxRetriesPerRequest: 1, commandTimeout: 5_000, connectionName: spanBatchConnectionName('producer') }
       : { ...common, maxRetriesPerRequest: null, connectionName: spanBatchConnectionName('writer') }
   const offlineQueue = role !== 'producer'
   const resolved = typeof target === 'string' ? { url: target } : target
-  if ('url' in resolved) return new Redis(resolved.url, { ...perNode, retryStrategy: reconnectDelay, enableOfflineQueue: offlineQueue })
+  if ('url' in resolved) return new Redis(resolved.url, { ...perNode, retryStrategy: reconnectDelay, enableOfflineQueue: offlineQueue, enableAutoPipelining: autoPipelining })
   const options: ClusterOptions = {
     redisOptions: resolved.password === undefined ? perNode : { ...perNode, password: resolved.password },
     clusterRetryStrategy: reconnectDelay,

@@ -224,11 +224,12 @@ async function storedSummaries(db: Executor, traces: readonly TraceDelta[], seal
 /** A text[] value as Postgres reads it (array_in): every element quoted, `"` and `\` escaped. */
 function textArrayLiteral(values: readonly string[] | null | undefined): string | null {
   if (values === null || values === undefined) return null
-  // Model, vendor and service names rarely hold either: one join then.
-  if (!values.some((value) => value.includes('"') || value.includes('\\'))) return values.length === 0 ? '{}' : `{"${values.join('","')}"}`
-  let literal = '{'
-  for (let i = 0; i < values.length; i++) literal += `${i === 0 ? '' : ','}"${(values[i] as string).replace(/["\\]/g, '\\$&')}"`
-  return `${literal}}`
+  return values.length === 0 ? '{}' : `{"${values.map(escapeArrayElement).join('","')}"}`
+}
+
+/** Model, vendor and service names rarely hold `"` or `\`: the regular expression only for those that do. */
+function escapeArrayElement(value: string): string {
+  return value.includes('"') || value.includes('\\') ? value.replace(/["\\]/g, '\\$&') : value
 }
 
 /** A bigint column read as text: its number, or null (unknown). */

@@ -37,11 +37,12 @@ export async function openConsole(browser: Browser, baseURL: string, expectedErr
   // Generous: CI runs these beside the e2e suite's dozens of processes on two cores.
   page.setDefaultTimeout(30_000)
   const problems: string[] = []
+  const allowed = [...expectedErrors, ...hostNetworkErrors]
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
   page.on('console', (message) => {
     if (message.type() !== 'error') return
     const text = message.text()
-    if (![...expectedErrors, ...hostNetworkErrors].some((pattern) => pattern.test(text))) problems.push(`console error: ${text}`)
+    if (!allowed.some((pattern) => pattern.test(text))) problems.push(`console error: ${text}`)
   })
   return { context, page, problems }
 }
