@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { Value } from '@sinclair/typebox/value'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { releaseBody } from './body-memory.ts'
 import type { QueueRedis } from './redis-connection.ts'
 import {
@@ -139,6 +139,9 @@ export async function withJobBodies<T>(redis: QueueRedis, job: unknown, use: (bo
   }
 }
 
+/** The job schema compiled once: every job is checked, and the interpreting Value.Check was 1% of the writer's CPU. */
+const spanBatchJob = TypeCompiler.Compile(SpanBatchJobSchema)
+
 /**
  * The request bodies of a queued job, read from Redis, in order. A job whose payload was already
  * stored (a duplicate added by a resent command) has none. Throws InvalidSpanBatchJobError for a
@@ -146,8 +149,8 @@ export async function withJobBodies<T>(redis: QueueRedis, job: unknown, use: (bo
  * bodies is the consumer's business: this package carries bytes.
  */
 export async function readJobBodies(redis: QueueRedis, job: unknown): Promise<QueuedBody[]> {
-  if (!Value.Check(SpanBatchJobSchema, job)) {
-    const first = Value.Errors(SpanBatchJobSchema, job).First()
+  if (!spanBatchJob.Check(job)) {
+    const first = spanBatchJob.Errors(job).First()
     throw new InvalidSpanBatchJobError(`invalid span-batch job: ${first ? `${first.path || '/'} ${first.message}` : 'not an object'}`)
   }
   const checked = job as SpanBatchJob

@@ -38,7 +38,8 @@ function finishHash(hash: number): number {
   return hash >>> 2
 }
 
-const FNV_OFFSET = 0x811c9dc5
+// As a signed 32-bit integer (the same bits): a small integer to V8, where 0x811c9dc5 would be a double.
+const FNV_OFFSET = 0x811c9dc5 | 0
 const FNV_PRIME = 0x01000193
 
 /** The second hash of a word, from its first: odd, so that the probes are distinct. */
@@ -62,6 +63,7 @@ const asciiWordBytes = (() => {
   return table
 })()
 
+const PRESIZE_MAX_WORDS = 4096
 const BACKSLASH = 0x5c
 const LETTER_U = 0x75
 
@@ -79,6 +81,10 @@ export class TextFilterWords {
    * span's attributes. Expects well-formed UTF-8, as Buffer.write and Postgres produce.
    */
   addJson(bytes: Uint8Array, start = 0, end = bytes.length): void {
+    // Sized for the text at once (about a word in eight bytes of an LLM span's attributes), so
+    // that a span's words are not placed two or three times over as the table doubles; a long
+    // text repeats its words, and grows the table as it finds them.
+    if (this.#count === 0) this.#presize(Math.min((end - start) >>> 3, PRESIZE_MAX_WORDS))
     let hash = FNV_OFFSET
     let inWord = false
     let i = start
@@ -152,6 +158,13 @@ export class TextFilterWords {
     let at = 0
     for (const key of this.#slots) if (key !== 0) hashes[at++] = key - 1
     return hashes
+  }
+
+  /** Makes room for `words` words in an empty table (keeping it under half full). */
+  #presize(words: number): void {
+    let slots = this.#slots.length
+    while (slots < words * 2) slots *= 2
+    if (slots !== this.#slots.length) this.#slots = new Int32Array(slots)
   }
 
   #insert(hash: number): void {

@@ -35,11 +35,20 @@ function rescale(value: Scaled, scale: number): bigint {
 /** The sum of two decimals (either may be null, meaning unknown-and-absent), as decimal text. */
 export function addDecimals(a: string | null, b: number | string | null): string | null {
   if (b === null) return a
-  if (a === null) return formatDecimal(parseDecimal(b))
+  if (a === null) return typeof b === 'number' ? decimalText(b) : formatDecimal(parseDecimal(b))
   const left = parseDecimal(a)
   const right = parseDecimal(b)
   const scale = Math.max(left.scale, right.scale)
   return formatDecimal({ units: rescale(left, scale) + rescale(right, scale), scale })
+}
+
+/**
+ * A number's decimal text: JavaScript's own form when it has no exponent (it never has trailing
+ * fraction zeros), which is what formatDecimal would make of it; the first cost of every trace.
+ */
+function decimalText(value: number): string {
+  const text = String(value)
+  return text.includes('e') ? formatDecimal(parseDecimal(text)) : text
 }
 
 /** Plain decimal text, without an exponent, trailing fraction zeros kept off. */

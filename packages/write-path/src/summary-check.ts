@@ -47,7 +47,8 @@ export async function summaryMismatches(db: Executor, projectId: string): Promis
         is distinct from (s.span_count, s.error_count, s.start_time, s.end_time, s.has_root, s.input_tokens, s.output_tokens, s.total_tokens, s.cost_usd, s.tokens_estimated)
       or not (r.models @> s.models and s.models @> r.models and r.vendors @> s.vendors and s.vendors @> r.vendors
         and r.services @> s.services and s.services @> r.services)
-      or (r.sessions <= 1 and r.session_id is distinct from s.session_id)`.execute(db)
+      or (r.sessions <= 1 and r.session_id is distinct from s.session_id)
+      or s.duration_us is distinct from (extract(epoch from r.end_time - r.start_time) * 1000000)::bigint`.execute(db)
 
   const { rows: sessions } = await sql<{ n: number }>`
     with r as (

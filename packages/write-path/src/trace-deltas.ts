@@ -115,15 +115,22 @@ function unionSorted(a: readonly string[], b: readonly string[]): string[] {
   return [...new Set([...a, ...b])].sort()
 }
 
-/** A trace being folded from spans: its delta with the sets and words still open. */
+/**
+ * A trace being folded from spans: its delta with the words still open. Its sets (models,
+ * vendors, services) are arrays kept free of repeats, sorted when the delta is closed: a trace
+ * names a few of each, and four Sets a trace were a tenth of a one-span trace's delta.
+ */
 interface OpenTrace {
   delta: TraceDelta
-  models: Set<string>
-  responseModels: Set<string>
-  vendors: Set<string>
-  services: Set<string>
   words: TextFilterWords
 }
+
+/** Adds `value` to a small set kept as an array. */
+function addTo(set: string[], value: string): void {
+  if (!set.includes(value)) set.push(value)
+}
+
+const sorted = (set: string[]): string[] => (set.length > 1 ? set.sort() : set)
 
 /** A batch's spans, one delta per trace. */
 export class TraceDeltas {
@@ -152,7 +159,7 @@ export class TraceDeltas {
           span_count: 0, error_count: 0, models: [], response_models: [], vendors: [], services: [],
           input_tokens: null, output_tokens: null, total_tokens: null, cost_usd: null, tokens_estimated: false, session_id: null, user_id: null, words: null,
         },
-        models: new Set(), responseModels: new Set(), vendors: new Set(), services: new Set(), words: new TextFilterWords(),
+        words: new TextFilterWords(),
       }
       this.#traces.set(key, trace)
     }
@@ -162,10 +169,10 @@ export class TraceDeltas {
     if (end > delta.end_time) delta.end_time = end
     delta.span_count++
     if (span.statusCode === ERROR) delta.error_count++
-    if (span.llmModel) trace.models.add(span.llmModel)
-    if (span.llmResponseModel && span.llmResponseModel !== span.llmModel) trace.responseModels.add(span.llmResponseModel)
-    if (span.llmVendor) trace.vendors.add(span.llmVendor)
-    if (span.serviceName) trace.services.add(span.serviceName)
+    if (span.llmModel) addTo(delta.models, span.llmModel)
+    if (span.llmResponseModel && span.llmResponseModel !== span.llmModel) addTo(delta.response_models, span.llmResponseModel)
+    if (span.llmVendor) addTo(delta.vendors, span.llmVendor)
+    if (span.serviceName) addTo(delta.services, span.serviceName)
     if (span.llmRequestType !== AGGREGATE_OPERATION) {
       delta.input_tokens = addCounts(delta.input_tokens, span.inputTokens)
       delta.output_tokens = addCounts(delta.output_tokens, span.outputTokens)
@@ -184,15 +191,17 @@ export class TraceDeltas {
     this.#last?.words.addJson(bytes, start, end)
   }
 
-  /** The deltas, their sets closed. */
+  /** The deltas, their sets sorted and their words added; nothing may be added after. */
   deltas(): TraceDelta[] {
-    return [...this.#traces.values()].map(({ delta, models, responseModels, vendors, services, words }) => ({
-      ...delta,
-      models: [...models].sort(),
-      response_models: [...responseModels].sort(),
-      vendors: [...vendors].sort(),
-      services: [...services].sort(),
-      words: words.toBase64(),
-    }))
+    const deltas: TraceDelta[] = []
+    for (const { delta, words } of this.#traces.values()) {
+      delta.models = sorted(delta.models)
+      delta.response_models = sorted(delta.response_models)
+      delta.vendors = sorted(delta.vendors)
+      delta.services = sorted(delta.services)
+      delta.words = words.toBase64()
+      deltas.push(delta)
+    }
+    return deltas
   }
 }

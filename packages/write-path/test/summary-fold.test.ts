@@ -13,8 +13,9 @@ const t0 = 1_767_225_600n * second // 2026-01-01T00:00:00Z
 
 /**
  * Traces of one to twelve spans over three hours, with models, vendors, services, sessions,
- * users, errors, agent spans and costs that floating point cannot add exactly (0.1, 0.2, 1e-7), and
- * a service whose name needs quoting in an array literal.
+ * users, errors, agent spans and costs that floating point cannot add exactly (0.1, 0.2, 1e-7), a
+ * service whose name needs quoting in an array literal, and names and users holding what a COPY's
+ * text must escape (tab, newline, carriage return, backslash).
  */
 function generatedTraces(projectId: string, traces: number, seed: number): SpanInsert[] {
   const random = seededRandom(seed)
@@ -24,7 +25,7 @@ function generatedTraces(projectId: string, traces: number, seed: number): SpanI
     const traceId = `${seed.toString(16).padStart(8, '0')}${t.toString(16).padStart(24, '0')}`
     const start = t0 + BigInt(Math.floor(random() * 3 * 3600)) * second
     const session = random() < 0.6 ? `s${t % 7}` : null
-    const user = random() < 0.7 ? `u${t % 5}` : null
+    const user = random() < 0.7 ? (t % 5 === 4 ? 'u\t4\\' : `u${t % 5}`) : null
     const count = 1 + Math.floor(random() * 12)
     for (let s = 0; s < count; s++) {
       const spanStart = start + BigInt(Math.floor(random() * 600)) * second + BigInt(s) * 1000n
@@ -32,7 +33,7 @@ function generatedTraces(projectId: string, traces: number, seed: number): SpanI
       const model = random() < 0.7 ? pick(['gpt-4o', 'gpt-4o-mini', 'claude-3-5-sonnet']) : null
       spans.push({
         projectId, traceId, spanId: `${s.toString(16).padStart(15, '0')}1`, parentSpanId: s === 0 ? null : '0000000000000001',
-        name: `op ${s}`, kind: 1, startTimeUnixNano: String(spanStart), endTimeUnixNano: String(spanStart + duration), durationNs: String(duration),
+        name: t % 4 === 0 ? `op ${s}\ttab\nline\rreturn \\back` : `op ${s}`, kind: 1, startTimeUnixNano: String(spanStart), endTimeUnixNano: String(spanStart + duration), durationNs: String(duration),
         traceState: null, statusCode: random() < 0.1 ? 2 : 0, statusMessage: null, serviceName: pick(['api', 'worker', null, 'svc "a,b" {c}\\d']),
         serviceVersion: null, scopeName: null, scopeVersion: null, llmVendor: model === null ? null : model.startsWith('gpt') ? 'openai' : 'anthropic',
         llmModel: model, llmRequestType: s === 1 && random() < 0.3 ? 'invoke_agent' : model === null ? null : 'chat',
@@ -80,6 +81,25 @@ for (const engine of engines) {
       await summariseAll(db)
       assert.deepEqual(await summaryMismatches(db, 'exact'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
       assert.deepEqual(await summaryBacklog(db), { deltas: 0, traces: 0, lagSeconds: 0 })
+    })
+
+    it('writes a new trace\'s summary exactly: text a COPY must escape, its duration to the microsecond, its sets and words', async () => {
+      const name = 'chat\tturn\nsecond line\r\\ end'
+      const span: SpanInsert = {
+        ...generatedTraces('copied', 1, 21)[0]!, parentSpanId: null, name, serviceName: 'svc\t"x"', userId: 'user\\1', sessionId: 'sess\n1',
+        llmModel: 'gpt-4o', llmResponseModel: 'gpt-4o-2024-08-06', llmVendor: 'openai', llmRequestType: 'chat',
+        startTimeUnixNano: '1767225600123456789', endTimeUnixNano: '1767225601000001999', durationNs: '876545210',
+      }
+      await storeSpans(db, [span])
+      await summariseAll(db)
+      const { rows } = await sql<{ name: string; service_name: string; user_id: string; session_id: string; duration_us: string; models: string[]; response_models: string[]; services: string[]; has_filter: boolean }>`
+        select name, service_name, user_id, session_id, duration_us::text as duration_us, models, response_models, services, text_filter is not null as has_filter
+        from trace_summaries where project_id = 'copied'`.execute(db)
+      assert.deepEqual(rows, [{
+        name, service_name: 'svc\t"x"', user_id: 'user\\1', session_id: 'sess\n1', duration_us: '876545',
+        models: ['gpt-4o'], response_models: ['gpt-4o-2024-08-06'], services: ['svc\t"x"'], has_filter: true,
+      }])
+      assert.deepEqual(await summaryMismatches(db, 'copied'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
     })
 
     it("sums a trace's costs exactly: equal to the sum of its spans' stored costs, to the last digit", async () => {
