@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
 import { toStorableText } from '@tracewell/db'
+import { textArrayLiteral } from './array-literal.ts'
 import type { TraceDelta } from './trace-deltas.ts'
 
 // The summaries of traces the fold writes for the first time, as a text COPY into trace_summaries:
@@ -73,15 +74,4 @@ export function copyLines(client: pg.PoolClient, statement: string, lines: strin
     stream.on('finish', () => resolve(stream.rowCount))
     stream.end(lines)
   })
-}
-
-/** A text[] value as Postgres reads it (array_in): every element quoted, `"` and `\` escaped. */
-export function textArrayLiteral(values: readonly string[] | null | undefined): string | null {
-  if (values === null || values === undefined) return null
-  return values.length === 0 ? '{}' : `{"${values.map(escapeArrayElement).join('","')}"}`
-}
-
-/** Model, vendor and service names rarely hold `"` or `\`: the regular expression only for those that do. */
-function escapeArrayElement(value: string): string {
-  return value.includes('"') || value.includes('\\') ? value.replace(/["\\]/g, '\\$&') : value
 }

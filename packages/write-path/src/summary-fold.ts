@@ -1,7 +1,9 @@
 import { addWordsToTextBlocks, recomputeSessions, sql, toStorableJson, transactionWithClient, wordsByBlock, wordsOfStoredTraces, type Db, type Executor, type TextBlockWords } from '@tracewell/db'
+import type pg from 'pg'
 import { textBlockOf, TextFilterWords } from '@tracewell/text-filter'
+import { textArrayLiteral } from './array-literal.ts'
 import { SealedSummaryDays } from './sealed-summary-days.ts'
-import { copyLines, summaryCopyLine, summaryCopyStatement, textArrayLiteral } from './summary-copy.ts'
+import { copyLines, summaryCopyLine, summaryCopyStatement } from './summary-copy.ts'
 import { mergeTraceDelta, type TraceDelta } from './trace-deltas.ts'
 import { UsageCombinationMerge, type UsageCombination } from './usage-deltas.ts'
 
@@ -113,16 +115,7 @@ export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMI
     }
     await words.readMissing(trx, rows)
 
-    // New traces by COPY (summary-copy.ts), on Postgres; the rest by the statement below.
-    let copied = ''
-    const upserted: TraceDelta[] = []
-    for (const row of rows) {
-      const line = client === undefined || rewritten.has(row) ? undefined : summaryCopyLine(row, words.of(row).toHex(), today)
-      if (line === undefined) upserted.push(row)
-      else copied += line
-    }
-    if (copied !== '') await copyLines(client!, summaryCopyStatement, copied)
-
+    const upserted = await copyNewSummaries(client, rows, rewritten, words, today)
     // The word filter is merged by the database, which holds the stored one.
     // The sets as Postgres array literals: json_to_recordset builds a text[] from a JSON array
     // element by element, which was half of its time on the rows of 10,000 one-span traces
@@ -193,6 +186,30 @@ export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMI
     })
     return { deltas: claimed.length, traces: traces.size }
   })
+}
+
+/**
+ * Writes by COPY (summary-copy.ts) the summaries of the traces that had no stored row, on
+ * Postgres; answers the rows left for the fold's upsert: those of traces with a stored row, any
+ * whose times a COPY line cannot hold, and every row on PGlite (no client).
+ */
+async function copyNewSummaries(
+  client: pg.PoolClient | undefined,
+  rows: readonly TraceDelta[],
+  rewritten: ReadonlySet<TraceDelta>,
+  words: TraceWords,
+  today: string,
+): Promise<TraceDelta[]> {
+  if (client === undefined) return [...rows]
+  let lines = ''
+  const upserted: TraceDelta[] = []
+  for (const row of rows) {
+    const line = rewritten.has(row) ? undefined : summaryCopyLine(row, words.of(row).toHex(), today)
+    if (line === undefined) upserted.push(row)
+    else lines += line
+  }
+  if (lines !== '') await copyLines(client, summaryCopyStatement, lines)
+  return upserted
 }
 
 /** The sealed days' filters, one set per database (per pool), kept for the life of the process. */
