@@ -15,23 +15,33 @@ import type { Database } from './database.ts'
 export async function transactionWithClient<T>(db: Db, work: (trx: Transaction<Database>, client: pg.PoolClient | undefined) => Promise<T>): Promise<T> {
   const pool = poolOf.get(db)
   if (pool === undefined) return db.transaction().execute((trx) => work(trx, undefined))
-  const client = await pool.connect()
-  // A connection lost while checked out emits 'error' on the client, and means it must be
-  // destroyed, not returned to the pool.
-  let broken: Error | undefined
-  const onError = (error: Error) => {
-    broken = error
-  }
-  client.on('error', onError)
-  try {
+  return withPoolClient(pool, (client) => {
     const onlyThisClient = {
       connect: async () => ({ query: client.query.bind(client), release() {} }),
       end: async () => {},
     } as unknown as pg.Pool
     const single = new Kysely<Database>({ dialect: new PostgresDialect({ pool: onlyThisClient }) })
-    return await single.transaction().execute((trx) => work(trx, client))
+    return single.transaction().execute((trx) => work(trx, client))
+  })
+}
+
+/**
+ * Runs `work` on a client checked out of `pool`, and returns it to the pool afterwards, or
+ * destroys it when its connection broke meanwhile: a connection lost while checked out emits
+ * 'error' on the client (which without a listener would crash the process), and `work` may report
+ * one it found itself (a rollback that failed) through `broke`.
+ */
+export async function withPoolClient<T>(pool: pg.Pool, work: (client: pg.PoolClient, broke: (error: Error) => void) => Promise<T>): Promise<T> {
+  const client = await pool.connect()
+  let broken: Error | undefined
+  const broke = (error: Error) => {
+    broken ??= error
+  }
+  client.on('error', broke)
+  try {
+    return await work(client, broke)
   } finally {
-    client.off('error', onError)
+    client.off('error', broke)
     client.release(broken)
   }
 }

@@ -1,5 +1,5 @@
 export { createDb, engineOf, poolOf, type AnyDb, type Db, type DbOptions } from './create-db.ts'
-export { transactionWithClient } from './client-transaction.ts'
+export { transactionWithClient, withPoolClient } from './client-transaction.ts'
 export { postgresDependency } from './postgres-dependency.ts'
 export { isDatabaseUnavailable, isStatementTimeout } from './database-errors.ts'
 export { withStatementTimeout } from './statement-timeout.ts'

@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams'
-import { poolOf, toStorableJson, type Db, type Executor, type SpanFields, type SpanInsert } from '@tracewell/db'
+import { poolOf, toStorableJson, withPoolClient, type Db, type Executor, type SpanFields, type SpanInsert } from '@tracewell/db'
 import { releaseCopyChunks, spanCopyStatement, SpanCopyEncoder } from './span-copy.encoder.ts'
 import { insertSerializedSpanRows, serializeSpanRows, spanKey, type ProjectSpanSource } from './span-statement.ts'
 import { insertSummaryDelta, SummaryDelta, summaryDeltaInsert } from './summary-delta.ts'
@@ -141,39 +141,26 @@ async function copyInTransaction(
   sources: readonly ProjectSpanSource[],
   delta: SummaryDelta,
 ): Promise<number | undefined> {
-  const client = await pool.connect()
-  // A connection lost while checked out emits 'error' on the client, which without a listener would
-  // crash the process; it also means the client must be destroyed, not returned to the pool.
-  let broken: Error | undefined
-  const onError = (error: Error) => {
-    broken = error
-  }
-  client.on('error', onError)
-  try {
-    await client.query('begin')
-    const rows = await streamSources(client.query(copyFrom(spanCopyStatement)), encoder, sources)
-    if (rows === undefined) {
-      await client.query('rollback')
-      return undefined
-    }
-    // Not a named (prepared) statement: PgBouncer in transaction pooling mode (before 1.21) would
-    // send its next use to a server connection that never prepared it.
-    if (!delta.isEmpty) await client.query(summaryDeltaInsert, delta.values())
-    await client.query('commit')
-    releaseCopyChunks(encoder.chunks)
-    return rows
-  } catch (error) {
+  return withPoolClient(pool, async (client, broke) => {
     try {
-      await client.query('rollback')
-    } catch (rollbackError) {
-      broken ??= rollbackError as Error
+      await client.query('begin')
+      const rows = await streamSources(client.query(copyFrom(spanCopyStatement)), encoder, sources)
+      if (rows === undefined) {
+        await client.query('rollback')
+        return undefined
+      }
+      // Not a named (prepared) statement: PgBouncer in transaction pooling mode (before 1.21) would
+      // send its next use to a server connection that never prepared it.
+      if (!delta.isEmpty) await client.query(summaryDeltaInsert, delta.values())
+      await client.query('commit')
+      releaseCopyChunks(encoder.chunks)
+      return rows
+    } catch (error) {
+      await client.query('rollback').catch(broke)
+      if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return undefined
+      throw error
     }
-    if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return undefined
-    throw error
-  } finally {
-    client.off('error', onError)
-    client.release(broken)
-  }
+  })
 }
 
 /**
