@@ -39,7 +39,7 @@ import { paced } from './paced-load.ts'
 import { cpuSeconds, peakRssMiB, pidsNamed } from './process-stats.ts'
 import { median } from './statistics.ts'
 import { alternate, createTenant, defaultConnections, drainBacklog, out, pollStored, run, spansWritten, trafficShapes, type Measured, type Shape } from './write-path-load.ts'
-import { measureFreshness, waitSummarised, watchDatabase, type DatabaseWatch } from './write-path-probes.ts'
+import { lockWaitsSeen, measureFreshness, waitSummarised, watchDatabase, type DatabaseWatch } from './write-path-probes.ts'
 import { openWritePathStack } from './write-path-stack.ts'
 
 const rounds = 3
@@ -237,7 +237,7 @@ async function main(): Promise<void> {
     const twoSamples = twoWriters.results.reduce((sum, result) => sum + result.watched.samples, 0)
     const twoWaits = twoWriters.results.reduce((sum, result) => sum + result.watched.lockWaitSamples, 0)
     const lockWaitShare = twoWaits / Math.max(1, twoSamples)
-    out(`two writers, ten-span traces: ${median(twoWriters.results.map((result) => result.stored / result.seconds)).toFixed(0)} spans/s (median; ${twoWriters.ratio.toFixed(2)} of COPY) against one writer's ${(writerAlone.get(tenSpan.label)?.ratio ?? 0).toFixed(2)}; a backend waited on a lock in ${twoWaits} of ${twoSamples} samples`)
+    out(`two writers, ten-span traces: ${median(twoWriters.results.map((result) => result.stored / result.seconds)).toFixed(0)} spans/s (median; ${twoWriters.ratio.toFixed(2)} of COPY) against one writer's ${(writerAlone.get(tenSpan.label)?.ratio ?? 0).toFixed(2)}; a backend waited on a lock in ${twoWaits} of ${twoSamples} samples (${lockWaitsSeen(twoWriters.results.map((result) => result.watched))})`)
     const longest = watches.reduce((max, watch) => (watch.longestStatementMs > max.longestStatementMs ? watch : max), watches[0] as DatabaseWatch)
     const maxLag = Math.max(...watches.map((watch) => watch.maxLagSeconds))
     out(`longest statement seen running: ${longest.longestStatementMs.toFixed(0)} ms (${longest.longestStatement}); largest summary lag seen under full load: ${maxLag.toFixed(1)} s`)

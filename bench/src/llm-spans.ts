@@ -9,6 +9,13 @@ const TRACE_PLACEHOLDER = 'TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT' // 32 characters, r
 
 export type SpanSize = 'large' | 'small'
 
+/**
+ * The first span's start: a minute before the benchmark began, so that the spans go into today's
+ * partition of spans, as live traffic does (a fixed date became, a week later, a date with no
+ * partition of its own, and the benchmarks measured the default partition instead).
+ */
+const firstStartNanos = BigInt(Date.now() - 60_000) * 1_000_000n
+
 function llmSpan(index: number, size: SpanSize): object {
   const attribute = (key: string, value: object) => ({ key, value })
   const order = 10_000 + index
@@ -23,7 +30,7 @@ function llmSpan(index: number, size: SpanSize): object {
   const answer = size === 'large' ? `Sorry about order #${order}. Please send a photo of the crack; we will ship a replacement jar within 3 days.` : `Order #${order} ships today.`
   const message = { role: 'assistant', content: answer }
   const choices = JSON.stringify([size === 'large' ? { index: 0, finish_reason: 'stop', message } : { message }])
-  const start = 1_795_316_906_000_000_000n + BigInt(index) * 1_000_000n
+  const start = firstStartNanos + BigInt(index) * 1_000_000n
   return {
     traceId: TRACE_PLACEHOLDER,
     spanId: (index + 1).toString(16).padStart(16, '0'),

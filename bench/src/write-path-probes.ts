@@ -10,6 +10,12 @@ export interface DatabaseWatch {
   samples: number
   /** Samples in which at least one backend of the bench's database waited on a lock (pg_locks / wait_event_type 'Lock'). */
   lockWaitSamples: number
+  /**
+   * What they waited for: the lock's kind (pg_stat_activity.wait_event: `extend` for a table or
+   * index growing, `transactionid` for a row another transaction holds, `advisory`, ...), the
+   * relation when it is one, and the start of the waiting statement, with the samples it was seen in.
+   */
+  lockWaits: Map<string, number>
   /** The longest a statement of the bench's database was seen running, in ms. */
   longestStatementMs: number
   longestStatement: string
@@ -22,21 +28,25 @@ export interface DatabaseWatch {
  * sampling connection is the bench's own; its own statements are left out.
  */
 export function watchDatabase(db: Db, everyMs = 100): { stop(): Promise<DatabaseWatch> } {
-  const watch: DatabaseWatch = { samples: 0, lockWaitSamples: 0, longestStatementMs: 0, longestStatement: '', maxLagSeconds: 0 }
+  const watch: DatabaseWatch = { samples: 0, lockWaitSamples: 0, lockWaits: new Map(), longestStatementMs: 0, longestStatement: '', maxLagSeconds: 0 }
   let running = true
   let lagChecked = 0
   const loop = (async () => {
     while (running) {
-      const { rows } = await sql<{ waiting: number; longest_ms: number | null; query: string | null }>`
+      const { rows } = await sql<{ waits: string[]; longest_ms: number | null; query: string | null }>`
         with others as (
           select * from pg_stat_activity
           where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend' and state = 'active')
-        select (select count(*) from others where wait_event_type = 'Lock')::integer as waiting,
+        select array(
+            select distinct o.wait_event || coalesce(' ' || (select l.relation::regclass::text from pg_locks l where l.pid = o.pid and not l.granted and l.relation is not null limit 1), '')
+              || ': ' || left(regexp_replace(o.query, '[[:space:]]+', ' ', 'g'), 40)
+            from others o where o.wait_event_type = 'Lock') as waits,
           (select extract(epoch from now() - query_start) * 1000 from others order by query_start limit 1)::float8 as longest_ms,
           (select left(query, 80) from others order by query_start limit 1) as query`.execute(db)
       const row = rows[0]
       watch.samples++
-      if ((row?.waiting ?? 0) > 0) watch.lockWaitSamples++
+      if ((row?.waits.length ?? 0) > 0) watch.lockWaitSamples++
+      for (const wait of row?.waits ?? []) watch.lockWaits.set(wait, (watch.lockWaits.get(wait) ?? 0) + 1)
       if ((row?.longest_ms ?? 0) > watch.longestStatementMs) {
         watch.longestStatementMs = row?.longest_ms ?? 0
         watch.longestStatement = (row?.query ?? '').replace(/\s+/g, ' ')
@@ -65,6 +75,14 @@ export async function waitSummarised(db: Db, elapsed: () => number, limitSeconds
     if (elapsed() > limitSeconds) return false
     await sleep(pollMs)
   }
+}
+
+/** The lock waits of some watches, most seen first: `extend: copy spans (…) ×7, …`. */
+export function lockWaitsSeen(watches: readonly DatabaseWatch[]): string {
+  const seen = new Map<string, number>()
+  for (const watch of watches) for (const [wait, samples] of watch.lockWaits) seen.set(wait, (seen.get(wait) ?? 0) + samples)
+  if (seen.size === 0) return 'none'
+  return [...seen].sort(([, a], [, b]) => b - a).map(([wait, samples]) => `${wait} ×${samples}`).join('; ')
 }
 
 export interface Freshness {

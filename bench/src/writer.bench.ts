@@ -7,20 +7,25 @@
 //   ROUNDS   alternating rounds of COPY and drain per shape (default 3)
 //   WRITER_CONCURRENCY, WRITER_MAX_BODY_BYTES, SUMMARY_FOLD_MAX_TRACES   passed to the writer when set
 //   ENQUEUE_LINGER_MS   passed to ingest when set (how long its queue writes wait for more requests)
+//   WRITERS  writer processes draining the backlog together (default 1; bench:ingest's two-writer
+//            figure is WRITERS=2 SHAPES=ten-span)
 //
 // Prints each round's ratio, the median, the writer's CPU a span, the jobs the backlog was queued
 // as (what ingest's group commit made of the requests), how long storing the spans took of the
-// drain (the rest is the summaries catching up) and the writer's peak RSS.
+// drain (the rest is the summaries catching up), the samples of pg_stat_activity in which a
+// writer's backend waited on a lock and on what, and the writers' peak RSS.
 import { freePort, servicesRunAs, startService } from './child-processes.ts'
 import { prepareCopyCeiling } from './copy-ceiling.ts'
 import { peakRssMiB } from './process-stats.ts'
 import { median } from './statistics.ts'
 import { alternate, createTenant, drainBacklog, out, trafficShapes } from './write-path-load.ts'
+import { lockWaitsSeen } from './write-path-probes.ts'
 import { openWritePathStack } from './write-path-stack.ts'
 
 const rounds = Number(process.env.ROUNDS ?? 3)
 const wanted = (process.env.SHAPES ?? 'one-span,ten-span').split(',').map((name) => name.trim())
 const copyRows = 50_000
+const writers = Number(process.env.WRITERS ?? 1)
 
 const stack = await openWritePathStack('writer')
 const { database, env, queue, children } = stack
@@ -28,11 +33,14 @@ try {
   out(servicesRunAs())
   const ingestPort = await freePort()
   children.push(await startService('apps/ingest/src/server.ts', stack.ingestEnv, ingestPort))
-  const writerPort = await freePort()
   const tried = Object.fromEntries(['WRITER_CONCURRENCY', 'WRITER_MAX_BODY_BYTES', 'SUMMARY_FOLD_MAX_TRACES'].flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name] as string]])))
-  const writer = await startService('apps/writer/src/server.ts', { ...env, ...tried }, writerPort)
-  children.push(writer)
-  const setup = { db: database.db, queue, traceUrl: `http://127.0.0.1:${ingestPort}/api/trace`, writerPids: [writer.pid as number] }
+  const writerPids: number[] = []
+  for (let i = 0; i < writers; i++) {
+    const writer = await startService('apps/writer/src/server.ts', { ...env, ...tried }, await freePort())
+    children.push(writer)
+    writerPids.push(writer.pid as number)
+  }
+  const setup = { db: database.db, queue, traceUrl: `http://127.0.0.1:${ingestPort}/api/trace`, writerPids }
   const ceilingTenant = await createTenant(database.db, 'bench-copy')
   const shapes = trafficShapes(300_000).filter((shape) => wanted.some((name) => shape.label.startsWith(name)))
   if (shapes.length === 0) throw new Error(`no shape starts with ${wanted.join(' or ')}`)
@@ -40,13 +48,15 @@ try {
   await drainBacklog(setup, { ...(shapes[0] as (typeof shapes)[number]), backlog: 10_000 })
   for (const shape of shapes) {
     const copy = await prepareCopyCeiling(database.db, database.url, ceilingTenant.projectId, copyRows, shape.size)
-    const drained = await alternate(`writer alone, ${shape.label}`, rounds, () => copy.measure(), () => drainBacklog(setup, shape), (result) => result.stored / result.seconds, 'spans/s')
+    const drained = await alternate(`${writers === 1 ? 'writer alone' : `${writers} writers`}, ${shape.label}`, rounds, () => copy.measure(), () => drainBacklog(setup, shape), (result) => result.stored / result.seconds, 'spans/s')
     await copy.drop()
     const stored = drained.results.reduce((sum, result) => sum + result.stored, 0)
     const perSpan = (cpu: (result: (typeof drained.results)[number]) => number) => `${((drained.results.reduce((sum, result) => sum + cpu(result), 0) / stored) * 1e6).toFixed(0)} µs`
     const jobs = drained.results.reduce((sum, result) => sum + result.jobs, 0)
     const ratios = drained.ratios.map((ratio) => ratio.toFixed(2)).join(', ')
-    out(`writer alone / COPY, ${shape.label}: ${drained.ratio.toFixed(2)} (rounds ${ratios}; target ≥ ${shape.writerAloneTarget}); ${median(drained.results.map((result) => result.stored / result.seconds)).toFixed(0)} spans/s; CPU a span: writer ${perSpan((result) => result.writerCpu)}, Postgres ${perSpan((result) => result.postgresCpu)}, Redis ${perSpan((result) => result.redisCpu)}; ${(stored / jobs).toFixed(1)} spans a job; spans stored in ${median(drained.results.map((result) => result.storedSeconds)).toFixed(1)} s of ${median(drained.results.map((result) => result.seconds)).toFixed(1)} s (the rest: the summaries catching up); writer's peak RSS so far ${peakRssMiB(writer.pid as number).toFixed(0)} MiB`)
+    const samples = drained.results.reduce((sum, result) => sum + result.watched.samples, 0)
+    const waits = drained.results.reduce((sum, result) => sum + result.watched.lockWaitSamples, 0)
+    out(`${writers === 1 ? 'writer alone' : `${writers} writers`} / COPY, ${shape.label}: ${drained.ratio.toFixed(2)} (rounds ${ratios}; target ≥ ${shape.writerAloneTarget}); ${median(drained.results.map((result) => result.stored / result.seconds)).toFixed(0)} spans/s; CPU a span: writer ${perSpan((result) => result.writerCpu)}, Postgres ${perSpan((result) => result.postgresCpu)}, Redis ${perSpan((result) => result.redisCpu)}; ${(stored / jobs).toFixed(1)} spans a job; spans stored in ${median(drained.results.map((result) => result.storedSeconds)).toFixed(1)} s of ${median(drained.results.map((result) => result.seconds)).toFixed(1)} s (the rest: the summaries catching up); a backend waited on a lock in ${waits} of ${samples} samples (${lockWaitsSeen(drained.results.map((result) => result.watched))}); peak RSS so far ${writerPids.map((pid) => `${peakRssMiB(pid).toFixed(0)} MiB`).join(', ')}`)
   }
 } finally {
   await stack.close()
