@@ -1,6 +1,6 @@
-import OpenAI, { APIError } from 'openai'
+import type OpenAI from 'openai'
 import { judgeInstruction, judgmentSchema } from './judge-prompt.ts'
-import { callErrorOf, LlmCallError } from '@tracewell/llm-calls'
+import { callErrorOf, importOpenAI, LlmCallError } from '@tracewell/llm-calls'
 
 // One call to a judge model over an OpenAI-compatible chat completions API (the `openai`
 // package: base URL, auth, timeouts and its error types; its own retries are off, the queue
@@ -41,10 +41,11 @@ const responseFormats: Array<ResponseFormat | undefined> = [
 ]
 
 /** An endpoint's 400 about the response format: try the next, plainer one. */
-const refusesFormat = (error: unknown) => error instanceof APIError && (error.status === 400 || error.status === 422) && /response_format|json_schema|json_object|structured/i.test(error.message)
+const refusesFormat = (error: unknown, APIError: typeof OpenAI.APIError) => error instanceof APIError && (error.status === 400 || error.status === 422) && /response_format|json_schema|json_object|structured/i.test(error.message)
 
 export async function askJudge(call: JudgeCall): Promise<Judgment> {
-  const client = new OpenAI({ baseURL: call.baseUrl, apiKey: call.apiKey, maxRetries: 0, timeout: call.timeoutMs })
+  const openai = await importOpenAI()
+  const client = new openai.default({ baseURL: call.baseUrl, apiKey: call.apiKey, maxRetries: 0, timeout: call.timeoutMs })
   const started = performance.now()
   for (const [index, format] of responseFormats.entries()) {
     try {
@@ -72,7 +73,7 @@ export async function askJudge(call: JudgeCall): Promise<Judgment> {
         latencyMs: Math.round(performance.now() - started),
       }
     } catch (error) {
-      if (refusesFormat(error) && index < responseFormats.length - 1) continue
+      if (refusesFormat(error, openai.APIError) && index < responseFormats.length - 1) continue
       throw judgeErrorOf(error)
     }
   }

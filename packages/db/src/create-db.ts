@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { PGlite, types } from '@electric-sql/pglite'
 import { Kysely, PostgresDialect } from 'kysely'
 import { parseJsonText } from '@tracewell/json-text'
 import pg from 'pg'
@@ -29,6 +28,7 @@ export const poolOf = new WeakMap<AnyDb, pg.Pool>()
 
 // json/jsonb columns are read with parseJsonText: the drivers' JSON.parse can corrupt object keys
 // written with escapes on Node 24 (see @tracewell/json-text), and attribute names are user data.
+const types = pg.types.builtins
 const JSON_OIDS = new Set<number>([types.JSON, types.JSONB])
 const pgTypes = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -62,10 +62,15 @@ export function createDb(options: DbOptions): Db {
   if (dataDir !== requested) mkdirSync(dataDir, { recursive: true })
   // int8 and numeric stay strings, as node-postgres returns them, so mappers see one shape.
   const keepText = (value: string) => value
-  const pglite = new PGlite(dataDir, {
-    parsers: { [types.INT8]: keepText, [types.NUMERIC]: keepText, [types.JSON]: parseJsonText, [types.JSONB]: parseJsonText },
-  })
-  const db = new Kysely<Database>({ dialect: new PgliteDialect(pglite) })
+  // PGlite is imported when the first query opens it, not with this module: every service loads
+  // it, and one given a DATABASE_URL rested ~2.5 MiB heavier for it (docs/benchmarks.md, "At rest").
+  const open = async () => {
+    const { PGlite } = await import('@electric-sql/pglite')
+    return new PGlite(dataDir, {
+      parsers: { [types.INT8]: keepText, [types.NUMERIC]: keepText, [types.JSON]: parseJsonText, [types.JSONB]: parseJsonText },
+    })
+  }
+  const db = new Kysely<Database>({ dialect: new PgliteDialect(open) })
   engineOf.set(db, 'pglite')
   return db
 }

@@ -53,26 +53,31 @@ class ConnectionLock {
 }
 
 class PgliteDriver implements Driver {
-  readonly #pglite: PGlite
-  readonly #connection: PgliteConnection
+  readonly #open: () => Promise<PGlite>
+  #pglite: PGlite | undefined
+  #connection: PgliteConnection | undefined
   readonly #lock = new ConnectionLock()
   readonly #releases = new Map<DatabaseConnection, Array<() => void>>()
 
-  constructor(pglite: PGlite) {
+  constructor(open: () => Promise<PGlite>) {
+    this.#open = open
+  }
+
+  /** Kysely's, once, before the first connection is acquired: opens the database. */
+  async init(): Promise<void> {
+    const pglite = await this.#open()
+    await pglite.waitReady
     this.#pglite = pglite
     this.#connection = new PgliteConnection(pglite)
   }
 
-  async init(): Promise<void> {
-    await this.#pglite.waitReady
-  }
-
   async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = this.#connection as PgliteConnection
     const release = await this.#lock.acquire()
-    const pending = this.#releases.get(this.#connection) ?? []
+    const pending = this.#releases.get(connection) ?? []
     pending.push(release)
-    this.#releases.set(this.#connection, pending)
-    return this.#connection
+    this.#releases.set(connection, pending)
+    return connection
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -92,20 +97,21 @@ class PgliteDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
-    await this.#pglite.close()
+    await this.#pglite?.close()
   }
 }
 
+/** The dialect of the PGlite database that `open` makes, on the first query. */
 export class PgliteDialect implements Dialect {
-  readonly #pglite: PGlite
-  constructor(pglite: PGlite) {
-    this.#pglite = pglite
+  readonly #open: () => Promise<PGlite>
+  constructor(open: () => Promise<PGlite>) {
+    this.#open = open
   }
   createAdapter(): DialectAdapter {
     return new PostgresAdapter()
   }
   createDriver(): Driver {
-    return new PgliteDriver(this.#pglite)
+    return new PgliteDriver(this.#open)
   }
   createIntrospector(db: Kysely<Record<string, never>>): DatabaseIntrospector {
     return new PostgresIntrospector(db)

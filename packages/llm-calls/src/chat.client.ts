@@ -1,5 +1,6 @@
-import OpenAI, { APIError } from 'openai'
+import type OpenAI from 'openai'
 import { callErrorOf, LlmCallError } from './llm-call-error.ts'
+import { importOpenAI } from './openai-package.ts'
 
 // One call to a model under test (an experiment item, a playground run) over an OpenAI-compatible
 // chat completions API: the `openai` package, its own retries off (the queue retries). Streamed
@@ -46,7 +47,7 @@ export class ModelCallError extends LlmCallError {
 }
 
 /** An endpoint's 400 about streaming (or its usage option): it answers whole, not streamed. */
-const refusesStreaming = (error: unknown) => error instanceof APIError && (error.status === 400 || error.status === 422) && /stream/i.test(error.message)
+const refusesStreaming = (error: unknown, APIError: typeof OpenAI.APIError) => error instanceof APIError && (error.status === 400 || error.status === 422) && /stream/i.test(error.message)
 
 const modelErrorOf = (error: unknown) => callErrorOf(error, 'the model', (message, retryable) => new ModelCallError(message, retryable))
 
@@ -55,7 +56,8 @@ export function callSettings(settings: Record<string, unknown>): Record<string, 
 }
 
 export async function callChat(call: ChatCall): Promise<ChatAnswer> {
-  const client = new OpenAI({ baseURL: call.baseUrl, apiKey: call.apiKey, maxRetries: 0, timeout: call.timeoutMs })
+  const openai = await importOpenAI()
+  const client = new openai.default({ baseURL: call.baseUrl, apiKey: call.apiKey, maxRetries: 0, timeout: call.timeoutMs })
   const started = performance.now()
   const base = { ...callSettings(call.settings), model: call.model, messages: call.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[] }
   try {
@@ -82,7 +84,7 @@ export async function callChat(call: ChatCall): Promise<ChatAnswer> {
     try {
       stream = await client.chat.completions.create({ ...base, stream: true, stream_options: { include_usage: true } } as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming)
     } catch (error) {
-      if (!refusesStreaming(error)) throw error
+      if (!refusesStreaming(error, openai.APIError)) throw error
       // Streamed where the endpoint streams: this one does not, so the answer comes whole.
       const { onText, ...whole } = call
       const answer = await callChat(whole)

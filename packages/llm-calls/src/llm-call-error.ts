@@ -1,4 +1,4 @@
-import { APIConnectionError, APIError } from 'openai'
+import { openAIIfImported } from './openai-package.ts'
 
 // Why a call to a model failed, and whether another attempt could do better: the queues retry the
 // retryable ones with backoff and fail the others at once (a bad key, model or URL stays bad).
@@ -15,8 +15,9 @@ export class LlmCallError extends Error {
 /** An error of the `openai` client as an LlmCallError, worded with who answered (`the judge`, `the model`). */
 export function callErrorOf<E extends LlmCallError>(error: unknown, who: string, make: (message: string, retryable: boolean) => E): LlmCallError {
   if (error instanceof LlmCallError) return error
-  if (error instanceof APIConnectionError) return make(`${who} could not be reached: ${error.message}`, true)
-  if (error instanceof APIError) {
+  const openai = openAIIfImported()
+  if (openai !== undefined && error instanceof openai.APIConnectionError) return make(`${who} could not be reached: ${error.message}`, true)
+  if (openai !== undefined && error instanceof openai.APIError) {
     const status = error.status ?? 0
     // Rate limits and the endpoint's own failures pass; a bad request, key, model or URL does not.
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500 || status === 0

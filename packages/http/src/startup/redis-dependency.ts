@@ -1,5 +1,8 @@
 import type { StartupDependency } from '@tracewell/config'
-import { Cluster, Redis } from 'ioredis'
+
+// ioredis is imported by the probe, not with this module: every service loads @tracewell/http,
+// and the control plane and the janitor, which never talk to Redis, rested ~1-2 MiB heavier for
+// a client they never made (docs/benchmarks.md, "At rest").
 
 /** The Redis at `redisUrl`, as a start-up dependency: answers once PING does. */
 export function redisDependency(redisUrl: string): StartupDependency {
@@ -8,6 +11,7 @@ export function redisDependency(redisUrl: string): StartupDependency {
     name: 'Redis',
     address: `${url.hostname === '' ? 'localhost' : url.hostname}:${url.port === '' ? '6379' : url.port}`,
     async probe(timeoutMs) {
+      const { Redis } = await import('ioredis')
       // One attempt per probe: the retrying is the caller's, with its own backoff and deadline.
       const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: timeoutMs, commandTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false })
       // connect() rejects with "Connection is closed."; the 'error' event has the cause (ECONNREFUSED, …).
@@ -39,6 +43,7 @@ export function redisClusterDependency(nodes: string, password?: string): Startu
     name: 'Redis Cluster',
     address: nodes,
     async probe(timeoutMs) {
+      const { Cluster } = await import('ioredis')
       const cluster = new Cluster(seeds, {
         lazyConnect: true,
         enableOfflineQueue: false,
