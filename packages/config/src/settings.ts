@@ -224,7 +224,7 @@ export const writerSettings = {
     minimum: 10,
     maximum: 5_000,
     default: 200,
-    description: 'how long a writer\'s summariser waits, when nothing is left to fold or another writer is folding, before it looks again, in ms (default 200)',
+    description: 'how long a writer\'s summariser waits, when nothing is left to fold or another writer is folding, before it looks again, and the least time between the starts of its folds while each finds under half of SUMMARY_FOLD_MAX_TRACES, in ms (default 200)',
   }),
   SUMMARY_FOLD_MAX_TRACES: Type.Integer({
     minimum: 100,

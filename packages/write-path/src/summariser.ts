@@ -18,7 +18,10 @@ export interface SummariserOptions {
   metrics?: Registry
   /** Told of every fold that ran (where `metrics` cannot be reached: a summariser in a thread of its own). */
   onFolded?(folded: { deltas: number; traces: number }): void
-  /** How long to wait when nothing was folded (none waiting, or another summariser's turn). */
+  /**
+   * How long to wait when nothing was folded (none waiting, or another summariser's turn), and the
+   * least time from one fold's start to the next when the first found less than half its limit.
+   */
   pollMs?: number
   limits?: FoldLimits
   /**
@@ -50,10 +53,15 @@ export function startSummariser(options: SummariserOptions): Summariser {
   let failures = 0
 
   const wait = (ms: number) => sleep(ms, undefined, { signal: stopping.signal }).catch(() => {})
+  const waitUntil = async (at: number) => {
+    const left = at - performance.now()
+    if (left > 0) await wait(left)
+  }
 
   const loop = (async () => {
     while (!stopping.signal.aborted) {
       try {
+        const foldStarted = performance.now()
         const result = await foldSummaryDeltas(db, limits)
         if (failures > 0) logger.info({ failures }, 'summariser: folding again')
         failures = 0
@@ -69,6 +77,12 @@ export function startSummariser(options: SummariserOptions): Summariser {
           }
         }
         if (result === 'busy' || result.deltas === 0) await wait(pollMs)
+        // A fold that found less than half its limit had the summaries nearly caught up: the next
+        // waits out the rest of pollMs from this one's start, so that a steady stream is folded a
+        // poll's worth at a time instead of a few batches at a time, each fold paying its
+        // statements and commit (end to end on one-span traces, a fifth of Postgres's CPU a span;
+        // docs/benchmarks.md). A fold near its limit means a backlog: the next one goes at once.
+        else if (result.traces < limits.maxTraces / 2) await waitUntil(foldStarted + pollMs)
       } catch (error) {
         // Postgres down or restarting: back off, one line per failure streak's doubling.
         failures++

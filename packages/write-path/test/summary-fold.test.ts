@@ -217,4 +217,40 @@ describe('summary fold on postgres: one at a time', () => {
     assert.deepEqual(await summaryMismatches(db, 'looped'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
     assert.deepEqual(logged, [])
   })
+
+  it('folds a steady stream a poll’s worth at a time, and a backlog back to back', async () => {
+    const logger = { info: () => {}, warn: () => {} }
+    const pollMs = 400
+    // A backlog: 12 batches of 10 traces, folded 20 traces at a time (each fold near its limit).
+    for (let batch = 0; batch < 12; batch++) await storeSpans(db, generatedTraces(`backlog-${batch}`, 10, 100 + batch))
+    const backlogFolds: Array<{ at: number; traces: number }> = []
+    let summariser = startSummariser({ db, logger, pollMs, limits: { maxTraces: 20, maxDeltas: 500 }, onFolded: ({ traces }) => traces > 0 && backlogFolds.push({ at: performance.now(), traces }) })
+    try {
+      for (let i = 0; i < 200 && (await summaryBacklog(db)).deltas > 0; i++) await sleep(20)
+    } finally {
+      await summariser.close()
+    }
+    assert.deepEqual(backlogFolds.map((fold) => fold.traces), [20, 20, 20, 20, 20, 20])
+    const backlogTook = (backlogFolds.at(-1) as { at: number }).at - (backlogFolds[0] as { at: number }).at
+    assert.ok(backlogTook < 2 * pollMs, `six full folds took ${backlogTook.toFixed(0)} ms: a backlog is not paced`)
+
+    // A steady stream: batches of 2 traces stored one after another, so that a fold started at
+    // once would always find one; folds well under their limit of 10,000.
+    const streamFolds: number[] = []
+    let batches = 0
+    const streamStarted = performance.now()
+    summariser = startSummariser({ db, logger, pollMs, limits: { maxTraces: 10_000, maxDeltas: 500 }, onFolded: ({ traces }) => traces > 0 && streamFolds.push(performance.now()) })
+    try {
+      for (const until = performance.now() + 1_500; performance.now() < until; batches++) await storeSpans(db, generatedTraces(`stream-${batches}`, 2, 200 + batches))
+      for (let i = 0; i < 200 && (await summaryBacklog(db)).deltas > 0; i++) await sleep(20)
+    } finally {
+      await summariser.close()
+    }
+    // A fold starts pollMs after the previous one did at the earliest: one a poll, and one more
+    // for the rest of the stream (unpaced, a fold followed every batch or two, every ~15 ms).
+    const lasted = (streamFolds.at(-1) ?? streamStarted) - streamStarted
+    assert.ok(streamFolds.length >= 2 && streamFolds.length <= Math.floor(lasted / pollMs) + 2, `${batches} batches folded ${streamFolds.length} times in ${lasted.toFixed(0)} ms`)
+    assert.deepEqual(await summaryBacklog(db), { deltas: 0, traces: 0, lagSeconds: 0 })
+    for (let batch = 0; batch < batches; batch++) assert.deepEqual(await summaryMismatches(db, `stream-${batch}`), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
+  })
 })
