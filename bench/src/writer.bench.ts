@@ -26,6 +26,7 @@ const rounds = Number(process.env.ROUNDS ?? 3)
 const wanted = (process.env.SHAPES ?? 'one-span,ten-span').split(',').map((name) => name.trim())
 const copyRows = 50_000
 const writers = Number(process.env.WRITERS ?? 1)
+const drainedBy = writers === 1 ? 'writer alone' : `${writers} writers`
 
 const stack = await openWritePathStack('writer')
 const { database, env, queue, children } = stack
@@ -48,7 +49,7 @@ try {
   await drainBacklog(setup, { ...(shapes[0] as (typeof shapes)[number]), backlog: 10_000 })
   for (const shape of shapes) {
     const copy = await prepareCopyCeiling(database.db, database.url, ceilingTenant.projectId, copyRows, shape.size)
-    const drained = await alternate(`${writers === 1 ? 'writer alone' : `${writers} writers`}, ${shape.label}`, rounds, () => copy.measure(), () => drainBacklog(setup, shape), (result) => result.stored / result.seconds, 'spans/s')
+    const drained = await alternate(`${drainedBy}, ${shape.label}`, rounds, () => copy.measure(), () => drainBacklog(setup, shape), (result) => result.stored / result.seconds, 'spans/s')
     await copy.drop()
     const stored = drained.results.reduce((sum, result) => sum + result.stored, 0)
     const perSpan = (cpu: (result: (typeof drained.results)[number]) => number) => `${((drained.results.reduce((sum, result) => sum + cpu(result), 0) / stored) * 1e6).toFixed(0)} µs`
@@ -56,7 +57,7 @@ try {
     const ratios = drained.ratios.map((ratio) => ratio.toFixed(2)).join(', ')
     const samples = drained.results.reduce((sum, result) => sum + result.watched.samples, 0)
     const waits = drained.results.reduce((sum, result) => sum + result.watched.lockWaitSamples, 0)
-    out(`${writers === 1 ? 'writer alone' : `${writers} writers`} / COPY, ${shape.label}: ${drained.ratio.toFixed(2)} (rounds ${ratios}; target ≥ ${shape.writerAloneTarget}); ${median(drained.results.map((result) => result.stored / result.seconds)).toFixed(0)} spans/s; CPU a span: writer ${perSpan((result) => result.writerCpu)}, Postgres ${perSpan((result) => result.postgresCpu)}, Redis ${perSpan((result) => result.redisCpu)}; ${(stored / jobs).toFixed(1)} spans a job; spans stored in ${median(drained.results.map((result) => result.storedSeconds)).toFixed(1)} s of ${median(drained.results.map((result) => result.seconds)).toFixed(1)} s (the rest: the summaries catching up); a backend waited on a lock in ${waits} of ${samples} samples (${lockWaitsSeen(drained.results.map((result) => result.watched))}); peak RSS so far ${writerPids.map((pid) => `${peakRssMiB(pid).toFixed(0)} MiB`).join(', ')}`)
+    out(`${drainedBy} / COPY, ${shape.label}: ${drained.ratio.toFixed(2)} (rounds ${ratios}; target ≥ ${shape.writerAloneTarget}); ${median(drained.results.map((result) => result.stored / result.seconds)).toFixed(0)} spans/s; CPU a span: writer ${perSpan((result) => result.writerCpu)}, Postgres ${perSpan((result) => result.postgresCpu)}, Redis ${perSpan((result) => result.redisCpu)}; ${(stored / jobs).toFixed(1)} spans a job; spans stored in ${median(drained.results.map((result) => result.storedSeconds)).toFixed(1)} s of ${median(drained.results.map((result) => result.seconds)).toFixed(1)} s (the rest: the summaries catching up); a backend waited on a lock in ${waits} of ${samples} samples (${lockWaitsSeen(drained.results.map((result) => result.watched))}); peak RSS so far ${writerPids.map((pid) => `${peakRssMiB(pid).toFixed(0)} MiB`).join(', ')}`)
   }
 } finally {
   await stack.close()
