@@ -30,6 +30,7 @@ export async function registerSpanPipeline(app: App, config: AllInOneConfig, db:
     replicaAcks: config.QUEUE_REPLICA_ACKS,
     replicaTimeoutMs: config.QUEUE_REPLICA_TIMEOUT_MS,
     lingerMs: config.ENQUEUE_LINGER_MS,
+    lingerQuietMs: config.ENQUEUE_LINGER_QUIET_MS,
     logger: app.log,
   })
 }

@@ -69,6 +69,7 @@ function createProducer(config: IngestConfig, app: App): SpanBatchProducer {
     maxBacklogBytes: config.QUEUE_MAX_BACKLOG_BYTES,
     maxSpansPerJob: config.ENQUEUE_MAX_SPANS_PER_JOB,
     lingerMs: config.ENQUEUE_LINGER_MS,
+    lingerQuietMs: config.ENQUEUE_LINGER_QUIET_MS,
     logger: app.log,
   })
 }

@@ -158,6 +158,12 @@ export const ingestSettings = {
     default: 5,
     description: 'how long the requests of a queue write may wait for others to join them, in ms, unless they hold 200 spans already; 0 writes at once (default 5)',
   }),
+  ENQUEUE_LINGER_QUIET_MS: Type.Integer({
+    minimum: 1,
+    maximum: 1_000,
+    default: 1,
+    description: 'a queue write’s linger ends early once no request has arrived for this long, in ms: a burst of requests is written as soon as it is in (default 1)',
+  }),
 }
 
 /**

@@ -42,6 +42,8 @@ export interface BullMqSpanBatchProducerOptions {
    * unless they hold LINGER_UNTIL_SPANS already.
    */
   lingerMs?: number
+  /** And ends once no request has arrived for this long (ENQUEUE_LINGER_QUIET_MS; default: it does not). */
+  lingerQuietMs?: number
   /** Replicas that must hold a write before enqueue resolves (QUEUE_REPLICA_ACKS; default 0). */
   replicaAcks?: number
   /** How long to wait for them (QUEUE_REPLICA_TIMEOUT_MS). */
@@ -129,6 +131,7 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
     maxSpansPerWrite: options.maxSpansPerJob * 16,
     lingerMs: options.lingerMs ?? 0,
     lingerUntilSpans: LINGER_UNTIL_SPANS,
+    ...(options.lingerQuietMs === undefined ? {} : { lingerQuietMs: options.lingerQuietMs }),
     write: async (requests) => {
       if (connection.status !== 'ready') throw unavailable()
       const byShard = Map.groupBy(requests, (request) => shardOf(request.projectId))

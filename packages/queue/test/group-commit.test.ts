@@ -57,6 +57,34 @@ describe('GroupCommit', () => {
     assert.deepEqual(writes, [[2, 2, 2]])
   })
 
+  test('a linger ends once no request has arrived for lingerQuietMs', async () => {
+    const { group, writes } = recording({ lingerMs: 60_000, lingerQuietMs: 30 })
+    const started = performance.now()
+    const submitted = [group.submit(1)]
+    await sleep(10)
+    submitted.push(group.submit(1))
+    // Nothing more comes: the write goes about 30 ms after the second request, not after a minute.
+    const written = await Promise.race([Promise.all(submitted).then(() => true), sleep(2_000).then(() => false)])
+    assert.equal(written, true, 'the burst was still lingering after 2 s')
+    assert.deepEqual(writes, [[1, 1]])
+    const waited = performance.now() - started
+    assert.ok(waited >= 38, `the write went after ${waited.toFixed(0)} ms, before the burst had been quiet for 30 ms`)
+  })
+
+  test('a steady stream keeps its linger open until lingerMs', async () => {
+    const { group, writes } = recording({ lingerMs: 150, lingerQuietMs: 40 })
+    const submitted: Array<Promise<void>> = []
+    // A request every 10 ms, for longer than the linger: never 40 ms without one.
+    for (let i = 0; i < 25; i++) {
+      submitted.push(group.submit(1))
+      await sleep(10)
+    }
+    await Promise.all(submitted)
+    const first = writes[0] as number[]
+    assert.ok(first.length >= 8, `the first write held ${first.length} requests; the stream should have lingered ~150 ms`)
+    assert.ok(first.length < 25, 'the first write went after lingerMs, not after the stream ended')
+  })
+
   test('a failed write rejects its own requests only; the next write goes after its linger', async () => {
     let fail = true
     const group = new GroupCommit<number>({
