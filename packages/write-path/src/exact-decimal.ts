@@ -35,11 +35,54 @@ function rescale(value: Scaled, scale: number): bigint {
 /** The sum of two decimals (either may be null, meaning unknown-and-absent), as decimal text. */
 export function addDecimals(a: string | null, b: number | string | null): string | null {
   if (b === null) return a
-  if (a === null) return typeof b === 'number' ? decimalText(b) : formatDecimal(parseDecimal(b))
+  if (a === null) return soleDecimalText(b)
   const left = parseDecimal(a)
   const right = parseDecimal(b)
   const scale = Math.max(left.scale, right.scale)
   return formatDecimal({ units: rescale(left, scale) + rescale(right, scale), scale })
+}
+
+/**
+ * A running sum of decimals, exact, kept as units and scale until its text is asked for: a sum
+ * kept as text was parsed again with every span added to it, 6% of the writer's event loop on
+ * 100-span traces. A sum of one value (a one-span trace's cost) is never parsed.
+ */
+export class DecimalSum {
+  #count = 0
+  #first: number | string = 0
+  #units = 0n
+  #scale = 0
+
+  add(value: number | string): void {
+    this.#count++
+    if (this.#count === 1) {
+      this.#first = value
+      return
+    }
+    if (this.#count === 2) this.#absorb(this.#first)
+    this.#absorb(value)
+  }
+
+  /** The sum's decimal text, as addDecimals would have made it; null when nothing was added. */
+  get text(): string | null {
+    if (this.#count === 0) return null
+    if (this.#count === 1) return soleDecimalText(this.#first)
+    return formatDecimal({ units: this.#units, scale: this.#scale })
+  }
+
+  #absorb(value: number | string): void {
+    const next = parseDecimal(value)
+    if (next.scale > this.#scale) {
+      this.#units *= TEN ** BigInt(next.scale - this.#scale)
+      this.#scale = next.scale
+    }
+    this.#units += rescale(next, this.#scale)
+  }
+}
+
+/** One decimal's text, as a sum of it alone. */
+function soleDecimalText(value: number | string): string {
+  return typeof value === 'number' ? decimalText(value) : formatDecimal(parseDecimal(value))
 }
 
 /**

@@ -1,6 +1,6 @@
 import { nanosToIsoMicros, type SpanInsert } from '@tracewell/db'
 import { TextFilterWords } from '@tracewell/text-filter'
-import { addDecimals } from './exact-decimal.ts'
+import { addDecimals, DecimalSum } from './exact-decimal.ts'
 
 // What a batch of stored spans adds to their traces' summaries: one delta per trace, folded in
 // memory as the spans are encoded, written beside the spans in the same transaction (summary
@@ -123,6 +123,8 @@ function unionSorted(a: readonly string[], b: readonly string[]): string[] {
 interface OpenTrace {
   delta: TraceDelta
   words: TextFilterWords
+  /** The spans' costs, written into the delta when it is closed. */
+  cost: DecimalSum
 }
 
 /** Adds `value` to a small set kept as an array. */
@@ -160,6 +162,7 @@ export class TraceDeltas {
           input_tokens: null, output_tokens: null, total_tokens: null, cost_usd: null, tokens_estimated: false, session_id: null, user_id: null, words: null,
         },
         words: new TextFilterWords(),
+        cost: new DecimalSum(),
       }
       this.#traces.set(key, trace)
     }
@@ -177,7 +180,7 @@ export class TraceDeltas {
       delta.input_tokens = addCounts(delta.input_tokens, span.inputTokens)
       delta.output_tokens = addCounts(delta.output_tokens, span.outputTokens)
       delta.total_tokens = addCounts(delta.total_tokens, spanTotalTokens(span))
-      if (span.totalCostUsd !== null && span.totalCostUsd !== undefined) delta.cost_usd = addDecimals(delta.cost_usd, span.totalCostUsd)
+      if (span.totalCostUsd !== null && span.totalCostUsd !== undefined) trace.cost.add(span.totalCostUsd)
     }
     if (span.tokensEstimated === true) delta.tokens_estimated = true
     delta.session_id ??= span.sessionId ?? null
@@ -194,7 +197,8 @@ export class TraceDeltas {
   /** The deltas, their sets sorted and their words added; nothing may be added after. */
   deltas(): TraceDelta[] {
     const deltas: TraceDelta[] = []
-    for (const { delta, words } of this.#traces.values()) {
+    for (const { delta, words, cost } of this.#traces.values()) {
+      delta.cost_usd = cost.text
       delta.models = sorted(delta.models)
       delta.response_models = sorted(delta.response_models)
       delta.vendors = sorted(delta.vendors)

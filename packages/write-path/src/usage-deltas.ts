@@ -1,5 +1,5 @@
 import { LATENCY_BUCKETS, latencyBucket, toStorableText, type SpanInsert } from '@tracewell/db'
-import { addDecimals } from './exact-decimal.ts'
+import { addDecimals, DecimalSum } from './exact-decimal.ts'
 import { addCounts, AGGREGATE_OPERATION, type TraceDelta } from './trace-deltas.ts'
 
 // What a batch of stored spans adds to the hourly usage rollups (migration 2026-11-25T0500): the
@@ -61,7 +61,8 @@ const combinationKey = (c: Pick<UsageCombination, 'project_id' | 'hour' | 'model
 
 /** A batch's spans, one combination per project, hour and values. */
 export class UsageDeltas {
-  readonly #combinations = new Map<string, UsageCombination & { histogram: Map<number, number> }>()
+  /** Each combination, with its latency histogram and its cost sum still open. */
+  readonly #combinations = new Map<string, UsageCombination & { histogram: Map<number, number>; cost: DecimalSum }>()
   /** The hour (ISO) of each second (as the nanosecond text's leading digits) seen. */
   readonly #hours = new Map<string, string>()
 
@@ -77,7 +78,7 @@ export class UsageDeltas {
     const text = combinationKey(key)
     let combination = this.#combinations.get(text)
     if (combination === undefined) {
-      combination = { ...key, spans: 0, errors: 0, input_tokens: null, output_tokens: null, cost_usd: null, latency: [], histogram: new Map() }
+      combination = { ...key, spans: 0, errors: 0, input_tokens: null, output_tokens: null, cost_usd: null, latency: [], histogram: new Map(), cost: new DecimalSum() }
       this.#combinations.set(text, combination)
     }
     combination.spans++
@@ -87,7 +88,7 @@ export class UsageDeltas {
     if (span.llmRequestType !== AGGREGATE_OPERATION) {
       combination.input_tokens = addCounts(combination.input_tokens, span.inputTokens)
       combination.output_tokens = addCounts(combination.output_tokens, span.outputTokens)
-      if (span.totalCostUsd !== null && span.totalCostUsd !== undefined) combination.cost_usd = addDecimals(combination.cost_usd, span.totalCostUsd)
+      if (span.totalCostUsd !== null && span.totalCostUsd !== undefined) combination.cost.add(span.totalCostUsd)
       if (span.llmModel) {
         const bucket = latencyBucket(Number(span.durationNs))
         combination.histogram.set(bucket, (combination.histogram.get(bucket) ?? 0) + 1)
@@ -107,7 +108,7 @@ export class UsageDeltas {
   }
 
   combinations(): UsageCombination[] {
-    return [...this.#combinations.values()].map(({ histogram, ...combination }) => ({ ...combination, latency: [...histogram] }))
+    return [...this.#combinations.values()].map(({ histogram, cost, ...combination }) => ({ ...combination, cost_usd: cost.text, latency: [...histogram] }))
   }
 }
 
