@@ -1,5 +1,6 @@
 import { hostname } from 'node:os'
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
+import './cluster-refresh-stop.ts'
 
 /** A connection to the queue's Redis: one server, or a Redis Cluster through ioredis's cluster client. */
 export type QueueRedis = Redis | Cluster
