@@ -37,9 +37,9 @@ import { announcePort, freePort, servicesRunAs, startScriptServer, startService,
 import { prepareCopyCeiling } from './copy-ceiling.ts'
 import { bodyFactory, otlpBody } from './llm-spans.ts'
 import { paced } from './paced-load.ts'
-import { cpuSeconds, peakRssMiB, pidsNamed } from './process-stats.ts'
+import { cpuSeconds, peakRssMiB, serverCpuSeconds } from './process-stats.ts'
 import { median } from './statistics.ts'
-import { alternate, createTenant, defaultConnections, drainBacklog, out, pollStored, run, spansWritten, trafficShapes, type Measured, type Shape } from './write-path-load.ts'
+import { alternate, createTenant, defaultConnections, drainBacklog, drainCpuSummary, out, pollStored, run, spansWritten, trafficShapes, type Measured, type Shape } from './write-path-load.ts'
 import { lockWaitsSeen, measureFreshness, waitSummarised, watchDatabase, type DatabaseWatch } from './write-path-probes.ts'
 import { openWritePathStack } from './write-path-stack.ts'
 
@@ -177,19 +177,23 @@ async function main(): Promise<void> {
       // Each shape warmed up through the whole path first: the first round of small spans after
       // the large ones ran ~20% below the next two.
       await sendUntilStored(database.db, traceUrl, warmUp.key, writerPort, endToEndWarmUpSpans, shape)
-      // Postgres's processes listed after the warm-up, which opened the writer's connections.
-      const processes = { ingest: [ingest.pid as number], writer: writerPids, postgres: pidsNamed('postgres'), redis: pidsNamed('redis-server') }
+      const processes: Record<string, () => number> = {
+        ingest: () => cpuSeconds([ingest.pid as number]),
+        writer: () => cpuSeconds(writerPids),
+        postgres: () => serverCpuSeconds('postgres'),
+        redis: () => serverCpuSeconds('redis-server'),
+      }
       const copy = await prepareCopyCeiling(database.db, database.url, load.projectId, copyRows, shape.size)
       const cpuUsed = new Map<string, number>()
       const endToEndRound = async () => {
         const tenant = await createTenant(database.db, `bench-end-to-end-${randomUUID()}`)
-        const cpuBefore = new Map(Object.entries(processes).map(([name, pids]) => [name, cpuSeconds(pids)]))
+        const cpuBefore = new Map(Object.entries(processes).map(([name, cpu]) => [name, cpu()]))
         const benchCpuBefore = process.cpuUsage()
         const watch = watchDatabase(database.db)
         const result = await sendUntilStored(database.db, traceUrl, tenant.key, writerPort, shape.spans, shape)
         watches.push(await watch.stop())
         const benchCpu = process.cpuUsage(benchCpuBefore)
-        for (const [name, pids] of Object.entries(processes)) cpuUsed.set(name, (cpuUsed.get(name) ?? 0) + cpuSeconds(pids) - (cpuBefore.get(name) as number))
+        for (const [name, cpu] of Object.entries(processes)) cpuUsed.set(name, (cpuUsed.get(name) ?? 0) + cpu() - (cpuBefore.get(name) as number))
         cpuUsed.set('load generator', (cpuUsed.get('load generator') ?? 0) + (benchCpu.user + benchCpu.system) / 1e6)
         const rows = await countSpans(database.db, tenant.projectId)
         if (rows !== shape.spans || result.rejected > 0) throw new Error(`end to end: ${rows} of ${shape.spans} spans stored, ${result.rejected} requests rejected`)
@@ -206,7 +210,7 @@ async function main(): Promise<void> {
       const perSpan = (seconds: number) => `${((seconds / e2eStored) * 1e6).toFixed(0)} µs`
       const budgetMicros = (availableParallelism() / (shape.target * median(measured.ceilings))) * 1e6
       endToEnd.set(shape.label, { ratio: measured.ratio, target: shape.target, cpuMicros: (cpuTotal / e2eStored) * 1e6, budgetMicros })
-      out(`  CPU per span stored: ${[...cpuUsed].map(([name, seconds]) => `${name} ${perSpan(seconds)}`).join(', ')}; ${perSpan(cpuTotal)} in all, ${(cpuTotal / e2eSeconds).toFixed(2)} of ${availableParallelism()} cores busy; ${shape.target} of this COPY allows ${budgetMicros.toFixed(0)} µs`)
+      out(`  CPU per span stored: ${[...cpuUsed].map(([name, seconds]) => `${name} ${perSpan(seconds)}`).join(', ')}; ${perSpan(cpuTotal)} in all, ${(cpuTotal / e2eSeconds).toFixed(2)} of ${availableParallelism()} cores busy (the COPY cost Postgres ${median(copy.postgresMicrosPerRow).toFixed(0)} µs a row); ${shape.target} of this COPY allows ${budgetMicros.toFixed(0)} µs`)
     }
 
     // Freshness: one-span traces paced at half the end-to-end rate, each timed from its 200 to its summary.
@@ -224,8 +228,7 @@ async function main(): Promise<void> {
       const drained = await alternate(`writer alone, ${shape.label}`, rounds, () => sizeCopy.measure(), writerAloneRound(shape, writerPids), (result) => result.stored / result.seconds, 'spans/s')
       await sizeCopy.drop()
       writerAlone.set(shape.label, { ratio: drained.ratio, target: shape.writerAloneTarget })
-      const cpu = drained.results.reduce((sum, result) => sum + result.writerCpu, 0) / drained.results.reduce((sum, result) => sum + result.stored, 0)
-      out(`writer alone, ${shape.label} (${(otlpBody(shape.spansPerTrace, shape.size).length / shape.spansPerTrace).toFixed(0)} B of OTLP JSON a span), a backlog of ${shape.backlog} in ${median(drained.results.map((result) => result.jobs))} jobs: ${median(drained.results.map((result) => result.stored / result.seconds)).toFixed(0)} spans/s (median) against COPY ${median(drained.ceilings).toFixed(0)}; writer CPU ${(cpu * 1e6).toFixed(0)} µs a span`)
+      out(`writer alone, ${shape.label} (${(otlpBody(shape.spansPerTrace, shape.size).length / shape.spansPerTrace).toFixed(0)} B of OTLP JSON a span), a backlog of ${shape.backlog} in ${median(drained.results.map((result) => result.jobs))} jobs: ${median(drained.results.map((result) => result.stored / result.seconds)).toFixed(0)} spans/s (median) against COPY ${median(drained.ceilings).toFixed(0)}; ${drainCpuSummary(drained.results, { rate: median(drained.ceilings), postgresMicrosPerRow: sizeCopy.postgresMicrosPerRow }, shape.writerAloneTarget)}`)
     }
 
     // Two writers on one backlog of ten-span traces: their rate beside one writer's, and their lock waits.

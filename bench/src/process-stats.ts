@@ -16,22 +16,49 @@ const TICKS_PER_SECOND = 100
 /** User plus system CPU seconds used so far by the processes; one that has exited counts 0. */
 export function cpuSeconds(pids: readonly number[]): number {
   let ticks = 0
+  for (const pid of pids) ticks += ticksOf(pid)?.own ?? 0
+  return ticks / TICKS_PER_SECOND
+}
+
+/**
+ * CPU seconds used so far by a server of processes all named `name` (Postgres: the postmaster and
+ * its backends; Redis), those that have exited included. The processes are listed afresh at each
+ * call, and an exited one is counted through its parent: a backend's CPU moves into the
+ * postmaster's "children" times when it is reaped. A list taken once before a measurement counted
+ * a backend that exited during it (a writer's pool closes idle connections) with less CPU after
+ * than before, and one that started during it not at all: a drain of 100-span traces once showed
+ * Postgres at 3 µs a span against the 20 it spends.
+ */
+export function serverCpuSeconds(name: string): number {
+  const pids = pidsNamed(name)
+  const ofServer = new Set(pids)
+  let ticks = 0
   for (const pid of pids) {
-    let stat: string
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    } catch {
-      continue
-    }
-    // The command name (field 2) may hold spaces; utime and stime are fields 14 and 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    ticks += Number(fields[11]) + Number(fields[12])
+    const read = ticksOf(pid)
+    if (read === undefined) continue
+    ticks += read.own
+    // The server's root (the postmaster) holds the CPU of the children it has reaped.
+    if (!ofServer.has(read.parent)) ticks += read.reapedChildren
   }
   return ticks / TICKS_PER_SECOND
 }
 
+/** A process's CPU ticks from /proc/<pid>/stat, or undefined once it has exited. */
+function ticksOf(pid: number): { own: number; reapedChildren: number; parent: number } | undefined {
+  let stat: string
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  } catch {
+    return undefined
+  }
+  // The command name (field 2) may hold spaces; after it come ppid (field 4), utime, stime,
+  // cutime and cstime (fields 14 to 17).
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return { parent: Number(fields[1]), own: Number(fields[11]) + Number(fields[12]), reapedChildren: Number(fields[13]) + Number(fields[14]) }
+}
+
 /** Pids of every running process whose command name is exactly `name` (pgrep -x). */
-export function pidsNamed(name: string): number[] {
+function pidsNamed(name: string): number[] {
   try {
     return execFileSync('pgrep', ['-x', name], { encoding: 'utf8' }).trim().split('\n').map(Number)
   } catch {

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto'
 import type { SpanInsert } from '@tracewell/db'
 import { createTestDatabase } from '@tracewell/db/testing'
 import { storeSpans, summariseAll } from '@tracewell/write-path'
-import { cpuSeconds, pidsNamed } from './process-stats.ts'
+import { serverCpuSeconds } from './process-stats.ts'
 
 const traces = Number(process.env.TRACES ?? 20_000)
 const rounds = Number(process.env.ROUNDS ?? 2)
@@ -44,8 +44,7 @@ async function foldMicrosPerTrace(withSession: boolean): Promise<FoldCost> {
     for (let at = 0; at < traces; at += batchSize) {
       await storeSpans(db, Array.from({ length: Math.min(batchSize, traces - at) }, (_, i) => oneSpanTrace(at + i, withSession)))
     }
-    const postgres = pidsNamed('postgres')
-    const postgresBefore = cpuSeconds(postgres)
+    const postgresBefore = serverCpuSeconds('postgres')
     const nodeBefore = process.cpuUsage()
     const started = performance.now()
     const folded = await summariseAll(db)
@@ -53,7 +52,7 @@ async function foldMicrosPerTrace(withSession: boolean): Promise<FoldCost> {
     const node = process.cpuUsage(nodeBefore)
     return {
       wall: ((performance.now() - started) * 1000) / traces,
-      postgres: ((cpuSeconds(postgres) - postgresBefore) * 1_000_000) / traces,
+      postgres: ((serverCpuSeconds('postgres') - postgresBefore) * 1_000_000) / traces,
       node: (node.user + node.system) / traces,
     }
   } finally {

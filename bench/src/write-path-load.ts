@@ -2,13 +2,14 @@
 // applications send (autocannon), the writers' own count of spans stored, and the writer-alone
 // drain of a backlog queued while the queue is paused.
 import { randomUUID } from 'node:crypto'
+import { availableParallelism } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import autocannon from 'autocannon'
 import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
 import { countSpans, createProject, createTeam, insertApiKey, type Db } from '@tracewell/db'
 import type { Queue } from 'bullmq'
 import { bodyFactory, type SpanSize } from './llm-spans.ts'
-import { cpuSeconds, pidsNamed } from './process-stats.ts'
+import { cpuSeconds, serverCpuSeconds } from './process-stats.ts'
 import { median } from './statistics.ts'
 import { waitSummarised, watchDatabase, type DatabaseWatch } from './write-path-probes.ts'
 
@@ -148,6 +149,24 @@ export interface Drained {
   watched: DatabaseWatch
 }
 
+/**
+ * Where the drains' CPU went, a span, and what `target` of the COPY ceiling allows: the machine's
+ * cores over the spans a second the target asks for. When the processes alone spend more than
+ * that, no overlap can meet the target on this machine; when they spend less, what is missing is
+ * overlap (the cores busy). Beside Postgres's CPU, what the COPY of the same rows cost it: the
+ * rest is the summaries' share and the writer's round trips.
+ */
+export function drainCpuSummary(results: readonly Drained[], copy: { rate: number; postgresMicrosPerRow: readonly number[] }, target: number): string {
+  const total = (of: (result: Drained) => number) => results.reduce((sum, result) => sum + of(result), 0)
+  const stored = total((result) => result.stored)
+  const perSpan = (seconds: number) => `${((seconds / stored) * 1e6).toFixed(0)} µs`
+  const [writer, postgres, redis] = [total((result) => result.writerCpu), total((result) => result.postgresCpu), total((result) => result.redisCpu)]
+  const all = writer + postgres + redis
+  const cores = availableParallelism()
+  const allowed = (cores / (target * copy.rate)) * 1e6
+  return `CPU a span: writer ${perSpan(writer)}, Postgres ${perSpan(postgres)} (the COPY's ${median(copy.postgresMicrosPerRow).toFixed(0)} µs a row), Redis ${perSpan(redis)}, ${perSpan(all)} in all, ${(all / total((result) => result.seconds)).toFixed(2)} of ${cores} cores busy; ${target} of this COPY allows ${allowed.toFixed(0)} µs`
+}
+
 export interface DrainSetup {
   db: Db
   queue: Queue
@@ -169,10 +188,8 @@ export async function drainBacklog(setup: DrainSetup, shape: Shape): Promise<Dra
   const counts = await setup.queue.getJobCounts('wait', 'prioritized')
   const jobs = Object.values(counts).reduce((sum, count) => sum + count, 0)
   const writerCpuBefore = cpuSeconds(setup.writerPids)
-  const postgres = pidsNamed('postgres')
-  const redis = pidsNamed('redis-server')
-  const postgresCpuBefore = cpuSeconds(postgres)
-  const redisCpuBefore = cpuSeconds(redis)
+  const postgresCpuBefore = serverCpuSeconds('postgres')
+  const redisCpuBefore = serverCpuSeconds('redis-server')
   const started = process.hrtime.bigint()
   const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9
   const watch = watchDatabase(setup.db)
@@ -186,8 +203,8 @@ export async function drainBacklog(setup: DrainSetup, shape: Shape): Promise<Dra
   const seconds = elapsed()
   const watched = await watch.stop()
   const writerCpu = cpuSeconds(setup.writerPids) - writerCpuBefore
-  const postgresCpu = cpuSeconds(postgres) - postgresCpuBefore
-  const redisCpu = cpuSeconds(redis) - redisCpuBefore
+  const postgresCpu = serverCpuSeconds('postgres') - postgresCpuBefore
+  const redisCpu = serverCpuSeconds('redis-server') - redisCpuBefore
   const rows = await countSpans(setup.db, tenant.projectId)
   if (rows !== shape.backlog) throw new Error(`writer alone: ${rows} of ${shape.backlog} spans stored`)
   return { seconds, storedSeconds, stored: rows, writerCpu, postgresCpu, redisCpu, jobs, watched }

@@ -18,7 +18,7 @@ import { freePort, servicesRunAs, startService } from './child-processes.ts'
 import { prepareCopyCeiling } from './copy-ceiling.ts'
 import { peakRssMiB } from './process-stats.ts'
 import { median } from './statistics.ts'
-import { alternate, createTenant, drainBacklog, out, trafficShapes } from './write-path-load.ts'
+import { alternate, createTenant, drainBacklog, drainCpuSummary, out, trafficShapes } from './write-path-load.ts'
 import { lockWaitsSeen } from './write-path-probes.ts'
 import { openWritePathStack } from './write-path-stack.ts'
 
@@ -52,12 +52,11 @@ try {
     const drained = await alternate(`${drainedBy}, ${shape.label}`, rounds, () => copy.measure(), () => drainBacklog(setup, shape), (result) => result.stored / result.seconds, 'spans/s')
     await copy.drop()
     const stored = drained.results.reduce((sum, result) => sum + result.stored, 0)
-    const perSpan = (cpu: (result: (typeof drained.results)[number]) => number) => `${((drained.results.reduce((sum, result) => sum + cpu(result), 0) / stored) * 1e6).toFixed(0)} µs`
     const jobs = drained.results.reduce((sum, result) => sum + result.jobs, 0)
     const ratios = drained.ratios.map((ratio) => ratio.toFixed(2)).join(', ')
     const samples = drained.results.reduce((sum, result) => sum + result.watched.samples, 0)
     const waits = drained.results.reduce((sum, result) => sum + result.watched.lockWaitSamples, 0)
-    out(`${drainedBy} / COPY, ${shape.label}: ${drained.ratio.toFixed(2)} (rounds ${ratios}; target ≥ ${shape.writerAloneTarget}); ${median(drained.results.map((result) => result.stored / result.seconds)).toFixed(0)} spans/s; CPU a span: writer ${perSpan((result) => result.writerCpu)}, Postgres ${perSpan((result) => result.postgresCpu)}, Redis ${perSpan((result) => result.redisCpu)}; ${(stored / jobs).toFixed(1)} spans a job; spans stored in ${median(drained.results.map((result) => result.storedSeconds)).toFixed(1)} s of ${median(drained.results.map((result) => result.seconds)).toFixed(1)} s (the rest: the summaries catching up); a backend waited on a lock in ${waits} of ${samples} samples (${lockWaitsSeen(drained.results.map((result) => result.watched))}); peak RSS so far ${writerPids.map((pid) => `${peakRssMiB(pid).toFixed(0)} MiB`).join(', ')}`)
+    out(`${drainedBy} / COPY, ${shape.label}: ${drained.ratio.toFixed(2)} (rounds ${ratios}; target ≥ ${shape.writerAloneTarget}); ${median(drained.results.map((result) => result.stored / result.seconds)).toFixed(0)} spans/s; ${drainCpuSummary(drained.results, { rate: median(drained.ceilings), postgresMicrosPerRow: copy.postgresMicrosPerRow }, shape.writerAloneTarget)}; ${(stored / jobs).toFixed(1)} spans a job; spans stored in ${median(drained.results.map((result) => result.storedSeconds)).toFixed(1)} s of ${median(drained.results.map((result) => result.seconds)).toFixed(1)} s (the rest: the summaries catching up); a backend waited on a lock in ${waits} of ${samples} samples (${lockWaitsSeen(drained.results.map((result) => result.watched))}); peak RSS so far ${writerPids.map((pid) => `${peakRssMiB(pid).toFixed(0)} MiB`).join(', ')}`)
   }
 } finally {
   await stack.close()

@@ -36,10 +36,10 @@ function rescale(value: Scaled, scale: number): bigint {
 export function addDecimals(a: string | null, b: number | string | null): string | null {
   if (b === null) return a
   if (a === null) return soleDecimalText(b)
-  const left = parseDecimal(a)
-  const right = parseDecimal(b)
-  const scale = Math.max(left.scale, right.scale)
-  return formatDecimal({ units: rescale(left, scale) + rescale(right, scale), scale })
+  const sum = new DecimalSum()
+  sum.add(a)
+  sum.add(b)
+  return sum.text
 }
 
 /**

@@ -14,7 +14,7 @@ describe('DecimalSum', { timeout: 30_000 }, () => {
     assert.equal(sum.text, '2500000000000000000012.25000133035')
   })
 
-  it('gives the text addDecimals gives, value after value', () => {
+  it('ends where a sum carried as text from value to value ends (as the fold merges deltas)', () => {
     const values = Array.from({ length: 500 }, (_, i) => (i % 7 === 0 ? `${i}.${i}e-9` : ((i * 0.000123) % 0.9) / 3))
     const sum = new DecimalSum()
     let text: string | null = null
@@ -33,5 +33,15 @@ describe('DecimalSum', { timeout: 30_000 }, () => {
     const text = new DecimalSum()
     text.add('0.250')
     assert.equal(text.text, '0.25')
+  })
+})
+
+describe('addDecimals', { timeout: 30_000 }, () => {
+  it('adds two decimals exactly, null standing for a cost no span reported', () => {
+    assert.equal(addDecimals('0.1', 0.2), '0.3')
+    assert.equal(addDecimals('2500000000000000000000', '-0.000001'), '2499999999999999999999.999999')
+    assert.equal(addDecimals(null, 1e-7), '0.0000001')
+    assert.equal(addDecimals('1.50', null), '1.50')
+    assert.equal(addDecimals(null, null), null)
   })
 })
