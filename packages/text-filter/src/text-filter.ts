@@ -64,6 +64,9 @@ const asciiWordBytes = (() => {
 })()
 
 const PRESIZE_MAX_WORDS = 4096
+const MIN_SLOTS = 64
+/** The table of a TextFilterWords that has no word yet: it allocates its own once it knows how many to expect. */
+const NO_SLOTS = new Int32Array(0)
 const BACKSLASH = 0x5c
 const LETTER_U = 0x75
 
@@ -73,7 +76,11 @@ const LETTER_U = 0x75
  * table of its own (hash + 1; 0 is empty): no callback per word, no Set.
  */
 export class TextFilterWords {
-  #slots = new Int32Array(64)
+  // Allocated on the first word, sized for what is being added: a trace's words come as one span's
+  // text or one delta's hashes, and a table made at 64 slots and then made again at its size was
+  // two typed arrays a trace (off the V8 heap, each with its own backing store), 7% of the fold's
+  // own CPU on one-span traces (docs/benchmarks.md).
+  #slots = NO_SLOTS
   #count = 0
 
   /**
@@ -84,7 +91,7 @@ export class TextFilterWords {
     // Sized for the text at once (about a word in eight bytes of an LLM span's attributes), so
     // that a span's words are not placed two or three times over as the table doubles; a long
     // text repeats its words, and grows the table as it finds them.
-    if (this.#count === 0) this.#presize(Math.min((end - start) >>> 3, PRESIZE_MAX_WORDS))
+    if (this.#count === 0) this.#reserve(Math.min((end - start) >>> 3, PRESIZE_MAX_WORDS))
     let hash = FNV_OFFSET
     let inWord = false
     let i = start
@@ -120,8 +127,9 @@ export class TextFilterWords {
     if (inWord) this.#insert(finishHash(hash))
   }
 
-  /** Adds word hashes (of hashes(), or of fromBase64's text). */
-  addHashes(hashes: Iterable<number>): void {
+  /** Adds word hashes (of hashes(), or of hashesOfBase64's text). */
+  addHashes(hashes: Uint32Array): void {
+    this.#reserve(hashes.length)
     for (const hash of hashes) this.#insert(hash)
   }
 
@@ -160,14 +168,23 @@ export class TextFilterWords {
     return hashes
   }
 
-  /** Makes room for `words` words in an empty table (keeping it under half full). */
-  #presize(words: number): void {
-    let slots = this.#slots.length
-    while (slots < words * 2) slots *= 2
-    if (slots !== this.#slots.length) this.#slots = new Int32Array(slots)
+  /** Makes room for `words` more words (keeping the table under half full), so that adding them does not grow it step by step. */
+  #reserve(words: number): void {
+    const needed = (this.#count + words) * 2
+    let slots = Math.max(this.#slots.length, MIN_SLOTS)
+    while (slots < needed) slots *= 2
+    if (slots !== this.#slots.length) this.#resize(slots)
+  }
+
+  /** A table of `slots` slots holding the keys placed so far. */
+  #resize(slots: number): void {
+    const held = this.#slots
+    this.#slots = new Int32Array(slots)
+    for (const key of held) if (key !== 0) this.#place(key)
   }
 
   #insert(hash: number): void {
+    if (this.#slots.length === 0) this.#slots = new Int32Array(MIN_SLOTS)
     const key = hash + 1
     const slots = this.#slots
     const mask = slots.length - 1
@@ -178,10 +195,7 @@ export class TextFilterWords {
     }
     slots[at] = key
     // Over half full: twice the size, every key placed again.
-    if (++this.#count * 2 > slots.length) {
-      this.#slots = new Int32Array(slots.length * 2)
-      for (const held of slots) if (held !== 0) this.#place(held)
-    }
+    if (++this.#count * 2 > slots.length) this.#resize(slots.length * 2)
   }
 
   #place(key: number): void {
