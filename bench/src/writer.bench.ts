@@ -13,7 +13,7 @@
 // Prints each round's ratio, the median, the writer's CPU a span, the jobs the backlog was queued
 // as (what ingest's group commit made of the requests), how long storing the spans took of the
 // drain (the rest is the summaries catching up), the samples of pg_stat_activity in which a
-// writer's backend waited on a lock and on what, and the writers' peak RSS.
+// writer's backend waited on a lock and on what, the longest statement seen, and the writers' peak RSS.
 import { freePort, servicesRunAs, startService } from './child-processes.ts'
 import { prepareCopyCeiling } from './copy-ceiling.ts'
 import { peakRssMiB } from './process-stats.ts'
@@ -56,7 +56,8 @@ try {
     const ratios = drained.ratios.map((ratio) => ratio.toFixed(2)).join(', ')
     const samples = drained.results.reduce((sum, result) => sum + result.watched.samples, 0)
     const waits = drained.results.reduce((sum, result) => sum + result.watched.lockWaitSamples, 0)
-    out(`${drainedBy} / COPY, ${shape.label}: ${drained.ratio.toFixed(2)} (rounds ${ratios}; target ≥ ${shape.writerAloneTarget}); ${median(drained.results.map((result) => result.stored / result.seconds)).toFixed(0)} spans/s; ${drainCpuSummary(drained.results, { rate: median(drained.ceilings), postgresMicrosPerRow: copy.postgresMicrosPerRow }, shape.writerAloneTarget)}; ${(stored / jobs).toFixed(1)} spans a job; spans stored in ${median(drained.results.map((result) => result.storedSeconds)).toFixed(1)} s of ${median(drained.results.map((result) => result.seconds)).toFixed(1)} s (the rest: the summaries catching up); a backend waited on a lock in ${waits} of ${samples} samples (${lockWaitsSeen(drained.results.map((result) => result.watched))}); peak RSS so far ${writerPids.map((pid) => `${peakRssMiB(pid).toFixed(0)} MiB`).join(', ')}`)
+    const longest = drained.results.map((result) => result.watched).reduce((a, b) => (b.longestStatementMs > a.longestStatementMs ? b : a))
+    out(`${drainedBy} / COPY, ${shape.label}: ${drained.ratio.toFixed(2)} (rounds ${ratios}; target ≥ ${shape.writerAloneTarget}); ${median(drained.results.map((result) => result.stored / result.seconds)).toFixed(0)} spans/s; ${drainCpuSummary(drained.results, { rate: median(drained.ceilings), postgresMicrosPerRow: copy.postgresMicrosPerRow }, shape.writerAloneTarget)}; ${(stored / jobs).toFixed(1)} spans a job; spans stored in ${median(drained.results.map((result) => result.storedSeconds)).toFixed(1)} s of ${median(drained.results.map((result) => result.seconds)).toFixed(1)} s (the rest: the summaries catching up); a backend waited on a lock in ${waits} of ${samples} samples (${lockWaitsSeen(drained.results.map((result) => result.watched))}); the longest statement ran ${longest.longestStatementMs.toFixed(0)} ms (${longest.longestStatement.slice(0, 40)}); peak RSS so far ${writerPids.map((pid) => `${peakRssMiB(pid).toFixed(0)} MiB`).join(', ')}`)
   }
 } finally {
   await stack.close()

@@ -100,7 +100,7 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
   const registry = options.metrics ?? new Registry()
   const metrics = spanBatchMetrics(registry)
   const pricer = new SpanPricer({ db: options.db, metrics: registry, logger: options.logger })
-  const combiner = new CopyCombiner(options.db, { maxSpans: COMBINED_COPY_MAX_SPANS, maxInFlight: 2 })
+  const combiner = new CopyCombiner(options.db, { maxSpans: COMBINED_COPY_MAX_SPANS, maxInFlight: 2, maxOpenMs: COMBINED_COPY_MAX_OPEN_MS })
   const budget = new BodyBudget(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)
   const connection = createSpanBatchQueueConnection(options.redis, 'worker')
   connection.on('error', () => {}) // reported by the workers' 'error' listener below
@@ -230,6 +230,10 @@ const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 // Bounds a combined COPY's work (and its transaction's length); a job larger than this (up to
 // ENQUEUE_MAX_SPANS_PER_JOB, a larger request) goes in a COPY of its own.
 const COMBINED_COPY_MAX_SPANS = 5_000
+// And bounds its time: the COPY takes no further job once open this long, so that with the
+// encoding of the job it is on and Postgres's applying the last rows it stays well within the
+// second every statement of the write path must keep to (docs/benchmarks.md, 2026-12-01).
+const COMBINED_COPY_MAX_OPEN_MS = 400
 
 /**
  * Stores a job's spans, decoded as they are copied, in a COPY shared with the other jobs that are

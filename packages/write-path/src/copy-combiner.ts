@@ -1,5 +1,5 @@
 import type { Db } from '@tracewell/db'
-import { copySpanSources } from './span-store.ts'
+import { copySpanSources, type EndBefore } from './span-store.ts'
 import type { ProjectSpanSource } from './span-statement.ts'
 
 // Jobs that are ready together are stored in one COPY, in one transaction: small traces come as
@@ -14,6 +14,14 @@ export interface CopyCombinerOptions {
   maxSpans: number
   /** Combined COPYs running at once: two let one be encoded while Postgres applies the other. */
   maxInFlight: number
+  /**
+   * A COPY open this long (ms) takes no further job: the jobs of its group not yet begun wait for
+   * the next COPY, first in line. The COPY is one statement, streamed while the writer decodes and
+   * encodes its jobs' bodies, so its length follows the writer's speed, not only its size: on a
+   * loaded machine a COPY of 5,000 one-span traces ran past the second that bounds every
+   * statement of the write path (docs/benchmarks.md).
+   */
+  maxOpenMs: number
 }
 
 /**
@@ -127,17 +135,47 @@ export class CopyCombiner {
         },
       })),
     )
-    const alone = group.length === 1
+    const cut = this.#cutAfterMaxOpen(group)
     try {
-      const inserted = await copySpanSources(this.#db, sources)
+      const inserted = await copySpanSources(this.#db, sources, cut.endBefore)
+      const copied = group.slice(0, cut.jobs())
+      const alone = copied.length === 1
       // A span already stored, or a value for statements: one of the jobs, whose COPY alone will tell.
-      if (inserted === undefined) for (const waiting of group) waiting.resolve(alone ? 'statements' : 'alone')
-      else group.forEach((waiting, index) => waiting.resolve({ inserted: counts[index] as number }))
+      if (inserted === undefined) for (const waiting of copied) waiting.resolve(alone ? 'statements' : 'alone')
+      else copied.forEach((waiting, index) => waiting.resolve({ inserted: counts[index] as number }))
     } catch (error) {
-      for (const waiting of group) {
-        if (alone) waiting.reject(error)
+      const copied = group.slice(0, cut.jobs())
+      for (const waiting of copied) {
+        if (copied.length === 1) waiting.reject(error)
         else waiting.resolve('alone')
       }
+    }
+    // The jobs the COPY ended before: first in line for the next, in their order.
+    if (cut.jobs() < group.length) this.#waiting.unshift(...group.slice(cut.jobs()))
+  }
+
+  /**
+   * Where a COPY of `group` ends: `endBefore` ends it before the first source of a job once it has
+   * been open maxOpenMs; `jobs()` is then how many jobs it took (all of them if it never ended early).
+   */
+  #cutAfterMaxOpen(group: readonly Waiting[]): { endBefore: EndBefore; jobs: () => number } {
+    /** The job each job's first source starts, by source index. */
+    const jobStartingAt = new Map<number, number>()
+    let next = 0
+    group.forEach((waiting, index) => {
+      jobStartingAt.set(next, index)
+      next += waiting.sources.length
+    })
+    const opened = performance.now()
+    let jobs = group.length
+    return {
+      endBefore: (sourceIndex) => {
+        const job = jobStartingAt.get(sourceIndex)
+        if (job === undefined || performance.now() - opened < this.#options.maxOpenMs) return false
+        jobs = job
+        return true
+      },
+      jobs: () => jobs,
     }
   }
 }

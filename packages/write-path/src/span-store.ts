@@ -64,7 +64,7 @@ function projectRuns(spans: readonly SpanInsert[]): ProjectSpanSource[] {
  * statement instead (a span already stored, a value only the statement path stores exactly, or
  * PGlite), with nothing stored. The sources' spans are asked for at most once.
  */
-export async function copySpanSources(db: Db, sources: readonly ProjectSpanSource[]): Promise<number | undefined> {
+export async function copySpanSources(db: Db, sources: readonly ProjectSpanSource[], endBefore?: EndBefore): Promise<number | undefined> {
   const pool = poolOf.get(db)
   if (pool === undefined) return undefined
   if (sources.length === 0) return 0
@@ -75,8 +75,15 @@ export async function copySpanSources(db: Db, sources: readonly ProjectSpanSourc
     // The words of full-text search (attributes, events), read from the bytes the COPY sends.
     searchableText: (bytes, start, end) => delta.addWordsOfLastSpan(bytes, start, end),
   })
-  return copyInTransaction(pool, encoder, sources, delta)
+  return copyInTransaction(pool, encoder, sources, delta, endBefore)
 }
+
+/**
+ * Asked before each source but the first is encoded: true ends the COPY there, with the sources
+ * before it (a COPY shared by several jobs ends between two jobs once it has been open long
+ * enough, CopyCombiner). Once it has answered true it is not asked again.
+ */
+export type EndBefore = (sourceIndex: number) => boolean
 
 /** storeSpanSources' fallback: idempotent statements, in a transaction of their own. */
 export function insertSpanSourcesByStatement(db: Db, sources: readonly ProjectSpanSource[]): Promise<StoreResult> {
@@ -140,11 +147,12 @@ async function copyInTransaction(
   encoder: SpanCopyEncoder,
   sources: readonly ProjectSpanSource[],
   delta: SummaryDelta,
+  endBefore: EndBefore | undefined,
 ): Promise<number | undefined> {
   return withPoolClient(pool, async (client, broke) => {
     try {
       await client.query('begin')
-      const rows = await streamSources(client.query(copyFrom(spanCopyStatement)), encoder, sources)
+      const rows = await streamSources(client.query(copyFrom(spanCopyStatement)), encoder, sources, endBefore)
       if (rows === undefined) {
         await client.query('rollback')
         return undefined
@@ -181,7 +189,7 @@ async function copyInTransaction(
  * brianc/node-pg-copy-streams#153). For the same reason the stream is never destroy()ed (its
  * _destroy sends a CopyFail through that let-go connection), nor ended once it has failed.
  */
-async function streamSources(stream: CopyStreamQuery, encoder: SpanCopyEncoder, sources: readonly ProjectSpanSource[]): Promise<number | undefined> {
+async function streamSources(stream: CopyStreamQuery, encoder: SpanCopyEncoder, sources: readonly ProjectSpanSource[], endBefore: EndBefore | undefined): Promise<number | undefined> {
   let failed = false
   const applied = new Promise<number>((resolve, reject) => {
     stream.on('error', (error) => {
@@ -202,7 +210,8 @@ async function streamSources(stream: CopyStreamQuery, encoder: SpanCopyEncoder, 
     await applied.catch(() => {})
   }
   try {
-    for (const source of sources) {
+    for (const [index, source] of sources.entries()) {
+      if (index > 0 && endBefore?.(index) === true) break
       if (!encoder.add(source)) {
         await abandon()
         return undefined

@@ -15,7 +15,7 @@ describe('CopyCombiner on postgres', () => {
   let combiner: CopyCombiner
   before(async () => {
     database = await createTestDatabase()
-    combiner = new CopyCombiner(database.db, { maxSpans: 1_000, maxInFlight: 1 })
+    combiner = new CopyCombiner(database.db, { maxSpans: 1_000, maxInFlight: 1, maxOpenMs: 60_000 })
   })
   after(() => database.drop())
 
@@ -55,7 +55,7 @@ describe('CopyCombiner on postgres', () => {
   })
 
   it('keeps a COPY within maxSpans: a job that does not fit waits for the next one, a later one that fits does not', async () => {
-    const small = new CopyCombiner(database.db, { maxSpans: 5, maxInFlight: 1 })
+    const small = new CopyCombiner(database.db, { maxSpans: 5, maxInFlight: 1, maxOpenMs: 60_000 })
     const before = await deltaRows(database.db)
     const order: string[] = []
     const copy = (label: string, count: number) => small.copy([source('bounded', spans(count))], count).then((outcome) => (order.push(label), outcome))
@@ -65,15 +65,36 @@ describe('CopyCombiner on postgres', () => {
     assert.deepEqual(order, ['first 4', '1', 'second 4'], 'the 1-span job went in the first COPY, past the 4 that did not fit')
   })
 
+  it('ends a COPY open maxOpenMs between two jobs: the jobs not begun go first into the next', async () => {
+    const timed = new CopyCombiner(database.db, { maxSpans: 1_000, maxInFlight: 1, maxOpenMs: 50 })
+    const before = await deltaRows(database.db)
+    const order: string[] = []
+    // A job whose body takes 80 ms to decode, as a large one does on a loaded machine.
+    const slow = (count: number): ProjectSpanSource => ({
+      projectId: 'timed',
+      spans() {
+        const until = performance.now() + 80
+        while (performance.now() < until);
+        return spans(count)
+      },
+    })
+    const copy = (label: string, job: ProjectSpanSource[], count: number) => timed.copy(job, count).then((outcome) => (order.push(label), outcome))
+    const outcomes = await Promise.all([copy('slow 2', [slow(2)], 2), copy('slow 3', [slow(1), slow(2)], 3), copy('quick 4', [source('timed', spans(4))], 4)])
+    assert.deepEqual(outcomes, [{ inserted: 2 }, { inserted: 3 }, { inserted: 4 }])
+    assert.equal(await countSpans(database.db, 'timed'), 9)
+    assert.equal((await deltaRows(database.db)) - before, 3, 'three COPYs: each ended once open 50 ms, between two jobs, never inside one')
+    assert.deepEqual(order, ['slow 2', 'slow 3', 'quick 4'])
+  })
+
   it('puts express jobs first, and starts one COPY of them beyond maxInFlight while the usual ones run', async () => {
-    const lanes = new CopyCombiner(database.db, { maxSpans: 5, maxInFlight: 1 })
+    const lanes = new CopyCombiner(database.db, { maxSpans: 5, maxInFlight: 1, maxOpenMs: 60_000 })
     const order: string[] = []
     const copy = (label: string, count: number, lane: 'usual' | 'express') => lanes.copy([source('lanes', spans(count))], count, lane).then((outcome) => (order.push(label), outcome))
     await Promise.all([copy('usual 4', 4, 'usual'), copy('usual 3', 3, 'usual'), copy('express 1', 1, 'express')])
     assert.deepEqual(order, ['express 1', 'usual 4', 'usual 3'], 'the express job went into the first COPY, ahead of the usual 3 that arrived before it')
 
     // A large usual COPY running: an express job arriving now does not wait for it.
-    const big = new CopyCombiner(database.db, { maxSpans: 10_000, maxInFlight: 1 })
+    const big = new CopyCombiner(database.db, { maxSpans: 10_000, maxInFlight: 1, maxOpenMs: 60_000 })
     let largeStarted!: () => void
     const started = new Promise<void>((resolve) => (largeStarted = resolve))
     let largeDone = false
