@@ -235,8 +235,10 @@ export const writerSettings = {
   SUMMARY_FOLD_MAX_TRACES: Type.Integer({
     minimum: 100,
     maximum: 100_000,
-    default: 10_000,
-    description: 'traces folded into the summaries per transaction, at most (default 10000); bounds each fold\'s statements',
+    // 10,000 let the fold's COPY of new summaries run past a second with two writers on two cores
+    // (784–1,051 ms); at 5,000 it ran 358–417 ms, for less CPU a span (docs/benchmarks.md, 2026-12-01).
+    default: 5_000,
+    description: 'traces folded into the summaries per transaction, at most (default 5000); bounds each fold\'s statements',
   }),
 }
 

@@ -39,7 +39,8 @@ export interface FoldLimits {
   maxDeltas: number
 }
 
-export const DEFAULT_FOLD_LIMITS: FoldLimits = { maxTraces: 10_000, maxDeltas: 500 }
+/** SUMMARY_FOLD_MAX_TRACES's default (packages/config), and 500 deltas. */
+export const DEFAULT_FOLD_LIMITS: FoldLimits = { maxTraces: 5_000, maxDeltas: 500 }
 
 /** What one fold did; `busy` when another fold held the lock. */
 export type FoldResult = { deltas: number; traces: number } | 'busy'
