@@ -7,14 +7,33 @@ import { migrateToLatest } from '../migrator.ts'
 
 // Every test file gets a database of its own, cloned from a migrated template, so files run in
 // parallel and no test sees another's rows (the Trigger.dev pattern). The template's name carries
-// a hash of the migrations, so changing a migration builds a fresh template.
+// a hash of the migrations, so changing a migration builds a fresh template, and the UTC day it
+// was built: the migrations make the day partitions around the day they run (the day before to
+// three days ahead), so a template is only the day's. One built the evening before made a janitor
+// test with a day's retention see yesterday's partitions expire (a CI run after midnight).
 
 const migrationsDir = new URL('../migrations/', import.meta.url)
+const TEMPLATE_PREFIX = 'tracewell_template_'
+
+const utcDay = (): string => new Date().toISOString().slice(0, 10).replaceAll('-', '')
 
 function templateName(): string {
   const hash = createHash('sha256')
   for (const file of readdirSync(migrationsDir).sort()) hash.update(file).update(readFileSync(new URL(file, migrationsDir)))
-  return `tracewell_template_${hash.digest('hex').slice(0, 12)}`
+  return `${TEMPLATE_PREFIX}${hash.digest('hex').slice(0, 12)}_${utcDay()}`
+}
+
+/**
+ * Drops the templates of earlier days (and those named before templates had a day), so that a
+ * machine keeps one a day at most per set of migrations. A template some run is cloning at this
+ * moment cannot be dropped, and is left for the next build.
+ */
+async function dropOldTemplates(client: pg.Client): Promise<void> {
+  const { rows } = await client.query<{ name: string }>('select datname as name from pg_database where datname like $1', [`${TEMPLATE_PREFIX}%`])
+  for (const { name } of rows) {
+    if (name.endsWith(`_${utcDay()}`) || name.endsWith('_building')) continue
+    await client.query(`drop database if exists "${name}"`).catch(() => {})
+  }
 }
 
 function databaseUrl(adminUrl: string, database: string): string {
@@ -50,6 +69,7 @@ async function ensureTemplate(adminUrl: string, template: string): Promise<void>
         await db.destroy()
       }
       await client.query(`alter database "${building}" rename to "${template}"`)
+      await dropOldTemplates(client)
     } finally {
       await client.query('select pg_advisory_unlock(hashtext($1))', [template])
     }
