@@ -136,22 +136,27 @@ export class CopyCombiner {
       })),
     )
     const cut = this.#cutAfterMaxOpen(group)
+    let outcome: { inserted: number | undefined } | { error: unknown }
     try {
-      const inserted = await copySpanSources(this.#db, sources, cut.endBefore)
-      const copied = group.slice(0, cut.jobs())
-      const alone = copied.length === 1
-      // A span already stored, or a value for statements: one of the jobs, whose COPY alone will tell.
-      if (inserted === undefined) for (const waiting of copied) waiting.resolve(alone ? 'statements' : 'alone')
-      else copied.forEach((waiting, index) => waiting.resolve({ inserted: counts[index] as number }))
+      outcome = { inserted: await copySpanSources(this.#db, sources, cut.endBefore) }
     } catch (error) {
-      const copied = group.slice(0, cut.jobs())
+      outcome = { error }
+    }
+    // The jobs the COPY took; those it ended before go first in line for the next, in their order.
+    const copied = group.slice(0, cut.jobs())
+    this.#waiting.unshift(...group.slice(copied.length))
+    const alone = copied.length === 1
+    if ('error' in outcome) {
       for (const waiting of copied) {
-        if (copied.length === 1) waiting.reject(error)
+        if (alone) waiting.reject(outcome.error)
         else waiting.resolve('alone')
       }
+    } else if (outcome.inserted === undefined) {
+      // A span already stored, or a value for statements: one of the jobs, whose COPY alone will tell.
+      for (const waiting of copied) waiting.resolve(alone ? 'statements' : 'alone')
+    } else {
+      copied.forEach((waiting, index) => waiting.resolve({ inserted: counts[index] as number }))
     }
-    // The jobs the COPY ended before: first in line for the next, in their order.
-    if (cut.jobs() < group.length) this.#waiting.unshift(...group.slice(cut.jobs()))
   }
 
   /**
