@@ -183,8 +183,8 @@ export class TextFilterWords {
     for (const key of held) if (key !== 0) this.#place(key)
   }
 
+  /** Places a hash; the table was made by #reserve, which addJson and addHashes call first. */
   #insert(hash: number): void {
-    if (this.#slots.length === 0) this.#slots = new Int32Array(MIN_SLOTS)
     const key = hash + 1
     const slots = this.#slots
     const mask = slots.length - 1
