@@ -15,23 +15,24 @@ import { migrateToLatest } from '../migrator.ts'
 const migrationsDir = new URL('../migrations/', import.meta.url)
 const TEMPLATE_PREFIX = 'tracewell_template_'
 
-const utcDay = (): string => new Date().toISOString().slice(0, 10).replaceAll('-', '')
-
 function templateName(): string {
   const hash = createHash('sha256')
   for (const file of readdirSync(migrationsDir).sort()) hash.update(file).update(readFileSync(new URL(file, migrationsDir)))
-  return `${TEMPLATE_PREFIX}${hash.digest('hex').slice(0, 12)}_${utcDay()}`
+  const utcDay = new Date().toISOString().slice(0, 10).replaceAll('-', '')
+  return `${TEMPLATE_PREFIX}${hash.digest('hex').slice(0, 12)}_${utcDay}`
 }
 
 /**
- * Drops the templates of earlier days (and those named before templates had a day), so that a
- * machine keeps one a day at most per set of migrations. A template some run is cloning at this
- * moment cannot be dropped, and is left for the next build.
+ * Drops the templates of other days than `built`'s (and those named before templates had a day),
+ * so that a machine keeps one a day at most per set of migrations. The day is read from the name
+ * just built, not the clock, which may have passed midnight since. A template some run is cloning
+ * at this moment cannot be dropped, and is left for the next build.
  */
-async function dropOldTemplates(client: pg.Client): Promise<void> {
+async function dropOldTemplates(client: pg.Client, built: string): Promise<void> {
+  const day = built.slice(built.lastIndexOf('_'))
   const { rows } = await client.query<{ name: string }>('select datname as name from pg_database where datname like $1', [`${TEMPLATE_PREFIX}%`])
   for (const { name } of rows) {
-    if (name.endsWith(`_${utcDay()}`) || name.endsWith('_building')) continue
+    if (name.endsWith(day) || name.endsWith('_building')) continue
     await client.query(`drop database if exists "${name}"`).catch(() => {})
   }
 }
@@ -69,7 +70,7 @@ async function ensureTemplate(adminUrl: string, template: string): Promise<void>
         await db.destroy()
       }
       await client.query(`alter database "${building}" rename to "${template}"`)
-      await dropOldTemplates(client)
+      await dropOldTemplates(client, template)
     } finally {
       await client.query('select pg_advisory_unlock(hashtext($1))', [template])
     }
