@@ -2,6 +2,7 @@ import { sql, type RawBuilder } from 'kysely'
 import type { EvaluationJobStatus } from '../database.ts'
 import { findEvaluatorById, type EvaluatorDto } from './evaluators.repository.ts'
 import type { Executor } from './executor.ts'
+import { spendAssignments, type CallSpend } from './call-spend.ts'
 import { traceFilterOf } from './trace-filter-params.ts'
 import { traceFilterConditions } from './trace-search.repository.ts'
 
@@ -172,23 +173,31 @@ export async function findEvaluationJob(db: Executor, id: string): Promise<Evalu
 }
 
 /** Records that an attempt started (and when), so a stale pending judgment is told from a live one. */
-export async function recordJobAttempt(db: Executor, id: string): Promise<void> {
-  await sql`update evaluation_jobs set attempts = attempts + 1, updated_at = now() where id = ${id} and status = 'pending'`.execute(db)
+/** Counts an attempt at a pending judgment; its number (1 for the first), or null when the judgment is no longer pending. */
+export async function recordJobAttempt(db: Executor, id: string): Promise<number | null> {
+  const { rows } = await sql<{ attempts: number }>`update evaluation_jobs set attempts = attempts + 1, updated_at = now() where id = ${id} and status = 'pending' returning attempts`.execute(db)
+  return rows[0]?.attempts ?? null
 }
 
+/**
+ * Adds calls' spend to a judgment, whatever becomes of it (a failed attempt's calls cost as much as
+ * a successful one's). Tokens and cost stay null until a call reports some.
+ */
+export async function addJobSpend(db: Executor, id: string, spend: CallSpend): Promise<void> {
+  await sql`update evaluation_jobs set ${spendAssignments(spend)}, updated_at = now() where id = ${id}`.execute(db)
+}
+
+/** Judgment rows' tokens and cost are added up by addJobSpend, attempt by attempt; completing one records what answered. */
 export interface JudgmentResult {
   scoreId: string
   judgeModel: string
-  inputTokens: number | null
-  outputTokens: number | null
-  costUsd: number | null
   latencyMs: number
 }
 
 export async function completeJob(db: Executor, id: string, result: JudgmentResult): Promise<void> {
   await sql`
     update evaluation_jobs set status = 'completed', error = null, score_id = ${result.scoreId}, judge_model = ${result.judgeModel},
-      input_tokens = ${result.inputTokens}, output_tokens = ${result.outputTokens}, cost_usd = ${result.costUsd}, latency_ms = ${result.latencyMs}, updated_at = now()
+      latency_ms = ${result.latencyMs}, updated_at = now()
     where id = ${id}`.execute(db)
 }
 
