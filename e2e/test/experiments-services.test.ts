@@ -21,9 +21,12 @@ describe('experiments and the playground across separate services', () => {
   let ingest: RunningService
   let controlPlane: RunningService
   let fake: FakeOpenAi
-  let projectKey: string
+  let teamKey: string
+  let projectId: string
+  // Connections, evaluators and prompt experiments spend the project's provider key: the team key sets them up.
   const api = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) =>
-    callJson<T>(`${controlPlane.url}${path}`, { method, headers: { 'x-api-key': projectKey }, ...(body === undefined ? {} : { body }) })
+    callJson<T>(`${controlPlane.url}${path}${path.includes('?') ? '&' : '?'}project_id=${projectId}`, { method, headers: { 'x-api-key': teamKey }, ...(body === undefined ? {} : { body }) })
+  let projectKey: string
 
   before(async () => {
     database = await createTestDatabase()
@@ -41,6 +44,8 @@ describe('experiments and the playground across separate services', () => {
     const team = await callJson<{ apiKey: string }>(`${controlPlane.url}/api/teams`, { method: 'POST', headers: { 'x-admin-key': adminKey }, body: { name: 'e2e team' } })
     const project = await callJson<{ id: string }>(`${controlPlane.url}/api/projects`, { method: 'POST', headers: { 'x-api-key': team.body.apiKey }, body: { name: 'e2e project' } })
     projectKey = (await callJson<{ apiKey: string }>(`${controlPlane.url}/api/api-key?project_id=${project.body.id}`, { method: 'POST', headers: { 'x-api-key': team.body.apiKey } })).body.apiKey
+    teamKey = team.body.apiKey
+    projectId = project.body.id
   })
   after(async () => {
     await Promise.all((services ?? []).map((service) => service.stop()))

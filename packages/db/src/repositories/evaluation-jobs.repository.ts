@@ -24,6 +24,11 @@ export interface NewTraceWindow {
   limit: number
 }
 
+// Traces Tracewell made itself (service tracewell: judges, experiments, the playground) are no
+// candidates: a judge judging its own calls would judge without end. Experiments' outputs are
+// judged through createTraceJudgments.
+const notSelfMade = sql`not ('tracewell' = any(t.services))`
+
 /**
  * Takes the evaluator's new traces: started within the lookback, with a span that arrived after
  * the evaluator was made, none arrived in the quiet period, matching its filter, not taken before.
@@ -37,6 +42,7 @@ export async function takeNewTraces(db: Executor, evaluator: EvaluatorDto, windo
     sql`exists (select 1 from spans s where s.project_id = t.project_id and s.trace_id = t.trace_id and s.received_at >= ${evaluator.createdAt}::timestamptz)`,
     sql`not exists (select 1 from spans s where s.project_id = t.project_id and s.trace_id = t.trace_id and s.received_at > now() - ${`${window.quietMs} milliseconds`}::interval)`,
     sql`not exists (select 1 from evaluation_jobs j where j.evaluator_id = ${evaluator.id} and j.trace_id = t.trace_id and j.run_id is null)`,
+    notSelfMade,
   ]
   const { rows } = await sql<{ id: string; status: EvaluationJobStatus }>`
     insert into evaluation_jobs (project_id, evaluator_id, trace_id, status)
@@ -81,7 +87,7 @@ export async function startQueuedRuns(db: Executor): Promise<string[]> {
   for (const run of runs) {
     const evaluator = await findEvaluatorById(db, run.evaluator_id)
     if (evaluator === undefined) continue
-    const where = [...traceFilterConditions(traceFilterOf(evaluator.projectId, evaluator.filter)), sql`t.start_time >= ${run.from_time}`, sql`t.start_time < ${run.to_time}`]
+    const where = [...traceFilterConditions(traceFilterOf(evaluator.projectId, evaluator.filter)), sql`t.start_time >= ${run.from_time}`, sql`t.start_time < ${run.to_time}`, notSelfMade]
     const { rows } = await sql<{ id: string }>`
       insert into evaluation_jobs (project_id, evaluator_id, run_id, trace_id, status)
       select t.project_id, ${evaluator.id}, ${run.id}, t.trace_id, 'pending'
