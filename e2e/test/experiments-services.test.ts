@@ -92,9 +92,9 @@ describe('experiments and the playground across separate services', () => {
 
   it('runs the playground from the control plane, streamed, the run a listed trace', async () => {
     const connection = (await api<{ llmConnections: Array<{ id: string }> }>('GET', '/api/llm-connections')).body.llmConnections[0]
-    const response = await fetch(`${controlPlane.url}/api/playground/runs`, {
+    const response = await fetch(`${controlPlane.url}/api/playground/runs?project_id=${projectId}`, {
       method: 'POST',
-      headers: { 'x-api-key': projectKey, 'content-type': 'application/json' },
+      headers: { 'x-api-key': teamKey, 'content-type': 'application/json' },
       body: JSON.stringify({ connectionId: connection?.id, model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'Refund time for {{product}}?' }], variables: { product: 'shoes' } }),
     })
     assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/)
