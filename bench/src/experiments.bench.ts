@@ -21,6 +21,7 @@ async function runOnce(concurrency: number): Promise<{ ms: number; maxInFlight: 
   const modelsUrl = models.url
   const database = await createTestDatabase()
   const projectKey = `tw_proj_${randomBytes(24).toString('hex')}`
+  const teamKey = `tw_team_${randomBytes(24).toString('hex')}`
   const { app } = await buildAllInOneApp(
     loadConfig(AllInOneConfigSchema, {
       DATABASE_URL: database.url,
@@ -28,7 +29,7 @@ async function runOnce(concurrency: number): Promise<{ ms: number; maxInFlight: 
       LOG_LEVEL: 'warn',
       GRPC_PORT: '0',
       INIT_TEAM_NAME: 'bench',
-      INIT_TEAM_API_KEY: `tw_team_${randomBytes(24).toString('hex')}`,
+      INIT_TEAM_API_KEY: teamKey,
       INIT_PROJECT_NAME: 'bench',
       INIT_PROJECT_ID: 'bench',
       INIT_PROJECT_API_KEY: projectKey,
@@ -39,7 +40,8 @@ async function runOnce(concurrency: number): Promise<{ ms: number; maxInFlight: 
   )
   try {
     const api = async (method: 'GET' | 'POST', url: string, payload?: unknown) => {
-      const response = await app.inject({ method, url, headers: { 'x-api-key': projectKey, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) }, ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) })
+      // A prompt experiment spends the project's connection: the team key sets it up.
+      const response = await app.inject({ method, url: `${url}${url.includes('?') ? '&' : '?'}project_id=bench`, headers: { 'x-api-key': teamKey, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) }, ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) })
       if (response.statusCode >= 300) throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`)
       return response.json() as Record<string, unknown>
     }

@@ -21,9 +21,12 @@ describe('experiments and the playground across separate services', () => {
   let ingest: RunningService
   let controlPlane: RunningService
   let fake: FakeOpenAi
-  let projectKey: string
+  let teamKey: string
+  let projectId: string
+  // Connections, evaluators and prompt experiments spend the project's provider key: the team key sets them up.
   const api = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) =>
-    callJson<T>(`${controlPlane.url}${path}`, { method, headers: { 'x-api-key': projectKey }, ...(body === undefined ? {} : { body }) })
+    callJson<T>(`${controlPlane.url}${path}${path.includes('?') ? '&' : '?'}project_id=${projectId}`, { method, headers: { 'x-api-key': teamKey }, ...(body === undefined ? {} : { body }) })
+  let projectKey: string
 
   before(async () => {
     database = await createTestDatabase()
@@ -41,6 +44,8 @@ describe('experiments and the playground across separate services', () => {
     const team = await callJson<{ apiKey: string }>(`${controlPlane.url}/api/teams`, { method: 'POST', headers: { 'x-admin-key': adminKey }, body: { name: 'e2e team' } })
     const project = await callJson<{ id: string }>(`${controlPlane.url}/api/projects`, { method: 'POST', headers: { 'x-api-key': team.body.apiKey }, body: { name: 'e2e project' } })
     projectKey = (await callJson<{ apiKey: string }>(`${controlPlane.url}/api/api-key?project_id=${project.body.id}`, { method: 'POST', headers: { 'x-api-key': team.body.apiKey } })).body.apiKey
+    teamKey = team.body.apiKey
+    projectId = project.body.id
   })
   after(async () => {
     await Promise.all((services ?? []).map((service) => service.stop()))
@@ -87,9 +92,9 @@ describe('experiments and the playground across separate services', () => {
 
   it('runs the playground from the control plane, streamed, the run a listed trace', async () => {
     const connection = (await api<{ llmConnections: Array<{ id: string }> }>('GET', '/api/llm-connections')).body.llmConnections[0]
-    const response = await fetch(`${controlPlane.url}/api/playground/runs`, {
+    const response = await fetch(`${controlPlane.url}/api/playground/runs?project_id=${projectId}`, {
       method: 'POST',
-      headers: { 'x-api-key': projectKey, 'content-type': 'application/json' },
+      headers: { 'x-api-key': teamKey, 'content-type': 'application/json' },
       body: JSON.stringify({ connectionId: connection?.id, model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'Refund time for {{product}}?' }], variables: { product: 'shoes' } }),
     })
     assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/)

@@ -30,6 +30,11 @@ describe('datasets and experiments, end to end', () => {
     const response = await callJson<T>(`${llm.stack.service.url}${path}`, { method, headers: { 'x-api-key': llm.stack.projectKey }, ...(body === undefined ? {} : { body }) })
     return response
   }
+  // Connections, evaluators and prompt experiments spend the project's provider key: the team key sets them up.
+  const spend = async <T = Record<string, unknown>>(path: string, body: unknown) => {
+    const { body: listed } = await callJson<{ projects: Array<{ id: string }> }>(`${llm.stack.service.url}/api/projects`, { headers: { 'x-api-key': llm.stack.teamKey } })
+    return callJson<T>(`${llm.stack.service.url}${path}?project_id=${listed.projects[0]?.id}`, { method: 'POST', headers: { 'x-api-key': llm.stack.teamKey }, body })
+  }
   const traceIds: string[] = []
   let datasetId: string
   let promptsetId: string
@@ -69,10 +74,10 @@ describe('datasets and experiments, end to end', () => {
   })
 
   it('runs two prompt versions over it with an evaluator, compares them, and promotes the better', async () => {
-    const connection = await api<{ id: string }>('POST', '/api/llm-connections', { name: 'local', provider: 'openai', baseUrl: llm.fake.baseURL, apiKey: 'sk-test-0123456789' })
+    const connection = await spend<{ id: string }>('/api/llm-connections', { name: 'local', provider: 'openai', baseUrl: llm.fake.baseURL, apiKey: 'sk-test-0123456789' })
     assert.equal(connection.status, 201, JSON.stringify(connection.body))
     assert.equal((await api('POST', '/api/score-configs', { name: 'matches', dataType: 'numeric', minValue: 0, maxValue: 1 })).status, 201)
-    const evaluator = await api<{ id: string }>('POST', '/api/evaluators', {
+    const evaluator = await spend<{ id: string }>('/api/evaluators', {
       name: 'matches expected', connectionId: connection.body.id, model: 'gpt-4o-mini', scoreName: 'matches', enabled: false,
       prompt: 'Question: {{input}}\nExpected: {{expected_output}}\nAnswer: {{output}}',
     })
@@ -85,7 +90,7 @@ describe('datasets and experiments, end to end', () => {
 
     const started: string[] = []
     for (const version of [1, 2]) {
-      const created = await api<{ id: string; status: string }>('POST', '/api/experiments', { datasetId, promptsetId, version, connectionId: connection.body.id, evaluatorIds: [evaluator.body.id] })
+      const created = await spend<{ id: string; status: string }>('/api/experiments', { datasetId, promptsetId, version, connectionId: connection.body.id, evaluatorIds: [evaluator.body.id] })
       assert.deepEqual([created.status, created.body.status], [202, 'queued'], JSON.stringify(created.body))
       started.push(created.body.id)
     }

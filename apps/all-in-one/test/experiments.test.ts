@@ -17,6 +17,7 @@ import { fakeModelsApiKey as apiKey, judgeUsage, modelUsage, startFakeModels, ty
 // item's expected output, the experiments compare item by item, and the better version is promoted.
 
 const projectKey = `tw_proj_${randomBytes(24).toString('hex')}`
+const teamKey = `tw_team_${randomBytes(24).toString('hex')}`
 const randomHex = (bytes: number) => randomBytes(bytes).toString('hex')
 
 /** One chat call as OpenLLMetry records it, as OTLP/JSON. */
@@ -64,11 +65,12 @@ for (const mode of ['Postgres and Redis', 'embedded PGlite and in-process queue'
   let models: FakeModels
   let cleanUp: () => Promise<void>
   let app: App
+  // Connections, evaluators and prompt experiments spend the project's provider key: the team key sets them up.
   const api = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) => {
     const response = await app.inject({
       method,
-      url,
-      headers: { 'x-api-key': projectKey, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+      url: `${url}${url.includes('?') ? '&' : '?'}project_id=geo`,
+      headers: { 'x-api-key': teamKey, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
     })
     return { status: response.statusCode, body: response.body === '' ? null : response.json() }
@@ -98,7 +100,7 @@ for (const mode of ['Postgres and Redis', 'embedded PGlite and in-process queue'
       LOG_LEVEL: 'silent',
       GRPC_PORT: '0',
       INIT_TEAM_NAME: 'ops',
-      INIT_TEAM_API_KEY: `tw_team_${randomBytes(24).toString('hex')}`,
+      INIT_TEAM_API_KEY: teamKey,
       INIT_PROJECT_NAME: 'geo',
       INIT_PROJECT_ID: 'geo',
       INIT_PROJECT_API_KEY: projectKey,
@@ -216,6 +218,7 @@ for (const mode of ['Postgres and Redis', 'embedded PGlite and in-process queue'
     const trace = (await api('GET', `/api/traces/${experiment.results[0].traceId}`)).body
     const [span] = trace.spans
     assert.equal(span.serviceName, 'tracewell')
+    assert.equal(span.attributes['tracewell.origin'].stringValue, 'experiment')
     assert.equal(span.attributes['tracewell.experiment.id'].stringValue, experiments.v2)
     assert.equal(span.attributes['tracewell.dataset.item.expected_output'].stringValue, 'Paris.')
     assert.deepEqual(JSON.parse(span.attributes['gen_ai.output.messages'].stringValue), [{ role: 'assistant', parts: [{ type: 'text', content: 'Paris.' }], finish_reason: 'stop' }])

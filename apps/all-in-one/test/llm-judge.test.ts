@@ -40,6 +40,10 @@ function startFakeJudge(): Promise<{ server: Server; url: string; requests: Judg
     if (request.headers.authorization !== 'Bearer sk-judge-secret-0123456789') return send(401, { error: { message: 'Incorrect API key provided' } })
     const prompt = body.messages.find((message) => message.role === 'user')?.content ?? ''
     if (prompt.includes('ALWAYS-FAIL')) return send(500, { error: { message: 'the judge is down' } })
+    // Answered, and paid for, but no judgment: the usage must count all the same.
+    if (prompt.includes('NOT-JSON')) {
+      return send(200, { id: 'chatcmpl-prose', object: 'chat.completion', created: 0, model: 'gpt-4o-mini-2024-07-18', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'I would rather not say.', refusal: null } }], usage: { prompt_tokens: 120, completion_tokens: 20, total_tokens: 140 } })
+    }
     const flaky = /FLAKY-\w+/.exec(prompt)?.[0]
     if (flaky !== undefined && !flakySeen.has(flaky)) {
       flakySeen.add(flaky)
@@ -65,6 +69,7 @@ function startFakeJudge(): Promise<{ server: Server; url: string; requests: Judg
 }
 
 const projectKey = `tw_proj_${randomBytes(24).toString('hex')}`
+const teamKey = `tw_team_${randomBytes(24).toString('hex')}`
 const randomHex = (bytes: number) => randomBytes(bytes).toString('hex')
 
 /** One LLM call as OpenLLMetry records it, as the root span of a new trace, sent as OTLP/JSON. */
@@ -131,8 +136,10 @@ for (const mode of ['Postgres and Redis', 'embedded PGlite and in-process queue'
   let cleanUp: () => Promise<void>
   let app: App
   const headers = { 'x-api-key': projectKey }
+  // Connections and evaluators spend the project's provider key: the team key sets them up.
   const api = async (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) => {
-    const response = await app.inject({ method, url, headers: { ...headers, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) }, ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) })
+    const scoped = `${url}${url.includes('?') ? '&' : '?'}project_id=support`
+    const response = await app.inject({ method, url: scoped, headers: { 'x-api-key': teamKey, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) }, ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) })
     return { status: response.statusCode, body: response.json() }
   }
   const send = async (trace: { body: string }) => {
@@ -162,7 +169,7 @@ for (const mode of ['Postgres and Redis', 'embedded PGlite and in-process queue'
       LOG_LEVEL: 'silent',
       GRPC_PORT: '0',
       INIT_TEAM_NAME: 'ops',
-      INIT_TEAM_API_KEY: `tw_team_${randomBytes(24).toString('hex')}`,
+      INIT_TEAM_API_KEY: teamKey,
       INIT_PROJECT_NAME: 'support',
       INIT_PROJECT_ID: 'support',
       INIT_PROJECT_API_KEY: projectKey,
@@ -303,7 +310,34 @@ for (const mode of ['Postgres and Redis', 'embedded PGlite and in-process queue'
     assert.equal(failed.traceId, broken.traceId)
     assert.equal(failed.attempts, 3)
     assert.match(failed.error, /^the judge answered 500: /)
+    assert.deepEqual([failed.inputTokens, failed.outputTokens, failed.costUsd], [null, null, null], 'a 500 used nothing')
     assert.deepEqual(await scoresOf(broken.traceId), [])
+  })
+
+  it('counts the tokens and cost of every call of a failed judgment, and stores each as a judge span of the project', async () => {
+    const prose = chatTrace('support-bot', 'NOT-JSON: what is the capital of France?', 'Paris.')
+    await send(prose)
+    const failed = await waitFor(
+      'the judgment answered in prose to fail',
+      async () => {
+        const { judgments } = (await api('GET', `/api/evaluators/${evaluatorId}/judgments?status=failed`)).body
+        return (judgments as Array<Record<string, unknown>>).find((judgment) => judgment.traceId === prose.traceId)
+      },
+      30_000,
+    )
+    assert.equal(failed.attempts, 3)
+    assert.match(failed.error as string, /^the judge's answer is not JSON: /)
+    // Three attempts, each one call answered with usage: all of it counts.
+    assert.deepEqual([failed.inputTokens, failed.outputTokens], [360, 60])
+    const { rows } = await sql<{ origin: unknown; input_tokens: string; status_code: number; total_cost_usd: string }>`
+      select attributes->'tracewell.origin' as origin, input_tokens, status_code, total_cost_usd, service_name from spans
+      where project_id = 'support' and attributes->'tracewell.judgment.id' = ${JSON.stringify({ stringValue: failed.id })}::jsonb`.execute(app.db)
+    assert.deepEqual(rows.map((row) => [row.origin, Number(row.input_tokens), row.status_code]), Array(3).fill([{ stringValue: 'judge' }, 120, 2]))
+    const spanCost = rows.reduce((sum, row) => sum + Number(row.total_cost_usd), 0)
+    assert.ok(spanCost > 0 && Math.abs(spanCost - (failed.costUsd as number)) < 1e-9, `${spanCost} vs ${String(failed.costUsd)}`)
+    // The evaluator's totals take the failed judgment's calls in.
+    const stats = (await api('GET', `/api/evaluators/${evaluatorId}`)).body
+    assert.deepEqual([stats.judge.inputTokens, stats.judge.outputTokens], [720, 120])
   })
 
   it('judges a time range on demand, old traces included, replacing its earlier scores', async () => {
@@ -320,9 +354,10 @@ for (const mode of ['Postgres and Redis', 'embedded PGlite and in-process queue'
       },
       30_000,
     )
-    // Five support-bot traces in the window (the old one, three judged, the failing one); not the billing one.
-    assert.equal(run.traceCount, 5)
-    assert.deepEqual(run.judgments, { pending: 0, completed: 4, failed: 1, skipped: 0 })
+    // Six support-bot traces in the window (the old one, three judged, the two failing ones); not
+    // the billing one, nor the judges' own traces.
+    assert.equal(run.traceCount, 6)
+    assert.deepEqual(run.judgments, { pending: 0, completed: 4, failed: 2, skipped: 0 })
     const old = await scoresOf(oldTrace.traceId)
     assert.deepEqual(old.map((score) => [score.value, score.source]), [[1, 'eval']])
     // One score per evaluator and trace: the run's replaced the first.

@@ -1,6 +1,6 @@
 import { presentedApiKey, secretsMatch, type KeyKind, type VerifiedKey } from '@tracewell/auth'
 import { findTeamProject } from '@tracewell/db'
-import { answerFailedKey, BadRequestError, keyStoreUnavailable, NotFoundError, requireKey as requireApiKey, UnauthorizedError, verifyPresentedKey } from '@tracewell/http'
+import { answerFailedKey, BadRequestError, ForbiddenError, keyStoreUnavailable, NotFoundError, requireKey as requireApiKey, UnauthorizedError, verifyPresentedKey } from '@tracewell/http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { csrfFailure } from './console/csrf.ts'
 
@@ -94,6 +94,40 @@ export function requireProjectAccess(request: FastifyRequest, _reply: FastifyRep
       return admit(key)
     })
     .then(() => done(), done)
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** What a requireSpendAccess route does, as its 403 to a project key names it ("Creating LLM connections"). */
+    spends?: string
+  }
+}
+
+/**
+ * A 403 for a project key about to spend its project's LLM connections. Project keys ship inside
+ * applications, so whoever holds one must not run models on the project's bill.
+ */
+export function refuseProjectKeySpend(request: FastifyRequest, what: string): void {
+  if (request.apiKey?.kind === 'project') {
+    throw new ForbiddenError(`${what} needs a team key (or a signed-in console session); project keys send traces, feedback and scores and read prompts and queries`)
+  }
+}
+
+/**
+ * requireProjectAccess for routes that create, change or run what calls a model (LLM connections,
+ * evaluators, prompt experiments, the playground): a team key with `?project_id=` or the console's
+ * session; a project key gets 403 naming what the route (its `config.spends`) needs.
+ */
+export function requireSpendAccess(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+  requireProjectAccess(request, reply, (error) => {
+    if (error !== undefined) return done(error)
+    try {
+      refuseProjectKeySpend(request, request.routeOptions.config.spends ?? `${request.method} ${request.routeOptions.url ?? ''}`)
+      done()
+    } catch (refusal) {
+      done(refusal as Error)
+    }
+  })
 }
 
 /**

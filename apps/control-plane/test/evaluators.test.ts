@@ -11,8 +11,11 @@ describe('LLM connections and evaluators', () => {
   let unkeyed: TestControlPlane
   let ws: Workspace
   let other: Workspace
-  const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, key = ws.projectKey, on = cp) =>
-    on.app.inject({ method, url, headers: { 'x-api-key': key }, ...(payload === undefined ? {} : { payload: payload as object }) })
+  // Setting up what spends takes a team key (or the console's session); reads take a project key too.
+  const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, as: Workspace = ws, on = cp) =>
+    on.app.inject({ method, url: `${url}${url.includes('?') ? '&' : '?'}project_id=${as.projectId}`, headers: { 'x-api-key': as.teamKey }, ...(payload === undefined ? {} : { payload: payload as object }) })
+  const withProjectKey = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, as: Workspace = ws) =>
+    cp.app.inject({ method, url, headers: { 'x-api-key': as.projectKey }, ...(payload === undefined ? {} : { payload: payload as object }) })
   const connection = { name: 'openai', provider: 'openai', baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-proj-abcdefghijklmnop' }
 
   before(async () => {
@@ -28,7 +31,7 @@ describe('LLM connections and evaluators', () => {
 
   it('refuses connections where no key can seal them: 503 naming the setting', async () => {
     const uws = await seedWorkspace(unkeyed.db)
-    const response = await call('POST', '/api/llm-connections', connection, uws.projectKey, unkeyed)
+    const response = await call('POST', '/api/llm-connections', connection, uws, unkeyed)
     assert.equal(response.statusCode, 503)
     assert.deepEqual(response.json(), { message: 'LLM connections need LLM_CONNECTION_ENCRYPTION_KEY set on the server, to keep their keys sealed' })
   })
@@ -39,19 +42,19 @@ describe('LLM connections and evaluators', () => {
     assert.equal(created.json().apiKeyHint, '…mnop')
     assert.ok(!created.body.includes('sk-proj'))
     assert.equal((await call('POST', '/api/llm-connections', connection)).statusCode, 409)
-    // With a team key, for the project it names.
-    assert.equal((await call('GET', `/api/llm-connections?project_id=${ws.projectId}`, undefined, ws.teamKey)).json().llmConnections.length, 1)
-    assert.deepEqual((await call('GET', '/api/llm-connections', undefined, other.projectKey)).json(), { llmConnections: [] })
+    // A project key reads its own project's.
+    assert.equal((await withProjectKey('GET', '/api/llm-connections')).json().llmConnections.length, 1)
+    assert.deepEqual((await withProjectKey('GET', '/api/llm-connections', undefined, other)).json(), { llmConnections: [] })
     const id = created.json().id as string
     const evaluator = await call('POST', '/api/evaluators', { name: 'e', connectionId: id, model: 'gpt-4o-mini', prompt: '{{output}}', scoreName: 'quality' })
     assert.equal(evaluator.statusCode, 201)
     const inUse = await call('DELETE', `/api/llm-connections/${id}`)
     assert.deepEqual([inUse.statusCode, inUse.json().message], [409, 'An evaluator uses this LLM connection: delete the evaluator first'])
     // Another project's evaluator may not name this project's connection.
-    const foreign = await call('POST', '/api/evaluators', { name: 'e', connectionId: id, model: 'm', prompt: '{{output}}', scoreName: 'q' }, other.projectKey)
+    const foreign = await call('POST', '/api/evaluators', { name: 'e', connectionId: id, model: 'm', prompt: '{{output}}', scoreName: 'q' }, other)
     assert.deepEqual([foreign.statusCode, foreign.json().message], [400, `body/connectionId: no LLM connection "${id}" in this project`])
     assert.equal((await call('DELETE', `/api/evaluators/${evaluator.json().id}`)).statusCode, 204)
-    assert.equal((await call('DELETE', `/api/llm-connections/${id}`, undefined, other.projectKey)).statusCode, 404)
+    assert.equal((await call('DELETE', `/api/llm-connections/${id}`, undefined, other)).statusCode, 404)
     assert.equal((await call('DELETE', `/api/llm-connections/${id}`)).statusCode, 204)
   })
 
@@ -82,7 +85,7 @@ describe('LLM connections and evaluators', () => {
     const paused = await call('PATCH', `/api/evaluators/${evaluator.id}`, { enabled: false })
     assert.deepEqual([paused.statusCode, paused.json().enabled], [200, false])
     assert.deepEqual((await call('GET', '/api/evaluators')).json().evaluators.map((e: { name: string; enabled: boolean }) => [e.name, e.enabled]), [['from registry', false]])
-    assert.equal((await call('GET', `/api/evaluators/${evaluator.id}`, undefined, other.projectKey)).statusCode, 404)
+    assert.equal((await call('GET', `/api/evaluators/${evaluator.id}`, undefined, other)).statusCode, 404)
 
     const run = await call('POST', `/api/evaluators/${evaluator.id}/runs`, { from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' })
     assert.equal(run.statusCode, 202)

@@ -122,7 +122,7 @@ describe('Langtrace user feedback: /api/evaluation', () => {
       [JSON.stringify({ userScore: 1, traceId: tsTrace, spanId: pySpan }), 'body/spanId: written in another form than body/traceId (both hex, or both decimal)'],
       [JSON.stringify({ userScore: 'up', traceId: tsTrace, spanId: tsSpan }), 'body/userScore: must be number'],
       [JSON.stringify({ userScore: 1, spanId: tsSpan }), "body: must have required property 'traceId'"],
-      ['{"userScore": 1,', 'body: not valid JSON'],
+      ['{"userScore": 1,', 'body: not valid JSON: Expected double-quoted property name in JSON at position 16 (line 1 column 17)'],
     ]
     for (const [body, message] of cases) {
       const response = await send('POST', body)

@@ -14,8 +14,9 @@ describe('the playground', { timeout: 120_000 }, () => {
   let models: FakeModels
   let connectionId: string
   let promptsetId: string
+  // The playground spends the project's connection: a team key (or the console's session) runs it.
   const post = (url: string, payload: unknown) =>
-    cp.app.inject({ method: 'POST', url, headers: { 'x-api-key': ws.projectKey, 'content-type': 'application/json' }, payload: JSON.stringify(payload) })
+    cp.app.inject({ method: 'POST', url: `${url}?project_id=${ws.projectId}`, headers: { 'x-api-key': ws.teamKey, 'content-type': 'application/json' }, payload: JSON.stringify(payload) })
 
   before(async () => {
     models = await startFakeModels(20)
@@ -44,8 +45,8 @@ describe('the playground', { timeout: 120_000 }, () => {
     const sent = models.requests.at(-1)?.body
     assert.deepEqual([sent?.model, sent?.temperature, sent?.max_tokens, sent?.stream], ['gpt-4o-mini', 0.3, 20, false])
     const [span] = await findTraceSpans(cp.db, ws.projectId, run.traceId)
-    assert.deepEqual([span?.name, span?.serviceName, span?.attributes['tracewell.playground'], span?.attributes['tracewell.prompt.version'], span?.outputTokens], [
-      'playground', 'tracewell', { stringValue: 'true' }, { intValue: '1' }, modelUsage.completion_tokens,
+    assert.deepEqual([span?.name, span?.serviceName, span?.attributes['tracewell.origin'], span?.attributes['tracewell.playground'], span?.attributes['tracewell.prompt.version'], span?.outputTokens], [
+      'playground', 'tracewell', { stringValue: 'playground' }, { stringValue: 'true' }, { intValue: '1' }, modelUsage.completion_tokens,
     ])
   })
 

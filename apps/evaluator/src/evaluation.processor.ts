@@ -14,14 +14,15 @@ import {
   type Db,
   type EvaluatorDto,
 } from '@tracewell/db'
-import { callCost } from '@tracewell/llm-calls'
 import { askJudge, JudgeError, type Judgment } from './judge.client.ts'
+import { recordJudgeSpend } from './judge-spend.ts'
 import { fillJudgePrompt } from './judge-prompt.ts'
 import { traceInputOutput } from './trace-io.ts'
 
 // One judgment: the evaluator's prompt over the trace's input and output, sent to its judge; the
 // answer becomes the score (source eval, the reasoning as its comment), and the judgment's row
-// records the model, tokens, cost and time, or the error.
+// records the model and time, or the error, and the tokens and cost of every call of every
+// attempt (judge-spend.ts).
 
 export interface ProcessorOptions {
   db: Db
@@ -43,11 +44,15 @@ export async function processJudgment(options: ProcessorOptions, jobId: string, 
   const job = await findEvaluationJob(db, jobId)
   // Deleted with its evaluator, or judged already (a redelivered queue job).
   if (job === undefined || job.status !== 'pending') return 'gone'
-  await recordJobAttempt(db, jobId)
+  const attempt = await recordJobAttempt(db, jobId)
+  if (attempt === null) return 'gone'
+  let evaluator: EvaluatorDto | undefined
   try {
-    const evaluator = await findEvaluatorById(db, job.evaluatorId)
+    evaluator = await findEvaluatorById(db, job.evaluatorId)
     if (evaluator === undefined) return 'gone'
     const judgment = await judge(options, evaluator, job.traceId)
+    // Counted before the score is: a score the project's configuration refuses was paid for too.
+    await recordJudgeSpend(db, { jobId, attempt, evaluator, traceId: job.traceId }, judgment.calls)
     const { score } = await recordScore(db, {
       projectId: job.projectId,
       id: evalScoreId(evaluator.id, job.traceId),
@@ -65,17 +70,11 @@ export async function processJudgment(options: ProcessorOptions, jobId: string, 
       if (error instanceof ScoreValueError) throw new JudgeError(error.message, true)
       throw error
     })
-    await completeJob(db, jobId, {
-      scoreId: score.id,
-      judgeModel: judgment.model,
-      inputTokens: judgment.inputTokens,
-      outputTokens: judgment.outputTokens,
-      costUsd: await judgeCost(db, job.projectId, judgment),
-      latencyMs: judgment.latencyMs,
-    })
+    await completeJob(db, jobId, { scoreId: score.id, judgeModel: judgment.model, latencyMs: judgment.latencyMs })
     return 'completed'
   } catch (error) {
     const failure = error instanceof JudgeError ? error : new JudgeError(error instanceof Error ? error.message : String(error), true)
+    if (evaluator !== undefined) await recordJudgeSpend(db, { jobId, attempt, evaluator, traceId: job.traceId }, failure.calls)
     await recordJobError(db, jobId, failure.message, final || !failure.retryable)
     throw failure
   }
@@ -103,9 +102,4 @@ async function templateOf(db: Db, evaluator: EvaluatorDto): Promise<string> {
   const prompt = await findRegistryPrompt(db, evaluator.projectId, ref.name, ref.label)
   if (prompt === undefined) throw new JudgeError(`the prompt registry ${JSON.stringify(ref.name)} has no version labelled ${JSON.stringify(ref.label)}`, false)
   return prompt.value
-}
-
-/** The judge call's cost: the project's own price for the model, else the price table's; null when neither knows it. */
-async function judgeCost(db: Db, projectId: string, judgment: Judgment): Promise<number | null> {
-  return (await callCost(db, projectId, judgment)).totalCostUsd
 }

@@ -1,4 +1,5 @@
 import {
+  addResultSpend,
   completeResult,
   createTraceJudgments,
   findDatasetItem,
@@ -12,7 +13,7 @@ import {
   type ExperimentDto,
 } from '@tracewell/db'
 import { compileTemplate, inputText, missingVariables, promptMessages, variablesOfInput, variableText } from '@tracewell/llm-messages'
-import { noCost } from '@tracewell/llm-usage'
+import { noCost, type SpanCost } from '@tracewell/llm-usage'
 import { storeSpans } from '@tracewell/write-path'
 import { callChat, callCost, derivedIds, LlmCallError, llmCallSpan, ModelCallError, openConnection, type ChatAnswer, type ChatRequestMessage } from '@tracewell/llm-calls'
 import { expectedOutputKey } from './trace-io.ts'
@@ -67,16 +68,21 @@ export async function processExperimentResult(options: ExperimentProcessorOption
   if (result === undefined || result.status !== 'pending') return 'gone'
   const experiment = await findExperimentById(db, result.experimentId)
   if (experiment === undefined) return 'gone'
-  await recordResultAttempt(db, resultId)
-  const { traceId, spanId } = derivedIds(`experiment-result:${resultId}`)
+  const attempt = await recordResultAttempt(db, resultId)
+  // One trace per result; each attempt's call its own span of it, so that every paid call is stored once.
+  const { traceId, spanId: firstSpanId } = derivedIds(`experiment-result:${resultId}`)
+  const spanId = attempt === 1 ? firstSpanId : derivedIds(`experiment-result:${resultId}:${attempt}`).spanId
   let prepared: Prepared | undefined
+  let answer: ChatAnswer | undefined
+  let cost: SpanCost = noCost
+  let counted = false
   const startedAtMs = Date.now()
   try {
     prepared = await prepare(db, experiment, result.datasetItemId)
     const connection = await openConnection(db, experiment.connectionId, options.encryptionKey)
     const model = experiment.model ?? ''
-    const answer = await callChat({ baseUrl: connection.baseUrl, apiKey: connection.apiKey, model, messages: prepared.messages, settings: prepared.settings, timeoutMs: options.callTimeoutMs })
-    const cost = await callCost(db, experiment.projectId, answer, new Date(startedAtMs))
+    answer = await callChat({ baseUrl: connection.baseUrl, apiKey: connection.apiKey, model, messages: prepared.messages, settings: prepared.settings, timeoutMs: options.callTimeoutMs })
+    cost = await callCost(db, experiment.projectId, answer, new Date(startedAtMs))
     await storeSpans(db, [span(prepared, { traceId, spanId, startedAtMs, answer, cost })])
     await completeResult(db, resultId, {
       output: outputOf(answer),
@@ -88,23 +94,29 @@ export async function processExperimentResult(options: ExperimentProcessorOption
       costUsd: cost.totalCostUsd,
       latencyMs: answer.latencyMs,
     })
+    counted = true
     await options.judge(await createTraceJudgments(db, experiment.projectId, experiment.evaluatorIds, traceId))
     return 'completed'
   } catch (error) {
     const failure = error instanceof LlmCallError ? error : new ModelCallError(error instanceof Error ? error.message : String(error), true)
     const last = final || !failure.retryable
+    // A call that answered was paid for, whatever failed after it: its span and tokens count.
+    if (answer !== undefined && !counted) {
+      await addResultSpend(db, resultId, { inputTokens: answer.inputTokens, outputTokens: answer.outputTokens, costUsd: cost.totalCostUsd }).catch(() => undefined)
+    }
     // The last failed call is a trace too (status error), so the failure shows beside the others.
-    if (last && prepared !== undefined) {
-      await storeSpans(db, [span(prepared, { traceId, spanId, startedAtMs, error: failure.message, cost: noCost })]).catch(() => undefined)
+    if ((last || answer !== undefined) && prepared !== undefined) {
+      await storeSpans(db, [span(prepared, { traceId, spanId, startedAtMs, error: failure.message, cost, ...(answer === undefined ? {} : { answer }) })]).catch(() => undefined)
     }
     await recordResultError(db, resultId, failure.message, last, last && prepared !== undefined ? traceId : null)
     throw failure
   }
 }
 
-function span(prepared: Prepared, call: { traceId: string; spanId: string; startedAtMs: number; answer?: ChatAnswer; error?: string; cost: typeof noCost }) {
+function span(prepared: Prepared, call: { traceId: string; spanId: string; startedAtMs: number; answer?: ChatAnswer; error?: string; cost: SpanCost }) {
   const { experiment, item } = prepared
   return llmCallSpan({
+    origin: 'experiment',
     projectId: experiment.projectId,
     traceId: call.traceId,
     spanId: call.spanId,

@@ -1,6 +1,6 @@
 import type OpenAI from 'openai'
 import { judgeInstruction, judgmentSchema } from './judge-prompt.ts'
-import { callErrorOf, importOpenAI, LlmCallError } from '@tracewell/llm-calls'
+import { callErrorOf, importOpenAI, LlmCallError, type ChatAnswer, type ChatRequestMessage } from '@tracewell/llm-calls'
 
 // One call to a judge model over an OpenAI-compatible chat completions API (the `openai`
 // package: base URL, auth, timeouts and its error types; its own retries are off, the queue
@@ -10,6 +10,18 @@ import { callErrorOf, importOpenAI, LlmCallError } from '@tracewell/llm-calls'
 /** Why a judgment failed; `retryable` says whether another attempt could do better. */
 export class JudgeError extends LlmCallError {
   override readonly name = 'JudgeError'
+  /** The requests this attempt made before it failed: they are paid for all the same. */
+  calls: JudgeCallRecord[] = []
+}
+
+/** One request to the judge, answered or not: what it sent, what came back and what it used. */
+export interface JudgeCallRecord {
+  startedAtMs: number
+  messages: ChatRequestMessage[]
+  /** The endpoint's answer, judgment or not (text that is no JSON, a refusal); null when none came. */
+  answer: ChatAnswer | null
+  /** Why the request gave no judgment; null for the one that did. */
+  error: string | null
 }
 
 export interface JudgeCall {
@@ -30,6 +42,8 @@ export interface Judgment {
   cachedInputTokens: number | null
   reasoningTokens: number | null
   latencyMs: number
+  /** Every request of the attempt, the format fallbacks before the answer included. */
+  calls: JudgeCallRecord[]
 }
 
 type ResponseFormat = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming['response_format']
@@ -47,37 +61,65 @@ export async function askJudge(call: JudgeCall): Promise<Judgment> {
   const openai = await importOpenAI()
   const client = new openai.default({ baseURL: call.baseUrl, apiKey: call.apiKey, maxRetries: 0, timeout: call.timeoutMs })
   const started = performance.now()
+  const messages: ChatRequestMessage[] = [
+    { role: 'system', content: judgeInstruction },
+    { role: 'user', content: call.prompt },
+  ]
+  const calls: JudgeCallRecord[] = []
   for (const [index, format] of responseFormats.entries()) {
+    const record: JudgeCallRecord = { startedAtMs: Date.now(), messages, answer: null, error: null }
+    calls.push(record)
+    const callStarted = performance.now()
     try {
       const completion = await client.chat.completions.create({
         model: call.model,
         temperature: 0,
-        messages: [
-          { role: 'system', content: judgeInstruction },
-          { role: 'user', content: call.prompt },
-        ],
+        messages: messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
         ...(format === undefined ? {} : { response_format: format }),
       })
+      const answer = answerOf(completion, call.model, Math.round(performance.now() - callStarted))
+      record.answer = answer
       const choice = completion.choices[0]
       if (choice?.message.refusal) throw new JudgeError(`the judge refused: ${choice.message.refusal.slice(0, 300)}`, true)
       const { score, reasoning } = judgmentOf(choice?.message.content ?? '')
-      const usage = completion.usage
       return {
         score,
         reasoning,
-        model: completion.model || call.model,
-        inputTokens: usage?.prompt_tokens ?? null,
-        outputTokens: usage?.completion_tokens ?? null,
-        cachedInputTokens: usage?.prompt_tokens_details?.cached_tokens ?? null,
-        reasoningTokens: usage?.completion_tokens_details?.reasoning_tokens ?? null,
+        model: answer.model,
+        inputTokens: answer.inputTokens,
+        outputTokens: answer.outputTokens,
+        cachedInputTokens: answer.cachedInputTokens,
+        reasoningTokens: answer.reasoningTokens,
         latencyMs: Math.round(performance.now() - started),
+        calls,
       }
     } catch (error) {
+      const failure = judgeErrorOf(error)
+      record.error = failure.message
       if (refusesFormat(error, openai.APIError) && index < responseFormats.length - 1) continue
-      throw judgeErrorOf(error)
+      failure.calls = calls
+      throw failure
     }
   }
-  throw new JudgeError('no response format was accepted', false)
+  throw Object.assign(new JudgeError('no response format was accepted', false), { calls })
+}
+
+/** A completion as the span of the call records it, whether or not it holds a judgment. */
+function answerOf(completion: OpenAI.Chat.Completions.ChatCompletion, askedModel: string, latencyMs: number): ChatAnswer {
+  const choice = completion.choices[0]
+  const usage = completion.usage
+  return {
+    text: choice?.message.content ?? choice?.message.refusal ?? '',
+    toolCalls: [],
+    finishReason: choice?.finish_reason ?? null,
+    model: completion.model || askedModel,
+    inputTokens: usage?.prompt_tokens ?? null,
+    outputTokens: usage?.completion_tokens ?? null,
+    cachedInputTokens: usage?.prompt_tokens_details?.cached_tokens ?? null,
+    reasoningTokens: usage?.completion_tokens_details?.reasoning_tokens ?? null,
+    latencyMs,
+    firstTokenMs: null,
+  }
 }
 
 /** `{"score": …, "reasoning": …}` from the answer's text (a Markdown code fence around it is tolerated). */
@@ -95,4 +137,7 @@ export function judgmentOf(content: string): { score: number; reasoning: string 
   return { score: number, reasoning: typeof reasoning === 'string' ? reasoning : '' }
 }
 
-const judgeErrorOf = (error: unknown) => callErrorOf(error, 'the judge', (message, retryable) => new JudgeError(message, retryable))
+function judgeErrorOf(error: unknown): JudgeError {
+  const failure = callErrorOf(error, 'the judge', (message, retryable) => new JudgeError(message, retryable))
+  return failure instanceof JudgeError ? failure : new JudgeError(failure.message, failure.retryable)
+}

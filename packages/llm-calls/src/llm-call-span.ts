@@ -4,13 +4,19 @@ import type { SpanCost } from '@tracewell/llm-usage'
 import type { AnyValue, AttributeMap } from '@tracewell/span-schema'
 import type { ChatAnswer, ChatRequestMessage } from './chat.client.ts'
 
-// The trace of a call Tracewell makes itself (an experiment item, a playground run): one span,
+// The trace of a call Tracewell makes itself (an experiment item, a playground run, a judge): one span,
 // stored in the project like any other (the writer's summariser folds it into the trace list), in
 // the OpenTelemetry GenAI conventions the console's chat view and the judges read, with the
 // experiment's or playground's own attributes beside them (tracewell.*).
 
 /** The service name of these traces, to find or leave them out in the trace list. */
 export const selfServiceName = 'tracewell'
+
+/** What made a call of Tracewell's own: its spans' `tracewell.origin`, by which lists and usage leave them out or show them. */
+export type SelfCallOrigin = 'playground' | 'experiment' | 'judge'
+
+/** The span attribute naming a self-made call's origin. */
+export const selfCallOriginKey = 'tracewell.origin'
 
 /** Ids derived from a name (an experiment result's id): a retried call after a crash stores its trace once. */
 export function derivedIds(name: string): { traceId: string; spanId: string } {
@@ -22,6 +28,7 @@ export interface LlmCallRecord {
   projectId: string
   traceId: string
   spanId: string
+  origin: SelfCallOrigin
   /** The span's name, e.g. "experiment capitals-v2" or "playground". */
   name: string
   startedAtMs: number
@@ -70,6 +77,7 @@ export function llmCallSpan(record: LlmCallRecord): SpanInsert {
     if (answer.firstTokenMs !== null) attributes['tracewell.time_to_first_token_ms'] = int(answer.firstTokenMs)
   }
   for (const [key, value] of Object.entries(record.attributes)) attributes[key] = typeof value === 'number' ? int(value) : text(value)
+  attributes[selfCallOriginKey] = text(record.origin)
   const inputTokens = answer?.inputTokens ?? null
   const outputTokens = answer?.outputTokens ?? null
   return {

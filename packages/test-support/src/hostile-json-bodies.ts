@@ -24,3 +24,11 @@ export function denseJson(bytes: number, ending = ']'): string {
 export function gzipped(text: string): Buffer {
   return gzipSync(text, { level: 9 })
 }
+
+/** `depth` JSON arrays within each other, `[[[…]]]`: parses in V8, overflows Postgres's jsonb parser at a few thousand. */
+export function nestedArraysJson(depth: number): string {
+  return `${'['.repeat(depth)}${']'.repeat(depth)}`
+}
+
+/** A JSON string holding a lone UTF-16 surrogate, escaped as JSON allows: valid JSON, no valid Unicode, refused by jsonb. */
+export const loneSurrogateJson = '"\\ud800"'

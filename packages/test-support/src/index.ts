@@ -1,7 +1,7 @@
 export { seededRandom } from './seeded-random.ts'
 export { acceptedTraces } from './otlp-json-body.ts'
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.ts'
-export { denseJson, gzipped, malformedStringsJson } from './hostile-json-bodies.ts'
+export { denseJson, gzipped, loneSurrogateJson, malformedStringsJson, nestedArraysJson } from './hostile-json-bodies.ts'
 export { freePort } from './free-port.ts'
 export { OwnRedisCluster, type OwnRedisClusterOptions } from './redis-cluster.ts'
 export { OwnPostgres } from './own-postgres.ts'

@@ -22,7 +22,8 @@ interface Seeded {
 
 async function seed(stack: Stack, models: FakeModels): Promise<Seeded> {
   const api = async (method: string, path: string, body: unknown) => {
-    const response = await fetch(`${stack.url}${path}`, { method, headers: { 'x-api-key': stack.projectKey, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    // Connections, evaluators and experiments spend the project's provider key: the team key sets them up.
+    const response = await fetch(`${stack.url}${path}?project_id=${stack.projectId}`, { method, headers: { 'x-api-key': stack.teamKey, 'content-type': 'application/json' }, body: JSON.stringify(body) })
     const answer = (await response.json()) as Record<string, unknown>
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`)
     return answer

@@ -8,7 +8,8 @@ import { PromptCache, type PromptCacheStats } from '../prompt-cache.ts'
 import { consoleSessionPlugin, type ConsoleSessionPluginOptions } from '../console/console-session.plugin.ts'
 import { apiKeyRoutes } from './api-key.routes.ts'
 import { modelPriceRoutes } from './model-prices.routes.ts'
-import { refusingNul } from './nul-free.validator.ts'
+import { refusingUnstorable } from './storable-input.validator.ts'
+import { jsonBodyError } from './json-body-error.ts'
 import { refuseUnknownQueryParameters } from './strict-query.ts'
 import { projectRoutes } from './projects.routes.ts'
 import { promptLabelRoutes } from './prompt-labels.routes.ts'
@@ -68,7 +69,7 @@ const strictAjv = new Ajv({ ...ajvOptions, coerceTypes: false })
  */
 export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOptions> = async (app, options) => {
   installErrorHandler(app, messageBody)
-  app.setValidatorCompiler(({ schema, httpPart }) => refusingNul((httpPart === 'body' ? strictAjv : coercingAjv).compile(schema)))
+  app.setValidatorCompiler(({ schema, httpPart }) => refusingUnstorable((httpPart === 'body' ? strictAjv : coercingAjv).compile(schema)))
   refuseUnknownQueryParameters(app)
   app.decorateRequest('controlPlaneProjectId', null)
   const replica = options.readDb === undefined ? undefined : new ReplicaReads(app.db, options.readDb)
@@ -92,8 +93,8 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
     } catch (error) {
       return done(error as Error, undefined)
     }
-    if (body === '') done(null, undefined)
-    else jsonParser(request, body as string, done)
+    if (body === '') return done(null, undefined)
+    jsonParser(request, body as string, (error, value) => (error ? done(jsonBodyError(body as string, error), undefined) : done(null, value)))
   })
 
   const promptCache = new PromptCache({ ttlMs: Math.min(options.promptCacheTtlMs ?? 5_000, 5_000), stats: promptCacheStats(app.metrics) })

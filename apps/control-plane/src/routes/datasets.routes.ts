@@ -18,6 +18,7 @@ import {
 import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
 import type { FastifyRequest } from 'fastify'
 import { callerProjectId, requireProjectAccess } from '../auth.ts'
+import { isUnstorableKeyword } from './storable-input.validator.ts'
 import {
   AddedItemsSchema,
   CreateDatasetBodySchema,
@@ -253,7 +254,7 @@ export const datasetRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const failure = request.validationError?.validation?.[0]
-      if (failure?.keyword === 'nul') throw new BadRequestError(`body${failure.instancePath}: ${failure.message}`)
+      if (isUnstorableKeyword(failure?.keyword)) throw new BadRequestError(`body${failure.instancePath}: ${failure.message}`)
       const dataset = await ownedDataset(request, request.params.datasetId)
       const bodies = itemsOfBody(request.body, isJsonl(request))
       const seen = new Map<string, string>()

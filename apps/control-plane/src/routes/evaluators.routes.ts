@@ -19,7 +19,7 @@ import {
   type TraceFilterParams,
 } from '@tracewell/db'
 import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
-import { callerProjectId, requireProjectAccess } from '../auth.ts'
+import { callerProjectId, requireProjectAccess, requireSpendAccess } from '../auth.ts'
 import { errorResponses, IdSchema, IsoDateSchema, LabelNameSchema } from '../schemas.ts'
 import { ScoreNameSchema } from './score-configs.routes.ts'
 import { parseIsoDate, ProjectScopeQuerySchema, TraceListQuerySchema } from './trace-queries.routes.ts'
@@ -158,7 +158,8 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/evaluators',
     {
-      onRequest: requireProjectAccess,
+      onRequest: requireSpendAccess,
+      config: { spends: 'Creating evaluators' },
       schema: {
         operationId: 'createEvaluator',
         summary: 'Judge the project’s new traces with an LLM: each judgment becomes a score',
@@ -166,7 +167,7 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: [{ apiKey: [] }],
         querystring: ProjectScopeQuerySchema,
         body: EvaluatorBodySchema,
-        response: { 201: EvaluatorSchema, ...errorResponses(400, 401, 404, 409) },
+        response: { 201: EvaluatorSchema, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) => {
@@ -239,7 +240,8 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/api/evaluators/:evaluatorId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: requireSpendAccess,
+      config: { spends: 'Pausing or resuming evaluators' },
       schema: {
         operationId: 'updateEvaluator',
         summary: 'Pause or resume judging new traces',
@@ -248,7 +250,7 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: EvaluatorParamsSchema,
         querystring: ProjectScopeQuerySchema,
         body: Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false }),
-        response: { 200: EvaluatorSchema, ...errorResponses(400, 401, 404) },
+        response: { 200: EvaluatorSchema, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
@@ -261,7 +263,8 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/evaluators/:evaluatorId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: requireSpendAccess,
+      config: { spends: 'Deleting evaluators' },
       schema: {
         operationId: 'deleteEvaluator',
         summary: 'Delete an evaluator with its runs and judgments (the scores it gave stay)',
@@ -269,7 +272,7 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: [{ apiKey: [] }],
         params: EvaluatorParamsSchema,
         querystring: ProjectScopeQuerySchema,
-        response: { 204: Type.Null({ description: 'deleted' }), ...errorResponses(400, 401, 404) },
+        response: { 204: Type.Null({ description: 'deleted' }), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request, reply) => {
@@ -281,7 +284,8 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/evaluators/:evaluatorId/runs',
     {
-      onRequest: requireProjectAccess,
+      onRequest: requireSpendAccess,
+      config: { spends: 'Starting evaluation runs' },
       schema: {
         operationId: 'createEvaluationRun',
         summary: 'Judge every trace of a time range that matches the evaluator’s filter',
@@ -294,7 +298,7 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
           { from: Type.String({ description: 'ISO 8601: traces starting at or after' }), to: Type.String({ description: 'ISO 8601: traces starting before' }) },
           { additionalProperties: false },
         ),
-        response: { 202: RunSchema, ...errorResponses(400, 401, 404) },
+        response: { 202: RunSchema, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request, reply) => {

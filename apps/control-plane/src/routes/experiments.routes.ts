@@ -22,7 +22,7 @@ import {
 } from '@tracewell/db'
 import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
 import type { FastifyRequest } from 'fastify'
-import { callerProjectId, requireProjectAccess } from '../auth.ts'
+import { callerProjectId, refuseProjectKeySpend, requireProjectAccess } from '../auth.ts'
 import { errorResponses, IdSchema } from '../schemas.ts'
 import {
   CreateExperimentBodySchema,
@@ -94,7 +94,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security,
         querystring: ProjectScopeQuerySchema,
         body: CreateExperimentBodySchema,
-        response: { 201: ExperimentSchema, 202: ExperimentSchema, ...errorResponses(400, 401, 404) },
+        response: { 201: ExperimentSchema, 202: ExperimentSchema, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request, reply) => {
@@ -120,6 +120,8 @@ export const experimentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         return reply.code(201).send(withAggregates(experiment, undefined))
       }
 
+      // A prompt experiment calls the model on the project's connection; an SDK one spends nothing of ours.
+      refuseProjectKeySpend(request, 'Running prompt experiments')
       const { prompt, registryName } = await promptOf(request, body.promptsetId, body.version, body.label)
       if (body.connectionId === undefined) throw new BadRequestError('body/connectionId: required with promptsetId')
       if ((await findLlmConnection(app.db, projectId, body.connectionId)) === undefined) throw new BadRequestError(`body/connectionId: no LLM connection ${JSON.stringify(body.connectionId)} in this project`)
@@ -220,11 +222,13 @@ export const experimentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security,
         params: ExperimentParamsSchema,
         querystring: ProjectScopeQuerySchema,
-        response: { 204: Type.Null({ description: 'deleted' }), ...errorResponses(400, 401, 404) },
+        response: { 204: Type.Null({ description: 'deleted' }), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request, reply) => {
-      if (!(await deleteExperiment(app.db, callerProjectId(request), request.params.experimentId))) throw new NotFoundError('Experiment not found')
+      const experiment = await ownedExperiment(request, request.params.experimentId)
+      if (experiment.kind === 'prompt') refuseProjectKeySpend(request, 'Deleting prompt experiments')
+      if (!(await deleteExperiment(app.db, experiment.projectId, experiment.id))) throw new NotFoundError('Experiment not found')
       return reply.code(204).send(null)
     },
   )

@@ -5,6 +5,7 @@ import { BadRequestError } from '@tracewell/http'
 import { callerProjectId, requireProjectAccess } from '../auth.ts'
 import { errorResponses, IsoDateSchema } from '../schemas.ts'
 import { parseJsonKeepingBigIntegers } from '../scores/big-integer-json.ts'
+import { jsonBodyError } from './json-body-error.ts'
 import { idInForm, spanIdReadings, traceIdReadings, type IdForm, type IdReading } from '../scores/langtrace-ids.ts'
 import { recordScore } from '../scores/record-score.ts'
 
@@ -90,8 +91,8 @@ export const langtraceEvaluationRoutes: FastifyPluginAsyncTypebox = async (app) 
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     try {
       done(null, parseJsonKeepingBigIntegers(body as string))
-    } catch {
-      done(new BadRequestError('body: not valid JSON'), undefined)
+    } catch (error) {
+      done(jsonBodyError(body as string, error), undefined)
     }
   })
 

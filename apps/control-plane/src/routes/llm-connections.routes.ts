@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sealSecret } from '@tracewell/auth'
 import { createLlmConnection, deleteLlmConnection, listLlmConnections, LLM_CONNECTION_EXISTS, llmConnectionKeyContext } from '@tracewell/db'
 import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError } from '@tracewell/http'
-import { callerProjectId, requireProjectAccess } from '../auth.ts'
+import { callerProjectId, requireProjectAccess, requireSpendAccess } from '../auth.ts'
 import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
 import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
 
@@ -75,7 +75,8 @@ export const llmConnectionRoutes: FastifyPluginAsyncTypebox<LlmConnectionRoutesO
   app.post(
     '/api/llm-connections',
     {
-      onRequest: requireProjectAccess,
+      onRequest: requireSpendAccess,
+      config: { spends: 'Creating LLM connections' },
       schema: {
         operationId: 'createLlmConnection',
         summary: 'Connect an OpenAI-compatible endpoint for evaluators; its key is stored sealed',
@@ -83,7 +84,7 @@ export const llmConnectionRoutes: FastifyPluginAsyncTypebox<LlmConnectionRoutesO
         security: [{ apiKey: [] }],
         querystring: ProjectScopeQuerySchema,
         body: LlmConnectionBodySchema,
-        response: { 201: LlmConnectionSchema, ...errorResponses(400, 401, 404, 409, 503) },
+        response: { 201: LlmConnectionSchema, ...errorResponses(400, 401, 403, 404, 409, 503) },
       },
     },
     async (request, reply) => {
@@ -112,7 +113,8 @@ export const llmConnectionRoutes: FastifyPluginAsyncTypebox<LlmConnectionRoutesO
   app.delete(
     '/api/llm-connections/:connectionId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: requireSpendAccess,
+      config: { spends: 'Deleting LLM connections' },
       schema: {
         operationId: 'deleteLlmConnection',
         summary: 'Delete an LLM connection no evaluator uses',
@@ -120,7 +122,7 @@ export const llmConnectionRoutes: FastifyPluginAsyncTypebox<LlmConnectionRoutesO
         security: [{ apiKey: [] }],
         params: Type.Object({ connectionId: IdSchema }),
         querystring: ProjectScopeQuerySchema,
-        response: { 204: Type.Null({ description: 'deleted' }), ...errorResponses(400, 401, 404, 409) },
+        response: { 204: Type.Null({ description: 'deleted' }), ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) => {

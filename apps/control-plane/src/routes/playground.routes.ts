@@ -8,7 +8,7 @@ import { noCost } from '@tracewell/llm-usage'
 import { storeSpans } from '@tracewell/write-path'
 import { BadRequestError, ServiceUnavailableError } from '@tracewell/http'
 import type { FastifyReply } from 'fastify'
-import { callerProjectId, requireProjectAccess } from '../auth.ts'
+import { callerProjectId, requireSpendAccess } from '../auth.ts'
 import { errorResponses, IdSchema, LabelNameSchema } from '../schemas.ts'
 import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
 
@@ -98,7 +98,8 @@ export const playgroundRoutes: FastifyPluginAsyncTypebox<PlaygroundRoutesOptions
   app.post(
     '/api/playground/runs',
     {
-      onRequest: requireProjectAccess,
+      onRequest: requireSpendAccess,
+      config: { spends: 'Running the playground' },
       schema: {
         operationId: 'runPlayground',
         summary: 'Run a prompt version or messages against a model of an LLM connection; the run is a trace',
@@ -108,7 +109,7 @@ export const playgroundRoutes: FastifyPluginAsyncTypebox<PlaygroundRoutesOptions
         querystring: ProjectScopeQuerySchema,
         body: PlaygroundRunBodySchema,
         produces: ['application/json', 'text/event-stream'],
-        response: { 200: PlaygroundRunSchema, ...errorResponses(400, 401, 404) },
+        response: { 200: PlaygroundRunSchema, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request, reply) => {
@@ -147,6 +148,7 @@ export const playgroundRoutes: FastifyPluginAsyncTypebox<PlaygroundRoutesOptions
           projectId,
           traceId,
           spanId,
+          origin: 'playground',
           name: 'playground',
           startedAtMs,
           requestedModel: prepared.model,

@@ -34,7 +34,7 @@ const ScoreBodySchema = Type.Object(
     }),
     dataType: Type.Optional(ScoreDataTypeSchema),
     comment: Type.Optional(Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()])),
-    source: Type.Optional(ScoreSourceSchema),
+    source: Type.Optional({ ...ScoreSourceSchema, description: 'api (the default) or annotation; eval is refused: only Tracewell’s evaluators give it' }),
     author: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()], { description: 'who gave it (default: `key:<the api key’s id>`)' })),
   },
   { additionalProperties: false },
@@ -79,6 +79,8 @@ export const scoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const body = request.body
       if (body.traceId === undefined && body.sessionId === undefined) throw new BadRequestError('body: a score needs a traceId or a sessionId')
       if (body.spanId !== undefined && body.traceId === undefined) throw new BadRequestError('body/spanId: needs the traceId of its trace')
+      // A judge's score is worth what the judge is: none but Tracewell's evaluator may give one.
+      if (body.source === 'eval') throw new BadRequestError('body/source: eval scores are given only by Tracewell’s evaluators; send api or annotation')
       const { score, created } = await recordScore(app.db, {
         projectId: callerProjectId(request),
         id: body.id ?? randomUUID(),

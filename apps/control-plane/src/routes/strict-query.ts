@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { BadRequestError } from '@tracewell/http'
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify'
-import { requireProjectAccess } from '../auth.ts'
+import { requireProjectAccess, requireSpendAccess } from '../auth.ts'
 
 // A query parameter a route does not know is a 400 that names it, on every control-plane route:
 // `?max_cost=0.01` on a route without that filter used to answer with everything, which reads as
@@ -49,7 +49,7 @@ export function unknownParametersMessage(unknown: readonly string[], known: read
 }
 
 function usesProjectAccess(route: RouteOptions): boolean {
-  return asArray(route.onRequest as onRequestHookHandler | onRequestHookHandler[] | undefined).includes(requireProjectAccess)
+  return asArray(route.onRequest as onRequestHookHandler | onRequestHookHandler[] | undefined).some((hook) => hook === requireProjectAccess || hook === requireSpendAccess)
 }
 
 function asArray<T>(value: T | T[] | undefined): T[] {

@@ -2,6 +2,7 @@ import { sql, type RawBuilder } from 'kysely'
 import type { EvaluationJobStatus } from '../database.ts'
 import { findEvaluatorById, type EvaluatorDto } from './evaluators.repository.ts'
 import type { Executor } from './executor.ts'
+import { spendAssignments, type CallSpend } from './call-spend.ts'
 import { traceFilterOf } from './trace-filter-params.ts'
 import { traceFilterConditions } from './trace-search.repository.ts'
 
@@ -23,6 +24,11 @@ export interface NewTraceWindow {
   limit: number
 }
 
+// Traces Tracewell made itself (service tracewell: judges, experiments, the playground) are no
+// candidates: a judge judging its own calls would judge without end. Experiments' outputs are
+// judged through createTraceJudgments.
+const notSelfMade = sql`not ('tracewell' = any(t.services))`
+
 /**
  * Takes the evaluator's new traces: started within the lookback, with a span that arrived after
  * the evaluator was made, none arrived in the quiet period, matching its filter, not taken before.
@@ -36,6 +42,7 @@ export async function takeNewTraces(db: Executor, evaluator: EvaluatorDto, windo
     sql`exists (select 1 from spans s where s.project_id = t.project_id and s.trace_id = t.trace_id and s.received_at >= ${evaluator.createdAt}::timestamptz)`,
     sql`not exists (select 1 from spans s where s.project_id = t.project_id and s.trace_id = t.trace_id and s.received_at > now() - ${`${window.quietMs} milliseconds`}::interval)`,
     sql`not exists (select 1 from evaluation_jobs j where j.evaluator_id = ${evaluator.id} and j.trace_id = t.trace_id and j.run_id is null)`,
+    notSelfMade,
   ]
   const { rows } = await sql<{ id: string; status: EvaluationJobStatus }>`
     insert into evaluation_jobs (project_id, evaluator_id, trace_id, status)
@@ -80,7 +87,7 @@ export async function startQueuedRuns(db: Executor): Promise<string[]> {
   for (const run of runs) {
     const evaluator = await findEvaluatorById(db, run.evaluator_id)
     if (evaluator === undefined) continue
-    const where = [...traceFilterConditions(traceFilterOf(evaluator.projectId, evaluator.filter)), sql`t.start_time >= ${run.from_time}`, sql`t.start_time < ${run.to_time}`]
+    const where = [...traceFilterConditions(traceFilterOf(evaluator.projectId, evaluator.filter)), sql`t.start_time >= ${run.from_time}`, sql`t.start_time < ${run.to_time}`, notSelfMade]
     const { rows } = await sql<{ id: string }>`
       insert into evaluation_jobs (project_id, evaluator_id, run_id, trace_id, status)
       select t.project_id, ${evaluator.id}, ${run.id}, t.trace_id, 'pending'
@@ -172,23 +179,31 @@ export async function findEvaluationJob(db: Executor, id: string): Promise<Evalu
 }
 
 /** Records that an attempt started (and when), so a stale pending judgment is told from a live one. */
-export async function recordJobAttempt(db: Executor, id: string): Promise<void> {
-  await sql`update evaluation_jobs set attempts = attempts + 1, updated_at = now() where id = ${id} and status = 'pending'`.execute(db)
+/** Counts an attempt at a pending judgment; its number (1 for the first), or null when the judgment is no longer pending. */
+export async function recordJobAttempt(db: Executor, id: string): Promise<number | null> {
+  const { rows } = await sql<{ attempts: number }>`update evaluation_jobs set attempts = attempts + 1, updated_at = now() where id = ${id} and status = 'pending' returning attempts`.execute(db)
+  return rows[0]?.attempts ?? null
 }
 
+/**
+ * Adds calls' spend to a judgment, whatever becomes of it (a failed attempt's calls cost as much as
+ * a successful one's). Tokens and cost stay null until a call reports some.
+ */
+export async function addJobSpend(db: Executor, id: string, spend: CallSpend): Promise<void> {
+  await sql`update evaluation_jobs set ${spendAssignments(spend)}, updated_at = now() where id = ${id}`.execute(db)
+}
+
+/** Judgment rows' tokens and cost are added up by addJobSpend, attempt by attempt; completing one records what answered. */
 export interface JudgmentResult {
   scoreId: string
   judgeModel: string
-  inputTokens: number | null
-  outputTokens: number | null
-  costUsd: number | null
   latencyMs: number
 }
 
 export async function completeJob(db: Executor, id: string, result: JudgmentResult): Promise<void> {
   await sql`
     update evaluation_jobs set status = 'completed', error = null, score_id = ${result.scoreId}, judge_model = ${result.judgeModel},
-      input_tokens = ${result.inputTokens}, output_tokens = ${result.outputTokens}, cost_usd = ${result.costUsd}, latency_ms = ${result.latencyMs}, updated_at = now()
+      latency_ms = ${result.latencyMs}, updated_at = now()
     where id = ${id}`.execute(db)
 }
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { ExperimentKind, ExperimentResultStatus, ExperimentStatus } from '../database.ts'
+import { spendAssignments, type CallSpend } from './call-spend.ts'
 import { inTransaction, type Executor } from './executor.ts'
 
 // Experiments over dataset versions and their results, one per item. A prompt experiment's
@@ -303,8 +304,10 @@ export async function stalePendingResults(db: Executor, olderThanMs: number, lim
   return rows.map((row) => row.id)
 }
 
-export async function recordResultAttempt(db: Executor, id: string): Promise<void> {
-  await sql`update experiment_results set attempts = attempts + 1, updated_at = now() where id = ${id}`.execute(db)
+/** Counts an attempt at a result; its number (1 for the first). */
+export async function recordResultAttempt(db: Executor, id: string): Promise<number> {
+  const { rows } = await sql<{ attempts: number }>`update experiment_results set attempts = attempts + 1, updated_at = now() where id = ${id} returning attempts`.execute(db)
+  return rows[0]?.attempts ?? 1
 }
 
 export interface ResultOutcome {
@@ -318,24 +321,17 @@ export interface ResultOutcome {
   latencyMs: number | null
 }
 
+/** Completes a result; its call's tokens and cost are added to those of the attempts before it (addResultSpend). */
 export async function completeResult(db: Executor, id: string, outcome: ResultOutcome): Promise<void> {
-  await db
-    .updateTable('experiment_results')
-    .set({
-      status: 'completed',
-      error: null,
-      output: JSON.stringify(outcome.output ?? null),
-      trace_id: outcome.traceId,
-      span_id: outcome.spanId,
-      model: outcome.model,
-      input_tokens: outcome.inputTokens,
-      output_tokens: outcome.outputTokens,
-      cost_usd: outcome.costUsd,
-      latency_ms: outcome.latencyMs,
-      updated_at: new Date(),
-    })
-    .where('id', '=', id)
-    .execute()
+  await sql`
+    update experiment_results set status = 'completed', error = null, output = ${JSON.stringify(outcome.output ?? null)}::jsonb, trace_id = ${outcome.traceId},
+      span_id = ${outcome.spanId}, model = ${outcome.model}, latency_ms = ${outcome.latencyMs}, ${spendAssignments(outcome)}, updated_at = now()
+    where id = ${id}`.execute(db)
+}
+
+/** Adds an attempt's model call to a result's tokens and cost, whether the attempt succeeds or not. */
+export async function addResultSpend(db: Executor, id: string, spend: CallSpend): Promise<void> {
+  await sql`update experiment_results set ${spendAssignments(spend)}, updated_at = now() where id = ${id}`.execute(db)
 }
 
 /** Records a failed attempt's error; `final` marks the result failed (no attempt is left), with the trace of the failed call when there is one. */

@@ -80,10 +80,17 @@ export async function findSealedLlmConnection(db: Executor, id: string): Promise
   return row === undefined ? undefined : { ...toDto(row), apiKeySealed: row.api_key_sealed }
 }
 
-/** 'deleted', 'missing', or 'in_use' when an evaluator still calls it. */
+/**
+ * 'deleted', 'missing', or 'in_use' when an evaluator still calls it. The project is checked first:
+ * another project's connection is 'missing' whatever uses it, so its id is never confirmed.
+ */
 export async function deleteLlmConnection(db: Executor, projectId: string, id: string): Promise<'deleted' | 'missing' | 'in_use'> {
-  const user = await db.selectFrom('evaluators').select('id').where('connection_id', '=', id).executeTakeFirst()
-  if (user !== undefined) return 'in_use'
-  const result = await db.deleteFrom('llm_connections').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
-  return result.numDeletedRows > 0n ? 'deleted' : 'missing'
+  const result = await db
+    .deleteFrom('llm_connections')
+    .where('project_id', '=', projectId)
+    .where('id', '=', id)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('evaluators').select('evaluators.id').whereRef('evaluators.connection_id', '=', 'llm_connections.id'))))
+    .executeTakeFirst()
+  if (result.numDeletedRows > 0n) return 'deleted'
+  return (await findLlmConnection(db, projectId, id)) === undefined ? 'missing' : 'in_use'
 }
