@@ -11,17 +11,18 @@ import {
   recordJobError,
   recordScore,
   ScoreValueError,
+  skipJob,
   type Db,
   type EvaluatorDto,
 } from '@tracewell/db'
 import { callCost } from '@tracewell/llm-calls'
 import { askJudge, JudgeError, type Judgment } from './judge.client.ts'
-import { fillJudgePrompt } from './judge-prompt.ts'
-import { traceInputOutput } from './trace-io.ts'
+import { judgeRequestOf } from '@tracewell/llm-messages'
 
 // One judgment: the evaluator's prompt over the trace's input and output, sent to its judge; the
 // answer becomes the score (source eval, the reasoning as its comment), and the judgment's row
-// records the model, tokens, cost and time, or the error.
+// records the model, tokens, cost and time, or the error. A trace without the input or output the
+// template asks for is skipped with the reason, never sent (judgeSkipReason).
 
 export interface ProcessorOptions {
   db: Db
@@ -38,7 +39,7 @@ export const evalScoreId = (evaluatorId: string, traceId: string) => `eval:${eva
  * again by the queue (the row stays pending, its last error recorded) until `final`, when the row
  * is marked failed; others fail it at once.
  */
-export async function processJudgment(options: ProcessorOptions, jobId: string, final: boolean): Promise<'completed' | 'gone'> {
+export async function processJudgment(options: ProcessorOptions, jobId: string, final: boolean): Promise<'completed' | 'skipped' | 'gone'> {
   const { db } = options
   const job = await findEvaluationJob(db, jobId)
   // Deleted with its evaluator, or judged already (a redelivered queue job).
@@ -47,7 +48,12 @@ export async function processJudgment(options: ProcessorOptions, jobId: string, 
   try {
     const evaluator = await findEvaluatorById(db, job.evaluatorId)
     if (evaluator === undefined) return 'gone'
-    const judgment = await judge(options, evaluator, job.traceId)
+    const prompt = await judgePrompt(db, evaluator, job.traceId)
+    if ('skipped' in prompt) {
+      await skipJob(db, jobId, prompt.skipped)
+      return 'skipped'
+    }
+    const judgment = await judge(options, evaluator, prompt.filled)
     const { score } = await recordScore(db, {
       projectId: job.projectId,
       id: evalScoreId(evaluator.id, job.traceId),
@@ -81,7 +87,16 @@ export async function processJudgment(options: ProcessorOptions, jobId: string, 
   }
 }
 
-async function judge(options: ProcessorOptions, evaluator: EvaluatorDto, traceId: string): Promise<Judgment> {
+/** The evaluator's template filled with the trace's input and output, or why the trace is not judged. */
+async function judgePrompt(db: Db, evaluator: EvaluatorDto, traceId: string): Promise<{ filled: string } | { skipped: string }> {
+  const template = await templateOf(db, evaluator)
+  const spans = await findTraceSpans(db, evaluator.projectId, traceId)
+  if (spans.length === 0) throw new JudgeError('the trace has no spans (deleted?)', false)
+  const request = judgeRequestOf(template, spans)
+  return request.prompt === null ? { skipped: request.skipped ?? 'nothing to judge' } : { filled: request.prompt }
+}
+
+async function judge(options: ProcessorOptions, evaluator: EvaluatorDto, prompt: string): Promise<Judgment> {
   const { db } = options
   const connection = await findSealedLlmConnection(db, evaluator.connectionId)
   if (connection === undefined) throw new JudgeError('the evaluator\u2019s LLM connection no longer exists', false)
@@ -91,10 +106,7 @@ async function judge(options: ProcessorOptions, evaluator: EvaluatorDto, traceId
   } catch {
     throw new JudgeError('the LLM connection\u2019s key does not open with this LLM_CONNECTION_ENCRYPTION_KEY (was the key changed?)', false)
   }
-  const template = await templateOf(db, evaluator)
-  const spans = await findTraceSpans(db, evaluator.projectId, traceId)
-  if (spans.length === 0) throw new JudgeError('the trace has no spans (deleted?)', false)
-  return askJudge({ baseUrl: connection.baseUrl, apiKey, model: evaluator.model, prompt: fillJudgePrompt(template, traceInputOutput(spans)), timeoutMs: options.judgeTimeoutMs })
+  return askJudge({ baseUrl: connection.baseUrl, apiKey, model: evaluator.model, prompt, timeoutMs: options.judgeTimeoutMs })
 }
 
 async function templateOf(db: Db, evaluator: EvaluatorDto): Promise<string> {
