@@ -8,7 +8,7 @@ import { conversationOf, type ChatMessage } from './conversation.ts'
 // The root span's own input and output (OpenInference's input.value, OpenLLMetry's
 // traceloop.entity.*) win: they are what the application was asked and answered. Else the first
 // LLM call's prompt and the last LLM call's answer, read by conversationOf (every convention the
-// console reads). Nothing else: a trace without either side is not judged (docs/evaluators.md).
+// console reads). Nothing else: a trace without the side its template uses is not judged (docs/api.md#llm-as-judge-evaluators).
 
 /** Each side is cut to this many characters: a judge prompt must fit the judge's context. */
 export const MAX_SIDE_CHARS = 20_000
