@@ -25,7 +25,7 @@ function span(projectId: string, traceId: string, startNs: bigint, extra: Partia
     traceState: null, statusCode: 0, statusMessage: null, serviceName: 'shop', serviceVersion: null, scopeName: null, scopeVersion: null,
     llmVendor: 'openai', llmModel: 'gpt-4o', llmRequestType: 'chat', inputTokens: 100, outputTokens: 20, totalTokens: 120,
     attributes: { 'gen_ai.prompt.0.role': s('user'), 'gen_ai.prompt.0.content': s('Where is my order?'), 'gen_ai.completion.0.content': s('It ships today.') },
-    resourceAttributes: { 'service.name': s('shop') }, events: [], links: [], userId: 'u1', sessionId: 'sess-1', totalCostUsd: '0.25',
+    resourceAttributes: { 'service.name': s('shop') }, events: [], links: [], userId: 'u1', sessionId: 'sess-1', totalCostUsd: 0.25,
     ...extra,
   }
 }
@@ -34,7 +34,7 @@ function span(projectId: string, traceId: string, startNs: bigint, extra: Partia
 const ownCall = (projectId: string, startNs: bigint, model: string) =>
   span(projectId, ownTrace, startNs, {
     serviceName: selfServiceName, resourceAttributes: { 'service.name': s(selfServiceName) }, llmModel: model, userId: null, sessionId: null,
-    inputTokens: 7, outputTokens: 3, totalTokens: 10, totalCostUsd: '0.5',
+    inputTokens: 7, outputTokens: 3, totalTokens: 10, totalCostUsd: 0.5,
   })
 
 describe('judge inputs and Tracewell’s own calls', () => {
