@@ -93,7 +93,7 @@ async function judgePrompt(db: Db, evaluator: EvaluatorDto, traceId: string): Pr
   const spans = await findTraceSpans(db, evaluator.projectId, traceId)
   if (spans.length === 0) throw new JudgeError('the trace has no spans (deleted?)', false)
   const request = judgeRequestOf(template, spans)
-  return request.prompt === null ? { skipped: request.skipped ?? 'nothing to judge' } : { filled: request.prompt }
+  return request.skipped === null ? { filled: request.prompt } : { skipped: request.skipped }
 }
 
 async function judge(options: ProcessorOptions, evaluator: EvaluatorDto, prompt: string): Promise<Judgment> {

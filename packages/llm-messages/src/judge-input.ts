@@ -96,15 +96,12 @@ export function fillJudgePrompt(template: string, trace: JudgeInput): string {
   )
 }
 
-/** What a judge is sent for a trace: its sides, and the filled template, or (prompt null) why it is skipped. */
-export interface JudgeRequest extends JudgeInput {
-  prompt: string | null
-  skipped: string | null
-}
+/** What a judge is sent for a trace: its sides, and the filled template, or why it is skipped (no prompt). */
+export type JudgeRequest = JudgeInput & ({ prompt: string; skipped: null } | { prompt: null; skipped: string })
 
 /** The one path from a template and a trace's spans to what a judge is sent: the worker judges with it, the preview shows it. */
 export function judgeRequestOf(template: string, spans: readonly JudgedSpan[]): JudgeRequest {
   const trace = judgeInputOf(spans)
   const skipped = judgeSkipReason(template, trace)
-  return { ...trace, prompt: skipped === null ? fillJudgePrompt(template, trace) : null, skipped }
+  return skipped === null ? { ...trace, prompt: fillJudgePrompt(template, trace), skipped } : { ...trace, prompt: null, skipped }
 }
