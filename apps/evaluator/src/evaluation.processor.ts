@@ -17,7 +17,7 @@ import {
 } from '@tracewell/db'
 import { callCost } from '@tracewell/llm-calls'
 import { askJudge, JudgeError, type Judgment } from './judge.client.ts'
-import { judgeRequestOf } from '@tracewell/llm-messages'
+import { judgeRequestOf, type JudgeRequest } from '@tracewell/llm-messages'
 
 // One judgment: the evaluator's prompt over the trace's input and output, sent to its judge; the
 // answer becomes the score (source eval, the reasoning as its comment), and the judgment's row
@@ -48,12 +48,12 @@ export async function processJudgment(options: ProcessorOptions, jobId: string, 
   try {
     const evaluator = await findEvaluatorById(db, job.evaluatorId)
     if (evaluator === undefined) return 'gone'
-    const prompt = await judgePrompt(db, evaluator, job.traceId)
-    if ('skipped' in prompt) {
-      await skipJob(db, jobId, prompt.skipped)
+    const request = await judgeRequest(db, evaluator, job.traceId)
+    if (request.skipped !== null) {
+      await skipJob(db, jobId, request.skipped)
       return 'skipped'
     }
-    const judgment = await judge(options, evaluator, prompt.filled)
+    const judgment = await judge(options, evaluator, request.prompt)
     const { score } = await recordScore(db, {
       projectId: job.projectId,
       id: evalScoreId(evaluator.id, job.traceId),
@@ -88,12 +88,11 @@ export async function processJudgment(options: ProcessorOptions, jobId: string, 
 }
 
 /** The evaluator's template filled with the trace's input and output, or why the trace is not judged. */
-async function judgePrompt(db: Db, evaluator: EvaluatorDto, traceId: string): Promise<{ filled: string } | { skipped: string }> {
+async function judgeRequest(db: Db, evaluator: EvaluatorDto, traceId: string): Promise<JudgeRequest> {
   const template = await templateOf(db, evaluator)
   const spans = await findTraceSpans(db, evaluator.projectId, traceId)
   if (spans.length === 0) throw new JudgeError('the trace has no spans (deleted?)', false)
-  const request = judgeRequestOf(template, spans)
-  return request.skipped === null ? { filled: request.prompt } : { skipped: request.skipped }
+  return judgeRequestOf(template, spans)
 }
 
 async function judge(options: ProcessorOptions, evaluator: EvaluatorDto, prompt: string): Promise<Judgment> {
