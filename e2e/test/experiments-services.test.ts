@@ -103,7 +103,7 @@ describe('experiments and the playground across separate services', () => {
     const done = events.at(-1)
     assert.deepEqual([done?.type, done?.output], ['done', fakeAnswer])
     await eventually(async () => {
-      const { body } = await api<{ traces: Array<{ traceId: string }> }>('GET', '/api/traces?attr=tracewell.playground=true')
+      const { body } = await api<{ traces: Array<{ traceId: string }> }>('GET', '/api/traces?attr=tracewell.playground=true&include_tracewell_calls=true')
       return body.traces.some((trace) => trace.traceId === done?.traceId) ? true : undefined
     }, 20_000, 'the playground run listed')
   })

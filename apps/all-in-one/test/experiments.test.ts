@@ -207,14 +207,16 @@ for (const mode of ['Postgres and Redis', 'embedded PGlite and in-process queue'
     assert.deepEqual([judgments.judgments.completed, judgments.judge.inputTokens], [12, 12 * judgeUsage.prompt_tokens])
   })
 
-  it('keeps each result’s own trace, tagged with the experiment, in the trace list', async () => {
+  it('keeps each result’s own trace, tagged with the experiment, in the trace list when Tracewell’s calls are asked for', async () => {
     const { body: experiment } = await api('GET', `/api/experiments/${experiments.v2}`)
-    assert.equal(experiment.traceFilter, `attr=tracewell.experiment.id=${experiments.v2}`)
+    assert.equal(experiment.traceFilter, `attr=tracewell.experiment.id=${experiments.v2}&include_tracewell_calls=true`)
     const listed = await waitFor('the experiment’s traces to be listed', async () => {
       const { body } = await api('GET', `/api/traces?${experiment.traceFilter}&limit=50`)
       return body.traces.length === 6 ? body.traces : undefined
     }, 20_000)
     assert.deepEqual(new Set(listed.map((trace: { traceId: string }) => trace.traceId)), new Set(experiment.results.map((result: Result) => result.traceId)))
+    const byDefault = (await api('GET', `/api/traces?attr=tracewell.experiment.id=${experiments.v2}&limit=50`)).body
+    assert.deepEqual(byDefault.traces, [], 'left out of the list by default')
     const trace = (await api('GET', `/api/traces/${experiment.results[0].traceId}`)).body
     const [span] = trace.spans
     assert.equal(span.serviceName, 'tracewell')

@@ -84,7 +84,7 @@ describe('query parameters of the list routes', () => {
     assert.equal(response.statusCode, 400)
     assert.deepEqual(response.json(), {
       message:
-        'querystring: unknown query parameters "colour", "size" (this route takes: project_id, limit, cursor, from, to, user, min_duration_ms, max_duration_ms, min_cost, max_cost, min_tokens, max_tokens)',
+        'querystring: unknown query parameters "colour", "size" (this route takes: project_id, limit, cursor, from, to, user, min_duration_ms, max_duration_ms, min_cost, max_cost, min_tokens, max_tokens, include_tracewell_calls)',
     })
     const none = await get('/api/projects?x=1', ws.teamKey)
     assert.deepEqual([none.statusCode, none.json()], [400, { message: 'querystring: unknown query parameter "x" (this route takes none)' }])

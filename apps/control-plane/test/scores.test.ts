@@ -75,7 +75,7 @@ describe('scores and score configurations', () => {
     const body = numeric.json()
     assert.deepEqual({ ...body, createdAt: undefined, updatedAt: undefined, configId: typeof body.configId }, {
       id: 'q-a', traceId: traceA, spanId: null, sessionId: null, name: 'quality', dataType: 'numeric', value: 0.9, numericValue: 0.9, comment: 'good',
-      source: 'api', author: body.author, configId: 'string', evaluatorId: null, createdAt: undefined, updatedAt: undefined,
+      source: 'api', author: body.author, configId: 'string', evaluatorId: null, evaluatorName: null, createdAt: undefined, updatedAt: undefined,
     })
     assert.match(body.author, /^key:/)
     const boolean = (await post('/api/scores', { traceId: traceA, spanId: '000000000000000A', name: 'helpful', value: false, source: 'annotation', author: 'ann' })).json()

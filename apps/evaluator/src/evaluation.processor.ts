@@ -11,18 +11,19 @@ import {
   recordJobError,
   recordScore,
   ScoreValueError,
+  skipJob,
   type Db,
   type EvaluatorDto,
 } from '@tracewell/db'
 import { askJudge, JudgeError, type Judgment } from './judge.client.ts'
 import { recordJudgeSpend } from './judge-spend.ts'
-import { fillJudgePrompt } from './judge-prompt.ts'
-import { traceInputOutput } from './trace-io.ts'
+import { judgeRequestOf, type JudgeRequest } from '@tracewell/llm-messages'
 
 // One judgment: the evaluator's prompt over the trace's input and output, sent to its judge; the
 // answer becomes the score (source eval, the reasoning as its comment), and the judgment's row
 // records the model and time, or the error, and the tokens and cost of every call of every
-// attempt (judge-spend.ts).
+// attempt (judge-spend.ts). A trace without the input or output the template asks for is skipped
+// with the reason, never sent (judgeSkipReason).
 
 export interface ProcessorOptions {
   db: Db
@@ -39,7 +40,7 @@ export const evalScoreId = (evaluatorId: string, traceId: string) => `eval:${eva
  * again by the queue (the row stays pending, its last error recorded) until `final`, when the row
  * is marked failed; others fail it at once.
  */
-export async function processJudgment(options: ProcessorOptions, jobId: string, final: boolean): Promise<'completed' | 'gone'> {
+export async function processJudgment(options: ProcessorOptions, jobId: string, final: boolean): Promise<'completed' | 'skipped' | 'gone'> {
   const { db } = options
   const job = await findEvaluationJob(db, jobId)
   // Deleted with its evaluator, or judged already (a redelivered queue job).
@@ -50,7 +51,12 @@ export async function processJudgment(options: ProcessorOptions, jobId: string, 
   try {
     evaluator = await findEvaluatorById(db, job.evaluatorId)
     if (evaluator === undefined) return 'gone'
-    const judgment = await judge(options, evaluator, job.traceId)
+    const request = await judgeRequest(db, evaluator, job.traceId)
+    if (request.skipped !== null) {
+      await skipJob(db, jobId, request.skipped)
+      return 'skipped'
+    }
+    const judgment = await judge(options, evaluator, request.prompt)
     // Counted before the score is: a score the project's configuration refuses was paid for too.
     await recordJudgeSpend(db, { jobId, attempt, evaluator, traceId: job.traceId }, judgment.calls)
     const { score } = await recordScore(db, {
@@ -80,7 +86,15 @@ export async function processJudgment(options: ProcessorOptions, jobId: string, 
   }
 }
 
-async function judge(options: ProcessorOptions, evaluator: EvaluatorDto, traceId: string): Promise<Judgment> {
+/** The evaluator's template filled with the trace's input and output, or why the trace is not judged. */
+async function judgeRequest(db: Db, evaluator: EvaluatorDto, traceId: string): Promise<JudgeRequest> {
+  const template = await templateOf(db, evaluator)
+  const spans = await findTraceSpans(db, evaluator.projectId, traceId)
+  if (spans.length === 0) throw new JudgeError('the trace has no spans (deleted?)', false)
+  return judgeRequestOf(template, spans)
+}
+
+async function judge(options: ProcessorOptions, evaluator: EvaluatorDto, prompt: string): Promise<Judgment> {
   const { db } = options
   const connection = await findSealedLlmConnection(db, evaluator.connectionId)
   if (connection === undefined) throw new JudgeError('the evaluator\u2019s LLM connection no longer exists', false)
@@ -90,10 +104,7 @@ async function judge(options: ProcessorOptions, evaluator: EvaluatorDto, traceId
   } catch {
     throw new JudgeError('the LLM connection\u2019s key does not open with this LLM_CONNECTION_ENCRYPTION_KEY (was the key changed?)', false)
   }
-  const template = await templateOf(db, evaluator)
-  const spans = await findTraceSpans(db, evaluator.projectId, traceId)
-  if (spans.length === 0) throw new JudgeError('the trace has no spans (deleted?)', false)
-  return askJudge({ baseUrl: connection.baseUrl, apiKey, model: evaluator.model, prompt: fillJudgePrompt(template, traceInputOutput(spans)), timeoutMs: options.judgeTimeoutMs })
+  return askJudge({ baseUrl: connection.baseUrl, apiKey, model: evaluator.model, prompt, timeoutMs: options.judgeTimeoutMs })
 }
 
 async function templateOf(db: Db, evaluator: EvaluatorDto): Promise<string> {

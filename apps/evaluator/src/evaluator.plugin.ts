@@ -42,11 +42,11 @@ function outcomeCounter(registry: Registry, name: string, help: string): Counter
 }
 
 /** A job runner that counts its outcomes. */
-function counted(counter: Counter<'outcome'>, run: (jobId: string, final: boolean) => Promise<'completed' | 'gone'>) {
+function counted(counter: Counter<'outcome'>, run: (jobId: string, final: boolean) => Promise<'completed' | 'skipped' | 'gone'>) {
   return async (jobId: string, final: boolean) => {
     try {
       const outcome = await run(jobId, final)
-      if (outcome === 'completed') counter.inc({ outcome: 'completed' })
+      if (outcome !== 'gone') counter.inc({ outcome })
       return outcome
     } catch (error) {
       counter.inc({ outcome: 'failed' })
@@ -62,7 +62,7 @@ function counted(counter: Counter<'outcome'>, run: (jobId: string, final: boolea
  */
 export const evaluatorPlugin = fp<EvaluatorPluginOptions>(
   async (app, options) => {
-    const judgments = outcomeCounter(app.metrics, 'tracewell_evaluator_judgments_total', 'judgment attempts by outcome (completed, failed)')
+    const judgments = outcomeCounter(app.metrics, 'tracewell_evaluator_judgments_total', 'judgment attempts by outcome (completed, skipped: nothing to judge, failed)')
     const experimentItems = outcomeCounter(app.metrics, 'tracewell_evaluator_experiment_items_total', 'experiment item attempts by outcome (completed, failed)')
     const processorOptions = { db: app.db, encryptionKey: options.encryptionKey, judgeTimeoutMs: options.judgeTimeoutMs }
     const judge = counted(judgments, (jobId, final) => processJudgment(processorOptions, jobId, final))

@@ -12,11 +12,10 @@ import {
   type DatasetItemDto,
   type ExperimentDto,
 } from '@tracewell/db'
-import { compileTemplate, inputText, missingVariables, promptMessages, variablesOfInput, variableText } from '@tracewell/llm-messages'
+import { compileTemplate, expectedOutputKey, inputText, missingVariables, promptMessages, variablesOfInput, variableText } from '@tracewell/llm-messages'
 import { noCost, type SpanCost } from '@tracewell/llm-usage'
 import { storeSpans } from '@tracewell/write-path'
 import { callChat, callCost, derivedIds, LlmCallError, llmCallSpan, ModelCallError, openConnection, type ChatAnswer, type ChatRequestMessage } from '@tracewell/llm-calls'
-import { expectedOutputKey } from './trace-io.ts'
 
 // One experiment item: the experiment's prompt version, its variables filled from the item's
 // input, sent to the experiment's model through its LLM connection. The call is stored as a trace

@@ -14,11 +14,13 @@ import {
   listEvaluationJobs,
   startQueuedRuns,
   takeNewTraces,
+  TRACEWELL_SERVICE,
   type Db,
   type EvaluatorDto,
   type SpanInsert,
 } from '@tracewell/db'
 import { createEmbeddedTestDatabase, createTestDatabase } from '@tracewell/db/testing'
+import { selfServiceName } from '@tracewell/llm-calls'
 import { storeSpans, summariseAll } from '@tracewell/write-path'
 
 /** Spans stored and folded into their traces' summaries: what a writer and its summariser do. */
@@ -95,10 +97,29 @@ for (const engine of engines) {
       await new Promise((resolve) => setTimeout(resolve, 20))
       assert.deepEqual(await takeNewTraces(db, none, { ...window, quietMs: 10 }), [])
       const noneJobs = (await listEvaluationJobs(db, { projectId, evaluatorId: none.id, limit: 100 })).jobs
-      assert.ok(noneJobs.length >= 40 && noneJobs.every((job) => job.status === 'skipped'))
+      assert.ok(noneJobs.length >= 40 && noneJobs.every((job) => job.status === 'skipped' && job.skipReason === "not sampled (the evaluator's sampling rate)"))
       const taken = await takeNewTraces(db, half, { ...window, quietMs: 10 })
       assert.ok(taken.length > 5 && taken.length < 35, `${taken.length} of ~41 sampled at 0.5`)
       assert.deepEqual(await takeNewTraces(db, half, { ...window, quietMs: 10 }), [])
+    })
+
+    it('never takes Tracewell’s own traces (playground, experiments, judges), new or in a run', async () => {
+      assert.equal(TRACEWELL_SERVICE, selfServiceName)
+      const judge = await evaluator('not its own')
+      const [own, app] = [hex(16), hex(16)]
+      await insertSpans(db, [span(projectId, own, selfServiceName), span(projectId, app, 'bot')])
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      assert.equal((await takeNewTraces(db, judge, { ...window, quietMs: 10 })).length, 1)
+      const taken = await sql<{ trace_id: string }>`select trace_id from evaluation_jobs where evaluator_id = ${judge.id}`.execute(db)
+      assert.deepEqual(taken.rows.map((row) => row.trace_id), [app])
+
+      const day = Date.parse('2026-04-01T00:00:00Z')
+      const [ownOld, appOld] = [hex(16), hex(16)]
+      await insertSpans(db, [span(projectId, ownOld, selfServiceName, day + 1_000), span(projectId, appOld, 'bot', day + 2_000)])
+      const run = await createEvaluationRun(db, { projectId, evaluatorId: judge.id, from: new Date(day), to: new Date(day + 3_600_000) })
+      assert.equal((await startQueuedRuns(db)).length, 1)
+      const inRun = await sql<{ trace_id: string }>`select trace_id from evaluation_jobs where run_id = ${run.id}`.execute(db)
+      assert.deepEqual(inRun.rows.map((row) => row.trace_id), [appOld])
     })
 
     it('starts a run over its window, every match, and completes it once nothing is pending', async () => {

@@ -16,7 +16,9 @@ import {
   type Db,
   type SpanInsert,
 } from '@tracewell/db'
+import { selfServiceName } from '@tracewell/llm-calls'
 import { storeSpans, summariseAll } from '@tracewell/write-path'
+import { sql } from 'kysely'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import type { App } from '@tracewell/http'
 import { buildApp } from '../src/index.ts'
@@ -32,7 +34,7 @@ async function insertSpans(db: Db, spans: readonly SpanInsert[]): Promise<void> 
   await summariseAll(db)
 }
 
-function span(projectId: string, traceId: string, answer: string): SpanInsert {
+function span(projectId: string, traceId: string, answer: string, overrides: Partial<SpanInsert> = {}): SpanInsert {
   const now = BigInt(Date.now()) * 1_000_000n
   return {
     projectId, traceId, spanId: randomBytes(8).toString('hex'), parentSpanId: null, name: 'chat', kind: 3,
@@ -40,6 +42,7 @@ function span(projectId: string, traceId: string, answer: string): SpanInsert {
     traceState: null, statusCode: 0, statusMessage: null, serviceName: 'svc', serviceVersion: null, scopeName: null, scopeVersion: null,
     llmVendor: 'openai', llmModel: 'gpt-4o', llmRequestType: 'chat', inputTokens: 10, outputTokens: 5, totalTokens: 15,
     attributes: { 'input.value': { stringValue: 'What is 2 + 2?' }, 'output.value': { stringValue: answer } }, resourceAttributes: {}, events: [], links: [],
+    ...overrides,
   }
 }
 
@@ -139,5 +142,33 @@ describe('the evaluator service', { timeout: 120_000 }, () => {
     const jobs = await failed()
     assert.deepEqual(jobs.map((job) => [job.traceId, job.attempts, job.status]), [[traceId, 1, 'failed']])
     assert.match(jobs[0]?.error ?? '', /^the judge answered 401: /)
+  })
+
+  it('skips a trace with nothing to judge without asking the judge, and never takes Tracewell’s own traces', async () => {
+    const connection = await connect('skipping', 'sk-right')
+    const evaluator = await createEvaluator(database.db, {
+      projectId, name: 'needs both', connectionId: connection.id, model: 'judge-model', prompt: 'Question: {{input}} Answer: {{output}}', promptRef: null, scoreName: 'both', filter: {}, samplingRate: 1,
+    })
+    const asksBefore = asked.length
+    const empty = randomBytes(16).toString('hex')
+    const own = randomBytes(16).toString('hex')
+    // A trace without messages, and a judge's own call (messages and all) that the scheduler must leave alone.
+    await insertSpans(database.db, [
+      span(projectId, empty, '4', { attributes: { 'http.route': { stringValue: '/health' } }, llmModel: null, llmVendor: null }),
+      span(projectId, own, '4', { serviceName: selfServiceName, resourceAttributes: { 'service.name': { stringValue: selfServiceName } } }),
+    ])
+    // Every evaluator takes the empty trace, in the same look that would have taken the other.
+    const jobsOf = async () =>
+      (await sql<{ trace_id: string; statuses: string[] }>`
+        select trace_id, array_agg(status order by status) as statuses from evaluation_jobs where trace_id in (${empty}, ${own}) group by trace_id`.execute(database.db)).rows
+    const allSkipped = [{ trace_id: empty, statuses: ['skipped', 'skipped', 'skipped'] }]
+    for (const deadline = Date.now() + 20_000; JSON.stringify(await jobsOf()) !== JSON.stringify(allSkipped) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 100))
+    assert.deepEqual(await jobsOf(), allSkipped)
+    const { jobs } = await listEvaluationJobs(database.db, { projectId, evaluatorId: evaluator.id, limit: 10 })
+    assert.deepEqual(jobs.map((job) => [job.traceId, job.status, job.attempts, job.skipReason, job.error, job.scoreId]), [
+      [empty, 'skipped', 1, 'the trace has no input and no output to judge (the template uses {{input}} and {{output}})', null, null],
+    ])
+    assert.equal(asked.length, asksBefore, 'the judge was asked nothing')
+    assert.deepEqual((await listScores(database.db, { projectId, limit: 10, traceId: empty })).scores, [])
   })
 })

@@ -350,6 +350,8 @@ export interface EvaluationJobsTable {
   status: Generated<EvaluationJobStatus>
   attempts: Generated<number>
   error: string | null
+  /** Why a skipped judgment was skipped (sampling, or nothing to judge). */
+  skip_reason: string | null
   score_id: string | null
   judge_model: string | null
   input_tokens: number | null
@@ -576,7 +578,7 @@ export const declaredColumns: DeclaredColumns = {
   },
   evaluation_jobs: {
     id: notNull, project_id: notNull, evaluator_id: notNull, run_id: nullable, trace_id: notNull, status: notNull, attempts: notNull,
-    error: nullable, score_id: nullable, judge_model: nullable, input_tokens: nullable, output_tokens: nullable, cost_usd: nullable,
+    error: nullable, skip_reason: nullable, score_id: nullable, judge_model: nullable, input_tokens: nullable, output_tokens: nullable, cost_usd: nullable,
     latency_ms: nullable, created_at: notNull, updated_at: notNull,
   },
   datasets: { id: notNull, project_id: notNull, name: notNull, description: notNull, metadata: notNull, version: notNull, created_at: notNull, updated_at: notNull },

@@ -2,3 +2,4 @@ export { attributeText, plainValue, type AnyValue, type Attributes, type SpanEve
 export { contentText, conversationOf, messagesFromJson, type ChatMessage, type Conversation, type ToolCall } from './conversation.ts'
 export { compileTemplate, extractVariables, fillTemplate, missingVariables, type CompiledTemplate } from './prompt-template.ts'
 export { chatPromptMessages, inputText, promptMessages, variablesOfInput, variableText, type PromptMessage } from './prompt-messages.ts'
+export { expectedOutputKey, fillJudgePrompt, judgeInputOf, judgeRequestOf, judgeSkipReason, MAX_SIDE_CHARS, type JudgeInput, type JudgeRequest, type JudgedSpan } from './judge-input.ts'

@@ -71,8 +71,10 @@ export async function summaryMismatches(db: Executor, projectId: string): Promis
           when duration_ns < 1000 then 0
           else least(127, floor(4 * ln(duration_ns / 1000.0) / ln(2)))::integer end as bucket
       from spans cross join lateral (values ('all', ''), ('model', coalesce(llm_model, '')), ('vendor', coalesce(llm_vendor, '')),
-        ('service', coalesce(service_name, '')), ('user', coalesce(user_id, ''))) as d(dimension, value)
-      where project_id = ${projectId}
+        ('service', coalesce(service_name, '')), ('user', coalesce(user_id, '')),
+        ('tracewell.model', case when service_name = 'tracewell' then coalesce(llm_model, '') end),
+        ('tracewell.vendor', case when service_name = 'tracewell' then coalesce(llm_vendor, '') end)) as d(dimension, value)
+      where project_id = ${projectId} and d.value is not null
     ),
     span_figures as (
       select dimension, hour, value, count(*)::integer as spans, (count(*) filter (where status_code = 2))::integer as errors,

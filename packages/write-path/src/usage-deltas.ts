@@ -1,4 +1,4 @@
-import { LATENCY_BUCKETS, latencyBucket, toStorableText, type SpanInsert } from '@tracewell/db'
+import { LATENCY_BUCKETS, latencyBucket, toStorableText, TRACEWELL_SERVICE, type SpanInsert } from '@tracewell/db'
 import { addDecimals, DecimalSum } from './exact-decimal.ts'
 import { addCounts, AGGREGATE_OPERATION, type TraceDelta } from './trace-deltas.ts'
 
@@ -8,6 +8,11 @@ import { addCounts, AGGREGATE_OPERATION, type TraceDelta } from './trace-deltas.
 // merges the combinations of many batches and adds each to five rollup rows, one per dimension.
 // A trace's count in a row is not part of the delta: the summariser derives it from the trace's
 // summary (summary-fold.ts), which alone knows whether the trace was counted before.
+//
+// Tracewell's own calls (service `tracewell`: playground, experiments, judges) also add to two
+// more rows, 'tracewell.model' and 'tracewell.vendor' (migration 2026-12-06T0160): what usage
+// takes back from the model and vendor rows to show the application's usage alone (the service
+// row already says what to take back from 'all' and 'user'), reading no span.
 
 type RollupSpan = Pick<
   SpanInsert,
@@ -48,6 +53,10 @@ export interface UsageRollupDelta {
   cost_usd: string | null
   latency: number[]
 }
+
+/** The rollups of Tracewell's own calls by model and by vendor (what usage takes back by default). */
+export const TRACEWELL_MODEL = 'tracewell.model'
+export const TRACEWELL_VENDOR = 'tracewell.vendor'
 
 const ERROR = 2
 const HOUR_SECONDS = 3600
@@ -133,6 +142,10 @@ export class UsageCombinationMerge {
     this.#countEach(trace.project_id, 'vendor', hour, trace.vendors, change)
     this.#countEach(trace.project_id, 'service', hour, trace.services, change)
     this.#count(trace.project_id, 'user', hour, trace.user_id ?? '', change)
+    if (trace.services.includes(TRACEWELL_SERVICE)) {
+      this.#countEach(trace.project_id, TRACEWELL_MODEL, hour, trace.models, change)
+      this.#countEach(trace.project_id, TRACEWELL_VENDOR, hour, trace.vendors, change)
+    }
   }
 
   /** Counts the trace under each of a dimension's values, or under '' when it has none. */
@@ -164,7 +177,8 @@ export class UsageCombinationMerge {
   }
 
   /**
-   * Each combination added to its five rows (dimension 'all' with value '', then one per value),
+   * Each combination added to its five rows (dimension 'all' with value '', then one per value;
+   * seven for Tracewell's own calls),
    * with the traces counted in each, rows in key order.
    */
   rollupRows(): UsageRollupDelta[] {
@@ -179,6 +193,7 @@ export class UsageCombinationMerge {
     }
     for (const c of this.#merged.values()) {
       const dimensions: Array<[string, string]> = [['all', ''], ['model', c.model], ['vendor', c.vendor], ['service', c.service], ['user', c.user]]
+      if (c.service === TRACEWELL_SERVICE) dimensions.push([TRACEWELL_MODEL, c.model], [TRACEWELL_VENDOR, c.vendor])
       for (const [dimension, value] of dimensions) {
         const row = rowOf(`${c.project_id}\u0000${dimension}\u0000${c.hour}\u0000${value}`, c.project_id, dimension, c.hour, value)
         row.spans += c.spans

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { backfillUsageRollups, nullUnknownTokenCounts, recountRollupTraces, sql, usageOf, type Db, type SpanInsert } from '@tracewell/db'
 import { engines } from '@tracewell/db/testing'
+import { summaryMismatches } from '../src/index.ts'
 import { storeAndSummarise } from './support/store-and-summarise.ts'
 
 const second = 1_000_000_000n
@@ -70,6 +71,41 @@ for (const engine of engines) {
       ])
     })
 
+    it('rolls Tracewell’s own calls up by model and vendor too, which usage takes back unless asked', async () => {
+      const ownTrace = 'f'.repeat(32)
+      const calls = generated('own').slice(0, 8)
+      // Two of Tracewell's calls (a judge's, service tracewell, no user) beside the generated traces 0 and 1.
+      const own = [0, 1].map((i): SpanInsert => ({
+        ...(calls[1] as SpanInsert), traceId: ownTrace, spanId: `${'f'.repeat(15)}${i}`, parentSpanId: null, serviceName: 'tracewell', userId: null,
+        llmModel: i === 0 ? 'm0' : 'judge', llmVendor: 'v1', inputTokens: 1000, outputTokens: 100, totalCostUsd: 2, statusCode: 0, durationNs: String(60n * second), endTimeUnixNano: String(BigInt((calls[1] as SpanInsert).startTimeUnixNano) + 60n * second),
+      }))
+      await storeAndSummarise(db, [...calls, ...own])
+      const rows = await sql<{ dimension: string; value: string; traces: number; spans: number }>`
+        select dimension, value, traces, spans from usage_rollups where project_id = 'own' and dimension like 'tracewell.%' order by 1, 2`.execute(db)
+      assert.deepEqual(rows.rows, [
+        { dimension: 'tracewell.model', value: 'judge', traces: 1, spans: 1 },
+        { dimension: 'tracewell.model', value: 'm0', traces: 1, spans: 1 },
+        { dimension: 'tracewell.vendor', value: 'v1', traces: 1, spans: 2 },
+      ])
+      assert.deepEqual(await summaryMismatches(db, 'own'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
+      await recountRollupTraces(db)
+      assert.deepEqual(await summaryMismatches(db, 'own'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
+
+      const query = { projectId: 'own', ...day, bucket: 'day' as const, timeZone: 'UTC' }
+      const application = await usageOf(db, query)
+      const everything = await usageOf(db, { ...query, includeTracewellCalls: true })
+      assert.deepEqual([application.totals.traces, application.totals.spans, application.totals.inputTokens, application.totals.costUsd], [2, 8, 120, 3])
+      assert.deepEqual([everything.totals.traces, everything.totals.spans, everything.totals.inputTokens, everything.totals.costUsd], [3, 10, 2120, 7])
+      // The minute-long judge calls would pull the 95th percentile up: only the application's (≤ 300 ms) count.
+      assert.ok((application.totals.latencyP95Ms as number) < 330, String(application.totals.latencyP95Ms))
+      assert.ok((everything.totals.latencyP95Ms as number) > 50_000, String(everything.totals.latencyP95Ms))
+      const byModel = async (include: boolean) =>
+        (await usageOf(db, { ...query, groupBy: 'model', includeTracewellCalls: include })).series.map((row) => [row.group, row.traces, row.spans, row.inputTokens])
+      // The roots have no model: their spans count under '', their traces under the models they used.
+      assert.deepEqual(await byModel(false), [[null, 0, 2, null], ['m0', 2, 2, 20], ['m1', 2, 2, 40], ['m2', 2, 2, 60]])
+      assert.deepEqual(await byModel(true), [[null, 0, 2, null], ['judge', 1, 1, 1000], ['m0', 3, 3, 1020], ['m1', 2, 2, 40], ['m2', 2, 2, 60]])
+    })
+
     it('groups hours into the days of a time zone', async () => {
       // Berlin is UTC+1 in January: the hours from 23:00 UTC are the next local day.
       const usage = await usageOf(db, { projectId: 'p', ...day, bucket: 'day', timeZone: 'Europe/Berlin' })
@@ -100,13 +136,14 @@ for (const engine of engines) {
         usage.series.map((row) => [row.bucket, row.group ?? '', String(row.traces), String(row.spans)]),
         [...expected.values()].sort((a, b) => (a[0] + a[1] < b[0] + b[1] ? -1 : 1)),
       )
-      const written = (await sql`select project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd::float8 as cost, latency from usage_rollups order by 1, 2, 3, 4`.execute(db)).rows
+      const written = (await sql`select project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd::float8 as cost, latency from usage_rollups where project_id = 'p' order by 1, 2, 3, 4`.execute(db)).rows
       await sql`delete from usage_rollups`.execute(db)
       await backfillUsageRollups(db)
       await recountRollupTraces(db)
       // The backfill, older than unknown token counts, writes 0 where the migration after it leaves null.
+      // (Project p's rows: the backfill, older than the rollups of Tracewell's own calls, writes none of those.)
       await nullUnknownTokenCounts(db)
-      assert.deepEqual((await sql`select project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd::float8 as cost, latency from usage_rollups order by 1, 2, 3, 4`.execute(db)).rows, written)
+      assert.deepEqual((await sql`select project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd::float8 as cost, latency from usage_rollups where project_id = 'p' order by 1, 2, 3, 4`.execute(db)).rows, written)
     })
   })
 }

@@ -56,7 +56,7 @@ export const ExperimentSchema = Type.Object({
     description: 'external: an SDK experiment, whose results its caller posts',
   }),
   itemCount: Type.Integer({ description: 'items in the dataset version' }),
-  traceFilter: Type.String({ description: 'GET /api/traces’s attr filter that lists its traces (prompt experiments)' }),
+  traceFilter: Type.String({ description: 'GET /api/traces’s query that lists its traces (prompt experiments): its attr filter, and include_tracewell_calls=true since they are Tracewell’s own' }),
   aggregates: ExperimentAggregatesSchema,
   createdAt: IsoDateSchema,
   finishedAt: Nullable(IsoDateSchema),

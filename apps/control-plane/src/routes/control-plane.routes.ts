@@ -30,6 +30,7 @@ import { scoreConfigRoutes } from './score-configs.routes.ts'
 import { langtraceEvaluationRoutes } from './langtrace-evaluation.routes.ts'
 import { llmConnectionRoutes } from './llm-connections.routes.ts'
 import { evaluatorRoutes } from './evaluators.routes.ts'
+import { evaluatorPreviewRoutes } from './evaluator-preview.routes.ts'
 import { datasetRoutes } from './datasets.routes.ts'
 import { experimentRoutes } from './experiments.routes.ts'
 import { playgroundRoutes } from './playground.routes.ts'
@@ -124,6 +125,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(langtraceEvaluationRoutes)
   await app.register(llmConnectionRoutes, { encryptionKey: options.llmConnectionKey })
   await app.register(evaluatorRoutes)
+  await app.register(evaluatorPreviewRoutes)
   await app.register(datasetRoutes)
   await app.register(experimentRoutes)
   await app.register(playgroundRoutes, { encryptionKey: options.llmConnectionKey, callTimeoutMs: options.experimentCallTimeoutMs ?? 120_000 })

@@ -33,7 +33,7 @@ import { timeWindow } from './query-bounds.ts'
 // and cost.
 
 // The filter is GET /api/traces's own parameters, minus paging, order and time (new traces, or a run's window).
-const { project_id: _project, limit: _limit, cursor: _cursor, from: _from, to: _to, sort: _sort, order: _order, ...filterProperties } = TraceListQuerySchema.properties
+const { project_id: _project, limit: _limit, cursor: _cursor, from: _from, to: _to, sort: _sort, order: _order, include_tracewell_calls: _own, ...filterProperties } = TraceListQuerySchema.properties
 const FilterSchema = Type.Object(filterProperties, { additionalProperties: false, description: 'GET /api/traces’s filter parameters (not limit, cursor, from, to, sort, order)' })
 
 const PromptRefSchema = Type.Object(
@@ -72,7 +72,7 @@ const EvaluatorSchema = Type.Object({
   filter: Type.Record(Type.String(), Type.Unknown()),
   samplingRate: Type.Number(),
   enabled: Type.Boolean(),
-  judgments: Type.Composite([JudgmentCountsSchema], { description: 'skipped: left out by sampling' }),
+  judgments: Type.Composite([JudgmentCountsSchema], { description: 'skipped: left out by sampling, or nothing to judge in the trace' }),
   judge: Type.Object({ inputTokens: Type.Integer(), outputTokens: Type.Integer(), costUsd: Type.Union([Type.Number(), Type.Null()]) }, { description: 'what the judge calls used, in total' }),
   createdAt: IsoDateSchema,
   updatedAt: IsoDateSchema,
@@ -98,6 +98,7 @@ const JudgmentSchema = Type.Object({
   status: Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('failed'), Type.Literal('skipped')]),
   attempts: Type.Integer(),
   error: Type.Union([Type.String(), Type.Null()], { description: 'the last failed attempt’s error (cleared when one succeeds)' }),
+  skipReason: Type.Union([Type.String(), Type.Null()], { description: 'why a skipped judgment was skipped: not sampled, or the trace has no input or output to judge (never sent to the judge)' }),
   scoreId: Type.Union([Type.String(), Type.Null()]),
   judgeModel: Type.Union([Type.String(), Type.Null()], { description: 'the model that answered' }),
   inputTokens: Type.Union([Type.Integer(), Type.Null()]),

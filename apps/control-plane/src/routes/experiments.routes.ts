@@ -53,7 +53,8 @@ const emptyAggregates: ExperimentAggregates = {
 
 const withAggregates = (experiment: ExperimentDto, aggregates: ExperimentAggregates | undefined) => ({
   ...experiment,
-  traceFilter: `attr=${experimentIdKey}=${experiment.id}`,
+  // Its traces are Tracewell's own (service tracewell), which the list shows only when asked.
+  traceFilter: `attr=${experimentIdKey}=${experiment.id}&include_tracewell_calls=true`,
   aggregates: aggregates ?? emptyAggregates,
 })
 

@@ -7,6 +7,7 @@ import { errorResponses, IsoDateSchema } from '../schemas.ts'
 import { toScore } from '../scores/score.schemas.ts'
 import { figureBoundProperties, figureBounds, timeWindow } from './query-bounds.ts'
 import { postgresTimeAsIso, ProjectScopeQuerySchema, TraceRowSchema } from './trace-queries.routes.ts'
+import { includeTracewellCallsProperty } from './tracewell-calls.query.ts'
 
 const SessionListQuerySchema = Type.Object({
   project_id: Type.Optional(Type.String({ description: 'the project, with a team key' })),
@@ -16,6 +17,7 @@ const SessionListQuerySchema = Type.Object({
   to: Type.Optional(Type.String({ description: 'ISO 8601, exclusive: …starting before' })),
   user: Type.Optional(Type.String({ maxLength: 500 })),
   ...figureBoundProperties,
+  ...includeTracewellCallsProperty,
 })
 
 const SessionRowSchema = Type.Object({
@@ -65,7 +67,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { limit, cursor, user } = request.query
+      const { limit, cursor, user, include_tracewell_calls: includeTracewellCalls } = request.query
       const search = {
         projectId: callerProjectId(request),
         limit,
@@ -73,6 +75,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...timeWindow(request.query),
         ...figureBounds(request.query),
         userId: user,
+        includeTracewellCalls,
       }
       const page = await app.timedQuery((db) => searchSessions(db, search))
       return { sessions: page.sessions, nextCursor: page.next ? encodeSessionCursor(page.next) : null }

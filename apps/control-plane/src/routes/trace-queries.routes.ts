@@ -7,6 +7,7 @@ import { toOtlpJson } from '../otlp-export.ts'
 import { errorResponses, IsoDateSchema, ProjectScopeQuerySchema } from '../schemas.ts'
 import { StoredSpanSchema } from '@tracewell/span-schema'
 import { ScoreSchema, toScore } from '../scores/score.schemas.ts'
+import { includeTracewellCallsProperty } from './tracewell-calls.query.ts'
 import { figureBoundProperties, figureBounds, parseIsoDate, timeWindow } from './query-bounds.ts'
 
 const ProjectScope = {
@@ -45,6 +46,7 @@ export const TraceListQuerySchema = Type.Object({
       'cost, tokens: traces of unknown cost or tokens (null) come last in either order; score: the average of the trace’s score_name scores (with score_name, only traces that have one are listed)',
   }),
   order: Type.Union([Type.Literal('desc'), Type.Literal('asc')], { default: 'desc' }),
+  ...includeTracewellCallsProperty,
 })
 export type TraceListQuery = Static<typeof TraceListQuerySchema>
 
@@ -177,6 +179,7 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         sortScoreName: scoreName,
         sort: query.sort,
         order: query.order,
+        includeTracewellCalls: query.include_tracewell_calls,
       }
       // One timed transaction, its queries one after the other (timed-queries.ts).
       const { page, scores } = await app.timedQuery(async (db) => {

@@ -5,6 +5,7 @@ import { BadRequestError } from '@tracewell/http'
 import { callerProjectId, requireProjectAccess } from '../auth.ts'
 import { errorResponses, IsoDateSchema } from '../schemas.ts'
 import { parseIsoDate } from './trace-queries.routes.ts'
+import { includeTracewellCallsProperty } from './tracewell-calls.query.ts'
 
 const UsageQuerySchema = Type.Object({
   project_id: Type.Optional(Type.String({ description: 'the project, with a team key' })),
@@ -13,6 +14,7 @@ const UsageQuerySchema = Type.Object({
   bucket: Type.Union([Type.Literal('hour'), Type.Literal('day')], { default: 'day' }),
   tz: Type.String({ default: 'UTC', maxLength: 64, description: 'IANA time zone the buckets are days or hours of' }),
   group_by: Type.Optional(Type.Union([Type.Literal('model'), Type.Literal('vendor'), Type.Literal('service'), Type.Literal('user')])),
+  ...includeTracewellCallsProperty,
 })
 
 const Nullable = Type.Union([Type.Number(), Type.Null()])
@@ -75,7 +77,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { bucket, tz, group_by: groupBy } = request.query
+      const { bucket, tz, group_by: groupBy, include_tracewell_calls: includeTracewellCalls } = request.query
       assertTimeZone(tz)
       const to = parseIsoDate('to', request.query.to) ?? new Date()
       const from = parseIsoDate('from', request.query.from) ?? new Date(to.getTime() - 30 * dayMs)
@@ -87,7 +89,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const projectId = callerProjectId(request)
       // One timed transaction, its queries one after the other (timed-queries.ts).
       const { usage, scores } = await app.timedQuery(async (db) => ({
-        usage: await usageOf(db, { projectId, from, to, bucket, timeZone: tz, groupBy }),
+        usage: await usageOf(db, { projectId, from, to, bucket, timeZone: tz, groupBy, includeTracewellCalls }),
         scores: await scoreAverages(db, { projectId, from, to, bucket, timeZone: tz }),
       }))
       return { ...usage, scores }

@@ -29,6 +29,7 @@ export const ScoreSchema = Type.Object({
   author: Type.Union([Type.String(), Type.Null()], { description: 'who gave it: as sent, else `key:<api key id>`, or `evaluator:<id>`' }),
   configId: Type.Union([Type.String(), Type.Null()], { description: 'the score configuration it was checked against' }),
   evaluatorId: Type.Union([Type.String(), Type.Null()], { description: 'the LLM judge that gave it (source eval)' }),
+  evaluatorName: Type.Union([Type.String(), Type.Null()], { description: 'that evaluator’s name (null when no evaluator gave it, or it was deleted)' }),
   createdAt: IsoDateSchema,
   updatedAt: IsoDateSchema,
 })
@@ -52,6 +53,7 @@ export function toScore(dto: ScoreDto): Score {
     author: dto.author,
     configId: dto.configId,
     evaluatorId: dto.evaluatorId,
+    evaluatorName: dto.evaluatorName,
     createdAt: dto.createdAt,
     updatedAt: dto.updatedAt,
   }

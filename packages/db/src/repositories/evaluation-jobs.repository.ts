@@ -4,6 +4,7 @@ import { findEvaluatorById, type EvaluatorDto } from './evaluators.repository.ts
 import type { Executor } from './executor.ts'
 import { spendAssignments, type CallSpend } from './call-spend.ts'
 import { traceFilterOf } from './trace-filter-params.ts'
+import { notTracewellTrace } from './tracewell-calls.ts'
 import { traceFilterConditions } from './trace-search.repository.ts'
 
 // The judgments of evaluators: which traces each evaluator takes (new ones, once complete; or a
@@ -15,6 +16,9 @@ import { traceFilterConditions } from './trace-search.repository.ts'
 const sampledBelow = (evaluatorId: string, rate: number) =>
   sql<boolean>`(('x' || substr(md5(${evaluatorId} || t.trace_id), 1, 8))::bit(32)::bigint / 4294967296.0) < ${rate}`
 
+/** The reason a judgment left out by sampling gives (the migration that added reasons wrote it on older ones). */
+const notSampledReason = "not sampled (the evaluator's sampling rate)"
+
 export interface NewTraceWindow {
   /** A trace is complete once none of its spans arrived for this long. */
   quietMs: number
@@ -24,30 +28,27 @@ export interface NewTraceWindow {
   limit: number
 }
 
-// Traces Tracewell made itself (service tracewell: judges, experiments, the playground) are no
-// candidates: a judge judging its own calls would judge without end. Experiments' outputs are
-// judged through createTraceJudgments.
-const notSelfMade = sql`not ('tracewell' = any(t.services))`
-
 /**
  * Takes the evaluator's new traces: started within the lookback, with a span that arrived after
- * the evaluator was made, none arrived in the quiet period, matching its filter, not taken before.
+ * the evaluator was made, none arrived in the quiet period, matching its filter, not taken before,
+ * not Tracewell's own (tracewell-calls.ts: an experiment asks for its judgments itself).
  * Each becomes a pending judgment, or a skipped one when sampling leaves it out. The ids of the
  * pending ones, for the queue.
  */
 export async function takeNewTraces(db: Executor, evaluator: EvaluatorDto, window: NewTraceWindow): Promise<string[]> {
   const where: RawBuilder<unknown>[] = [
     ...traceFilterConditions(traceFilterOf(evaluator.projectId, evaluator.filter)),
+    notTracewellTrace,
     sql`t.start_time >= now() - ${`${window.lookbackMs} milliseconds`}::interval`,
     sql`exists (select 1 from spans s where s.project_id = t.project_id and s.trace_id = t.trace_id and s.received_at >= ${evaluator.createdAt}::timestamptz)`,
     sql`not exists (select 1 from spans s where s.project_id = t.project_id and s.trace_id = t.trace_id and s.received_at > now() - ${`${window.quietMs} milliseconds`}::interval)`,
     sql`not exists (select 1 from evaluation_jobs j where j.evaluator_id = ${evaluator.id} and j.trace_id = t.trace_id and j.run_id is null)`,
-    notSelfMade,
   ]
   const { rows } = await sql<{ id: string; status: EvaluationJobStatus }>`
-    insert into evaluation_jobs (project_id, evaluator_id, trace_id, status)
-    select t.project_id, ${evaluator.id}, t.trace_id, case when ${sampledBelow(evaluator.id, evaluator.samplingRate)} then 'pending' else 'skipped' end
-    from trace_summaries t
+    insert into evaluation_jobs (project_id, evaluator_id, trace_id, status, skip_reason)
+    select t.project_id, ${evaluator.id}, t.trace_id, case when sampled then 'pending' else 'skipped' end,
+      case when sampled then null else ${notSampledReason} end
+    from trace_summaries t, lateral (select ${sampledBelow(evaluator.id, evaluator.samplingRate)} as sampled) as pick
     where ${sql.join(where, sql` and `)}
     order by t.start_time
     limit ${window.limit}
@@ -87,7 +88,7 @@ export async function startQueuedRuns(db: Executor): Promise<string[]> {
   for (const run of runs) {
     const evaluator = await findEvaluatorById(db, run.evaluator_id)
     if (evaluator === undefined) continue
-    const where = [...traceFilterConditions(traceFilterOf(evaluator.projectId, evaluator.filter)), sql`t.start_time >= ${run.from_time}`, sql`t.start_time < ${run.to_time}`, notSelfMade]
+    const where = [...traceFilterConditions(traceFilterOf(evaluator.projectId, evaluator.filter)), notTracewellTrace, sql`t.start_time >= ${run.from_time}`, sql`t.start_time < ${run.to_time}`]
     const { rows } = await sql<{ id: string }>`
       insert into evaluation_jobs (project_id, evaluator_id, run_id, trace_id, status)
       select t.project_id, ${evaluator.id}, ${run.id}, t.trace_id, 'pending'
@@ -125,6 +126,8 @@ export interface EvaluationJobDto {
   status: EvaluationJobStatus
   attempts: number
   error: string | null
+  /** Why a skipped judgment was skipped: not sampled, or nothing to judge in the trace. */
+  skipReason: string | null
   scoreId: string | null
   judgeModel: string | null
   inputTokens: number | null
@@ -144,6 +147,7 @@ interface JobRow {
   status: EvaluationJobStatus
   attempts: number
   error: string | null
+  skip_reason: string | null
   score_id: string | null
   judge_model: string | null
   input_tokens: number | null
@@ -163,6 +167,7 @@ const toJobDto = (row: JobRow): EvaluationJobDto => ({
   status: row.status,
   attempts: row.attempts,
   error: row.error,
+  skipReason: row.skip_reason,
   scoreId: row.score_id,
   judgeModel: row.judge_model,
   inputTokens: row.input_tokens,
@@ -205,6 +210,11 @@ export async function completeJob(db: Executor, id: string, result: JudgmentResu
     update evaluation_jobs set status = 'completed', error = null, score_id = ${result.scoreId}, judge_model = ${result.judgeModel},
       latency_ms = ${result.latencyMs}, updated_at = now()
     where id = ${id}`.execute(db)
+}
+
+/** Marks a pending judgment skipped, with why: the trace was never sent to the judge. */
+export async function skipJob(db: Executor, id: string, reason: string): Promise<void> {
+  await sql`update evaluation_jobs set status = 'skipped', skip_reason = ${reason}, error = null, updated_at = now() where id = ${id} and status = 'pending'`.execute(db)
 }
 
 /** Keeps the last error of an attempt; `final` marks the judgment failed (no retry is left). */

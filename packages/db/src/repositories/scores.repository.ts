@@ -22,15 +22,20 @@ export interface ScoreDto {
   author: string | null
   configId: string | null
   evaluatorId: string | null
+  /** The name of the evaluator that gave it (null when none did, or it was deleted since). */
+  evaluatorName: string | null
   createdAt: string
   updatedAt: string
 }
 
 /** A score as stored: the score as it reads, with its project, less the store's times; the evaluator optional. */
-export type ScoreUpsert = Omit<ScoreDto, 'createdAt' | 'updatedAt' | 'evaluatorId'> & { projectId: string; evaluatorId?: string | null | undefined }
+export type ScoreUpsert = Omit<ScoreDto, 'createdAt' | 'updatedAt' | 'evaluatorId' | 'evaluatorName'> & { projectId: string; evaluatorId?: string | null | undefined }
 
-/** A stored score as the queries read it (the project is the caller's). */
-type ScoreRow = Omit<Selectable<ScoresTable>, 'project_id'>
+/** A stored score as the queries read it (the project is the caller's), with its evaluator's name (withEvaluatorName). */
+type ScoreRow = Omit<Selectable<ScoresTable>, 'project_id'> & { evaluator_name: string | null }
+
+/** A column of `scores`' rows: the evaluator's name, looked up by its primary key (one probe a score that has one). */
+const withEvaluatorName = sql`(select e.name from evaluators e where e.id = scores.evaluator_id) as evaluator_name`
 
 export function toScoreDto(row: ScoreRow): ScoreDto {
   return {
@@ -47,6 +52,7 @@ export function toScoreDto(row: ScoreRow): ScoreDto {
     author: row.author,
     configId: row.config_id,
     evaluatorId: row.evaluator_id,
+    evaluatorName: row.evaluator_name,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   }
@@ -62,7 +68,7 @@ export async function upsertScore(db: Executor, score: ScoreUpsert): Promise<{ s
       trace_id = excluded.trace_id, span_id = excluded.span_id, session_id = excluded.session_id, name = excluded.name,
       data_type = excluded.data_type, value = excluded.value, string_value = excluded.string_value, comment = excluded.comment,
       source = excluded.source, author = excluded.author, config_id = excluded.config_id, evaluator_id = excluded.evaluator_id, updated_at = now()
-    returning *, (xmax = 0) as created`.execute(db)
+    returning *, ${withEvaluatorName}, (xmax = 0) as created`.execute(db)
   const row = rows[0] as ScoreRow & { created: boolean }
   return { score: toScoreDto(row), created: row.created }
 }
@@ -93,7 +99,7 @@ export async function listScores(db: Executor, search: ScoreSearch): Promise<{ s
   if (search.to) where.push(sql`created_at < ${search.to}`)
   if (search.cursor) where.push(sql`(created_at, id) < (${search.cursor.createdAt}::timestamptz, ${search.cursor.id})`)
   const { rows } = await sql<ScoreRow & { created_text: string }>`
-    select *, created_at::text as created_text from scores where ${sql.join(where, sql` and `)}
+    select *, ${withEvaluatorName}, created_at::text as created_text from scores where ${sql.join(where, sql` and `)}
     order by created_at desc, id desc limit ${search.limit + 1}`.execute(db)
   const page = rows.slice(0, search.limit)
   const last = page.at(-1)
@@ -101,7 +107,7 @@ export async function listScores(db: Executor, search: ScoreSearch): Promise<{ s
 }
 
 export async function findScore(db: Executor, projectId: string, id: string): Promise<ScoreDto | undefined> {
-  const { rows } = await sql<ScoreRow>`select * from scores where project_id = ${projectId} and id = ${id}`.execute(db)
+  const { rows } = await sql<ScoreRow>`select *, ${withEvaluatorName} from scores where project_id = ${projectId} and id = ${id}`.execute(db)
   return rows[0] === undefined ? undefined : toScoreDto(rows[0])
 }
 
@@ -116,7 +122,7 @@ export async function scoresOfTraces(db: Executor, projectId: string, traceIds: 
   const byTrace = new Map<string, ScoreDto[]>()
   if (traceIds.length === 0) return byTrace
   const { rows } = await sql<ScoreRow>`
-    select * from scores where project_id = ${projectId} and trace_id in (${sql.join(traceIds)})
+    select *, ${withEvaluatorName} from scores where project_id = ${projectId} and trace_id in (${sql.join(traceIds)})
     order by created_at, id`.execute(db)
   for (const row of rows) {
     const traceId = row.trace_id as string

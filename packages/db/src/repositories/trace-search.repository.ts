@@ -2,6 +2,7 @@ import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
 import { TEXT_BLOCK_MS, textBlockOf, textFilterProbes } from '@tracewell/text-filter'
 import { recomputeSessions } from './session-summaries.ts'
+import { notTracewellTrace } from './tracewell-calls.ts'
 
 // The trace list and sessions of the query API (docs/api.md#trace-queries). The list and
 // sessions read trace_summaries, one row per trace that the writer keeps (trace-summaries.ts);
@@ -53,6 +54,8 @@ export interface TraceSearch {
   sort: TraceSort
   order: 'asc' | 'desc'
   cursor?: TraceSearchCursor | undefined
+  /** Also Tracewell's own traces (playground, experiments, judges: tracewell-calls.ts); left out by default. */
+  includeTracewellCalls?: boolean | undefined
 }
 
 /** Where a page ended: the last row's sort value (as text) and trace id. */
@@ -154,7 +157,7 @@ const filterHolds = (filter: RawBuilder<unknown>, probes: readonly number[]): Ra
   probes.map((probe) => sql`get_bit(${filter}, (${probe}::bigint & (length(${filter}) - 1))::integer) = 1`)
 
 /** What a trace must be to be listed: the search without its page and order (also an evaluator's filter). */
-export type TraceFilter = Omit<TraceSearch, 'limit' | 'sort' | 'order' | 'cursor' | 'sortScoreName'>
+export type TraceFilter = Omit<TraceSearch, 'limit' | 'sort' | 'order' | 'cursor' | 'sortScoreName' | 'includeTracewellCalls'>
 
 /** The conditions on `trace_summaries t` (and, through it, the trace's spans and scores) of a filter. */
 export function traceFilterConditions(search: TraceFilter): RawBuilder<unknown>[] {
@@ -262,6 +265,7 @@ function textBlocksHolding(search: TraceSearch, probes: readonly number[], direc
 export async function searchTraces(db: Executor, search: TraceSearch): Promise<{ traces: TraceRowDto[]; next: TraceSearchCursor | null }> {
   const { expression, cast } = search.sort === 'score' ? scoreSort(search.sortScoreName ?? '') : sortColumn(search.sort, search.order)
   const where = traceFilterConditions(search)
+  if (search.includeTracewellCalls !== true) where.push(notTracewellTrace)
   const descending = search.order === 'desc'
   if (search.cursor) {
     const after = sql`(${expression}, t.trace_id) ${sql.raw(descending ? '<' : '>')} (${cast(search.cursor.value)}, ${search.cursor.traceId})`
@@ -318,6 +322,8 @@ export interface SessionSearch {
   minTokens?: number | undefined
   maxTokens?: number | undefined
   cursor?: { lastSeen: string; sessionId: string } | undefined
+  /** Also Tracewell's own traces (tracewell-calls.ts); left out by default. */
+  includeTracewellCalls?: boolean | undefined
 }
 
 /** The bounds of a session search on its figures, given their expressions (summary columns, or the aggregates over its traces). */
@@ -337,7 +343,9 @@ const durationUsOf = (first: RawBuilder<unknown>, last: RawBuilder<unknown>) => 
 /**
  * Sessions, most recently active first. Unfiltered, from session_summaries (one row per session,
  * kept by the writer); with from, to or a user, grouped from the trace summaries that match,
- * since the figures are then of those traces only.
+ * since the figures are then of those traces only. Tracewell's own calls carry no session
+ * (llmCallSpan of @tracewell/llm-calls), so session_summaries never hold them; the traces'
+ * grouping leaves them out all the same unless asked.
  */
 export async function searchSessions(db: Executor, search: SessionSearch): Promise<{ sessions: SessionRowDto[]; next: { lastSeen: string; sessionId: string } | null }> {
   const rows = search.from || search.to || search.userId ? await sessionsFromTraces(db, search) : await sessionsFromSummaries(db, search)
@@ -390,6 +398,7 @@ async function sessionsFromTraces(db: Executor, search: SessionSearch): Promise<
   if (search.from) where.push(sql`t.start_time >= ${search.from}`)
   if (search.to) where.push(sql`t.start_time < ${search.to}`)
   if (search.userId) where.push(sql`t.user_id = ${search.userId}`)
+  if (search.includeTracewellCalls !== true) where.push(notTracewellTrace)
   const having = sessionBounds(search, { durationUs: durationUsOf(sql`min(t.start_time)`, sql`max(t.end_time)`), tokens: sql`sum(t.total_tokens)`, cost: sql`sum(t.cost_usd)` })
   if (search.cursor) having.push(sql`(max(t.end_time), t.session_id) < (${search.cursor.lastSeen}::timestamptz, ${search.cursor.sessionId})`)
   const { rows } = await sql<SessionRow>`
