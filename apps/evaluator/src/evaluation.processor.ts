@@ -15,6 +15,7 @@ import {
   type EvaluatorDto,
 } from '@tracewell/db'
 import { callCost } from '@tracewell/llm-calls'
+import type { Outbound } from '@tracewell/outbound'
 import { askJudge, JudgeError, type Judgment } from './judge.client.ts'
 import { fillJudgePrompt } from './judge-prompt.ts'
 import { traceInputOutput } from './trace-io.ts'
@@ -28,6 +29,7 @@ export interface ProcessorOptions {
   /** LLM_CONNECTION_ENCRYPTION_KEY's 32 bytes. */
   encryptionKey: Buffer
   judgeTimeoutMs: number
+  outbound: Outbound
 }
 
 /** The score an evaluator gives a trace: one per evaluator and trace, a later judgment (a run) replacing it. */
@@ -94,7 +96,7 @@ async function judge(options: ProcessorOptions, evaluator: EvaluatorDto, traceId
   const template = await templateOf(db, evaluator)
   const spans = await findTraceSpans(db, evaluator.projectId, traceId)
   if (spans.length === 0) throw new JudgeError('the trace has no spans (deleted?)', false)
-  return askJudge({ baseUrl: connection.baseUrl, apiKey, model: evaluator.model, prompt: fillJudgePrompt(template, traceInputOutput(spans)), timeoutMs: options.judgeTimeoutMs })
+  return askJudge({ baseUrl: connection.baseUrl, apiKey, model: evaluator.model, prompt: fillJudgePrompt(template, traceInputOutput(spans)), timeoutMs: options.judgeTimeoutMs, outbound: options.outbound })
 }
 
 async function templateOf(db: Db, evaluator: EvaluatorDto): Promise<string> {

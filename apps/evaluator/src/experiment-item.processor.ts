@@ -15,6 +15,7 @@ import { compileTemplate, inputText, missingVariables, promptMessages, variables
 import { noCost } from '@tracewell/llm-usage'
 import { storeSpans } from '@tracewell/write-path'
 import { callChat, callCost, derivedIds, LlmCallError, llmCallSpan, ModelCallError, openConnection, type ChatAnswer, type ChatRequestMessage } from '@tracewell/llm-calls'
+import type { Outbound } from '@tracewell/outbound'
 import { expectedOutputKey } from './trace-io.ts'
 
 // One experiment item: the experiment's prompt version, its variables filled from the item's
@@ -26,6 +27,7 @@ export interface ExperimentProcessorOptions {
   db: Db
   encryptionKey: Buffer
   callTimeoutMs: number
+  outbound: Outbound
   /** Queues the judgments of the result's trace (the evaluations queue). */
   judge: (judgmentIds: string[]) => Promise<void>
 }
@@ -75,7 +77,7 @@ export async function processExperimentResult(options: ExperimentProcessorOption
     prepared = await prepare(db, experiment, result.datasetItemId)
     const connection = await openConnection(db, experiment.connectionId, options.encryptionKey)
     const model = experiment.model ?? ''
-    const answer = await callChat({ baseUrl: connection.baseUrl, apiKey: connection.apiKey, model, messages: prepared.messages, settings: prepared.settings, timeoutMs: options.callTimeoutMs })
+    const answer = await callChat({ baseUrl: connection.baseUrl, apiKey: connection.apiKey, model, messages: prepared.messages, settings: prepared.settings, timeoutMs: options.callTimeoutMs, outbound: options.outbound })
     const cost = await callCost(db, experiment.projectId, answer, new Date(startedAtMs))
     await storeSpans(db, [span(prepared, { traceId, spanId, startedAtMs, answer, cost })])
     await completeResult(db, resultId, {

@@ -20,7 +20,7 @@ export class OutboundRefusedError extends OutboundError {
 export class ResponseTooLargeError extends OutboundError {
   override readonly name = 'ResponseTooLargeError'
   constructor(maxBytes: number) {
-    super(`the reply is larger than OUTBOUND_MAX_RESPONSE_BYTES (${maxBytes} bytes): it was cut there`, false)
+    super(`the reply is larger than OUTBOUND_MAX_RESPONSE_BYTES (${maxBytes} bytes) and was cut there`, false)
   }
 }
 

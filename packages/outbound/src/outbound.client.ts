@@ -39,13 +39,13 @@ export interface Outbound {
 
 /** The settings of a service that calls out, as createOutbound takes them. */
 export interface OutboundSettings {
-  OUTBOUND_ALLOW_CIDRS: string
+  OUTBOUND_ALLOW_CIDRS?: string | undefined
   OUTBOUND_MAX_RESPONSE_BYTES: number
   OUTBOUND_CONNECT_TIMEOUT_MS: number
 }
 
 export const outboundOptionsOf = (settings: OutboundSettings): OutboundOptions => ({
-  allowCidrs: settings.OUTBOUND_ALLOW_CIDRS,
+  allowCidrs: settings.OUTBOUND_ALLOW_CIDRS ?? '',
   maxResponseBytes: settings.OUTBOUND_MAX_RESPONSE_BYTES,
   connectTimeoutMs: settings.OUTBOUND_CONNECT_TIMEOUT_MS,
 })
