@@ -67,6 +67,10 @@ export function callErrorOf<E extends LlmCallError>(error: unknown, who: string,
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500 || status === 0
     return withDetail(make(answeredMessage(who, status), retryable), error.message)
   }
-  // A 2xx whose body is no chat completion (not JSON, cut short): what it held stays in the log.
-  return withDetail(make(`${who}'s reply could not be read as an OpenAI-compatible answer`, true), error instanceof Error ? error.message : String(error))
+  const detail = error instanceof Error ? error.message : String(error)
+  // The connection dropped while the reply was read (fetch's "terminated").
+  const code = connectionCode(error)
+  if (code !== undefined) return withDetail(make(`${who}'s reply was cut off (${code})`, true), detail)
+  // A 2xx whose body is no chat completion (not JSON): what it held stays in the log.
+  return withDetail(make(`${who}'s reply could not be read as an OpenAI-compatible answer`, true), detail)
 }
