@@ -10,7 +10,7 @@ export class BaseUrlError extends Error {
   override readonly name = 'BaseUrlError'
 }
 
-export async function checkBaseUrl(raw: string, checkHost: (host: string) => Promise<ResolvedAddress>): Promise<string> {
+export async function checkBaseUrl(raw: string, checkHost: (host: string) => Promise<readonly ResolvedAddress[]>): Promise<string> {
   let url: URL
   try {
     url = new URL(raw)

@@ -20,15 +20,16 @@ export const systemLookup: HostLookup = (hostname) => lookup(hostname, { all: tr
 const allowHint = 'allow it with OUTBOUND_ALLOW_CIDRS'
 
 /**
- * The address to connect to for `host` (a name or an IP literal, without brackets). Refuses when
- * any address it resolves to is refused: a name that also points inward is not used at all.
+ * The addresses to connect to for `host` (a name or an IP literal, without brackets), every one
+ * checked. Refuses when any address it resolves to is refused: a name that also points inward is
+ * not used at all.
  */
-export async function checkedAddress(host: string, policy: AddressPolicy, resolve: HostLookup, timeoutMs: number): Promise<ResolvedAddress> {
+export async function checkedAddresses(host: string, policy: AddressPolicy, resolve: HostLookup, timeoutMs: number): Promise<ResolvedAddress[]> {
   const literal = isIP(host)
   if (literal !== 0) {
     const verdict = policy.verdict(host)
     if (verdict !== null) throw new OutboundRefusedError(`${host} is ${verdict}; ${allowHint}`, false)
-    return { address: host, family: literal }
+    return [{ address: host, family: literal }]
   }
   let addresses: ResolvedAddress[]
   try {
@@ -39,13 +40,12 @@ export async function checkedAddress(host: string, policy: AddressPolicy, resolv
     // ENOTFOUND: no such name; anything else (EAI_AGAIN, …) may pass.
     throw new OutboundRefusedError(`${host} does not resolve (${typeof code === 'string' ? code : 'lookup failed'})`, code !== 'ENOTFOUND')
   }
-  const first = addresses[0]
-  if (first === undefined) throw new OutboundRefusedError(`${host} does not resolve (no address)`, false)
+  if (addresses.length === 0) throw new OutboundRefusedError(`${host} does not resolve (no address)`, false)
   for (const { address } of addresses) {
     const verdict = policy.verdict(address)
     if (verdict !== null) throw new OutboundRefusedError(`${host} resolves to ${address}, ${verdict}; ${allowHint}`, false)
   }
-  return first
+  return addresses
 }
 
 function withTimeout<T>(promise: Promise<T>, timeoutMs: number, error: () => Error): Promise<T> {

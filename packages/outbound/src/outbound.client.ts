@@ -1,17 +1,18 @@
-import { isIP } from 'node:net'
+import { isIP, type LookupFunction } from 'node:net'
 import type * as Undici from 'undici'
 import { createAddressPolicy, parseAllowCidrs, type AddressPolicy } from './address-policy.ts'
 import { checkBaseUrl } from './base-url.ts'
 import { boundedBody } from './bounded-body.ts'
-import { checkedAddress, systemLookup, type HostLookup } from './checked-host.ts'
+import { checkedAddresses, systemLookup, type HostLookup, type ResolvedAddress } from './checked-host.ts'
 import { OutboundError, outboundErrorIn, OutboundTimeoutError, ResponseTooLargeError } from './errors.ts'
 
 // Every outbound HTTP request Tracewell makes goes through here (docs/operations.md#outbound-policy).
 // undici (the HTTP client Node's own fetch is built on, from npm so its Agent and fetch are one
-// version) lets a dispatcher bring its own connector: ours resolves the host, checks every address
-// and hands undici's connector the checked address (the host name kept for TLS), so nothing looks
-// the name up a second time. The package is imported by the first call, not at start: most
-// processes at rest never call out.
+// version) lets a dispatcher bring its own connector. Ours checks an IP literal itself, and gives
+// the socket a `lookup` that resolves the name once, checks every address and answers only those:
+// the socket connects to what was checked (trying each, as Node's happy eyeballs does), and
+// nothing looks the name up a second time; TLS still verifies the certificate against the name.
+// The package is imported by the first call, not at start: most processes at rest never call out.
 
 export interface OutboundOptions {
   /** OUTBOUND_ALLOW_CIDRS: ranges the policy would refuse that calls may reach anyway (comma-separated CIDRs). */
@@ -109,7 +110,7 @@ export function createOutbound(options: OutboundOptions): Outbound {
 
   return {
     fetchWithin: (timeoutMs) => (input, init) => outboundFetch(input, init, timeoutMs),
-    checkBaseUrl: (raw) => checkBaseUrl(raw, (host) => checkedAddress(host, policy, resolve, options.connectTimeoutMs)),
+    checkBaseUrl: (raw) => checkBaseUrl(raw, (host) => checkedAddresses(host, policy, resolve, options.connectTimeoutMs)),
     maxResponseBytes: options.maxResponseBytes,
     async close() {
       const open = client
@@ -119,16 +120,23 @@ export function createOutbound(options: OutboundOptions): Outbound {
   }
 }
 
-/** undici's own connector, given the checked address of the host instead of its name. */
+/** undici's own connector, whose sockets resolve names through the policy; IP literals (which sockets do not look up) checked first. */
 function guardedConnector(undici: typeof Undici, policy: AddressPolicy, resolve: HostLookup, connectTimeoutMs: number): Undici.buildConnector.connector {
-  const connect = undici.buildConnector({ timeout: connectTimeoutMs })
-  return (target, callback) => {
-    checkedAddress(target.hostname, policy, resolve, connectTimeoutMs).then(
-      ({ address }) => {
-        // TLS verifies the certificate against the servername: the name, not the address.
-        const servername = isIP(target.hostname) === 0 ? (target.servername ?? target.hostname) : target.servername
-        connect({ ...target, hostname: address, ...(servername === undefined ? {} : { servername }) }, callback)
+  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    checkedAddresses(hostname, policy, resolve, connectTimeoutMs).then(
+      (addresses) => {
+        if (lookupOptions.all) return callback(null, addresses)
+        const [first] = addresses as [ResolvedAddress]
+        callback(null, first.address, first.family)
       },
+      (error: unknown) => callback(error instanceof OutboundError ? error : new OutboundError(String(error), true), ''),
+    )
+  }
+  const connect = undici.buildConnector({ timeout: connectTimeoutMs, lookup })
+  return (target, callback) => {
+    if (isIP(target.hostname) === 0) return connect(target, callback)
+    checkedAddresses(target.hostname, policy, resolve, connectTimeoutMs).then(
+      () => connect(target, callback),
       (error: unknown) => callback(error instanceof OutboundError ? error : new OutboundError(String(error), true), null),
     )
   }

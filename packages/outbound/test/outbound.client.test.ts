@@ -77,6 +77,16 @@ describe('the outbound client', { timeout: 60_000 }, () => {
     assert.deepEqual([response.status, await response.text(), lookups, local.seen], [200, 'checked', 1, ['127.0.0.1']])
   })
 
+  it('tries each checked address of a name, as sockets do, without looking it up again', async () => {
+    const local = await serve((_, response) => response.end('second'))
+    let lookups = 0
+    // Nothing listens on 127.0.0.2: the socket moves on to the next checked address.
+    const lookup: HostLookup = async () => (lookups++, [{ address: '127.0.0.2', family: 4 }, { address: '127.0.0.1', family: 4 }])
+    const fetch = outbound({ allowCidrs: '127.0.0.0/8', lookup }).fetchWithin(5_000)
+    const response = await fetch(`http://two.test:${local.port}/`)
+    assert.deepEqual([response.status, await response.text(), lookups, local.seen], [200, 'second', 1, ['127.0.0.1']])
+  })
+
   it('refuses a call when the name resolves differently later than when its base URL was saved', async () => {
     const local = await serve((_, response) => response.end('never'))
     let lookups = 0
