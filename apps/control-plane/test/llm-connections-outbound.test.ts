@@ -98,7 +98,7 @@ describe('LLM connections under the outbound policy', { timeout: 120_000 }, () =
     const moving = (await create('moving', `http://moving.test:${port}/v1`)).json().id as string
     addresses.set('moving.test', '10.9.8.7')
     const refused = await post(`/api/llm-connections/${moving}/test`)
-    assert.deepEqual({ ...refused.json(), latencyMs: undefined }, {
+    assert.deepEqual({ ...(refused.json() as object), latencyMs: undefined }, {
       ok: false, status: null, latencyMs: undefined,
       message: 'the endpoint could not be called: moving.test resolves to 10.9.8.7, a private address (RFC 1918); allow it with OUTBOUND_ALLOW_CIDRS',
     })
@@ -108,7 +108,7 @@ describe('LLM connections under the outbound policy', { timeout: 120_000 }, () =
     const closedPort = (closed.address() as AddressInfo).port
     closed.close()
     const silent = (await create('nothing listens', `http://127.0.0.1:${closedPort}/v1`)).json().id as string
-    assert.deepEqual({ ...(await post(`/api/llm-connections/${silent}/test`)).json(), latencyMs: undefined }, {
+    assert.deepEqual({ ...((await post(`/api/llm-connections/${silent}/test`)).json() as object), latencyMs: undefined }, {
       ok: false, status: null, latencyMs: undefined, message: 'the endpoint could not be reached (ECONNREFUSED)',
     })
   })
