@@ -252,7 +252,8 @@ export const llmConnectionSettings = {
 }
 
 // What Tracewell's own calls out (models, judges) may reach: docs/operations.md#outbound-policy.
-const CidrEntry = '(?:[0-9.]+/[0-9]{1,2}|[0-9A-Fa-f:.]+/[0-9]{1,3})'
+const Octet = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])'
+const CidrEntry = `(?:(?:${Octet}\\.){3}${Octet}/(?:3[0-2]|[12]?[0-9])|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9]))`
 
 export const outboundSettings = {
   OUTBOUND_ALLOW_CIDRS: Type.Optional(
