@@ -1,5 +1,5 @@
 export { callChat, callSettings, ModelCallError, type ChatAnswer, type ChatCall, type ChatRequestMessage } from './chat.client.ts'
-export { answeredMessage, callErrorOf, LlmCallError, unreachedMessage } from './llm-call-error.ts'
+export { answeredMessage, callErrorOf, LlmCallError, outboundFailureMessage, unreachedMessage } from './llm-call-error.ts'
 export { importOpenAI } from './openai-package.ts'
 export { modelClient, type ModelEndpoint } from './model-client.ts'
 export { openConnection, type OpenConnection } from './open-connection.ts'

@@ -1,4 +1,4 @@
-import { outboundErrorIn, OutboundRefusedError, OutboundTimeoutError, ResponseTooLargeError } from '@tracewell/outbound'
+import { outboundErrorIn, OutboundRefusedError, OutboundTimeoutError, ResponseTooLargeError, type OutboundError } from '@tracewell/outbound'
 import { openAIIfImported } from './openai-package.ts'
 
 // Why a call to a model failed, and whether another attempt could do better: the queues retry the
@@ -21,6 +21,14 @@ export class LlmCallError extends Error {
 /** A status answered, with what it means in Tracewell's words (`the model answered 401 (the API key was refused)`). */
 export function answeredMessage(who: string, status: number): string {
   return `${who} answered ${status}${statusHint(status)}`
+}
+
+/** A call the outbound guard stopped: refused, timed out, or its reply past the bound. */
+export function outboundFailureMessage(who: string, error: OutboundError): string {
+  if (error instanceof OutboundRefusedError) return `${who} could not be called: ${error.message}`
+  if (error instanceof ResponseTooLargeError) return `${who} answered too much: ${error.message}`
+  if (error instanceof OutboundTimeoutError) return `${who} timed out: ${error.message}`
+  return `${who} could not be reached: ${error.message}`
 }
 
 /** A call that reached nothing, by its connection error's code (`the model could not be reached (ECONNREFUSED)`). */
@@ -54,10 +62,7 @@ export function callErrorOf<E extends LlmCallError>(error: unknown, who: string,
     return made
   }
   const outbound = outboundErrorIn(error)
-  if (outbound instanceof OutboundRefusedError) return make(`${who} could not be called: ${outbound.message}`, outbound.retryable)
-  if (outbound instanceof ResponseTooLargeError) return make(`${who} answered too much: ${outbound.message}`, false)
-  if (outbound instanceof OutboundTimeoutError) return make(`${who} timed out: ${outbound.message}`, true)
-  if (outbound !== undefined) return make(`${who} could not be reached: ${outbound.message}`, outbound.retryable)
+  if (outbound !== undefined) return make(outboundFailureMessage(who, outbound), outbound.retryable)
   const openai = openAIIfImported()
   if (openai !== undefined && error instanceof openai.APIConnectionTimeoutError) return make(`${who} timed out`, true)
   if (openai !== undefined && error instanceof openai.APIConnectionError) return withDetail(make(unreachedMessage(who, error), true), String(error.cause ?? error.message))

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sealSecret } from '@tracewell/auth'
 import { createLlmConnection, deleteLlmConnection, findLlmConnection, listLlmConnections, LLM_CONNECTION_EXISTS, llmConnectionKeyContext } from '@tracewell/db'
 import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError } from '@tracewell/http'
-import { answeredMessage, LlmCallError, openConnection, unreachedMessage } from '@tracewell/llm-calls'
+import { answeredMessage, LlmCallError, openConnection, outboundFailureMessage, unreachedMessage } from '@tracewell/llm-calls'
 import { BaseUrlError, outboundErrorIn, type Outbound } from '@tracewell/outbound'
 import { callerProjectId, requireProjectAccess } from '../auth.ts'
 import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
@@ -80,7 +80,7 @@ async function testConnection(outbound: Outbound, baseUrl: string, apiKey: strin
     return { ok: response.ok, status: response.status, latencyMs: latencyMs(), message }
   } catch (error) {
     const outboundError = outboundErrorIn(error)
-    const message = outboundError === undefined ? unreachedMessage('the endpoint', error) : `the endpoint could not be called: ${outboundError.message}`
+    const message = outboundError === undefined ? unreachedMessage('the endpoint', error) : outboundFailureMessage('the endpoint', outboundError)
     return { ok: false, status: null, latencyMs: latencyMs(), message }
   }
 }
