@@ -36,6 +36,8 @@ async function runOnce(concurrency: number): Promise<{ ms: number; maxInFlight: 
       LLM_CONNECTION_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       EVALUATOR_POLL_INTERVAL_MS: String(pollMs),
       EXPERIMENT_CONCURRENCY: String(concurrency),
+      // The fake models listen on loopback, which the outbound policy refuses unless allowed.
+      OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
     }),
   )
   try {

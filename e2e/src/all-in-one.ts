@@ -13,9 +13,9 @@ export interface AllInOne {
   stop(): Promise<void>
 }
 
-export async function startAllInOne(): Promise<AllInOne> {
+export async function startAllInOne(settings: Record<string, string> = {}): Promise<AllInOne> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tracewell-e2e-'))
-  const service = await startService('all-in-one', 'apps/all-in-one/src/server.ts', { DATA_DIR: dataDir })
+  const service = await startService('all-in-one', 'apps/all-in-one/src/server.ts', { ...settings, DATA_DIR: dataDir })
   const projectKey = await eventually(async () => /Project API key:\s+(\S+)/.exec(service.output())?.[1], 10_000, 'the first-start banner')
   const teamKey = /Team API key:\s+(\S+)/.exec(service.output())?.[1] ?? ''
   return {

@@ -21,7 +21,8 @@ export interface LlmStack {
 
 export async function startLlmStack(): Promise<LlmStack> {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
-  const [stack, fake] = await Promise.all([startAllInOne(), startFakeOpenAi()])
+  // The fake model listens on loopback, which the outbound policy refuses unless allowed.
+  const [stack, fake] = await Promise.all([startAllInOne({ OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32' }), startFakeOpenAi()])
   const provider = otlpTracerProvider({ url: `${stack.service.url}/v1/traces`, apiKey: stack.projectKey, encoding: 'protobuf', serviceName: 'support-bot' })
   const tracer = provider.getTracer('support-bot')
   return {

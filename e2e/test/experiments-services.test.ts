@@ -33,7 +33,8 @@ describe('experiments and the playground across separate services', () => {
     fake = await startFakeOpenAi()
     const { REDIS_URL } = testEnvironment()
     const shared = { DATABASE_URL: database.url, REDIS_URL, QUEUE_PREFIX: `e2e-${randomUUID()}` }
-    const sealing = { LLM_CONNECTION_ENCRYPTION_KEY: hex(32) }
+    // The fake model listens on loopback, which the outbound policy refuses unless allowed.
+    const sealing = { LLM_CONNECTION_ENCRYPTION_KEY: hex(32), OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32' }
     services = await startAll([
       () => startService('ingest', 'apps/ingest/src/server.ts', shared),
       () => startService('writer', 'apps/writer/src/server.ts', shared),

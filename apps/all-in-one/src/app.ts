@@ -8,6 +8,7 @@ import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { createIngestRateLimiter, otlpGrpcPlugin, sendTracesRoutes, traceLimitsOf } from '@tracewell/ingest'
 import { cleanupRoutes } from '@tracewell/janitor'
 import { configureSpanLimits } from '@tracewell/otlp'
+import { createOutbound, outboundOptionsOf } from '@tracewell/outbound'
 import { readDefaultKeys, removeDefaultKeys, saveDefaultKeys } from './default-keys.file.ts'
 import { keptLlmConnectionKey, llmConnectionKeyPath } from './llm-connection-key.file.ts'
 import { keptSessionSecret, sessionSecretPath } from './session-secret.file.ts'
@@ -48,6 +49,10 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
     // hooks run in reverse order), and the gRPC receiver's calls before them.
     const producer = await registerSpanPipeline(app, config, db)
     app.addHook('onClose', async () => producer.close())
+    // Playground runs, connection tests, experiments and judges all call out through it; closed
+    // after the evaluator's running calls (onClose hooks run in reverse order).
+    const outbound = createOutbound(outboundOptionsOf(config))
+    app.addHook('onClose', () => outbound.close())
 
     await bootstrapFromSettings(db, config, app.log)
     const firstStart = hasInitSettings(config) ? null : await ensureDefaultWorkspace(db)
@@ -71,11 +76,12 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
       consoleSessions: { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS },
       llmConnectionKey: encryptionKeyOf(llmConnectionKey),
       experimentCallTimeoutMs: config.EXPERIMENT_CALL_TIMEOUT_MS,
+      outbound,
     })
     await app.register(cleanupRoutes, { cronApiKey: config.CRON_API_KEY, batchSize: config.CLEANUP_BATCH_SIZE, timeBudgetMs: config.CLEANUP_TIME_BUDGET_MS, lockTimeoutMs: config.CLEANUP_LOCK_TIMEOUT_MS, cutoffs: config.CLEANUP_CUTOFF })
     await app.register(consoleAssetsPlugin, { distDir: deps.consoleDistDir })
     // The evaluator worker: BullMQ beside the span queue with REDIS_URL, in process without.
-    await app.register(evaluatorPlugin, evaluatorOptionsFromSettings(config, config.REDIS_URL, llmConnectionKey))
+    await app.register(evaluatorPlugin, evaluatorOptionsFromSettings(config, config.REDIS_URL, llmConnectionKey, outbound))
     return { readiness: { queue: () => producer.ping(), evaluations: () => app.evaluator.queue.ping() }, details: { summaries: () => summaryBacklog(db) } }
   },
 })

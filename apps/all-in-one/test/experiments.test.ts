@@ -109,6 +109,8 @@ for (const mode of ['Postgres and Redis', 'embedded PGlite and in-process queue'
       EVALUATOR_BACKOFF_MS: '100',
       EVALUATOR_MAX_ATTEMPTS: '2',
       EXPERIMENT_CONCURRENCY: '2',
+      // The fake models listen on loopback, which the outbound policy refuses unless allowed.
+      OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
     })
     ;({ app } = await buildAllInOneApp(config))
     for (const trace of traces) {
@@ -250,7 +252,7 @@ for (const mode of ['Postgres and Redis', 'embedded PGlite and in-process queue'
     assert.deepEqual(body.aggregates.results, { total: 2, pending: 0, completed: 0, failed: 2 })
     for (const result of body.results as Array<Result & { attempts: number }>) {
       assert.equal(result.attempts, 1)
-      assert.match(result.error ?? '', /^the model answered 401: /)
+      assert.equal(result.error, 'the model answered 401 (the API key was refused)')
       const trace = (await api('GET', `/api/traces/${result.traceId}`)).body
       assert.equal(trace.spans[0].status.code, 2)
     }

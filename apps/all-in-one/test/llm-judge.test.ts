@@ -179,6 +179,8 @@ for (const mode of ['Postgres and Redis', 'embedded PGlite and in-process queue'
       EVALUATOR_BACKOFF_MS: '100',
       EVALUATOR_MAX_ATTEMPTS: '3',
       EVALUATOR_CONCURRENCY: '2',
+      // The fake judge listens on loopback, which the outbound policy refuses unless allowed.
+      OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
     })
     ;({ app } = await buildAllInOneApp(config))
     // A trace stored before the evaluator exists: not a new trace, judged only by a run.
@@ -309,7 +311,7 @@ for (const mode of ['Postgres and Redis', 'embedded PGlite and in-process queue'
     )
     assert.equal(failed.traceId, broken.traceId)
     assert.equal(failed.attempts, 3)
-    assert.match(failed.error, /^the judge answered 500: /)
+    assert.equal(failed.error, 'the judge answered 500')
     assert.deepEqual([failed.inputTokens, failed.outputTokens, failed.costUsd], [null, null, null], 'a 500 used nothing')
     assert.deepEqual(await scoresOf(broken.traceId), [])
   })

@@ -2,6 +2,7 @@ import { encryptionKeyOf } from '@tracewell/auth'
 import { defaultIngestRateLimit, type ControlPlaneConfig } from '@tracewell/config'
 import { createDb } from '@tracewell/db'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
+import { createOutbound, outboundOptionsOf, type HostLookup } from '@tracewell/outbound'
 import { bootstrapFromSettings } from './bootstrap.ts'
 import { consoleAssetsPlugin } from './console/console-assets.plugin.ts'
 import { controlPlaneRoutes } from './routes/control-plane.routes.ts'
@@ -9,6 +10,8 @@ import { controlPlaneRoutes } from './routes/control-plane.routes.ts'
 export interface ControlPlaneDeps extends ServiceDeps {
   /** Where the built console is; @tracewell/console's dist/ unless a test brings its own. */
   consoleDistDir?: string
+  /** How the outbound guard resolves host names; the system's resolver unless a test brings its own. */
+  outboundLookup?: HostLookup
 }
 
 /** The control plane: keys, prompts, projects, retention, trace queries and the web console; INIT_* bootstrap applied at build. */
@@ -28,6 +31,8 @@ export const controlPlaneService = defineService<ControlPlaneConfig, ControlPlan
     const sessionSecret = config.SESSION_SECRET
     const readDb = config.DATABASE_READ_URL === undefined ? undefined : createDb({ databaseUrl: config.DATABASE_READ_URL, poolSize: config.DATABASE_POOL_SIZE })
     if (readDb) app.addHook('onClose', async () => readDb.destroy())
+    const outbound = createOutbound({ ...outboundOptionsOf(config), ...(deps.outboundLookup ? { lookup: deps.outboundLookup } : {}) })
+    app.addHook('onClose', () => outbound.close())
     await app.register(controlPlaneRoutes, {
       readDb,
       adminApiKey: config.ADMIN_API_KEY,
@@ -36,6 +41,7 @@ export const controlPlaneService = defineService<ControlPlaneConfig, ControlPlan
       consoleSessions: sessionSecret === undefined ? undefined : { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS },
       llmConnectionKey: config.LLM_CONNECTION_ENCRYPTION_KEY === undefined ? undefined : encryptionKeyOf(config.LLM_CONNECTION_ENCRYPTION_KEY),
       experimentCallTimeoutMs: config.EXPERIMENT_CALL_TIMEOUT_MS,
+      outbound,
     })
     // The console signs people in with cookies, so it is served only where they can be signed.
     if (sessionSecret !== undefined) await app.register(consoleAssetsPlugin, { distDir: deps.consoleDistDir })

@@ -19,7 +19,8 @@ describe('LLM connections and evaluators', () => {
   const connection = { name: 'openai', provider: 'openai', baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-proj-abcdefghijklmnop' }
 
   before(async () => {
-    cp = await startControlPlane({ LLM_CONNECTION_ENCRYPTION_KEY: randomBytes(32).toString('hex') })
+    // Base URLs are resolved as they are saved; the tests need no DNS (api.openai.com at a public address).
+    cp = await startControlPlane({ LLM_CONNECTION_ENCRYPTION_KEY: randomBytes(32).toString('hex') }, { outboundLookup: async () => [{ address: '162.159.140.245', family: 4 }] })
     unkeyed = await startControlPlane()
     ws = await seedWorkspace(cp.db, 'Acme')
     other = await seedWorkspace(cp.db, 'Other')

@@ -1,5 +1,6 @@
 import type { EvaluatorConfig } from '@tracewell/config'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
+import { createOutbound, outboundOptionsOf } from '@tracewell/outbound'
 import { evaluatorPlugin } from './evaluator.plugin.ts'
 import { evaluatorOptionsFromSettings } from './settings.ts'
 
@@ -11,7 +12,10 @@ export const evaluatorService = defineService<EvaluatorConfig>({
   name: 'evaluator',
   migrations: 'check',
   async register(app, config) {
-    await app.register(evaluatorPlugin, evaluatorOptionsFromSettings(config, config.REDIS_URL, config.LLM_CONNECTION_ENCRYPTION_KEY))
+    const outbound = createOutbound(outboundOptionsOf(config))
+    // Added before the worker's: closed after its running calls have finished.
+    app.addHook('onClose', () => outbound.close())
+    await app.register(evaluatorPlugin, evaluatorOptionsFromSettings(config, config.REDIS_URL, config.LLM_CONNECTION_ENCRYPTION_KEY, outbound))
     return { readiness: { queue: () => app.evaluator.queue.ping() } }
   },
 })

@@ -15,6 +15,7 @@ import {
   type Db,
   type EvaluatorDto,
 } from '@tracewell/db'
+import type { Outbound } from '@tracewell/outbound'
 import { askJudge, JudgeError, type Judgment } from './judge.client.ts'
 import { recordJudgeSpend } from './judge-spend.ts'
 import { judgeRequestOf, type JudgeRequest } from '@tracewell/llm-messages'
@@ -30,6 +31,7 @@ export interface ProcessorOptions {
   /** LLM_CONNECTION_ENCRYPTION_KEY's 32 bytes. */
   encryptionKey: Buffer
   judgeTimeoutMs: number
+  outbound: Outbound
 }
 
 /** The score an evaluator gives a trace: one per evaluator and trace, a later judgment (a run) replacing it. */
@@ -104,7 +106,7 @@ async function judge(options: ProcessorOptions, evaluator: EvaluatorDto, prompt:
   } catch {
     throw new JudgeError('the LLM connection\u2019s key does not open with this LLM_CONNECTION_ENCRYPTION_KEY (was the key changed?)', false)
   }
-  return askJudge({ baseUrl: connection.baseUrl, apiKey, model: evaluator.model, prompt, timeoutMs: options.judgeTimeoutMs })
+  return askJudge({ baseUrl: connection.baseUrl, apiKey, model: evaluator.model, prompt, timeoutMs: options.judgeTimeoutMs, outbound: options.outbound })
 }
 
 async function templateOf(db: Db, evaluator: EvaluatorDto): Promise<string> {

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import { Counter, type Registry } from 'prom-client'
+import type { Outbound } from '@tracewell/outbound'
 import { createBullMqEvaluationQueue, createInProcessEvaluationQueue, experimentQueueName, type EvaluationQueue, type EvaluationQueueOptions } from './evaluation-queue.ts'
 import { processJudgment } from './evaluation.processor.ts'
 import { processExperimentResult } from './experiment-item.processor.ts'
@@ -16,6 +17,8 @@ export interface EvaluatorPluginOptions {
   redisUrl?: string | undefined
   prefix: string
   encryptionKey: Buffer
+  /** The outbound guard every judge and model call goes through (closed by whoever made it). */
+  outbound: Outbound
   concurrency: number
   maxAttempts: number
   backoffMs: number
@@ -64,13 +67,13 @@ export const evaluatorPlugin = fp<EvaluatorPluginOptions>(
   async (app, options) => {
     const judgments = outcomeCounter(app.metrics, 'tracewell_evaluator_judgments_total', 'judgment attempts by outcome (completed, skipped: nothing to judge, failed)')
     const experimentItems = outcomeCounter(app.metrics, 'tracewell_evaluator_experiment_items_total', 'experiment item attempts by outcome (completed, failed)')
-    const processorOptions = { db: app.db, encryptionKey: options.encryptionKey, judgeTimeoutMs: options.judgeTimeoutMs }
+    const processorOptions = { db: app.db, encryptionKey: options.encryptionKey, judgeTimeoutMs: options.judgeTimeoutMs, outbound: options.outbound }
     const judge = counted(judgments, (jobId, final) => processJudgment(processorOptions, jobId, final))
     const makeQueue = (queueOptions: EvaluationQueueOptions) =>
       options.redisUrl === undefined ? createInProcessEvaluationQueue(queueOptions) : createBullMqEvaluationQueue({ ...queueOptions, redisUrl: options.redisUrl, prefix: options.prefix })
     const retries = { maxAttempts: options.maxAttempts, backoffMs: options.backoffMs, logger: app.log }
     const queue = makeQueue({ ...retries, concurrency: options.concurrency, judge })
-    const experimentOptions = { db: app.db, encryptionKey: options.encryptionKey, callTimeoutMs: options.experimentCallTimeoutMs, judge: (ids: string[]) => queue.add(ids) }
+    const experimentOptions = { db: app.db, encryptionKey: options.encryptionKey, callTimeoutMs: options.experimentCallTimeoutMs, outbound: options.outbound, judge: (ids: string[]) => queue.add(ids) }
     const experimentQueue = makeQueue({
       ...retries,
       queueName: experimentQueueName,

@@ -16,6 +16,7 @@ import { compileTemplate, expectedOutputKey, inputText, missingVariables, prompt
 import { noCost, type SpanCost } from '@tracewell/llm-usage'
 import { storeSpans } from '@tracewell/write-path'
 import { callChat, callCost, derivedIds, LlmCallError, llmCallSpan, ModelCallError, openConnection, type ChatAnswer, type ChatRequestMessage } from '@tracewell/llm-calls'
+import type { Outbound } from '@tracewell/outbound'
 
 // One experiment item: the experiment's prompt version, its variables filled from the item's
 // input, sent to the experiment's model through its LLM connection. The call is stored as a trace
@@ -26,6 +27,7 @@ export interface ExperimentProcessorOptions {
   db: Db
   encryptionKey: Buffer
   callTimeoutMs: number
+  outbound: Outbound
   /** Queues the judgments of the result's trace (the evaluations queue). */
   judge: (judgmentIds: string[]) => Promise<void>
 }
@@ -80,7 +82,7 @@ export async function processExperimentResult(options: ExperimentProcessorOption
     prepared = await prepare(db, experiment, result.datasetItemId)
     const connection = await openConnection(db, experiment.connectionId, options.encryptionKey)
     const model = experiment.model ?? ''
-    answer = await callChat({ baseUrl: connection.baseUrl, apiKey: connection.apiKey, model, messages: prepared.messages, settings: prepared.settings, timeoutMs: options.callTimeoutMs })
+    answer = await callChat({ baseUrl: connection.baseUrl, apiKey: connection.apiKey, model, messages: prepared.messages, settings: prepared.settings, timeoutMs: options.callTimeoutMs, outbound: options.outbound })
     cost = await callCost(db, experiment.projectId, answer, new Date(startedAtMs))
     await storeSpans(db, [span(prepared, { traceId, spanId, startedAtMs, answer, cost })])
     await completeResult(db, resultId, {

@@ -1,10 +1,10 @@
 import type OpenAI from 'openai'
 import { judgeInstruction, judgmentSchema } from './judge-prompt.ts'
-import { callErrorOf, importOpenAI, LlmCallError, type ChatAnswer, type ChatRequestMessage } from '@tracewell/llm-calls'
+import { callErrorOf, LlmCallError, modelClient, type ChatAnswer, type ChatRequestMessage, type ModelEndpoint } from '@tracewell/llm-calls'
 
 // One call to a judge model over an OpenAI-compatible chat completions API (the `openai`
-// package: base URL, auth, timeouts and its error types; its own retries are off, the queue
-// retries with backoff). Structured output first (a JSON schema), falling back to JSON mode and
+// package through the outbound guard, @tracewell/llm-calls' modelClient; its own retries are off,
+// the queue retries with backoff). Structured output first (a JSON schema), falling back to JSON mode and
 // then to the instruction alone for endpoints that refuse those response formats.
 
 /** Why a judgment failed; `retryable` says whether another attempt could do better. */
@@ -24,12 +24,9 @@ export interface JudgeCallRecord {
   error: string | null
 }
 
-export interface JudgeCall {
-  baseUrl: string
-  apiKey: string
+export interface JudgeCall extends ModelEndpoint {
   model: string
   prompt: string
-  timeoutMs: number
 }
 
 export interface Judgment {
@@ -58,8 +55,7 @@ const responseFormats: Array<ResponseFormat | undefined> = [
 const refusesFormat = (error: unknown, APIError: typeof OpenAI.APIError) => error instanceof APIError && (error.status === 400 || error.status === 422) && /response_format|json_schema|json_object|structured/i.test(error.message)
 
 export async function askJudge(call: JudgeCall): Promise<Judgment> {
-  const openai = await importOpenAI()
-  const client = new openai.default({ baseURL: call.baseUrl, apiKey: call.apiKey, maxRetries: 0, timeout: call.timeoutMs })
+  const { openai, client } = await modelClient(call)
   const started = performance.now()
   const messages: ChatRequestMessage[] = [
     { role: 'system', content: judgeInstruction },

@@ -89,6 +89,8 @@ describe('the evaluator service', { timeout: 120_000 }, () => {
       EVALUATOR_TRACE_QUIET_MS: '0',
       EVALUATOR_BACKOFF_MS: '50',
       EVALUATOR_MAX_ATTEMPTS: '4',
+      // The fake judge listens on loopback, which the outbound policy refuses unless allowed.
+      OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
     })
     app = await buildApp(config, { db: database.db })
     await app.ready()
@@ -141,7 +143,7 @@ describe('the evaluator service', { timeout: 120_000 }, () => {
     // Only this trace: the first test's arrived before this evaluator existed. Failed on its first attempt of four.
     const jobs = await failed()
     assert.deepEqual(jobs.map((job) => [job.traceId, job.attempts, job.status]), [[traceId, 1, 'failed']])
-    assert.match(jobs[0]?.error ?? '', /^the judge answered 401: /)
+    assert.equal(jobs[0]?.error, 'the judge answered 401 (the API key was refused)')
   })
 
   it('skips a trace with nothing to judge without asking the judge, and never takes Tracewell’s own traces', async () => {

@@ -17,6 +17,7 @@ import {
   keySettings,
   llmConnectionSettings,
   optionalQueueTargetRule,
+  outboundSettings,
   queueSettings,
   querySettings,
   queueTargetRule,
@@ -64,6 +65,7 @@ export const ControlPlaneConfigSchema = Type.Object({
   ...consoleSettings,
   ...querySettings,
   ...llmConnectionSettings,
+  ...outboundSettings,
   // The playground calls the model from the control plane, within the same bound as experiments.
   EXPERIMENT_CALL_TIMEOUT_MS: evaluatorSettings.EXPERIMENT_CALL_TIMEOUT_MS,
   // The default limit, to say what a project without its own gets (GET …/ingest-limit).
@@ -89,6 +91,7 @@ export const EvaluatorConfigSchema = Type.Object({
   QUEUE_PREFIX: queueSettings.QUEUE_PREFIX,
   LLM_CONNECTION_ENCRYPTION_KEY: Type.String({ pattern: llmConnectionSettings.LLM_CONNECTION_ENCRYPTION_KEY.pattern, description: llmConnectionSettings.LLM_CONNECTION_ENCRYPTION_KEY.description }),
   ...evaluatorSettings,
+  ...outboundSettings,
   ...startupSettings,
 })
 export type EvaluatorConfig = Static<typeof EvaluatorConfigSchema>
@@ -112,6 +115,7 @@ export const AllInOneConfigSchema = Type.Object({
   ...querySettings,
   ...llmConnectionSettings,
   ...evaluatorSettings,
+  ...outboundSettings,
   ...startupSettings,
 }, optionalQueueTargetRule)
 export type AllInOneConfig = Static<typeof AllInOneConfigSchema>

@@ -251,6 +251,31 @@ export const llmConnectionSettings = {
   ),
 }
 
+// What Tracewell's own calls out (models, judges) may reach: docs/operations.md#outbound-policy.
+const Octet = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])'
+const CidrEntry = `(?:(?:${Octet}\\.){3}${Octet}/(?:3[0-2]|[12]?[0-9])|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9]))`
+
+export const outboundSettings = {
+  OUTBOUND_ALLOW_CIDRS: Type.Optional(
+    Type.String({
+      pattern: `^\\s*${CidrEntry}(?:\\s*,\\s*${CidrEntry})*\\s*$`,
+      description: 'comma-separated CIDRs that calls to models and judges may reach although the outbound policy refuses them (loopback, private, link-local, …), e.g. 127.0.0.1/32 for a model server on the same machine',
+    }),
+  ),
+  OUTBOUND_MAX_RESPONSE_BYTES: Type.Integer({
+    minimum: 1024,
+    maximum: 1024 * 1024 * 1024,
+    default: 10 * 1024 * 1024,
+    description: 'the most bytes of one reply to a call out that are read; a longer reply is cut there and the call fails (default 10485760, 10 MiB)',
+  }),
+  OUTBOUND_CONNECT_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 120_000,
+    default: 10_000,
+    description: 'how long a call out may take to resolve its host and connect, in ms (default 10000)',
+  }),
+}
+
 export const evaluatorSettings = {
   EVALUATOR_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 4, description: 'judgments run at once per evaluator worker (1–64)' }),
   EVALUATOR_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 20, default: 5, description: 'tries per judgment before it is recorded as failed (1–20)' }),

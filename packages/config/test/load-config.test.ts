@@ -92,3 +92,17 @@ describe('REDIS_URL or REDIS_CLUSTER_NODES', () => {
     assert.equal(loadConfig(AllInOneConfigSchema, {}).REDIS_CLUSTER_NODES, undefined)
   })
 })
+
+describe('the outbound policy settings', () => {
+  it('allow nothing by default, and bound replies at 10 MiB', () => {
+    const config = loadConfig(AllInOneConfigSchema, {})
+    assert.deepEqual([config.OUTBOUND_ALLOW_CIDRS, config.OUTBOUND_MAX_RESPONSE_BYTES, config.OUTBOUND_CONNECT_TIMEOUT_MS], [undefined, 10_485_760, 10_000])
+  })
+  it('take a comma-separated list of IPv4 and IPv6 CIDRs, and refuse anything else', () => {
+    const allowing = (list: string) => loadConfig(ControlPlaneConfigSchema, { DATABASE_URL: required.DATABASE_URL, OUTBOUND_ALLOW_CIDRS: list }).OUTBOUND_ALLOW_CIDRS
+    assert.equal(allowing('127.0.0.1/32, 10.20.0.0/16,fd00:1::/64'), '127.0.0.1/32, 10.20.0.0/16,fd00:1::/64')
+    for (const list of ['localhost', '127.0.0.1', '10.0.0.0/33', '300.1.1.1/8', '::1/129', '127.0.0.1/32;10.0.0.0/8']) {
+      assert.throws(() => allowing(list), /^ConfigError: OUTBOUND_ALLOW_CIDRS is invalid/, list)
+    }
+  })
+})

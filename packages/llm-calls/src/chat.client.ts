@@ -1,9 +1,9 @@
 import type OpenAI from 'openai'
 import { callErrorOf, LlmCallError } from './llm-call-error.ts'
-import { importOpenAI } from './openai-package.ts'
+import { modelClient, type ModelEndpoint } from './model-client.ts'
 
 // One call to a model under test (an experiment item, a playground run) over an OpenAI-compatible
-// chat completions API: the `openai` package, its own retries off (the queue retries). Streamed
+// chat completions API: the `openai` package through the outbound guard (model-client.ts). Streamed
 // when asked (the playground shows the answer as it comes), with the usage asked for in the last
 // chunk, as OpenAI sends it with stream_options.include_usage.
 
@@ -12,14 +12,11 @@ export interface ChatRequestMessage {
   content: string
 }
 
-export interface ChatCall {
-  baseUrl: string
-  apiKey: string
+export interface ChatCall extends ModelEndpoint {
   model: string
   messages: readonly ChatRequestMessage[]
   /** The prompt's model settings (temperature, max_tokens, …), passed on as they are. */
   settings: Record<string, unknown>
-  timeoutMs: number
   /** Stream the answer, handing each piece of text here as it arrives. */
   onText?: (text: string) => void
 }
@@ -56,8 +53,7 @@ export function callSettings(settings: Record<string, unknown>): Record<string, 
 }
 
 export async function callChat(call: ChatCall): Promise<ChatAnswer> {
-  const openai = await importOpenAI()
-  const client = new openai.default({ baseURL: call.baseUrl, apiKey: call.apiKey, maxRetries: 0, timeout: call.timeoutMs })
+  const { openai, client } = await modelClient(call)
   const started = performance.now()
   const base = { ...callSettings(call.settings), model: call.model, messages: call.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[] }
   try {

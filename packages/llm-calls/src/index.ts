@@ -1,6 +1,7 @@
 export { callChat, callSettings, ModelCallError, type ChatAnswer, type ChatCall, type ChatRequestMessage } from './chat.client.ts'
-export { callErrorOf, LlmCallError } from './llm-call-error.ts'
+export { answeredMessage, callErrorOf, LlmCallError, outboundFailureMessage, unreachedMessage } from './llm-call-error.ts'
 export { importOpenAI } from './openai-package.ts'
+export { modelClient, type ModelEndpoint } from './model-client.ts'
 export { openConnection, type OpenConnection } from './open-connection.ts'
 export { callCost, type CallUsage } from './call-cost.ts'
 export { derivedIds, llmCallSpan, selfCallOriginKey, selfServiceName, type LlmCallRecord, type SelfCallOrigin } from './llm-call-span.ts'

@@ -60,7 +60,7 @@ describe('datasets, experiments and the playground in the console', { timeout: 2
     models = await startFakeModels(60)
   })
   after(() => models?.close())
-  const fx = consoleFixture((stack) => seed(stack, models), { EVALUATOR_POLL_INTERVAL_MS: '250', EXPERIMENT_CONCURRENCY: '3' })
+  const fx = consoleFixture((stack) => seed(stack, models), { EVALUATOR_POLL_INTERVAL_MS: '250', EXPERIMENT_CONCURRENCY: '3', OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32' })
   let datasetPath = ''
 
   it('builds a dataset from a trace, a span and a JSONL upload, and downloads it', async () => {

@@ -3,6 +3,7 @@ import type { IngestRateLimitValues } from '@tracewell/config'
 import { installErrorHandler, messageBody, requireUtf8Json } from '@tracewell/http'
 import AjvModule from 'ajv'
 import type { Db } from '@tracewell/db'
+import type { Outbound } from '@tracewell/outbound'
 import { Counter, type Registry } from 'prom-client'
 import { PromptCache, type PromptCacheStats } from '../prompt-cache.ts'
 import { consoleSessionPlugin, type ConsoleSessionPluginOptions } from '../console/console-session.plugin.ts'
@@ -50,6 +51,8 @@ export interface ControlPlaneRoutesOptions {
   readDb?: Db | undefined
   /** EXPERIMENT_CALL_TIMEOUT_MS: how long a playground run's call to its model may take. */
   experimentCallTimeoutMs?: number
+  /** The outbound guard: base URLs are checked by it, and the playground and connection tests call out through it. */
+  outbound: Outbound
   /** The settings' default ingest rate limit (defaultIngestRateLimit); none when absent. */
   defaultIngestLimit?: IngestRateLimitValues | null
 }
@@ -123,12 +126,12 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(scoreConfigRoutes)
   await app.register(scoreRoutes)
   await app.register(langtraceEvaluationRoutes)
-  await app.register(llmConnectionRoutes, { encryptionKey: options.llmConnectionKey })
+  await app.register(llmConnectionRoutes, { encryptionKey: options.llmConnectionKey, outbound: options.outbound })
   await app.register(evaluatorRoutes)
   await app.register(evaluatorPreviewRoutes)
   await app.register(datasetRoutes)
   await app.register(experimentRoutes)
-  await app.register(playgroundRoutes, { encryptionKey: options.llmConnectionKey, callTimeoutMs: options.experimentCallTimeoutMs ?? 120_000 })
+  await app.register(playgroundRoutes, { encryptionKey: options.llmConnectionKey, callTimeoutMs: options.experimentCallTimeoutMs ?? 120_000, outbound: options.outbound })
 }
 
 const cacheMetricName = 'tracewell_control_plane_prompt_cache_lookups_total'

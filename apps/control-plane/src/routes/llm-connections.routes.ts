@@ -1,8 +1,10 @@
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sealSecret } from '@tracewell/auth'
-import { createLlmConnection, deleteLlmConnection, listLlmConnections, LLM_CONNECTION_EXISTS, llmConnectionKeyContext } from '@tracewell/db'
+import { createLlmConnection, deleteLlmConnection, findLlmConnection, listLlmConnections, LLM_CONNECTION_EXISTS, llmConnectionKeyContext } from '@tracewell/db'
 import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError } from '@tracewell/http'
+import { answeredMessage, LlmCallError, openConnection, outboundFailureMessage, unreachedMessage } from '@tracewell/llm-calls'
+import { BaseUrlError, outboundErrorIn, type Outbound } from '@tracewell/outbound'
 import { callerProjectId, requireProjectAccess, requireSpendAccess } from '../auth.ts'
 import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
 import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
@@ -10,6 +12,7 @@ import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
 // A project's LLM connections (docs/api.md#llm-connections): the OpenAI-compatible endpoints its
 // evaluators call. The API key is sealed before it is stored and never returned, only its last
 // four characters; the evaluator worker opens it with the same LLM_CONNECTION_ENCRYPTION_KEY.
+// Base URLs are checked by the outbound guard as they are saved (docs/operations.md#outbound-policy).
 
 // Not a passing outage: a setting to add. A 503 still (the server cannot do it as configured),
 // with an hour's Retry-After, which is what a restart with the setting takes at most.
@@ -29,27 +32,57 @@ const LlmConnectionBodySchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
     provider: Type.Literal('openai', { description: 'openai: the OpenAI chat completions API, or any endpoint that speaks it (vLLM, Ollama, LiteLLM, Azure’s /openai/v1, …)' }),
-    baseUrl: Type.String({ minLength: 1, maxLength: 2000, description: 'the API’s base URL, e.g. https://api.openai.com/v1 (chat completions are POSTed to <baseUrl>/chat/completions)' }),
+    baseUrl: Type.String({
+      minLength: 1,
+      maxLength: 2000,
+      description: 'the API’s base URL, e.g. https://api.openai.com/v1: scheme, host, port and path, without query, fragment or credentials; its host must resolve to addresses the outbound policy allows (chat completions are POSTed to <baseUrl>/chat/completions)',
+    }),
     apiKey: Type.String({ minLength: 1, maxLength: 2000, description: 'sent as `Authorization: Bearer <apiKey>`; stored sealed (AES-256-GCM), never returned' }),
   },
   { additionalProperties: false },
 )
 
+export const LlmConnectionTestSchema = Type.Object({
+  ok: Type.Boolean({ description: 'the endpoint answered GET <baseUrl>/models with a 2xx' }),
+  status: Type.Union([Type.Integer(), Type.Null()], { description: 'the status it answered; null when it was refused by the outbound policy or not reached' }),
+  latencyMs: Type.Integer(),
+  message: Type.String({ description: 'what happened, in Tracewell’s words (nothing of the endpoint’s reply beyond its status)' }),
+})
+type LlmConnectionTest = Static<typeof LlmConnectionTestSchema>
+
+// A person waits on the answer (the console's Test button), and a model list is small.
+const connectionTestTimeoutMs = 15_000
+
 export interface LlmConnectionRoutesOptions {
   /** LLM_CONNECTION_ENCRYPTION_KEY; without it no connection can be made (503). */
   encryptionKey: Buffer | undefined
+  outbound: Outbound
 }
 
-function checkBaseUrl(raw: string): string {
-  let url: URL
+async function checkedBaseUrl(outbound: Outbound, raw: string): Promise<string> {
   try {
-    url = new URL(raw)
-  } catch {
-    throw new BadRequestError(`body/baseUrl: not a URL: ${JSON.stringify(raw)}`)
+    return await outbound.checkBaseUrl(raw)
+  } catch (error) {
+    if (error instanceof BaseUrlError) throw new BadRequestError(`body/baseUrl: ${error.message}`)
+    throw error
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BadRequestError(`body/baseUrl: must be http:// or https://, got ${url.protocol}`)
-  if (url.username !== '' || url.password !== '') throw new BadRequestError('body/baseUrl: must not hold credentials; send the key as apiKey')
-  return raw.replace(/\/+$/, '')
+}
+
+/** GET <baseUrl>/models with the connection's key, through the outbound guard. */
+async function testConnection(outbound: Outbound, baseUrl: string, apiKey: string): Promise<LlmConnectionTest> {
+  const started = performance.now()
+  const latencyMs = () => Math.round(performance.now() - started)
+  try {
+    const response = await outbound.fetchWithin(connectionTestTimeoutMs)(`${baseUrl}/models`, { headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json' } })
+    // Only the status is answered: the body is not read.
+    await response.body?.cancel()
+    const message = response.ok ? `the endpoint answered ${response.status}: the connection works` : answeredMessage('the endpoint', response.status)
+    return { ok: response.ok, status: response.status, latencyMs: latencyMs(), message }
+  } catch (error) {
+    const outboundError = outboundErrorIn(error)
+    const message = outboundError === undefined ? unreachedMessage('the endpoint', error) : outboundFailureMessage('the endpoint', outboundError)
+    return { ok: false, status: null, latencyMs: latencyMs(), message }
+  }
 }
 
 const hintOf = (apiKey: string) => (apiKey.length >= 8 ? `…${apiKey.slice(-4)}` : '…')
@@ -92,7 +125,7 @@ export const llmConnectionRoutes: FastifyPluginAsyncTypebox<LlmConnectionRoutesO
       if (key === undefined) throw notConfigured()
       const projectId = callerProjectId(request)
       const { name, provider, apiKey } = request.body
-      const baseUrl = checkBaseUrl(request.body.baseUrl)
+      const baseUrl = await checkedBaseUrl(options.outbound, request.body.baseUrl)
       try {
         const connection = await createLlmConnection(app.db, {
           projectId,
@@ -107,6 +140,38 @@ export const llmConnectionRoutes: FastifyPluginAsyncTypebox<LlmConnectionRoutesO
         if ((error as { constraint?: unknown }).constraint === LLM_CONNECTION_EXISTS) throw new ConflictError(`An LLM connection named ${JSON.stringify(name)} exists already`)
         throw error
       }
+    },
+  )
+
+  app.post(
+    '/api/llm-connections/:connectionId/test',
+    {
+      onRequest: requireSpendAccess,
+      config: { spends: 'Testing an LLM connection' },
+      schema: {
+        operationId: 'testLlmConnection',
+        summary: 'Try an LLM connection: GET <baseUrl>/models with its key, through the outbound policy',
+        description: 'Always 200 once the connection exists: ok=false with the reason when the address is refused, nothing answers, or the endpoint answers other than 2xx.',
+        tags: ['evaluators'],
+        security: [{ apiKey: [] }],
+        params: Type.Object({ connectionId: IdSchema }),
+        querystring: ProjectScopeQuerySchema,
+        response: { 200: LlmConnectionTestSchema, ...errorResponses(400, 401, 404, 503) },
+      },
+    },
+    async (request) => {
+      const key = options.encryptionKey
+      if (key === undefined) throw notConfigured()
+      const { connectionId } = request.params
+      if ((await findLlmConnection(app.db, callerProjectId(request), connectionId)) === undefined) throw new NotFoundError('LLM connection not found')
+      let connection
+      try {
+        connection = await openConnection(app.db, connectionId, key)
+      } catch (error) {
+        if (error instanceof LlmCallError) return { ok: false, status: null, latencyMs: 0, message: error.message }
+        throw error
+      }
+      return testConnection(options.outbound, connection.baseUrl, connection.apiKey)
     },
   )
 

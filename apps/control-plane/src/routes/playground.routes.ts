@@ -8,6 +8,7 @@ import { noCost } from '@tracewell/llm-usage'
 import { storeSpans } from '@tracewell/write-path'
 import { BadRequestError, ServiceUnavailableError } from '@tracewell/http'
 import type { FastifyReply } from 'fastify'
+import type { Outbound } from '@tracewell/outbound'
 import { callerProjectId, requireSpendAccess } from '../auth.ts'
 import { errorResponses, IdSchema, LabelNameSchema } from '../schemas.ts'
 import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
@@ -64,6 +65,7 @@ export interface PlaygroundRoutesOptions {
   encryptionKey: Buffer | undefined
   /** EXPERIMENT_CALL_TIMEOUT_MS. */
   callTimeoutMs: number
+  outbound: Outbound
 }
 
 export const playgroundRoutes: FastifyPluginAsyncTypebox<PlaygroundRoutesOptions> = async (app, options) => {
@@ -136,11 +138,14 @@ export const playgroundRoutes: FastifyPluginAsyncTypebox<PlaygroundRoutesOptions
           messages: prepared.messages,
           settings: prepared.settings,
           timeoutMs: options.callTimeoutMs,
+          outbound: options.outbound,
           ...(body.stream ? { onText: (text: string) => sendEvent(reply, { type: 'text', text }) } : {}),
         })
       } catch (failure) {
         if (!(failure instanceof LlmCallError)) throw failure
         error = failure.message
+        // What the model's endpoint said stays here: the caller gets Tracewell's words and its status.
+        request.log.warn({ connectionId: body.connectionId, error: failure.message, detail: failure.detail }, 'playground run failed')
       }
       const cost = answer === undefined ? noCost : await callCost(app.db, projectId, answer, new Date(startedAtMs))
       await storeSpans(app.db, [

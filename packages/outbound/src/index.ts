@@ -1,0 +1,5 @@
+export { createOutbound, outboundOptionsOf, type Outbound, type OutboundFetch, type OutboundOptions, type OutboundSettings } from './outbound.client.ts'
+export { BaseUrlError } from './base-url.ts'
+export { createAddressPolicy, parseAllowCidrs, type AddressPolicy, type AddressVerdict } from './address-policy.ts'
+export { systemLookup, type HostLookup, type ResolvedAddress } from './checked-host.ts'
+export { OutboundError, outboundErrorIn, OutboundRefusedError, OutboundTimeoutError, ResponseTooLargeError } from './errors.ts'
