@@ -151,6 +151,10 @@ describe('the evaluator service', { timeout: 120_000 }, () => {
     const evaluator = await createEvaluator(database.db, {
       projectId, name: 'needs both', connectionId: connection.id, model: 'judge-model', prompt: 'Question: {{input}} Answer: {{output}}', promptRef: null, scoreName: 'both', filter: {}, samplingRate: 1,
     })
+    // The earlier tests' judgments (the first evaluator judges the second test's trace too) finish
+    // first: only what this test's traces cause may count.
+    const pending = async () => Number((await sql<{ n: string }>`select count(*) as n from evaluation_jobs where status = 'pending'`.execute(database.db)).rows[0]?.n)
+    for (const deadline = Date.now() + 20_000; (await pending()) > 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 100))
     const asksBefore = asked.length
     const empty = randomBytes(16).toString('hex')
     const own = randomBytes(16).toString('hex')
