@@ -1,17 +1,18 @@
 import type { EvaluatorConfig } from '@tracewell/config'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
+import { queueRedisTargetOf } from '@tracewell/queue'
 import { evaluatorPlugin } from './evaluator.plugin.ts'
 import { evaluatorOptionsFromSettings } from './settings.ts'
 
 /**
  * The evaluator: no public API, only /healthz, /readyz and /metrics, and the worker that judges
- * traces with the projects' evaluators over its own BullMQ queue (docs/architecture.md).
+ * traces with the projects' evaluators over the queue kit's job queues (docs/architecture.md).
  */
 export const evaluatorService = defineService<EvaluatorConfig>({
   name: 'evaluator',
   migrations: 'check',
   async register(app, config) {
-    await app.register(evaluatorPlugin, evaluatorOptionsFromSettings(config, config.REDIS_URL, config.LLM_CONNECTION_ENCRYPTION_KEY))
+    await app.register(evaluatorPlugin, evaluatorOptionsFromSettings(config, queueRedisTargetOf(config), config.LLM_CONNECTION_ENCRYPTION_KEY))
     return { readiness: { queue: () => app.evaluator.queue.ping() } }
   },
 })

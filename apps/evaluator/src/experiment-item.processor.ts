@@ -26,8 +26,8 @@ export interface ExperimentProcessorOptions {
   db: Db
   encryptionKey: Buffer
   callTimeoutMs: number
-  /** Queues the judgments of the result's trace (the evaluations queue). */
-  judge: (judgmentIds: string[]) => Promise<void>
+  /** Queues the judgments of the result's trace, all of one project (the evaluations queue). */
+  judge: (projectId: string, judgmentIds: string[]) => Promise<void>
 }
 
 /** The experiment attributes every span of an experiment carries, to find them in the trace list. */
@@ -88,7 +88,7 @@ export async function processExperimentResult(options: ExperimentProcessorOption
       costUsd: cost.totalCostUsd,
       latencyMs: answer.latencyMs,
     })
-    await options.judge(await createTraceJudgments(db, experiment.projectId, experiment.evaluatorIds, traceId))
+    await options.judge(experiment.projectId, await createTraceJudgments(db, experiment.projectId, experiment.evaluatorIds, traceId))
     return 'completed'
   } catch (error) {
     const failure = error instanceof LlmCallError ? error : new ModelCallError(error instanceof Error ? error.message : String(error), true)

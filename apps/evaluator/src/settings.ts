@@ -1,5 +1,6 @@
 import type { EvaluatorConfig } from '@tracewell/config'
 import { encryptionKeyOf } from '@tracewell/auth'
+import type { QueueRedisTarget } from '@tracewell/queue'
 import type { EvaluatorPluginOptions } from './evaluator.plugin.ts'
 
 type EvaluatorSettings = Pick<
@@ -17,9 +18,9 @@ type EvaluatorSettings = Pick<
 >
 
 /** The worker's options from the settings, shared by the evaluator service and `npm start`. */
-export function evaluatorOptionsFromSettings(settings: EvaluatorSettings, redisUrl: string | undefined, encryptionKeyHex: string): EvaluatorPluginOptions {
+export function evaluatorOptionsFromSettings(settings: EvaluatorSettings, redis: QueueRedisTarget | undefined, encryptionKeyHex: string): EvaluatorPluginOptions {
   return {
-    redisUrl,
+    redis,
     prefix: settings.QUEUE_PREFIX,
     encryptionKey: encryptionKeyOf(encryptionKeyHex),
     concurrency: settings.EVALUATOR_CONCURRENCY,

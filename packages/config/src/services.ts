@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { loadConfig } from './load-config.ts'
 import {
-  RedisUrl,
   adminSettings,
   bootstrapSettings,
   consoleSettings,
@@ -84,13 +83,13 @@ export type JanitorConfig = Static<typeof JanitorConfigSchema>
 export const EvaluatorConfigSchema = Type.Object({
   ...serverSettings(defaultPorts.evaluator),
   ...databaseSettings,
-  // Its judgments' queue is on one Redis (no cluster shards: a judgment is no hot path).
-  REDIS_URL: RedisUrl,
-  QUEUE_PREFIX: queueSettings.QUEUE_PREFIX,
+  // Its judgments' queues are on the span queue's Redis or Redis Cluster, one hash slot each
+  // whatever QUEUE_SHARDS says (packages/queue/src/project-job.queue.ts).
+  ...queueSettings,
   LLM_CONNECTION_ENCRYPTION_KEY: Type.String({ pattern: llmConnectionSettings.LLM_CONNECTION_ENCRYPTION_KEY.pattern, description: llmConnectionSettings.LLM_CONNECTION_ENCRYPTION_KEY.description }),
   ...evaluatorSettings,
   ...startupSettings,
-})
+}, queueTargetRule)
 export type EvaluatorConfig = Static<typeof EvaluatorConfigSchema>
 
 /** `npm start`: everything in one process, Postgres and Redis optional (embedded defaults). */
