@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict'
 import { randomBytes, randomUUID } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { encryptionKeyOf, sealSecret } from '@tracewell/auth'
 import { EvaluatorConfigSchema, loadConfig, TestEnvironmentSchema, type EvaluatorConfig } from '@tracewell/config'
-import { createEvaluator, createLlmConnection, createProject, createTeam, listEvaluationJobs, llmConnectionKeyContext, type Db, type EvaluationJobDto, type SpanInsert } from '@tracewell/db'
+import { listEvaluationJobs, type EvaluationJobDto } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { dbPlugin, metricsPlugin } from '@tracewell/http'
 import { storeSpans, summariseAll } from '@tracewell/write-path'
 import Fastify from 'fastify'
 import { buildApp, evaluatorOptionsFromSettings, evaluatorPlugin } from '../src/index.ts'
+import { judgedProject, span, startSlowJudge } from './support/judge-fixtures.ts'
 
 // Issue 48 §4: evaluator slots are shared between projects. Project A's 10 judgments against a
 // judge that takes JUDGE_MS each hold both slots (EVALUATOR_CONCURRENCY=2) for 5 rounds; project
@@ -21,54 +19,6 @@ import { buildApp, evaluatorOptionsFromSettings, evaluatorPlugin } from '../src/
 
 const JUDGE_MS = 2_000
 const keyHex = randomBytes(32).toString('hex')
-
-/** An OpenAI-compatible judge that answers after JUDGE_MS, and counts what it was asked to judge. */
-function startSlowJudge(): Promise<{ server: Server; url: string; asked: string[]; inFlight: () => number }> {
-  const asked: string[] = []
-  let inFlight = 0
-  const server = createServer((request, response) => {
-    let body = ''
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()))
-    request.on('end', () => {
-      asked.push(/ANSWER-[\w-]+/.exec(body)?.[0] ?? body)
-      inFlight++
-      setTimeout(() => {
-        inFlight--
-        response.writeHead(200, { 'content-type': 'application/json' })
-        response.end(JSON.stringify({
-          id: 'x', object: 'chat.completion', created: 0, model: 'judge-model',
-          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: JSON.stringify({ score: 1, reasoning: 'fine' }) } }],
-          usage: { prompt_tokens: 30, completion_tokens: 8, total_tokens: 38 },
-        }))
-      }, JUDGE_MS)
-    })
-  })
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, asked, inFlight: () => inFlight })))
-}
-
-function span(projectId: string, answer: string): SpanInsert {
-  const now = BigInt(Date.now()) * 1_000_000n
-  return {
-    projectId, traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex'), parentSpanId: null, name: 'chat', kind: 3,
-    startTimeUnixNano: String(now - 1_000_000_000n), endTimeUnixNano: String(now), durationNs: '1000000000',
-    traceState: null, statusCode: 0, statusMessage: null, serviceName: 'svc', serviceVersion: null, scopeName: null, scopeVersion: null,
-    llmVendor: 'openai', llmModel: 'gpt-4o', llmRequestType: 'chat', inputTokens: 10, outputTokens: 5, totalTokens: 15,
-    attributes: { 'input.value': { stringValue: 'What is 2 + 2?' }, 'output.value': { stringValue: answer } }, resourceAttributes: {}, events: [], links: [],
-  }
-}
-
-/** A project with an LLM connection to the judge and an evaluator judging every new trace. */
-async function judgedProject(db: Db, judgeUrl: string, name: string): Promise<{ projectId: string; evaluatorId: string }> {
-  const team = await createTeam(db, { name })
-  const projectId = (await createProject(db, { teamId: team.id, name })).id
-  const connection = await createLlmConnection(db, {
-    projectId, name: 'judge', provider: 'openai', baseUrl: judgeUrl, apiKeySealed: sealSecret('sk-judge', encryptionKeyOf(keyHex), llmConnectionKeyContext(projectId)), apiKeyHint: '…',
-  })
-  const evaluator = await createEvaluator(db, {
-    projectId, name: 'judge', connectionId: connection.id, model: 'judge-model', prompt: 'Answer: {{output}}', promptRef: null, scoreName: 'fine', filter: {}, samplingRate: 1,
-  })
-  return { projectId, evaluatorId: evaluator.id }
-}
 
 /** The evaluator's settings for both variants; the in-process one leaves Redis out. */
 function settingsOf(databaseUrl: string): EvaluatorConfig {
@@ -117,7 +67,7 @@ for (const variant of variants) {
     let app: { close(): Promise<void> }
 
     before(async () => {
-      judge = await startSlowJudge()
+      judge = await startSlowJudge(JUDGE_MS)
       database = await createTestDatabase()
       app = await variant.build(database, settingsOf(database.url))
     })
@@ -129,10 +79,10 @@ for (const variant of variants) {
 
     it("judges another project's trace within about one judge call while one project's backlog fills every slot, each trace once", async () => {
       const db = database.db
-      const a = await judgedProject(db, judge.url, 'busy')
-      const b = await judgedProject(db, judge.url, 'quiet')
+      const a = await judgedProject(db, keyHex, judge.url, 'busy')
+      const b = await judgedProject(db, keyHex, judge.url, 'quiet')
       const jobsOf = async (project: { projectId: string; evaluatorId: string }): Promise<EvaluationJobDto[]> =>
-        (await listEvaluationJobs(db, { ...project, limit: 100 })).jobs
+        (await listEvaluationJobs(db, { projectId: project.projectId, evaluatorId: project.evaluatorId, limit: 100 })).jobs
 
       await storeSpans(db, Array.from({ length: 10 }, (_, i) => span(a.projectId, `ANSWER-a-${i}`)))
       await summariseAll(db)
