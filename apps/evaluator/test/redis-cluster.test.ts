@@ -31,7 +31,6 @@ describe('the evaluator on a Redis Cluster', { timeout: 120_000 }, () => {
       DATABASE_URL: database.url,
       REDIS_CLUSTER_NODES: cluster.seeds,
       QUEUE_PREFIX: `cluster-${randomUUID().slice(0, 8)}`,
-      QUEUE_SHARDS: '4',
       LOG_LEVEL: 'silent',
       LLM_CONNECTION_ENCRYPTION_KEY: keyHex,
       EVALUATOR_POLL_INTERVAL_MS: '100',

@@ -84,8 +84,11 @@ export const EvaluatorConfigSchema = Type.Object({
   ...serverSettings(defaultPorts.evaluator),
   ...databaseSettings,
   // Its judgments' queues are on the span queue's Redis or Redis Cluster, one hash slot each
-  // whatever QUEUE_SHARDS says (packages/queue/src/project-job.queue.ts).
-  ...queueSettings,
+  // (packages/queue/src/project-job.queue.ts): QUEUE_SHARDS is the span queue's alone.
+  REDIS_URL: queueSettings.REDIS_URL,
+  REDIS_CLUSTER_NODES: queueSettings.REDIS_CLUSTER_NODES,
+  REDIS_CLUSTER_PASSWORD: queueSettings.REDIS_CLUSTER_PASSWORD,
+  QUEUE_PREFIX: queueSettings.QUEUE_PREFIX,
   LLM_CONNECTION_ENCRYPTION_KEY: Type.String({ pattern: llmConnectionSettings.LLM_CONNECTION_ENCRYPTION_KEY.pattern, description: llmConnectionSettings.LLM_CONNECTION_ENCRYPTION_KEY.description }),
   ...evaluatorSettings,
   ...startupSettings,
