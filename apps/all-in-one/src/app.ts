@@ -76,7 +76,7 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
     await app.register(consoleAssetsPlugin, { distDir: deps.consoleDistDir })
     // The evaluator worker: BullMQ beside the span queue with REDIS_URL or REDIS_CLUSTER_NODES, in process without.
     await app.register(evaluatorPlugin, evaluatorOptionsFromSettings(config, queueRedisTargetOf(config), llmConnectionKey))
-    return { readiness: { queue: () => producer.ping(), evaluations: () => app.evaluator.queue.ping() }, details: { summaries: () => summaryBacklog(db) } }
+    return { readiness: { queue: () => producer.ping(), evaluations: () => app.evaluator.ping() }, details: { summaries: () => summaryBacklog(db) } }
   },
 })
 

@@ -13,7 +13,7 @@ export const evaluatorService = defineService<EvaluatorConfig>({
   migrations: 'check',
   async register(app, config) {
     await app.register(evaluatorPlugin, evaluatorOptionsFromSettings(config, queueRedisTargetOf(config), config.LLM_CONNECTION_ENCRYPTION_KEY))
-    return { readiness: { queue: () => app.evaluator.queue.ping() } }
+    return { readiness: { queue: () => app.evaluator.ping() } }
   },
 })
 

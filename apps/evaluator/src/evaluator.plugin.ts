@@ -8,7 +8,13 @@ import { startScheduler, type Scheduler } from './evaluation.scheduler.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    evaluator: { queue: ProjectJobQueue; experimentQueue: ProjectJobQueue; scheduler: Scheduler }
+    evaluator: {
+      queue: ProjectJobQueue
+      experimentQueue: ProjectJobQueue
+      scheduler: Scheduler
+      /** Whether both queues take jobs now (for /readyz): on a cluster each has a slot, and a master, of its own. */
+      ping(): Promise<void>
+    }
   }
 }
 
@@ -91,7 +97,8 @@ export const evaluatorPlugin = fp<EvaluatorPluginOptions>(
       process: counted(experimentItems, (resultId, final) => processExperimentResult(experimentOptions, resultId, final)),
     })
     const scheduler = startScheduler({ db: app.db, queue, experimentQueue, pollIntervalMs: options.pollIntervalMs, quietMs: options.quietMs, lookbackMs: options.lookbackMs, logger: app.log })
-    app.decorate('evaluator', { queue, experimentQueue, scheduler })
+    const ping = async () => void (await Promise.all([queue.ping(), experimentQueue.ping()]))
+    app.decorate('evaluator', { queue, experimentQueue, scheduler, ping })
     app.addHook('onClose', async () => {
       await scheduler.close()
       // Experiment items queue judgments: they stop first.

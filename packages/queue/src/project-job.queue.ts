@@ -70,13 +70,14 @@ export const projectJobQueuePrefix = (prefix: string, name: string, cluster: boo
 const removeOnComplete = { age: 3600 }
 const removeOnFail = { age: 24 * 3600 }
 
-/** How long `add` waits for a connection that is not ready before it fails (the caller retries later). */
-const addReadyTimeoutMs = 5_000
+/** How long a process that just started waits for its first connection before `add` and `ping` fail. */
+const firstConnectMs = 1_000
+const firstConnectClusterMs = 3_000
 
 export function createBullMqProjectJobQueue(options: ProjectJobQueueOptions & { redis: QueueRedisTarget | string; prefix: string; connectionName?: string }): ProjectJobQueue {
   const connectionName = options.connectionName ?? `tracewell-${options.name}`
-  // The producer side fails fast (the caller tries again later; the rows wait in Postgres); the
-  // worker waits for Redis as long as it takes (redis-connection.ts).
+  // The producer side fails fast (the scheduler tries again on its next look; the rows wait in
+  // Postgres); the worker waits for Redis as long as it takes (redis-connection.ts).
   const producer = createSpanBatchQueueConnection(options.redis, 'producer', { connectionName })
   const workerConnection = createSpanBatchQueueConnection(options.redis, 'worker', { connectionName })
   const reportError = repeatedErrorLog(
@@ -85,6 +86,7 @@ export function createBullMqProjectJobQueue(options: ProjectJobQueueOptions & { 
   )
   producer.on('error', reportError)
   workerConnection.on('error', reportError)
+  const assertConnected = readiness(producer)
   const prefix = projectJobQueuePrefix(options.prefix, options.name, isCluster(producer))
   const queue = new Queue<ProjectJobData>(options.name, { connection: producer, prefix, skipWaitingForReady: true, skipVersionCheck: true })
   queue.on('error', reportError)
@@ -122,7 +124,7 @@ export function createBullMqProjectJobQueue(options: ProjectJobQueueOptions & { 
   return {
     async add(jobs) {
       if (jobs.length === 0) return
-      await whenReady(producer, addReadyTimeoutMs)
+      await assertConnected()
       const turns = await addJobTurns(producer, prefix, options.name, jobs)
       const fresh = jobs.flatMap((job, i) => {
         const turn = turns[i] ?? 0
@@ -135,7 +137,7 @@ export function createBullMqProjectJobQueue(options: ProjectJobQueueOptions & { 
       if (fresh.length > 0) await queue.addBulk(fresh)
     },
     async ping() {
-      await whenReady(producer, addReadyTimeoutMs)
+      await assertConnected()
       // Ready only when the master that owns the queue's slot takes a write now.
       await producer.set(`${prefix}:${options.name}:ready-probe`, String(Date.now()), 'PX', 60_000)
     },
@@ -147,18 +149,19 @@ export function createBullMqProjectJobQueue(options: ProjectJobQueueOptions & { 
   }
 }
 
-/** Resolves once the connection is ready, or fails after `timeoutMs` (a producer without an offline queue would fail at once). */
-async function whenReady(redis: QueueRedis, timeoutMs: number): Promise<void> {
-  if (redis.status === 'ready') return
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      redis.off('ready', onReady)
-      reject(new Error(`queue Redis not ready after ${timeoutMs} ms (${redis.status})`))
-    }, timeoutMs)
-    const onReady = () => {
-      clearTimeout(timer)
-      resolve()
-    }
-    redis.once('ready', onReady)
-  })
+/**
+ * Fails at once unless the connection is ready, waiting only while its very first attempt to
+ * connect is under way (a process that just started is not "down"), as the span producer does.
+ */
+function readiness(redis: QueueRedis): () => Promise<void> {
+  let settled = false
+  const firstConnect = new Promise<void>((resolve) => {
+    redis.once('ready', resolve)
+    redis.once('error', () => resolve())
+    setTimeout(resolve, isCluster(redis) ? firstConnectClusterMs : firstConnectMs).unref()
+  }).then(() => void (settled = true))
+  return async () => {
+    if (redis.status !== 'ready' && !settled) await firstConnect
+    if (redis.status !== 'ready') throw new Error(`queue Redis is not connected (${redis.status})`)
+  }
 }

@@ -4,6 +4,7 @@ import { after, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
 import { Queue } from 'bullmq'
+import { freePort } from '@tracewell/test-support'
 import { Redis } from 'ioredis'
 import {
   createBullMqProjectJobQueue,
@@ -13,6 +14,7 @@ import {
   type ProjectJobQueue,
   type ProjectJobQueueOptions,
 } from '../src/index.ts'
+import { OwnRedis } from './helpers.ts'
 
 const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
 const logger = { warn() {}, error() {} }
@@ -175,6 +177,46 @@ describe('a BullMQ project job queue across releases', { timeout: 30_000 }, () =
     } finally {
       await queue.close()
       redis.disconnect()
+    }
+  })
+})
+
+describe('a BullMQ project job queue through a Redis outage', { timeout: 60_000 }, () => {
+  let redis: OwnRedis | undefined
+  after(() => redis?.kill())
+
+  it('is not ready and refuses jobs at once while Redis is down, then takes and runs them once it is back', async () => {
+    redis = new OwnRedis(await freePort())
+    await redis.start()
+    const ran: string[] = []
+    const queue = createBullMqProjectJobQueue({
+      name: 'evaluations',
+      jobKind: 'judgment',
+      concurrency: 2,
+      maxAttempts: 1,
+      backoffMs: 10,
+      logger,
+      redis: redis.url,
+      prefix: 'outage',
+      process: async (jobId) => void ran.push(jobId),
+    })
+    try {
+      await queue.ping()
+      await redis.kill()
+      await sleep(200)
+      const began = Date.now()
+      await assert.rejects(queue.add([{ jobId: 'during', projectId: 'p' }]), /not connected/)
+      await assert.rejects(queue.ping(), /not connected/)
+      assert.ok(Date.now() - began < 500, `refused after ${Date.now() - began} ms`)
+      await redis.start()
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(100)) {
+        if (await queue.ping().then(() => true, () => false)) break
+      }
+      await queue.add([{ jobId: 'after', projectId: 'p' }])
+      await until(() => ran.length > 0, 10_000)
+      assert.deepEqual(ran, ['after'])
+    } finally {
+      await queue.close()
     }
   })
 })
