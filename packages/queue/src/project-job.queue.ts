@@ -45,6 +45,13 @@ export interface ProjectJobQueueOptions {
   /** An error no retry can help: the job fails at once. */
   isPermanent?: (error: unknown) => boolean
   logger: ProjectJobQueueLogger
+  /**
+   * How long a job is locked to its worker without renewal (BullMQ renews it every half of this
+   * while the call runs, however long it takes): a killed worker's job is redone after it (default 10 s).
+   */
+  lockDurationMs?: number
+  /** How often jobs whose lock lapsed are moved back to waiting (default 5 s). */
+  stalledIntervalMs?: number
 }
 
 export interface ProjectJobQueue {
@@ -102,7 +109,18 @@ export function createBullMqProjectJobQueue(options: ProjectJobQueueOptions & { 
         throw isPermanent(error) ? new UnrecoverableError(error instanceof Error ? error.message : String(error)) : error
       }
     },
-    { connection: workerConnection, prefix, concurrency: options.concurrency, removeOnComplete, removeOnFail },
+    {
+      connection: workerConnection,
+      prefix,
+      concurrency: options.concurrency,
+      lockDuration: options.lockDurationMs ?? 10_000,
+      stalledInterval: options.stalledIntervalMs ?? 5_000,
+      // A job may lose its worker a few times (rolling restarts) before it is failed; its row is
+      // then queued again by the scheduler's look for stale pending rows.
+      maxStalledCount: 3,
+      removeOnComplete,
+      removeOnFail,
+    },
   )
   // The project's later jobs move up once this one is done; a job without its projectId was
   // queued by an older release and was never counted.
