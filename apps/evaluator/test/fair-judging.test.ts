@@ -6,6 +6,7 @@ import { EvaluatorConfigSchema, loadConfig, TestEnvironmentSchema, type Evaluato
 import { listEvaluationJobs, type EvaluationJobDto } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { dbPlugin, metricsPlugin } from '@tracewell/http'
+import { createSpanBatchQueueConnection } from '@tracewell/queue'
 import { storeSpans, summariseAll } from '@tracewell/write-path'
 import Fastify from 'fastify'
 import { buildApp, evaluatorOptionsFromSettings, evaluatorPlugin } from '../src/index.ts'
@@ -44,7 +45,16 @@ const variants: Array<{ name: string; build: Build }> = [
     build: async (database, config) => {
       const app = await buildApp(config, { db: database.db })
       await app.ready()
-      return app
+      return {
+        async close() {
+          await app.close()
+          // The queues' keys go with the test (BullMQ's meta keys would otherwise stay for good).
+          const redis = createSpanBatchQueueConnection(config.REDIS_URL as string, 'worker')
+          const keys = await redis.keys(`${config.QUEUE_PREFIX}:*`)
+          if (keys.length > 0) await redis.del(...keys)
+          redis.disconnect()
+        },
+      }
     },
   },
   {
