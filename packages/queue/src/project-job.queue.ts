@@ -77,6 +77,9 @@ export const projectJobQueuePrefix = (prefix: string, name: string, cluster: boo
 const removeOnComplete = { age: 3600 }
 const removeOnFail = { age: 24 * 3600 }
 
+/** Jobs counted and added per round trip. */
+const addChunk = 500
+
 /** How long a process that just started waits for its first connection before `add` and `ping` fail. */
 const firstConnectMs = 1_000
 const firstConnectClusterMs = 3_000
@@ -143,16 +146,21 @@ export function createBullMqProjectJobQueue(options: ProjectJobQueueOptions & { 
     async add(jobs) {
       if (jobs.length === 0) return
       await assertConnected()
-      const turns = await addJobTurns(producer, prefix, options.name, jobs)
-      const fresh = jobs.flatMap((job, i) => {
-        const turn = turns[i] ?? 0
-        if (turn === 0) return []
-        const priority = priorityOfTurn(turn)
-        const data: ProjectJobData = { jobId: job.jobId, projectId: job.projectId }
-        const opts = { jobId: job.jobId, attempts: options.maxAttempts, backoff: { type: 'exponential', delay: options.backoffMs }, removeOnComplete, removeOnFail }
-        return [{ name: options.jobKind, data, opts: priority === undefined ? opts : { ...opts, priority } }]
-      })
-      if (fresh.length > 0) await queue.addBulk(fresh)
+      // In chunks: a run starts up to 10,000 judgments at once, and each chunk's script and
+      // addBulk hold Redis for a moment only.
+      for (let start = 0; start < jobs.length; start += addChunk) {
+        const chunk = jobs.slice(start, start + addChunk)
+        const turns = await addJobTurns(producer, prefix, options.name, chunk)
+        const fresh = chunk.flatMap((job, i) => {
+          const turn = turns[i] ?? 0
+          if (turn === 0) return []
+          const priority = priorityOfTurn(turn)
+          const data: ProjectJobData = { jobId: job.jobId, projectId: job.projectId }
+          const opts = { jobId: job.jobId, attempts: options.maxAttempts, backoff: { type: 'exponential', delay: options.backoffMs }, removeOnComplete, removeOnFail }
+          return [{ name: options.jobKind, data, opts: priority === undefined ? opts : { ...opts, priority } }]
+        })
+        if (fresh.length > 0) await queue.addBulk(fresh)
+      }
     },
     async ping() {
       await assertConnected()

@@ -181,6 +181,39 @@ describe('a BullMQ project job queue across releases', { timeout: 30_000 }, () =
   })
 })
 
+describe('a BullMQ project job queue’s turns', { timeout: 30_000 }, () => {
+  it('puts each project’s first job on the wait list and its later ones by turn, counting a job once however often it is added', async () => {
+    const prefix = `test-jobs-${randomUUID()}`
+    prefixes.push(prefix)
+    let release: () => void = () => {}
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const queue = createBullMqProjectJobQueue({
+      name: 'evaluations', jobKind: 'judgment', concurrency: 1, maxAttempts: 1, backoffMs: 10, logger, redis: REDIS_URL, prefix,
+      process: () => gate,
+    })
+    const inspect = new Queue('evaluations', { connection: { url: REDIS_URL }, prefix })
+    const redis = new Redis(REDIS_URL)
+    try {
+      // More than one chunk of adds (500): the counter carries on across them.
+      const flood = Array.from({ length: 1_200 }, (_, i) => ({ jobId: `a-${i}`, projectId: 'flood' }))
+      await queue.add(flood)
+      await queue.add([{ jobId: 'b-0', projectId: 'quiet' }])
+      await queue.add(flood.slice(0, 600))
+      assert.equal(await redis.get(projectTurnsKeyOf(prefix, 'flood', 'evaluations')), '1200')
+      for (const deadline = Date.now() + 5_000; (await inspect.getActiveCount()) === 0 && Date.now() < deadline; ) await sleep(20)
+      assert.deepEqual(await inspect.getJobCounts('active', 'wait', 'prioritized'), { active: 1, wait: 1, prioritized: 1_199 })
+      assert.deepEqual((await inspect.getWaiting()).map((job) => job.id), ['b-0'])
+      const [last] = await inspect.getJobs(['prioritized'], 1_198, 1_198, true)
+      assert.deepEqual([last?.id, last?.opts.priority], ['a-1199', 1_199])
+    } finally {
+      release()
+      await queue.close()
+      await inspect.close()
+      redis.disconnect()
+    }
+  })
+})
+
 describe('a BullMQ project job queue through a Redis outage', { timeout: 60_000 }, () => {
   let redis: OwnRedis | undefined
   after(() => redis?.kill())
