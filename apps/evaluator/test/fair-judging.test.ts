@@ -3,14 +3,14 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { EvaluatorConfigSchema, loadConfig, TestEnvironmentSchema, type EvaluatorConfig } from '@tracewell/config'
-import { listEvaluationJobs, type EvaluationJobDto } from '@tracewell/db'
+import { findExperiment, listEvaluationJobs, listExperimentResults, type EvaluationJobDto } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { dbPlugin, metricsPlugin } from '@tracewell/http'
 import { createSpanBatchQueueConnection } from '@tracewell/queue'
 import { storeSpans, summariseAll } from '@tracewell/write-path'
 import Fastify from 'fastify'
 import { buildApp, evaluatorOptionsFromSettings, evaluatorPlugin } from '../src/index.ts'
-import { judgedProject, span, startSlowJudge } from './support/judge-fixtures.ts'
+import { connectedProject, judgedProject, promptExperiment, span, startSlowJudge } from './support/judge-fixtures.ts'
 
 // Issue 48 §4: evaluator slots are shared between projects. Project A's 10 judgments against a
 // judge that takes JUDGE_MS each hold both slots (EVALUATOR_CONCURRENCY=2) for 5 rounds; project
@@ -31,6 +31,7 @@ function settingsOf(databaseUrl: string): EvaluatorConfig {
     LOG_LEVEL: 'silent',
     LLM_CONNECTION_ENCRYPTION_KEY: keyHex,
     EVALUATOR_CONCURRENCY: '2',
+    EXPERIMENT_CONCURRENCY: '2',
     EVALUATOR_POLL_INTERVAL_MS: '100',
     EVALUATOR_TRACE_QUIET_MS: '0',
     EVALUATOR_MAX_ATTEMPTS: '1',
@@ -116,6 +117,30 @@ for (const variant of variants) {
       for (const deadline = Date.now() + 30_000; (await jobsOf(a)).some((job) => job.status !== 'completed') && Date.now() < deadline; ) await sleep(200)
       assert.deepEqual((await jobsOf(a)).map((job) => [job.status, job.attempts]), Array.from({ length: 10 }, () => ['completed', 1]))
       assert.deepEqual(judge.asked.toSorted(), [...Array.from({ length: 10 }, (_, i) => `ANSWER-a-${i}`), 'ANSWER-b-0'].toSorted())
+    })
+
+    it("runs another project's experiment item within about one model call while one project's experiment fills every slot", async () => {
+      const db = database.db
+      // No evaluators: only the experiments' own model calls reach the server.
+      const a = await connectedProject(db, keyHex, judge.url, 'big-experiment')
+      const b = await connectedProject(db, keyHex, judge.url, 'small-experiment')
+      const asked = judge.asked.length
+      const big = await promptExperiment(db, a, Array.from({ length: 10 }, (_, i) => `ANSWER-big-${i}`))
+      for (const deadline = Date.now() + 15_000; judge.inFlight() < 2 && Date.now() < deadline; ) await sleep(20)
+      assert.equal(judge.inFlight(), 2, "A's items hold both slots")
+
+      const addedAt = Date.now()
+      const small = await promptExperiment(db, b, ['ANSWER-small-0'])
+      for (const deadline = Date.now() + 30_000; (await findExperiment(db, b.projectId, small.id))?.status !== 'completed' && Date.now() < deadline; ) await sleep(50)
+      const tookMs = Date.now() - addedAt
+      const bigDoneThen = (await listExperimentResults(db, big.id)).filter((result) => result.status === 'completed').length
+      assert.equal((await findExperiment(db, b.projectId, small.id))?.status, 'completed')
+      assert.ok(tookMs < JUDGE_MS * 2 + 2_500, `B's experiment took ${tookMs} ms`)
+      assert.ok(bigDoneThen <= 6, `${bigDoneThen} of A's 10 items were done before B's one`)
+
+      for (const deadline = Date.now() + 30_000; (await findExperiment(db, a.projectId, big.id))?.status !== 'completed' && Date.now() < deadline; ) await sleep(200)
+      assert.deepEqual((await listExperimentResults(db, big.id)).map((result) => [result.status, result.attempts]), Array.from({ length: 10 }, () => ['completed', 1]))
+      assert.equal(judge.asked.length - asked, 11, 'each item called once')
     })
   })
 }

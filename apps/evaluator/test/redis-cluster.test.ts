@@ -5,13 +5,13 @@ import { once } from 'node:events'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { EvaluatorConfigSchema, loadConfig } from '@tracewell/config'
-import { addDatasetItems, createDataset, createExperiment, createPromptset, createPromptVersion, findExperiment, listEvaluationJobs, listExperimentResults, listScores } from '@tracewell/db'
+import { findExperiment, listEvaluationJobs, listExperimentResults, listScores } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import type { App } from '@tracewell/http'
 import { OwnRedisCluster } from '@tracewell/test-support'
 import { storeSpans, summariseAll } from '@tracewell/write-path'
 import { buildApp } from '../src/index.ts'
-import { judgedProject, span, startSlowJudge } from './support/judge-fixtures.ts'
+import { judgedProject, promptExperiment, span, startSlowJudge } from './support/judge-fixtures.ts'
 
 // The evaluator on a real Redis Cluster (redis-server --cluster-enabled yes on private ports):
 // its two job queues, each in a hash slot of its own, judge a new trace and run an experiment item
@@ -65,14 +65,7 @@ describe('the evaluator on a Redis Cluster', { timeout: 120_000 }, () => {
     await storeSpans(db, [span(project.projectId, 'ANSWER-trace')])
     await summariseAll(db)
 
-    const dataset = await createDataset(db, { projectId: project.projectId, name: 'questions', description: '', metadata: {} })
-    const { version, items } = await addDatasetItems(db, dataset.id, [{ id: 'q1', input: { question: 'ANSWER-item' }, expectedOutput: null, metadata: null, sourceTraceId: null, sourceSpanId: null }])
-    const promptset = await createPromptset(db, { projectId: project.projectId, name: 'asker' })
-    const prompt = await createPromptVersion(db, { promptsetId: promptset.id, value: 'Say {{question}}', variables: ['question'], model: 'model', modelSettings: {}, tags: [], note: '', spanId: null, live: false })
-    const experiment = await createExperiment(db, {
-      projectId: project.projectId, datasetId: dataset.id, datasetVersion: version, name: 'run', description: '', metadata: {}, kind: 'prompt',
-      promptsetId: promptset.id, promptVersion: prompt.version, connectionId: project.connectionId, model: 'model', modelSettings: {}, evaluatorIds: [project.evaluatorId],
-    }, items.map((item) => item.id))
+    const experiment = await promptExperiment(db, project, ['ANSWER-item'], [project.evaluatorId])
 
     const jobs = async () => (await listEvaluationJobs(db, { projectId: project.projectId, evaluatorId: project.evaluatorId, limit: 10 })).jobs
     for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(100)) {

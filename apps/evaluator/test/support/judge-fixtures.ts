@@ -2,7 +2,21 @@ import { randomBytes } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { encryptionKeyOf, sealSecret } from '@tracewell/auth'
-import { createEvaluator, createLlmConnection, createProject, createTeam, llmConnectionKeyContext, type Db, type SpanInsert } from '@tracewell/db'
+import {
+  addDatasetItems,
+  createDataset,
+  createEvaluator,
+  createExperiment,
+  createLlmConnection,
+  createProject,
+  createPromptset,
+  createPromptVersion,
+  createTeam,
+  llmConnectionKeyContext,
+  type Db,
+  type ExperimentDto,
+  type SpanInsert,
+} from '@tracewell/db'
 
 // What the evaluator's queue tests share: a model server on this machine, traces to judge, and a
 // project that judges every new trace.
@@ -45,15 +59,46 @@ export function span(projectId: string, answer: string): SpanInsert {
   }
 }
 
-/** A project with an LLM connection to the judge and an evaluator judging every new trace. */
-export async function judgedProject(db: Db, keyHex: string, judgeUrl: string, name: string): Promise<{ projectId: string; evaluatorId: string; connectionId: string }> {
+/** A project with an LLM connection to the model server. */
+export async function connectedProject(db: Db, keyHex: string, modelUrl: string, name: string): Promise<{ projectId: string; connectionId: string }> {
   const team = await createTeam(db, { name })
   const projectId = (await createProject(db, { teamId: team.id, name })).id
   const connection = await createLlmConnection(db, {
-    projectId, name: 'judge', provider: 'openai', baseUrl: judgeUrl, apiKeySealed: sealSecret('sk-judge', encryptionKeyOf(keyHex), llmConnectionKeyContext(projectId)), apiKeyHint: '…',
+    projectId, name: 'judge', provider: 'openai', baseUrl: modelUrl, apiKeySealed: sealSecret('sk-judge', encryptionKeyOf(keyHex), llmConnectionKeyContext(projectId)), apiKeyHint: '…',
   })
+  return { projectId, connectionId: connection.id }
+}
+
+/** A project with an LLM connection to the judge and an evaluator judging every new trace. */
+export async function judgedProject(db: Db, keyHex: string, judgeUrl: string, name: string): Promise<{ projectId: string; evaluatorId: string; connectionId: string }> {
+  const project = await connectedProject(db, keyHex, judgeUrl, name)
   const evaluator = await createEvaluator(db, {
-    projectId, name: 'judge', connectionId: connection.id, model: 'judge-model', prompt: 'Answer: {{output}}', promptRef: null, scoreName: 'fine', filter: {}, samplingRate: 1,
+    projectId: project.projectId, name: 'judge', connectionId: project.connectionId, model: 'judge-model', prompt: 'Answer: {{output}}', promptRef: null, scoreName: 'fine', filter: {}, samplingRate: 1,
   })
-  return { projectId, evaluatorId: evaluator.id, connectionId: connection.id }
+  return { ...project, evaluatorId: evaluator.id }
+}
+
+/**
+ * A queued prompt experiment of the project over `questions` (one dataset item each, its input
+ * the `ANSWER-…` mark), on the project's connection, judged by `evaluatorIds`.
+ */
+export async function promptExperiment(
+  db: Db,
+  project: { projectId: string; connectionId: string },
+  questions: readonly string[],
+  evaluatorIds: readonly string[] = [],
+): Promise<ExperimentDto> {
+  const name = `experiment-${randomBytes(4).toString('hex')}`
+  const dataset = await createDataset(db, { projectId: project.projectId, name, description: '', metadata: {} })
+  const { version, items } = await addDatasetItems(
+    db,
+    dataset.id,
+    questions.map((question, i) => ({ id: `q${i}`, input: { question }, expectedOutput: null, metadata: null, sourceTraceId: null, sourceSpanId: null })),
+  )
+  const promptset = await createPromptset(db, { projectId: project.projectId, name })
+  const prompt = await createPromptVersion(db, { promptsetId: promptset.id, value: 'Say {{question}}', variables: ['question'], model: 'model', modelSettings: {}, tags: [], note: '', spanId: null, live: false })
+  return createExperiment(db, {
+    projectId: project.projectId, datasetId: dataset.id, datasetVersion: version, name, description: '', metadata: {}, kind: 'prompt',
+    promptsetId: promptset.id, promptVersion: prompt.version, connectionId: project.connectionId, model: 'model', modelSettings: {}, evaluatorIds: [...evaluatorIds],
+  }, items.map((item) => item.id))
 }
