@@ -68,9 +68,10 @@ function counted(counter: Counter<'outcome'>, run: (jobId: string, final: boolea
 }
 
 /**
- * The evaluator worker inside an app (the evaluator service, or `npm start`): the evaluations
- * queue and its worker, and the scheduler that fills it. Registered after the db plugin, so on
- * close the scheduler stops and the running judgments finish before the pool closes.
+ * The evaluator worker inside an app (the evaluator service, or `npm start`): the processors of
+ * the queue kit's two job queues (judgments, experiment items; packages/queue), and the scheduler
+ * that fills them. Registered after the db plugin, so on close the scheduler stops and the running
+ * judgments finish before the pool closes.
  */
 export const evaluatorPlugin = fp<EvaluatorPluginOptions>(
   async (app, options) => {
