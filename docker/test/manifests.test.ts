@@ -869,8 +869,8 @@ describe('the Redis Cluster overlay (docker/k8s-redis-cluster)', () => {
     for (const ref of auth!.spec.secretTargetRef as Doc[]) assert.ok(ref.key in secrets[0]!.stringData, `Secret key ${ref.key}`)
   })
 
-  it('gives ingest, the writer and the migration Job REDIS_CLUSTER_NODES instead of REDIS_URL', () => {
-    for (const service of ['ingest', 'writer', 'migrate']) {
+  it('gives ingest, the writer, the evaluator and the migration Job REDIS_CLUSTER_NODES instead of REDIS_URL', () => {
+    for (const service of ['ingest', 'writer', 'evaluator', 'migrate']) {
       const [patch] = docsOf(`${service}-redis.patch.yaml`)
       const env = patch!.spec.template.spec.containers[0].env as Doc[]
       assert.deepEqual(env.map((entry) => entry.name), ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_CLUSTER_PASSWORD'])

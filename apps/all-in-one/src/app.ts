@@ -80,9 +80,9 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
     })
     await app.register(cleanupRoutes, { cronApiKey: config.CRON_API_KEY, batchSize: config.CLEANUP_BATCH_SIZE, timeBudgetMs: config.CLEANUP_TIME_BUDGET_MS, lockTimeoutMs: config.CLEANUP_LOCK_TIMEOUT_MS, cutoffs: config.CLEANUP_CUTOFF })
     await app.register(consoleAssetsPlugin, { distDir: deps.consoleDistDir })
-    // The evaluator worker: BullMQ beside the span queue with REDIS_URL, in process without.
-    await app.register(evaluatorPlugin, evaluatorOptionsFromSettings(config, config.REDIS_URL, llmConnectionKey, outbound))
-    return { readiness: { queue: () => producer.ping(), evaluations: () => app.evaluator.queue.ping() }, details: { summaries: () => summaryBacklog(db) } }
+    // The evaluator worker: BullMQ beside the span queue with REDIS_URL or REDIS_CLUSTER_NODES, in process without.
+    await app.register(evaluatorPlugin, evaluatorOptionsFromSettings(config, queueRedisTargetOf(config), llmConnectionKey, outbound))
+    return { readiness: { queue: () => producer.ping(), evaluations: () => app.evaluator.ping() }, details: { summaries: () => summaryBacklog(db) } }
   },
 })
 

@@ -1,12 +1,13 @@
 import type { EvaluatorConfig } from '@tracewell/config'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { createOutbound, outboundOptionsOf } from '@tracewell/outbound'
+import { queueRedisTargetOf } from '@tracewell/queue'
 import { evaluatorPlugin } from './evaluator.plugin.ts'
 import { evaluatorOptionsFromSettings } from './settings.ts'
 
 /**
  * The evaluator: no public API, only /healthz, /readyz and /metrics, and the worker that judges
- * traces with the projects' evaluators over its own BullMQ queue (docs/architecture.md).
+ * traces with the projects' evaluators over the queue kit's job queues (docs/architecture.md).
  */
 export const evaluatorService = defineService<EvaluatorConfig>({
   name: 'evaluator',
@@ -15,8 +16,8 @@ export const evaluatorService = defineService<EvaluatorConfig>({
     const outbound = createOutbound(outboundOptionsOf(config))
     // Added before the worker's: closed after its running calls have finished.
     app.addHook('onClose', () => outbound.close())
-    await app.register(evaluatorPlugin, evaluatorOptionsFromSettings(config, config.REDIS_URL, config.LLM_CONNECTION_ENCRYPTION_KEY, outbound))
-    return { readiness: { queue: () => app.evaluator.queue.ping() } }
+    await app.register(evaluatorPlugin, evaluatorOptionsFromSettings(config, queueRedisTargetOf(config), config.LLM_CONNECTION_ENCRYPTION_KEY, outbound))
+    return { readiness: { queue: () => app.evaluator.ping() } }
   },
 })
 

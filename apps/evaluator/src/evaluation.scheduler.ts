@@ -10,7 +10,7 @@ import {
   withAdvisoryLock,
   type Db,
 } from '@tracewell/db'
-import type { EvaluationQueue } from './evaluation-queue.ts'
+import type { ProjectJobQueue } from '@tracewell/queue'
 
 // What the worker judges, found in the database every EVALUATOR_POLL_INTERVAL_MS: each enabled
 // evaluator's new traces once complete (no span arrived for EVALUATOR_TRACE_QUIET_MS), the traces
@@ -21,9 +21,9 @@ import type { EvaluationQueue } from './evaluation-queue.ts'
 
 export interface SchedulerOptions {
   db: Db
-  queue: EvaluationQueue
+  queue: ProjectJobQueue
   /** The experiment items' queue. */
-  experimentQueue: EvaluationQueue
+  experimentQueue: ProjectJobQueue
   pollIntervalMs: number
   quietMs: number
   lookbackMs: number
@@ -55,7 +55,8 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
     await withAdvisoryLock(db, schedulerLockKey, async () => {
       const evaluators = await listEnabledEvaluators(db)
       for (const evaluator of evaluators) {
-        await queue.add(await takeNewTraces(db, evaluator, { quietMs: options.quietMs, lookbackMs: options.lookbackMs, limit: newTracesPerLook }))
+        const jobIds = await takeNewTraces(db, evaluator, { quietMs: options.quietMs, lookbackMs: options.lookbackMs, limit: newTracesPerLook })
+        await queue.add(jobIds.map((jobId) => ({ jobId, projectId: evaluator.projectId })))
       }
       await queue.add(await startQueuedRuns(db))
       await completeFinishedRuns(db)

@@ -1,20 +1,27 @@
 import fp from 'fastify-plugin'
 import { Counter, type Registry } from 'prom-client'
 import type { Outbound } from '@tracewell/outbound'
-import { createBullMqEvaluationQueue, createInProcessEvaluationQueue, experimentQueueName, type EvaluationQueue, type EvaluationQueueOptions } from './evaluation-queue.ts'
+import { LlmCallError } from '@tracewell/llm-calls'
+import { createBullMqProjectJobQueue, createInProcessProjectJobQueue, type ProjectJobQueue, type ProjectJobQueueOptions, type QueueRedisTarget } from '@tracewell/queue'
 import { processJudgment } from './evaluation.processor.ts'
 import { processExperimentResult } from './experiment-item.processor.ts'
 import { startScheduler, type Scheduler } from './evaluation.scheduler.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    evaluator: { queue: EvaluationQueue; experimentQueue: EvaluationQueue; scheduler: Scheduler }
+    evaluator: {
+      queue: ProjectJobQueue
+      experimentQueue: ProjectJobQueue
+      scheduler: Scheduler
+      /** Whether both queues take jobs now (for /readyz): on a cluster each has a slot, and a master, of its own. */
+      ping(): Promise<void>
+    }
   }
 }
 
 export interface EvaluatorPluginOptions {
-  /** Unset: judgments queue in process (`npm start` without REDIS_URL). */
-  redisUrl?: string | undefined
+  /** REDIS_URL or REDIS_CLUSTER_NODES; unset: judgments queue in process (`npm start` without either). */
+  redis?: QueueRedisTarget | undefined
   prefix: string
   encryptionKey: Buffer
   /** The outbound guard every judge and model call goes through (closed by whoever made it). */
@@ -26,10 +33,15 @@ export interface EvaluatorPluginOptions {
   quietMs: number
   lookbackMs: number
   judgeTimeoutMs: number
-  /** Experiment items run at once (their own queue), and how long one call may take. */
+  /** Experiment items run at once (their own queue, shared between projects the same way), and how long one call may take. */
   experimentConcurrency: number
   experimentCallTimeoutMs: number
 }
+
+/** The judgments' queue, beside the span queue (its BullMQ name: jobs queued by earlier releases still run). */
+export const evaluationQueueName = 'evaluations'
+/** Experiment items: a queue of their own, with its own concurrency. */
+export const experimentQueueName = 'experiment-items'
 
 // One set of counters per registry: tests build several apps in one process.
 const countersByRegistry = new WeakMap<Registry, Map<string, Counter<'outcome'>>>()
@@ -59,9 +71,10 @@ function counted(counter: Counter<'outcome'>, run: (jobId: string, final: boolea
 }
 
 /**
- * The evaluator worker inside an app (the evaluator service, or `npm start`): the evaluations
- * queue and its worker, and the scheduler that fills it. Registered after the db plugin, so on
- * close the scheduler stops and the running judgments finish before the pool closes.
+ * The evaluator worker inside an app (the evaluator service, or `npm start`): the processors of
+ * the queue kit's two job queues (judgments, experiment items; packages/queue), and the scheduler
+ * that fills them. Registered after the db plugin, so on close the scheduler stops and the running
+ * judgments finish before the pool closes.
  */
 export const evaluatorPlugin = fp<EvaluatorPluginOptions>(
   async (app, options) => {
@@ -69,20 +82,28 @@ export const evaluatorPlugin = fp<EvaluatorPluginOptions>(
     const experimentItems = outcomeCounter(app.metrics, 'tracewell_evaluator_experiment_items_total', 'experiment item attempts by outcome (completed, failed)')
     const processorOptions = { db: app.db, encryptionKey: options.encryptionKey, judgeTimeoutMs: options.judgeTimeoutMs, outbound: options.outbound }
     const judge = counted(judgments, (jobId, final) => processJudgment(processorOptions, jobId, final))
-    const makeQueue = (queueOptions: EvaluationQueueOptions) =>
-      options.redisUrl === undefined ? createInProcessEvaluationQueue(queueOptions) : createBullMqEvaluationQueue({ ...queueOptions, redisUrl: options.redisUrl, prefix: options.prefix })
-    const retries = { maxAttempts: options.maxAttempts, backoffMs: options.backoffMs, logger: app.log }
-    const queue = makeQueue({ ...retries, concurrency: options.concurrency, judge })
-    const experimentOptions = { db: app.db, encryptionKey: options.encryptionKey, callTimeoutMs: options.experimentCallTimeoutMs, outbound: options.outbound, judge: (ids: string[]) => queue.add(ids) }
+    const makeQueue = (queueOptions: ProjectJobQueueOptions) =>
+      options.redis === undefined ? createInProcessProjectJobQueue(queueOptions) : createBullMqProjectJobQueue({ ...queueOptions, redis: options.redis, prefix: options.prefix })
+    // A judge error no retry can help (a refused key, a model that does not exist) fails the job at once.
+    const common = { maxAttempts: options.maxAttempts, backoffMs: options.backoffMs, logger: app.log, isPermanent: (error: unknown) => error instanceof LlmCallError && !error.retryable }
+    const queue = makeQueue({ ...common, name: evaluationQueueName, jobKind: 'judgment', concurrency: options.concurrency, process: judge })
+    const experimentOptions = {
+      db: app.db,
+      encryptionKey: options.encryptionKey,
+      callTimeoutMs: options.experimentCallTimeoutMs,
+      outbound: options.outbound,
+      judge: (projectId: string, ids: string[]) => queue.add(ids.map((jobId) => ({ jobId, projectId }))),
+    }
     const experimentQueue = makeQueue({
-      ...retries,
-      queueName: experimentQueueName,
+      ...common,
+      name: experimentQueueName,
       jobKind: 'experiment item',
       concurrency: options.experimentConcurrency,
-      judge: counted(experimentItems, (resultId, final) => processExperimentResult(experimentOptions, resultId, final)),
+      process: counted(experimentItems, (resultId, final) => processExperimentResult(experimentOptions, resultId, final)),
     })
     const scheduler = startScheduler({ db: app.db, queue, experimentQueue, pollIntervalMs: options.pollIntervalMs, quietMs: options.quietMs, lookbackMs: options.lookbackMs, logger: app.log })
-    app.decorate('evaluator', { queue, experimentQueue, scheduler })
+    const ping = async () => void (await Promise.all([queue.ping(), experimentQueue.ping()]))
+    app.decorate('evaluator', { queue, experimentQueue, scheduler, ping })
     app.addHook('onClose', async () => {
       await scheduler.close()
       // Experiment items queue judgments: they stop first.

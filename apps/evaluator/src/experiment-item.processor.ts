@@ -28,8 +28,8 @@ export interface ExperimentProcessorOptions {
   encryptionKey: Buffer
   callTimeoutMs: number
   outbound: Outbound
-  /** Queues the judgments of the result's trace (the evaluations queue). */
-  judge: (judgmentIds: string[]) => Promise<void>
+  /** Queues the judgments of the result's trace, all of one project (the evaluations queue). */
+  judge: (projectId: string, judgmentIds: string[]) => Promise<void>
 }
 
 /** The experiment attributes every span of an experiment carries, to find them in the trace list. */
@@ -96,7 +96,7 @@ export async function processExperimentResult(options: ExperimentProcessorOption
       latencyMs: answer.latencyMs,
     })
     counted = true
-    await options.judge(await createTraceJudgments(db, experiment.projectId, experiment.evaluatorIds, traceId))
+    await options.judge(experiment.projectId, await createTraceJudgments(db, experiment.projectId, experiment.evaluatorIds, traceId))
     return 'completed'
   } catch (error) {
     const failure = error instanceof LlmCallError ? error : new ModelCallError(error instanceof Error ? error.message : String(error), true)

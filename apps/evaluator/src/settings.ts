@@ -1,6 +1,7 @@
 import type { EvaluatorConfig } from '@tracewell/config'
 import { encryptionKeyOf } from '@tracewell/auth'
 import type { Outbound } from '@tracewell/outbound'
+import type { QueueRedisTarget } from '@tracewell/queue'
 import type { EvaluatorPluginOptions } from './evaluator.plugin.ts'
 
 type EvaluatorSettings = Pick<
@@ -18,10 +19,10 @@ type EvaluatorSettings = Pick<
 >
 
 /** The worker's options from the settings, shared by the evaluator service and `npm start`. */
-export function evaluatorOptionsFromSettings(settings: EvaluatorSettings, redisUrl: string | undefined, encryptionKeyHex: string, outbound: Outbound): EvaluatorPluginOptions {
+export function evaluatorOptionsFromSettings(settings: EvaluatorSettings, redis: QueueRedisTarget | undefined, encryptionKeyHex: string, outbound: Outbound): EvaluatorPluginOptions {
   return {
     outbound,
-    redisUrl,
+    redis,
     prefix: settings.QUEUE_PREFIX,
     encryptionKey: encryptionKeyOf(encryptionKeyHex),
     concurrency: settings.EVALUATOR_CONCURRENCY,

@@ -135,7 +135,7 @@ for (const engine of engines) {
       assert.deepEqual([started?.status, started?.traceCount, started?.judgments.pending], ['running', 2, 2])
       await completeFinishedRuns(db)
       assert.equal((await findEvaluationRun(db, projectId, judge.id, run.id))?.status, 'running')
-      for (const id of jobIds) await completeJob(db, id, { scoreId: 's', judgeModel: 'm', latencyMs: 1 })
+      for (const { jobId } of jobIds) await completeJob(db, jobId, { scoreId: 's', judgeModel: 'm', latencyMs: 1 })
       await completeFinishedRuns(db)
       const done = await findEvaluationRun(db, projectId, judge.id, run.id)
       assert.deepEqual([done?.status, done?.judgments.completed, typeof done?.finishedAt], ['completed', 2, 'string'])

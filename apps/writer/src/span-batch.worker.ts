@@ -6,6 +6,7 @@ import {
   isLightTurn,
   isCluster,
   masterNodes,
+  repeatedErrorLog,
   QueueNames,
   spanBatchShards,
   bodyBytesOf,
@@ -19,7 +20,6 @@ import {
 import { UnrecoverableError, Worker, type Job } from 'bullmq'
 import { Registry } from 'prom-client'
 import { BodyBudget } from './body-budget.ts'
-import { repeatedErrorLog } from './repeated-error.log.ts'
 import { spanBatchMetrics } from './span-batch.metrics.ts'
 import { spanSourcesFreeingBodies, spanSourcesOf } from './queued-bodies.decoder.ts'
 import { CopyCombiner, type CopyLane } from '@tracewell/write-path'

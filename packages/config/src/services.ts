@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { loadConfig } from './load-config.ts'
 import {
-  RedisUrl,
   adminSettings,
   bootstrapSettings,
   consoleSettings,
@@ -86,14 +85,17 @@ export type JanitorConfig = Static<typeof JanitorConfigSchema>
 export const EvaluatorConfigSchema = Type.Object({
   ...serverSettings(defaultPorts.evaluator),
   ...databaseSettings,
-  // Its judgments' queue is on one Redis (no cluster shards: a judgment is no hot path).
-  REDIS_URL: RedisUrl,
+  // Its judgments' queues are on the span queue's Redis or Redis Cluster, one hash slot each
+  // (packages/queue/src/project-job.queue.ts): QUEUE_SHARDS is the span queue's alone.
+  REDIS_URL: queueSettings.REDIS_URL,
+  REDIS_CLUSTER_NODES: queueSettings.REDIS_CLUSTER_NODES,
+  REDIS_CLUSTER_PASSWORD: queueSettings.REDIS_CLUSTER_PASSWORD,
   QUEUE_PREFIX: queueSettings.QUEUE_PREFIX,
   LLM_CONNECTION_ENCRYPTION_KEY: Type.String({ pattern: llmConnectionSettings.LLM_CONNECTION_ENCRYPTION_KEY.pattern, description: llmConnectionSettings.LLM_CONNECTION_ENCRYPTION_KEY.description }),
   ...evaluatorSettings,
   ...outboundSettings,
   ...startupSettings,
-})
+}, queueTargetRule)
 export type EvaluatorConfig = Static<typeof EvaluatorConfigSchema>
 
 /** `npm start`: everything in one process, Postgres and Redis optional (embedded defaults). */

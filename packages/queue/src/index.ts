@@ -18,6 +18,18 @@ export { bucketStep, createMemorySpanRateLimiter, verdictOf, type SpanRateLimit,
 export { createRedisSpanRateLimiter, spanRateLimitKeyOf, type RedisSpanRateLimiterOptions } from './span-rate-limit.redis.ts'
 export { orphanPayloadAgeMs, sweepOrphanPayloads } from './orphan-sweep.ts'
 export { ProjectShares } from './project-shares.ts'
-export { addTurns, endTurn, isLightTurn, lightTurns, maxJobPriority, priorityOfTurn, projectTurnsKeyOf } from './project-turns.ts'
+export { addJobTurns, addTurns, endTurn, isLightTurn, lightTurns, maxJobPriority, priorityOfTurn, projectTurnsKeyOf } from './project-turns.ts'
 export { deletePayload, payloadTtlSeconds, readJobBodies, renewPayload, bodyBytesOf, spanCountOf, withJobBodies, type QueuedBody } from './span-batch.payload.ts'
 export { pauseWriters, resumeWritersLeftPaused, type PausedWriters, type WriterQueue } from './writer-pause.ts'
+export {
+  createBullMqProjectJobQueue,
+  projectJobQueuePrefix,
+  type ProjectJob,
+  type ProjectJobData,
+  type ProjectJobProcessor,
+  type ProjectJobQueue,
+  type ProjectJobQueueLogger,
+  type ProjectJobQueueOptions,
+} from './project-job.queue.ts'
+export { createInProcessProjectJobQueue } from './in-process-project-job.queue.ts'
+export { repeatedErrorLog, type WarnLogger } from './repeated-error.log.ts'

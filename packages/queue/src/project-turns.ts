@@ -25,7 +25,8 @@ export const maxJobPriority = 2_097_152
 /** How long a project's counter outlives its last job added or finished. */
 const idleMs = 10 * 60_000
 
-export const projectTurnsKeyOf = (shardPrefix: string, projectId: string): string => `${shardPrefix}:${QueueNames.spanBatches}:turns:${projectId}`
+export const projectTurnsKeyOf = (shardPrefix: string, projectId: string, queueName: string = QueueNames.spanBatches): string =>
+  `${shardPrefix}:${queueName}:turns:${projectId}`
 
 const ADD_TURNS = `
 local counts = {}
@@ -40,8 +41,24 @@ local left = redis.call('DECR', KEYS[1])
 if left <= 0 then redis.call('DEL', KEYS[1]) else redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return left`
 
+// A job queue's jobs have ids of their own (project-job.queue.ts): a job already in the queue is
+// not counted again, so a scheduler that offers the same job twice leaves the counter as it is.
+// KEYS are pairs (the job's BullMQ key, its project's counter); 0 answers "queued already".
+const ADD_JOB_TURNS = `
+local turns = {}
+for i = 1, #KEYS, 2 do
+  if redis.call('EXISTS', KEYS[i]) == 1 then
+    turns[#turns + 1] = 0
+  else
+    turns[#turns + 1] = redis.call('INCR', KEYS[i + 1])
+    redis.call('PEXPIRE', KEYS[i + 1], ARGV[1])
+  end
+end
+return turns`
+
 interface TurnCommands {
   twAddTurns(...keysAndArgs: Array<string | number>): Promise<number[]>
+  twAddJobTurns(...keysAndArgs: Array<string | number>): Promise<number[]>
   twEndTurn(key: string, idle: number): Promise<number>
 }
 
@@ -51,6 +68,7 @@ function commands(redis: QueueRedis): TurnCommands {
     // EVALSHA with a fallback to EVAL (ioredis defineCommand), on one server or routed by key on a cluster.
     redis.defineCommand('twAddTurns', { lua: ADD_TURNS })
     redis.defineCommand('twEndTurn', { numberOfKeys: 1, lua: END_TURN })
+    redis.defineCommand('twAddJobTurns', { lua: ADD_JOB_TURNS })
     defined.add(redis)
   }
   return redis as unknown as TurnCommands
@@ -73,9 +91,19 @@ export async function addTurns(redis: QueueRedis, shardPrefix: string, jobs: Rea
   )
 }
 
+/**
+ * Counts the jobs of a job queue (one slot: `queuePrefix`) that are not in it yet, and answers
+ * each job's turn in its project, in order: 0 for a job the queue holds already.
+ */
+export async function addJobTurns(redis: QueueRedis, queuePrefix: string, queueName: string, jobs: ReadonlyArray<{ jobId: string; projectId: string }>): Promise<number[]> {
+  if (jobs.length === 0) return []
+  const keys = jobs.flatMap(({ jobId, projectId }) => [`${queuePrefix}:${queueName}:${jobId}`, projectTurnsKeyOf(queuePrefix, projectId, queueName)])
+  return (await commands(redis).twAddJobTurns(keys.length, ...keys, idleMs)).map(Number)
+}
+
 /** One job of the project finished (completed, or failed for good): its later jobs move up. */
-export async function endTurn(redis: QueueRedis, shardPrefix: string, projectId: string): Promise<void> {
-  await commands(redis).twEndTurn(projectTurnsKeyOf(shardPrefix, projectId), idleMs)
+export async function endTurn(redis: QueueRedis, shardPrefix: string, projectId: string, queueName: string = QueueNames.spanBatches): Promise<void> {
+  await commands(redis).twEndTurn(projectTurnsKeyOf(shardPrefix, projectId, queueName), idleMs)
 }
 
 /**

@@ -62,15 +62,20 @@ const reconnectDelay = (times: number) => Math.min(100 * 2 ** Math.min(times, 5)
  * map after a failover; the delays below make it retry a command for about as long as a failover
  * takes instead of failing it at the first CLUSTERDOWN.
  *
+ * `connectionName`: another queue's connections say whose they are (default: the span queue's).
  * `autoPipelining`: commands issued in the same turn of the event loop go to Redis in one write
  * (ioredis's auto-pipelining), for a connection of independent commands only (never BullMQ's).
  */
-export function createSpanBatchQueueConnection(target: QueueRedisTarget | string, role: 'producer' | 'worker', { autoPipelining = false } = {}): QueueRedis {
+export function createSpanBatchQueueConnection(
+  target: QueueRedisTarget | string,
+  role: 'producer' | 'worker',
+  { autoPipelining = false, connectionName }: { autoPipelining?: boolean; connectionName?: string } = {},
+): QueueRedis {
   const common: RedisOptions = { connectTimeout: 2_000 }
   const perNode: RedisOptions =
     role === 'producer'
-      ? { ...common, maxRetriesPerRequest: 1, commandTimeout: 5_000, connectionName: spanBatchConnectionName('producer') }
-      : { ...common, maxRetriesPerRequest: null, connectionName: spanBatchConnectionName('writer') }
+      ? { ...common, maxRetriesPerRequest: 1, commandTimeout: 5_000, connectionName: connectionName ?? spanBatchConnectionName('producer') }
+      : { ...common, maxRetriesPerRequest: null, connectionName: connectionName ?? spanBatchConnectionName('writer') }
   const offlineQueue = role !== 'producer'
   const resolved = typeof target === 'string' ? { url: target } : target
   if ('url' in resolved) return new Redis(resolved.url, { ...perNode, retryStrategy: reconnectDelay, enableOfflineQueue: offlineQueue, enableAutoPipelining: autoPipelining })

@@ -3,6 +3,7 @@ import type { EvaluationJobStatus } from '../database.ts'
 import { findEvaluatorById, type EvaluatorDto } from './evaluators.repository.ts'
 import type { Executor } from './executor.ts'
 import { spendAssignments, type CallSpend } from './call-spend.ts'
+import type { QueuedRow } from './queued-row.ts'
 import { traceFilterOf } from './trace-filter-params.ts'
 import { notTracewellTrace } from './tracewell-calls.ts'
 import { traceFilterConditions } from './trace-search.repository.ts'
@@ -81,10 +82,10 @@ export const RUN_MAX_TRACES = 10_000
  * window (every one, no sampling: a run is asked for), at most RUN_MAX_TRACES, as pending
  * judgments. The ids of the judgments, for the queue.
  */
-export async function startQueuedRuns(db: Executor): Promise<string[]> {
+export async function startQueuedRuns(db: Executor): Promise<QueuedRow[]> {
   const { rows: runs } = await sql<{ id: string; evaluator_id: string; from_time: Date; to_time: Date }>`
     select id, evaluator_id, from_time, to_time from evaluation_runs where status = 'queued' order by created_at limit 10`.execute(db)
-  const jobIds: string[] = []
+  const jobs: QueuedRow[] = []
   for (const run of runs) {
     const evaluator = await findEvaluatorById(db, run.evaluator_id)
     if (evaluator === undefined) continue
@@ -97,9 +98,9 @@ export async function startQueuedRuns(db: Executor): Promise<string[]> {
       on conflict (run_id, trace_id) where run_id is not null do nothing
       returning id`.execute(db)
     await sql`update evaluation_runs set status = 'running', trace_count = (select count(*) from evaluation_jobs where run_id = ${run.id}) where id = ${run.id}`.execute(db)
-    jobIds.push(...rows.map((row) => row.id))
+    jobs.push(...rows.map((row) => ({ jobId: row.id, projectId: evaluator.projectId })))
   }
-  return jobIds
+  return jobs
 }
 
 /** Marks running runs whose judgments are all done as completed. */
@@ -110,11 +111,11 @@ export async function completeFinishedRuns(db: Executor): Promise<void> {
 }
 
 /** Pending judgments untouched for this long: their queue job may have been lost (a crash between the row and the queue). */
-export async function stalePendingJobs(db: Executor, olderThanMs: number, limit: number): Promise<string[]> {
-  const { rows } = await sql<{ id: string }>`
-    select id from evaluation_jobs where status = 'pending' and updated_at < now() - ${`${olderThanMs} milliseconds`}::interval
+export async function stalePendingJobs(db: Executor, olderThanMs: number, limit: number): Promise<QueuedRow[]> {
+  const { rows } = await sql<{ id: string; project_id: string }>`
+    select id, project_id from evaluation_jobs where status = 'pending' and updated_at < now() - ${`${olderThanMs} milliseconds`}::interval
     order by updated_at limit ${limit}`.execute(db)
-  return rows.map((row) => row.id)
+  return rows.map((row) => ({ jobId: row.id, projectId: row.project_id }))
 }
 
 export interface EvaluationJobDto {

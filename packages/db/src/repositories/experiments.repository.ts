@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type { ExperimentKind, ExperimentResultStatus, ExperimentStatus } from '../database.ts'
 import { spendAssignments, type CallSpend } from './call-spend.ts'
 import { inTransaction, type Executor } from './executor.ts'
+import type { QueuedRow } from './queued-row.ts'
 
 // Experiments over dataset versions and their results, one per item. A prompt experiment's
 // results are created pending with the experiment, in one transaction; the evaluator worker's
@@ -279,13 +280,13 @@ export async function findExperimentResult(db: Executor, id: string): Promise<Ex
 }
 
 /** Starts queued experiments; answers their pending results' ids, for the queue. */
-export async function startQueuedExperiments(db: Executor): Promise<string[]> {
-  const { rows } = await sql<{ id: string }>`
+export async function startQueuedExperiments(db: Executor): Promise<QueuedRow[]> {
+  const { rows } = await sql<{ id: string; project_id: string }>`
     with started as (
-      update experiments set status = 'running' where status = 'queued' returning id
+      update experiments set status = 'running' where status = 'queued' returning id, project_id
     )
-    select r.id from experiment_results r join started on started.id = r.experiment_id where r.status = 'pending' order by r.created_at`.execute(db)
-  return rows.map((row) => row.id)
+    select r.id, started.project_id from experiment_results r join started on started.id = r.experiment_id where r.status = 'pending' order by r.created_at`.execute(db)
+  return rows.map((row) => ({ jobId: row.id, projectId: row.project_id }))
 }
 
 /** Marks running experiments whose results are all done as completed. */
@@ -296,12 +297,12 @@ export async function completeFinishedExperiments(db: Executor): Promise<void> {
 }
 
 /** Pending results of running experiments untouched this long: their queue job may have been lost. */
-export async function stalePendingResults(db: Executor, olderThanMs: number, limit: number): Promise<string[]> {
-  const { rows } = await sql<{ id: string }>`
-    select r.id from experiment_results r join experiments e on e.id = r.experiment_id
+export async function stalePendingResults(db: Executor, olderThanMs: number, limit: number): Promise<QueuedRow[]> {
+  const { rows } = await sql<{ id: string; project_id: string }>`
+    select r.id, e.project_id from experiment_results r join experiments e on e.id = r.experiment_id
     where r.status = 'pending' and e.status = 'running' and r.updated_at < now() - ${`${olderThanMs} milliseconds`}::interval
     order by r.updated_at limit ${limit}`.execute(db)
-  return rows.map((row) => row.id)
+  return rows.map((row) => ({ jobId: row.id, projectId: row.project_id }))
 }
 
 /** Counts an attempt at a result; its number (1 for the first). */

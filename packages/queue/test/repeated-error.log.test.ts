@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { repeatedErrorLog } from '../src/repeated-error.log.ts'
+import { repeatedErrorLog } from '../src/index.ts'
 
 it('logs an error repeated thousands of times once per window, with how many it left unlogged', { timeout: 10_000 }, async () => {
   const lines: Array<{ obj: object; msg: string }> = []
