@@ -1,4 +1,5 @@
 import { useId, useState, type FormEvent } from 'react'
+import { useEvaluatorNames } from '../api/evaluators.api.ts'
 import { useAnnotate, useCreateScoreConfig, useDeleteScore, useScoreConfigs, annotationId, type NewScoreConfig } from '../api/scores.api.ts'
 import type { Score, ScoreConfig, ScoreDataType } from '../api/types.ts'
 import { formatTime } from '../lib/format.ts'
@@ -16,6 +17,7 @@ export function ScorePanel({ projectId, traceId, spanId, scores, subject }: { pr
   const configs = useScoreConfigs(projectId)
   const annotate = useAnnotate(projectId, traceId)
   const remove = useDeleteScore(projectId, traceId)
+  const evaluatorNames = useEvaluatorNames(projectId)
   const [comment, setComment] = useState('')
   const commentId = useId()
   const mine = (name: string) => scores.find((score) => score.id === annotationId({ traceId, spanId, name }))
@@ -29,13 +31,15 @@ export function ScorePanel({ projectId, traceId, spanId, scores, subject }: { pr
         <p className="muted">No scores yet.</p>
       ) : (
         <ul className="score-list" aria-label={`Given scores of ${subject}`}>
-          {scores.map((score) => (
+          {scores.map((score) => {
+            const author = authorText(score, evaluatorNames)
+            return (
             <li key={score.id}>
               <span className="score-chip" title={`${score.dataType}${score.author ? `, by ${score.author}` : ''}`}>
                 <strong>{score.name}</strong> <ScoreValue score={score} />
               </span>
               <span className={score.source === 'eval' ? 'badge neutral' : 'badge muted'}>{sourceNames[score.source]}</span>
-              {authorText(score.author) && <span className="muted">{authorText(score.author)}</span>}
+              {author && <span className="muted">{author}</span>}
               <time className="muted" dateTime={score.updatedAt}>
                 {formatTime(score.updatedAt)}
               </time>
@@ -44,7 +48,8 @@ export function ScorePanel({ projectId, traceId, spanId, scores, subject }: { pr
               </button>
               {score.comment && <p className="score-comment">{score.comment}</p>}
             </li>
-          ))}
+            )
+          })}
         </ul>
       )}
       {configs.isError && <ErrorMessage error={configs.error} what="the score configurations" />}
