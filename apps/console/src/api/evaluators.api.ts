@@ -6,7 +6,11 @@ import type { EvaluationRun, Evaluator, EvaluatorPreview, Judgment, Score } from
 
 const evaluatorPath = (evaluatorId: string, rest = '') => `/api/evaluators/${encodeURIComponent(evaluatorId)}${rest}`
 
-/** Pending judgments or queued runs are read again every 3 s, until they are done. */
+/**
+ * How often an evaluator's page reads it and its judgments again: every 3 s while judgments are
+ * pending or a run is under way, else every 15 s (new traces keep being judged while it is open).
+ */
+const refreshEvery = (busy: boolean) => (busy ? 3_000 : 15_000)
 const whilePending = (pending: boolean) => (pending ? 3_000 : false)
 
 export function useEvaluators(projectId: string) {
@@ -30,11 +34,11 @@ export function useEvaluatorNames(projectId: string): ReadonlyMap<string, string
   return evaluators.data ?? noNames
 }
 
-export function useEvaluator(projectId: string, evaluatorId: string) {
+export function useEvaluator(projectId: string, evaluatorId: string, busy: boolean) {
   return useQuery({
     queryKey: ['evaluator', projectId, evaluatorId],
     queryFn: () => apiGet<Evaluator>(apiPath(evaluatorPath(evaluatorId), { project_id: projectId })),
-    refetchInterval: (query) => whilePending((query.state.data?.judgments.pending ?? 0) > 0),
+    refetchInterval: (query) => refreshEvery(busy || (query.state.data?.judgments.pending ?? 0) > 0),
   })
 }
 
@@ -113,7 +117,7 @@ export function useCreateEvaluationRun(projectId: string, evaluatorId: string) {
 
 export type JudgmentStatus = Judgment['status']
 
-export function useJudgments(projectId: string, evaluatorId: string, query: { status?: JudgmentStatus | undefined; runId?: string | undefined }) {
+export function useJudgments(projectId: string, evaluatorId: string, query: { status?: JudgmentStatus | undefined; runId?: string | undefined }, busy: boolean) {
   return useInfiniteQuery({
     queryKey: ['judgments', projectId, evaluatorId, query],
     queryFn: ({ pageParam }) =>
@@ -121,8 +125,8 @@ export function useJudgments(projectId: string, evaluatorId: string, query: { st
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
     placeholderData: keepPreviousData,
-    // The newest page is re-read while a judgment on it is pending; later pages hold older ones.
-    refetchInterval: (q) => whilePending((q.state.data?.pages[0]?.judgments ?? []).some((judgment) => judgment.status === 'pending')),
+    // Only the newest page is re-read (maxPages would drop the older ones a person loaded).
+    refetchInterval: refreshEvery(busy),
   })
 }
 

@@ -67,6 +67,8 @@ export interface Score {
   author: string | null
   configId: string | null
   evaluatorId: string | null
+  /** That evaluator's name, where the server gives it (null when it was deleted). */
+  evaluatorName?: string | null
   createdAt: string
   updatedAt: string
 }
@@ -418,6 +420,8 @@ export interface Judgment {
   status: 'pending' | 'completed' | 'failed' | 'skipped'
   attempts: number
   error: string | null
+  /** Why a skipped judgment was skipped (not sampled, or nothing in the trace to judge), where the server gives it. */
+  skipReason?: string | null
   scoreId: string | null
   judgeModel: string | null
   inputTokens: number | null

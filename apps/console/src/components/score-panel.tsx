@@ -1,9 +1,11 @@
 import { useId, useState, type FormEvent } from 'react'
+import { Link } from 'react-router'
 import { useEvaluatorNames } from '../api/evaluators.api.ts'
 import { useAnnotate, useCreateScoreConfig, useDeleteScore, useScoreConfigs, annotationId, type NewScoreConfig } from '../api/scores.api.ts'
 import type { Score, ScoreConfig, ScoreDataType } from '../api/types.ts'
 import { formatTime } from '../lib/format.ts'
-import { authorText } from '../lib/score-format.ts'
+import { authorText, evaluatorOf } from '../lib/score-format.ts'
+import { projectPath } from './project-scope.tsx'
 import { ScoreValue, Thumb } from './score-value.tsx'
 import { ErrorMessage } from './status.tsx'
 
@@ -33,21 +35,29 @@ export function ScorePanel({ projectId, traceId, spanId, scores, subject }: { pr
         <ul className="score-list" aria-label={`Given scores of ${subject}`}>
           {scores.map((score) => {
             const author = authorText(score, evaluatorNames)
+            const evaluatorId = evaluatorOf(score)
             return (
-            <li key={score.id}>
-              <span className="score-chip" title={`${score.dataType}${score.author ? `, by ${score.author}` : ''}`}>
-                <strong>{score.name}</strong> <ScoreValue score={score} />
-              </span>
-              <span className={score.source === 'eval' ? 'badge neutral' : 'badge muted'}>{sourceNames[score.source]}</span>
-              {author && <span className="muted">{author}</span>}
-              <time className="muted" dateTime={score.updatedAt}>
-                {formatTime(score.updatedAt)}
-              </time>
-              <button type="button" className="button ghost small" aria-label={`Delete the score ${score.name}`} disabled={remove.isPending} onClick={() => remove.mutate(score.id)}>
-                ×
-              </button>
-              {score.comment && <p className="score-comment">{score.comment}</p>}
-            </li>
+              <li key={score.id}>
+                <span className="score-chip" title={`${score.dataType}${score.author ? `, by ${score.author}` : ''}`}>
+                  <strong>{score.name}</strong> <ScoreValue score={score} />
+                </span>
+                <span className={score.source === 'eval' ? 'badge neutral' : 'badge muted'}>{sourceNames[score.source]}</span>
+                {author &&
+                  (evaluatorId !== null && (score.evaluatorName || evaluatorNames.has(evaluatorId)) ? (
+                    <Link className="muted" to={projectPath(`/evaluators/${evaluatorId}`, projectId)}>
+                      {author}
+                    </Link>
+                  ) : (
+                    <span className="muted">{author}</span>
+                  ))}
+                <time className="muted" dateTime={score.updatedAt}>
+                  {formatTime(score.updatedAt)}
+                </time>
+                <button type="button" className="button ghost small" aria-label={`Delete the score ${score.name}`} disabled={remove.isPending} onClick={() => remove.mutate(score.id)}>
+                  ×
+                </button>
+                {score.comment && <p className="score-comment">{score.comment}</p>}
+              </li>
             )
           })}
         </ul>

@@ -19,8 +19,12 @@ const evaluatorAuthor = 'evaluator:'
  * reads as the evaluator's name (or as a deleted one's). The key that sent a score is an id nobody
  * recognises, so it is left to the tooltip.
  */
-export function authorText(score: Pick<Score, 'author' | 'evaluatorId'>, evaluatorNames: ReadonlyMap<string, string>): string | null {
-  const evaluatorId = score.evaluatorId ?? (score.author?.startsWith(evaluatorAuthor) ? score.author.slice(evaluatorAuthor.length) : null)
-  if (evaluatorId !== null) return evaluatorNames.get(evaluatorId) ?? 'a deleted evaluator'
+export function authorText(score: Pick<Score, 'author' | 'evaluatorId' | 'evaluatorName'>, evaluatorNames: ReadonlyMap<string, string>): string | null {
+  const evaluatorId = evaluatorOf(score)
+  if (evaluatorId !== null) return score.evaluatorName ?? evaluatorNames.get(evaluatorId) ?? 'a deleted evaluator'
   return score.author === null || score.author.startsWith('key:') ? null : score.author
 }
+
+/** The evaluator that gave a score, if a judge did. */
+export const evaluatorOf = (score: Pick<Score, 'author' | 'evaluatorId'>): string | null =>
+  score.evaluatorId ?? (score.author?.startsWith(evaluatorAuthor) ? score.author.slice(evaluatorAuthor.length) : null)

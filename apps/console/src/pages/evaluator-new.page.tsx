@@ -121,14 +121,16 @@ export default function EvaluatorNewPage() {
           )}
           <label>
             <span>Score name</span>
-            <input required list="score-names" value={scoreName} onChange={(event) => setScoreName(event.target.value)} placeholder="helpful" />
+            <input required list="score-names" aria-describedby="score-name-hint" value={scoreName} onChange={(event) => setScoreName(event.target.value)} placeholder="helpful" />
             <datalist id="score-names">
               {(scoreConfigs.data ?? []).map((config) => (
                 <option key={config.id} value={config.name} />
               ))}
             </datalist>
-            <span className="muted small">A configured score’s range is checked: a judge’s score outside it fails the attempt.</span>
           </label>
+          <p id="score-name-hint" className="muted small hint">
+            A configured score’s range is checked: a judge’s score outside it fails the attempt.
+          </p>
 
           <fieldset className="choices">
             <legend>What the judge is asked</legend>
@@ -140,13 +142,15 @@ export default function EvaluatorNewPage() {
             </label>
           </fieldset>
           {source === 'template' ? (
-            <label>
-              <span>Template</span>
-              <textarea rows={9} value={template} onChange={(event) => setTemplate(event.target.value)} spellCheck={false} />
-              <span className="muted small">
+            <>
+              <label>
+                <span>Template</span>
+                <textarea rows={9} value={template} onChange={(event) => setTemplate(event.target.value)} spellCheck={false} aria-describedby="template-hint" />
+              </label>
+              <p id="template-hint" className="muted small hint">
                 <code>{'{{input}}'}</code> and <code>{'{{output}}'}</code> are the trace’s; the judge answers a score and its reasoning.
-              </span>
-            </label>
+              </p>
+            </>
           ) : (
             <RegistryChoice projectId={projectId} registryId={registryId} names={(promptsets.data ?? []).map((promptset) => promptset.name)} registryName={chosenRegistry} onRegistry={setRegistryName} label={label} onLabel={setLabel} />
           )}
@@ -210,7 +214,7 @@ function RegistryChoice({ projectId, registryId, names, registryName, onRegistry
       </label>
       <label>
         <span>Label</span>
-        <input list="registry-labels" value={label} onChange={(event) => onLabel(event.target.value)} />
+        <input list="registry-labels" value={label} onChange={(event) => onLabel(event.target.value)} title="Read at each judgment: moving the label changes the judge’s prompt." />
         <datalist id="registry-labels">
           {(labels.data ?? []).map((candidate) => (
             <option key={candidate.name} value={candidate.name}>
@@ -218,7 +222,6 @@ function RegistryChoice({ projectId, registryId, names, registryName, onRegistry
             </option>
           ))}
         </datalist>
-        <span className="muted small">Read at each judgment: moving the label changes the judge’s prompt.</span>
       </label>
     </div>
   )

@@ -24,13 +24,15 @@ const runRanges: Array<{ range: TimeRange; label: string }> = [
 export default function EvaluatorPage() {
   const { projectId } = useProject()
   const { evaluatorId = '' } = useParams()
-  const evaluator = useEvaluator(projectId, evaluatorId)
+  const runs = useEvaluationRuns(projectId, evaluatorId)
+  const runUnderWay = (runs.data ?? []).some((run) => run.status !== 'completed')
+  const evaluator = useEvaluator(projectId, evaluatorId, runUnderWay)
   if (evaluator.isPending) return <Loading label="Loading the evaluator" />
   if (evaluator.isError) return <ErrorMessage error={evaluator.error} what="the evaluator" />
-  return <EvaluatorView projectId={projectId} evaluator={evaluator.data} />
+  return <EvaluatorView projectId={projectId} evaluator={evaluator.data} busy={runUnderWay || evaluator.data.judgments.pending > 0} />
 }
 
-function EvaluatorView({ projectId, evaluator }: { projectId: string; evaluator: Evaluator }) {
+function EvaluatorView({ projectId, evaluator, busy }: { projectId: string; evaluator: Evaluator; busy: boolean }) {
   const navigate = useNavigate()
   const setEnabled = useSetEvaluatorEnabled(projectId)
   const remove = useDeleteEvaluator(projectId)
@@ -52,7 +54,7 @@ function EvaluatorView({ projectId, evaluator }: { projectId: string; evaluator:
         </button>
         <button
           type="button"
-          className="button ghost"
+          className="button danger"
           disabled={remove.isPending}
           onClick={() => {
             if (window.confirm(`Delete the evaluator ${evaluator.name} with its runs and judgments? The scores it gave stay.`)) {
@@ -65,7 +67,7 @@ function EvaluatorView({ projectId, evaluator }: { projectId: string; evaluator:
       </div>
       {setEnabled.isError && <ErrorMessage error={setEnabled.error} what="the evaluator" action="change" />}
       {remove.isError && <ErrorMessage error={remove.error} what="the evaluator" action="delete" />}
-      <p className="muted">{evaluator.enabled ? 'Judges each new trace that matches its filter once the trace is complete.' : 'Paused: new traces are not judged. Runs over past traces still work.'}</p>
+      <p className="muted lead">{evaluator.enabled ? 'Judges each new trace that matches its filter once the trace is complete.' : 'Paused: new traces are not judged. Runs over past traces still work.'}</p>
 
       <dl className="summary-strip" aria-label="What it spent">
         <div>
@@ -86,7 +88,7 @@ function EvaluatorView({ projectId, evaluator }: { projectId: string; evaluator:
         </div>
       </dl>
 
-      <dl className="summary-strip facts" aria-label="How it judges">
+      <dl className="summary-strip" aria-label="How it judges">
         <div>
           <dt>Score</dt>
           <dd>
@@ -115,7 +117,7 @@ function EvaluatorView({ projectId, evaluator }: { projectId: string; evaluator:
       <PromptOf projectId={projectId} evaluator={evaluator} />
 
       <Runs projectId={projectId} evaluatorId={evaluator.id} chosen={runId} onChoose={setRunId} />
-      <Judgments projectId={projectId} evaluator={evaluator} runId={runId} onClearRun={() => setRunId(undefined)} />
+      <Judgments projectId={projectId} evaluator={evaluator} busy={busy} runId={runId} onClearRun={() => setRunId(undefined)} />
     </section>
   )
 }
@@ -153,7 +155,7 @@ function Runs({ projectId, evaluatorId, chosen, onChoose }: { projectId: string;
     <section aria-labelledby="runs-title">
       <h2 id="runs-title">Runs over past traces</h2>
       <form
-        className="inline-form"
+        className="inline-form runs-form"
         aria-label="Judge past traces"
         onSubmit={(event) => {
           event.preventDefault()
@@ -227,9 +229,9 @@ function RunRow({ run, chosen, onChoose }: { run: EvaluationRun; chosen: boolean
   )
 }
 
-function Judgments({ projectId, evaluator, runId, onClearRun }: { projectId: string; evaluator: Evaluator; runId: string | undefined; onClearRun: () => void }) {
+function Judgments({ projectId, evaluator, busy, runId, onClearRun }: { projectId: string; evaluator: Evaluator; busy: boolean; runId: string | undefined; onClearRun: () => void }) {
   const [status, setStatus] = useState<JudgmentStatus | ''>('')
-  const list = useJudgments(projectId, evaluator.id, { status: status || undefined, runId })
+  const list = useJudgments(projectId, evaluator.id, { status: status || undefined, runId }, busy)
   const judgments = list.data?.pages.flatMap((page) => page.judgments) ?? []
   const scores = useJudgmentScores(projectId, evaluator.scoreName, judgments)
   return (
@@ -317,6 +319,7 @@ function JudgmentRow({ projectId, judgment, score }: { projectId: string; judgme
         ) : (
           '—'
         )}
+        {judgment.skipReason && <div className="muted small">{judgment.skipReason}</div>}
         {judgment.error && <div className="error-text small">{judgment.error}</div>}
       </td>
       <td className="numeric">

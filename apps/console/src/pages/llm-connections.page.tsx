@@ -69,7 +69,7 @@ function ConnectionRow({ projectId, connection, deleting, onDelete }: { projectI
         </button>
         <button
           type="button"
-          className="button small ghost"
+          className="button small danger"
           aria-label={`Delete ${connection.name}`}
           disabled={deleting}
           onClick={() => {
@@ -116,16 +116,18 @@ function NewConnection({ projectId }: { projectId: string }) {
       </label>
       <label>
         <span>Base URL</span>
-        <input required value={baseUrl} onChange={(event) => setBaseUrl(event.target.value)} spellCheck={false} />
-        <span className="muted small">
-          Calls go to <code>{'<base URL>/chat/completions'}</code>: OpenAI, or any endpoint that speaks its API (vLLM, Ollama, LiteLLM, Azure’s <code>/openai/v1</code>).
-        </span>
+        <input required value={baseUrl} onChange={(event) => setBaseUrl(event.target.value)} spellCheck={false} aria-describedby="base-url-hint" />
       </label>
+      <p id="base-url-hint" className="muted small hint">
+        Calls go to <code>{'<base URL>/chat/completions'}</code>: OpenAI, or any endpoint that speaks its API (vLLM, Ollama, LiteLLM, Azure’s <code>/openai/v1</code>).
+      </p>
       <label>
         <span>API key</span>
-        <input required type="password" autoComplete="off" value={apiKey} onChange={(event) => setApiKey(event.target.value)} />
-        <span className="muted small">Stored sealed; only its last four characters are shown again.</span>
+        <input required type="password" autoComplete="off" value={apiKey} onChange={(event) => setApiKey(event.target.value)} aria-describedby="api-key-hint" />
       </label>
+      <p id="api-key-hint" className="muted small hint">
+        Stored sealed; only its last four characters are shown again.
+      </p>
       {create.isError && <ErrorMessage error={create.error} what="the connection" action="add" />}
       {create.isSuccess && (
         <p role="status" className="success">

@@ -21,8 +21,9 @@ interface Seeded {
 }
 
 async function seed(stack: Stack, models: FakeModels): Promise<Seeded> {
+  // Set up as a team would: a project key may not make what spends the provider's key.
   const api = async (method: string, path: string, body: unknown) => {
-    const response = await fetch(`${stack.url}${path}`, { method, headers: { 'x-api-key': stack.projectKey, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const response = await fetch(`${stack.url}${path}?project_id=${stack.projectId}`, { method, headers: { 'x-api-key': stack.teamKey, 'content-type': 'application/json' }, body: JSON.stringify(body) })
     const answer = (await response.json()) as Record<string, unknown>
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`)
     return answer
@@ -59,7 +60,8 @@ describe('datasets, experiments and the playground in the console', { timeout: 2
     models = await startFakeModels(60)
   })
   after(() => models?.close())
-  const fx = consoleFixture((stack) => seed(stack, models), { EVALUATOR_POLL_INTERVAL_MS: '250', EXPERIMENT_CONCURRENCY: '3' })
+  // The fake models run on this machine: the outbound policy lets the loopback address through.
+  const fx = consoleFixture((stack) => seed(stack, models), { EVALUATOR_POLL_INTERVAL_MS: '250', EXPERIMENT_CONCURRENCY: '3', OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32' })
   let datasetPath = ''
 
   it('builds a dataset from a trace, a span and a JSONL upload, and downloads it', async () => {
@@ -149,10 +151,23 @@ describe('datasets, experiments and the playground in the console', { timeout: 2
     assert.match(firstRow[2] ?? '', /^Paris\.correct 1 \+1\.00/)
     await screenshot(page, 'experiment-comparison')
 
+    // Promoting asks first, saying what moves; declined, nothing moves.
+    const production = async () => {
+      const answer = (await (await fetch(`${fx.stack.url}/api/promptsets/${fx.seeded.promptsetId}/labels`, { headers: { 'x-api-key': fx.stack.projectKey } })).json()) as { labels: Array<{ name: string; version: number }> }
+      return answer.labels.find((label) => label.name === 'production')?.version
+    }
+    const question = 'Move the production label of the prompt “geo-answer” from v1 to v2? Applications that read production get v2 from then on.'
+    assert.equal(await summary.getByRole('button', { name: 'Promote v1 to production' }).count(), 0, 'the version in production is marked, not offered')
+    const declined = new Promise<string>((resolve) => page.once('dialog', (dialog) => (resolve(dialog.message()), void dialog.dismiss())))
     await summary.getByRole('button', { name: 'Promote v2 to production' }).click()
-    await page.getByText('production now points at v2 (was v1).').waitFor()
-    const labels = (await (await fetch(`${fx.stack.url}/api/promptsets/${fx.seeded.promptsetId}/labels`, { headers: { 'x-api-key': fx.stack.projectKey } })).json()) as { labels: Array<{ name: string; version: number }> }
-    assert.deepEqual(labels.labels.find((label) => label.name === 'production')?.version, 2)
+    assert.equal(await declined, question)
+    assert.equal(await production(), 1)
+    const accepted = new Promise<string>((resolve) => page.once('dialog', (dialog) => (resolve(dialog.message()), void dialog.accept())))
+    await summary.getByRole('button', { name: 'Promote v2 to production' }).click()
+    assert.equal(await accepted, question)
+    await page.getByText('geo-answer: production now points at v2 (was v1).').waitFor()
+    assert.equal(await production(), 2)
+    await screenshot(page, 'experiment-promoted')
     assertNoProblems(opened)
     await opened.context.close()
   })
