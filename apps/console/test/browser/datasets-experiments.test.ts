@@ -21,9 +21,8 @@ interface Seeded {
 }
 
 async function seed(stack: Stack, models: FakeModels): Promise<Seeded> {
-  // Set up as a team would: a project key may not make what spends the provider's key.
   const api = async (method: string, path: string, body: unknown) => {
-    const response = await fetch(`${stack.url}${path}?project_id=${stack.projectId}`, { method, headers: { 'x-api-key': stack.teamKey, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const response = await fetch(`${stack.url}${path}`, { method, headers: { 'x-api-key': stack.projectKey, 'content-type': 'application/json' }, body: JSON.stringify(body) })
     const answer = (await response.json()) as Record<string, unknown>
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`)
     return answer
@@ -60,8 +59,7 @@ describe('datasets, experiments and the playground in the console', { timeout: 2
     models = await startFakeModels(60)
   })
   after(() => models?.close())
-  // The fake models run on this machine: the outbound policy lets the loopback address through.
-  const fx = consoleFixture((stack) => seed(stack, models), { EVALUATOR_POLL_INTERVAL_MS: '250', EXPERIMENT_CONCURRENCY: '3', OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32' })
+  const fx = consoleFixture((stack) => seed(stack, models), { EVALUATOR_POLL_INTERVAL_MS: '250', EXPERIMENT_CONCURRENCY: '3' })
   let datasetPath = ''
 
   it('builds a dataset from a trace, a span and a JSONL upload, and downloads it', async () => {
