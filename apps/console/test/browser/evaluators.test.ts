@@ -44,7 +44,7 @@ async function seed(stack: Stack): Promise<Seeded> {
   await send('geo-bot', [{ traceId: emptyTraceId, spanId: hex(8), name: 'healthcheck', kind: 1, startTimeUnixNano: String(now - 1_000_000_000n), endTimeUnixNano: String(now) }])
   // A trace as Tracewell's playground makes one: left out of the lists unless asked for.
   const ownTraceId = hex(16)
-  await send('tracewell', [{ ...llmCall(ownTraceId, 90_000_000_000n, 'What is the capital of Peru?', 'Lima.'), name: 'playground', attributes: [...llmCall(ownTraceId, 0n, 'What is the capital of Peru?', 'Lima.').attributes, string('tracewell.origin', 'playground'), string('session.id', 'own-session')] }])
+  await send('tracewell', [{ ...llmCall(ownTraceId, 90_000_000_000n, 'What is the capital of Peru?', 'Lima.'), name: 'playground', attributes: [...llmCall(ownTraceId, 0n, 'What is the capital of Peru?', 'Lima.').attributes, string('tracewell.origin', 'playground')] }])
   return { parisTraceId, emptyTraceId, ownTraceId }
 }
 
@@ -185,6 +185,7 @@ describe('LLM connections and evaluators in the console', { timeout: 240_000 }, 
     } else {
       await preview.getByRole('alert').waitFor()
     }
+    await page.getByRole('heading', { name: 'New evaluator' }).scrollIntoViewIfNeeded()
     await screenshot(page, 'evaluator-new')
     await form.getByRole('button', { name: 'Create evaluator' }).click()
 
@@ -261,28 +262,32 @@ describe('LLM connections and evaluators in the console', { timeout: 240_000 }, 
     await page.getByRole('row', { name: /healthcheck/ }).waitFor()
     assert.equal(await ownRow.count(), 0)
     const toggle = page.getByRole('switch', { name: 'Show Tracewell’s own calls' })
-    query = await queryOf('/api/traces', () => toggle.check())
+    query = await queryOf('/api/traces', () => toggle.click())
     assert.equal(query.get('include_tracewell_calls'), 'true')
     assert.equal(new URL(page.url()).searchParams.get('include_tracewell_calls'), 'true')
     await ownRow.getByText('Tracewell', { exact: true }).waitFor()
     await screenshot(page, 'traces-own-calls')
-    query = await queryOf('/api/traces', () => toggle.uncheck())
-    assert.equal(query.get('include_tracewell_calls'), null)
+    // Off again: the list without them (the answer read before, kept by the page).
+    await toggle.click()
     await ownRow.waitFor({ state: 'detached' })
+    assert.equal(await toggle.isChecked(), false)
+    assert.equal(new URL(page.url()).searchParams.get('include_tracewell_calls'), null)
 
     query = await queryOf('/api/sessions', () => page.getByRole('link', { name: 'Sessions' }).click())
     assert.equal(query.get('include_tracewell_calls'), null)
-    // The application's traces carry no session: without Tracewell's own, there is none.
-    await page.getByText('No sessions.').waitFor()
-    query = await queryOf('/api/sessions', () => page.getByRole('switch', { name: 'Show Tracewell’s own calls' }).check())
+    // Tracewell's own calls carry no session of their own: the switch only widens what is asked.
+    query = await queryOf('/api/sessions', () => page.getByRole('switch', { name: 'Show Tracewell’s own calls' }).click())
     assert.equal(query.get('include_tracewell_calls'), 'true')
-    await page.getByRole('row', { name: /own-session/ }).waitFor()
 
+    // Usage counts the application's three traces, then Tracewell's own one with them.
+    const traces = page.locator('.totals .card', { has: page.getByRole('term').filter({ hasText: 'Traces' }) }).locator('dd').first()
     query = await queryOf('/api/usage', () => page.getByRole('link', { name: 'Usage' }).click())
     assert.equal(query.get('include_tracewell_calls'), null)
-    query = await queryOf('/api/usage', () => page.getByRole('switch', { name: 'Show Tracewell’s own calls' }).check())
+    assert.equal(await eventuallyEqual(() => traces.textContent(), '3'), '3')
+    query = await queryOf('/api/usage', () => page.getByRole('switch', { name: 'Show Tracewell’s own calls' }).click())
     assert.equal(query.get('include_tracewell_calls'), 'true')
-    await page.getByText('Latency p50 / p95').waitFor()
+    assert.equal(await eventuallyEqual(() => traces.textContent(), '4'), '4')
+    await page.locator('figure.chart svg.recharts-surface').first().waitFor()
     await screenshot(page, 'usage-own-calls')
     assertNoProblems(opened)
     await opened.context.close()
