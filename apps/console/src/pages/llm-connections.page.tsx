@@ -20,7 +20,7 @@ export default function LlmConnectionsPage() {
       {connections.isError && <ErrorMessage error={connections.error} what="the connections" />}
       {connections.data?.length === 0 && <Empty>No connection yet: add one below to run judges, experiments and the playground.</Empty>}
       {connections.data && connections.data.length > 0 && (
-        <table className="list-table" aria-label="LLM connections">
+        <table className="list-table connections" aria-label="LLM connections">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -58,7 +58,7 @@ function ConnectionRow({ projectId, connection, deleting, onDelete }: { projectI
         <code>{connection.apiKeyHint}</code>
       </td>
       <td>{formatTime(connection.createdAt)}</td>
-      <td aria-live="polite">
+      <td className="test-cell" aria-live="polite">
         {test.isPending && <span className="muted">testing…</span>}
         {test.isSuccess && <TestOutcome outcome={test.data} />}
         {test.isError && <ErrorMessage error={test.error} what="the connection" action="test" />}
@@ -83,14 +83,13 @@ function ConnectionRow({ projectId, connection, deleting, onDelete }: { projectI
   )
 }
 
+/** The endpoint's answer in the API's words (which name the status), with how long it took. */
 function TestOutcome({ outcome }: { outcome: ConnectionTest }) {
-  const status = outcome.status === null ? '' : `HTTP ${outcome.status}, `
   return (
-    <span className={outcome.ok ? 'test-outcome ok' : 'test-outcome error'} role="status">
+    <span className="test-outcome" role="status" title={outcome.status === null ? 'not reached' : `HTTP ${outcome.status}`}>
       <span className={outcome.ok ? 'badge ok' : 'badge error'}>{outcome.ok ? 'works' : 'failed'}</span>{' '}
       <span className="small">
-        {outcome.message} ({status}
-        {formatDuration(outcome.latencyMs)})
+        {outcome.message} ({formatDuration(outcome.latencyMs)})
       </span>
     </span>
   )

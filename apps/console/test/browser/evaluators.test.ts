@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import { fakeModelsApiKey, startFakeModels, type FakeModels } from '@tracewell/test-support'
+import { fakeModelsApiKey, freePort, startFakeModels, type FakeModels } from '@tracewell/test-support'
 import type { Page } from 'playwright-core'
 import { eventuallyEqual, screenshot } from '../support/browser.ts'
 import { assertNoProblems, signedInConsole } from '../support/console-session.ts'
@@ -121,16 +121,20 @@ describe('LLM connections and evaluators in the console', { timeout: 240_000 }, 
 
     await add('local models', endpoint.url)
     await form.getByText('Added local models.').waitFor()
-    await add('spare', 'https://api.openai.com/v1')
+    // Nothing listens there: a connection that saves, and fails its test.
+    const deadUrl = `http://127.0.0.1:${await freePort()}/v1`
+    await add('spare', deadUrl)
     const table = page.getByRole('table', { name: 'LLM connections' })
     const rows = async () => table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.textContent)))
     const expected = [
       ['local models', endpoint.url, '…6789'],
-      ['spare', 'https://api.openai.com/v1', '…6789'],
+      ['spare', deadUrl, '…6789'],
     ]
     assert.deepEqual((await eventuallyEqual(rows, expected)).sort(), expected)
 
-    const connectionId = ((await answerOf(fx.stack, 'GET', '/api/llm-connections')).body.llmConnections as Array<{ id: string; name: string }>).find((connection) => connection.name === 'local models')?.id as string
+    const saved = (await answerOf(fx.stack, 'GET', '/api/llm-connections')).body.llmConnections as Array<{ id: string; name: string }>
+    const idOf = (name: string) => saved.find((connection) => connection.name === name)?.id as string
+    const [connectionId, spareId] = [idOf('local models'), idOf('spare')]
     const testRoute = await answerOf(fx.stack, 'POST', `/api/llm-connections/${connectionId}/test`)
     if (testRoute.status === 404 && testRoute.body.message?.startsWith('Route POST')) {
       t.diagnostic('POST /api/llm-connections/:id/test is not on this server yet (helper "outbound"): the Test button is not exercised')
@@ -138,9 +142,16 @@ describe('LLM connections and evaluators in the console', { timeout: 240_000 }, 
       assert.equal(testRoute.status, 200)
       await table.getByRole('button', { name: 'Test local models' }).click()
       const outcome = table.getByRole('row', { name: /local models/ }).getByRole('status')
-      await outcome.getByText('works').waitFor()
-      assert.match((await outcome.textContent()) ?? '', /^works .+ \(HTTP 200, [\d.]+ (ms|s)\)$/)
+      await outcome.getByText('works', { exact: true }).waitFor()
+      assert.match((await outcome.textContent()) ?? '', /^works .*200.* \([\d.]+ (ms|s)\)$/)
       assert.equal(models.requests.length, 0, 'a test only lists the models: no completion is paid for')
+      await table.getByRole('button', { name: 'Test spare' }).click()
+      const failed = table.getByRole('row', { name: /spare/ }).getByRole('status')
+      await failed.getByText('failed', { exact: true }).waitFor()
+      const answer = (await answerOf(fx.stack, 'POST', `/api/llm-connections/${spareId}/test`)).body as { ok: boolean; status: number | null; message: string }
+      assert.deepEqual([answer.ok, answer.status], [false, null])
+      const shown = (await failed.textContent()) ?? ''
+      assert.ok(shown.startsWith(`failed ${answer.message} (`), `the API's reason is shown: ${shown}`)
     }
     await screenshot(page, 'llm-connections')
 
