@@ -263,7 +263,11 @@ function RunExperimentForm({ projectId, dataset }: { projectId: string; dataset:
   }
 
   if (promptsets.data?.length === 0 || connections.data?.length === 0) {
-    return <p className="muted">To run an experiment, the project needs a prompt registry and an LLM connection (POST /api/llm-connections).</p>
+    return (
+      <p className="muted">
+        To run an experiment, the project needs a <Link to={projectPath('/prompts', projectId)}>prompt registry</Link> and an <Link to={projectPath('/llm-connections', projectId)}>LLM connection</Link>.
+      </p>
+    )
   }
   return (
     <form className="card form" onSubmit={submit} aria-labelledby="run-title">

@@ -168,7 +168,11 @@ export default function PlaygroundPage() {
               ))}
             </select>
           </label>
-          {connections.data?.length === 0 && <p className="muted">The project has no LLM connection yet (POST /api/llm-connections).</p>}
+          {connections.data?.length === 0 && (
+            <p className="muted">
+              The project has no LLM connection yet: <Link to={projectPath('/llm-connections', projectId)}>add one</Link>.
+            </p>
+          )}
           <label>
             <span>Model</span>
             <input required value={model} onChange={(event) => (setLoaded(null), setModel(event.target.value))} />
