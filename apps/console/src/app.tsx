@@ -21,6 +21,10 @@ const DatasetsPage = pageChunks.datasets.Page
 const DatasetPage = pageChunks.dataset.Page
 const ExperimentsComparePage = pageChunks.experimentsCompare.Page
 const PlaygroundPage = pageChunks.playground.Page
+const EvaluatorsPage = pageChunks.evaluators.Page
+const EvaluatorNewPage = pageChunks.evaluatorNew.Page
+const EvaluatorPage = pageChunks.evaluator.Page
+const LlmConnectionsPage = pageChunks.llmConnections.Page
 
 export function App() {
   const session = useSession()
@@ -54,6 +58,10 @@ export function App() {
             <Route path="/datasets/:datasetId" element={<DatasetPage />} />
             <Route path="/experiments/compare" element={<ExperimentsComparePage />} />
             <Route path="/playground" element={<PlaygroundPage />} />
+            <Route path="/evaluators" element={<EvaluatorsPage />} />
+            <Route path="/evaluators/new" element={<EvaluatorNewPage />} />
+            <Route path="/evaluators/:evaluatorId" element={<EvaluatorPage />} />
+            <Route path="/llm-connections" element={<LlmConnectionsPage />} />
           </Route>
           <Route path="/settings" element={<SettingsPage />} />
           <Route path="*" element={<p className="page-error">There is no page at {location.pathname}.</p>} />

@@ -4,20 +4,22 @@ import { activeFilterCount, readTraceFilters, traceListQuery, writeTraceFilters 
 
 describe('trace filters in the URL', () => {
   it('round-trips every filter through the query string, keeping the project', () => {
-    const url = new URLSearchParams('project_id=p1&range=24h&service=billing&model=gpt-4o&vendor=openai&status=error&name=chat&attr=a%3D1&attr=b%3Dx%20y&session=s1&user=u1&min_duration_ms=250&min_cost=0.5&q=refund&sort=cost&order=asc&live=1')
+    const url = new URLSearchParams('project_id=p1&range=24h&service=billing&model=gpt-4o&vendor=openai&status=error&name=chat&attr=a%3D1&attr=b%3Dx%20y&session=s1&user=u1&min_duration_ms=250&min_cost=0.5&q=refund&sort=cost&order=asc&live=1&include_tracewell_calls=true')
     const filters = readTraceFilters(url)
     assert.deepEqual(filters, {
       range: '24h', service: 'billing', model: 'gpt-4o', vendor: 'openai', status: 'error', name: 'chat', attr: ['a=1', 'b=x y'], session: 's1', user: 'u1',
-      minDurationMs: '250', minCost: '0.5', q: 'refund', sort: 'cost', order: 'asc', live: true,
+      minDurationMs: '250', minCost: '0.5', q: 'refund', sort: 'cost', order: 'asc', live: true, includeTracewellCalls: true,
     })
-    assert.equal(writeTraceFilters(filters, url).toString(), 'project_id=p1&range=24h&service=billing&model=gpt-4o&vendor=openai&name=chat&session=s1&user=u1&min_duration_ms=250&min_cost=0.5&q=refund&status=error&attr=a%3D1&attr=b%3Dx+y&sort=cost&order=asc&live=1')
+    assert.equal(writeTraceFilters(filters, url).toString(), 'project_id=p1&range=24h&service=billing&model=gpt-4o&vendor=openai&name=chat&session=s1&user=u1&min_duration_ms=250&min_cost=0.5&q=refund&status=error&attr=a%3D1&attr=b%3Dx+y&sort=cost&order=asc&live=1&include_tracewell_calls=true')
+    // Tracewell's own calls are asked for with them (a switch, not a filter: it widens the list).
+    assert.equal(traceListQuery(filters, Date.now()).include_tracewell_calls, 'true')
     // The time window, nine text filters, two attribute pairs and the status.
     assert.equal(activeFilterCount(filters), 13)
   })
 
   it('drops unknown values and defaults', () => {
-    const filters = readTraceFilters(new URLSearchParams('range=2y&status=maybe&sort=colour&order=sideways&attr=novalue&service=%20'))
-    assert.deepEqual(filters, { attr: [], sort: 'time', order: 'desc', live: false })
+    const filters = readTraceFilters(new URLSearchParams('range=2y&status=maybe&sort=colour&order=sideways&attr=novalue&service=%20&include_tracewell_calls=yes'))
+    assert.deepEqual(filters, { attr: [], sort: 'time', order: 'desc', live: false, includeTracewellCalls: false })
     assert.equal(writeTraceFilters(filters).toString(), '')
   })
 

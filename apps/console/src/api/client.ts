@@ -28,7 +28,7 @@ export function apiPath(path: string, query: Query = {}): string {
   return search === '' ? path : `${path}?${search}`
 }
 
-export async function apiRequest<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
+export async function apiRequest<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' }
   if (method !== 'GET') headers[csrfHeader] = '1'
   if (body !== undefined) headers['content-type'] = 'application/json'

@@ -1,7 +1,7 @@
 import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query'
 import { apiGet, apiPath, apiRequest } from './client.ts'
 import { refreshRegistry } from './prompt-labels.api.ts'
-import type { Evaluator, Experiment, ExperimentWithResults, LlmConnection } from './types.ts'
+import type { Experiment, ExperimentWithResults } from './types.ts'
 
 /** Experiments still running are read again every 2 s, until they are done. */
 const whileRunning = (experiments: Array<Pick<Experiment, 'status' | 'aggregates'>>) =>
@@ -43,28 +43,20 @@ export function useCreateExperiment(projectId: string) {
   })
 }
 
+export interface Promotion {
+  promptsetId: string
+  version: number
+  /** Where the page saw `production` (null: nowhere): the server refuses with 409 if it moved since. */
+  expectedVersion: number | null
+}
+
 /** Points `production` at a version: the prompt labels API (compared experiments may be of several registries, so not useMoveLabel). */
 export function usePromote(projectId: string) {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: ({ promptsetId, version }: { promptsetId: string; version: number }) =>
-      apiRequest<{ moved: boolean; previousVersion: number | null }>('PUT', apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}/labels/production`, { project_id: projectId }), { version }),
-    onSuccess: (_answer, { promptsetId }) => refreshRegistry(client, projectId, promptsetId),
-  })
-}
-
-export function useLlmConnections(projectId: string) {
-  return useQuery({
-    queryKey: ['llm-connections', projectId],
-    queryFn: () => apiGet<{ llmConnections: LlmConnection[] }>(apiPath('/api/llm-connections', { project_id: projectId })),
-    select: (answer) => answer.llmConnections,
-  })
-}
-
-export function useEvaluators(projectId: string) {
-  return useQuery({
-    queryKey: ['evaluators', projectId],
-    queryFn: () => apiGet<{ evaluators: Evaluator[] }>(apiPath('/api/evaluators', { project_id: projectId })),
-    select: (answer) => answer.evaluators,
+    mutationFn: ({ promptsetId, version, expectedVersion }: Promotion) =>
+      apiRequest<{ moved: boolean; previousVersion: number | null }>('PUT', apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}/labels/production`, { project_id: projectId }), { version, expectedVersion }),
+    // Refreshed after a refusal too: a 409 means someone moved the label meanwhile.
+    onSettled: (_answer, _error, { promptsetId }) => refreshRegistry(client, projectId, promptsetId),
   })
 }

@@ -2,10 +2,10 @@ import { keepPreviousData, useInfiniteQuery, useQueries, useQuery } from '@tanst
 import { apiGet, apiPath } from './client.ts'
 import type { SessionDetail, SessionPage, Trace } from './types.ts'
 
-export function useSessionList(projectId: string, query: { from?: string | undefined; user?: string | undefined }) {
+export function useSessionList(projectId: string, query: { from?: string | undefined; user?: string | undefined; includeTracewellCalls: boolean }) {
   return useInfiniteQuery({
     queryKey: ['sessions', projectId, query],
-    queryFn: ({ pageParam }) => apiGet<SessionPage>(apiPath('/api/sessions', { project_id: projectId, ...query, limit: 100, cursor: pageParam })),
+    queryFn: ({ pageParam }) => apiGet<SessionPage>(apiPath('/api/sessions', { project_id: projectId, from: query.from, user: query.user, include_tracewell_calls: query.includeTracewellCalls ? 'true' : undefined, limit: 100, cursor: pageParam })),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
     placeholderData: keepPreviousData,

@@ -67,6 +67,8 @@ export interface Score {
   author: string | null
   configId: string | null
   evaluatorId: string | null
+  /** That evaluator's name, where the server gives it (null when it was deleted). */
+  evaluatorName?: string | null
   createdAt: string
   updatedAt: string
 }
@@ -357,14 +359,85 @@ export interface LlmConnection {
   name: string
   baseUrl: string
   apiKeyHint: string
+  createdAt: string
 }
 
+/** POST /api/llm-connections/:id/test: the connection's `GET <baseUrl>/models`, through the outbound guard. */
+export interface ConnectionTest {
+  ok: boolean
+  /** The endpoint's HTTP status; null when it was refused or not reached. */
+  status: number | null
+  latencyMs: number
+  message: string
+}
+
+export interface JudgmentCounts {
+  pending: number
+  completed: number
+  failed: number
+  /** Left out by sampling (or with nothing to judge). */
+  skipped: number
+}
+
+/** docs/api.md#llm-as-judge-evaluators */
 export interface Evaluator {
   id: string
+  projectId: string
   name: string
-  scoreName: string
+  connectionId: string
   model: string
+  prompt: string | null
+  promptRef: { name: string; label: string } | null
+  scoreName: string
+  filter: Record<string, unknown>
+  samplingRate: number
   enabled: boolean
+  judgments: JudgmentCounts
+  /** What the judge calls used, in total. */
+  judge: { inputTokens: number; outputTokens: number; costUsd: number | null }
+  createdAt: string
+  updatedAt: string
+}
+
+export interface EvaluationRun {
+  id: string
+  evaluatorId: string
+  from: string
+  to: string
+  status: 'queued' | 'running' | 'completed'
+  traceCount: number | null
+  judgments: JudgmentCounts
+  createdAt: string
+  finishedAt: string | null
+}
+
+export interface Judgment {
+  id: string
+  evaluatorId: string
+  /** null: a new trace, not a run's. */
+  runId: string | null
+  traceId: string
+  status: 'pending' | 'completed' | 'failed' | 'skipped'
+  attempts: number
+  error: string | null
+  /** Why a skipped judgment was skipped (not sampled, or nothing in the trace to judge), where the server gives it. */
+  skipReason?: string | null
+  scoreId: string | null
+  judgeModel: string | null
+  inputTokens: number | null
+  outputTokens: number | null
+  costUsd: number | null
+  latencyMs: number | null
+  createdAt: string
+  updatedAt: string
+}
+
+/** POST /api/evaluators/preview: the template filled from a trace, or why a judge would skip it. */
+export interface EvaluatorPreview {
+  input: string | null
+  output: string | null
+  prompt: string | null
+  skipped: string | null
 }
 
 export interface PlaygroundMessage {

@@ -7,6 +7,8 @@ export interface UsageQuery {
   to?: string | undefined
   bucket: 'hour' | 'day'
   groupBy?: 'model' | 'vendor' | 'service' | 'user' | undefined
+  /** Also the calls Tracewell made itself (playground, experiments, judges). */
+  includeTracewellCalls?: boolean
 }
 
 export function useUsage(projectId: string, query: UsageQuery) {
@@ -14,7 +16,7 @@ export function useUsage(projectId: string, query: UsageQuery) {
   return useQuery({
     queryKey: ['usage', projectId, query, tz],
     queryFn: () =>
-      apiGet<Usage>(apiPath('/api/usage', { project_id: projectId, from: query.from, to: query.to, bucket: query.bucket, tz, group_by: query.groupBy })),
+      apiGet<Usage>(apiPath('/api/usage', { project_id: projectId, from: query.from, to: query.to, bucket: query.bucket, tz, group_by: query.groupBy, include_tracewell_calls: query.includeTracewellCalls ? 'true' : undefined })),
     placeholderData: keepPreviousData,
   })
 }

@@ -13,6 +13,8 @@ const sections = [
   { path: '/prompts', label: 'Prompts' },
   { path: '/datasets', label: 'Datasets' },
   { path: '/playground', label: 'Playground' },
+  { path: '/evaluators', label: 'Evaluators' },
+  { path: '/llm-connections', label: 'LLM connections' },
   { path: '/settings', label: 'Settings' },
 ] as const
 

@@ -1,8 +1,11 @@
 import { useId, useState, type FormEvent } from 'react'
+import { Link } from 'react-router'
+import { useEvaluatorNames } from '../api/evaluators.api.ts'
 import { useAnnotate, useCreateScoreConfig, useDeleteScore, useScoreConfigs, annotationId, type NewScoreConfig } from '../api/scores.api.ts'
 import type { Score, ScoreConfig, ScoreDataType } from '../api/types.ts'
 import { formatTime } from '../lib/format.ts'
-import { authorText } from '../lib/score-format.ts'
+import { authorText, evaluatorOf } from '../lib/score-format.ts'
+import { projectPath } from './project-scope.tsx'
 import { ScoreValue, Thumb } from './score-value.tsx'
 import { ErrorMessage } from './status.tsx'
 
@@ -16,6 +19,7 @@ export function ScorePanel({ projectId, traceId, spanId, scores, subject }: { pr
   const configs = useScoreConfigs(projectId)
   const annotate = useAnnotate(projectId, traceId)
   const remove = useDeleteScore(projectId, traceId)
+  const evaluatorNames = useEvaluatorNames(projectId)
   const [comment, setComment] = useState('')
   const commentId = useId()
   const mine = (name: string) => scores.find((score) => score.id === annotationId({ traceId, spanId, name }))
@@ -29,22 +33,33 @@ export function ScorePanel({ projectId, traceId, spanId, scores, subject }: { pr
         <p className="muted">No scores yet.</p>
       ) : (
         <ul className="score-list" aria-label={`Given scores of ${subject}`}>
-          {scores.map((score) => (
-            <li key={score.id}>
-              <span className="score-chip" title={`${score.dataType}${score.author ? `, by ${score.author}` : ''}`}>
-                <strong>{score.name}</strong> <ScoreValue score={score} />
-              </span>
-              <span className={score.source === 'eval' ? 'badge neutral' : 'badge muted'}>{sourceNames[score.source]}</span>
-              {authorText(score.author) && <span className="muted">{authorText(score.author)}</span>}
-              <time className="muted" dateTime={score.updatedAt}>
-                {formatTime(score.updatedAt)}
-              </time>
-              <button type="button" className="button ghost small" aria-label={`Delete the score ${score.name}`} disabled={remove.isPending} onClick={() => remove.mutate(score.id)}>
-                ×
-              </button>
-              {score.comment && <p className="score-comment">{score.comment}</p>}
-            </li>
-          ))}
+          {scores.map((score) => {
+            const author = authorText(score, evaluatorNames)
+            const evaluatorId = evaluatorOf(score)
+            return (
+              <li key={score.id}>
+                <span className="score-chip" title={`${score.dataType}${score.author ? `, by ${score.author}` : ''}`}>
+                  <strong>{score.name}</strong> <ScoreValue score={score} />
+                </span>
+                <span className={score.source === 'eval' ? 'badge neutral' : 'badge muted'}>{sourceNames[score.source]}</span>
+                {author &&
+                  (evaluatorId !== null && (score.evaluatorName || evaluatorNames.has(evaluatorId)) ? (
+                    <Link className="muted" to={projectPath(`/evaluators/${evaluatorId}`, projectId)}>
+                      {author}
+                    </Link>
+                  ) : (
+                    <span className="muted">{author}</span>
+                  ))}
+                <time className="muted" dateTime={score.updatedAt}>
+                  {formatTime(score.updatedAt)}
+                </time>
+                <button type="button" className="button ghost small" aria-label={`Delete the score ${score.name}`} disabled={remove.isPending} onClick={() => remove.mutate(score.id)}>
+                  ×
+                </button>
+                {score.comment && <p className="score-comment">{score.comment}</p>}
+              </li>
+            )
+          })}
         </ul>
       )}
       {configs.isError && <ErrorMessage error={configs.error} what="the score configurations" />}

@@ -12,5 +12,19 @@ export function scoresOf(scores: readonly Score[] | undefined, spanId: string | 
   return (scores ?? []).filter((score) => (score.spanId ?? null) === spanId)
 }
 
-/** Who gave a score, for display: the key that sent it is an id nobody recognises, so it is left to the tooltip. */
-export const authorText = (author: string | null): string | null => (author === null || author.startsWith('key:') ? null : author)
+const evaluatorAuthor = 'evaluator:'
+
+/**
+ * Who gave a score, for display. A judge's score names its evaluator by id (`evaluator:<id>`): it
+ * reads as the evaluator's name (or as a deleted one's). The key that sent a score is an id nobody
+ * recognises, so it is left to the tooltip.
+ */
+export function authorText(score: Pick<Score, 'author' | 'evaluatorId' | 'evaluatorName'>, evaluatorNames: ReadonlyMap<string, string>): string | null {
+  const evaluatorId = evaluatorOf(score)
+  if (evaluatorId !== null) return score.evaluatorName ?? evaluatorNames.get(evaluatorId) ?? 'a deleted evaluator'
+  return score.author === null || score.author.startsWith('key:') ? null : score.author
+}
+
+/** The evaluator that gave a score, if a judge did. */
+export const evaluatorOf = (score: Pick<Score, 'author' | 'evaluatorId'>): string | null =>
+  score.evaluatorId ?? (score.author?.startsWith(evaluatorAuthor) ? score.author.slice(evaluatorAuthor.length) : null)

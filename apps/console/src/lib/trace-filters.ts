@@ -34,9 +34,11 @@ export interface TraceFilters {
   sort: TraceSort
   order: 'desc' | 'asc'
   live: boolean
+  /** Also the traces Tracewell made itself (playground, experiments, judges), left out by default. */
+  includeTracewellCalls: boolean
 }
 
-export const defaultTraceFilters: TraceFilters = { attr: [], sort: 'time', order: 'desc', live: false }
+export const defaultTraceFilters: TraceFilters = { attr: [], sort: 'time', order: 'desc', live: false, includeTracewellCalls: false }
 
 /** The text filters: URL parameter → field. */
 const textFields = {
@@ -73,6 +75,7 @@ export function readTraceFilters(params: URLSearchParams): TraceFilters {
   if (sort !== null && sorts.includes(sort)) filters.sort = sort as TraceSort
   if (params.get('order') === 'asc') filters.order = 'asc'
   filters.live = params.get('live') === '1'
+  filters.includeTracewellCalls = params.get('include_tracewell_calls') === 'true'
   return filters
 }
 
@@ -93,6 +96,7 @@ export function writeTraceFilters(filters: TraceFilters, keep: URLSearchParams =
   if (filters.sort !== 'time') params.set('sort', filters.sort)
   if (filters.order !== 'desc') params.set('order', filters.order)
   if (filters.live) params.set('live', '1')
+  if (filters.includeTracewellCalls) params.set('include_tracewell_calls', 'true')
   return params
 }
 
@@ -122,6 +126,7 @@ export function traceListQuery(filters: TraceFilters, now: number): Record<strin
     score_value: scoreName ? filters.scoreValue : undefined,
     sort: isServerSort && filters.sort !== 'time' ? filters.sort : undefined,
     order: isServerSort && filters.order !== 'desc' ? filters.order : undefined,
+    include_tracewell_calls: filters.includeTracewellCalls ? 'true' : undefined,
   }
 }
 

@@ -1,7 +1,9 @@
 import { useState, type ChangeEvent, type FormEvent } from 'react'
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router'
 import { itemsDownloadPath, useAddItems, useDataset, useDeleteItem } from '../api/datasets.api.ts'
-import { useCreateExperiment, useEvaluators, useExperiments, useLlmConnections } from '../api/experiments.api.ts'
+import { useEvaluators } from '../api/evaluators.api.ts'
+import { useCreateExperiment, useExperiments } from '../api/experiments.api.ts'
+import { useLlmConnections } from '../api/llm-connections.api.ts'
 import { usePromptsets, useRegistry } from '../api/prompts.api.ts'
 import type { DatasetWithItems, Experiment } from '../api/types.ts'
 import { projectPath, useProject } from '../components/project-scope.tsx'
@@ -261,7 +263,11 @@ function RunExperimentForm({ projectId, dataset }: { projectId: string; dataset:
   }
 
   if (promptsets.data?.length === 0 || connections.data?.length === 0) {
-    return <p className="muted">To run an experiment, the project needs a prompt registry and an LLM connection (POST /api/llm-connections).</p>
+    return (
+      <p className="muted">
+        To run an experiment, the project needs a <Link to={projectPath('/prompts', projectId)}>prompt registry</Link> and an <Link to={projectPath('/llm-connections', projectId)}>LLM connection</Link>.
+      </p>
+    )
   }
   return (
     <form className="card form" onSubmit={submit} aria-labelledby="run-title">

@@ -1,6 +1,8 @@
 import { Link, useSearchParams } from 'react-router'
-import { useExperimentsWithResults, usePromote } from '../api/experiments.api.ts'
-import type { ExperimentResult, ExperimentWithResults } from '../api/types.ts'
+import { useExperimentsWithResults, usePromote, type Promotion } from '../api/experiments.api.ts'
+import { usePromptLabels } from '../api/prompt-labels.api.ts'
+import { usePromptsets } from '../api/prompts.api.ts'
+import type { ExperimentResult, ExperimentWithResults, Promptset } from '../api/types.ts'
 import { projectPath, useProject } from '../components/project-scope.tsx'
 import { ErrorMessage, Loading } from '../components/status.tsx'
 import { formatCost, formatCount, formatDuration } from '../lib/format.ts'
@@ -28,6 +30,7 @@ export default function ExperimentsComparePage() {
   const ids = (params.get('ids') ?? '').split(',').filter((id) => id !== '')
   const queries = useExperimentsWithResults(projectId, ids)
   const promote = usePromote(projectId)
+  const promptsets = usePromptsets(projectId)
 
   if (ids.length === 0) return <p className="page-error">Choose experiments to compare on a dataset’s page.</p>
   const failed = queries.find((query) => query.isError)
@@ -96,14 +99,7 @@ export default function ExperimentsComparePage() {
                 {experiment.promptsetId && experiment.promptVersion !== null ? (
                   <>
                     <Link to={projectPath(`/prompts/${experiment.promptsetId}`, projectId)}>v{experiment.promptVersion}</Link>{' '}
-                    <button
-                      type="button"
-                      className="button small"
-                      disabled={promote.isPending}
-                      onClick={() => promote.mutate({ promptsetId: experiment.promptsetId as string, version: experiment.promptVersion as number })}
-                    >
-                      Promote v{experiment.promptVersion} to production
-                    </button>
+                    <PromoteButton projectId={projectId} promptsetId={experiment.promptsetId} version={experiment.promptVersion} pending={promote.isPending} onPromote={(promotion) => promote.mutate(promotion)} />
                   </>
                 ) : (
                   <span className="muted">your code</span>
@@ -115,6 +111,7 @@ export default function ExperimentsComparePage() {
       </table>
       {promote.isSuccess && (
         <p role="status" className="success">
+          {registryName(promptsets.data, promote.variables.promptsetId)}:{' '}
           {promote.data.moved ? `production now points at v${promote.variables.version}${promote.data.previousVersion === null ? '' : ` (was v${promote.data.previousVersion})`}.` : `production already pointed at v${promote.variables.version}.`}
         </p>
       )}
@@ -147,6 +144,34 @@ export default function ExperimentsComparePage() {
         ))}
       </div>
     </section>
+  )
+}
+
+const registryName = (promptsets: Promptset[] | undefined, promptsetId: string) => promptsets?.find((promptset) => promptset.id === promptsetId)?.name ?? 'the prompt'
+
+/**
+ * Moves production to an experiment's version once the person has confirmed what moves: which
+ * prompt, from which version to which. The move is sent with the version the page saw, so a label
+ * moved by someone else meanwhile is refused, not silently overwritten.
+ */
+function PromoteButton({ projectId, promptsetId, version, pending, onPromote }: { projectId: string; promptsetId: string; version: number; pending: boolean; onPromote: (promotion: Promotion) => void }) {
+  const labels = usePromptLabels(projectId, promptsetId)
+  const promptsets = usePromptsets(projectId)
+  const current = labels.data?.find((label) => label.name === 'production')?.version ?? null
+  const name = registryName(promptsets.data, promptsetId)
+  if (labels.isSuccess && current === version) return <span className="badge ok">production</span>
+  return (
+    <button
+      type="button"
+      className="button small"
+      disabled={pending || !labels.isSuccess || !promptsets.isSuccess}
+      onClick={() => {
+        const move = current === null ? `Put the production label of the prompt “${name}” on v${version}? No version has it yet.` : `Move the production label of the prompt “${name}” from v${current} to v${version}?`
+        if (window.confirm(`${move} Applications that read production get v${version} from then on.`)) onPromote({ promptsetId, version, expectedVersion: current })
+      }}
+    >
+      Promote v{version} to production
+    </button>
   )
 }
 

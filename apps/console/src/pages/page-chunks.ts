@@ -40,6 +40,10 @@ export const pageChunks = {
   dataset: pageChunk(() => import('./dataset.page.tsx')),
   experimentsCompare: pageChunk(() => import('./experiments-compare.page.tsx')),
   playground: pageChunk(() => import('./playground.page.tsx')),
+  evaluators: pageChunk(() => import('./evaluators.page.tsx')),
+  evaluatorNew: pageChunk(() => import('./evaluator-new.page.tsx')),
+  evaluator: pageChunk(() => import('./evaluator.page.tsx')),
+  llmConnections: pageChunk(() => import('./llm-connections.page.tsx')),
 } as const
 
 /** The chunk a path is served by, as the routes in app.tsx map them. */
@@ -57,6 +61,10 @@ export function chunkOfPath(pathname: string): keyof typeof pageChunks | undefin
       return id ? 'dataset' : 'datasets'
     case 'experiments':
       return 'experimentsCompare'
+    case 'evaluators':
+      return id === 'new' ? 'evaluatorNew' : id ? 'evaluator' : 'evaluators'
+    case 'llm-connections':
+      return 'llmConnections'
     case 'usage':
     case 'settings':
     case 'playground':

@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { Link } from 'react-router'
 import { apiPath, apiRequest } from '../api/client.ts'
-import { useLlmConnections } from '../api/experiments.api.ts'
+import { useLlmConnections } from '../api/llm-connections.api.ts'
 import { runPlayground } from '../api/playground.api.ts'
 import { usePromptsets, useRegistry } from '../api/prompts.api.ts'
 import type { PlaygroundMessage, PlaygroundRun, Prompt } from '../api/types.ts'
@@ -168,7 +168,11 @@ export default function PlaygroundPage() {
               ))}
             </select>
           </label>
-          {connections.data?.length === 0 && <p className="muted">The project has no LLM connection yet (POST /api/llm-connections).</p>}
+          {connections.data?.length === 0 && (
+            <p className="muted">
+              The project has no LLM connection yet: <Link to={projectPath('/llm-connections', projectId)}>add one</Link>.
+            </p>
+          )}
           <label>
             <span>Model</span>
             <input required value={model} onChange={(event) => (setLoaded(null), setModel(event.target.value))} />

@@ -4,6 +4,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router'
 import { useSessionList } from '../api/sessions.api.ts'
 import type { SessionSummary } from '../api/types.ts'
 import { projectPath, useProject } from '../components/project-scope.tsx'
+import { OwnCallsSwitch, useOwnCallsParam } from '../components/own-calls-switch.tsx'
 import { ErrorMessage } from '../components/status.tsx'
 import { gridFeatures, VirtualGrid } from '../components/virtual-grid.tsx'
 import { formatCost, formatCostExact, formatCount, formatTime } from '../lib/format.ts'
@@ -21,7 +22,8 @@ export default function SessionsPage() {
   const range = rangeParam !== null && rangeParam in timeRanges ? (rangeParam as TimeRange) : undefined
   // The window's start is fixed when the filter is chosen, so the query key stays put.
   const from = useMemo(() => (range ? new Date(Date.now() - timeRanges[range]).toISOString() : undefined), [range])
-  const list = useSessionList(projectId, { from, user })
+  const [ownCalls, setOwnCalls] = useOwnCallsParam()
+  const list = useSessionList(projectId, { from, user, includeTracewellCalls: ownCalls })
   const sessions = useMemo(() => list.data?.pages.flatMap((page) => page.sessions) ?? [], [list.data])
   const [sorting, setSorting] = useState<SortingState>([{ id: 'lastSeen', desc: true }])
   const [userDraft, setUserDraft] = useState(user ?? '')
@@ -67,6 +69,7 @@ export default function SessionsPage() {
       <div className="page-header">
         <h1 id="sessions-title">Sessions</h1>
         <span className="muted">Conversations: the traces that share a session id.</span>
+        <OwnCallsSwitch on={ownCalls} onChange={setOwnCalls} />
         <SummariesLag projectId={projectId} />
       </div>
       <form className="filters" role="search" aria-label="Session filters" onSubmit={applyFilters}>

@@ -1,15 +1,18 @@
 import { createColumnHelper, useTable, type SortingState } from '@tanstack/react-table'
 import { useCallback, useMemo, useRef } from 'react'
 import { Link, useNavigate, useSearchParams } from 'react-router'
+import { useEvaluatorNames } from '../api/evaluators.api.ts'
 import { useTraceList } from '../api/traces.api.ts'
 import type { TraceSummary } from '../api/types.ts'
 import { projectPath, useProject } from '../components/project-scope.tsx'
+import { OwnCallsSwitch, SelfBadge, selfServiceName } from '../components/own-calls-switch.tsx'
 import { ErrorMessage } from '../components/status.tsx'
 import { SummariesLag } from '../components/summaries-lag.tsx'
 import { TraceFilterForm } from '../components/trace-filter-form.tsx'
 import { gridFeatures, VirtualGrid } from '../components/virtual-grid.tsx'
 import { formatCost, formatCostExact, formatCount, formatDuration, formatTime } from '../lib/format.ts'
 import { ScoreValue } from '../components/score-value.tsx'
+import { authorText } from '../lib/score-format.ts'
 import { readTraceFilters, serverSorts, writeTraceFilters, type TraceFilters, type TraceSort } from '../lib/trace-filters.ts'
 
 const helper = createColumnHelper<typeof gridFeatures, TraceSummary>()
@@ -33,6 +36,7 @@ export default function TracesPage() {
   const filters = useMemo(() => readTraceFilters(params), [params])
   const list = useTraceList(projectId, filters)
   const seen = useRef<Set<string> | null>(null)
+  const evaluatorNames = useEvaluatorNames(projectId)
 
   const traces = useMemo(() => list.data?.pages.flatMap((page) => page.traces) ?? [], [list.data])
 
@@ -62,7 +66,13 @@ export default function TracesPage() {
           ),
           meta: { width: 'minmax(12rem, 2fr)' },
         }),
-        helper.accessor((trace) => trace.serviceName ?? '', { id: 'service', header: 'Service', sortFn: 'alphanumeric', cell: (info) => info.getValue() || '—', meta: { width: 'minmax(7rem, 1fr)' } }),
+        helper.accessor((trace) => trace.serviceName ?? '', {
+          id: 'service',
+          header: 'Service',
+          sortFn: 'alphanumeric',
+          cell: (info) => (info.getValue() === selfServiceName ? <SelfBadge /> : info.getValue() || '—'),
+          meta: { width: 'minmax(7rem, 1fr)' },
+        }),
         helper.accessor((trace) => trace.models.join(', '), {
           id: 'models',
           header: 'Models',
@@ -105,7 +115,7 @@ export default function TracesPage() {
             return (
               <span className="models">
                 {scores.slice(0, 3).map((score) => (
-                  <span key={score.id} className="tag score-tag" title={`${score.name} (${score.source})${score.comment ? `: ${score.comment}` : ''}`}>
+                  <span key={score.id} className="tag score-tag" title={`${score.name} (${[score.source, authorText(score, evaluatorNames)].filter(Boolean).join(', ')})${score.comment ? `: ${score.comment}` : ''}`}>
                     {score.name} <ScoreValue score={score} />
                   </span>
                 ))}
@@ -116,7 +126,7 @@ export default function TracesPage() {
           meta: { width: 'minmax(10rem, 1.6fr)' },
         }),
       ]),
-    [projectId, filters.scoreName],
+    [projectId, filters.scoreName, evaluatorNames],
   )
 
   const sorting: SortingState = useMemo(() => [{ id: filters.sort, desc: filters.order === 'desc' }], [filters.sort, filters.order])
@@ -148,6 +158,7 @@ export default function TracesPage() {
         <button type="button" className={filters.live ? 'button live on' : 'button live'} aria-pressed={filters.live} onClick={() => apply({ ...filters, live: !filters.live })}>
           <span className="live-dot" aria-hidden="true" /> Live
         </button>
+        <OwnCallsSwitch on={filters.includeTracewellCalls} onChange={(on) => apply({ ...filters, includeTracewellCalls: on })} />
         {!serverSorted && <span className="muted">Sorted by {filters.sort} within the loaded traces</span>}
         <SummariesLag projectId={projectId} />
       </div>

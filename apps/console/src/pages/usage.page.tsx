@@ -2,6 +2,7 @@ import { lazy, Suspense, useMemo } from 'react'
 import { Link, useSearchParams } from 'react-router'
 import { useUsage, type UsageQuery } from '../api/usage.api.ts'
 import { projectPath, useProject } from '../components/project-scope.tsx'
+import { OwnCallsSwitch, useOwnCallsParam } from '../components/own-calls-switch.tsx'
 import { ErrorMessage, Loading } from '../components/status.tsx'
 import { formatCost, formatCount, formatDuration } from '../lib/format.ts'
 import { timeRanges, type TimeRange } from '../lib/trace-filters.ts'
@@ -23,7 +24,8 @@ export default function UsagePage() {
   const groupBy = groupings.includes(groupParam as (typeof groupings)[number]) && groupParam !== '' ? (groupParam as UsageQuery['groupBy']) : undefined
   // Fixed when the range is chosen, so the query key stays put while the page is open.
   const from = useMemo(() => new Date(Date.now() - timeRanges[range]).toISOString(), [range])
-  const usage = useUsage(projectId, { from, bucket, groupBy })
+  const [ownCalls, setOwnCalls] = useOwnCallsParam()
+  const usage = useUsage(projectId, { from, bucket, groupBy, includeTracewellCalls: ownCalls })
   // The window the answer covers: from `from` to when the server was asked (its default `to`).
   const buckets = useMemo(() => bucketStarts(new Date(from), new Date(usage.dataUpdatedAt || Date.now()), bucket), [from, bucket, usage.dataUpdatedAt])
 
@@ -39,6 +41,7 @@ export default function UsagePage() {
     <section className="page" aria-labelledby="usage-title">
       <div className="page-header">
         <h1 id="usage-title">Usage</h1>
+        <OwnCallsSwitch on={ownCalls} onChange={setOwnCalls} />
         <SummariesLag projectId={projectId} />
       </div>
       <form className="filters" aria-label="Usage options" onSubmit={(event) => event.preventDefault()}>

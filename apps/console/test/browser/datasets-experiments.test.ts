@@ -150,10 +150,23 @@ describe('datasets, experiments and the playground in the console', { timeout: 2
     assert.match(firstRow[2] ?? '', /^Paris\.correct 1 \+1\.00/)
     await screenshot(page, 'experiment-comparison')
 
+    // Promoting asks first, saying what moves; declined, nothing moves.
+    const production = async () => {
+      const answer = (await (await fetch(`${fx.stack.url}/api/promptsets/${fx.seeded.promptsetId}/labels`, { headers: { 'x-api-key': fx.stack.projectKey } })).json()) as { labels: Array<{ name: string; version: number }> }
+      return answer.labels.find((label) => label.name === 'production')?.version
+    }
+    const question = 'Move the production label of the prompt “geo-answer” from v1 to v2? Applications that read production get v2 from then on.'
+    assert.equal(await summary.getByRole('button', { name: 'Promote v1 to production' }).count(), 0, 'the version in production is marked, not offered')
+    const declined = new Promise<string>((resolve) => page.once('dialog', (dialog) => (resolve(dialog.message()), void dialog.dismiss())))
     await summary.getByRole('button', { name: 'Promote v2 to production' }).click()
-    await page.getByText('production now points at v2 (was v1).').waitFor()
-    const labels = (await (await fetch(`${fx.stack.url}/api/promptsets/${fx.seeded.promptsetId}/labels`, { headers: { 'x-api-key': fx.stack.projectKey } })).json()) as { labels: Array<{ name: string; version: number }> }
-    assert.deepEqual(labels.labels.find((label) => label.name === 'production')?.version, 2)
+    assert.equal(await declined, question)
+    assert.equal(await production(), 1)
+    const accepted = new Promise<string>((resolve) => page.once('dialog', (dialog) => (resolve(dialog.message()), void dialog.accept())))
+    await summary.getByRole('button', { name: 'Promote v2 to production' }).click()
+    assert.equal(await accepted, question)
+    await page.getByText('geo-answer: production now points at v2 (was v1).').waitFor()
+    assert.equal(await production(), 2)
+    await screenshot(page, 'experiment-promoted')
     assertNoProblems(opened)
     await opened.context.close()
   })
