@@ -177,7 +177,7 @@ async function runLocked(db: Db, options: RetentionRunOptions): Promise<Retentio
   const policies = inFairOrder(await listEnabledRetentionPolicies(db))
   const batch: BatchOptions = { limit: options.batchSize, walCompression: policies.length > 0 ? await probeWalCompression(db) : null }
   const cutoffs = new Map(policies.map((policy) => [policy.projectId, cutoffFor(now, policy.retentionDays, options.cutoffs)]))
-  const droppedPartitions = await dropExpiredPartitions(db, cutoffs, { lockTimeoutMs: options.lockTimeoutMs ?? 1_000, log: options.log, walCompression: batch.walCompression })
+  const droppedPartitions = await dropExpiredPartitions(db, cutoffs, { cutoffOf: (days) => cutoffFor(now, days, options.cutoffs), lockTimeoutMs: options.lockTimeoutMs ?? 1_000, log: options.log, walCompression: batch.walCompression })
   const partitions = await listDayPartitions(db, 'spans')
   const projects: ProjectCleanupReport[] = []
   let stopped = false
