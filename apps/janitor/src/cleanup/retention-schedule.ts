@@ -1,5 +1,5 @@
 import { Cron } from 'croner'
-import { latestCleanupRun, type Db } from '@tracewell/db'
+import { latestCleanupRun, listEnabledRetentionPolicies, type Db } from '@tracewell/db'
 import { runRetentionCleanup, type RetentionRunOptions, type RetentionRunOutcome, type RunLogger } from './retention-run.ts'
 
 /** RETENTION_SCHEDULE's value for no schedule of its own (an outside scheduler calls the endpoint). */
@@ -89,10 +89,8 @@ export function startRetentionSchedule(db: Db, options: RetentionScheduleOptions
   const starting = (async () => {
     await announce()
     try {
-      const last = await latestCleanupRun(db)
-      const due = last === null ? null : nextScheduledRun(options.schedule, new Date(last.startedAt))
-      if (due === null || due.getTime() <= Date.now()) {
-        options.log.info({ lastRunAt: last?.startedAt ?? null }, 'retention cleanup runs now: a scheduled run was missed while Tracewell was stopped')
+      if (await missedARun(db, options.schedule)) {
+        options.log.info({}, 'retention cleanup runs now: a scheduled run was missed while Tracewell was stopped')
         await runNow()
       }
     } catch (error) {
@@ -109,4 +107,16 @@ export function startRetentionSchedule(db: Db, options: RetentionScheduleOptions
       await running
     },
   }
+}
+
+/**
+ * Whether the schedule fired since the last run began (none ran since), or no run was ever recorded
+ * while a policy waits for one (a database from before the schedule, retention saved and never
+ * applied). A database without a policy has nothing to catch up on.
+ */
+async function missedARun(db: Db, schedule: string): Promise<boolean> {
+  const last = await latestCleanupRun(db)
+  if (last === null) return (await listEnabledRetentionPolicies(db)).length > 0
+  const due = nextScheduledRun(schedule, new Date(last.startedAt))
+  return due !== null && due.getTime() <= Date.now()
 }
