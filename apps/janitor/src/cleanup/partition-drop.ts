@@ -17,12 +17,12 @@ export interface PartitionDropOptions {
 /** Why a partition that looked expired was not dropped: its table's lock was busy, or a project of it (seen under the lock) keeps its rows. */
 type DropOutcome = { dropped: true } | { dropped: false; busy: true } | { dropped: false; holding: string[] }
 
-/** Thrown to roll back the drop's transaction (the scores it deleted) once the locked re-read finds a project that keeps its rows. */
-class HeldBack extends Error {
-  readonly holding: string[]
-  constructor(holding: string[]) {
-    super('a project keeps its rows in this partition')
-    this.holding = holding
+/** Thrown to roll back the drop's transaction (the scores it deleted) when the partition stays: its lock was busy, or the locked look found a project that keeps its rows. */
+class PartitionKept extends Error {
+  readonly outcome: Exclude<DropOutcome, { dropped: true }>
+  constructor(outcome: Exclude<DropOutcome, { dropped: true }>) {
+    super('the partition stays')
+    this.outcome = outcome
   }
 }
 
@@ -86,16 +86,17 @@ async function dropIfStillExpired(db: Db, partition: DayPartition, seen: readonl
       await sql`set local synchronous_commit = off`.execute(trx)
       await compressWal(trx, options.walCompression)
       await deleteScoresOf(trx, partition, seen)
-      if (!(await lockDayPartitionedTable(trx, partition.table, options.lockTimeoutMs))) return { dropped: false, busy: true }
+      if (!(await lockDayPartitionedTable(trx, partition.table, options.lockTimeoutMs))) throw new PartitionKept({ dropped: false, busy: true })
       const cutoffs = new Map((await listEnabledRetentionPolicies(trx)).map((policy) => [policy.projectId, options.cutoffOf(policy.retentionDays)]))
       const projects = await projectsInPartition(trx, partition.name)
       const holding = await holdingProjects(trx, projects, end, cutoffs)
-      if (holding.length > 0) throw new HeldBack(holding)
+      if (holding.length > 0) throw new PartitionKept({ dropped: false, holding })
       await deleteScoresOf(trx, partition, projects.filter((id) => !seen.includes(id)))
-      return (await dropPartition(trx, partition.name, options.lockTimeoutMs)) ? { dropped: true } : { dropped: false, busy: true }
+      if (!(await dropPartition(trx, partition.name, options.lockTimeoutMs))) throw new PartitionKept({ dropped: false, busy: true })
+      return { dropped: true }
     })
   } catch (error) {
-    if (error instanceof HeldBack) return { dropped: false, holding: error.holding }
+    if (error instanceof PartitionKept) return error.outcome
     throw error
   }
 }
