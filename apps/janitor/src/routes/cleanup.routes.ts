@@ -88,6 +88,8 @@ function toProjects(report: RetentionRunReport): ProjectCleanup[] {
  * (`success: true`: what was deleted is deleted) with `"complete": false`, `"remaining": true` on
  * each unfinished project and a message asking to call again; the next call continues from where
  * this one stopped, since a cutoff only ever moves forward.
+ *
+ * With `schedule` (npm start) the same runs also start by themselves (retention-schedule.ts).
  */
 export const cleanupRoutes: FastifyPluginAsyncTypebox<CleanupRoutesOptions> = async (app, options) => {
   installErrorHandler(app, messageBody)
@@ -156,7 +158,7 @@ export const cleanupRoutes: FastifyPluginAsyncTypebox<CleanupRoutesOptions> = as
     handler: async (request, reply) => {
       let outcome
       try {
-        outcome = await runRetentionCleanup(app.db, { ...runSettings, log: request.log, signal: shutdown.signal, onDeleted: (_projectId, deleted) => metrics.deletedSpans.inc(deleted) })
+        outcome = await runRetentionCleanup(app.db, { ...runSettings, log: request.log, onDeleted: (_projectId, deleted) => metrics.deletedSpans.inc(deleted) })
       } catch (error) {
         // The run could not start or list the policies (e.g. the database is down).
         request.log.error({ err: error }, 'retention cleanup run failed')
