@@ -97,6 +97,8 @@ async function dropIfStillExpired(db: Db, partition: DayPartition, seen: readonl
     })
   } catch (error) {
     if (error instanceof PartitionKept) return error.outcome
+    // The lock timeout holds for the rest of the transaction: a row lock of a score, say, waited on too long.
+    if ((error as { code?: unknown }).code === '55P03') return { dropped: false, busy: true }
     throw error
   }
 }
