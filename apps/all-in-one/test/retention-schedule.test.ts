@@ -59,12 +59,15 @@ describe('npm start runs the retention cleanup on its schedule', () => {
       assert.equal(put.statusCode, 200)
 
       // Another process's run holds the lock for 2.5 s: every tick meanwhile finds it and does nothing.
-      const held = await withAdvisoryLock(db, CLEANUP_LOCK_KEY, async () => {
+      // (Taken between two of the schedule's runs, which take it every second.)
+      const holdLock = () => withAdvisoryLock(db, CLEANUP_LOCK_KEY, async () => {
         const before = await latestCleanupRun(db)
         await seedOldSpans(db, 3, 3)
         await sleep(2_500)
         return { before, after: await latestCleanupRun(db), spans: await countSpans(db, projectId) }
       })
+      let held = await holdLock()
+      for (const deadline = Date.now() + 10_000; !held.acquired && Date.now() < deadline; await sleep(20)) held = await holdLock()
       assert.ok(held.acquired)
       assert.deepEqual(held.value.after, held.value.before, 'no run while the lock is held elsewhere')
       assert.equal(held.value.spans, 3)
