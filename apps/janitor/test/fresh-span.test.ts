@@ -37,10 +37,12 @@ async function openWriterTransaction(db: Db, projectId: string, startTime: Date)
   return { commit: async () => (release(), await done) }
 }
 
-/** Until a statement waits for a lock on `spans`: the janitor's drop, behind the writer. */
+/** Until a statement waits for a lock on `spans` of this database (every test database, a clone of one template, has the same OIDs): the janitor's drop, behind the writer. */
 async function untilWaitingForSpansLock(db: Db): Promise<void> {
   for (const deadline = Date.now() + 20_000; Date.now() < deadline; await sleep(20)) {
-    const { rows: [row] } = await sql<{ waiting: number }>`select count(*)::int as waiting from pg_locks where relation = 'spans'::regclass and not granted`.execute(db)
+    const { rows: [row] } = await sql<{ waiting: number }>`
+      select count(*)::int as waiting from pg_locks
+      where database = (select oid from pg_database where datname = current_database()) and relation = 'spans'::regclass and not granted`.execute(db)
     if ((row?.waiting ?? 0) > 0) return
   }
   throw new Error('the janitor never waited for the lock on spans')
