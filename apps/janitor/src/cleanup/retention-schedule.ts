@@ -32,7 +32,6 @@ export interface RetentionScheduleOptions {
 }
 
 export interface RetentionSchedule {
-  nextRunAt(): Date | null
   /** Stops the schedule and waits for a run in progress (`run.signal` is what stops it between two batches). */
   stop(): Promise<void>
 }
@@ -43,7 +42,7 @@ export interface RetentionSchedule {
  * endpoint, so one runs at a time across every process on the database; a tick that finds it
  * taken does nothing. A run stopped by the time budget is followed at once by another, until the
  * backlog is done: in process nothing waits for an answer. A start that finds the last run older
- * than the schedule's last firing (the machine was off at 03:00) runs once at once.
+ * than the schedule's last firing (the machine was off at 03:00) runs one straight away.
  */
 export function startRetentionSchedule(db: Db, options: RetentionScheduleOptions): RetentionSchedule {
   let running: Promise<void> | null = null
@@ -99,7 +98,6 @@ export function startRetentionSchedule(db: Db, options: RetentionScheduleOptions
   })()
 
   return {
-    nextRunAt: () => job.nextRun(),
     async stop() {
       stopped = true
       job.stop()
