@@ -209,7 +209,14 @@ describe('separately started services with real clients', () => {
     assert.equal(gone.status, 404)
     const kept = await callJson(`${controlPlane.url}/api/traces/${fresh.spanContext().traceId}`, { headers: { 'x-api-key': projectKey } })
     assert.equal(kept.status, 200)
-    const read = await callJson<{ lastDeletedSpans: number }>(`${controlPlane.url}/api/projects/${projectId}/retention`, { headers: { 'x-api-key': teamKey } })
+    const read = await callJson<{ lastDeletedSpans: number; cleanup: { endpoint: string; schedule: null; nextRunAt: null; lastRun: { trigger: string; outcome: string; deletedSpans: number } } }>(
+      `${controlPlane.url}/api/projects/${projectId}/retention`, { headers: { 'x-api-key': teamKey } },
+    )
     assert.equal(read.body.lastDeletedSpans, 1)
+    // The control plane, a process of its own, says what the janitor recorded: its endpoint asks
+    // for the cron key, a CronJob calls it (no schedule of its own), and its last run.
+    const { cleanup } = read.body
+    assert.deepEqual([cleanup.endpoint, cleanup.schedule, cleanup.nextRunAt], ['cron-api-key', null, null])
+    assert.deepEqual([cleanup.lastRun.trigger, cleanup.lastRun.outcome, cleanup.lastRun.deletedSpans], ['request', 'complete', 1])
   })
 })

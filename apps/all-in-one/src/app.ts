@@ -6,7 +6,7 @@ import { createDb, summaryBacklog, type Db } from '@tracewell/db'
 import { evaluatorOptionsFromSettings, evaluatorPlugin } from '@tracewell/evaluator'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { createIngestRateLimiter, otlpGrpcPlugin, sendTracesRoutes, traceLimitsOf } from '@tracewell/ingest'
-import { cleanupRoutes } from '@tracewell/janitor'
+import { cleanupDetails, cleanupRoutes } from '@tracewell/janitor'
 import { configureSpanLimits } from '@tracewell/otlp'
 import { createOutbound, outboundOptionsOf } from '@tracewell/outbound'
 import { readDefaultKeys, removeDefaultKeys, saveDefaultKeys } from './default-keys.file.ts'
@@ -78,11 +78,15 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
       experimentCallTimeoutMs: config.EXPERIMENT_CALL_TIMEOUT_MS,
       outbound,
     })
-    await app.register(cleanupRoutes, { cronApiKey: config.CRON_API_KEY, batchSize: config.CLEANUP_BATCH_SIZE, timeBudgetMs: config.CLEANUP_TIME_BUDGET_MS, lockTimeoutMs: config.CLEANUP_LOCK_TIMEOUT_MS, cutoffs: config.CLEANUP_CUTOFF })
+    // No CronJob calls `npm start`: it runs the cleanup itself on RETENTION_SCHEDULE (issue 46 §4).
+    await app.register(cleanupRoutes, {
+      cronApiKey: config.CRON_API_KEY, batchSize: config.CLEANUP_BATCH_SIZE, timeBudgetMs: config.CLEANUP_TIME_BUDGET_MS, lockTimeoutMs: config.CLEANUP_LOCK_TIMEOUT_MS, cutoffs: config.CLEANUP_CUTOFF,
+      schedule: config.RETENTION_SCHEDULE,
+    })
     await app.register(consoleAssetsPlugin, { distDir: deps.consoleDistDir })
     // The evaluator worker: BullMQ beside the span queue with REDIS_URL or REDIS_CLUSTER_NODES, in process without.
     await app.register(evaluatorPlugin, evaluatorOptionsFromSettings(config, queueRedisTargetOf(config), llmConnectionKey, outbound))
-    return { readiness: { queue: () => producer.ping(), evaluations: () => app.evaluator.ping() }, details: { summaries: () => summaryBacklog(db) } }
+    return { readiness: { queue: () => producer.ping(), evaluations: () => app.evaluator.ping() }, details: { summaries: () => summaryBacklog(db), cleanup: async () => cleanupDetails(config.CRON_API_KEY, config.RETENTION_SCHEDULE) } }
   },
 })
 

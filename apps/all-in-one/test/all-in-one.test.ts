@@ -62,7 +62,13 @@ describe('npm start on embedded defaults (PGlite, in-process queue)', () => {
     const again = await second.app.inject({ url: `/api/traces/${requests.traces.otlpJson.traceId}`, headers: { 'x-api-key': workspace.projectApiKey } })
     assert.equal(again.statusCode, 200, 'data and keys survive a restart')
     const health = await second.app.inject({ url: '/readyz' })
-    assert.deepEqual(health.json(), { status: 'ok', checks: { postgres: 'ok', queue: 'ok', evaluations: 'ok' }, details: { summaries: { deltas: 0, traces: 0, lagSeconds: 0 } } })
+    const ready = health.json()
+    assert.match(ready.details.cleanup.nextRunAt, /T03:00:00\.000Z$/, 'RETENTION_SCHEDULE defaults to daily at 03:00 UTC')
+    assert.deepEqual({ ...ready, details: { ...ready.details, cleanup: { ...ready.details.cleanup, nextRunAt: 'x' } } }, {
+      status: 'ok',
+      checks: { postgres: 'ok', queue: 'ok', evaluations: 'ok' },
+      details: { summaries: { deltas: 0, traces: 0, lagSeconds: 0 }, cleanup: { endpoint: 'cron-api-key', schedule: '0 3 * * *', nextRunAt: 'x' } },
+    })
     await second.app.close()
   })
 })

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { hashApiKey } from '@tracewell/auth'
-import { findApiKeyIdentityByHash, getRetentionPolicy, listTeamProjects } from '@tracewell/db'
+import { findApiKeyIdentityByHash, getRetentionPolicy, listTeamProjects, recordCleanupRun, saveCleanupStatus } from '@tracewell/db'
 import { adminKey, seedWorkspace, startControlPlane, unauthorized, type TestControlPlane, type Workspace } from './helper.ts'
 
 describe('teams, projects and retention settings', () => {
@@ -86,19 +86,41 @@ describe('teams, projects and retention settings', () => {
 
   describe('retention policy', () => {
     const url = () => `/api/projects/${ws.projectId}/retention`
+    // No janitor has started on this database: nothing is known of the cleanup.
+    const noCleanupYet = { endpoint: null, schedule: null, nextRunAt: null, lastRun: null }
 
     it('reads as disabled with 30 days when nothing is stored', async () => {
       const response = await asTeam('GET', url())
-      assert.deepEqual([response.statusCode, response.json()], [200, { projectId: ws.projectId, enabled: false, retentionDays: 30, lastRunAt: null, lastDeletedSpans: null }])
+      assert.deepEqual([response.statusCode, response.json()], [200, { projectId: ws.projectId, enabled: false, retentionDays: 30, lastRunAt: null, lastDeletedSpans: null, cleanup: noCleanupYet }])
     })
 
     it('stores an update and reads it back', async () => {
       const updated = await asTeam('PUT', url(), { enabled: true, retentionDays: 7 })
-      assert.deepEqual([updated.statusCode, updated.json()], [200, { projectId: ws.projectId, enabled: true, retentionDays: 7, lastRunAt: null, lastDeletedSpans: null }])
+      assert.deepEqual([updated.statusCode, updated.json()], [200, { projectId: ws.projectId, enabled: true, retentionDays: 7, lastRunAt: null, lastDeletedSpans: null, cleanup: noCleanupYet }])
       assert.deepEqual((await asTeam('GET', url())).json(), updated.json())
       assert.equal((await getRetentionPolicy(cp.db, ws.projectId)).retentionDays, 7)
       const bounds = [await asTeam('PUT', url(), { enabled: false, retentionDays: 1 }), await asTeam('PUT', url(), { enabled: true, retentionDays: 3650 })]
       assert.deepEqual(bounds.map((response) => response.json().retentionDays), [1, 3650])
+    })
+
+    it('says how the cleanup runs, as the process serving it recorded it: its endpoint, schedule, next run and last run', async () => {
+      await saveCleanupStatus(cp.db, { endpointOpen: true, schedule: '0 3 * * *', nextRunAt: new Date('2030-01-02T03:00:00Z') })
+      await recordCleanupRun(cp.db, { startedAt: new Date('2030-01-01T03:00:00Z'), finishedAt: new Date('2030-01-01T03:00:02Z'), trigger: 'request', outcome: 'incomplete', deletedSpans: 5, droppedPartitions: 0 })
+      await recordCleanupRun(cp.db, { startedAt: new Date('2030-01-01T03:00:05Z'), finishedAt: new Date('2030-01-01T03:00:07Z'), trigger: 'schedule', outcome: 'complete', deletedSpans: 12, droppedPartitions: 2 })
+      const response = await asTeam('GET', url())
+      assert.equal(response.statusCode, 200)
+      assert.deepEqual(response.json().cleanup, {
+        endpoint: 'open',
+        schedule: '0 3 * * *',
+        nextRunAt: '2030-01-02T03:00:00.000Z',
+        lastRun: { startedAt: '2030-01-01T03:00:05.000Z', finishedAt: '2030-01-01T03:00:07.000Z', trigger: 'schedule', outcome: 'complete', deletedSpans: 12, droppedPartitions: 2 },
+      })
+      // A janitor started with CRON_API_KEY and no schedule of its own (a CronJob calls it).
+      await saveCleanupStatus(cp.db, { endpointOpen: false, schedule: null, nextRunAt: null })
+      const put = await asTeam('PUT', url(), { enabled: true, retentionDays: 3650 })
+      assert.deepEqual({ ...put.json().cleanup, lastRun: null }, { endpoint: 'cron-api-key', schedule: null, nextRunAt: null, lastRun: null })
+      await cp.db.deleteFrom('retention_runs').execute()
+      await cp.db.deleteFrom('retention_cleanup_status').execute()
     })
 
     it('validates: integer days 1–3650 and a boolean switch, both required, no coercion', async () => {

@@ -1,5 +1,6 @@
 import type { JanitorConfig } from '@tracewell/config'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
+import { cleanupDetails } from './cleanup/cleanup-status.ts'
 import { cleanupRoutes } from './routes/cleanup.routes.ts'
 
 /** The janitor: the cleanup endpoint a scheduler calls, plus /healthz, /readyz and /metrics. */
@@ -13,6 +14,8 @@ export const janitorService = defineService<JanitorConfig>({
   migrations: 'check',
   async register(app, config) {
     await app.register(cleanupRoutes, { cronApiKey: config.CRON_API_KEY, batchSize: config.CLEANUP_BATCH_SIZE, timeBudgetMs: config.CLEANUP_TIME_BUDGET_MS, lockTimeoutMs: config.CLEANUP_LOCK_TIMEOUT_MS, cutoffs: config.CLEANUP_CUTOFF })
+    // No schedule of its own: a CronJob calls it.
+    return { details: { cleanup: async () => cleanupDetails(config.CRON_API_KEY, undefined) } }
   },
 })
 

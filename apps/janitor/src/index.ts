@@ -18,5 +18,8 @@ export {
   type RetentionRunOptions,
   type RetentionRunOutcome,
   type RetentionRunReport,
+  type RunLogger,
 } from './cleanup/retention-run.ts'
-export { cleanupMetrics, RunOutcomes, type CleanupMetrics } from './cleanup/cleanup.metrics.ts'
+export { cleanupMetrics, countRun, RunOutcomes, type CleanupMetrics } from './cleanup/cleanup.metrics.ts'
+export { cleanupDetails, OPEN_ENDPOINT_WARNING, type CleanupDetails } from './cleanup/cleanup-status.ts'
+export { nextScheduledRun, NO_SCHEDULE, startRetentionSchedule, type RetentionSchedule, type RetentionScheduleOptions } from './cleanup/retention-schedule.ts'

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { backfillSessionSummaries, backfillTraceSummaries, backfillUsageRollups, countSpans, getRetentionPolicy, sql } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
-import { buildApp, cutoffFor, runRetentionCleanup } from '../src/index.ts'
+import { buildApp, cutoffFor, OPEN_ENDPOINT_WARNING, runRetentionCleanup } from '../src/index.ts'
 import { dayMs, janitorConfig, project, seedSpans } from './helpers.ts'
 
 const quiet = { info() {}, error() {} }
@@ -118,7 +118,9 @@ describe('retention cleanup', () => {
   it('serves health, readiness and metrics', async () => {
     const app = await buildApp(janitorConfig(testDb.url), { db: testDb.db })
     assert.deepEqual((await app.inject({ url: '/healthz' })).json(), { status: 'ok' })
-    assert.deepEqual((await app.inject({ url: '/readyz' })).json(), { status: 'ok', checks: { postgres: 'ok' } })
+    assert.deepEqual((await app.inject({ url: '/readyz' })).json(), {
+      status: 'ok', checks: { postgres: 'ok' }, details: { cleanup: { endpoint: 'open', schedule: null, nextRunAt: null, warning: OPEN_ENDPOINT_WARNING } },
+    })
     const id = await project(testDb.db, 'metered', { enabled: true, retentionDays: 1 })
     await seedSpans(testDb.db, id, 3, new Date(Date.now() - 5 * dayMs))
     const run = await app.inject({ url: '/api/cron/cleanup-traces' })

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { countSpans } from '@tracewell/db'
+import { countSpans, getCleanupStatus, latestCleanupRun } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import type { App } from '@tracewell/http'
-import { buildApp } from '../src/index.ts'
+import { buildApp, OPEN_ENDPOINT_WARNING } from '../src/index.ts'
 import { dayMs, janitorConfig, project, seedSpans } from './helpers.ts'
 
 const cronKey = 'cron-secret-0123456789abcdef0123456789abcdef'
@@ -47,19 +47,32 @@ describe('cron-api-key', () => {
     })
   }
 
-  it('the right key runs the cleanup', async () => {
+  it('the right key runs the cleanup, recorded as a run of a request', async () => {
+    const before = Date.now()
     const response = await app.inject({ method: 'POST', url, headers: { 'cron-api-key': cronKey } })
     assert.equal(response.statusCode, 200)
     assert.equal(response.json().deletedSpans, 4)
     assert.equal(await countSpans(testDb.db, projectId), 0)
+    const run = await latestCleanupRun(testDb.db)
+    assert.ok(run && Date.parse(run.startedAt) >= before - 1_000 && Date.parse(run.finishedAt) >= Date.parse(run.startedAt))
+    assert.deepEqual({ ...run, startedAt: 'x', finishedAt: 'x' }, { startedAt: 'x', finishedAt: 'x', trigger: 'request', outcome: 'complete', deletedSpans: 4, droppedPartitions: 0 })
   })
 
-  it('with no key configured the endpoint is open', async () => {
+  it('says the endpoint asks for the key in /readyz and to the console', async () => {
+    const ready = await app.inject({ url: '/readyz' })
+    assert.deepEqual(ready.json().details, { cleanup: { endpoint: 'cron-api-key', schedule: null, nextRunAt: null } })
+    assert.deepEqual({ ...(await getCleanupStatus(testDb.db)), updatedAt: 'x' }, { endpointOpen: false, schedule: null, nextRunAt: null, updatedAt: 'x' })
+  })
+
+  it('with no key configured the endpoint is open, and /readyz and the console are told', async () => {
     const open = await buildApp(janitorConfig(testDb.url, { CRON_API_KEY: '' }), { db: testDb.db })
     const response = await open.inject({ url, headers: { 'cron-api-key': 'anything' } })
     assert.equal(response.statusCode, 200)
     assert.deepEqual(response.json().success, true)
     assert.equal((await open.inject({ url })).statusCode, 200)
+    const ready = await open.inject({ url: '/readyz' })
+    assert.deepEqual(ready.json().details, { cleanup: { endpoint: 'open', schedule: null, nextRunAt: null, warning: OPEN_ENDPOINT_WARNING } })
     await open.close()
+    assert.equal((await getCleanupStatus(testDb.db))?.endpointOpen, true)
   })
 })

@@ -1,4 +1,5 @@
-import { Type } from '@sinclair/typebox'
+import { FormatRegistry, Type } from '@sinclair/typebox'
+import { Cron } from 'croner'
 
 // Every environment variable Tracewell reads (docs/settings.md), grouped by concern. Services compose the
 // groups they need in services.ts. Keys are the variable names themselves, so docs/settings.md, the compose
@@ -364,6 +365,26 @@ export const janitorSettings = {
     description: "exact: spans go at now − retention, the rest of their day deleted row by row; day: once their whole UTC day is past retention (kept up to a day longer), so an expired day is one dropped partition (default exact)",
   }),
   CLEANUP_LOCK_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 1_000, description: 'how long dropping an expired day partition of spans waits for its lock before leaving it to the next run (default 1000)' }),
+}
+
+// A cron expression croner accepts (5 fields, or 6 with seconds first; @daily and the like), or "off".
+FormatRegistry.Set('retention-schedule', (value) => {
+  if (value === 'off') return true
+  try {
+    new Cron(value, { paused: true, timezone: 'UTC' }).stop()
+    return true
+  } catch {
+    return false
+  }
+})
+
+/** `npm start` and the all-in-one image run the cleanup themselves; the janitor service is called by a CronJob instead. */
+export const retentionScheduleSettings = {
+  RETENTION_SCHEDULE: Type.String({
+    format: 'retention-schedule',
+    default: '0 3 * * *',
+    description: 'when npm start runs the retention cleanup: a cron expression in UTC (5 fields, or 6 with seconds first; @daily, @hourly), or off (default "0 3 * * *", daily at 03:00 UTC)',
+  }),
 }
 
 export const startupSettings = {

@@ -105,6 +105,29 @@ export interface ProjectRetentionPoliciesTable {
   last_deleted_spans: Int8 | null
 }
 
+export type RetentionRunTrigger = 'schedule' | 'request'
+export type RetentionRunOutcome = 'complete' | 'incomplete' | 'failed'
+
+/** A cleanup run that took the cleanup lock (retention-runs.repository.ts). */
+export interface RetentionRunsTable {
+  id: GeneratedAlways<string>
+  started_at: Timestamp
+  finished_at: Timestamp
+  trigger: RetentionRunTrigger
+  outcome: RetentionRunOutcome
+  deleted_spans: Int8
+  dropped_partitions: number
+}
+
+/** One row: how the process serving the cleanup is set up (retention-runs.repository.ts). */
+export interface RetentionCleanupStatusTable {
+  id: Generated<boolean>
+  endpoint_open: boolean
+  schedule: string | null
+  next_run_at: Timestamp | null
+  updated_at: CreatedAt
+}
+
 /** One row per trace, kept by the writer (trace-summaries.ts). */
 export interface TraceSummariesTable {
   project_id: string
@@ -447,6 +470,8 @@ export interface Database {
   prompt_label_moves: PromptLabelMovesTable
   project_retention_policies: ProjectRetentionPoliciesTable
   project_ingest_limits: ProjectIngestLimitsTable
+  retention_runs: RetentionRunsTable
+  retention_cleanup_status: RetentionCleanupStatusTable
   spans: SpansTable
   project_model_prices: ProjectModelPricesTable
   trace_summaries: TraceSummariesTable
@@ -529,6 +554,8 @@ export const declaredColumns: DeclaredColumns = {
     last_run_at: nullable, last_deleted_spans: nullable,
   },
   project_ingest_limits: { project_id: notNull, spans_per_second: nullable, burst: nullable, created_at: notNull, updated_at: notNull },
+  retention_runs: { id: notNull, started_at: notNull, finished_at: notNull, trigger: notNull, outcome: notNull, deleted_spans: notNull, dropped_partitions: notNull },
+  retention_cleanup_status: { id: notNull, endpoint_open: notNull, schedule: nullable, next_run_at: nullable, updated_at: notNull },
   spans: {
     project_id: notNull, trace_id: notNull, span_id: notNull, parent_span_id: nullable, name: notNull, kind: notNull,
     start_time: notNull, end_time: notNull, duration_ns: notNull, trace_state: nullable, status_code: notNull,

@@ -210,12 +210,29 @@ export interface IngestLimit {
   default: { spansPerSecond: number | null; burst: number | null }
 }
 
+/** A run of the cleanup, any project's: what GET …/retention says of the latest. */
+export interface CleanupRun {
+  startedAt: string
+  finishedAt: string
+  trigger: 'schedule' | 'request'
+  outcome: 'complete' | 'incomplete' | 'failed'
+  deletedSpans: number
+  droppedPartitions: number
+}
+
 export interface RetentionPolicy {
   projectId: string
   enabled: boolean
   retentionDays: number
   lastRunAt: string | null
   lastDeletedSpans: number | null
+  /** How the cleanup runs: `endpoint` null until a janitor (or npm start) has started on the database. */
+  cleanup: {
+    endpoint: 'open' | 'cron-api-key' | null
+    schedule: string | null
+    nextRunAt: string | null
+    lastRun: CleanupRun | null
+  }
 }
 
 /** GET /api/summaries/status. */

@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react'
 import { useSearchParams } from 'react-router'
+import type { CleanupRun, RetentionPolicy } from '../api/types.ts'
 import { useApiKeys, useCreateApiKey, useCreateProject, useIngestLimit, useProjects, useRetention, useRevokeApiKey, useSaveIngestLimit, useSaveRetention, type KeyScope } from '../api/projects.api.ts'
 import { useSession } from '../api/session.api.ts'
 import { CopyButton } from '../components/copy-button.tsx'
@@ -237,9 +238,9 @@ function RetentionForm({ projectId }: { projectId: string }) {
         <input type="number" min={1} max={3650} required value={shownDays} onChange={(event) => setDays(event.target.value)} />
       </label>
       <p className="muted small">
-        {policy.data.lastRunAt ? `Last cleanup ${formatTime(policy.data.lastRunAt)}: ${policy.data.lastDeletedSpans ?? 0} spans deleted.` : 'No cleanup has run for this project yet.'} Cleanup runs when the
-        scheduler calls the janitor.
+        {policy.data.lastRunAt ? `Last cleanup of this project ${formatTime(policy.data.lastRunAt)}: ${policy.data.lastDeletedSpans ?? 0} spans deleted.` : 'No cleanup has run for this project yet.'}
       </p>
+      <CleanupStatus cleanup={policy.data.cleanup} />
       {save.isError && <ErrorMessage error={save.error} what="the policy" />}
       {save.isSuccess && enabled === null && days === null && (
         <p role="status" className="success">
@@ -250,6 +251,41 @@ function RetentionForm({ projectId }: { projectId: string }) {
         Save retention
       </button>
     </form>
+  )
+}
+
+const runOutcomes: Record<CleanupRun['outcome'], string> = {
+  complete: 'complete',
+  incomplete: 'stopped by its time budget, the next run continues',
+  failed: 'failed for a project, see the janitor’s log',
+}
+
+/**
+ * How the cleanup that applies the policy runs, the same for every project: on npm start's own
+ * schedule or when a CronJob calls the janitor; its last and next run; and a warning when its
+ * endpoint is open to anyone who can reach it (issue 48 §8).
+ */
+function CleanupStatus({ cleanup }: { cleanup: RetentionPolicy['cleanup'] }) {
+  const { lastRun } = cleanup
+  const howItRuns = cleanup.endpoint === null
+    ? 'No janitor has started on this database yet: policies apply once one runs.'
+    : cleanup.schedule === null
+      ? 'Cleanup runs when a scheduler (the janitor’s CronJob) calls the janitor.'
+      : `Cleanup runs on the schedule ${cleanup.schedule} (UTC)${cleanup.nextRunAt ? `; next run ${formatTime(cleanup.nextRunAt)}` : ''}.`
+  return (
+    <div className="cleanup-status" aria-label="Cleanup runs">
+      <p className="muted small">{howItRuns}</p>
+      <p className="muted small">
+        {lastRun
+          ? `Last run ${formatTime(lastRun.startedAt)} (${lastRun.trigger === 'schedule' ? 'scheduled' : 'called'}, ${runOutcomes[lastRun.outcome]}): ${lastRun.deletedSpans.toLocaleString('en')} spans deleted${lastRun.droppedPartitions > 0 ? `, ${lastRun.droppedPartitions} expired days dropped` : ''}.`
+          : 'The cleanup has not run yet.'}
+      </p>
+      {cleanup.endpoint === 'open' && (
+        <p role="alert" className="warning-message">
+          The cleanup endpoint is open: CRON_API_KEY is not set, so anyone who can reach /api/cron/cleanup-traces can run the cleanup. Set CRON_API_KEY in production.
+        </p>
+      )}
+    </div>
   )
 }
 

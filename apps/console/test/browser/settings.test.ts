@@ -79,6 +79,19 @@ describe('settings in the console', () => {
     await form.waitFor()
     assert.equal(await form.getByLabel('Days kept').inputValue(), '14')
     assert.equal(await form.getByLabel('Delete traces older than the period below').isChecked(), true)
+
+    // npm start runs the cleanup itself, daily at 03:00 UTC by default; without CRON_API_KEY its
+    // endpoint is open, and the panel says so.
+    const cleanup = form.getByLabel('Cleanup runs')
+    await cleanup.getByText(/^Cleanup runs on the schedule 0 3 \* \* \* \(UTC\); next run .+\.$/).waitFor()
+    await cleanup.getByText('The cleanup has not run yet.').waitFor()
+    assert.match(await cleanup.getByRole('alert').textContent() ?? '', /^The cleanup endpoint is open: CRON_API_KEY is not set/)
+    const run = await fetch(`${fx.stack.url}/api/cron/cleanup-traces`)
+    assert.equal(run.status, 200)
+    await page.reload()
+    await cleanup.getByText(/^Last run .+ \(called, complete\): 0 spans deleted\.$/).waitFor()
+    await form.getByText(/^Last cleanup of this project .+: 0 spans deleted\.$/).waitFor()
+    await form.scrollIntoViewIfNeeded()
     await screenshot(page, 'settings-retention')
     assertNoProblems(opened)
     await opened.context.close()

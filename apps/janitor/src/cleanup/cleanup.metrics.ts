@@ -1,4 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client'
+import type { RetentionRunOutcome } from './retention-run.ts'
 
 export const RunOutcomes = {
   complete: 'complete',
@@ -51,4 +52,25 @@ export function cleanupMetrics(registry: Registry): CleanupMetrics {
       registers: [registry],
     })),
   }
+}
+
+/** Counts a run, whoever started it: its outcome, or `'error'` when it could not start or list the policies (e.g. the database is down). */
+export function countRun(metrics: CleanupMetrics, outcome: RetentionRunOutcome | 'error'): void {
+  if (outcome === 'error') {
+    metrics.runs.inc({ outcome: RunOutcomes.failed })
+    metrics.runFailures.inc()
+    return
+  }
+  if (!outcome.ran) {
+    metrics.runs.inc({ outcome: RunOutcomes.busy })
+    return
+  }
+  const { report } = outcome
+  metrics.runDuration.observe(report.durationMs / 1000)
+  if (report.failedProjects > 0) {
+    metrics.runs.inc({ outcome: RunOutcomes.failed })
+    metrics.runFailures.inc()
+    return
+  }
+  metrics.runs.inc({ outcome: report.complete ? RunOutcomes.complete : RunOutcomes.incomplete })
 }

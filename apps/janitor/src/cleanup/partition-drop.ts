@@ -1,14 +1,29 @@
 import {
-  DAY_PARTITIONED_TABLES, dayAfter, dropPartition, existingProjectIds, listDayPartitions, projectsInPartition, sql, type DayPartition, type Db, type Executor,
+  DAY_PARTITIONED_TABLES, dayAfter, dropPartition, existingProjectIds, listDayPartitions, listEnabledRetentionPolicies, lockDayPartitionedTable, projectsInPartition, sql,
+  type DayPartition, type Db, type Executor,
 } from '@tracewell/db'
 import type { RunLogger } from './retention-run.ts'
 import { compressWal, type WalCompression } from './wal-compression.ts'
 
 export interface PartitionDropOptions {
+  /** The cutoff of a policy of `retentionDays` in this run (the same `now` and granularity as the batches'). */
+  cutoffOf: (retentionDays: number) => Date
   lockTimeoutMs: number
   log: RunLogger
   /** The drop's WAL is mostly images of catalog pages: compressed like the batches' (wal-compression.ts). */
   walCompression: WalCompression
+}
+
+/** Why a partition that looked expired was not dropped: its table's lock was busy, or a project of it (seen under the lock) keeps its rows. */
+type DropOutcome = { dropped: true } | { dropped: false; busy: true } | { dropped: false; holding: string[] }
+
+/** Thrown to roll back the drop's transaction (the scores it deleted) when the partition stays: its lock was busy, or the locked look found a project that keeps its rows. */
+class PartitionKept extends Error {
+  readonly outcome: Exclude<DropOutcome, { dropped: true }>
+  constructor(outcome: Exclude<DropOutcome, { dropped: true }>) {
+    super('the partition stays')
+    this.outcome = outcome
+  }
 }
 
 /**
@@ -19,10 +34,16 @@ export interface PartitionDropOptions {
  * forever. Oldest first; a day held back does not stop the check of the next (a project may have
  * stopped sending). Answers the names dropped.
  *
+ * The decision is taken twice: first without a lock, so that a day some project holds back costs
+ * nothing; then, for a day that looked expired, again in the drop's transaction with its table
+ * locked against writes (lockDayPartitionedTable), projects and policies read anew. A writer's
+ * transaction that inserted into the day, even one committing a moment before the drop, has
+ * committed and is seen by that second look, or starts after the drop (issue 48 §3).
+ *
  * A drop writes a few catalog rows to the WAL, whatever the rows of the partition: this is what
  * makes a day's expiry cheap (docs/operations.md#partitions). The scores of a dropped day's traces
  * and sessions go in the same transaction (row by row: they are as many as users and evaluators
- * gave, not as the spans).
+ * gave, not as the spans), before the lock so that they do not lengthen it.
  */
 export async function dropExpiredPartitions(db: Db, cutoffs: ReadonlyMap<string, Date>, options: PartitionDropOptions): Promise<string[]> {
   const latestCutoff = Math.max(...[...cutoffs.values()].map((cutoff) => cutoff.getTime()))
@@ -34,24 +55,52 @@ export async function dropExpiredPartitions(db: Db, cutoffs: ReadonlyMap<string,
       // No policy can have expired a day that ends after the latest cutoff.
       if (end.getTime() > latestCutoff) break
       const projects = await projectsInPartition(db, partition.name)
-      const live = await existingProjectIds(db, projects)
-      const holding = projects.filter((id) => live.has(id) && !((cutoffs.get(id)?.getTime() ?? -Infinity) >= end.getTime()))
-      if (holding.length > 0) continue
-      const gone = await db.transaction().execute(async (trx) => {
-        await sql`set local synchronous_commit = off`.execute(trx)
-        await compressWal(trx, options.walCompression)
-        await deleteScoresOf(trx, partition, projects)
-        return dropPartition(trx, partition.name, options.lockTimeoutMs)
-      })
-      if (gone) {
+      if ((await holdingProjects(db, projects, end, cutoffs)).length > 0) continue
+      const outcome = await dropIfStillExpired(db, partition, projects, end, options)
+      if (outcome.dropped) {
         dropped.push(partition.name)
         options.log.info({ partition: partition.name, projects: projects.length }, 'retention cleanup dropped a day partition')
-      } else {
+      } else if ('busy' in outcome) {
         options.log.info({ partition: partition.name, lockTimeoutMs: options.lockTimeoutMs }, 'retention cleanup left a day partition for the next run: its lock was busy')
+      } else {
+        options.log.info({ partition: partition.name, holding: outcome.holding }, 'retention cleanup kept a day partition: rows of a project that keeps them arrived before the drop')
       }
     }
   }
   return dropped
+}
+
+/** The projects of `projects` that keep their rows of a day ending at `end`: they exist, and no enabled policy's cutoff has passed the day. */
+async function holdingProjects(db: Executor, projects: readonly string[], end: Date, cutoffs: ReadonlyMap<string, Date>): Promise<string[]> {
+  const live = await existingProjectIds(db, projects)
+  return projects.filter((id) => live.has(id) && !((cutoffs.get(id)?.getTime() ?? -Infinity) >= end.getTime()))
+}
+
+/**
+ * The drop's transaction: the scores of the projects first seen, then the table's lock, then the
+ * locked look at the partition's projects and the policies; the drop only when none keeps its rows.
+ */
+async function dropIfStillExpired(db: Db, partition: DayPartition, seen: readonly string[], end: Date, options: PartitionDropOptions): Promise<DropOutcome> {
+  try {
+    return await db.transaction().execute(async (trx): Promise<DropOutcome> => {
+      await sql`set local synchronous_commit = off`.execute(trx)
+      await compressWal(trx, options.walCompression)
+      await deleteScoresOf(trx, partition, seen)
+      if (!(await lockDayPartitionedTable(trx, partition.table, options.lockTimeoutMs))) throw new PartitionKept({ dropped: false, busy: true })
+      const cutoffs = new Map((await listEnabledRetentionPolicies(trx)).map((policy) => [policy.projectId, options.cutoffOf(policy.retentionDays)]))
+      const projects = await projectsInPartition(trx, partition.name)
+      const holding = await holdingProjects(trx, projects, end, cutoffs)
+      if (holding.length > 0) throw new PartitionKept({ dropped: false, holding })
+      await deleteScoresOf(trx, partition, projects.filter((id) => !seen.includes(id)))
+      if (!(await dropPartition(trx, partition.name, options.lockTimeoutMs))) throw new PartitionKept({ dropped: false, busy: true })
+      return { dropped: true }
+    })
+  } catch (error) {
+    if (error instanceof PartitionKept) return error.outcome
+    // The lock timeout holds for the rest of the transaction: a row lock of a score, say, waited on too long.
+    if ((error as { code?: unknown }).code === '55P03') return { dropped: false, busy: true }
+    throw error
+  }
 }
 
 /**
@@ -60,6 +109,7 @@ export async function dropExpiredPartitions(db: Db, cutoffs: ReadonlyMap<string,
  * partition is not read), each found through the scores' index.
  */
 async function deleteScoresOf(trx: Executor, partition: DayPartition, projects: readonly string[]): Promise<void> {
+  if (projects.length === 0) return
   if (partition.table !== 'trace_summaries' && partition.table !== 'session_summaries') return
   const ofTraces = partition.table === 'trace_summaries'
   const { rows: scored } = await sql<{ id: string }>`

@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks'
 import {
   dayAfter, deleteOldestSpansBefore, deleteSummariesOfWindow, ensureDayPartitions, listDayPartitions, listEnabledRetentionPolicies,
-  recordRetentionRun, sql, startOfUtcDay, withAdvisoryLock, type Db, type DayPartition, type DeletedWindow, type RetentionPolicyDto,
+  recordCleanupRun, recordRetentionRun, sql, startOfUtcDay, withAdvisoryLock, type Db, type DayPartition, type DeletedWindow, type RetentionPolicyDto,
+  type RetentionRunTrigger,
 } from '@tracewell/db'
 import { dropExpiredPartitions } from './partition-drop.ts'
 import { compressWal, probeWalCompression, type WalCompression } from './wal-compression.ts'
@@ -47,6 +48,8 @@ export interface RetentionRunOptions {
    * retentionDays and at most a day more, and a day's expiry is one dropped partition.
    */
   cutoffs?: CutoffGranularity
+  /** Who started the run, as retention_runs records it: the endpoint's caller ('request', the default) or `npm start`'s schedule. */
+  trigger?: RetentionRunTrigger
 }
 
 export type CutoffGranularity = 'day' | 'exact'
@@ -158,8 +161,28 @@ async function deleteSummariesUpTo(db: Db, batch: BatchOptions, projectId: strin
  * lastDeletedSpans; a failed project or one not reached keeps its previous record.
  */
 export async function runRetentionCleanup(db: Db, options: RetentionRunOptions): Promise<RetentionRunOutcome> {
-  const locked = await withAdvisoryLock(db, CLEANUP_LOCK_KEY, () => runLocked(db, options))
+  const locked = await withAdvisoryLock(db, CLEANUP_LOCK_KEY, async () => {
+    const startedAt = new Date()
+    const report = await runLocked(db, options)
+    await recordRun(db, startedAt, report, options)
+    return report
+  })
   return locked.acquired ? { ran: true, report: locked.value } : { ran: false }
+}
+
+/**
+ * The run in retention_runs, for the console's "last cleanup". Under the cleanup lock, so runs are
+ * recorded in the order they ran. A run whose record fails is still a run: the failure is logged.
+ */
+async function recordRun(db: Db, startedAt: Date, report: RetentionRunReport, options: RetentionRunOptions): Promise<void> {
+  const outcome = report.failedProjects > 0 ? 'failed' : report.complete ? 'complete' : 'incomplete'
+  try {
+    await recordCleanupRun(db, {
+      startedAt, finishedAt: new Date(), trigger: options.trigger ?? 'request', outcome, deletedSpans: report.deletedSpans, droppedPartitions: report.droppedPartitions.length,
+    })
+  } catch (error) {
+    options.log.error({ err: error }, 'retention cleanup could not record its run')
+  }
 }
 
 async function runLocked(db: Db, options: RetentionRunOptions): Promise<RetentionRunReport> {
@@ -177,7 +200,7 @@ async function runLocked(db: Db, options: RetentionRunOptions): Promise<Retentio
   const policies = inFairOrder(await listEnabledRetentionPolicies(db))
   const batch: BatchOptions = { limit: options.batchSize, walCompression: policies.length > 0 ? await probeWalCompression(db) : null }
   const cutoffs = new Map(policies.map((policy) => [policy.projectId, cutoffFor(now, policy.retentionDays, options.cutoffs)]))
-  const droppedPartitions = await dropExpiredPartitions(db, cutoffs, { lockTimeoutMs: options.lockTimeoutMs ?? 1_000, log: options.log, walCompression: batch.walCompression })
+  const droppedPartitions = await dropExpiredPartitions(db, cutoffs, { cutoffOf: (days) => cutoffFor(now, days, options.cutoffs), lockTimeoutMs: options.lockTimeoutMs ?? 1_000, log: options.log, walCompression: batch.walCompression })
   const partitions = await listDayPartitions(db, 'spans')
   const projects: ProjectCleanupReport[] = []
   let stopped = false

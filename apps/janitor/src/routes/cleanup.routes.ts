@@ -3,8 +3,11 @@ import { Type, type Static } from '@sinclair/typebox'
 import { secretsMatch } from '@tracewell/auth'
 import { ConflictError, installErrorHandler, messageBody, UnauthorizedError } from '@tracewell/http'
 import type { FastifyRequest } from 'fastify'
-import { cleanupMetrics, RunOutcomes } from '../cleanup/cleanup.metrics.ts'
+import { saveCleanupStatus } from '@tracewell/db'
+import { cleanupMetrics, countRun } from '../cleanup/cleanup.metrics.ts'
+import { OPEN_ENDPOINT_WARNING } from '../cleanup/cleanup-status.ts'
 import { runRetentionCleanup, type CutoffGranularity, type RetentionRunReport } from '../cleanup/retention-run.ts'
+import { NO_SCHEDULE, startRetentionSchedule, type RetentionSchedule } from '../cleanup/retention-schedule.ts'
 
 export interface CleanupRoutesOptions {
   /** CRON_API_KEY. Unset or empty leaves the endpoint open, with a warning at start-up. */
@@ -15,6 +18,11 @@ export interface CleanupRoutesOptions {
   lockTimeoutMs: number
   /** CLEANUP_CUTOFF: whole UTC days, or exactly now − retention. */
   cutoffs: CutoffGranularity
+  /**
+   * RETENTION_SCHEDULE: `npm start` runs the cleanup itself on this cron schedule; absent (the
+   * janitor service, which a CronJob calls) or `off`, only calls of the endpoint run it.
+   */
+  schedule?: string | undefined
 }
 
 export const CronKeyHeadersSchema = Type.Object({ 'cron-api-key': Type.Optional(Type.String()) })
@@ -80,18 +88,44 @@ function toProjects(report: RetentionRunReport): ProjectCleanup[] {
  * (`success: true`: what was deleted is deleted) with `"complete": false`, `"remaining": true` on
  * each unfinished project and a message asking to call again; the next call continues from where
  * this one stopped, since a cutoff only ever moves forward.
+ *
+ * With `schedule` (npm start) the same runs also start by themselves (retention-schedule.ts).
  */
 export const cleanupRoutes: FastifyPluginAsyncTypebox<CleanupRoutesOptions> = async (app, options) => {
   installErrorHandler(app, messageBody)
   const cronApiKey = options.cronApiKey ? options.cronApiKey : undefined
-  if (cronApiKey === undefined) {
-    app.log.warn('CRON_API_KEY is not set: /api/cron/cleanup-traces is open to anyone who can reach this service; set it in production')
-  }
+  // Open as the Langtrace API documents it, but said where an operator looks: here, in /readyz
+  // (cleanup-status.ts) and in the console's retention panel (retention_cleanup_status).
+  if (cronApiKey === undefined) app.log.warn(OPEN_ENDPOINT_WARNING)
   const metrics = cleanupMetrics(app.metrics)
+  const schedule = options.schedule === undefined || options.schedule === NO_SCHEDULE ? null : options.schedule
 
   // Shutting down stops a long run between two batches instead of holding the process open.
   const shutdown = new AbortController()
   app.addHook('preClose', async () => shutdown.abort())
+  const runSettings = { batchSize: options.batchSize, timeBudgetMs: options.timeBudgetMs, lockTimeoutMs: options.lockTimeoutMs, cutoffs: options.cutoffs, signal: shutdown.signal }
+
+  // Once the app is ready: the status the console reads, and the schedule. Neither is awaited, so
+  // a database slow to answer does not hold the start; both are waited for on close.
+  let scheduled: RetentionSchedule | null = null
+  let statusSaved: Promise<void> = Promise.resolve()
+  const saveStatus = (nextRunAt: Date | null) =>
+    (statusSaved = saveCleanupStatus(app.db, { endpointOpen: cronApiKey === undefined, schedule, nextRunAt })
+      .catch((error: unknown) => app.log.error({ err: error }, 'could not record how the retention cleanup is set up')))
+  app.addHook('onReady', async () => {
+    if (schedule === null) return void saveStatus(null)
+    scheduled = startRetentionSchedule(app.db, {
+      schedule,
+      run: { ...runSettings, onDeleted: (_projectId, deleted) => metrics.deletedSpans.inc(deleted) },
+      log: app.log,
+      onRun: (outcome) => countRun(metrics, outcome),
+      onScheduled: saveStatus,
+    })
+  })
+  app.addHook('onClose', async () => {
+    await scheduled?.stop()
+    await statusSaved
+  })
 
   const checkCronKey = async (request: FastifyRequest) => {
     if (cronApiKey === undefined) return
@@ -124,33 +158,19 @@ export const cleanupRoutes: FastifyPluginAsyncTypebox<CleanupRoutesOptions> = as
     handler: async (request, reply) => {
       let outcome
       try {
-        outcome = await runRetentionCleanup(app.db, {
-          batchSize: options.batchSize,
-          timeBudgetMs: options.timeBudgetMs,
-          lockTimeoutMs: options.lockTimeoutMs,
-          cutoffs: options.cutoffs,
-          log: request.log,
-          signal: shutdown.signal,
-          onDeleted: (_projectId, deleted) => metrics.deletedSpans.inc(deleted),
-        })
+        outcome = await runRetentionCleanup(app.db, { ...runSettings, log: request.log, onDeleted: (_projectId, deleted) => metrics.deletedSpans.inc(deleted) })
       } catch (error) {
         // The run could not start or list the policies (e.g. the database is down).
         request.log.error({ err: error }, 'retention cleanup run failed')
-        metrics.runs.inc({ outcome: RunOutcomes.failed })
-        metrics.runFailures.inc()
+        countRun(metrics, 'error')
         return reply.code(500).send({ success: false, message: `Cleanup failed (request ${request.id})`, projects: [] })
       }
-      if (!outcome.ran) {
-        metrics.runs.inc({ outcome: RunOutcomes.busy })
-        throw new ConflictError(alreadyRunningMessage)
-      }
+      countRun(metrics, outcome)
+      if (!outcome.ran) throw new ConflictError(alreadyRunningMessage)
 
       const { report } = outcome
-      metrics.runDuration.observe(report.durationMs / 1000)
       const incomplete = report.complete ? {} : { complete: false as const }
       if (report.failedProjects > 0) {
-        metrics.runs.inc({ outcome: RunOutcomes.failed })
-        metrics.runFailures.inc()
         const failed = report.failedProjects === 1 ? '1 project' : `${report.failedProjects} projects`
         return reply.code(500).send({
           success: false,
@@ -160,7 +180,6 @@ export const cleanupRoutes: FastifyPluginAsyncTypebox<CleanupRoutesOptions> = as
           projects: toProjects(report),
         })
       }
-      metrics.runs.inc({ outcome: report.complete ? RunOutcomes.complete : RunOutcomes.incomplete })
       const message = report.complete
         ? `Deleted ${spans(report.deletedSpans)}`
         : `Deleted ${spans(report.deletedSpans)}; time budget reached, call again to continue`

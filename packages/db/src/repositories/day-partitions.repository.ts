@@ -141,6 +141,28 @@ export async function projectsInPartition(db: Executor, partition: string): Prom
 }
 
 /**
+ * Locks a day-partitioned table, and so every partition of it, against every other statement until
+ * the caller's transaction ends, waiting at most `lockTimeoutMs` for the transactions in its way:
+ * false when it gave up. Taken before a drop decides anything, so that what it then reads of a
+ * partition is all it will ever hold: a writer's transaction that had inserted into the partition
+ * has committed (and is seen) or has not begun. The parent, not the partition: DROP TABLE of a
+ * partition locks its parent first, and so do inserts, so taking the partition's lock first could
+ * deadlock with a writer between the two. The ACCESS EXCLUSIVE lock the drop needs anyway.
+ */
+export async function lockDayPartitionedTable(trx: Executor, table: DayPartitionedTable, lockTimeoutMs: number): Promise<boolean> {
+  await sql`select set_config('lock_timeout', ${`${lockTimeoutMs}ms`}, true)`.execute(trx)
+  try {
+    await sql`savepoint lock_partitioned_table`.execute(trx)
+    await sql`lock table ${sql.id(table)} in access exclusive mode`.execute(trx)
+    return true
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== '55P03') throw error
+    await sql`rollback to savepoint lock_partitioned_table`.execute(trx)
+    return false
+  }
+}
+
+/**
  * Drops a day's partition, with its rows, in the caller's transaction. Dropping a partition takes
  * an ACCESS EXCLUSIVE lock on its table for an instant (DETACH … CONCURRENTLY, which would not, is
  * refused while a default partition exists), so it waits at most `lockTimeoutMs` for the queries
