@@ -9,10 +9,11 @@ import { addCounts, AGGREGATE_OPERATION, type TraceDelta } from './trace-deltas.
 // A trace's count in a row is not part of the delta: the summariser derives it from the trace's
 // summary (summary-fold.ts), which alone knows whether the trace was counted before.
 
+// A cost may come as the decimal text Postgres holds (an erasure's spans, read back to be taken out).
 type RollupSpan = Pick<
   SpanInsert,
-  'startTimeUnixNano' | 'durationNs' | 'statusCode' | 'serviceName' | 'llmModel' | 'llmVendor' | 'llmRequestType' | 'inputTokens' | 'outputTokens' | 'totalCostUsd' | 'userId'
->
+  'startTimeUnixNano' | 'durationNs' | 'statusCode' | 'serviceName' | 'llmModel' | 'llmVendor' | 'llmRequestType' | 'inputTokens' | 'outputTokens' | 'userId'
+> & { totalCostUsd?: number | string | null }
 
 /** The spans of one project, hour and combination of values, as stored in a summary delta. */
 export interface UsageCombination {
