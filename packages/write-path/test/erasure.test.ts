@@ -109,7 +109,7 @@ for (const engine of engines) {
       await attachToTraces(db, 'p-user', [...erased].slice(0, 4))
       const kept = [...new Set(all.filter((span) => span.userId === 'u2').map((span) => span.traceId))].slice(0, 2)
       await attachToTraces(db, 'p-user', kept)
-      const summariesOf = async () => (await sql`select * from trace_summaries where project_id = 'p-user' and trace_id <> all(${[...erased]}::text[]) order by trace_id`.execute(db)).rows.map((row) => ({ ...row, fold_day: undefined }))
+      const summariesOf = async () => (await sql<Record<string, unknown>>`select * from trace_summaries where project_id = 'p-user' and trace_id <> all(${[...erased]}::text[]) order by trace_id`.execute(db)).rows.map((row) => ({ ...row, fold_day: undefined }))
       const othersBefore = await summariesOf()
 
       const erasure = await createErasure(db, 'p-user', { userId: 'u1' }, 'key-1')
