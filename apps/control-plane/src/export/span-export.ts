@@ -7,7 +7,7 @@ import { toOtlpJson } from '../otlp-export.ts'
 // taken the one before (an async generator behind a Readable pulls on demand), so memory holds a
 // page however many spans go out.
 
-/** Spans a page reads: a Parquet row group, and a few MB of JSON at most. */
+/** Spans a page reads: a few MB of JSON at most. */
 export const EXPORT_PAGE_SPANS = 2_000
 
 export interface ExportWindow {
@@ -54,12 +54,14 @@ export async function* jsonLines(db: Db, projectId: string, window: ExportWindow
 
 /** The Parquet columns of a page: the stored columns, the attribute maps as JSON. */
 function columnsOf(page: readonly SpanDto[]): ColumnSource[] {
-  const text = (name: string, value: (span: SpanDto) => string | null): ColumnSource => ({ name, type: 'STRING', nullable: true, data: page.map(value) })
+  // Statistics (min and max per row group) only where a reader prunes by them, times and counts:
+  // the footer keeps every row group's, and those of text and JSON columns would grow it by kilobytes a group.
+  const text = (name: string, value: (span: SpanDto) => string | null): ColumnSource => ({ name, type: 'STRING', nullable: true, statistics: false, data: page.map(value) })
   const int64 = (name: string, value: (span: SpanDto) => string | number | null): ColumnSource => ({
     name, type: 'INT64', nullable: true, data: page.map((span) => { const v = value(span); return v === null ? null : BigInt(v) }),
   })
   const int32 = (name: string, value: (span: SpanDto) => number): ColumnSource => ({ name, type: 'INT32', nullable: false, data: Int32Array.from(page, value) })
-  const json = (name: string, value: (span: SpanDto) => unknown): ColumnSource => ({ name, type: 'JSON', nullable: false, data: page.map(value) })
+  const json = (name: string, value: (span: SpanDto) => unknown): ColumnSource => ({ name, type: 'JSON', nullable: false, statistics: false, offsetIndex: false, data: page.map(value) })
   return [
     text('trace_id', (span) => span.traceId),
     text('span_id', (span) => span.spanId),
@@ -90,10 +92,14 @@ function columnsOf(page: readonly SpanDto[]): ColumnSource[] {
   ]
 }
 
+/** Spans a Parquet row group holds: a few pages, so that the footer (a few KB a group) stays small for ten million spans. */
+export const PARQUET_ROW_GROUP_SPANS = 5 * EXPORT_PAGE_SPANS
+
 /**
  * A Parquet file (hyparquet-writer: no native code, and a writer that takes row groups one at a
- * time): a row group per page, its bytes handed on as soon as it is written. When `limit` ends the
- * file before the window does, its key-value metadata holds `tracewell.next_cursor`.
+ * time): a row group per PARQUET_ROW_GROUP_SPANS, its bytes handed on as soon as it is written.
+ * When `limit` ends the file before the window does, its key-value metadata holds
+ * `tracewell.next_cursor`.
  */
 export async function* parquetChunks(db: Db, projectId: string, window: ExportWindow): AsyncGenerator<Uint8Array> {
   const writer = new ByteWriter(1 << 20)
@@ -103,16 +109,24 @@ export async function* parquetChunks(db: Db, projectId: string, window: ExportWi
     return bytes
   }
   let parquet: ParquetWriter | undefined
+  const writeGroup = async (group: readonly SpanDto[]) => {
+    const columnData = columnsOf(group)
+    parquet ??= new ParquetWriter({ writer, schema: schemaFromColumnData({ columnData }), createdBy: 'tracewell' })
+    await parquet.write({ columnData, rowGroupSize: group.length })
+  }
   let written = 0
   let last: SpanDto | undefined
+  let group: SpanDto[] = []
   for await (const page of pages(db, projectId, window)) {
-    const columnData = columnsOf(page)
-    parquet ??= new ParquetWriter({ writer, schema: schemaFromColumnData({ columnData }), createdBy: 'tracewell' })
-    await parquet.write({ columnData, rowGroupSize: page.length })
+    group.push(...page)
     written += page.length
     last = page.at(-1)
+    if (group.length < PARQUET_ROW_GROUP_SPANS) continue
+    await writeGroup(group)
+    group = []
     yield take()
   }
+  if (group.length > 0) await writeGroup(group)
   // An empty window is a file of no rows, with the schema of the columns.
   parquet ??= new ParquetWriter({ writer, schema: schemaFromColumnData({ columnData: columnsOf([]) }), createdBy: 'tracewell' })
   if (written === window.limit && last !== undefined) parquet.kvMetadata = [{ key: 'tracewell.next_cursor', value: cursorOf(last) }]
