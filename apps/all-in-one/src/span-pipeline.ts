@@ -2,7 +2,7 @@ import type { AllInOneConfig } from '@tracewell/config'
 import type { Db } from '@tracewell/db'
 import type { App } from '@tracewell/http'
 import { createBullMqSpanBatchProducer, createInProcessSpanBatchProducer, queueRedisTargetOf, type SpanBatchProducer } from '@tracewell/queue'
-import { SpanPricer, spanBatchWorkerPlugin, dayPartitionsPlugin, storeProjectSpans, summariserPlugin, workerOptionsFromSettings } from '@tracewell/writer'
+import { SpanPricer, spanBatchWorkerPlugin, dayPartitionsPlugin, storeProjectSpans, summariserPlugin, erasureRunnerPlugin, workerOptionsFromSettings } from '@tracewell/writer'
 
 /**
  * The queue between the ingest routes and the writer, inside one process. With REDIS_URL (or REDIS_CLUSTER_NODES) it is
@@ -14,6 +14,7 @@ import { SpanPricer, spanBatchWorkerPlugin, dayPartitionsPlugin, storeProjectSpa
 export async function registerSpanPipeline(app: App, config: AllInOneConfig, db: Db): Promise<SpanBatchProducer> {
   const limits = { maxSpansPerJob: config.ENQUEUE_MAX_SPANS_PER_JOB, maxBacklogSpans: config.QUEUE_MAX_BACKLOG }
   await app.register(summariserPlugin, config)
+  await app.register(erasureRunnerPlugin, config)
   await app.register(dayPartitionsPlugin)
   const redis = queueRedisTargetOf(config)
   if (!redis) {

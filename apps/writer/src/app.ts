@@ -6,11 +6,12 @@ import { queueRedisTargetOf } from '@tracewell/queue'
 import { spanBatchWorkerPlugin, workerOptionsFromSettings } from './span-batch-worker.plugin.ts'
 import { dayPartitionsPlugin } from './day-partitions.plugin.ts'
 import { summariserPlugin } from './summariser.plugin.ts'
+import { erasureRunnerPlugin } from './erasure-runner.plugin.ts'
 
 /**
  * The writer: no public API, only /healthz, /readyz and /metrics on its own small port, the
- * worker draining the span-batch queue into Postgres, and the summariser folding what it stored
- * into the summaries (docs/architecture.md).
+ * worker draining the span-batch queue into Postgres, the summariser folding what it stored
+ * into the summaries, and the erasure requests' batches (docs/architecture.md).
  */
 export const writerService = defineService<WriterConfig>({
   name: 'writer',
@@ -23,6 +24,7 @@ export const writerService = defineService<WriterConfig>({
     configureSpanLimits(spanLimitsOf(config))
     await app.register(spanBatchWorkerPlugin, workerOptionsFromSettings(config, redis))
     await app.register(summariserPlugin, config)
+    await app.register(erasureRunnerPlugin, config)
     await app.register(dayPartitionsPlugin)
     return { readiness: { queue: () => app.spanBatchWorker.ping() }, details: { summaries: () => summaryBacklog(app.db) } }
   },

@@ -241,6 +241,26 @@ export const writerSettings = {
     default: 5_000,
     description: 'traces folded into the summaries per transaction, at most (default 5000); bounds each fold\'s statements',
   }),
+  ERASURE_BATCH_TRACES: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: 200,
+    description: 'traces an erasure deletes per transaction, with their spans, summaries, scores, judgments and dataset items (default 200)',
+  }),
+  ERASURE_POLL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 60_000,
+    default: 1_000,
+    description: 'how often a writer looks for erasure requests with work to do, in ms (default 1000)',
+  }),
+  // Long enough for the spans queued before an erasure's first pass ended to be stored, retries
+  // included (WRITER_MAX_ATTEMPTS with backoff from 1 s), before the re-check looks again.
+  ERASURE_RECHECK_AFTER_MS: Type.Integer({
+    minimum: 0,
+    maximum: 86_400_000,
+    default: 120_000,
+    description: 'how long after an erasure\'s first pass its re-check looks again for spans, scores and judgments of the subject that arrived meanwhile, in ms (default 120000)',
+  }),
 }
 
 export const llmConnectionSettings = {

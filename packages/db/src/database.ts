@@ -460,6 +460,38 @@ export interface ExperimentResultsTable {
   updated_at: CreatedAt
 }
 
+export type ErasureStatus = 'queued' | 'running' | 'rechecking' | 'completed'
+
+/** A request to erase everything about a user, a session or some traces (erasures.repository.ts). */
+export interface ErasureRequestsTable {
+  id: Generated<string>
+  project_id: string
+  user_id: string | null
+  session_id: string | null
+  /** How many traces the request named (a request by trace ids), else 0. */
+  trace_count: Generated<number>
+  status: Generated<ErasureStatus>
+  /** When the re-check (the second pass, once the queue has drained) may start. */
+  recheck_at: Timestamp | null
+  deleted_spans: ColumnType<string, number | bigint | string | undefined, number | bigint | string>
+  deleted_traces: Generated<number>
+  deleted_sessions: Generated<number>
+  deleted_scores: Generated<number>
+  deleted_judgments: Generated<number>
+  deleted_dataset_items: Generated<number>
+  requested_by: string | null
+  created_at: CreatedAt
+  updated_at: CreatedAt
+  completed_at: Timestamp | null
+}
+
+/** A trace an erasure took (erased) or still has to take. */
+export interface ErasureTracesTable {
+  erasure_id: string
+  trace_id: string
+  erased: Generated<boolean>
+}
+
 export interface Database {
   teams: TeamsTable
   projects: ProjectsTable
@@ -490,6 +522,8 @@ export interface Database {
   dataset_items: DatasetItemsTable
   experiments: ExperimentsTable
   experiment_results: ExperimentResultsTable
+  erasure_requests: ErasureRequestsTable
+  erasure_traces: ErasureTracesTable
 }
 
 export type Team = Selectable<TeamsTable>
@@ -623,6 +657,12 @@ export const declaredColumns: DeclaredColumns = {
     output: nullable, trace_id: nullable, span_id: nullable, model: nullable, input_tokens: nullable, output_tokens: nullable, cost_usd: nullable,
     latency_ms: nullable, created_at: notNull, updated_at: notNull,
   },
+  erasure_requests: {
+    id: notNull, project_id: notNull, user_id: nullable, session_id: nullable, trace_count: notNull, status: notNull, recheck_at: nullable,
+    deleted_spans: notNull, deleted_traces: notNull, deleted_sessions: notNull, deleted_scores: notNull, deleted_judgments: notNull,
+    deleted_dataset_items: notNull, requested_by: nullable, created_at: notNull, updated_at: notNull, completed_at: nullable,
+  },
+  erasure_traces: { erasure_id: notNull, trace_id: notNull, erased: notNull },
   project_model_prices: {
     id: notNull, project_id: notNull, model: notNull, match: notNull, input_usd_per_mtok: notNull, output_usd_per_mtok: notNull,
     cache_read_usd_per_mtok: nullable, cache_write_usd_per_mtok: nullable, reasoning_usd_per_mtok: nullable,

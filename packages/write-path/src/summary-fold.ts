@@ -30,7 +30,7 @@ import { UsageCombinationMerge, type UsageCombination } from './usage-deltas.ts'
 // on an earlier day), and finds stored rows through the days SealedSummaryDays names.
 
 /** The advisory lock key of the fold (an arbitrary constant: 'tracewell summaries' hashed). */
-const FOLD_LOCK = 7_215_501_872_340_113n
+export const FOLD_LOCK = 7_215_501_872_340_113n
 
 export interface FoldLimits {
   /** Deltas are claimed, oldest first, until they hold this many traces (one at least). */
@@ -50,143 +50,152 @@ export type FoldResult = { deltas: number; traces: number } | 'busy'
  * many deltas and distinct traces it folded (0 when none was waiting).
  */
 export function foldSummaryDeltas(db: Db, limits: FoldLimits = DEFAULT_FOLD_LIMITS): Promise<FoldResult> {
-  const sealed = sealedDaysOf(db)
   return transactionWithClient(db, async (trx, client) => {
     const { rows: lock } = await sql<{ held: boolean }>`select pg_try_advisory_xact_lock(${FOLD_LOCK}) as held`.execute(trx)
     if (lock[0]?.held !== true) return 'busy'
-    // The running sum is over a bounded number of the oldest deltas, so the claim reads no more.
-    const { rows: claimed } = await sql<{ traces: string; usage: string }>`
-      delete from summary_deltas where id in (
-        select id from (
-          select id, trace_count, sum(trace_count) over (order by id) as running
-          from (select id, trace_count from summary_deltas order by id limit ${limits.maxDeltas}) as oldest) as claim
-        where running - trace_count < ${limits.maxTraces})
-      returning traces::text as traces, usage::text as usage`.execute(trx)
-    if (claimed.length === 0) return { deltas: 0, traces: 0 }
-
-    const traces = new Map<string, TraceDelta>()
-    const words = new TraceWords()
-    const usage = new UsageCombinationMerge()
-    for (const row of claimed) {
-      // Our own JSON, keys without escapes: JSON.parse reads it exactly (see @tracewell/json-text).
-      for (const delta of JSON.parse(row.traces) as TraceDelta[]) {
-        const key = `${delta.project_id}\u0000${delta.trace_id}`
-        const into = traces.get(key)
-        if (into === undefined) traces.set(key, delta)
-        else mergeTraceDelta(into, delta)
-        words.add(key, delta)
-      }
-      for (const combination of JSON.parse(row.usage) as UsageCombination[]) usage.add(combination)
-    }
-
-    // Today by the database's clock once the lock is held: the partition every row is written to.
-    const { rows: [clock] } = await sql<{ today: string }>`select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD') as today`.execute(trx)
-    const today = clock!.today
-    await sql`select set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('jit', 'off', true)`.execute(trx)
-    await sealed.refresh(trx, today)
-
-    // The traces' rows as they are, merged with their deltas here: one place (mergeTraceDelta)
-    // decides how a trace's summary grows, and the rows are written with their final values.
-    const stored = await storedSummaries(trx, [...traces.values()], sealed)
-    /** Every trace's summary as the fold writes it: its stored row merged with its deltas, or its deltas alone. */
-    const rows: TraceDelta[] = []
-    /** Those of traces with a stored row, written by the statement; the others may go by COPY. */
-    const rewritten = new Set<TraceDelta>()
-    /** Stored rows of an earlier day, which move to today's partition. */
-    const moved: Array<{ project_id: string; trace_id: string; fold_day: string }> = []
-    for (const [key, delta] of traces) {
-      const before = stored.get(key)
-      if (before === undefined) {
-        rows.push(delta)
-        usage.countTrace(delta, 1)
-        continue
-      }
-      const { fold_day: day, ...summary } = before
-      if (day !== today) moved.push({ project_id: summary.project_id, trace_id: summary.trace_id, fold_day: day })
-      const after = { ...summary }
-      mergeTraceDelta(after, delta)
-      rows.push(after)
-      rewritten.add(after)
-      // A trace whose start moved to another block takes all of its words there.
-      if (textBlockOf(Date.parse(after.start_time)) !== textBlockOf(Date.parse(summary.start_time))) words.forget(key)
-      // What the trace counted in before is taken back, what it counts in now is added; the two
-      // cancel out for a trace whose start and values did not change.
-      usage.countTrace(summary, -1)
-      usage.countTrace(after, 1)
-    }
-    await words.readMissing(trx, rows)
-
-    const upserted = await copyNewSummaries(client, rows, rewritten, words, today)
-    // The word filter is merged by the database, which holds the stored one.
-    // The sets as Postgres array literals: json_to_recordset builds a text[] from a JSON array
-    // element by element, which was half of its time on the rows of 10,000 one-span traces
-    // (180–250 ms); array_in reads a literal in a fraction of that (docs/benchmarks.md).
-    const summaryRows = upserted.map((row) => ({
-      ...row,
-      models: textArrayLiteral(row.models),
-      response_models: textArrayLiteral(row.response_models),
-      vendors: textArrayLiteral(row.vendors),
-      services: textArrayLiteral(row.services),
-      words: undefined,
-      text_filter: words.of(row).toHex(),
-    }))
-    // In key order, so that two transactions writing the same rows (a fold and the janitor) lock them in one order.
-    summaryRows.sort((a, b) => (a.project_id === b.project_id ? (a.trace_id < b.trace_id ? -1 : 1) : a.project_id < b.project_id ? -1 : 1))
-    // A moved row leaves its day with its word filter, which the row written today takes up.
-    await sql`
-      with moved as (
-        delete from trace_summaries s
-        using json_to_recordset(${JSON.stringify(moved)}::json) as m(project_id text, trace_id text, fold_day date)
-        where s.project_id = m.project_id and s.trace_id = m.trace_id and s.fold_day = m.fold_day
-        returning s.project_id, s.trace_id, s.text_filter
-      ),
-      summaries as (
-        insert into trace_summaries as s (project_id, trace_id, name, has_root, service_name, start_time, end_time, duration_us,
-          span_count, error_count, models, response_models, vendors, services, input_tokens, output_tokens, total_tokens, cost_usd, tokens_estimated,
-          session_id, user_id, text_filter, fold_day, words_in_blocks)
-        select b.project_id, b.trace_id, name, has_root, service_name, start_time, end_time,
-          (extract(epoch from end_time - start_time) * 1000000)::bigint,
-          span_count, error_count, models, coalesce(response_models, '{}'), vendors, services, input_tokens, output_tokens, total_tokens, cost_usd,
-          coalesce(tokens_estimated, false), session_id, user_id,
-          tracewell_text_filter_union(moved.text_filter, ('x' || b.text_filter)::varbit), ${today}::date, true
-        from json_to_recordset(${toStorableJson(JSON.stringify(summaryRows))}::json) as b(project_id text, trace_id text, name text,
-          has_root boolean, service_name text, start_time timestamptz, end_time timestamptz, span_count integer, error_count integer,
-          models text[], response_models text[], vendors text[], services text[], input_tokens bigint, output_tokens bigint, total_tokens bigint,
-          cost_usd numeric, tokens_estimated boolean, session_id text, user_id text, text_filter text)
-        left join moved on moved.project_id = b.project_id and moved.trace_id = b.trace_id
-        on conflict (project_id, trace_id, fold_day) do update set
-          name = excluded.name, has_root = excluded.has_root, service_name = excluded.service_name,
-          start_time = excluded.start_time, end_time = excluded.end_time, duration_us = excluded.duration_us,
-          span_count = excluded.span_count, error_count = excluded.error_count,
-          models = excluded.models, response_models = excluded.response_models, vendors = excluded.vendors, services = excluded.services,
-          input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, total_tokens = excluded.total_tokens,
-          cost_usd = excluded.cost_usd, tokens_estimated = excluded.tokens_estimated, session_id = excluded.session_id, user_id = excluded.user_id,
-          text_filter = tracewell_text_filter_union(s.text_filter, excluded.text_filter)
-      )
-      insert into usage_rollups as u (project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd, latency)
-      select project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd, latency
-      from json_to_recordset(${JSON.stringify(usage.rollupRows())}::json) as r(project_id text, dimension text, hour timestamptz,
-        value text, traces integer, spans integer, errors integer, input_tokens bigint, output_tokens bigint, cost_usd numeric, latency integer[])
-      on conflict (project_id, dimension, hour, value) do update set
-        traces = u.traces + excluded.traces,
-        spans = u.spans + excluded.spans,
-        errors = u.errors + excluded.errors,
-        input_tokens = case when u.input_tokens is null then excluded.input_tokens when excluded.input_tokens is null then u.input_tokens else u.input_tokens + excluded.input_tokens end,
-        output_tokens = case when u.output_tokens is null then excluded.output_tokens when excluded.output_tokens is null then u.output_tokens else u.output_tokens + excluded.output_tokens end,
-        cost_usd = case when u.cost_usd is null then excluded.cost_usd when excluded.cost_usd is null then u.cost_usd else u.cost_usd + excluded.cost_usd end,
-        latency = array(select x + y from unnest(u.latency, excluded.latency) as l(x, y))`.execute(trx)
-
-    await addWordsToTextBlocks(trx, words.byBlock(rows))
-
-    const sessions = new Map<string, { project_id: string; session_id: string }>()
-    for (const row of rows) if (row.session_id !== null) sessions.set(`${row.project_id}\u0000${row.session_id}`, { project_id: row.project_id, session_id: row.session_id })
-    await recomputeSessions(trx, [...sessions.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, session]) => session), {
-      today,
-      traceDays: (session) => sealed.sessionTraceDays(session.project_id, session.session_id),
-      sessionDays: (session) => sealed.sessionDays(session.project_id, session.session_id),
-    })
-    return { deltas: claimed.length, traces: traces.size }
+    return foldInTransaction(db, trx, client, limits)
   })
+}
+
+/**
+ * The fold's work in the caller's transaction, which must hold the fold's lock (FOLD_LOCK, as a
+ * transaction- or session-level advisory lock): an erasure folds what is pending before it takes
+ * spans' figures back out of the summaries (erasure-batch.ts).
+ */
+export async function foldInTransaction(db: Db, trx: Executor, client: pg.PoolClient | undefined, limits: FoldLimits): Promise<{ deltas: number; traces: number }> {
+  const sealed = sealedDaysOf(db)
+  // The running sum is over a bounded number of the oldest deltas, so the claim reads no more.
+  const { rows: claimed } = await sql<{ traces: string; usage: string }>`
+    delete from summary_deltas where id in (
+      select id from (
+        select id, trace_count, sum(trace_count) over (order by id) as running
+        from (select id, trace_count from summary_deltas order by id limit ${limits.maxDeltas}) as oldest) as claim
+      where running - trace_count < ${limits.maxTraces})
+    returning traces::text as traces, usage::text as usage`.execute(trx)
+  if (claimed.length === 0) return { deltas: 0, traces: 0 }
+
+  const traces = new Map<string, TraceDelta>()
+  const words = new TraceWords()
+  const usage = new UsageCombinationMerge()
+  for (const row of claimed) {
+    // Our own JSON, keys without escapes: JSON.parse reads it exactly (see @tracewell/json-text).
+    for (const delta of JSON.parse(row.traces) as TraceDelta[]) {
+      const key = `${delta.project_id}\u0000${delta.trace_id}`
+      const into = traces.get(key)
+      if (into === undefined) traces.set(key, delta)
+      else mergeTraceDelta(into, delta)
+      words.add(key, delta)
+    }
+    for (const combination of JSON.parse(row.usage) as UsageCombination[]) usage.add(combination)
+  }
+
+  // Today by the database's clock once the lock is held: the partition every row is written to.
+  const { rows: [clock] } = await sql<{ today: string }>`select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD') as today`.execute(trx)
+  const today = clock!.today
+  await sql`select set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('jit', 'off', true)`.execute(trx)
+  await sealed.refresh(trx, today)
+
+  // The traces' rows as they are, merged with their deltas here: one place (mergeTraceDelta)
+  // decides how a trace's summary grows, and the rows are written with their final values.
+  const stored = await storedSummaries(trx, [...traces.values()], sealed)
+  /** Every trace's summary as the fold writes it: its stored row merged with its deltas, or its deltas alone. */
+  const rows: TraceDelta[] = []
+  /** Those of traces with a stored row, written by the statement; the others may go by COPY. */
+  const rewritten = new Set<TraceDelta>()
+  /** Stored rows of an earlier day, which move to today's partition. */
+  const moved: Array<{ project_id: string; trace_id: string; fold_day: string }> = []
+  for (const [key, delta] of traces) {
+    const before = stored.get(key)
+    if (before === undefined) {
+      rows.push(delta)
+      usage.countTrace(delta, 1)
+      continue
+    }
+    const { fold_day: day, ...summary } = before
+    if (day !== today) moved.push({ project_id: summary.project_id, trace_id: summary.trace_id, fold_day: day })
+    const after = { ...summary }
+    mergeTraceDelta(after, delta)
+    rows.push(after)
+    rewritten.add(after)
+    // A trace whose start moved to another block takes all of its words there.
+    if (textBlockOf(Date.parse(after.start_time)) !== textBlockOf(Date.parse(summary.start_time))) words.forget(key)
+    // What the trace counted in before is taken back, what it counts in now is added; the two
+    // cancel out for a trace whose start and values did not change.
+    usage.countTrace(summary, -1)
+    usage.countTrace(after, 1)
+  }
+  await words.readMissing(trx, rows)
+
+  const upserted = await copyNewSummaries(client, rows, rewritten, words, today)
+  // The word filter is merged by the database, which holds the stored one.
+  // The sets as Postgres array literals: json_to_recordset builds a text[] from a JSON array
+  // element by element, which was half of its time on the rows of 10,000 one-span traces
+  // (180–250 ms); array_in reads a literal in a fraction of that (docs/benchmarks.md).
+  const summaryRows = upserted.map((row) => ({
+    ...row,
+    models: textArrayLiteral(row.models),
+    response_models: textArrayLiteral(row.response_models),
+    vendors: textArrayLiteral(row.vendors),
+    services: textArrayLiteral(row.services),
+    words: undefined,
+    text_filter: words.of(row).toHex(),
+  }))
+  // In key order, so that two transactions writing the same rows (a fold and the janitor) lock them in one order.
+  summaryRows.sort((a, b) => (a.project_id === b.project_id ? (a.trace_id < b.trace_id ? -1 : 1) : a.project_id < b.project_id ? -1 : 1))
+  // A moved row leaves its day with its word filter, which the row written today takes up.
+  await sql`
+    with moved as (
+      delete from trace_summaries s
+      using json_to_recordset(${JSON.stringify(moved)}::json) as m(project_id text, trace_id text, fold_day date)
+      where s.project_id = m.project_id and s.trace_id = m.trace_id and s.fold_day = m.fold_day
+      returning s.project_id, s.trace_id, s.text_filter
+    ),
+    summaries as (
+      insert into trace_summaries as s (project_id, trace_id, name, has_root, service_name, start_time, end_time, duration_us,
+        span_count, error_count, models, response_models, vendors, services, input_tokens, output_tokens, total_tokens, cost_usd, tokens_estimated,
+        session_id, user_id, text_filter, fold_day, words_in_blocks)
+      select b.project_id, b.trace_id, name, has_root, service_name, start_time, end_time,
+        (extract(epoch from end_time - start_time) * 1000000)::bigint,
+        span_count, error_count, models, coalesce(response_models, '{}'), vendors, services, input_tokens, output_tokens, total_tokens, cost_usd,
+        coalesce(tokens_estimated, false), session_id, user_id,
+        tracewell_text_filter_union(moved.text_filter, ('x' || b.text_filter)::varbit), ${today}::date, true
+      from json_to_recordset(${toStorableJson(JSON.stringify(summaryRows))}::json) as b(project_id text, trace_id text, name text,
+        has_root boolean, service_name text, start_time timestamptz, end_time timestamptz, span_count integer, error_count integer,
+        models text[], response_models text[], vendors text[], services text[], input_tokens bigint, output_tokens bigint, total_tokens bigint,
+        cost_usd numeric, tokens_estimated boolean, session_id text, user_id text, text_filter text)
+      left join moved on moved.project_id = b.project_id and moved.trace_id = b.trace_id
+      on conflict (project_id, trace_id, fold_day) do update set
+        name = excluded.name, has_root = excluded.has_root, service_name = excluded.service_name,
+        start_time = excluded.start_time, end_time = excluded.end_time, duration_us = excluded.duration_us,
+        span_count = excluded.span_count, error_count = excluded.error_count,
+        models = excluded.models, response_models = excluded.response_models, vendors = excluded.vendors, services = excluded.services,
+        input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, total_tokens = excluded.total_tokens,
+        cost_usd = excluded.cost_usd, tokens_estimated = excluded.tokens_estimated, session_id = excluded.session_id, user_id = excluded.user_id,
+        text_filter = tracewell_text_filter_union(s.text_filter, excluded.text_filter)
+    )
+    insert into usage_rollups as u (project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd, latency)
+    select project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd, latency
+    from json_to_recordset(${JSON.stringify(usage.rollupRows())}::json) as r(project_id text, dimension text, hour timestamptz,
+      value text, traces integer, spans integer, errors integer, input_tokens bigint, output_tokens bigint, cost_usd numeric, latency integer[])
+    on conflict (project_id, dimension, hour, value) do update set
+      traces = u.traces + excluded.traces,
+      spans = u.spans + excluded.spans,
+      errors = u.errors + excluded.errors,
+      input_tokens = case when u.input_tokens is null then excluded.input_tokens when excluded.input_tokens is null then u.input_tokens else u.input_tokens + excluded.input_tokens end,
+      output_tokens = case when u.output_tokens is null then excluded.output_tokens when excluded.output_tokens is null then u.output_tokens else u.output_tokens + excluded.output_tokens end,
+      cost_usd = case when u.cost_usd is null then excluded.cost_usd when excluded.cost_usd is null then u.cost_usd else u.cost_usd + excluded.cost_usd end,
+      latency = array(select x + y from unnest(u.latency, excluded.latency) as l(x, y))`.execute(trx)
+
+  await addWordsToTextBlocks(trx, words.byBlock(rows))
+
+  const sessions = new Map<string, { project_id: string; session_id: string }>()
+  for (const row of rows) if (row.session_id !== null) sessions.set(`${row.project_id}\u0000${row.session_id}`, { project_id: row.project_id, session_id: row.session_id })
+  await recomputeSessions(trx, [...sessions.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, session]) => session), {
+    today,
+    traceDays: (session) => sealed.sessionTraceDays(session.project_id, session.session_id),
+    sessionDays: (session) => sealed.sessionDays(session.project_id, session.session_id),
+  })
+  return { deltas: claimed.length, traces: traces.size }
 }
 
 /**

@@ -14,10 +14,11 @@ import { addCounts, AGGREGATE_OPERATION, type TraceDelta } from './trace-deltas.
 // takes back from the model and vendor rows to show the application's usage alone (the service
 // row already says what to take back from 'all' and 'user'), reading no span.
 
+// A cost may come as the decimal text Postgres holds (an erasure's spans, read back to be taken out).
 type RollupSpan = Pick<
   SpanInsert,
-  'startTimeUnixNano' | 'durationNs' | 'statusCode' | 'serviceName' | 'llmModel' | 'llmVendor' | 'llmRequestType' | 'inputTokens' | 'outputTokens' | 'totalCostUsd' | 'userId'
->
+  'startTimeUnixNano' | 'durationNs' | 'statusCode' | 'serviceName' | 'llmModel' | 'llmVendor' | 'llmRequestType' | 'inputTokens' | 'outputTokens' | 'userId'
+> & { totalCostUsd?: number | string | null }
 
 /** The spans of one project, hour and combination of values, as stored in a summary delta. */
 export interface UsageCombination {

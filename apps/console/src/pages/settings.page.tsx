@@ -4,8 +4,10 @@ import type { CleanupRun, RetentionPolicy } from '../api/types.ts'
 import { useApiKeys, useCreateApiKey, useCreateProject, useIngestLimit, useProjects, useRetention, useRevokeApiKey, useSaveIngestLimit, useSaveRetention, type KeyScope } from '../api/projects.api.ts'
 import { useSession } from '../api/session.api.ts'
 import { CopyButton } from '../components/copy-button.tsx'
+import { ErasureManager } from '../components/erasure-manager.tsx'
 import { ModelPriceManager } from '../components/model-price-manager.tsx'
 import { rememberProject } from '../components/project-scope.tsx'
+import { SpanExport } from '../components/span-export.tsx'
 import { ErrorMessage, Loading } from '../components/status.tsx'
 import { formatAgo, formatTime } from '../lib/format.ts'
 
@@ -88,6 +90,15 @@ export default function SettingsPage() {
           <section aria-labelledby="ingest-limit-title" className="card">
             <h2 id="ingest-limit-title">Ingest rate limit of {project.name}</h2>
             <IngestLimitForm key={project.id} projectId={project.id} />
+          </section>
+          <section aria-labelledby="export-title" className="card">
+            <h2 id="export-title">Export of {project.name}</h2>
+            <SpanExport key={project.id} projectId={project.id} />
+          </section>
+          <section aria-labelledby="erasures-title" className="card">
+            <h2 id="erasures-title">Erasures of {project.name}</h2>
+            <p className="muted">Delete everything stored about one of your users, a session or some traces, for example when a user asks to be forgotten.</p>
+            <ErasureManager key={project.id} projectId={project.id} />
           </section>
         </>
       )}

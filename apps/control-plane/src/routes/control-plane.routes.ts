@@ -17,6 +17,8 @@ import { promptLabelRoutes } from './prompt-labels.routes.ts'
 import { promptLookupRoutes } from './prompt-lookup.routes.ts'
 import { promptsetRoutes } from './promptsets.routes.ts'
 import { retentionRoutes } from './retention.routes.ts'
+import { erasureRoutes } from './erasures.routes.ts'
+import { exportRoutes } from './export.routes.ts'
 import { ingestLimitRoutes } from './ingest-limit.routes.ts'
 import { consoleSessionRoutes } from './console-session.routes.ts'
 import { teamRoutes } from './teams.routes.ts'
@@ -114,6 +116,8 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(projectRoutes)
   await app.register(apiKeyRoutes)
   await app.register(retentionRoutes)
+  await app.register(erasureRoutes)
+  await app.register(exportRoutes)
   await app.register(ingestLimitRoutes, { defaultLimit: options.defaultIngestLimit ?? null })
   await app.register(modelPriceRoutes)
   await app.register(promptLookupRoutes, { promptCache })

@@ -121,3 +121,43 @@ export async function findTraceSpansJson(db: Executor, projectId: string, traceI
   })
   return `[${spans.join(',')}]`
 }
+
+/** Where an export resumes: after this span, in (start, trace, span) order. */
+export interface SpanExportCursor {
+  /** The span's start, microseconds since the epoch (decimal). */
+  startUs: string
+  traceId: string
+  spanId: string
+}
+
+/**
+ * One page of a project's spans that started in [from, to), after `after`, in (start, trace,
+ * span) order: keyset pagination over the (project_id, start_time) index of every day partition,
+ * so each page costs the same however deep the export is, and nothing is held between pages.
+ */
+export async function spansForExport(
+  db: Executor, projectId: string, window: { from: Date; to: Date; after: SpanExportCursor | null; limit: number },
+): Promise<SpanDto[]> {
+  const { from, to, after, limit } = window
+  // The cursor's start as a timestamp to the microsecond: a double (to_timestamp) would round it.
+  const afterStart = after && sql`(timestamptz 'epoch' + ${after.startUs}::bigint * interval '1 microsecond')`
+  const rows = await db
+    .selectFrom('spans')
+    .selectAll()
+    .select([
+      sql<string>`(extract(epoch from start_time) * 1000000)::bigint::text`.as('start_us'),
+      sql<string>`(extract(epoch from end_time) * 1000000)::bigint::text`.as('end_us'),
+    ])
+    .where('project_id', '=', projectId)
+    .where('start_time', '>=', from)
+    .where('start_time', '<', to)
+    .$if(afterStart !== null, (query) =>
+      query.where(sql<boolean>`(start_time, trace_id, span_id) > (${afterStart}, ${after!.traceId}, ${after!.spanId})`).where(sql<boolean>`start_time >= ${afterStart}`),
+    )
+    .orderBy('start_time')
+    .orderBy('trace_id')
+    .orderBy('span_id')
+    .limit(limit)
+    .execute()
+  return rows.map(spanDtoOf)
+}

@@ -1,0 +1,145 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { createErasure, findErasure, findTeamProject, listErasures, type ErasureSubject } from '@tracewell/db'
+import { BadRequestError, NotFoundError } from '@tracewell/http'
+import type { FastifyRequest } from 'fastify'
+import { callerKeyId, callerTeamId, requireTeamKey } from '../auth.ts'
+import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
+import { ProjectParamsSchema } from './projects.routes.ts'
+
+// Erasure requests (GDPR art. 17): everything stored about a user, a session or some traces,
+// deleted in the background by the writers (@tracewell/write-path's erasure-runner.ts).
+
+const NonEmptyText = (description: string) => Type.String({ minLength: 1, maxLength: 1024, description })
+
+export const ErasureBodySchema = Type.Object(
+  {
+    userId: Type.Optional(NonEmptyText('the user (user.id / langtrace user id) whose traces go: those the trace list shows under this user')),
+    sessionId: Type.Optional(NonEmptyText('the session whose traces go, whatever their users')),
+    traceIds: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[0-9a-fA-F]{32}$', description: '32 hex characters' }), { minItems: 1, maxItems: 10_000, description: 'the traces that go' }),
+    ),
+  },
+  { additionalProperties: false, description: 'exactly one of userId, sessionId, traceIds' },
+)
+export type ErasureBody = Static<typeof ErasureBodySchema>
+
+const ErasureStatusSchema = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('rechecking'), Type.Literal('completed')], {
+  description: 'queued, running (first pass), rechecking (its second pass, for what was still queued, is due or under way), completed',
+})
+
+export const ErasureAcceptedSchema = Type.Object({ id: Type.String(), status: ErasureStatusSchema })
+
+export const ErasureSchema = Type.Object({
+  id: Type.String(),
+  status: ErasureStatusSchema,
+  userId: Type.Union([Type.String(), Type.Null()]),
+  sessionId: Type.Union([Type.String(), Type.Null()]),
+  traceCount: Type.Integer({ description: 'how many traces a request by traceIds named; 0 otherwise' }),
+  deleted: Type.Object({
+    spans: Type.Integer(),
+    traces: Type.Integer(),
+    sessions: Type.Integer({ description: 'sessions left without any trace, whose summary and session scores went' }),
+    scores: Type.Integer({ description: 'scores and annotations' }),
+    judgments: Type.Integer({ description: 'LLM-judge judgments of the traces' }),
+    datasetItems: Type.Integer({ description: 'dataset items taken from the traces (every version of each)' }),
+  }),
+  requestedBy: Type.Union([Type.String(), Type.Null()], { description: 'the id of the key (or console session’s key) that asked' }),
+  createdAt: IsoDateSchema,
+  completedAt: Type.Union([IsoDateSchema, Type.Null()]),
+})
+export type Erasure = Static<typeof ErasureSchema>
+
+export const ErasureListSchema = Type.Object({ erasures: Type.Array(ErasureSchema) })
+
+const ErasureParamsSchema = Type.Object({ projectId: IdSchema, erasureId: IdSchema })
+
+/** The one subject a body names, or a 400 saying what is wrong. */
+function subjectOf(body: ErasureBody): ErasureSubject {
+  const given = (['userId', 'sessionId', 'traceIds'] as const).filter((field) => body[field] !== undefined)
+  if (given.length !== 1) {
+    throw new BadRequestError(`body: exactly one of userId, sessionId, traceIds is required, got ${given.length === 0 ? 'none' : given.join(', ')}`)
+  }
+  if (body.userId !== undefined) return { userId: body.userId }
+  if (body.sessionId !== undefined) return { sessionId: body.sessionId }
+  // Stored lower-case, as the write path stores trace ids.
+  return { traceIds: body.traceIds!.map((id) => id.toLowerCase()) }
+}
+
+const toErasure = (erasure: NonNullable<Awaited<ReturnType<typeof findErasure>>>): Erasure => {
+  const { projectId: _project, ...rest } = erasure
+  return rest
+}
+
+/** Erasure requests of a project (team key or console session). */
+export const erasureRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  async function ownedProjectId(request: FastifyRequest, projectId: string): Promise<string> {
+    const project = await findTeamProject(app.db, callerTeamId(request), projectId)
+    if (!project) throw new NotFoundError('Project not found')
+    return project.id
+  }
+
+  app.post(
+    '/api/projects/:projectId/erasures',
+    {
+      onRequest: requireTeamKey,
+      schema: {
+        operationId: 'createErasure',
+        summary: 'Erase everything stored about a user, a session or some traces',
+        description:
+          'Answers 202 at once; the writers delete the spans, trace and session summaries, scores and annotations, judgments and dataset items ' +
+          'taken from the traces in the background, lower the usage rollups by exactly what went, and look once more after the queue has drained.',
+        tags: ['erasures'],
+        security: [{ apiKey: [] }],
+        params: ProjectParamsSchema,
+        body: ErasureBodySchema,
+        response: { 202: ErasureAcceptedSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const projectId = await ownedProjectId(request, request.params.projectId)
+      const erasure = await createErasure(app.db, projectId, subjectOf(request.body), callerKeyId(request))
+      return reply.code(202).send({ id: erasure.id, status: erasure.status })
+    },
+  )
+
+  app.get(
+    '/api/projects/:projectId/erasures',
+    {
+      onRequest: requireTeamKey,
+      schema: {
+        operationId: 'listErasures',
+        summary: 'List a project’s erasure requests, newest first (the last 100)',
+        tags: ['erasures'],
+        security: [{ apiKey: [] }],
+        params: ProjectParamsSchema,
+        response: { 200: ErasureListSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const projectId = await ownedProjectId(request, request.params.projectId)
+      return { erasures: (await listErasures(app.db, projectId, 100)).map(toErasure) }
+    },
+  )
+
+  app.get(
+    '/api/projects/:projectId/erasures/:erasureId',
+    {
+      onRequest: requireTeamKey,
+      schema: {
+        operationId: 'getErasure',
+        summary: 'Read an erasure request: its status and what it deleted so far',
+        tags: ['erasures'],
+        security: [{ apiKey: [] }],
+        params: ErasureParamsSchema,
+        response: { 200: ErasureSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const projectId = await ownedProjectId(request, request.params.projectId)
+      const erasure = await findErasure(app.db, projectId, request.params.erasureId)
+      if (!erasure) throw new NotFoundError('Erasure not found')
+      return toErasure(erasure)
+    },
+  )
+}
