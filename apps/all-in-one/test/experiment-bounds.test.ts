@@ -14,6 +14,7 @@ import { buildAllInOneApp } from '../src/index.ts'
 // is kept with the error; the model's connection is closed at the bound.
 
 const projectKey = `tw_proj_${randomBytes(24).toString('hex')}`
+const teamKey = `tw_team_${randomBytes(24).toString('hex')}`
 
 describe('experiment items at the outbound reply bound', { timeout: 120_000 }, () => {
   let database: TestDatabase
@@ -21,7 +22,8 @@ describe('experiment items at the outbound reply bound', { timeout: 120_000 }, (
   let models: Server
   let written = 0
   const api = async (method: 'GET' | 'POST', url: string, payload?: unknown) => {
-    const response = await app.inject({ method, url, headers: { 'x-api-key': projectKey }, ...(payload === undefined ? {} : { payload: payload as object }) })
+    // The team key sets up what spends (a project key may not); the project is named.
+    const response = await app.inject({ method, url: `${url}${url.includes('?') ? '&' : '?'}project_id=geo`, headers: { 'x-api-key': teamKey }, ...(payload === undefined ? {} : { payload: payload as object }) })
     return { status: response.statusCode, body: response.json() }
   }
 
@@ -49,7 +51,7 @@ describe('experiment items at the outbound reply bound', { timeout: 120_000 }, (
       LOG_LEVEL: 'silent',
       GRPC_PORT: '0',
       INIT_TEAM_NAME: 'ops',
-      INIT_TEAM_API_KEY: `tw_team_${randomBytes(24).toString('hex')}`,
+      INIT_TEAM_API_KEY: teamKey,
       INIT_PROJECT_NAME: 'geo',
       INIT_PROJECT_ID: 'geo',
       INIT_PROJECT_API_KEY: projectKey,

@@ -112,7 +112,8 @@ describe('span export', () => {
     assert.equal((await exportOf('', other.teamKey)).statusCode, 404)
   })
 
-  it('streams a million spans with flat memory, as JSON lines and as Parquet', async () => {
+  // Its own bound: a million spans streamed twice take about a minute alone, more beside other suites.
+  it('streams a million spans with flat memory, as JSON lines and as Parquet', { timeout: 360_000 }, async () => {
     const projectId = 'million'
     // A million spans written by the database itself, in an hour of one day: seconds, not minutes.
     await sql`

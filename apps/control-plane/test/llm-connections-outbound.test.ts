@@ -29,8 +29,9 @@ describe('LLM connections under the outbound policy', { timeout: 120_000 }, () =
     if (address === undefined) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' })
     return [{ address, family: 4 }]
   }
-  const post = (url: string, payload?: unknown, key = ws.projectKey) =>
-    cp.app.inject({ method: 'POST', url, headers: { 'x-api-key': key }, ...(payload === undefined ? {} : { payload: payload as object }) })
+  // Connections are set up and tried with the team key (a project key may not: who may spend).
+  const post = (url: string, payload?: unknown, as: Workspace = ws) =>
+    cp.app.inject({ method: 'POST', url: `${url}${url.includes('?') ? '&' : '?'}project_id=${as.projectId}`, headers: { 'x-api-key': as.teamKey }, ...(payload === undefined ? {} : { payload: payload as object }) })
   const create = (name: string, baseUrl: string, apiKey = 'sk-right-0123456789') => post('/api/llm-connections', { name, provider: 'openai', baseUrl, apiKey })
 
   before(async () => {
@@ -87,10 +88,10 @@ describe('LLM connections under the outbound policy', { timeout: 120_000 }, () =
     assert.deepEqual(await tested(good), { ok: true, status: 200, message: 'the endpoint answered 200: the connection works' })
     assert.deepEqual(await tested(wrongKey), { ok: false, status: 401, message: 'the endpoint answered 401 (the API key was refused)' })
     assert.deepEqual(await tested(wrongPath), { ok: false, status: 404, message: 'the endpoint answered 404 (no such model, or the base URL is not the API’s)' })
-    // With a team key, for the project it names; another project's connection is not found.
-    const asTeam = await post(`/api/llm-connections/${good}/test?project_id=${ws.projectId}`, undefined, ws.teamKey)
-    assert.deepEqual([asTeam.statusCode, asTeam.json().ok], [200, true])
-    const foreign = await post(`/api/llm-connections/${good}/test`, undefined, other.projectKey)
+    // A project key may not try it; another project's connection is not found.
+    const asProject = await cp.app.inject({ method: 'POST', url: `/api/llm-connections/${good}/test`, headers: { 'x-api-key': ws.projectKey } })
+    assert.equal(asProject.statusCode, 403)
+    const foreign = await post(`/api/llm-connections/${good}/test`, undefined, other)
     assert.deepEqual([foreign.statusCode, foreign.json()], [404, { message: 'LLM connection not found' }])
   })
 

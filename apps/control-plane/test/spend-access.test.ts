@@ -25,10 +25,11 @@ describe('who may spend', () => {
   const asTeam = (method: Method, url: string, payload?: object, as: Workspace = ws) =>
     cp.app.inject({ method, url: `${url}${url.includes('?') ? '&' : '?'}project_id=${as.projectId}`, headers: { 'x-api-key': as.teamKey }, ...(payload ? { payload } : {}) })
   const asProject = (method: Method, url: string, payload?: object) => cp.app.inject({ method, url, headers: { 'x-api-key': ws.projectKey }, ...(payload ? { payload } : {}) })
-  const connection = { name: 'openai', provider: 'openai', baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-proj-abcdefghijklmnop' }
+  // Nothing is called: an address the outbound policy lets through without a resolver.
+  const connection = { name: 'openai', provider: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-proj-abcdefghijklmnop' }
 
   before(async () => {
-    cp = await startControlPlane({ LLM_CONNECTION_ENCRYPTION_KEY: randomBytes(32).toString('hex'), SESSION_SECRET: sessionSecret })
+    cp = await startControlPlane({ LLM_CONNECTION_ENCRYPTION_KEY: randomBytes(32).toString('hex'), SESSION_SECRET: sessionSecret, OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32' })
     ws = await seedWorkspace(cp.db, 'Acme')
     other = await seedWorkspace(cp.db, 'Other')
     connectionId = (await asTeam('POST', '/api/llm-connections', connection)).json().id

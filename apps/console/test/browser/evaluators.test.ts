@@ -290,14 +290,18 @@ describe('LLM connections and evaluators in the console', { timeout: 240_000 }, 
     query = await queryOf('/api/sessions', () => page.getByRole('switch', { name: 'Show Tracewell’s own calls' }).click())
     assert.equal(query.get('include_tracewell_calls'), 'true')
 
-    // Usage counts the application's three traces, then Tracewell's own one with them.
+    // Usage counts the application's three traces, then Tracewell's own with them: the seeded
+    // playground trace and a trace per judgment the earlier tests' judges made.
     const traces = page.locator('.totals .card', { has: page.getByRole('term').filter({ hasText: 'Traces' }) }).locator('dd').first()
     query = await queryOf('/api/usage', () => page.getByRole('link', { name: 'Usage' }).click())
     assert.equal(query.get('include_tracewell_calls'), null)
     assert.equal(await eventuallyEqual(() => traces.textContent(), '3'), '3')
+    const own = await answerOf(fx.stack, 'GET', '/api/traces?service=tracewell&include_tracewell_calls=true&limit=500')
+    const withOwn = String(3 + (own.body.traces as unknown[]).length)
+    assert.ok(Number(withOwn) >= 4, 'the seeded playground trace is among them')
     query = await queryOf('/api/usage', () => page.getByRole('switch', { name: 'Show Tracewell’s own calls' }).click())
     assert.equal(query.get('include_tracewell_calls'), 'true')
-    assert.equal(await eventuallyEqual(() => traces.textContent(), '4'), '4')
+    assert.equal(await eventuallyEqual(() => traces.textContent(), withOwn), withOwn)
     await page.locator('figure.chart svg.recharts-surface').first().waitFor()
     await screenshot(page, 'usage-own-calls')
     assertNoProblems(opened)
