@@ -445,6 +445,7 @@ export interface Database {
   prompt_label_moves: PromptLabelMovesTable
   project_retention_policies: ProjectRetentionPoliciesTable
   project_ingest_limits: ProjectIngestLimitsTable
+  project_masking_rules: ProjectMaskingRulesTable
   spans: SpansTable
   project_model_prices: ProjectModelPricesTable
   trace_summaries: TraceSummariesTable
@@ -488,6 +489,14 @@ export interface ProjectIngestLimitsTable {
   updated_at: CreatedAt
 }
 
+/** A project's own masking rules (masking-rules.repository.ts); an empty list masks nothing. */
+export interface ProjectMaskingRulesTable {
+  project_id: string
+  rules: Json<unknown[]>
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
 /** A console session signed out before it expired: refused until then (console-sessions.repository.ts). */
 export interface ConsoleSessionRevocationsTable {
   session_id: string
@@ -527,6 +536,7 @@ export const declaredColumns: DeclaredColumns = {
     last_run_at: nullable, last_deleted_spans: nullable,
   },
   project_ingest_limits: { project_id: notNull, spans_per_second: nullable, burst: nullable, created_at: notNull, updated_at: notNull },
+  project_masking_rules: { project_id: notNull, rules: notNull, created_at: notNull, updated_at: notNull },
   spans: {
     project_id: notNull, trace_id: notNull, span_id: notNull, parent_span_id: nullable, name: notNull, kind: notNull,
     start_time: notNull, end_time: notNull, duration_ns: notNull, trace_state: nullable, status_code: notNull,

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { IngestRateLimitValues } from '@tracewell/config'
+import type { MaskingRule } from '@tracewell/masking'
 import { installErrorHandler, messageBody, requireUtf8Json } from '@tracewell/http'
 import AjvModule from 'ajv'
 import type { Db } from '@tracewell/db'
@@ -16,6 +17,7 @@ import { promptLookupRoutes } from './prompt-lookup.routes.ts'
 import { promptsetRoutes } from './promptsets.routes.ts'
 import { retentionRoutes } from './retention.routes.ts'
 import { ingestLimitRoutes } from './ingest-limit.routes.ts'
+import { maskingRoutes } from './masking.routes.ts'
 import { consoleSessionRoutes } from './console-session.routes.ts'
 import { teamRoutes } from './teams.routes.ts'
 import { sessionRoutes } from './sessions.routes.ts'
@@ -50,6 +52,8 @@ export interface ControlPlaneRoutesOptions {
   experimentCallTimeoutMs?: number
   /** The settings' default ingest rate limit (defaultIngestRateLimit); none when absent. */
   defaultIngestLimit?: IngestRateLimitValues | null
+  /** MASKING_DEFAULT_RULES (defaultMaskingRules); none when absent. */
+  defaultMaskingRules?: readonly MaskingRule[]
 }
 
 export type ConsoleSessionOptions = ConsoleSessionPluginOptions
@@ -110,6 +114,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(apiKeyRoutes)
   await app.register(retentionRoutes)
   await app.register(ingestLimitRoutes, { defaultLimit: options.defaultIngestLimit ?? null })
+  await app.register(maskingRoutes, { defaultRules: options.defaultMaskingRules ?? [] })
   await app.register(modelPriceRoutes)
   await app.register(promptLookupRoutes, { promptCache })
   await app.register(promptsetRoutes, { promptCache })

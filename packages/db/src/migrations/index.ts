@@ -18,6 +18,7 @@ import * as spansByDay from './2026-11-26T2330-spans-by-day.ts'
 import * as datasetsExperiments from './2026-11-26T2340-datasets-experiments.ts'
 import * as summariesByDay from './2026-11-27T0100-summaries-by-day.ts'
 import * as textBlocks from './2026-11-27T0600-text-blocks.ts'
+import * as projectMaskingRules from './2026-12-06T0170-project-masking-rules.ts'
 
 // Every migration, by name; names sort in the order they apply. Listed statically (not read from
 // the file system) so that the same list works from source, from a container image and in tests.
@@ -48,6 +49,7 @@ export const migrations: Record<string, Migration & { transactional?: boolean }>
   '2026-11-26T2340-datasets-experiments': datasetsExperiments,
   '2026-11-27T0100-summaries-by-day': summariesByDay,
   '2026-11-27T0600-text-blocks': textBlocks,
+  '2026-12-06T0170-project-masking-rules': projectMaskingRules,
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
