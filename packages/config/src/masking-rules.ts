@@ -1,5 +1,10 @@
+import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { compileRules, MaskingRulesSchema, type MaskingRule } from '@tracewell/masking'
+import { compileRules, MaskingRuleSchema, MAX_MASKING_RULES, type MaskingRule } from '@tracewell/masking'
+
+// The API's rule schema with the detector as a plain string: TypeBox's checker does not read the
+// enum the API's validator does, and compileRules names a wrong detector itself.
+const RulesSettingSchema = Type.Array(Type.Object({ ...MaskingRuleSchema.properties, detector: Type.String() }, { additionalProperties: false }), { maxItems: MAX_MASKING_RULES })
 
 /** MASKING_DEFAULT_RULES read: its rules, checked as the API checks a project's. Throws the reason, naming the rule. */
 export function defaultMaskingRules(settings: { MASKING_DEFAULT_RULES: string }): MaskingRule[] {
@@ -13,7 +18,7 @@ function parseMaskingRules(text: string): MaskingRule[] {
   } catch (error) {
     throw new Error(`not JSON (${(error as Error).message})`)
   }
-  const problem = Value.Errors(MaskingRulesSchema, rules).First()
+  const problem = Value.Errors(RulesSettingSchema, rules).First()
   if (problem) throw new Error(`${problem.path || '/'}: ${problem.message}`)
   compileRules(rules as MaskingRule[], '')
   return rules as MaskingRule[]

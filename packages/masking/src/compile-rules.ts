@@ -1,6 +1,6 @@
 import { RE2JS } from 're2js'
 import { attributeKeyMatcher } from './attribute-glob.ts'
-import { builtInDetectors, type BuiltInDetector, type DetectorName } from './detectors.ts'
+import { builtInDetectors, DETECTOR_NAMES, type BuiltInDetector, type DetectorName } from './detectors.ts'
 import { MaskingRuleError } from './masking-rule.error.ts'
 import type { MaskingRule } from './masking-rule.schema.ts'
 
@@ -26,6 +26,8 @@ export function compileRules(rules: readonly MaskingRule[], path: string): Compi
 }
 
 function compileRule(rule: MaskingRule, path: string): CompiledRule {
+  // Checked here too: MASKING_DEFAULT_RULES is read by TypeBox, which does not check an enum.
+  if (!(DETECTOR_NAMES as readonly string[]).includes(rule.detector)) throw new MaskingRuleError(`${path}/detector`, `must be one of ${DETECTOR_NAMES.join(', ')}`)
   const replacement = rule.replacement ?? defaultReplacement(rule.detector)
   const appliesTo = rule.attributes === undefined ? null : attributeKeyMatcher(rule.attributes)
   if (rule.detector !== 'regex') {
