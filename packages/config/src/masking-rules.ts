@@ -16,7 +16,7 @@ function parseMaskingRules(text: string): MaskingRule[] {
   try {
     rules = JSON.parse(text)
   } catch (error) {
-    throw new Error(`not JSON (${(error as Error).message})`)
+    throw new Error(`not JSON (${(error as Error).message})`, { cause: error })
   }
   const problem = Value.Errors(RulesSettingSchema, rules).First()
   if (problem) throw new Error(`${problem.path || '/'}: ${problem.message}`)
