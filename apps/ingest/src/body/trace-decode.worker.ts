@@ -1,5 +1,5 @@
 import { workerData } from 'node:worker_threads'
-import { maskerOf, maskTraceSpans, type Masker, type MaskingRule } from '@tracewell/masking'
+import { maskerOf, maskTraceBody, type Masker, type MaskingRule } from '@tracewell/masking'
 import { configureSpanLimits, SpanValidationError, type SpanLimits, type TraceBodyFormat } from '@tracewell/otlp'
 import type { BodyFormat } from './media-type.ts'
 import { decodeTraceBody } from './trace-body.decoder.ts'
@@ -41,10 +41,11 @@ function maskerFor(rulesJson: string): Masker {
 
 export default function decodeInWorker({ body, format, maxProtobufFields, maskingRules }: DecodeTask): DecodeVerdict {
   try {
-    const decoded = decodeTraceBody(Buffer.from(body.buffer, body.byteOffset, body.byteLength), format, maxProtobufFields)
+    const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+    const decoded = decodeTraceBody(bytes, format, maxProtobufFields)
     const counted = { kind: 'decoded', format: decoded.format, accepted: decoded.spans.length, rejected: decoded.rejected, problems: decoded.problems } as const
-    const masked = maskingRules === undefined ? null : maskTraceSpans(decoded.spans, maskerFor(maskingRules))
-    return masked === null ? counted : { ...counted, maskedBody: masked }
+    const masked = maskingRules === undefined ? null : maskTraceBody(bytes, format, decoded.spans, maskerFor(maskingRules))
+    return masked === null ? counted : { ...counted, maskedBody: masked.body }
   } catch (error) {
     if (error instanceof SpanValidationError) return { kind: 'invalid', path: error.path, problem: error.message.slice(error.path.length + 2) }
     // Everything else decodeTraceBody throws is a 4xx of this service (malformed JSON, too many

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import type { VerifiedKey } from '@tracewell/auth'
 import type { App } from '@tracewell/http'
 import { requireKey } from '@tracewell/http'
-import { maskTraceSpans } from '@tracewell/masking'
+import { maskTraceBody } from '@tracewell/masking'
 import type { SpanRecord, TraceBodyFormat } from '@tracewell/otlp'
 import { QueueBacklogFullError, QueueUnavailableError, releaseBody, type AcceptedTraces, type SpanBatchProducer, type SpanRateVerdict } from '@tracewell/queue'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -155,13 +155,13 @@ function queueBody(options: TraceIntakeOptions, projectId: string, format: BodyF
   const decoded = decodeTraceBody(body, format, maxFields)
   const counted = { ...decoded, accepted: decoded.spans.length }
   // Masked spans go to the queue as a new body: nothing unmasked leaves this process.
-  const masked = masking === null ? null : maskTraceSpans(decoded.spans, masking.masker)
+  const masked = masking === null ? null : maskTraceBody(body, format, decoded.spans, masking.masker)
   if (masked === null) return queueCounted(options, projectId, format, body, counted, decoded.spans)
   releaseBody(body)
   // The in-process queue stores the records themselves: decoded again, their derived fields
   // (user, session) come from the masked attributes, as the writer's do.
-  const spans = options.producer.needsSpanRecords ? decodeTraceBody(masked, 'json', maxFields).spans : null
-  return queueCounted(options, projectId, 'json', masked, counted, spans)
+  const spans = options.producer.needsSpanRecords ? decodeTraceBody(masked.body, masked.format, maxFields).spans : null
+  return queueCounted(options, projectId, masked.format, masked.body, counted, spans)
 }
 
 /** A large body decoded (and masked) in a decode worker: what to queue, and what it counted. */
