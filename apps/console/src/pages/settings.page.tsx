@@ -3,6 +3,7 @@ import { useSearchParams } from 'react-router'
 import { useApiKeys, useCreateApiKey, useCreateProject, useIngestLimit, useProjects, useRetention, useRevokeApiKey, useSaveIngestLimit, useSaveRetention, type KeyScope } from '../api/projects.api.ts'
 import { useSession } from '../api/session.api.ts'
 import { CopyButton } from '../components/copy-button.tsx'
+import { MaskingRulesEditor } from '../components/masking-rules-editor.tsx'
 import { ModelPriceManager } from '../components/model-price-manager.tsx'
 import { rememberProject } from '../components/project-scope.tsx'
 import { ErrorMessage, Loading } from '../components/status.tsx'
@@ -87,6 +88,10 @@ export default function SettingsPage() {
           <section aria-labelledby="ingest-limit-title" className="card">
             <h2 id="ingest-limit-title">Ingest rate limit of {project.name}</h2>
             <IngestLimitForm key={project.id} projectId={project.id} />
+          </section>
+          <section aria-labelledby="masking-title" className="card">
+            <h2 id="masking-title">Masking of {project.name}</h2>
+            <MaskingRulesEditor key={project.id} projectId={project.id} />
           </section>
         </>
       )}
