@@ -31,30 +31,57 @@ export function maskTraceBody(body: Uint8Array, format: 'json' | 'protobuf', spa
   return { body: patched ?? encodeOtlpJson(spans), format: 'json' }
 }
 
-// A JSON string literal: quotes around characters that are not quotes or backslashes, or escapes.
-const STRING_LITERAL = /"(?:[^"\\]|\\.)*"/g
+interface WantedLiteral {
+  literal: Buffer
+  replacement: Buffer
+  found: boolean
+}
 
 /**
- * The body with every string literal in `changes` (by value) replaced, in one scan of its text, or
- * null if one of them is not found as JSON.stringify writes it. A literal is looked up only when
- * its length is one of theirs, so that the body's keys and ids cost no hashing.
+ * The body with every string literal in `changes` (by value) replaced, or null if one of them is
+ * not found as JSON.stringify writes it. One pass over the bytes finds every literal (a quote,
+ * then escapes skipped, to the next quote); only a literal of a length some change has is
+ * compared, so the body's keys, ids and other values cost a byte each. The result is the body's
+ * own bytes between the replacements, never decoded to text and encoded again.
  */
 function patchJson(body: Uint8Array, changes: Map<string, string>): Buffer | null {
-  const literals = new Map<string, string>()
-  const lengths = new Set<number>()
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+  const byLength = new Map<number, WantedLiteral[]>()
+  const wanted: WantedLiteral[] = []
   for (const [original, masked] of changes) {
-    const literal = JSON.stringify(original)
-    literals.set(literal, JSON.stringify(masked))
-    lengths.add(literal.length)
+    const entry = { literal: Buffer.from(JSON.stringify(original)), replacement: Buffer.from(JSON.stringify(masked)), found: false }
+    wanted.push(entry)
+    const sameLength = byLength.get(entry.literal.length)
+    if (sameLength === undefined) byLength.set(entry.literal.length, [entry])
+    else sameLength.push(entry)
   }
-  const found = new Set<string>()
-  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')
-  const patched = text.replace(STRING_LITERAL, (literal) => {
-    if (!lengths.has(literal.length)) return literal
-    const replacement = literals.get(literal)
-    if (replacement === undefined) return literal
-    found.add(literal)
-    return replacement
-  })
-  return found.size === literals.size ? Buffer.from(patched) : null
+  const pieces: Buffer[] = []
+  let copiedTo = 0
+  let opened = -1
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]
+    if (opened === -1) {
+      if (byte === QUOTE) opened = i
+    } else if (byte === BACKSLASH) {
+      i++
+    } else if (byte === QUOTE) {
+      const candidates = byLength.get(i + 1 - opened)
+      if (candidates !== undefined) {
+        for (const candidate of candidates) {
+          if (bytes.compare(candidate.literal, 0, candidate.literal.length, opened, i + 1) !== 0) continue
+          pieces.push(bytes.subarray(copiedTo, opened), candidate.replacement)
+          copiedTo = i + 1
+          candidate.found = true
+          break
+        }
+      }
+      opened = -1
+    }
+  }
+  if (wanted.some((entry) => !entry.found)) return null
+  pieces.push(bytes.subarray(copiedTo))
+  return Buffer.concat(pieces)
 }
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
