@@ -1,6 +1,6 @@
 import type { SpanRecord } from '@tracewell/span-schema'
 import { compileRules } from './compile-rules.ts'
-import { Masker } from './masker.ts'
+import { Masker, type MaskedString } from './masker.ts'
 import type { MaskingRule } from './masking-rule.schema.ts'
 import { encodeOtlpJson } from './otlp-json.encoder.ts'
 
@@ -34,22 +34,25 @@ export function maskTraceBody(body: Uint8Array, format: 'json' | 'protobuf', spa
 interface WantedLiteral {
   literal: Buffer
   replacement: Buffer
-  found: boolean
+  /** Occurrences the spans held, and found so far. */
+  count: number
+  found: number
 }
 
 /**
  * The body with every string literal in `changes` (by value) replaced, or null if one of them is
- * not found as JSON.stringify writes it. One pass over the bytes finds every literal (a quote,
+ * found fewer times than the spans held it (spelled otherwise than JSON.stringify spells it). One pass over the bytes finds every literal (a quote,
  * then escapes skipped, to the next quote); only a literal of a length some change has is
  * compared, so the body's keys, ids and other values cost a byte each. The result is the body's
  * own bytes between the replacements, never decoded to text and encoded again.
  */
-function patchJson(body: Uint8Array, changes: Map<string, string>): Buffer | null {
+function patchJson(body: Uint8Array, changes: Map<string, MaskedString>): Buffer | null {
   const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
   const byLength = new Map<number, WantedLiteral[]>()
   const wanted: WantedLiteral[] = []
-  for (const [original, masked] of changes) {
-    const entry = { literal: Buffer.from(JSON.stringify(original)), replacement: Buffer.from(JSON.stringify(masked)), found: false }
+  for (const [original, { masked, count, ambiguous }] of changes) {
+    if (ambiguous) return null
+    const entry = { literal: Buffer.from(JSON.stringify(original)), replacement: Buffer.from(JSON.stringify(masked)), count, found: 0 }
     wanted.push(entry)
     const sameLength = byLength.get(entry.literal.length)
     if (sameLength === undefined) byLength.set(entry.literal.length, [entry])
@@ -71,14 +74,16 @@ function patchJson(body: Uint8Array, changes: Map<string, string>): Buffer | nul
           if (bytes.compare(candidate.literal, 0, candidate.literal.length, opened, i + 1) !== 0) continue
           pieces.push(bytes.subarray(copiedTo, opened), candidate.replacement)
           copiedTo = i + 1
-          candidate.found = true
+          candidate.found++
           break
         }
       }
       opened = -1
     }
   }
-  if (wanted.some((entry) => !entry.found)) return null
+  // A literal found more often than the spans held it stood elsewhere too (a key, an attribute no
+  // rule applies to): masked there as well, it is no worse.
+  if (wanted.some((entry) => entry.found < entry.count)) return null
   pieces.push(bytes.subarray(copiedTo))
   return Buffer.concat(pieces)
 }

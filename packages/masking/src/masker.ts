@@ -2,6 +2,16 @@ import type { AnyValue, AttributeMap, SpanRecord } from '@tracewell/span-schema'
 import type { CompiledRule } from './compile-rules.ts'
 import { looksLikeJsonDocument, maskJsonDocument } from './json-in-string.ts'
 
+/** What a string became, and how many times the spans held it. */
+export interface MaskedString {
+  masked: string
+  count: number
+  /** The rules that masked it. */
+  rules: readonly CompiledRule[]
+  /** Whether the same string became different things in different places (rules scoped to attributes). */
+  ambiguous: boolean
+}
+
 // Keys repeat across spans (a few dozen distinct ones per project), so which rules apply to a key
 // is decided once; the bound keeps a client that sends random keys from growing the map forever.
 const KEY_CACHE_LIMIT = 4096
@@ -30,14 +40,26 @@ export class Masker {
   /**
    * Masks the spans in place: names, status messages, event names, and the attribute values of
    * spans, events, links and resources. Returns every string it changed, the original mapped to
-   * what it became (empty when nothing matched); the spans' derived fields (user, session, model)
-   * are then stale, and the caller decodes the spans again.
+   * what it became and how many times it was met (empty when nothing matched); the spans' derived
+   * fields (user, session, model) are then stale, and the caller decodes the spans again.
    */
-  maskSpans(spans: readonly SpanRecord[]): Map<string, string> {
-    const changes = new Map<string, string>()
+  maskSpans(spans: readonly SpanRecord[]): Map<string, MaskedString> {
+    const changes = new Map<string, MaskedString>()
     const mask = (text: string, rules: readonly CompiledRule[]): string => {
+      const change = changes.get(text)
+      // A string met again under the same rules (a system prompt in every span) is masked once.
+      if (change !== undefined && change.rules === rules) {
+        change.count++
+        return change.masked
+      }
       const masked = maskString(text, rules)
-      if (masked !== text) changes.set(text, masked)
+      if (change !== undefined) {
+        change.count++
+        // Under other rules (attribute globs) the same string may become something else.
+        if (masked !== change.masked) change.ambiguous = true
+      } else if (masked !== text) {
+        changes.set(text, { masked, count: 1, rules, ambiguous: false })
+      }
       return masked
     }
     // Spans of one resource share its attributes object: it is masked once.

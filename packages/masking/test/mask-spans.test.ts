@@ -94,6 +94,43 @@ describe('masking decoded spans', () => {
   })
 })
 
+describe('a string met in several places of a body', () => {
+  const spanWith = (attributes: Record<string, string>) =>
+    Buffer.from(
+      JSON.stringify({
+        resourceSpans: [
+          {
+            scopeSpans: [
+              {
+                spans: [
+                  { traceId, spanId: 'eee19b7ec3c1b174', name: 'x', kind: 1, startTimeUnixNano: '1', endTimeUnixNano: '2', attributes: Object.entries(attributes).map(([key, value]) => ({ key, value: { stringValue: value } })) },
+                ],
+              },
+            ],
+          },
+        ],
+      }),
+    )
+
+  it('is masked where rules apply to it, even where the same string stands unmasked first', () => {
+    const scoped = maskerOf([{ detector: 'email', attributes: ['user.*'] }])
+    const body = spanWith({ contact: 'ann@example.com', 'user.email': 'ann@example.com' })
+    const result = maskTraceBody(body, 'json', decodeTraceBody(body, 'json').spans, scoped)
+    assert.ok(result)
+    const [span] = decodeTraceBody(result.body, 'json').spans
+    assert.deepEqual(span?.attributes['user.email'], { stringValue: '[REDACTED:email]' })
+  })
+
+  it('becomes different things under different rules: the body is written again with each', () => {
+    const scoped = maskerOf([{ detector: 'email', attributes: ['user.*'] }, { detector: 'email', attributes: ['contact'], replacement: '<contact>' }])
+    const body = spanWith({ 'user.email': 'ann@example.com', contact: 'ann@example.com' })
+    const result = maskTraceBody(body, 'json', decodeTraceBody(body, 'json').spans, scoped)
+    const [span] = decodeTraceBody(result?.body ?? Buffer.alloc(0), 'json').spans
+    assert.deepEqual(span?.attributes['user.email'], { stringValue: '[REDACTED:email]' })
+    assert.deepEqual(span?.attributes.contact, { stringValue: '<contact>' })
+  })
+})
+
 describe('JSON held in a string', () => {
   const parsedAfter = (rules: Parameters<typeof maskerOf>[0], document: unknown) => JSON.parse(maskerOf(rules).maskText(JSON.stringify(document)))
 
