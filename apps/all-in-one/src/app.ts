@@ -1,11 +1,11 @@
 import { encryptionKeyOf } from '@tracewell/auth'
-import { defaultIngestRateLimit, spanLimitsOf, type AllInOneConfig } from '@tracewell/config'
+import { defaultIngestRateLimit, defaultMaskingRules, spanLimitsOf, type AllInOneConfig } from '@tracewell/config'
 import { queueRedisTargetOf } from '@tracewell/queue'
 import { bootstrapFromSettings, consoleAssetsPlugin, controlPlaneRoutes, defaultKeysAreLive, ensureDefaultWorkspace, type DefaultWorkspace } from '@tracewell/control-plane'
 import { createDb, summaryBacklog, type Db } from '@tracewell/db'
 import { evaluatorOptionsFromSettings, evaluatorPlugin } from '@tracewell/evaluator'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
-import { createIngestRateLimiter, otlpGrpcPlugin, sendTracesRoutes, traceLimitsOf } from '@tracewell/ingest'
+import { createIngestRateLimiter, createProjectMaskers, otlpGrpcPlugin, sendTracesRoutes, traceLimitsOf } from '@tracewell/ingest'
 import { cleanupDetails, cleanupRoutes } from '@tracewell/janitor'
 import { configureSpanLimits } from '@tracewell/otlp'
 import { createOutbound, outboundOptionsOf } from '@tracewell/outbound'
@@ -61,8 +61,9 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
 
     const limits = traceLimitsOf(config)
     const rateLimiter = await createIngestRateLimiter(app, config, queueRedisTargetOf(config))
-    await app.register(sendTracesRoutes, { producer, limits, rateLimiter })
-    await app.register(otlpGrpcPlugin, { producer, limits, rateLimiter })
+    const maskers = await createProjectMaskers(app, config)
+    await app.register(sendTracesRoutes, { producer, limits, rateLimiter, maskers })
+    await app.register(otlpGrpcPlugin, { producer, limits, rateLimiter, maskers })
     const sessionSecret = await consoleSessionSecret(config, app.log)
     const llmConnectionKey = await llmConnectionEncryptionKey(config, app.log)
     // A replica only makes sense beside a real Postgres (DATABASE_URL), never the embedded one.
@@ -73,6 +74,7 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
       adminApiKey: config.ADMIN_API_KEY,
       queryTimeoutMs: config.QUERY_TIMEOUT_MS,
       defaultIngestLimit: defaultIngestRateLimit(config),
+      defaultMaskingRules: defaultMaskingRules(config),
       consoleSessions: { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS },
       llmConnectionKey: encryptionKeyOf(llmConnectionKey),
       experimentCallTimeoutMs: config.EXPERIMENT_CALL_TIMEOUT_MS,

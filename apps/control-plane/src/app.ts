@@ -1,5 +1,5 @@
 import { encryptionKeyOf } from '@tracewell/auth'
-import { defaultIngestRateLimit, type ControlPlaneConfig } from '@tracewell/config'
+import { defaultIngestRateLimit, defaultMaskingRules, type ControlPlaneConfig } from '@tracewell/config'
 import { createDb } from '@tracewell/db'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { createOutbound, outboundOptionsOf, type HostLookup } from '@tracewell/outbound'
@@ -38,6 +38,7 @@ export const controlPlaneService = defineService<ControlPlaneConfig, ControlPlan
       adminApiKey: config.ADMIN_API_KEY,
       queryTimeoutMs: config.QUERY_TIMEOUT_MS,
       defaultIngestLimit: defaultIngestRateLimit(config),
+      defaultMaskingRules: defaultMaskingRules(config),
       consoleSessions: sessionSecret === undefined ? undefined : { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS },
       llmConnectionKey: config.LLM_CONNECTION_ENCRYPTION_KEY === undefined ? undefined : encryptionKeyOf(config.LLM_CONNECTION_ENCRYPTION_KEY),
       experimentCallTimeoutMs: config.EXPERIMENT_CALL_TIMEOUT_MS,

@@ -8,6 +8,7 @@ import { decodePoolMetrics } from './ingest.metrics.ts'
 import { sendTracesRoutes } from './routes/send-traces.routes.ts'
 import type { TraceLimits } from './routes/trace-intake.ts'
 import { createIngestRateLimiter } from './rate-limit/create-ingest-rate-limiter.ts'
+import { createProjectMaskers } from './masking/create-project-maskers.ts'
 
 export interface IngestDeps extends ServiceDeps {
   /** The queue; by default a BullMQ producer on REDIS_URL or REDIS_CLUSTER_NODES, created and closed by the app. */
@@ -48,9 +49,10 @@ export const ingestService = defineService<IngestConfig, IngestDeps>({
       app.addHook('onClose', async () => decodePool.close())
     }
     const rateLimiter = await createIngestRateLimiter(app, config, queueRedisTargetOf(config))
-    await app.register(sendTracesRoutes, { producer, limits, rateLimiter, ...(decodePool ? { decodePool } : {}) })
+    const maskers = await createProjectMaskers(app, config)
+    await app.register(sendTracesRoutes, { producer, limits, rateLimiter, maskers, ...(decodePool ? { decodePool } : {}) })
     // It listens when server.ts (or a test) asks: building the app binds no port.
-    await app.register(otlpGrpcPlugin, { producer, limits, rateLimiter, ...(decodePool ? { decodePool } : {}) })
+    await app.register(otlpGrpcPlugin, { producer, limits, rateLimiter, maskers, ...(decodePool ? { decodePool } : {}) })
     return { readiness: { queue: () => producer.ping() } }
   },
 })

@@ -12,3 +12,4 @@ export { otlpGrpcPlugin, type OtlpGrpcOptions, type OtlpGrpcReceiver } from './g
 export { listenOtlpGrpcOrExit } from './grpc/listen-otlp-grpc.ts'
 export { createIngestRateLimiter } from './rate-limit/create-ingest-rate-limiter.ts'
 export { IngestRateLimiter, rateLimitHeaders } from './rate-limit/ingest-rate-limiter.ts'
+export { createProjectMaskers } from './masking/create-project-maskers.ts'

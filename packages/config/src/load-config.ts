@@ -27,7 +27,23 @@ export function loadConfig<T extends TObject>(schema: T, env: Record<string, str
     throw new ConfigError(`${name} ${problem}: ${expected}`)
   }
   checkOneOfRules(schema, raw)
+  checkSettingValues(schema, converted as Record<string, unknown>)
   return converted as Static<T>
+}
+
+/**
+ * Settings whose value a schema cannot check (a JSON document validated by the code that runs it):
+ * a schema names them in its `settingChecks` option, each with a function that throws the reason.
+ */
+function checkSettingValues(schema: TObject, config: Record<string, unknown>): void {
+  const { settingChecks } = schema as TObject & { settingChecks?: Record<string, (value: unknown) => void> }
+  for (const [name, check] of Object.entries(settingChecks ?? {})) {
+    try {
+      check(config[name])
+    } catch (error) {
+      throw new ConfigError(`${name} is invalid: ${(error as Error).message}`)
+    }
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { loadConfig } from './load-config.ts'
+import { maskingSettingChecks } from './masking-rules.ts'
 import {
   adminSettings,
   bootstrapSettings,
@@ -11,6 +12,7 @@ import {
   ingestRateLimitRefreshSettings,
   ingestRateLimitSettings,
   ingestServiceSettings,
+  maskingSettings,
   ingestSettings,
   janitorSettings,
   keySettings,
@@ -41,9 +43,10 @@ export const IngestConfigSchema = Type.Object({
   ...spanLimitSettings,
   ...ingestRateLimitSettings,
   ...ingestRateLimitRefreshSettings,
+  ...maskingSettings,
   ...keySettings,
   ...startupSettings,
-}, queueTargetRule)
+}, { ...queueTargetRule, settingChecks: maskingSettingChecks })
 export type IngestConfig = Static<typeof IngestConfigSchema>
 
 export const WriterConfigSchema = Type.Object({
@@ -70,8 +73,10 @@ export const ControlPlaneConfigSchema = Type.Object({
   EXPERIMENT_CALL_TIMEOUT_MS: evaluatorSettings.EXPERIMENT_CALL_TIMEOUT_MS,
   // The default limit, to say what a project without its own gets (GET …/ingest-limit).
   ...ingestRateLimitSettings,
+  // The default rules, to say what a project without its own gets (GET …/masking).
+  MASKING_DEFAULT_RULES: maskingSettings.MASKING_DEFAULT_RULES,
   ...startupSettings,
-})
+}, { settingChecks: maskingSettingChecks })
 export type ControlPlaneConfig = Static<typeof ControlPlaneConfigSchema>
 
 export const JanitorConfigSchema = Type.Object({
@@ -109,6 +114,7 @@ export const AllInOneConfigSchema = Type.Object({
   ...spanLimitSettings,
   ...ingestRateLimitSettings,
   ...ingestRateLimitRefreshSettings,
+  ...maskingSettings,
   ...writerSettings,
   ...keySettings,
   ...adminSettings,
@@ -121,7 +127,7 @@ export const AllInOneConfigSchema = Type.Object({
   ...evaluatorSettings,
   ...outboundSettings,
   ...startupSettings,
-}, optionalQueueTargetRule)
+}, { ...optionalQueueTargetRule, settingChecks: maskingSettingChecks })
 export type AllInOneConfig = Static<typeof AllInOneConfigSchema>
 
 /** `npm run queue:replay`: moves the span-batch queue's failed jobs back to waiting. */

@@ -198,6 +198,24 @@ export const ingestRateLimitRefreshSettings = {
   }),
 }
 
+/**
+ * Masking at ingest (docs/settings.md#masking): the rules of every project that has none of its
+ * own, and how soon ingest sees a project's changed rules.
+ */
+export const maskingSettings = {
+  MASKING_DEFAULT_RULES: Type.String({
+    default: '[]',
+    description:
+      'masking rules of every project without rules of its own, as a JSON array of {detector, pattern?, attributes?, replacement?} (docs/api.md#masking), e.g. [{"detector":"secret"}] (default [], nothing masked)',
+  }),
+  MASKING_RULES_REFRESH_MS: Type.Integer({
+    minimum: 100,
+    maximum: 5_000,
+    default: 2_000,
+    description: 'how often ingest reloads the projects’ masking rules, in ms: a change applies within this (100–5000, default 2000)',
+  }),
+}
+
 export const writerSettings = {
   // Many at once: small traces come as small jobs, and the more of them share a COPY (and its
   // commit), the less each costs. WRITER_MAX_BODY_BYTES bounds their memory instead.

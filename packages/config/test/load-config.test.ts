@@ -35,6 +35,16 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig(IngestConfigSchema, { ...required, KEY_CACHE_TTL_MS: '6000' }), /^ConfigError: KEY_CACHE_TTL_MS is invalid/)
   })
 
+  it('checks MASKING_DEFAULT_RULES as the API checks a project’s rules, naming the rule', () => {
+    const load = (rules: string) => () => loadConfig(IngestConfigSchema, { ...required, MASKING_DEFAULT_RULES: rules })
+    assert.throws(load(JSON.stringify([{ detector: 'regex', pattern: '(a)\\1' }])), /^ConfigError: MASKING_DEFAULT_RULES is invalid: \/0\/pattern: error parsing regexp: invalid escape sequence/)
+    assert.throws(load('[{"detector":"name"}]'), /^ConfigError: MASKING_DEFAULT_RULES is invalid: \/0\/detector: must be one of email, phone/)
+    assert.throws(load('[{"detector":"email","extra":1}]'), /^ConfigError: MASKING_DEFAULT_RULES is invalid: \/0\/extra: /)
+    assert.throws(load('{'), /^ConfigError: MASKING_DEFAULT_RULES is invalid: not JSON/)
+    assert.equal(loadConfig(ControlPlaneConfigSchema, { DATABASE_URL: required.DATABASE_URL, MASKING_DEFAULT_RULES: '[{"detector":"secret"}]' }).MASKING_DEFAULT_RULES, '[{"detector":"secret"}]')
+    assert.equal(loadConfig(IngestConfigSchema, required).MASKING_DEFAULT_RULES, '[]')
+  })
+
   it('treats an empty value as unset', () => {
     const config = loadConfig(JanitorConfigSchema, { DATABASE_URL: required.DATABASE_URL, CRON_API_KEY: '' })
     assert.equal(config.CRON_API_KEY, undefined)

@@ -504,6 +504,7 @@ export interface Database {
   project_ingest_limits: ProjectIngestLimitsTable
   retention_runs: RetentionRunsTable
   retention_cleanup_status: RetentionCleanupStatusTable
+  project_masking_rules: ProjectMaskingRulesTable
   spans: SpansTable
   project_model_prices: ProjectModelPricesTable
   trace_summaries: TraceSummariesTable
@@ -549,6 +550,14 @@ export interface ProjectIngestLimitsTable {
   updated_at: CreatedAt
 }
 
+/** A project's own masking rules (masking-rules.repository.ts); an empty list masks nothing. */
+export interface ProjectMaskingRulesTable {
+  project_id: string
+  rules: Json<unknown[]>
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
 /** A console session signed out before it expired: refused until then (console-sessions.repository.ts). */
 export interface ConsoleSessionRevocationsTable {
   session_id: string
@@ -590,6 +599,7 @@ export const declaredColumns: DeclaredColumns = {
   project_ingest_limits: { project_id: notNull, spans_per_second: nullable, burst: nullable, created_at: notNull, updated_at: notNull },
   retention_runs: { id: notNull, started_at: notNull, finished_at: notNull, trigger: notNull, outcome: notNull, deleted_spans: notNull, dropped_partitions: notNull },
   retention_cleanup_status: { id: notNull, endpoint_open: notNull, schedule: nullable, next_run_at: nullable, updated_at: notNull },
+  project_masking_rules: { project_id: notNull, rules: notNull, created_at: notNull, updated_at: notNull },
   spans: {
     project_id: notNull, trace_id: notNull, span_id: notNull, parent_span_id: nullable, name: notNull, kind: notNull,
     start_time: notNull, end_time: notNull, duration_ns: notNull, trace_state: nullable, status_code: notNull,

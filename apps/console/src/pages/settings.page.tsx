@@ -5,6 +5,7 @@ import { useApiKeys, useCreateApiKey, useCreateProject, useIngestLimit, useProje
 import { useSession } from '../api/session.api.ts'
 import { CopyButton } from '../components/copy-button.tsx'
 import { ErasureManager } from '../components/erasure-manager.tsx'
+import { MaskingRulesEditor } from '../components/masking-rules-editor.tsx'
 import { ModelPriceManager } from '../components/model-price-manager.tsx'
 import { rememberProject } from '../components/project-scope.tsx'
 import { SpanExport } from '../components/span-export.tsx'
@@ -90,6 +91,10 @@ export default function SettingsPage() {
           <section aria-labelledby="ingest-limit-title" className="card">
             <h2 id="ingest-limit-title">Ingest rate limit of {project.name}</h2>
             <IngestLimitForm key={project.id} projectId={project.id} />
+          </section>
+          <section aria-labelledby="masking-title" className="card">
+            <h2 id="masking-title">Masking of {project.name}</h2>
+            <MaskingRulesEditor key={project.id} projectId={project.id} />
           </section>
           <section aria-labelledby="export-title" className="card">
             <h2 id="export-title">Export of {project.name}</h2>

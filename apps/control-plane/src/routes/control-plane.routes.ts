@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { IngestRateLimitValues } from '@tracewell/config'
+import type { MaskingRule } from '@tracewell/masking'
 import { installErrorHandler, messageBody, requireUtf8Json } from '@tracewell/http'
 import AjvModule from 'ajv'
 import type { Db } from '@tracewell/db'
@@ -20,6 +21,7 @@ import { retentionRoutes } from './retention.routes.ts'
 import { erasureRoutes } from './erasures.routes.ts'
 import { exportRoutes } from './export.routes.ts'
 import { ingestLimitRoutes } from './ingest-limit.routes.ts'
+import { maskingRoutes } from './masking.routes.ts'
 import { consoleSessionRoutes } from './console-session.routes.ts'
 import { teamRoutes } from './teams.routes.ts'
 import { sessionRoutes } from './sessions.routes.ts'
@@ -57,6 +59,8 @@ export interface ControlPlaneRoutesOptions {
   outbound: Outbound
   /** The settings' default ingest rate limit (defaultIngestRateLimit); none when absent. */
   defaultIngestLimit?: IngestRateLimitValues | null
+  /** MASKING_DEFAULT_RULES (defaultMaskingRules); none when absent. */
+  defaultMaskingRules?: readonly MaskingRule[]
 }
 
 export type ConsoleSessionOptions = ConsoleSessionPluginOptions
@@ -119,6 +123,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(erasureRoutes)
   await app.register(exportRoutes)
   await app.register(ingestLimitRoutes, { defaultLimit: options.defaultIngestLimit ?? null })
+  await app.register(maskingRoutes, { defaultRules: options.defaultMaskingRules ?? [] })
   await app.register(modelPriceRoutes)
   await app.register(promptLookupRoutes, { promptCache })
   await app.register(promptsetRoutes, { promptCache })

@@ -12,6 +12,8 @@ export interface DecodedCount {
   accepted: number
   rejected: number
   problems: string[]
+  /** The body to queue instead, its spans masked (OTLP/JSON); absent when nothing was masked. */
+  maskedBody?: Uint8Array
 }
 
 /**
@@ -52,18 +54,24 @@ export class TraceDecodePool {
     return body.byteLength > PARSE_DIRECTLY_UP_TO_BYTES
   }
 
-  /** Decodes in a worker; throws the same 4xx errors decodeTraceBody would, and 503 when every worker is busy and the queue full. */
-  async decode(body: Uint8Array, format: BodyFormat, maxProtobufFields: number): Promise<DecodedCount> {
+  /**
+   * Decodes in a worker, and masks there with `maskingRules` (a project's rules as JSON) when
+   * given; throws the same 4xx errors decodeTraceBody would, and 503 when every worker is busy
+   * and the queue full.
+   */
+  async decode(body: Uint8Array, format: BodyFormat, maxProtobufFields: number, maskingRules?: string): Promise<DecodedCount> {
     if (this.#pool.queueSize >= (this.#pool.options.maxQueue as number)) {
       this.refusedBusy++
       throw decodersBusy()
     }
     // The body is copied to the worker: the queue still needs these bytes once it has answered.
-    const verdict = await this.#pool.run({ body, format, maxProtobufFields })
+    const verdict = await this.#pool.run({ body, format, maxProtobufFields, ...(maskingRules === undefined ? {} : { maskingRules }) })
     this.decoded++
     switch (verdict.kind) {
-      case 'decoded':
-        return verdict
+      case 'decoded': {
+        const { kind: _kind, ...counted } = verdict
+        return counted
+      }
       case 'invalid':
         throw new SpanValidationError(verdict.path, verdict.problem)
       case 'refused':

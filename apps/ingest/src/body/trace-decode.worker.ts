@@ -1,4 +1,5 @@
 import { workerData } from 'node:worker_threads'
+import { maskerOf, maskTraceBody, type Masker, type MaskingRule } from '@tracewell/masking'
 import { configureSpanLimits, SpanValidationError, type SpanLimits, type TraceBodyFormat } from '@tracewell/otlp'
 import type { BodyFormat } from './media-type.ts'
 import { decodeTraceBody } from './trace-body.decoder.ts'
@@ -14,18 +15,37 @@ export interface DecodeTask {
   body: Uint8Array
   format: BodyFormat
   maxProtobufFields: number
+  /** The project's masking rules as JSON; absent when it has none. */
+  maskingRules?: string
 }
 
 /** What a body decoded to, or why it was refused, as plain data (errors lose their class between threads). */
 export type DecodeVerdict =
-  | { kind: 'decoded'; format: TraceBodyFormat; accepted: number; rejected: number; problems: string[] }
+  | { kind: 'decoded'; format: TraceBodyFormat; accepted: number; rejected: number; problems: string[]; maskedBody?: Uint8Array }
   | { kind: 'invalid'; path: string; problem: string }
   | { kind: 'refused'; statusCode: 400 | 413; message: string }
 
-export default function decodeInWorker({ body, format, maxProtobufFields }: DecodeTask): DecodeVerdict {
+// A few projects' rules, compiled once per thread: the same rules come with every large body of a project.
+const MASKERS_KEPT = 64
+const maskers = new Map<string, Masker>()
+
+function maskerFor(rulesJson: string): Masker {
+  let masker = maskers.get(rulesJson)
+  if (masker === undefined) {
+    if (maskers.size >= MASKERS_KEPT) maskers.clear()
+    masker = maskerOf(JSON.parse(rulesJson) as MaskingRule[])
+    maskers.set(rulesJson, masker)
+  }
+  return masker
+}
+
+export default function decodeInWorker({ body, format, maxProtobufFields, maskingRules }: DecodeTask): DecodeVerdict {
   try {
-    const decoded = decodeTraceBody(Buffer.from(body.buffer, body.byteOffset, body.byteLength), format, maxProtobufFields)
-    return { kind: 'decoded', format: decoded.format, accepted: decoded.spans.length, rejected: decoded.rejected, problems: decoded.problems }
+    const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+    const decoded = decodeTraceBody(bytes, format, maxProtobufFields)
+    const counted = { kind: 'decoded', format: decoded.format, accepted: decoded.spans.length, rejected: decoded.rejected, problems: decoded.problems } as const
+    const masked = maskingRules === undefined ? null : maskTraceBody(bytes, format, decoded.spans, maskerFor(maskingRules))
+    return masked === null ? counted : { ...counted, maskedBody: masked.body }
   } catch (error) {
     if (error instanceof SpanValidationError) return { kind: 'invalid', path: error.path, problem: error.message.slice(error.path.length + 2) }
     // Everything else decodeTraceBody throws is a 4xx of this service (malformed JSON, too many

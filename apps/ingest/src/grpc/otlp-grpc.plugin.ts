@@ -10,6 +10,7 @@ import { acceptTraceBody, type TraceLimits } from '../routes/trace-intake.ts'
 import { grpcErrorOf } from './grpc-status.ts'
 import { DecodersBusyError, SpanRateLimitedError } from '../errors.ts'
 import type { IngestRateLimiter } from '../rate-limit/ingest-rate-limiter.ts'
+import type { ProjectMaskers } from '../masking/project-maskers.cache.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -30,6 +31,8 @@ export interface OtlpGrpcOptions {
   decodePool?: TraceDecodePool
   /** Per-project rate limits: over one, RESOURCE_EXHAUSTED with a RetryInfo. */
   rateLimiter?: IngestRateLimiter
+  /** Per-project masking rules, applied before a message is queued; none masks nothing. */
+  maskers?: ProjectMaskers
 }
 
 /** The method's full name, as exporters call it and as the metrics' `route` label shows it. */

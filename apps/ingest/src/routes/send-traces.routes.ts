@@ -10,6 +10,7 @@ import { encodeExportResponse } from '../otlp/partial-success.ts'
 import type { TraceDecodePool } from '../body/trace-decode.pool.ts'
 import { installTraceIntake, type AcceptedTraceBody, type TraceLimits } from './trace-intake.ts'
 import { rateLimitHeaders, type IngestRateLimiter } from '../rate-limit/ingest-rate-limiter.ts'
+import type { ProjectMaskers } from '../masking/project-maskers.cache.ts'
 
 export interface SendTracesRoutesOptions {
   producer: SpanBatchProducer
@@ -18,6 +19,8 @@ export interface SendTracesRoutesOptions {
   decodePool?: TraceDecodePool
   /** Per-project rate limits (429 with Retry-After and RateLimit-* fields); none limits nothing. */
   rateLimiter?: IngestRateLimiter
+  /** Per-project masking rules, applied before a body is queued; none masks nothing. */
+  maskers?: ProjectMaskers
 }
 
 export const TraceHeadersSchema = Type.Object({

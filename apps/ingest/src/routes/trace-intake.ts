@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import type { VerifiedKey } from '@tracewell/auth'
 import type { App } from '@tracewell/http'
 import { requireKey } from '@tracewell/http'
+import { maskTraceBody } from '@tracewell/masking'
 import type { SpanRecord, TraceBodyFormat } from '@tracewell/otlp'
 import { QueueBacklogFullError, QueueUnavailableError, releaseBody, type AcceptedTraces, type SpanBatchProducer, type SpanRateVerdict } from '@tracewell/queue'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -14,6 +15,7 @@ import { bodyTooLarge, DecodersBusyError, queueBacklogFull, queueUnavailable, to
 import { rejectionReasonOf, type IngestMetrics } from '../ingest.metrics.ts'
 import { partialSuccessOf, type PartialSuccess } from '../otlp/partial-success.ts'
 import type { IngestRateLimiter } from '../rate-limit/ingest-rate-limiter.ts'
+import type { ProjectMasking, ProjectMaskers } from '../masking/project-maskers.cache.ts'
 
 export interface TraceLimits extends BodyLimits {
   /** Most spans accepted in one request (MAX_SPANS_PER_REQUEST). */
@@ -48,6 +50,8 @@ export interface TraceIntakeOptions {
   decodePool?: TraceDecodePool | undefined
   /** Per-project rate limits; none limits nothing. */
   rateLimiter?: IngestRateLimiter | undefined
+  /** Per-project masking rules; none masks nothing. */
+  maskers?: ProjectMaskers | undefined
 }
 
 /**
@@ -131,8 +135,9 @@ export interface AcceptedTraceBody {
  */
 export async function acceptTraceBody(options: TraceIntakeOptions, projectId: string, format: BodyFormat, body: Buffer): Promise<AcceptedTraceBody> {
   const { decodePool, producer } = options
+  const masking = options.maskers?.of(projectId) ?? null
   const offThread = decodePool !== undefined && !producer.needsSpanRecords && TraceDecodePool.wants(body)
-  const { answer, queued } = offThread ? queueCounted(options, projectId, format, body, await decodePool.decode(body, format, options.limits.maxProtobufFields)) : queueBody(options, projectId, format, body)
+  const { answer, queued } = offThread ? queueCounted(options, projectId, ...(await decodeOffThread(decodePool, format, body, options.limits.maxProtobufFields, masking))) : queueBody(options, projectId, format, body, masking)
   await queued
   options.metrics.spansAccepted(answer.accepted)
   if (answer.partialSuccess !== null) options.metrics.spansRejected(answer.partialSuccess.rejectedSpans)
@@ -145,9 +150,26 @@ export async function acceptTraceBody(options: TraceIntakeOptions, projectId: st
  * for Redis) instead of living in the caller's suspended frame until Redis answers. Under load
  * that was most of what ingest promoted into V8's old generation.
  */
-function queueBody(options: TraceIntakeOptions, projectId: string, format: BodyFormat, body: Buffer): { answer: AcceptedTraceBody; queued: Promise<void> } {
-  const decoded = decodeTraceBody(body, format, options.limits.maxProtobufFields)
-  return queueCounted(options, projectId, format, body, { ...decoded, accepted: decoded.spans.length }, decoded.spans)
+function queueBody(options: TraceIntakeOptions, projectId: string, format: BodyFormat, body: Buffer, masking: ProjectMasking | null): { answer: AcceptedTraceBody; queued: Promise<void> } {
+  const maxFields = options.limits.maxProtobufFields
+  const decoded = decodeTraceBody(body, format, maxFields)
+  const counted = { ...decoded, accepted: decoded.spans.length }
+  // Masked spans go to the queue as a new body: nothing unmasked leaves this process.
+  const masked = masking === null ? null : maskTraceBody(body, format, decoded.spans, masking.masker)
+  if (masked === null) return queueCounted(options, projectId, format, body, counted, decoded.spans)
+  releaseBody(body)
+  // The in-process queue stores the records themselves: decoded again, their derived fields
+  // (user, session) come from the masked attributes, as the writer's do.
+  const spans = options.producer.needsSpanRecords ? decodeTraceBody(masked.body, masked.format, maxFields).spans : null
+  return queueCounted(options, projectId, masked.format, masked.body, counted, spans)
+}
+
+/** A large body decoded (and masked) in a decode worker: what to queue, and what it counted. */
+async function decodeOffThread(pool: TraceDecodePool, format: BodyFormat, body: Buffer, maxFields: number, masking: ProjectMasking | null): Promise<[BodyFormat, Buffer, DecodedCount]> {
+  const { maskedBody, ...counted } = await pool.decode(body, format, maxFields, masking?.rulesJson)
+  if (maskedBody === undefined) return [format, body, counted]
+  releaseBody(body)
+  return ['json', Buffer.from(maskedBody.buffer, maskedBody.byteOffset, maskedBody.byteLength), counted]
 }
 
 /** Hands a decoded body's spans to the queue; `spans` are its records where this thread decoded it. */

@@ -20,6 +20,7 @@ import * as summariesByDay from './2026-11-27T0100-summaries-by-day.ts'
 import * as textBlocks from './2026-11-27T0600-text-blocks.ts'
 import * as retentionRuns from './2026-12-06T0150-retention-runs.ts'
 import * as judgeInputs from './2026-12-06T0160-judge-inputs.ts'
+import * as projectMaskingRules from './2026-12-06T0170-project-masking-rules.ts'
 import * as erasures from './2026-12-06T0180-erasures.ts'
 
 // Every migration, by name; names sort in the order they apply. Listed statically (not read from
@@ -53,6 +54,7 @@ export const migrations: Record<string, Migration & { transactional?: boolean }>
   '2026-11-27T0600-text-blocks': textBlocks,
   '2026-12-06T0150-retention-runs': retentionRuns,
   '2026-12-06T0160-judge-inputs': judgeInputs,
+  '2026-12-06T0170-project-masking-rules': projectMaskingRules,
   '2026-12-06T0180-erasures': erasures,
 }
 

@@ -1,0 +1,7 @@
+export { DETECTOR_NAMES, type DetectorName } from './detectors.ts'
+export { MaskingRuleSchema, MaskingRulesSchema, MAX_MASKING_RULES, type MaskingRule } from './masking-rule.schema.ts'
+export { MaskingRuleError } from './masking-rule.error.ts'
+export { compileRules, defaultReplacement, type CompiledRule } from './compile-rules.ts'
+export { Masker } from './masker.ts'
+export { encodeOtlpJson } from './otlp-json.encoder.ts'
+export { maskerOf, maskTraceBody, type MaskedBody } from './mask-trace-body.ts'
