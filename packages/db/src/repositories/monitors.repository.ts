@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely'
 import type { MonitorEventKind, MonitorEventsTable, MonitorState, MonitorsTable } from '../database.ts'
 import type { Executor } from './executor.ts'
-import type { Metric } from './metric-series.repository.ts'
+import type { MonitorMetric } from './metric-series.repository.ts'
 import type { TraceFilterParams } from './trace-filter-params.ts'
 
 // Monitors (issue 45 §1) and their events: the history of each state change and the outbox the
@@ -14,7 +14,7 @@ export type MonitorWindow = 'rolling' | 'calendar_month'
 
 export interface MonitorSettings {
   name: string
-  metric: Metric
+  metric: MonitorMetric
   scoreName: string | null
   filter: TraceFilterParams
   window: MonitorWindow
@@ -67,7 +67,7 @@ function toMonitor(row: MonitorRow): MonitorDto {
     id: row.id,
     projectId: row.project_id,
     name: row.name,
-    metric: row.metric as Metric,
+    metric: row.metric as MonitorMetric,
     scoreName: row.score_name,
     filter: row.filter as TraceFilterParams,
     window: row.window_kind,
