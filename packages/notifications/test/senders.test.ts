@@ -4,7 +4,7 @@ import { sealSecret } from '@tracewell/auth'
 import { simpleParser } from 'mailparser'
 import { createOutbound } from '@tracewell/outbound'
 import { createChannelSender, signWebhookBody, slackMessage, verifyWebhookSignature, type Notification, type StoredChannel } from '../src/index.ts'
-import { startHttpReceiver, startSmtpReceiver, type HttpReceiver, type SmtpReceiver } from './receivers.ts'
+import { startHttpReceiver, startSmtpReceiver, type HttpReceiver, type SmtpReceiver } from '@tracewell/test-support'
 
 // The three senders against real receivers on 127.0.0.1 (allowed with OUTBOUND_ALLOW_CIDRS's
 // 127.0.0.1/32), and the signature helper receivers verify with.

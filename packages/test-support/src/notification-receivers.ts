@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 
-// Real receivers on 127.0.0.1 for the senders' and worker's tests: an HTTP server whose answer
+// Real receivers on 127.0.0.1 for the notification tests (senders, worker, test endpoint): an HTTP server whose answer
 // each test chooses, and an SMTP server (the smtp-server package) that keeps what it was sent.
 
 export interface ReceivedRequest {
