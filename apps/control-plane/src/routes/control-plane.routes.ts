@@ -34,6 +34,7 @@ import { scoreConfigRoutes } from './score-configs.routes.ts'
 import { langtraceEvaluationRoutes } from './langtrace-evaluation.routes.ts'
 import { llmConnectionRoutes } from './llm-connections.routes.ts'
 import { evaluatorRoutes } from './evaluators.routes.ts'
+import { monitorRoutes } from './monitors.routes.ts'
 import { evaluatorPreviewRoutes } from './evaluator-preview.routes.ts'
 import { datasetRoutes } from './datasets.routes.ts'
 import { experimentRoutes } from './experiments.routes.ts'
@@ -137,6 +138,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(llmConnectionRoutes, { encryptionKey: options.llmConnectionKey, outbound: options.outbound })
   await app.register(evaluatorRoutes)
   await app.register(evaluatorPreviewRoutes)
+  await app.register(monitorRoutes)
   await app.register(datasetRoutes)
   await app.register(experimentRoutes)
   await app.register(playgroundRoutes, { encryptionKey: options.llmConnectionKey, callTimeoutMs: options.experimentCallTimeoutMs ?? 120_000, outbound: options.outbound })

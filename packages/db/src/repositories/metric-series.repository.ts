@@ -17,6 +17,7 @@ import { usageOf, type UsageFigures, type UsageGroup } from './usage.repository.
 // Tracewell's own calls are left out, as usage and the trace list leave them out.
 
 export const MONITOR_METRICS = ['error_rate', 'latency_p50', 'latency_p95', 'latency_p99', 'cost', 'tokens', 'traces', 'score_avg', 'judge_failure_rate'] as const
+export type MonitorMetric = (typeof MONITOR_METRICS)[number]
 export const METRICS = [...MONITOR_METRICS, 'input_tokens', 'output_tokens', 'spans', 'sessions', 'users'] as const
 export type Metric = (typeof METRICS)[number]
 

@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely'
 import type { MonitorEventKind, MonitorEventsTable, MonitorState, MonitorsTable } from '../database.ts'
 import type { Executor } from './executor.ts'
-import type { Metric } from './metric-series.repository.ts'
+import type { MonitorMetric } from './metric-series.repository.ts'
 import type { TraceFilterParams } from './trace-filter-params.ts'
 
 // Monitors (issue 45 §1) and their events: the history of each state change and the outbox the
@@ -12,9 +12,23 @@ import type { TraceFilterParams } from './trace-filter-params.ts'
 export type MonitorOperator = '>' | '>=' | '<' | '<='
 export type MonitorWindow = 'rolling' | 'calendar_month'
 
+/** Whether a value is past a monitor's threshold: what alerting means (the evaluator's decision and the console's preview). */
+export function breachesThreshold(value: number, operator: MonitorOperator, threshold: number): boolean {
+  switch (operator) {
+    case '>':
+      return value > threshold
+    case '>=':
+      return value >= threshold
+    case '<':
+      return value < threshold
+    case '<=':
+      return value <= threshold
+  }
+}
+
 export interface MonitorSettings {
   name: string
-  metric: Metric
+  metric: MonitorMetric
   scoreName: string | null
   filter: TraceFilterParams
   window: MonitorWindow
@@ -67,7 +81,7 @@ function toMonitor(row: MonitorRow): MonitorDto {
     id: row.id,
     projectId: row.project_id,
     name: row.name,
-    metric: row.metric as Metric,
+    metric: row.metric as MonitorMetric,
     scoreName: row.score_name,
     filter: row.filter as TraceFilterParams,
     window: row.window_kind,
