@@ -131,6 +131,17 @@ describe('notification channels', { timeout: 120_000 }, () => {
     assert.deepEqual([created.statusCode, created.json().secret, created.json().secretHint], [201, 'my-own-secret-0123456789', '…6789'])
     const again = await call('POST', '/api/notification-channels', { name: 'Set secret', type: 'slack', url: receiver.url })
     assert.deepEqual([again.statusCode, again.json()], [409, { message: 'A notification channel named "Set secret" exists already' }])
+
+    // A Slack channel turned into a webhook gets a secret, answered once; back to Slack, it has none.
+    const slack = (await call('POST', '/api/notification-channels', { name: 'Turns', type: 'slack', url: receiver.url })).json()
+    const webhook = await call('PUT', `/api/notification-channels/${slack.id}`, { name: 'Turns', type: 'webhook', url: receiver.url })
+    assert.equal(webhook.statusCode, 200)
+    assert.match(webhook.json().secret, /^whsec_/)
+    const back = await call('PUT', `/api/notification-channels/${slack.id}`, { name: 'Turns', type: 'slack', url: receiver.url })
+    assert.deepEqual([back.statusCode, back.json().secretHint, 'secret' in back.json()], [200, null, false])
+    const renamedOnto = await call('PUT', `/api/notification-channels/${slack.id}`, { name: 'Set secret', type: 'slack', url: receiver.url })
+    assert.deepEqual([renamedOnto.statusCode, renamedOnto.json()], [409, { message: 'A notification channel named "Set secret" exists already' }])
+    assert.equal((await call('DELETE', `/api/notification-channels/${slack.id}`)).statusCode, 204)
   })
 
   it('logs every test message: a 500 and a hanging receiver fail with their reason, a redirect is not followed', async () => {
