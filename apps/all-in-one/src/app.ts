@@ -3,11 +3,12 @@ import { defaultIngestRateLimit, defaultMaskingRules, spanLimitsOf, type AllInOn
 import { queueRedisTargetOf } from '@tracewell/queue'
 import { bootstrapFromSettings, consoleAssetsPlugin, controlPlaneRoutes, defaultKeysAreLive, ensureDefaultWorkspace, type DefaultWorkspace } from '@tracewell/control-plane'
 import { createDb, summaryBacklog, type Db } from '@tracewell/db'
-import { evaluatorOptionsFromSettings, evaluatorPlugin, monitorOptionsFromSettings, monitorsPlugin } from '@tracewell/evaluator'
+import { evaluatorOptionsFromSettings, evaluatorPlugin, monitorOptionsFromSettings, monitorsPlugin, notificationOptionsFromSettings, notificationsPlugin } from '@tracewell/evaluator'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { createIngestRateLimiter, createProjectMaskers, otlpGrpcPlugin, sendTracesRoutes, traceLimitsOf } from '@tracewell/ingest'
 import { cleanupDetails, cleanupRoutes } from '@tracewell/janitor'
 import { configureSpanLimits } from '@tracewell/otlp'
+import { notificationSettingsOf } from '@tracewell/notifications'
 import { createOutbound, outboundOptionsOf } from '@tracewell/outbound'
 import { readDefaultKeys, removeDefaultKeys, saveDefaultKeys } from './default-keys.file.ts'
 import { keptLlmConnectionKey, llmConnectionKeyPath } from './llm-connection-key.file.ts'
@@ -79,6 +80,7 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
       llmConnectionKey: encryptionKeyOf(llmConnectionKey),
       experimentCallTimeoutMs: config.EXPERIMENT_CALL_TIMEOUT_MS,
       outbound,
+      notifications: notificationSettingsOf(config),
     })
     // No CronJob calls `npm start`: it runs the cleanup itself on RETENTION_SCHEDULE (issue 46 §4).
     await app.register(cleanupRoutes, {
@@ -89,6 +91,7 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
     // The evaluator worker: BullMQ beside the span queue with REDIS_URL or REDIS_CLUSTER_NODES, in process without.
     await app.register(evaluatorPlugin, evaluatorOptionsFromSettings(config, queueRedisTargetOf(config), llmConnectionKey, outbound))
     await app.register(monitorsPlugin, monitorOptionsFromSettings(config))
+    await app.register(notificationsPlugin, notificationOptionsFromSettings(config, llmConnectionKey, outbound))
     return { readiness: { queue: () => producer.ping(), evaluations: () => app.evaluator.ping() }, details: { summaries: () => summaryBacklog(db), cleanup: async () => cleanupDetails(config.CRON_API_KEY, config.RETENTION_SCHEDULE) } }
   },
 })

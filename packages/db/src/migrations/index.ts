@@ -23,6 +23,7 @@ import * as judgeInputs from './2026-12-06T0160-judge-inputs.ts'
 import * as projectMaskingRules from './2026-12-06T0170-project-masking-rules.ts'
 import * as erasures from './2026-12-06T0180-erasures.ts'
 import * as monitors from './2026-12-06T0210-monitors.ts'
+import * as notificationChannels from './2026-12-06T0220-notification-channels.ts'
 
 // Every migration, by name; names sort in the order they apply. Listed statically (not read from
 // the file system) so that the same list works from source, from a container image and in tests.
@@ -58,6 +59,7 @@ export const migrations: Record<string, Migration & { transactional?: boolean }>
   '2026-12-06T0170-project-masking-rules': projectMaskingRules,
   '2026-12-06T0180-erasures': erasures,
   '2026-12-06T0210-monitors': monitors,
+  '2026-12-06T0220-notification-channels': notificationChannels,
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
