@@ -29,6 +29,22 @@ export interface NewTraceWindow {
   limit: number
 }
 
+/** Where a look at an evaluator's new traces left off: the last summary of a full page, in (start_time, trace_id) order. */
+export interface NewTraceCursor {
+  startTime: Date
+  traceId: string
+}
+
+export interface NewTracePage {
+  /** The pending judgments taken, for the queue. */
+  jobIds: string[]
+  /** Where the next look goes on from; undefined: from the start of the lookback window again. */
+  resumeAfter: NewTraceCursor | undefined
+}
+
+/** Summaries one look examines at most, per evaluator: bounds the statement however many traces the window holds. */
+export const NEW_TRACES_PAGE = 5_000
+
 /**
  * Takes the evaluator's new traces: started within the lookback, with a span that arrived after
  * the evaluator was made, none arrived in the quiet period, matching its filter, not taken before,
@@ -37,25 +53,62 @@ export interface NewTraceWindow {
  * pending ones, for the queue.
  */
 export async function takeNewTraces(db: Executor, evaluator: EvaluatorDto, window: NewTraceWindow): Promise<string[]> {
-  const where: RawBuilder<unknown>[] = [
-    ...traceFilterConditions(traceFilterOf(evaluator.projectId, evaluator.filter)),
-    notTracewellTrace,
-    sql`t.start_time >= now() - ${`${window.lookbackMs} milliseconds`}::interval`,
-    sql`exists (select 1 from spans s where s.project_id = t.project_id and s.trace_id = t.trace_id and s.received_at >= ${evaluator.createdAt}::timestamptz)`,
-    sql`not exists (select 1 from spans s where s.project_id = t.project_id and s.trace_id = t.trace_id and s.received_at > now() - ${`${window.quietMs} milliseconds`}::interval)`,
-    sql`not exists (select 1 from evaluation_jobs j where j.evaluator_id = ${evaluator.id} and j.trace_id = t.trace_id and j.run_id is null)`,
-  ]
-  const { rows } = await sql<{ id: string; status: EvaluationJobStatus }>`
-    insert into evaluation_jobs (project_id, evaluator_id, trace_id, status, skip_reason)
-    select t.project_id, ${evaluator.id}, t.trace_id, case when sampled then 'pending' else 'skipped' end,
-      case when sampled then null else ${notSampledReason} end
-    from trace_summaries t, lateral (select ${sampledBelow(evaluator.id, evaluator.samplingRate)} as sampled) as pick
-    where ${sql.join(where, sql` and `)}
-    order by t.start_time
-    limit ${window.limit}
-    on conflict (evaluator_id, trace_id) where run_id is null do nothing
-    returning id, status`.execute(db)
-  return rows.filter((row) => row.status === 'pending').map((row) => row.id)
+  return (await takeNewTracesPage(db, evaluator, window)).jobIds
+}
+
+/**
+ * takeNewTraces over one page of the lookback window: at most NEW_TRACES_PAGE summaries after
+ * `after` (or from the window's start), oldest first. Its plan does not depend on statistics (the
+ * evaluator's tables may never have been analysed: a plan that joined the spans by hash ran for
+ * minutes): the page is a LIMIT over the summaries' (project_id, start_time) index, and every
+ * other question is an EXISTS in the page's select list, which Postgres runs as a subplan per row
+ * (a primary-key prefix probe, pruned to the partitions of the trace's own time), never as a join.
+ * Successive looks walk the window page by page, so a window of judged traces cannot hide newer
+ * ones, and return to its start once a page comes back short (late spans make new summaries of
+ * old start times).
+ */
+export async function takeNewTracesPage(db: Executor, evaluator: EvaluatorDto, window: NewTraceWindow & { after?: NewTraceCursor | undefined }): Promise<NewTracePage> {
+  const filter = [...traceFilterConditions(traceFilterOf(evaluator.projectId, evaluator.filter)), notTracewellTrace]
+  const ofTrace = sql`s.project_id = t.project_id and s.trace_id = t.trace_id and s.start_time >= t.start_time and s.start_time <= t.end_time`
+  const after = window.after
+  const { rows } = await sql<{ id: string | null; status: EvaluationJobStatus | null; scanned: number; last_start: Date | null; last_trace: string | null }>`
+    with page as materialized (
+      select t.project_id, t.trace_id, t.start_time,
+        (${sql.join(filter, sql` and `)})
+          and exists (select 1 from spans s where ${ofTrace} and s.received_at >= ${evaluator.createdAt}::timestamptz)
+          and not exists (select 1 from spans s where ${ofTrace} and s.received_at > now() - ${`${window.quietMs} milliseconds`}::interval)
+          and not exists (select 1 from evaluation_jobs j where j.evaluator_id = ${evaluator.id} and j.trace_id = t.trace_id and j.run_id is null)
+          as wanted,
+        ${sampledBelow(evaluator.id, evaluator.samplingRate)} as sampled
+      from trace_summaries t
+      where t.project_id = ${evaluator.projectId}
+        and t.start_time >= ${after ? sql`greatest(now() - ${`${window.lookbackMs} milliseconds`}::interval, ${after.startTime}::timestamptz)` : sql`now() - ${`${window.lookbackMs} milliseconds`}::interval`}
+        ${after ? sql`and (t.start_time, t.trace_id) > (${after.startTime}::timestamptz, ${after.traceId})` : sql``}
+      order by t.start_time, t.trace_id
+      limit ${NEW_TRACES_PAGE}
+    ), taken as (
+      insert into evaluation_jobs (project_id, evaluator_id, trace_id, status, skip_reason)
+      select p.project_id, ${evaluator.id}, p.trace_id, case when p.sampled then 'pending' else 'skipped' end,
+        case when p.sampled then null else ${notSampledReason} end
+      from page p where p.wanted
+      order by p.start_time, p.trace_id
+      limit ${window.limit}
+      on conflict (evaluator_id, trace_id) where run_id is null do nothing
+      returning id, status
+    ), last as (
+      select count(*)::integer as scanned, max(start_time) as last_start, (array_agg(trace_id order by start_time desc, trace_id desc))[1] as last_trace from page
+    )
+    select taken.id, taken.status, last.scanned, last.last_start, last.last_trace from last left join taken on true`.execute(db)
+  const jobIds = rows.flatMap((row) => (row.id !== null && row.status === 'pending' ? [row.id] : []))
+  const taken = rows.filter((row) => row.id !== null).length
+  const [summary] = rows
+  // The limit reached: the same page again next time (its other traces are still wanted). A full
+  // page: the next one. A short page: the window's start again.
+  const resumeAfter =
+    taken >= window.limit ? after
+    : summary && summary.scanned >= NEW_TRACES_PAGE && summary.last_start && summary.last_trace ? { startTime: summary.last_start, traceId: summary.last_trace }
+    : undefined
+  return { jobIds, resumeAfter }
 }
 
 /**
