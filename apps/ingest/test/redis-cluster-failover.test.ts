@@ -19,8 +19,6 @@ import { createTenant, type Tenant } from './support/ingest-harness.ts'
 // ingest's and the writer's /readyz name those shards while staying ready.
 
 const SHARDS = 6
-import { appendFileSync } from 'node:fs'
-const progress = (what: string) => appendFileSync('/tmp/shards/progress.log', `${new Date().toISOString()} ${what}\n`)
 
 interface Unwritable {
   shard: number
@@ -38,7 +36,6 @@ async function until<T>(what: string, timeoutMs: number, read: () => Promise<T>,
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await read()
-    progress(`${what}: ${JSON.stringify(value)}`)
     if (done(value)) return value
     if (Date.now() > deadline) assert.fail(`${what}: still ${JSON.stringify(value)} after ${timeoutMs} ms`)
     await sleep(100)
@@ -97,7 +94,7 @@ describe('a Redis Cluster master killed with a replica per master and QUEUE_REPL
     // One lane per project, each request resent on 503 until it gets 200 (as an SDK would).
     const acknowledged = new Map<string, number>()
     const healthyRefusals: string[] = []
-    const victimRefusals = { count: 0, withoutRetryAfter: 0, slowestMs: 0 }
+    const victimRefusals = { count: 0, withoutRetryAfter: 0, slowestMs: 0, overOneSecond: 0 }
     let stop = false
     const lanes = tenants.map(async (tenant, lane) => {
       for (let i = 0; !stop; i++) {
@@ -111,7 +108,9 @@ describe('a Redis Cluster master killed with a replica per master and QUEUE_REPL
           if (onVictim(tenant)) {
             victimRefusals.count++
             if (response.headers['retry-after'] === undefined) victimRefusals.withoutRetryAfter++
-            victimRefusals.slowestMs = Math.max(victimRefusals.slowestMs, performance.now() - started)
+            const tookMs = performance.now() - started
+            victimRefusals.slowestMs = Math.max(victimRefusals.slowestMs, tookMs)
+            if (tookMs > 1_000) victimRefusals.overOneSecond++
           } else {
             healthyRefusals.push(`shard ${shardIndexOf(tenant.projectId, SHARDS)}: ${response.body}`)
           }
@@ -124,18 +123,13 @@ describe('a Redis Cluster master killed with a replica per master and QUEUE_REPL
     })
 
     try {
-      progress('load started')
       await sleep(1_000)
       await cluster.kill(victim)
-      progress('killed')
       await until('the replica promoted', 30_000, () => cluster.masterOf(shardSlot(shards[0] as (typeof shards)[number])), (master) => master !== victim)
-      progress('promoted')
       // Promoted, the shards' new master has no replica: ingest stays ready and names them.
       const ingestReady = await until('ingest /readyz naming the shards', 15_000, () => readyz(ingest), (ready) => ready.shards.length > 0 && ready.shards.length === victimShards.length)
       assert.deepEqual(ingestReady, { statusCode: 200, status: 'ok', shards: victimShards })
-      progress(`ingest ready ${JSON.stringify(ingestReady)}`)
       const writerReady = await readyz(writer)
-      progress(`writer ready ${JSON.stringify(writerReady)}`)
       assert.deepEqual(writerReady, { statusCode: 200, status: 'ok', shards: victimShards })
       const metrics = (await ingest.inject({ method: 'GET', url: '/metrics' })).body
       assert.match(metrics, new RegExp(`^tracewell_ingest_queue_shards_unwritable ${victimShards.length}$`, 'm'))
@@ -144,7 +138,6 @@ describe('a Redis Cluster master killed with a replica per master and QUEUE_REPL
 
       // The old master comes back as the new master's replica: the shards take writes again.
       await cluster.startNode(victim)
-      progress('restarted')
       await until('ingest /readyz with every shard writable', 30_000, () => readyz(ingest), (ready) => ready.shards.length === 0)
       assert.deepEqual(await until('writer /readyz with every shard writable', 10_000, () => readyz(writer), (ready) => ready.shards.length === 0), { statusCode: 200, status: 'ok', shards: [] })
       await sleep(1_000)
@@ -158,7 +151,7 @@ describe('a Redis Cluster master killed with a replica per master and QUEUE_REPL
     assert.equal(victimRefusals.withoutRetryAfter, 0, 'every 503 says when to retry')
     for (const tenant of tenants) assert.ok((acknowledged.get(tenant.projectId) ?? 0) > 0, `project on shard ${shardIndexOf(tenant.projectId, SHARDS)} acknowledged`)
     // Not asserted (timed tests are not allowed), said for the record: how long a 503 took at most.
-    console.log(`# victim shards' 503s: ${victimRefusals.count}, slowest ${victimRefusals.slowestMs.toFixed(0)} ms`)
+    console.log(`# victim shards' 503s: ${victimRefusals.count}, ${victimRefusals.overOneSecond} of them after more than 1 s, slowest ${victimRefusals.slowestMs.toFixed(0)} ms`)
 
     // Every acknowledged span is stored once, through the writer.
     const stored = await until(
