@@ -160,7 +160,7 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
         return { projectId, id, group, data: keyedJob(payloadKeyOf(shard.prefix, id), group, projectId) }
       }),
     )
-    try {
+    const store = async () => {
       // The bodies first, so a writer never sees a job whose payload is not there yet. If adding
       // the jobs fails (or times out after Redis took them), the payloads stay until the orphan
       // sweep finds them without a job, and a job that was added after all still finds them.
@@ -183,6 +183,14 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
       if (jobs.length === 1 && single) await shard.queue.add(spanBatchJobName, single.data, optionsOf(single))
       else await shard.queue.addBulk(jobs.map((job) => ({ name: spanBatchJobName, data: job.data, opts: optionsOf(job) })))
       if (replicaAcks > 0) await waitForReplicas(connection, shard, replicaAcks, replicaTimeoutMs)
+    }
+    try {
+      // Answered 503 as soon as the shard is known to be unwritable (a write or WAIT of another
+      // shard of the same master failed, or a probe did), not when this write's commands time
+      // out. The write may still land: a 503 is safe to resend, the spans are stored once.
+      const stored = store()
+      stored.catch(() => {})
+      await Promise.race([stored, writability.nextFailure(shard)])
     } catch (error) {
       shardFailed(shard, error instanceof Error ? error.message : String(error))
       throw unavailable(error)

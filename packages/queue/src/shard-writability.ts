@@ -33,6 +33,8 @@ interface Failure {
 export class ShardWritability {
   readonly #options: ShardWritabilityOptions
   readonly #failures = new Map<number, Failure>()
+  /** Per shard, a promise that rejects the next time the shard is marked failed (for writes in flight). */
+  readonly #nextFailure = new Map<number, { promise: Promise<never>; reject(error: Error): void }>()
   #closed = false
 
   constructor(options: ShardWritabilityOptions) {
@@ -44,8 +46,30 @@ export class ShardWritability {
     return this.#failures.get(shard.index)?.reason
   }
 
+  /**
+   * Rejects once the shard is next marked failed: a write in flight races it, so that its
+   * requests are answered as soon as the shard is known to be gone, not when their own command
+   * times out.
+   */
+  nextFailure(shard: SpanBatchShard): Promise<never> {
+    let next = this.#nextFailure.get(shard.index)
+    if (!next) {
+      let reject!: (error: Error) => void
+      const promise = new Promise<never>((_, fail) => (reject = fail))
+      promise.catch(() => {}) // nobody may be waiting when it fires
+      next = { promise, reject }
+      this.#nextFailure.set(shard.index, next)
+    }
+    return next.promise
+  }
+
   /** Records that a write to the shard failed and starts probing it. */
   failed(shard: SpanBatchShard, reason: string): void {
+    const next = this.#nextFailure.get(shard.index)
+    if (next) {
+      this.#nextFailure.delete(shard.index)
+      next.reject(new Error(reason))
+    }
     const failure = this.#failures.get(shard.index)
     if (failure) {
       failure.reason = reason
