@@ -6,7 +6,10 @@ import {
   stalePendingResults,
   startQueuedExperiments,
   startQueuedRuns,
-  takeNewTraces,
+  takeNewTracesPage,
+  withStatementTimeout,
+  type Executor,
+  type NewTraceCursor,
   withAdvisoryLock,
   type Db,
 } from '@tracewell/db'
@@ -25,6 +28,8 @@ export interface SchedulerOptions {
   /** The experiment items' queue. */
   experimentQueue: ProjectJobQueue
   pollIntervalMs: number
+  /** Postgres statement timeout of each statement of a look (EVALUATOR_STATEMENT_TIMEOUT_MS). */
+  statementTimeoutMs: number
   quietMs: number
   lookbackMs: number
   logger: { error(obj: object, msg: string): void }
@@ -51,19 +56,29 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
   let current: Promise<void> = Promise.resolve()
   let closed = false
 
+  // Every statement of a look runs under a statement timeout (SET LOCAL, which PgBouncer's
+  // transaction pooling keeps to the statement's own transaction): a statement that the planner
+  // gets wrong is stopped in Postgres, never left running on a core after the evaluator stopped.
+  const timed = <T>(work: (executor: Executor) => Promise<T>) => withStatementTimeout(db, options.statementTimeoutMs, work)
+  // Per evaluator, where its next look at new traces goes on (takeNewTracesPage pages the window).
+  const resumeAfter = new Map<string, NewTraceCursor>()
+
   async function lookOnce(): Promise<void> {
     await withAdvisoryLock(db, schedulerLockKey, async () => {
-      const evaluators = await listEnabledEvaluators(db)
+      const evaluators = await timed((executor) => listEnabledEvaluators(executor))
       for (const evaluator of evaluators) {
-        const jobIds = await takeNewTraces(db, evaluator, { quietMs: options.quietMs, lookbackMs: options.lookbackMs, limit: newTracesPerLook })
-        await queue.add(jobIds.map((jobId) => ({ jobId, projectId: evaluator.projectId })))
+        const window = { quietMs: options.quietMs, lookbackMs: options.lookbackMs, limit: newTracesPerLook, after: resumeAfter.get(evaluator.id) }
+        const page = await takeNewTracesPage(db, evaluator, window, options.statementTimeoutMs)
+        if (page.resumeAfter) resumeAfter.set(evaluator.id, page.resumeAfter)
+        else resumeAfter.delete(evaluator.id)
+        await queue.add(page.jobIds.map((jobId) => ({ jobId, projectId: evaluator.projectId })))
       }
-      await queue.add(await startQueuedRuns(db))
-      await completeFinishedRuns(db)
-      await queue.add(await stalePendingJobs(db, stalePendingMs, 1_000))
-      await options.experimentQueue.add(await startQueuedExperiments(db))
-      await completeFinishedExperiments(db)
-      await options.experimentQueue.add(await stalePendingResults(db, stalePendingMs, 1_000))
+      await queue.add(await timed((executor) => startQueuedRuns(executor)))
+      await timed((executor) => completeFinishedRuns(executor))
+      await queue.add(await timed((executor) => stalePendingJobs(executor, stalePendingMs, 1_000)))
+      await options.experimentQueue.add(await timed((executor) => startQueuedExperiments(executor)))
+      await timed((executor) => completeFinishedExperiments(executor))
+      await options.experimentQueue.add(await timed((executor) => stalePendingResults(executor, stalePendingMs, 1_000)))
     })
   }
 

@@ -30,6 +30,8 @@ export interface EvaluatorPluginOptions {
   maxAttempts: number
   backoffMs: number
   pollIntervalMs: number
+  /** EVALUATOR_STATEMENT_TIMEOUT_MS: the look's statements' Postgres statement timeout. */
+  statementTimeoutMs: number
   quietMs: number
   lookbackMs: number
   judgeTimeoutMs: number
@@ -101,7 +103,7 @@ export const evaluatorPlugin = fp<EvaluatorPluginOptions>(
       concurrency: options.experimentConcurrency,
       process: counted(experimentItems, (resultId, final) => processExperimentResult(experimentOptions, resultId, final)),
     })
-    const scheduler = startScheduler({ db: app.db, queue, experimentQueue, pollIntervalMs: options.pollIntervalMs, quietMs: options.quietMs, lookbackMs: options.lookbackMs, logger: app.log })
+    const scheduler = startScheduler({ db: app.db, queue, experimentQueue, pollIntervalMs: options.pollIntervalMs, statementTimeoutMs: options.statementTimeoutMs, quietMs: options.quietMs, lookbackMs: options.lookbackMs, logger: app.log })
     const ping = async () => void (await Promise.all([queue.ping(), experimentQueue.ping()]))
     app.decorate('evaluator', { queue, experimentQueue, scheduler, ping })
     app.addHook('onClose', async () => {

@@ -14,6 +14,7 @@ type EvaluatorSettings = Pick<
   | 'EVALUATOR_MAX_ATTEMPTS'
   | 'EVALUATOR_BACKOFF_MS'
   | 'EVALUATOR_POLL_INTERVAL_MS'
+  | 'EVALUATOR_STATEMENT_TIMEOUT_MS'
   | 'EVALUATOR_TRACE_QUIET_MS'
   | 'EVALUATOR_LOOKBACK_MS'
   | 'EVALUATOR_JUDGE_TIMEOUT_MS'
@@ -32,6 +33,7 @@ export function evaluatorOptionsFromSettings(settings: EvaluatorSettings, redis:
     maxAttempts: settings.EVALUATOR_MAX_ATTEMPTS,
     backoffMs: settings.EVALUATOR_BACKOFF_MS,
     pollIntervalMs: settings.EVALUATOR_POLL_INTERVAL_MS,
+    statementTimeoutMs: settings.EVALUATOR_STATEMENT_TIMEOUT_MS,
     quietMs: settings.EVALUATOR_TRACE_QUIET_MS,
     lookbackMs: settings.EVALUATOR_LOOKBACK_MS,
     judgeTimeoutMs: settings.EVALUATOR_JUDGE_TIMEOUT_MS,

@@ -53,7 +53,13 @@ export const ingestService = defineService<IngestConfig, IngestDeps>({
     await app.register(sendTracesRoutes, { producer, limits, rateLimiter, maskers, ...(decodePool ? { decodePool } : {}) })
     // It listens when server.ts (or a test) asks: building the app binds no port.
     await app.register(otlpGrpcPlugin, { producer, limits, rateLimiter, maskers, ...(decodePool ? { decodePool } : {}) })
-    return { readiness: { queue: () => producer.ping() } }
+    // Ready while some shard takes writes (a shard's master down turns away its projects only, and
+    // taking every ingest out of the load balancer would turn away all); the others are named.
+    const unwritableShards = producer.unwritableShards?.bind(producer)
+    return {
+      readiness: { queue: () => producer.ping() },
+      ...(unwritableShards ? { details: { unwritableShards: async () => unwritableShards() } } : {}),
+    }
   },
 })
 

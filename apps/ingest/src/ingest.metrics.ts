@@ -136,6 +136,24 @@ export function ingestMetrics(registry: Registry, producer: SpanBatchProducer): 
       this.set(producer.backlogBytes())
     },
   })
+  new Gauge({
+    name: 'tracewell_ingest_queue_shards_unwritable',
+    help: 'Shards of the queue that cannot take writes now (their master is down or lacks QUEUE_REPLICA_ACKS replicas): their projects are answered 503',
+    registers: [registry],
+    collect() {
+      this.set(producer.unwritableShards?.().length ?? 0)
+    },
+  })
+  new Gauge({
+    name: 'tracewell_ingest_queue_shard_unwritable',
+    help: 'Set to 1 for each shard of the queue that cannot take writes now, by shard index',
+    labelNames: ['shard'] as const,
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const shard of producer.unwritableShards?.() ?? []) this.set({ shard: String(shard.shard) }, 1)
+    },
+  })
   const metrics: IngestMetrics = {
     request(route, format, outcome) {
       requests.add(route, format, outcome)

@@ -38,7 +38,7 @@ it('serves, and shuts down cleanly on SIGTERM', async () => {
     }
     assert.ok(ready, `no answer on port ${port}: ${server.stderr()}`)
     assert.equal(ready.status, 200)
-    assert.deepEqual(await ready.json(), { status: 'ok', checks: { postgres: 'ok', queue: 'ok' } })
+    assert.deepEqual(await ready.json(), { status: 'ok', checks: { postgres: 'ok', queue: 'ok' }, details: { unwritableShards: [] } })
     const unauthorized = await fetch(`http://127.0.0.1:${port}/api/trace`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
     assert.equal(unauthorized.status, 401)
     assert.deepEqual(await unauthorized.json(), { status: 401, message: 'Invalid API key' })

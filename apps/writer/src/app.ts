@@ -26,7 +26,7 @@ export const writerService = defineService<WriterConfig>({
     await app.register(summariserPlugin, config)
     await app.register(erasureRunnerPlugin, config)
     await app.register(dayPartitionsPlugin)
-    return { readiness: { queue: () => app.spanBatchWorker.ping() }, details: { summaries: () => summaryBacklog(app.db) } }
+    return { readiness: { queue: () => app.spanBatchWorker.ping() }, details: { summaries: () => summaryBacklog(app.db), unwritableShards: () => app.spanBatchWorker.unwritableShards() } }
   },
 })
 

@@ -13,6 +13,8 @@ export interface SpanBatchWorkerPluginOptions {
   redis: QueueRedisTarget | string
   prefix: string
   shards: number
+  replicaAcks: number
+  replicaTimeoutMs: number
   concurrency: number
   maxBodyBytes: number
   maxAttempts: number
@@ -20,7 +22,7 @@ export interface SpanBatchWorkerPluginOptions {
   stalledIntervalMs?: number
 }
 
-type WorkerSettings = Pick<WriterConfig, 'QUEUE_PREFIX' | 'QUEUE_SHARDS' | 'WRITER_CONCURRENCY' | 'WRITER_MAX_BODY_BYTES' | 'WRITER_MAX_ATTEMPTS' | 'WRITER_LOCK_DURATION_MS' | 'WRITER_STALLED_INTERVAL_MS'>
+type WorkerSettings = Pick<WriterConfig, 'QUEUE_PREFIX' | 'QUEUE_SHARDS' | 'QUEUE_REPLICA_ACKS' | 'QUEUE_REPLICA_TIMEOUT_MS' | 'WRITER_CONCURRENCY' | 'WRITER_MAX_BODY_BYTES' | 'WRITER_MAX_ATTEMPTS' | 'WRITER_LOCK_DURATION_MS' | 'WRITER_STALLED_INTERVAL_MS'>
 
 /** The worker's options from the settings, shared by the writer service and `npm start`. */
 export function workerOptionsFromSettings(settings: WorkerSettings, redis: QueueRedisTarget): SpanBatchWorkerPluginOptions {
@@ -28,6 +30,8 @@ export function workerOptionsFromSettings(settings: WorkerSettings, redis: Queue
     redis,
     prefix: settings.QUEUE_PREFIX,
     shards: settings.QUEUE_SHARDS,
+    replicaAcks: settings.QUEUE_REPLICA_ACKS,
+    replicaTimeoutMs: settings.QUEUE_REPLICA_TIMEOUT_MS,
     concurrency: settings.WRITER_CONCURRENCY,
     maxBodyBytes: settings.WRITER_MAX_BODY_BYTES,
     maxAttempts: settings.WRITER_MAX_ATTEMPTS,

@@ -1,4 +1,5 @@
-import { Counter, Histogram, type Registry } from 'prom-client'
+import type { UnwritableShard } from '@tracewell/queue'
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
 
 export interface SpanBatchMetrics {
   spansWritten: Counter
@@ -51,4 +52,34 @@ export function spanBatchMetrics(registry: Registry): SpanBatchMetrics {
         registers: [registry],
       }),
   }
+}
+
+/**
+ * The shards ingest cannot write to now (their master down or short of QUEUE_REPLICA_ACKS
+ * replicas), probed when scraped; once per registry.
+ */
+export function unwritableShardMetrics(registry: Registry, unwritableShards: () => Promise<UnwritableShard[]>): void {
+  if (registry.getSingleMetric('tracewell_writer_queue_shards_unwritable')) return
+  let last: Promise<UnwritableShard[]> | undefined
+  // Both gauges are collected in one scrape: they share one probe.
+  const read = () => (last ??= unwritableShards().finally(() => setImmediate(() => (last = undefined))))
+  new Gauge({
+    name: 'tracewell_writer_queue_shards_unwritable',
+    help: 'Shards of the queue ingest cannot write to now (their master down or short of QUEUE_REPLICA_ACKS replicas)',
+    registers: [registry],
+    async collect() {
+      this.set((await read()).length)
+    },
+  })
+  new Gauge({
+    name: 'tracewell_writer_queue_shard_unwritable',
+    help: 'Set to 1 for each shard of the queue ingest cannot write to now, by shard index',
+    labelNames: ['shard'] as const,
+    registers: [registry],
+    async collect() {
+      const unwritable = await read()
+      this.reset()
+      for (const shard of unwritable) this.set({ shard: String(shard.shard) }, 1)
+    },
+  })
 }

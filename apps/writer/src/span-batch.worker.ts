@@ -6,6 +6,10 @@ import {
   isLightTurn,
   isCluster,
   masterNodes,
+  probeShard,
+  probeWaitMs,
+  ShardWritability,
+  spanBatchConnectionName,
   repeatedErrorLog,
   QueueNames,
   spanBatchShards,
@@ -16,11 +20,12 @@ import {
   type QueueRedis,
   type QueueRedisTarget,
   type SpanBatchJob,
+  type UnwritableShard,
 } from '@tracewell/queue'
 import { UnrecoverableError, Worker, type Job } from 'bullmq'
 import { Registry } from 'prom-client'
 import { BodyBudget } from './body-budget.ts'
-import { spanBatchMetrics } from './span-batch.metrics.ts'
+import { spanBatchMetrics, unwritableShardMetrics } from './span-batch.metrics.ts'
 import { spanSourcesFreeingBodies, spanSourcesOf } from './queued-bodies.decoder.ts'
 import { CopyCombiner, type CopyLane } from '@tracewell/write-path'
 import { copyCombinedSpanBatches, copySpanBatches, insertSpanBatchesByStatement, jobFailure, type SpanBatchResult } from './span-batch.processor.ts'
@@ -40,6 +45,12 @@ export interface SpanBatchWorkerOptions {
   prefix: string
   /** QUEUE_SHARDS: every shard is consumed (default 1). */
   shards?: number
+  /**
+   * QUEUE_REPLICA_ACKS and QUEUE_REPLICA_TIMEOUT_MS, as ingest has them: a shard whose master
+   * lacks these replicas cannot take ingest's writes, which /readyz and the metrics say.
+   */
+  replicaAcks?: number
+  replicaTimeoutMs?: number
   /**
    * Jobs stored at once by this process (WRITER_CONCURRENCY), spread over the shards: each
    * shard's worker takes ceil(concurrency / shards), at least one, so every shard is drained.
@@ -73,6 +84,8 @@ export interface SpanBatchWorker {
   workers: Array<Worker<SpanBatchJob, SpanBatchResult>>
   /** Whether every master holding the queue answers (for /readyz). */
   ping(): Promise<void>
+  /** The shards ingest cannot write to now (each probed), for /readyz's details and the metrics. */
+  unwritableShards(): Promise<UnwritableShard[]>
   /** Stops taking jobs, lets the active ones finish, then closes the Redis connection. */
   close(): Promise<void>
 }
@@ -109,6 +122,21 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
   const payloads = createSpanBatchQueueConnection(options.redis, 'worker', { autoPipelining: true })
   payloads.on('error', () => {})
   const shards = spanBatchShards({ prefix: options.prefix, count: options.shards ?? 1, cluster: isCluster(connection) })
+  // Shards are probed as ingest writes (a key in the shard's slot, then WAIT for its replicas) on
+  // a fail-fast connection of their own: the workers' connections wait for Redis forever.
+  const probes = createSpanBatchQueueConnection(options.redis, 'producer', { connectionName: `${spanBatchConnectionName('writer')}:probe` })
+  probes.on('error', () => {})
+  const writability = new ShardWritability({
+    shards,
+    probe: (shard) => probeShard(probes, shard, options.replicaAcks ?? 0, probeWaitMs(options.replicaTimeoutMs ?? 1_000)),
+    probeIntervalMs: 500,
+    probeTimeoutMs: probeWaitMs(options.replicaTimeoutMs ?? 1_000) + 500,
+  })
+  const unwritableShards = async () => {
+    await writability.probeWritable()
+    return writability.unwritable()
+  }
+  unwritableShardMetrics(registry, unwritableShards)
   const perShardConcurrency = Math.max(1, Math.ceil(options.concurrency / shards.length))
   // Every shard's worker reports through one throttle: Redis down (or refusing every command) is
   // one line per 30 s, not one per command per shard.
@@ -205,12 +233,14 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
     async ping() {
       await Promise.all(masterNodes(connection).map((node) => node.ping()))
     },
+    unwritableShards,
     close() {
       closing ??= (async () => {
         clearInterval(sweepTimer)
+        writability.close()
         await Promise.all(workers.map((worker) => worker.close()))
         await sweeping
-        await Promise.all([connection, payloads].map((redis) => redis.quit().catch(() => redis.disconnect())))
+        await Promise.all([connection, payloads, probes].map((redis) => redis.quit().catch(() => redis.disconnect())))
       })()
       return closing
     },

@@ -280,7 +280,7 @@ describe('span-batch worker (real Redis and Postgres)', () => {
       await waitFor('the summaries to include them', async () => (await summaryBacklog(database.db)).deltas === 0)
       const summarised = await sql<{ spans: number }>`select sum(span_count)::integer as spans from trace_summaries where project_id = 'project-app'`.execute(database.db)
       assert.equal(summarised.rows[0]?.spans, 10)
-      assert.deepEqual((await app.inject('/readyz')).json().details, { summaries: { deltas: 0, traces: 0, lagSeconds: 0 } })
+      assert.deepEqual((await app.inject('/readyz')).json().details, { summaries: { deltas: 0, traces: 0, lagSeconds: 0 }, unwritableShards: [] })
       const metrics = await app.inject('/metrics')
       assert.match(metrics.body, /tracewell_writer_spans_written_total 10\b/)
       assert.match(metrics.body, /tracewell_writer_aggregation_lag_seconds 0\b/)

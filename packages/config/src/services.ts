@@ -54,6 +54,7 @@ export const WriterConfigSchema = Type.Object({
   ...serverSettings(defaultPorts.writer),
   ...databaseSettings,
   ...queueSettings,
+  ...replicaWaitSettings,
   ...writerSettings,
   ...spanLimitSettings,
   ...startupSettings,

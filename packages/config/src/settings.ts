@@ -346,6 +346,12 @@ export const evaluatorSettings = {
   EVALUATOR_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 20, default: 5, description: 'tries per judgment before it is recorded as failed (1–20)' }),
   EVALUATOR_BACKOFF_MS: Type.Integer({ minimum: 10, default: 2_000, description: 'delay before the first retry of a judgment, doubled for each next one, in ms' }),
   EVALUATOR_POLL_INTERVAL_MS: Type.Integer({ minimum: 100, default: 5_000, description: 'how often the worker looks for traces to judge and runs to start, in ms' }),
+  EVALUATOR_STATEMENT_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 600_000,
+    default: 5_000,
+    description: 'Postgres statement timeout of each statement of the look for traces to judge and runs to start, in ms (100–600000)',
+  }),
   EVALUATOR_TRACE_QUIET_MS: Type.Integer({
     minimum: 0,
     default: 10_000,

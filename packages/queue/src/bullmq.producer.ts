@@ -4,7 +4,8 @@ import { defaultSpanBatchJobOptions, spanBatchJobName } from './job-options.ts'
 import { ProjectShares } from './project-shares.ts'
 import { addTurns, priorityOfTurn } from './project-turns.ts'
 import { createSpanBatchQueueConnection, isCluster, type QueueRedis, type QueueRedisTarget } from './redis-connection.ts'
-import { waitForReplicas } from './replica-wait.ts'
+import { masterNameOf, probeShard, probeWaitMs, waitForReplicas } from './replica-wait.ts'
+import { ShardWritability } from './shard-writability.ts'
 import { bodyBytesOf, keyedJob, newPayloadId, payloadKeyOf, spanCountOf, writePayloads, type QueuedRequest } from './span-batch.payload.ts'
 import { shardIndexOf, spanBatchShards, type SpanBatchShard } from './span-batch.shards.ts'
 import {
@@ -68,6 +69,11 @@ interface ProducerShard extends SpanBatchShard {
 // COPY), and larger requests need not wait for company.
 const LINGER_UNTIL_SPANS = 200
 
+// How soon a shard that failed a write (or its replica WAIT) is tried again, by a probe of its own:
+// its requests are refused at once meanwhile. A failover takes about cluster-node-timeout (seconds),
+// so twice a second finds the shard back within half a second of it taking writes again.
+const SHARD_PROBE_INTERVAL_MS = 500
+
 /**
  * The queue as ingest uses it in production: BullMQ on Redis or a Redis Cluster, split into
  * shards (span-batch.shards.ts), with group commit (per write, the request bodies are stored
@@ -125,70 +131,95 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
 
   // Bytes of requests admitted but not yet acknowledged by Redis (the spans are GroupCommit's).
   let unacknowledgedBytes = 0
-  const groupCommit = new GroupCommit<QueuedRequest>({
-    sizeOf: (request) => request.spans,
-    // Bounds one write's size (and so its latency); a request is never split across writes.
-    maxSpansPerWrite: options.maxSpansPerJob * 16,
-    lingerMs: options.lingerMs ?? 0,
-    lingerUntilSpans: LINGER_UNTIL_SPANS,
-    ...(options.lingerQuietMs === undefined ? {} : { lingerQuietMs: options.lingerQuietMs }),
-    write: async (requests) => {
-      if (connection.status !== 'ready') throw unavailable()
-      const byShard = Map.groupBy(requests, (request) => shardOf(request.projectId))
-      // One project per job, so that writers can take the projects' jobs in turns (project-turns.ts).
-      const jobs = [...byShard].flatMap(([shard, shardRequests]) =>
-        [...Map.groupBy(shardRequests, (request) => request.projectId)].flatMap(([projectId, projectRequests]) =>
-          groupBySpans(projectRequests, (request) => request.spans, options.maxSpansPerJob).map((group) => {
-            const id = newPayloadId()
-            return { shard, projectId, id, group, data: keyedJob(payloadKeyOf(shard.prefix, id), group, projectId) }
-          }),
-        ),
-      )
-      try {
-        // The bodies first, so a writer never sees a job whose payload is not there yet. If adding
-        // the jobs fails (or times out after Redis took them), the payloads stay until the orphan
-        // sweep finds them without a job, and a job that was added after all still finds them.
-        // Each project's turns are counted meanwhile: a count left by a failed add only moves
-        // that project's later jobs back a little until its counter expires.
-        const [, turns] = await Promise.all([
-          writePayloads(connection, jobs.map(({ data, group }) => ({ key: data.payloadKey, bodies: group.map((request) => request.body) }))),
-          Promise.all(
-            [...Map.groupBy(jobs, (job) => job.shard)].map(async ([shard, shardJobs]) => {
-              const perProject = new Map<string, number>()
-              for (const job of shardJobs) perProject.set(job.projectId, (perProject.get(job.projectId) ?? 0) + 1)
-              return [shard, await addTurns(connection, shard.prefix, perProject)] as const
-            }),
-          ).then((entries) => new Map(entries)),
-        ])
-        const optionsOf = (job: (typeof jobs)[number]) => {
-          const priority = priorityOfTurn(turns.get(job.shard)?.get(job.projectId)?.shift() ?? 1)
-          return priority === undefined ? { jobId: job.id } : { jobId: job.id, priority }
-        }
-        // The job id is the payload id: a resent add finds the job and adds no second one. A
-        // single job (every write of small requests) skips addBulk's pipeline, for the same reason
-        // writePayloads does without one. addBulk's pipeline is per shard: one slot each.
-        await Promise.all(
-          [...Map.groupBy(jobs, (job) => job.shard)].map(([shard, shardJobs]) => {
-            const [single] = shardJobs
-            if (shardJobs.length === 1 && single) return shard.queue.add(spanBatchJobName, single.data, optionsOf(single))
-            return shard.queue.addBulk(shardJobs.map((job) => ({ name: spanBatchJobName, data: job.data, opts: optionsOf(job) })))
-          }),
-        )
-        if (options.replicaAcks) {
-          await waitForReplicas(connection, [...byShard.keys()], options.replicaAcks, options.replicaTimeoutMs ?? 1_000)
-        }
-      } catch (error) {
-        throw unavailable(error)
-      }
-      for (const [shard, shardRequests] of byShard) {
-        const shardJobs = jobs.filter((job) => job.shard === shard).length
-        const average = shardRequests.reduce((sum, request) => sum + request.spans, 0) / shardJobs
-        shard.spansPerJob = shard.spansPerJob === null ? average : shard.spansPerJob * 0.8 + average * 0.2
-        const averageBytes = shardRequests.reduce((sum, request) => sum + request.body.byteLength, 0) / shardJobs
-        shard.bytesPerJob = shard.bytesPerJob === null ? averageBytes : shard.bytesPerJob * 0.8 + averageBytes * 0.2
-      }
-    },
+  const replicaAcks = options.replicaAcks ?? 0
+  const replicaTimeoutMs = options.replicaTimeoutMs ?? 1_000
+  const writability = new ShardWritability({
+    shards,
+    probe: (shard) => probeShard(connection, shard, replicaAcks, probeWaitMs(replicaTimeoutMs)),
+    probeIntervalMs: SHARD_PROBE_INTERVAL_MS,
+    probeTimeoutMs: probeWaitMs(replicaTimeoutMs) + 500,
   })
+  /** A failed write or WAIT marks every shard on the same master: they share its replicas. */
+  const shardFailed = (shard: ProducerShard, reason: string) => {
+    const master = masterNameOf(connection, shard)
+    for (const other of shards) if (other === shard || masterNameOf(connection, other) === master) writability.failed(other, reason)
+  }
+  const refusedShard = (shard: ProducerShard, reason: string) =>
+    new QueueUnavailableError(`queue unavailable: shard ${shard.index} cannot take writes (${reason})`)
+
+  // One group commit per shard, as a Kafka producer batches per partition: a shard whose master is
+  // slow or gone holds up only its own requests, never the next write of the other shards.
+  const writeShard = async (shard: ProducerShard, requests: QueuedRequest[]) => {
+    if (connection.status !== 'ready') throw unavailable()
+    const refusal = writability.reasonOf(shard)
+    if (refusal !== undefined) throw refusedShard(shard, refusal)
+    // One project per job, so that writers can take the projects' jobs in turns (project-turns.ts).
+    const jobs = [...Map.groupBy(requests, (request) => request.projectId)].flatMap(([projectId, projectRequests]) =>
+      groupBySpans(projectRequests, (request) => request.spans, options.maxSpansPerJob).map((group) => {
+        const id = newPayloadId()
+        return { projectId, id, group, data: keyedJob(payloadKeyOf(shard.prefix, id), group, projectId) }
+      }),
+    )
+    const store = async () => {
+      // The bodies first, so a writer never sees a job whose payload is not there yet. If adding
+      // the jobs fails (or times out after Redis took them), the payloads stay until the orphan
+      // sweep finds them without a job, and a job that was added after all still finds them.
+      // Each project's turns are counted meanwhile: a count left by a failed add only moves
+      // that project's later jobs back a little until its counter expires.
+      const perProject = new Map<string, number>()
+      for (const job of jobs) perProject.set(job.projectId, (perProject.get(job.projectId) ?? 0) + 1)
+      const [, turns] = await Promise.all([
+        writePayloads(connection, jobs.map(({ data, group }) => ({ key: data.payloadKey, bodies: group.map((request) => request.body) }))),
+        addTurns(connection, shard.prefix, perProject),
+      ])
+      const optionsOf = (job: (typeof jobs)[number]) => {
+        const priority = priorityOfTurn(turns.get(job.projectId)?.shift() ?? 1)
+        return priority === undefined ? { jobId: job.id } : { jobId: job.id, priority }
+      }
+      // The job id is the payload id: a resent add finds the job and adds no second one. A
+      // single job (every write of small requests) skips addBulk's pipeline, for the same reason
+      // writePayloads does without one.
+      const [single] = jobs
+      if (jobs.length === 1 && single) await shard.queue.add(spanBatchJobName, single.data, optionsOf(single))
+      else await shard.queue.addBulk(jobs.map((job) => ({ name: spanBatchJobName, data: job.data, opts: optionsOf(job) })))
+      if (replicaAcks > 0) await waitForReplicas(connection, shard, replicaAcks, replicaTimeoutMs)
+    }
+    try {
+      // Answered 503 as soon as the shard is known to be unwritable (a write or WAIT of another
+      // shard of the same master failed, or a probe did), not when this write's commands time
+      // out. The write may still land: a 503 is safe to resend, the spans are stored once.
+      const stored = store()
+      stored.catch(() => {})
+      await Promise.race([stored, writability.nextFailure(shard)])
+    } catch (error) {
+      shardFailed(shard, error instanceof Error ? error.message : String(error))
+      throw unavailable(error)
+    }
+    writability.succeeded(shard)
+    const average = requests.reduce((sum, request) => sum + request.spans, 0) / jobs.length
+    shard.spansPerJob = shard.spansPerJob === null ? average : shard.spansPerJob * 0.8 + average * 0.2
+    const averageBytes = requests.reduce((sum, request) => sum + request.body.byteLength, 0) / jobs.length
+    shard.bytesPerJob = shard.bytesPerJob === null ? averageBytes : shard.bytesPerJob * 0.8 + averageBytes * 0.2
+  }
+  const commits = new Map(
+    shards.map((shard) => [
+      shard,
+      new GroupCommit<QueuedRequest>({
+        sizeOf: (request) => request.spans,
+        // Bounds one write's size (and so its latency); a request is never split across writes.
+        maxSpansPerWrite: options.maxSpansPerJob * 16,
+        lingerMs: options.lingerMs ?? 0,
+        lingerUntilSpans: LINGER_UNTIL_SPANS,
+        ...(options.lingerQuietMs === undefined ? {} : { lingerQuietMs: options.lingerQuietMs }),
+        write: (requests) => writeShard(shard, requests),
+      }),
+    ]),
+  )
+  const unacknowledgedSpans = () => {
+    let spans = 0
+    for (const commit of commits.values()) spans += commit.unacknowledgedSpans
+    return spans
+  }
 
   // Each shard's backlog, measured in jobs (one cheap call per shard) and converted to spans and
   // bytes with the shard's recent job sizes. Under load, when the bound matters, group commit
@@ -227,13 +258,13 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
 
   const assertRoom = (request: QueuedRequest) => {
     const spans = backlogSpans()
-    if (spans + groupCommit.unacknowledgedSpans >= options.maxBacklogSpans) {
+    if (spans + unacknowledgedSpans() >= options.maxBacklogSpans) {
       throw new QueueBacklogFullError(`queue backlog is full (${spans} spans waiting)`)
     }
     if (backlogBytes() + unacknowledgedBytes >= options.maxBacklogBytes) {
       throw new QueueBacklogFullError(`queue backlog is full (${backlogBytes() + unacknowledgedBytes} bytes waiting)`)
     }
-    const over = shares.overShare(request.projectId, spans + groupCommit.unacknowledgedSpans, options.maxBacklogSpans)
+    const over = shares.overShare(request.projectId, spans + unacknowledgedSpans(), options.maxBacklogSpans)
     if (over) throw new QueueBacklogFullError(`project ${request.projectId} holds more than its share of the queue backlog (${over.held} of ${over.share} spans)`)
   }
 
@@ -242,12 +273,16 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
     enqueue(traces: AcceptedTraces) {
       // Only the bytes and the count wait for Redis: nothing here keeps the records alive.
       const request: QueuedRequest = { projectId: traces.projectId, body: traces.body, encoding: traces.bodyEncoding, spans: traces.spanCount }
+      const shard = shardOf(request.projectId)
       const admit = () => {
+        // A shard whose last write or WAIT failed is refused at once until a probe succeeds.
+        const refusal = writability.reasonOf(shard)
+        if (refusal !== undefined) throw refusedShard(shard, refusal)
         assertRoom(request)
         shares.admitted(request.projectId, request.spans)
         const bytes = request.body.byteLength
         unacknowledgedBytes += bytes
-        return groupCommit.submit(request).finally(() => (unacknowledgedBytes -= bytes))
+        return (commits.get(shard) as GroupCommit<QueuedRequest>).submit(request).finally(() => (unacknowledgedBytes -= bytes))
       }
       // Connected (the usual case): admitted at once, without waiting a turn for assertConnected.
       if (connection.status !== 'ready') return assertConnected().then(admit)
@@ -262,17 +297,23 @@ export function createBullMqSpanBatchProducer(options: BullMqSpanBatchProducerOp
     async ping() {
       try {
         await assertConnected()
-        // Ready only when every shard's master takes a write now: a PING answered by some node
-        // says nothing of the node that owns a shard's slot, or of a master that refuses writes
-        // (out of memory, CLUSTERDOWN, a replica after a failover the client has not seen yet).
-        await Promise.all(shards.map((shard) => connection.set(`${shard.prefix}:${QueueNames.spanBatches}:ready-probe`, String(Date.now()), 'PX', 60_000)))
       } catch (error) {
         throw unavailable(error)
       }
+      // Each shard is written to (and its replicas waited for) as a request would be: a PING
+      // answered by some node says nothing of the master that owns a shard's slot. Ready while
+      // some shard takes writes; the others are named by unwritableShards().
+      await writability.probeWritable()
+      const unwritable = writability.unwritable()
+      if (unwritable.length === shards.length) {
+        throw new QueueUnavailableError(`queue unavailable: no shard can take writes (${unwritable.map((shard) => `shard ${shard.shard}: ${shard.reason}`).join('; ')})`)
+      }
     },
+    unwritableShards: () => writability.unwritable(),
     async close() {
       clearInterval(timer)
-      await groupCommit.flushed()
+      writability.close()
+      await Promise.all([...commits.values()].map((commit) => commit.flushed()))
       await Promise.all(shards.map((shard) => shard.queue.close()))
       await connection.quit().catch(() => connection.disconnect())
     },

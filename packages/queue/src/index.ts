@@ -33,3 +33,5 @@ export {
 } from './project-job.queue.ts'
 export { createInProcessProjectJobQueue } from './in-process-project-job.queue.ts'
 export { repeatedErrorLog, type WarnLogger } from './repeated-error.log.ts'
+export { ShardWritability, type ShardWritabilityOptions, type UnwritableShard } from './shard-writability.ts'
+export { probeShard, probeWaitMs } from './replica-wait.ts'

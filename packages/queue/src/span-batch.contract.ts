@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { SpanRecord } from '@tracewell/otlp'
+import type { UnwritableShard } from './shard-writability.ts'
 
 // The contract between ingest (producer) and writer (consumer), imported by both. Changes to the
 // payload must stay additive: jobs written by the previous version may still be in the queue
@@ -103,8 +104,13 @@ export interface SpanBatchProducer {
   backlog(): number
   /** Request-body bytes waiting in the queue, as last measured (0 where bodies are not queued). */
   backlogBytes(): number
-  /** Whether the queue's store answers (for /readyz). */
+  /**
+   * Whether the queue can take writes (for /readyz): throws when it cannot take any; a sharded
+   * queue with some shards writable resolves and names the others in unwritableShards().
+   */
   ping(): Promise<void>
+  /** The shards that cannot take writes now, whose projects are answered 503 (none where the queue is not sharded). */
+  unwritableShards?(): UnwritableShard[]
   close(): Promise<void>
 }
 

@@ -89,13 +89,18 @@ export class OwnRedisCluster {
     throw new Error(`no master serves slot ${slot}`)
   }
 
-  /** Waits until every live node says cluster_state:ok and agrees on the masters of all slots. */
+  /**
+   * Waits until every live node says cluster_state:ok and agrees on the masters of all slots, and
+   * every live replica's link to its master is up (its first sync done): until then a master's
+   * WAIT finds no replica, which a test of QUEUE_REPLICA_ACKS would take for a failure.
+   */
   async waitUntilHealthy(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs
     while (Date.now() < deadline) {
       const live = this.ports.filter((port) => this.#processes.get(port)?.exitCode === null)
-      const states = await Promise.all(live.map((port) => withNode(port, (redis) => redis.cluster('INFO')).catch(() => '')))
-      if (states.every((info) => /^cluster_state:ok/m.test(String(info)) && /^cluster_slots_ok:16384/m.test(String(info)))) return
+      const states = await Promise.all(live.map((port) => withNode(port, async (redis) => `${await redis.cluster('INFO')}\n${await redis.info('replication')}`).catch(() => '')))
+      const replicaLinksUp = (info: string) => !/^role:slave/m.test(info) || /^master_link_status:up/m.test(info)
+      if (states.every((info) => /^cluster_state:ok/m.test(info) && /^cluster_slots_ok:16384/m.test(info) && replicaLinksUp(info))) return
       await sleep(100)
     }
     throw new Error('the Redis Cluster did not become healthy')

@@ -2,6 +2,8 @@ import { sql, type RawBuilder } from 'kysely'
 import type { EvaluationJobStatus } from '../database.ts'
 import { findEvaluatorById, type EvaluatorDto } from './evaluators.repository.ts'
 import type { Executor } from './executor.ts'
+import { engineOf, type Db } from '../create-db.ts'
+import { withStatementTimeout } from '../statement-timeout.ts'
 import { spendAssignments, type CallSpend } from './call-spend.ts'
 import type { QueuedRow } from './queued-row.ts'
 import { traceFilterOf } from './trace-filter-params.ts'
@@ -29,6 +31,22 @@ export interface NewTraceWindow {
   limit: number
 }
 
+/** Where a look at an evaluator's new traces left off: the last summary of a full page, in (start_time, trace_id) order. */
+export interface NewTraceCursor {
+  startTime: Date
+  traceId: string
+}
+
+export interface NewTracePage {
+  /** The pending judgments taken, for the queue. */
+  jobIds: string[]
+  /** Where the next look goes on from; undefined: from the start of the lookback window again. */
+  resumeAfter: NewTraceCursor | undefined
+}
+
+/** Summaries one look examines at most, per evaluator: bounds the statement however many traces the window holds. */
+export const NEW_TRACES_PAGE = 5_000
+
 /**
  * Takes the evaluator's new traces: started within the lookback, with a span that arrived after
  * the evaluator was made, none arrived in the quiet period, matching its filter, not taken before,
@@ -36,26 +54,95 @@ export interface NewTraceWindow {
  * Each becomes a pending judgment, or a skipped one when sampling leaves it out. The ids of the
  * pending ones, for the queue.
  */
-export async function takeNewTraces(db: Executor, evaluator: EvaluatorDto, window: NewTraceWindow): Promise<string[]> {
-  const where: RawBuilder<unknown>[] = [
-    ...traceFilterConditions(traceFilterOf(evaluator.projectId, evaluator.filter)),
-    notTracewellTrace,
-    sql`t.start_time >= now() - ${`${window.lookbackMs} milliseconds`}::interval`,
-    sql`exists (select 1 from spans s where s.project_id = t.project_id and s.trace_id = t.trace_id and s.received_at >= ${evaluator.createdAt}::timestamptz)`,
-    sql`not exists (select 1 from spans s where s.project_id = t.project_id and s.trace_id = t.trace_id and s.received_at > now() - ${`${window.quietMs} milliseconds`}::interval)`,
-    sql`not exists (select 1 from evaluation_jobs j where j.evaluator_id = ${evaluator.id} and j.trace_id = t.trace_id and j.run_id is null)`,
-  ]
-  const { rows } = await sql<{ id: string; status: EvaluationJobStatus }>`
-    insert into evaluation_jobs (project_id, evaluator_id, trace_id, status, skip_reason)
-    select t.project_id, ${evaluator.id}, t.trace_id, case when sampled then 'pending' else 'skipped' end,
-      case when sampled then null else ${notSampledReason} end
-    from trace_summaries t, lateral (select ${sampledBelow(evaluator.id, evaluator.samplingRate)} as sampled) as pick
-    where ${sql.join(where, sql` and `)}
-    order by t.start_time
-    limit ${window.limit}
-    on conflict (evaluator_id, trace_id) where run_id is null do nothing
-    returning id, status`.execute(db)
-  return rows.filter((row) => row.status === 'pending').map((row) => row.id)
+export async function takeNewTraces(db: Db, evaluator: EvaluatorDto, window: NewTraceWindow, statementTimeoutMs = 5_000): Promise<string[]> {
+  return (await takeNewTracesPage(db, evaluator, window, statementTimeoutMs)).jobIds
+}
+
+/**
+ * The planner settings the search runs with, for its transaction only: with the sequential and
+ * bitmap scans, sorts and hash and merge joins priced out, the plan is the index walk below
+ * whatever the statistics say (without any, Postgres guessed 162 summaries where 200,000 were, and
+ * sorted them all before its LIMIT). Run through withStatementTimeout, so with a statement timeout.
+ */
+async function inStatisticsFreePlan<T>(db: Db, statementTimeoutMs: number, work: (executor: Executor) => Promise<T>): Promise<T> {
+  return withStatementTimeout(db, statementTimeoutMs, async (executor) => {
+    if (engineOf.get(db) === 'postgres') {
+      await sql`select set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true),
+        set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`.execute(executor)
+    }
+    return work(executor)
+  })
+}
+
+/** EXPLAIN (FORMAT JSON) of takeNewTracesPage's statement, as it is planned there (for the test of its plan). */
+export async function explainNewTracesPage(db: Db, evaluator: EvaluatorDto, window: NewTracePageWindow): Promise<unknown> {
+  return inStatisticsFreePlan(db, 5_000, async (executor) => {
+    const { rows } = await sql<{ 'QUERY PLAN': unknown }>`explain (format json) ${newTracesPageStatement(evaluator, window)}`.execute(executor)
+    return rows[0]?.['QUERY PLAN']
+  })
+}
+
+/**
+ * takeNewTraces over one page of the lookback window: at most NEW_TRACES_PAGE summaries after
+ * `after` (or from the window's start), oldest first. Its plan does not depend on statistics (the
+ * evaluator's tables may never have been analysed: a plan that joined the spans by hash ran for
+ * minutes): the page is a LIMIT over the summaries' (project_id, start_time) index
+ * (inStatisticsFreePlan), and every
+ * other question is an EXISTS in the page's select list, which Postgres runs as a subplan per row
+ * (a primary-key prefix probe, pruned to the partitions of the trace's own time), never as a join.
+ * Successive looks walk the window page by page, so a window of judged traces cannot hide newer
+ * ones, and return to its start once a page comes back short (late spans make new summaries of
+ * old start times).
+ */
+export async function takeNewTracesPage(db: Db, evaluator: EvaluatorDto, window: NewTracePageWindow, statementTimeoutMs: number): Promise<NewTracePage> {
+  const { rows } = await inStatisticsFreePlan(db, statementTimeoutMs, (executor) => newTracesPageStatement(evaluator, window).execute(executor))
+  const jobIds = rows.flatMap((row) => (row.id !== null && row.status === 'pending' ? [row.id] : []))
+  const taken = rows.filter((row) => row.id !== null).length
+  const [summary] = rows
+  // The limit reached: the same page again next time (its other traces are still wanted). A full
+  // page: the next one. A short page: the window's start again.
+  const resumeAfter =
+    taken >= window.limit ? window.after
+    : summary && summary.scanned >= NEW_TRACES_PAGE && summary.last_start && summary.last_trace ? { startTime: summary.last_start, traceId: summary.last_trace }
+    : undefined
+  return { jobIds, resumeAfter }
+}
+
+export type NewTracePageWindow = NewTraceWindow & { after?: NewTraceCursor | undefined }
+
+/** The one statement of takeNewTracesPage (exported for the test that reads its plan). */
+export function newTracesPageStatement(evaluator: EvaluatorDto, window: NewTracePageWindow) {
+  const filter = [...traceFilterConditions(traceFilterOf(evaluator.projectId, evaluator.filter)), notTracewellTrace]
+  const ofTrace = sql`s.project_id = t.project_id and s.trace_id = t.trace_id and s.start_time >= t.start_time and s.start_time <= t.end_time`
+  const after = window.after
+  return sql<{ id: string | null; status: EvaluationJobStatus | null; scanned: number; last_start: Date | null; last_trace: string | null }>`
+    with page as materialized (
+      select t.project_id, t.trace_id, t.start_time,
+        (${sql.join(filter, sql` and `)})
+          and exists (select 1 from spans s where ${ofTrace} and s.received_at >= ${evaluator.createdAt}::timestamptz)
+          and not exists (select 1 from spans s where ${ofTrace} and s.received_at > now() - ${`${window.quietMs} milliseconds`}::interval)
+          and not exists (select 1 from evaluation_jobs j where j.evaluator_id = ${evaluator.id} and j.trace_id = t.trace_id and j.run_id is null)
+          as wanted,
+        ${sampledBelow(evaluator.id, evaluator.samplingRate)} as sampled
+      from trace_summaries t
+      where t.project_id = ${evaluator.projectId}
+        and t.start_time >= ${after ? sql`greatest(now() - ${`${window.lookbackMs} milliseconds`}::interval, ${after.startTime}::timestamptz)` : sql`now() - ${`${window.lookbackMs} milliseconds`}::interval`}
+        ${after ? sql`and (t.start_time, t.trace_id) > (${after.startTime}::timestamptz, ${after.traceId})` : sql``}
+      order by t.start_time, t.trace_id
+      limit ${NEW_TRACES_PAGE}
+    ), taken as (
+      insert into evaluation_jobs (project_id, evaluator_id, trace_id, status, skip_reason)
+      select p.project_id, ${evaluator.id}, p.trace_id, case when p.sampled then 'pending' else 'skipped' end,
+        case when p.sampled then null else ${notSampledReason} end
+      from page p where p.wanted
+      order by p.start_time, p.trace_id
+      limit ${window.limit}
+      on conflict (evaluator_id, trace_id) where run_id is null do nothing
+      returning id, status
+    ), last as (
+      select count(*)::integer as scanned, max(start_time) as last_start, (array_agg(trace_id order by start_time desc, trace_id desc))[1] as last_trace from page
+    )
+    select taken.id, taken.status, last.scanned, last.last_start, last.last_trace from last left join taken on true`
 }
 
 /**
