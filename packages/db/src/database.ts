@@ -492,6 +492,18 @@ export interface ErasureTracesTable {
   erased: Generated<boolean>
 }
 
+/** A project's dashboard: its widgets, each a metric drawn as a chart (dashboards.repository.ts). */
+export interface DashboardsTable {
+  id: Generated<string>
+  project_id: string
+  name: string
+  /** The widgets with their grid layout, as the API gives them (ids assigned). */
+  widgets: Json<unknown[]>
+  is_default: Generated<boolean>
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
 export interface Database {
   teams: TeamsTable
   projects: ProjectsTable
@@ -524,6 +536,7 @@ export interface Database {
   experiment_results: ExperimentResultsTable
   erasure_requests: ErasureRequestsTable
   erasure_traces: ErasureTracesTable
+  dashboards: DashboardsTable
 }
 
 export type Team = Selectable<TeamsTable>
@@ -663,6 +676,7 @@ export const declaredColumns: DeclaredColumns = {
     deleted_dataset_items: notNull, requested_by: nullable, created_at: notNull, updated_at: notNull, completed_at: nullable,
   },
   erasure_traces: { erasure_id: notNull, trace_id: notNull, erased: notNull },
+  dashboards: { id: notNull, project_id: notNull, name: notNull, widgets: notNull, is_default: notNull, created_at: notNull, updated_at: notNull },
   project_model_prices: {
     id: notNull, project_id: notNull, model: notNull, match: notNull, input_usd_per_mtok: notNull, output_usd_per_mtok: notNull,
     cache_read_usd_per_mtok: nullable, cache_write_usd_per_mtok: nullable, reasoning_usd_per_mtok: nullable,
