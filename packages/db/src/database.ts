@@ -542,6 +542,18 @@ export interface MonitorEventsTable {
   dispatched_at: Date | null
 }
 
+/** A project's dashboard: its widgets, each a metric drawn as a chart (dashboards.repository.ts). */
+export interface DashboardsTable {
+  id: Generated<string>
+  project_id: string
+  name: string
+  /** The widgets with their grid layout, as the API gives them (ids assigned). */
+  widgets: Json<unknown[]>
+  is_default: Generated<boolean>
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
 export interface Database {
   teams: TeamsTable
   projects: ProjectsTable
@@ -576,6 +588,7 @@ export interface Database {
   erasure_traces: ErasureTracesTable
   monitors: MonitorsTable
   monitor_events: MonitorEventsTable
+  dashboards: DashboardsTable
 }
 
 export type Team = Selectable<TeamsTable>
@@ -725,6 +738,7 @@ export const declaredColumns: DeclaredColumns = {
     id: notNull, monitor_id: notNull, project_id: notNull, kind: notNull, state: notNull, value: nullable, threshold: notNull, window_from: notNull,
     window_to: notNull, channel_ids: notNull, created_at: notNull, dispatched_at: nullable,
   },
+  dashboards: { id: notNull, project_id: notNull, name: notNull, widgets: notNull, is_default: notNull, created_at: notNull, updated_at: notNull },
   project_model_prices: {
     id: notNull, project_id: notNull, model: notNull, match: notNull, input_usd_per_mtok: notNull, output_usd_per_mtok: notNull,
     cache_read_usd_per_mtok: nullable, cache_write_usd_per_mtok: nullable, reasoning_usd_per_mtok: nullable,
