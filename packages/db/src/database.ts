@@ -492,6 +492,68 @@ export interface ErasureTracesTable {
   erased: Generated<boolean>
 }
 
+export type MonitorState = 'ok' | 'alerting' | 'no_data'
+export type MonitorEventKind = 'alerting' | 'resolved' | 'no_data' | 'renotify' | 'budget'
+
+/** A monitor: a metric of a project against a threshold, evaluated every evaluate_every_seconds (2026-12-06T0210). */
+export interface MonitorsTable {
+  id: Generated<string>
+  project_id: string
+  name: string
+  metric: string
+  score_name: string | null
+  filter: ColumnType<Record<string, unknown>, string | undefined, string>
+  window_kind: Generated<'rolling' | 'calendar_month'>
+  window_seconds: number | null
+  operator: '>' | '>=' | '<' | '<='
+  threshold: number
+  evaluate_every_seconds: Generated<number>
+  channel_ids: Generated<string[]>
+  renotify_after_seconds: number | null
+  muted_until: Date | null
+  budget_percents: number[] | null
+  budget_month: string | null
+  budget_notified_percent: number | null
+  state: Generated<MonitorState>
+  state_value: number | null
+  state_changed_at: Date | null
+  last_value: number | null
+  last_evaluated_at: Date | null
+  next_evaluation_at: CreatedAt
+  last_notified_at: Date | null
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
+/** A monitor's state change, renotification or budget step: its history and the notification outbox. */
+export interface MonitorEventsTable {
+  id: Generated<string>
+  monitor_id: string
+  project_id: string
+  kind: MonitorEventKind
+  state: MonitorState
+  value: number | null
+  threshold: number
+  window_from: Timestamp
+  window_to: Timestamp
+  channel_ids: Generated<string[]>
+  created_at: CreatedAt
+  /** Set by the delivery worker once it has made the event's deliveries. */
+  dispatched_at: Date | null
+}
+
+/** A project's dashboard: its widgets, each a metric drawn as a chart (dashboards.repository.ts). */
+export interface DashboardsTable {
+  id: Generated<string>
+  project_id: string
+  name: string
+  /** The widgets with their grid layout, as the API gives them (ids assigned). */
+  widgets: Json<unknown[]>
+  is_default: Generated<boolean>
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
 export interface Database {
   teams: TeamsTable
   projects: ProjectsTable
@@ -524,6 +586,9 @@ export interface Database {
   experiment_results: ExperimentResultsTable
   erasure_requests: ErasureRequestsTable
   erasure_traces: ErasureTracesTable
+  monitors: MonitorsTable
+  monitor_events: MonitorEventsTable
+  dashboards: DashboardsTable
 }
 
 export type Team = Selectable<TeamsTable>
@@ -663,6 +728,17 @@ export const declaredColumns: DeclaredColumns = {
     deleted_dataset_items: notNull, requested_by: nullable, created_at: notNull, updated_at: notNull, completed_at: nullable,
   },
   erasure_traces: { erasure_id: notNull, trace_id: notNull, erased: notNull },
+  monitors: {
+    id: notNull, project_id: notNull, name: notNull, metric: notNull, score_name: nullable, filter: notNull, window_kind: notNull, window_seconds: nullable,
+    operator: notNull, threshold: notNull, evaluate_every_seconds: notNull, channel_ids: notNull, renotify_after_seconds: nullable, muted_until: nullable,
+    budget_percents: nullable, budget_month: nullable, budget_notified_percent: nullable, state: notNull, state_value: nullable, state_changed_at: nullable,
+    last_value: nullable, last_evaluated_at: nullable, next_evaluation_at: notNull, last_notified_at: nullable, created_at: notNull, updated_at: notNull,
+  },
+  monitor_events: {
+    id: notNull, monitor_id: notNull, project_id: notNull, kind: notNull, state: notNull, value: nullable, threshold: notNull, window_from: notNull,
+    window_to: notNull, channel_ids: notNull, created_at: notNull, dispatched_at: nullable,
+  },
+  dashboards: { id: notNull, project_id: notNull, name: notNull, widgets: notNull, is_default: notNull, created_at: notNull, updated_at: notNull },
   project_model_prices: {
     id: notNull, project_id: notNull, model: notNull, match: notNull, input_usd_per_mtok: notNull, output_usd_per_mtok: notNull,
     cache_read_usd_per_mtok: nullable, cache_write_usd_per_mtok: nullable, reasoning_usd_per_mtok: nullable,

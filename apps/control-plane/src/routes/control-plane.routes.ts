@@ -35,6 +35,7 @@ import { llmConnectionRoutes } from './llm-connections.routes.ts'
 import { evaluatorRoutes } from './evaluators.routes.ts'
 import { evaluatorPreviewRoutes } from './evaluator-preview.routes.ts'
 import { datasetRoutes } from './datasets.routes.ts'
+import { dashboardRoutes } from './dashboards.routes.ts'
 import { experimentRoutes } from './experiments.routes.ts'
 import { playgroundRoutes } from './playground.routes.ts'
 
@@ -134,6 +135,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(evaluatorRoutes)
   await app.register(evaluatorPreviewRoutes)
   await app.register(datasetRoutes)
+  await app.register(dashboardRoutes)
   await app.register(experimentRoutes)
   await app.register(playgroundRoutes, { encryptionKey: options.llmConnectionKey, callTimeoutMs: options.experimentCallTimeoutMs ?? 120_000, outbound: options.outbound })
 }

@@ -21,6 +21,8 @@ import * as textBlocks from './2026-11-27T0600-text-blocks.ts'
 import * as retentionRuns from './2026-12-06T0150-retention-runs.ts'
 import * as judgeInputs from './2026-12-06T0160-judge-inputs.ts'
 import * as erasures from './2026-12-06T0180-erasures.ts'
+import * as monitors from './2026-12-06T0210-monitors.ts'
+import * as dashboards from './2026-12-06T0230-dashboards.ts'
 
 // Every migration, by name; names sort in the order they apply. Listed statically (not read from
 // the file system) so that the same list works from source, from a container image and in tests.
@@ -54,6 +56,8 @@ export const migrations: Record<string, Migration & { transactional?: boolean }>
   '2026-12-06T0150-retention-runs': retentionRuns,
   '2026-12-06T0160-judge-inputs': judgeInputs,
   '2026-12-06T0180-erasures': erasures,
+  '2026-12-06T0210-monitors': monitors,
+  '2026-12-06T0230-dashboards': dashboards,
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([

@@ -1,0 +1,294 @@
+import { sql, type RawBuilder } from 'kysely'
+import type { Executor } from './executor.ts'
+import { traceFilterConditions } from './trace-search.repository.ts'
+import { traceFilterOf, type TraceFilterParams } from './trace-filter-params.ts'
+import { notTracewellTrace } from './tracewell-calls.ts'
+import { usageOf, type UsageFigures, type UsageGroup } from './usage.repository.ts'
+
+// The metric engine of monitors and dashboards (issue 45): one figure of a project over a window,
+// or its series in buckets, read from what the writer already keeps, never from spans:
+//
+// - usage_rollups (usage.repository.ts), hourly, for sums and counts over whole hours, by at
+//   most one of model, vendor, service or user: dashboards over days read a row per hour.
+// - trace_summaries otherwise (a window not on whole hours, rates and percentiles of traces,
+//   sessions, users, any other filter of the trace list), through their time index, with the
+//   trace list's own conditions (traceFilterConditions).
+// - scores (score_avg, by name and time) and evaluation_jobs (judge_failure_rate, by finish time).
+// Tracewell's own calls are left out, as usage and the trace list leave them out.
+
+export const MONITOR_METRICS = ['error_rate', 'latency_p50', 'latency_p95', 'latency_p99', 'cost', 'tokens', 'traces', 'score_avg', 'judge_failure_rate'] as const
+export const METRICS = [...MONITOR_METRICS, 'input_tokens', 'output_tokens', 'spans', 'sessions', 'users'] as const
+export type Metric = (typeof METRICS)[number]
+
+export const METRIC_GROUPS = ['model', 'vendor', 'service', 'user', 'session', 'score_name'] as const
+export type MetricGroup = (typeof METRIC_GROUPS)[number]
+
+/** A series has at most this many points per group, and this many groups (the largest first). */
+export const MAX_SERIES_POINTS = 1000
+export const MAX_SERIES_GROUPS = 50
+
+export interface MetricQuery {
+  projectId: string
+  metric: Metric
+  /** The score score_avg averages; without it, a score_avg grouped by score_name averages each. */
+  scoreName?: string | undefined
+  /** GET /api/traces's query parameters (trace-filter-params.ts), without from and to. */
+  filter?: TraceFilterParams | undefined
+  from: Date
+  to: Date
+}
+
+export interface MetricSeriesQuery extends MetricQuery {
+  groupBy?: MetricGroup | undefined
+  /** The width of a point; by default the smallest of GRANULARITIES giving at most 200 points. */
+  granularitySeconds?: number | undefined
+}
+
+export interface MetricPoint {
+  t: string
+  value: number | null
+}
+
+export interface MetricSeries {
+  series: Array<{ group: string | null; points: MetricPoint[] }>
+}
+
+const GRANULARITIES = [60, 300, 900, 3600, 6 * 3600, 86_400, 7 * 86_400]
+
+/** Counts and sums are 0 over nothing; rates, averages and percentiles of nothing are unknown (no data). */
+const COUNTED: ReadonlySet<Metric> = new Set(['cost', 'tokens', 'traces', 'input_tokens', 'output_tokens', 'spans', 'sessions', 'users'])
+
+/** What usage_rollups can answer, as the figure of a rollup row. */
+const ROLLED_UP: Partial<Record<Metric, (figures: UsageFigures) => number | null>> = {
+  cost: (f) => f.costUsd,
+  tokens: (f) => (f.inputTokens ?? 0) + (f.outputTokens ?? 0),
+  input_tokens: (f) => f.inputTokens ?? 0,
+  output_tokens: (f) => f.outputTokens ?? 0,
+  traces: (f) => f.traces,
+  spans: (f) => f.spans,
+}
+const ROLLUP_DIMENSIONS: readonly UsageGroup[] = ['model', 'vendor', 'service', 'user']
+
+/** Why a query cannot be answered (a caller's 400), or null. Names the field as the API calls it. */
+export function metricQueryProblem(query: { metric: Metric; scoreName?: string | undefined; groupBy?: MetricGroup | undefined }): string | null {
+  if (query.metric === 'score_avg' && query.scoreName === undefined && query.groupBy !== 'score_name') return 'scoreName: score_avg needs the score to average'
+  if (query.metric !== 'score_avg' && query.scoreName !== undefined) return 'scoreName: only for metric score_avg'
+  if (query.groupBy === 'score_name' && query.metric !== 'score_avg') return 'groupBy: score_name groups only metric score_avg'
+  if (query.metric === 'judge_failure_rate' && query.groupBy === 'score_name') return 'groupBy: judge_failure_rate cannot be grouped by score_name'
+  return null
+}
+
+/** The point width of a series over [from, to) when none is asked: the narrowest of GRANULARITIES giving at most 200 points. */
+export function defaultGranularitySeconds(from: Date, to: Date): number {
+  const spanSeconds = (to.getTime() - from.getTime()) / 1000
+  return GRANULARITIES.find((g) => spanSeconds / g <= 200) ?? Math.ceil(spanSeconds / 200 / 86_400) * 86_400
+}
+
+function granularityOf(query: MetricSeriesQuery): number {
+  return query.granularitySeconds ?? defaultGranularitySeconds(query.from, query.to)
+}
+
+/** The series of a metric in buckets of granularitySeconds from `from` (taken back to a whole bucket) up to `to`. */
+export async function metricSeries(db: Executor, query: MetricSeriesQuery): Promise<MetricSeries> {
+  const problem = metricQueryProblem(query)
+  if (problem !== null) throw new RangeError(problem)
+  if (query.to <= query.from) throw new RangeError('to: must be after from')
+  const granularity = granularityOf(query)
+  const startMs = Math.floor(query.from.getTime() / (granularity * 1000)) * granularity * 1000
+  const buckets = Math.ceil((query.to.getTime() - startMs) / (granularity * 1000))
+  if (buckets > MAX_SERIES_POINTS) throw new RangeError(`granularity: ${buckets} points from from to to, at most ${MAX_SERIES_POINTS}`)
+  const window = { startMs, granularity, buckets }
+  const cells = rollupAnswers(query, startMs, granularity) ? await fromRollups(db, query, window) : await fromSummaries(db, query, window)
+  return { series: toSeries(query, cells, window) }
+}
+
+/** The metric over [from, to): null when there is nothing to measure (no trace for a rate, no score to average). */
+export async function metricValue(db: Executor, query: MetricQuery): Promise<number | null> {
+  const startMs = query.from.getTime()
+  const granularity = (query.to.getTime() - startMs) / 1000
+  if (!(granularity > 0)) throw new RangeError('to: must be after from')
+  const problem = metricQueryProblem(query)
+  if (problem !== null) throw new RangeError(problem)
+  const window = { startMs, granularity, buckets: 1 }
+  const cells = rollupAnswers(query, startMs, granularity) ? await fromRollups(db, query, window) : await fromSummaries(db, query, window)
+  const cell = cells.find((c) => c.bucket === 0)
+  return cell === undefined ? emptyValue(query.metric) : cell.value
+}
+
+interface Window {
+  startMs: number
+  granularity: number
+  buckets: number
+}
+
+interface Cell {
+  bucket: number
+  group: string | null
+  value: number | null
+}
+
+const emptyValue = (metric: Metric): number | null => (COUNTED.has(metric) ? 0 : null)
+
+const filterKeys = (filter: TraceFilterParams | undefined): string[] =>
+  Object.entries(filter ?? {}).filter(([, value]) => value !== undefined).map(([key]) => key)
+
+/**
+ * Rollups answer sums and counts over whole UTC hours, filtered or grouped by one dimension of
+ * theirs. A window ending now may end mid-hour: its hour holds nothing later yet.
+ */
+function rollupAnswers(query: MetricSeriesQuery, startMs: number, granularity: number): boolean {
+  if (ROLLED_UP[query.metric] === undefined) return false
+  const keys = filterKeys(query.filter)
+  if (keys.length > 1) return false
+  const dimension = (keys[0] ?? query.groupBy) as UsageGroup | undefined
+  if (dimension !== undefined && !ROLLUP_DIMENSIONS.includes(dimension)) return false
+  if (query.groupBy !== undefined && query.groupBy !== dimension) return false
+  const wholeHours = startMs % 3_600_000 === 0 && granularity % 3600 === 0
+  const endsOnHourOrNow = query.to.getTime() % 3_600_000 === 0 || query.to.getTime() >= Date.now() - 1000
+  return wholeHours && endsOnHourOrNow
+}
+
+async function fromRollups(db: Executor, query: MetricSeriesQuery, window: Window): Promise<Cell[]> {
+  const keys = filterKeys(query.filter)
+  const filterDimension = keys[0] as UsageGroup | undefined
+  const wanted = filterDimension === undefined ? undefined : String(query.filter?.[filterDimension])
+  const usage = await usageOf(db, {
+    projectId: query.projectId,
+    from: new Date(window.startMs),
+    to: query.to,
+    bucket: 'hour',
+    timeZone: 'UTC',
+    groupBy: filterDimension ?? (query.groupBy as UsageGroup | undefined),
+  })
+  const figureOf = ROLLED_UP[query.metric] as (figures: UsageFigures) => number | null
+  // The trace list matches a model or vendor in any case; a service or user exactly.
+  const caseless = filterDimension === 'model' || filterDimension === 'vendor'
+  const sums = new Map<string, Cell>()
+  for (const row of usage.series) {
+    if (wanted !== undefined && (caseless ? row.group?.toLowerCase() !== wanted.toLowerCase() : row.group !== wanted)) continue
+    const bucket = Math.floor((Date.parse(row.bucket) - window.startMs) / (window.granularity * 1000))
+    if (bucket < 0 || bucket >= window.buckets) continue
+    const group = query.groupBy === undefined ? null : row.group
+    const key = `${bucket}\u0000${group ?? ''}`
+    const figure = figureOf(row)
+    const cell = sums.get(key)
+    if (cell === undefined) sums.set(key, { bucket, group, value: figure })
+    // Unknown (a cost no span could be priced for) only while every row is unknown.
+    else if (figure !== null) cell.value = (cell.value ?? 0) + figure
+  }
+  return [...sums.values()]
+}
+
+interface Source {
+  from: RawBuilder<unknown>
+  time: RawBuilder<unknown>
+  where: RawBuilder<unknown>[]
+  value: RawBuilder<unknown>
+}
+
+/** A trace's row of trace_summaries as `t` beside a score's or judgment's row (null when not summarised). */
+const summaryOf = (alias: string) =>
+  sql`left join lateral (select t0.* from trace_summaries t0 where t0.project_id = ${sql.ref(`${alias}.project_id`)} and t0.trace_id = ${sql.ref(`${alias}.trace_id`)} limit 1) t on true`
+
+function sourceOf(query: MetricSeriesQuery, windowFrom: Date): Source {
+  const filter = filterKeys(query.filter).length === 0 ? [] : traceFilterConditions(traceFilterOf(query.projectId, query.filter ?? {}))
+  if (query.metric === 'score_avg') {
+    const where = [sql`sc.project_id = ${query.projectId}`, sql`sc.value is not null`, sql`sc.created_at >= ${windowFrom}`, sql`sc.created_at < ${query.to}`, notTracewellTrace, ...filter]
+    if (query.scoreName !== undefined) where.push(sql`sc.name = ${query.scoreName}`)
+    return { from: sql`scores sc ${summaryOf('sc')}`, time: sql`sc.created_at`, where, value: sql`avg(sc.value)` }
+  }
+  if (query.metric === 'judge_failure_rate') {
+    const where = [sql`ej.project_id = ${query.projectId}`, sql`ej.status in ('completed', 'failed')`, sql`ej.updated_at >= ${windowFrom}`, sql`ej.updated_at < ${query.to}`, ...filter]
+    return { from: sql`evaluation_jobs ej ${summaryOf('ej')}`, time: sql`ej.updated_at`, where, value: sql`avg((ej.status = 'failed')::int)` }
+  }
+  const where = [sql`t.project_id = ${query.projectId}`, sql`t.start_time >= ${windowFrom}`, sql`t.start_time < ${query.to}`, notTracewellTrace, ...filter]
+  return { from: sql`trace_summaries t`, time: sql`t.start_time`, where, value: traceAggregate(query.metric) }
+}
+
+function traceAggregate(metric: Metric): RawBuilder<unknown> {
+  switch (metric) {
+    case 'error_rate':
+      return sql`avg((t.error_count > 0)::int)`
+    case 'latency_p50':
+      return sql`percentile_cont(0.5) within group (order by t.duration_us) / 1000`
+    case 'latency_p95':
+      return sql`percentile_cont(0.95) within group (order by t.duration_us) / 1000`
+    case 'latency_p99':
+      return sql`percentile_cont(0.99) within group (order by t.duration_us) / 1000`
+    case 'cost':
+      return sql`sum(t.cost_usd)`
+    case 'tokens':
+      return sql`sum(coalesce(t.input_tokens, 0) + coalesce(t.output_tokens, 0))`
+    case 'input_tokens':
+      return sql`coalesce(sum(t.input_tokens), 0)`
+    case 'output_tokens':
+      return sql`coalesce(sum(t.output_tokens), 0)`
+    case 'traces':
+      return sql`count(*)`
+    case 'spans':
+      return sql`sum(t.span_count)`
+    case 'sessions':
+      return sql`count(distinct t.session_id)`
+    case 'users':
+      return sql`count(distinct t.user_id)`
+    default:
+      throw new RangeError(`metric: ${metric} is not a metric of traces`)
+  }
+}
+
+/** The group of a row: a trace in each of its models, vendors or services (null for one without). */
+function groupOf(groupBy: MetricGroup | undefined): { join: RawBuilder<unknown>; value: RawBuilder<unknown> } {
+  const each = (column: string) => ({
+    join: sql`cross join lateral unnest(case when coalesce(cardinality(${sql.ref(`t.${column}`)}), 0) = 0 then array[null::text] else ${sql.ref(`t.${column}`)} end) as g(value)`,
+    value: sql`g.value`,
+  })
+  switch (groupBy) {
+    case undefined:
+      return { join: sql``, value: sql`null::text` }
+    case 'model':
+      return each('models')
+    case 'vendor':
+      return each('vendors')
+    case 'service':
+      return each('services')
+    case 'user':
+      return { join: sql``, value: sql`t.user_id` }
+    case 'session':
+      return { join: sql``, value: sql`t.session_id` }
+    case 'score_name':
+      return { join: sql``, value: sql`sc.name` }
+  }
+}
+
+async function fromSummaries(db: Executor, query: MetricSeriesQuery, window: Window): Promise<Cell[]> {
+  const source = sourceOf(query, new Date(window.startMs))
+  const group = groupOf(query.groupBy)
+  const { rows } = await sql<{ bucket: number; grp: string | null; value: number | null }>`
+    select floor((extract(epoch from ${source.time}) * 1000 - ${window.startMs}) / ${window.granularity * 1000})::int as bucket,
+      ${group.value} as grp, (${source.value})::float8 as value
+    from ${source.from} ${group.join}
+    where ${sql.join(source.where, sql` and `)}
+    group by 1, 2`.execute(db)
+  return rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
+}
+
+function toSeries(query: MetricSeriesQuery, cells: Cell[], window: Window): MetricSeries['series'] {
+  const groups = new Map<string | null, Map<number, number | null>>()
+  for (const cell of cells) {
+    const points = groups.get(cell.group) ?? new Map<number, number | null>()
+    points.set(cell.bucket, cell.value)
+    groups.set(cell.group, points)
+  }
+  if (groups.size === 0 && query.groupBy === undefined) groups.set(null, new Map())
+  const total = (points: Map<number, number | null>) => [...points.values()].reduce<number>((sum, v) => sum + Math.abs(v ?? 0), 0)
+  const kept = [...groups.entries()]
+    .sort(([a, pa], [b, pb]) => total(pb) - total(pa) || (a ?? '\uffff').localeCompare(b ?? '\uffff'))
+    .slice(0, MAX_SERIES_GROUPS)
+  return kept.map(([group, points]) => ({
+    group,
+    points: Array.from({ length: window.buckets }, (_, bucket) => ({
+      t: new Date(window.startMs + bucket * window.granularity * 1000).toISOString(),
+      value: points.has(bucket) ? (points.get(bucket) as number | null) : emptyValue(query.metric),
+    })),
+  }))
+}

@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { metricSeries, metricValue, sql, type Db, type Metric, type SpanInsert } from '@tracewell/db'
+import { engines } from '@tracewell/db/testing'
+import { storeSpans, summariseAll } from '../src/index.ts'
+
+// The metric engine (metric-series.repository.ts) against figures computed by hand from the traces below.
+
+const ms = 1_000_000n
+const hour0 = Date.parse('2026-01-01T00:00:00Z')
+const at = (minutes: number): bigint => BigInt(hour0 + minutes * 60_000) * ms
+
+interface SpanSpec {
+  trace: string
+  span: string
+  parent?: string
+  startMin: number
+  durationMs: number
+  error?: boolean
+  model?: string
+  vendor?: string
+  cost?: number
+  input?: number
+  output?: number
+  service?: string
+  user?: string
+  session?: string
+}
+
+function span(spec: SpanSpec): SpanInsert {
+  const start = at(spec.startMin)
+  const duration = BigInt(spec.durationMs) * ms
+  return {
+    projectId: 'metrics', traceId: spec.trace.padStart(32, '0'), spanId: spec.span.padStart(16, '0'), parentSpanId: spec.parent === undefined ? null : spec.parent.padStart(16, '0'),
+    name: 'op', kind: 1, startTimeUnixNano: String(start), endTimeUnixNano: String(start + duration), durationNs: String(duration), traceState: null,
+    statusCode: spec.error === true ? 2 : 0, statusMessage: null, serviceName: spec.service ?? 'api', serviceVersion: null, scopeName: null, scopeVersion: null,
+    llmVendor: spec.vendor ?? null, llmModel: spec.model ?? null, llmRequestType: spec.model === undefined ? null : 'chat',
+    inputTokens: spec.input ?? null, outputTokens: spec.output ?? null, totalTokens: null, totalCostUsd: spec.cost ?? null,
+    sessionId: spec.session ?? null, userId: spec.user ?? null, attributes: {}, resourceAttributes: {}, events: [], links: [],
+  }
+}
+
+// In the first hour: a (100 ms, gpt-4o, $0.1, 10+5 tokens, u1, s1), b (300 ms over two spans, the
+// child failed, claude, $0.2, 20+10, u2, s1), c (200 ms, failed, no model, u1, s2), and one of
+// Tracewell's own calls ($5) that every figure leaves out. In the second hour: e ($0.05, 200 ms).
+const SPANS: SpanSpec[] = [
+  { trace: 'a', span: 'a1', startMin: 10, durationMs: 100, model: 'gpt-4o', vendor: 'openai', cost: 0.1, input: 10, output: 5, user: 'u1', session: 's1' },
+  { trace: 'b', span: 'b1', startMin: 20, durationMs: 300, user: 'u2', session: 's1' },
+  { trace: 'b', span: 'b2', parent: 'b1', startMin: 20, durationMs: 50, error: true, model: 'claude-3-5-sonnet', vendor: 'anthropic', cost: 0.2, input: 20, output: 10, user: 'u2', session: 's1' },
+  { trace: 'c', span: 'c1', startMin: 30, durationMs: 200, error: true, user: 'u1', session: 's2' },
+  { trace: 'd', span: 'd1', startMin: 40, durationMs: 900, service: 'tracewell', model: 'gpt-4o', vendor: 'openai', cost: 5, input: 1000, output: 1000 },
+  { trace: 'e', span: 'e1', startMin: 90, durationMs: 200, model: 'gpt-4o', vendor: 'openai', cost: 0.05, input: 1, output: 1, user: 'u3', session: 's3' },
+]
+
+const firstHour = { from: new Date(hour0), to: new Date(hour0 + 3_600_000) }
+
+for (const engine of engines) {
+  describe(`metric engine on ${engine.name}`, () => {
+    let db: Db
+    let drop: () => Promise<void>
+    before(async () => {
+      ;({ db, drop } = await engine.open())
+      await sql`insert into teams (id, name) values ('t', 't')`.execute(db)
+      await sql`insert into projects (id, team_id, name) values ('metrics', 't', 'metrics')`.execute(db)
+      await storeSpans(db, SPANS.map(span))
+      await summariseAll(db)
+    })
+    after(() => drop())
+
+    const value = (metric: Metric, extra: Partial<Parameters<typeof metricValue>[1]> = {}) =>
+      metricValue(db, { projectId: 'metrics', metric, ...firstHour, ...extra })
+
+    it('answers each metric of traces over a window, leaving Tracewell’s own calls out', async () => {
+      // Minutes 5 to 55: not whole hours, read from the trace summaries.
+      const window = { from: new Date(hour0 + 5 * 60_000), to: new Date(hour0 + 55 * 60_000) }
+      const expected: Array<[Metric, number]> = [
+        ['traces', 3], ['spans', 4], ['error_rate', 2 / 3], ['latency_p50', 200], ['latency_p95', 290], ['latency_p99', 298],
+        ['cost', 0.3], ['tokens', 45], ['input_tokens', 30], ['output_tokens', 15], ['sessions', 2], ['users', 2],
+      ]
+      for (const [metric, figure] of expected) {
+        const got = await value(metric, window)
+        assert.ok(got !== null && Math.abs(got - figure) < 1e-9, `${metric}: ${got} ≠ ${figure}`)
+      }
+    })
+
+    it('applies the trace list’s filters', async () => {
+      assert.equal(await value('traces', { filter: { model: 'GPT-4o' } }), 1)
+      assert.equal(await value('traces', { filter: { status: 'error' } }), 2)
+      assert.equal(await value('traces', { filter: { user: 'u1', session: 's2' } }), 1)
+      assert.equal(await value('error_rate', { filter: { session: 's1' } }), 0.5)
+    })
+
+    it('says no data for a rate over nothing, and 0 for a count', async () => {
+      const empty = { from: new Date(hour0 - 3_600_000), to: new Date(hour0) }
+      assert.equal(await value('error_rate', empty), null)
+      assert.equal(await value('latency_p95', empty), null)
+      assert.equal(await value('traces', empty), 0)
+      assert.equal(await value('cost', empty), 0)
+    })
+
+    it('reads whole hours from the rollups, the same sums as the summaries', async () => {
+      const { series } = await metricSeries(db, { projectId: 'metrics', metric: 'cost', from: new Date(hour0), to: new Date(hour0 + 2 * 3_600_000), granularitySeconds: 3600 })
+      assert.equal(series.length, 1)
+      assert.equal(series[0]?.group, null)
+      assert.deepEqual(series[0]?.points.map((p) => p.t), ['2026-01-01T00:00:00.000Z', '2026-01-01T01:00:00.000Z'])
+      const [first, second] = series[0]?.points.map((p) => p.value) ?? []
+      assert.ok(Math.abs((first ?? 0) - 0.3) < 1e-9 && Math.abs((second ?? 0) - 0.05) < 1e-9, `${first}, ${second}`)
+      assert.equal(await value('cost', { from: new Date(hour0 + 3_600_000), to: new Date(hour0 + 2 * 3_600_000) }), 0.05)
+      assert.equal(await value('traces', { filter: { vendor: 'OpenAI' } }), 1)
+    })
+
+    it('groups a series, each group with every point', async () => {
+      const { series } = await metricSeries(db, {
+        projectId: 'metrics', metric: 'traces', groupBy: 'model', from: new Date(hour0), to: new Date(hour0 + 3_600_000), granularitySeconds: 1800,
+      })
+      const byGroup = Object.fromEntries(series.map((s) => [s.group ?? 'none', s.points.map((p) => p.value)]))
+      assert.deepEqual(byGroup, { 'gpt-4o': [1, 0], 'claude-3-5-sonnet': [1, 0], none: [0, 1] })
+      const users = await metricSeries(db, { projectId: 'metrics', metric: 'latency_p50', groupBy: 'user', ...firstHour, granularitySeconds: 3600 })
+      assert.deepEqual(Object.fromEntries(users.series.map((s) => [s.group, s.points[0]?.value])), { u1: 150, u2: 300 })
+    })
+
+    it('averages scores and counts failed judgments', async () => {
+      await sql`insert into scores (project_id, id, trace_id, name, data_type, value, source, created_at, updated_at) values
+        ('metrics', 's-1', ${'a'.padStart(32, '0')}, 'quality', 'numeric', 0.5, 'api', ${new Date(hour0 + 60_000)}, now()),
+        ('metrics', 's-2', ${'b'.padStart(32, '0')}, 'quality', 'numeric', 1, 'api', ${new Date(hour0 + 120_000)}, now()),
+        ('metrics', 's-3', ${'d'.padStart(32, '0')}, 'quality', 'numeric', 0, 'eval', ${new Date(hour0 + 120_000)}, now()),
+        ('metrics', 's-4', ${'b'.padStart(32, '0')}, 'helpful', 'numeric', 0, 'api', ${new Date(hour0 + 120_000)}, now())`.execute(db)
+      assert.equal(await value('score_avg', { scoreName: 'quality' }), 0.75)
+      assert.equal(await value('score_avg', { scoreName: 'quality', filter: { user: 'u2' } }), 1)
+      const byName = await metricSeries(db, { projectId: 'metrics', metric: 'score_avg', groupBy: 'score_name', ...firstHour, granularitySeconds: 3600 })
+      assert.deepEqual(Object.fromEntries(byName.series.map((s) => [s.group, s.points[0]?.value])), { quality: 0.75, helpful: 0 })
+
+      await sql`insert into llm_connections (id, project_id, name, provider, base_url, api_key_sealed, api_key_hint) values ('c', 'metrics', 'c', 'openai', 'http://x', 'x', 'x')`.execute(db)
+      await sql`insert into evaluators (id, project_id, name, connection_id, model, prompt, score_name) values ('e', 'metrics', 'e', 'c', 'm', 'p', 'quality')`.execute(db)
+      await sql`insert into evaluation_jobs (project_id, evaluator_id, trace_id, status, updated_at) values
+        ('metrics', 'e', ${'a'.padStart(32, '0')}, 'completed', ${new Date(hour0 + 60_000)}),
+        ('metrics', 'e', ${'b'.padStart(32, '0')}, 'failed', ${new Date(hour0 + 60_000)}),
+        ('metrics', 'e', ${'c'.padStart(32, '0')}, 'failed', ${new Date(hour0 + 60_000)}),
+        ('metrics', 'e', ${'e'.padStart(32, '0')}, 'pending', ${new Date(hour0 + 60_000)})`.execute(db)
+      const rate = await value('judge_failure_rate')
+      assert.ok(rate !== null && Math.abs(rate - 2 / 3) < 1e-9, String(rate))
+    })
+
+    it('refuses what it cannot answer', async () => {
+      await assert.rejects(value('score_avg'), /scoreName: score_avg needs the score/)
+      await assert.rejects(
+        metricSeries(db, { projectId: 'metrics', metric: 'traces', from: new Date(hour0), to: new Date(hour0 + 86_400_000), granularitySeconds: 60 }),
+        /granularity: 1440 points/,
+      )
+    })
+  })
+}
