@@ -13,16 +13,18 @@ export interface WidgetLayout {
   h: number
 }
 
+/** A widget as the API keeps it (WidgetSchema): a field left out is the default, never null. */
 export interface Widget {
   id: string
   title: string
   metric: Metric
-  scoreName?: string | null
-  groupBy?: MetricGroup | null
-  filter?: MetricFilter | null
+  scoreName?: string
+  groupBy?: MetricGroup
+  filter?: MetricFilter
   chart: ChartKind
-  granularity?: number | null
-  layout?: WidgetLayout | null
+  /** Seconds a point covers; left out, the API picks the widest giving at most 200 points. */
+  granularity?: number
+  layout?: WidgetLayout
 }
 
 export interface Dashboard {
@@ -42,7 +44,8 @@ export interface SeriesPoint {
 
 export interface WidgetSeries {
   id: string
-  granularitySeconds?: number
+  /** Seconds each point covers, from its t. */
+  granularity: number
   series: Array<{ group: string | null; points: SeriesPoint[] }>
 }
 
@@ -70,7 +73,7 @@ export function useDashboard(projectId: string, dashboardId: string | undefined)
 export function useDashboardData(projectId: string, dashboardId: string, from: string, to: string, version: string) {
   return useQuery({
     queryKey: ['dashboard-data', projectId, dashboardId, from, to, version],
-    queryFn: () => apiGet<{ widgets: WidgetSeries[] }>(apiPath(dashboardPath(dashboardId, '/data'), { project_id: projectId, from, to })),
+    queryFn: () => apiGet<{ from: string; to: string; widgets: WidgetSeries[] }>(apiPath(dashboardPath(dashboardId, '/data'), { project_id: projectId, from, to })),
     select: (answer) => new Map(answer.widgets.map((widget) => [widget.id, widget])),
     placeholderData: keepPreviousData,
     refetchInterval: 60_000,

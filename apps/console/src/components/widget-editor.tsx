@@ -27,11 +27,14 @@ export function WidgetEditor({ widget, onSave, onCancel }: { widget: Widget; onS
   function submit(event: FormEvent) {
     event.preventDefault()
     const filter = metricFilterOf(filters)
+    const scoreName = draft.metric === 'score_avg' ? draft.scoreName?.trim() : undefined
+    const { scoreName: _score, filter: _filter, groupBy, ...rest } = draft
     onSave({
-      ...draft,
+      ...rest,
       title: draft.title.trim() || metricLabels[draft.metric],
-      scoreName: draft.metric === 'score_avg' ? draft.scoreName?.trim() || null : null,
-      filter: Object.keys(filter).length > 0 ? filter : null,
+      ...(scoreName ? { scoreName } : {}),
+      ...(groupBy && (groupBy !== 'score_name' || draft.metric === 'score_avg') ? { groupBy } : {}),
+      ...(Object.keys(filter).length > 0 ? { filter } : {}),
     })
   }
 
@@ -62,7 +65,7 @@ export function WidgetEditor({ widget, onSave, onCancel }: { widget: Widget; onS
           )}
           <label>
             <span>Group by</span>
-            <select value={draft.groupBy ?? ''} onChange={(event) => set('groupBy', event.target.value === '' ? null : (event.target.value as MetricGroup))}>
+            <select value={draft.groupBy ?? ''} onChange={(event) => set('groupBy', event.target.value === '' ? undefined : (event.target.value as MetricGroup))}>
               <option value="">Nothing</option>
               {metricGroups.map((group) => (
                 <option key={group} value={group} disabled={group === 'score_name' && draft.metric !== 'score_avg'}>
@@ -83,7 +86,7 @@ export function WidgetEditor({ widget, onSave, onCancel }: { widget: Widget; onS
           </label>
           <label>
             <span>Points every</span>
-            <select value={draft.granularity ?? 0} onChange={(event) => set('granularity', Number(event.target.value) || null)}>
+            <select value={draft.granularity ?? 0} onChange={(event) => set('granularity', Number(event.target.value) || undefined)}>
               {granularities.map((option) => (
                 <option key={option.seconds} value={option.seconds}>
                   {option.label}

@@ -149,9 +149,7 @@ function DashboardView({ projectId, dashboard }: { projectId: string; dashboard:
   }
 
   function openTraces(widget: Widget, point: ChartPoint) {
-    const series = data.data?.get(widget.id)
-    const times = (series?.series[0]?.points ?? []).map((p) => Date.parse(p.t))
-    const step = series?.granularitySeconds ?? widget.granularity ?? (times.length > 1 ? ((times[1] ?? 0) - (times[0] ?? 0)) / 1000 : 3_600)
+    const step = data.data?.get(widget.id)?.granularity ?? widget.granularity ?? 3_600
     navigate(`/traces?${traceListSearch(projectId, { t: point.t, granularitySeconds: step }, widget.filter, widget.groupBy, point.group)}`)
   }
 
