@@ -15,6 +15,16 @@ export function layoutOf(widget: Widget, index: number): WidgetLayout {
   return widget.layout ?? { x: (index % 2) * defaultSize.w, y: Math.floor(index / 2) * defaultSize.h, ...defaultSize }
 }
 
+/** What the widget shows, under its title, where the title alone does not say it. */
+function subtitleOf(widget: Widget): string {
+  const metric = `${metricLabels[widget.metric]}${widget.scoreName ? ` (${widget.scoreName})` : ''}`
+  const parts = [
+    widget.title === metric && !widget.groupBy ? '' : metric + (widget.groupBy ? ` by ${groupLabels[widget.groupBy].toLowerCase()}` : ''),
+    widget.filter ? describeFilter(widget.filter) : '',
+  ]
+  return parts.filter(Boolean).join(' · ')
+}
+
 /**
  * react-draggable (under react-grid-layout) adds a <style> to the page when a drag starts unless
  * one with this id is there already; the console's Content-Security-Policy refuses inline styles,
@@ -67,18 +77,13 @@ export function DashboardGrid(props: {
                 <header className="widget-head">
                   <span className="widget-handle" title="Drag to move">
                     <h3>{widget.title}</h3>
-                    <span className="muted small">
-                      {metricLabels[widget.metric]}
-                      {widget.scoreName ? ` (${widget.scoreName})` : ''}
-                      {widget.groupBy ? ` by ${groupLabels[widget.groupBy].toLowerCase()}` : ''}
-                      {widget.filter ? ` · ${describeFilter(widget.filter)}` : ''}
-                    </span>
+                    {subtitleOf(widget) && <span className="muted small">{subtitleOf(widget)}</span>}
                   </span>
-                  <button type="button" className="button small ghost" aria-label={`Edit ${widget.title}`} onClick={() => onEdit(widget)}>
-                    Edit
+                  <button type="button" className="widget-action" aria-label={`Edit ${widget.title}`} title="Edit" onClick={() => onEdit(widget)}>
+                    ✎
                   </button>
-                  <button type="button" className="button small ghost" aria-label={`Remove ${widget.title}`} onClick={() => onRemove(widget)}>
-                    Remove
+                  <button type="button" className="widget-action" aria-label={`Remove ${widget.title}`} title="Remove" onClick={() => onRemove(widget)}>
+                    ×
                   </button>
                 </header>
                 <div className="widget-body">

@@ -37,7 +37,7 @@ describe('dashboards in the console', () => {
     await editor.getByLabel('Metric').selectOption('traces')
     await editor.getByLabel('Group by').selectOption('service')
     await editor.getByLabel('Chart').selectOption('table')
-    await editor.getByLabel('Service').fill('support-bot')
+    await editor.getByLabel('Service', { exact: true }).fill('support-bot')
     await screenshot(page, 'dashboard-widget-editor')
     await editor.getByRole('button', { name: 'Add widget' }).click()
     const widget = page.getByRole('article', { name: 'Traces by service' })
@@ -102,8 +102,8 @@ describe('dashboards in the console', () => {
       imported?.widgets.map((widget) => widget.title),
       original?.widgets.map((widget) => widget.title),
     )
-    await page.getByRole('combobox', { name: 'Dashboard' }).waitFor()
-    assert.equal(await page.getByRole('combobox', { name: 'Dashboard' }).inputValue(), imported?.id)
+    // The picker shows the new one once the list has been read again.
+    assert.equal(await eventuallyEqual(() => page.getByRole('combobox', { name: 'Dashboard' }).inputValue(), imported?.id), imported?.id)
     assertNoProblems(opened)
     await opened.context.close()
   })
