@@ -8,6 +8,7 @@ import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { createIngestRateLimiter, otlpGrpcPlugin, sendTracesRoutes, traceLimitsOf } from '@tracewell/ingest'
 import { cleanupDetails, cleanupRoutes } from '@tracewell/janitor'
 import { configureSpanLimits } from '@tracewell/otlp'
+import { notificationSettingsOf } from '@tracewell/notifications'
 import { createOutbound, outboundOptionsOf } from '@tracewell/outbound'
 import { readDefaultKeys, removeDefaultKeys, saveDefaultKeys } from './default-keys.file.ts'
 import { keptLlmConnectionKey, llmConnectionKeyPath } from './llm-connection-key.file.ts'
@@ -77,6 +78,7 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
       llmConnectionKey: encryptionKeyOf(llmConnectionKey),
       experimentCallTimeoutMs: config.EXPERIMENT_CALL_TIMEOUT_MS,
       outbound,
+      notifications: notificationSettingsOf(config),
     })
     // No CronJob calls `npm start`: it runs the cleanup itself on RETENTION_SCHEDULE (issue 46 §4).
     await app.register(cleanupRoutes, {

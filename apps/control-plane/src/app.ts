@@ -2,6 +2,7 @@ import { encryptionKeyOf } from '@tracewell/auth'
 import { defaultIngestRateLimit, type ControlPlaneConfig } from '@tracewell/config'
 import { createDb } from '@tracewell/db'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
+import { notificationSettingsOf } from '@tracewell/notifications'
 import { createOutbound, outboundOptionsOf, type HostLookup } from '@tracewell/outbound'
 import { bootstrapFromSettings } from './bootstrap.ts'
 import { consoleAssetsPlugin } from './console/console-assets.plugin.ts'
@@ -42,6 +43,7 @@ export const controlPlaneService = defineService<ControlPlaneConfig, ControlPlan
       llmConnectionKey: config.LLM_CONNECTION_ENCRYPTION_KEY === undefined ? undefined : encryptionKeyOf(config.LLM_CONNECTION_ENCRYPTION_KEY),
       experimentCallTimeoutMs: config.EXPERIMENT_CALL_TIMEOUT_MS,
       outbound,
+      notifications: notificationSettingsOf(config),
     })
     // The console signs people in with cookies, so it is served only where they can be signed.
     if (sessionSecret !== undefined) await app.register(consoleAssetsPlugin, { distDir: deps.consoleDistDir })

@@ -15,6 +15,7 @@ import {
   janitorSettings,
   keySettings,
   llmConnectionSettings,
+  notificationSettings,
   optionalQueueTargetRule,
   outboundSettings,
   queueSettings,
@@ -66,6 +67,11 @@ export const ControlPlaneConfigSchema = Type.Object({
   ...querySettings,
   ...llmConnectionSettings,
   ...outboundSettings,
+  // The test message of a notification channel is sent from the control plane.
+  SMTP_URL: notificationSettings.SMTP_URL,
+  MAIL_FROM: notificationSettings.MAIL_FROM,
+  PUBLIC_URL: notificationSettings.PUBLIC_URL,
+  NOTIFICATION_TIMEOUT_MS: notificationSettings.NOTIFICATION_TIMEOUT_MS,
   // The playground calls the model from the control plane, within the same bound as experiments.
   EXPERIMENT_CALL_TIMEOUT_MS: evaluatorSettings.EXPERIMENT_CALL_TIMEOUT_MS,
   // The default limit, to say what a project without its own gets (GET …/ingest-limit).
@@ -95,6 +101,7 @@ export const EvaluatorConfigSchema = Type.Object({
   LLM_CONNECTION_ENCRYPTION_KEY: Type.String({ pattern: llmConnectionSettings.LLM_CONNECTION_ENCRYPTION_KEY.pattern, description: llmConnectionSettings.LLM_CONNECTION_ENCRYPTION_KEY.description }),
   ...evaluatorSettings,
   ...outboundSettings,
+  ...notificationSettings,
   ...startupSettings,
 }, queueTargetRule)
 export type EvaluatorConfig = Static<typeof EvaluatorConfigSchema>
@@ -120,6 +127,7 @@ export const AllInOneConfigSchema = Type.Object({
   ...llmConnectionSettings,
   ...evaluatorSettings,
   ...outboundSettings,
+  ...notificationSettings,
   ...startupSettings,
 }, optionalQueueTargetRule)
 export type AllInOneConfig = Static<typeof AllInOneConfigSchema>

@@ -297,6 +297,32 @@ export const outboundSettings = {
   }),
 }
 
+// Where monitor notifications go (docs/api.md#notification-channels, docs/operations.md#notifications).
+export const notificationSettings = {
+  SMTP_URL: Type.Optional(
+    Type.String({
+      pattern: '^smtps?://',
+      description: 'the mail server email notification channels send through: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://…:465; unset, email channels cannot be made',
+    }),
+  ),
+  MAIL_FROM: Type.Optional(Type.String({ minLength: 3, maxLength: 320, description: 'the From of notification emails, e.g. "Tracewell <alerts@example.com>"; needed with SMTP_URL' })),
+  PUBLIC_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^?#]+$',
+      description: 'the address people open the console at, e.g. https://tracewell.example.com: notifications link to traces on it (unset: they carry the console path alone)',
+    }),
+  ),
+  // A person waits on a test message, and a worker slot on every try: a receiver that hangs must not hold either long.
+  NOTIFICATION_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000, description: 'how long one notification try may take, connecting to reply, in ms (default 10000)' }),
+  NOTIFICATION_RETRY_BASE_MS: Type.Integer({
+    minimum: 10,
+    maximum: 3_600_000,
+    default: 30_000,
+    description: 'the wait before a failed notification\'s second try, doubled for each next one (at most an hour apart, for 24 h), in ms (default 30000)',
+  }),
+  NOTIFICATION_POLL_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 1_000, description: 'how often the delivery worker looks for new monitor events and due deliveries, in ms (default 1000)' }),
+}
+
 export const evaluatorSettings = {
   EVALUATOR_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 4, description: 'judgments run at once per evaluator worker (1–64)' }),
   EVALUATOR_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 20, default: 5, description: 'tries per judgment before it is recorded as failed (1–20)' }),

@@ -525,6 +525,21 @@ export interface MonitorsTable {
   updated_at: CreatedAt
 }
 
+/** Where a project's monitor notifications go (notification-channels.repository.ts). */
+export interface NotificationChannelsTable {
+  id: Generated<string>
+  project_id: string
+  name: string
+  type: 'webhook' | 'slack' | 'email'
+  url: string | null
+  address: string | null
+  /** The webhook's signing secret, sealed (@tracewell/auth sealSecret); null for Slack and email. */
+  secret_sealed: string | null
+  secret_hint: string | null
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
 /** A monitor's state change, renotification or budget step: its history and the notification outbox. */
 export interface MonitorEventsTable {
   id: Generated<string>
@@ -552,6 +567,35 @@ export interface DashboardsTable {
   is_default: Generated<boolean>
   created_at: CreatedAt
   updated_at: CreatedAt
+}
+
+/** One notification to one channel, retried until delivered or given up (notification-deliveries.repository.ts). */
+export interface NotificationDeliveriesTable {
+  id: Generated<string>
+  channel_id: string
+  /** The monitor event it tells of; null for a test message. */
+  event_id: string | null
+  kind: 'event' | 'test'
+  payload: ColumnType<Record<string, unknown>, string, string>
+  status: ColumnType<'pending' | 'delivered' | 'failed', 'pending' | 'delivered' | 'failed' | undefined, 'pending' | 'delivered' | 'failed'>
+  attempts: Generated<number>
+  next_attempt_at: CreatedAt
+  last_status: number | null
+  last_error: string | null
+  created_at: CreatedAt
+  delivered_at: Date | null
+}
+
+/** Each try of a delivery: the delivery log. */
+export interface NotificationAttemptsTable {
+  /** An identity column (bigint, read as a decimal string); never written. */
+  id: GeneratedAlways<string>
+  delivery_id: string
+  attempted_at: CreatedAt
+  ok: boolean
+  http_status: number | null
+  error: string | null
+  duration_ms: number
 }
 
 export interface Database {
@@ -589,6 +633,9 @@ export interface Database {
   monitors: MonitorsTable
   monitor_events: MonitorEventsTable
   dashboards: DashboardsTable
+  notification_channels: NotificationChannelsTable
+  notification_deliveries: NotificationDeliveriesTable
+  notification_attempts: NotificationAttemptsTable
 }
 
 export type Team = Selectable<TeamsTable>
@@ -739,6 +786,15 @@ export const declaredColumns: DeclaredColumns = {
     window_to: notNull, channel_ids: notNull, created_at: notNull, dispatched_at: nullable,
   },
   dashboards: { id: notNull, project_id: notNull, name: notNull, widgets: notNull, is_default: notNull, created_at: notNull, updated_at: notNull },
+  notification_channels: {
+    id: notNull, project_id: notNull, name: notNull, type: notNull, url: nullable, address: nullable, secret_sealed: nullable, secret_hint: nullable,
+    created_at: notNull, updated_at: notNull,
+  },
+  notification_deliveries: {
+    id: notNull, channel_id: notNull, event_id: nullable, kind: notNull, payload: notNull, status: notNull, attempts: notNull,
+    next_attempt_at: notNull, last_status: nullable, last_error: nullable, created_at: notNull, delivered_at: nullable,
+  },
+  notification_attempts: { id: notNull, delivery_id: notNull, attempted_at: notNull, ok: notNull, http_status: nullable, error: nullable, duration_ms: notNull },
   project_model_prices: {
     id: notNull, project_id: notNull, model: notNull, match: notNull, input_usd_per_mtok: notNull, output_usd_per_mtok: notNull,
     cache_read_usd_per_mtok: nullable, cache_write_usd_per_mtok: nullable, reasoning_usd_per_mtok: nullable,

@@ -7,3 +7,4 @@ export { OwnRedisCluster, type OwnRedisClusterOptions } from './redis-cluster.ts
 export { OwnPostgres } from './own-postgres.ts'
 export { apiKey as fakeModelsApiKey, judgeUsage, modelUsage, startFakeModels, type FakeModels, type ModelRequest } from './fake-models.server.ts'
 export { pastedOutputLines } from './pasted-output.ts'
+export { startHttpReceiver, startSmtpReceiver, type HttpReceiver, type ReceivedMail, type ReceivedRequest, type SmtpReceiver } from './notification-receivers.ts'

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { IngestRateLimitValues } from '@tracewell/config'
 import { installErrorHandler, messageBody, requireUtf8Json } from '@tracewell/http'
 import AjvModule from 'ajv'
-import type { Db } from '@tracewell/db'
+import { notificationChannelSecretContext, type Db } from '@tracewell/db'
+import { createChannelSender, type NotificationSettings } from '@tracewell/notifications'
 import type { Outbound } from '@tracewell/outbound'
 import { Counter, type Registry } from 'prom-client'
 import { PromptCache, type PromptCacheStats } from '../prompt-cache.ts'
@@ -38,6 +39,7 @@ import { datasetRoutes } from './datasets.routes.ts'
 import { dashboardRoutes } from './dashboards.routes.ts'
 import { experimentRoutes } from './experiments.routes.ts'
 import { playgroundRoutes } from './playground.routes.ts'
+import { notificationChannelRoutes } from './notification-channels.routes.ts'
 
 export interface ControlPlaneRoutesOptions {
   /** ADMIN_API_KEY: the secret of POST /api/teams; unset, that endpoint refuses everyone. */
@@ -56,6 +58,8 @@ export interface ControlPlaneRoutesOptions {
   experimentCallTimeoutMs?: number
   /** The outbound guard: base URLs are checked by it, and the playground and connection tests call out through it. */
   outbound: Outbound
+  /** SMTP_URL, MAIL_FROM, PUBLIC_URL and NOTIFICATION_TIMEOUT_MS: notification channels' test messages (notificationSettingsOf). */
+  notifications: NotificationSettings
   /** The settings' default ingest rate limit (defaultIngestRateLimit); none when absent. */
   defaultIngestLimit?: IngestRateLimitValues | null
 }
@@ -138,6 +142,22 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(dashboardRoutes)
   await app.register(experimentRoutes)
   await app.register(playgroundRoutes, { encryptionKey: options.llmConnectionKey, callTimeoutMs: options.experimentCallTimeoutMs ?? 120_000, outbound: options.outbound })
+  const notifications = options.notifications
+  const sender = createChannelSender({
+    outbound: options.outbound,
+    timeoutMs: notifications.timeoutMs,
+    email: notifications.email,
+    encryptionKey: options.llmConnectionKey,
+    secretContext: notificationChannelSecretContext,
+  })
+  app.addHook('onClose', async () => sender.close())
+  await app.register(notificationChannelRoutes, {
+    sender,
+    outbound: options.outbound,
+    encryptionKey: options.llmConnectionKey,
+    emailConfigured: notifications.email !== undefined,
+    publicUrl: notifications.publicUrl,
+  })
 }
 
 const cacheMetricName = 'tracewell_control_plane_prompt_cache_lookups_total'

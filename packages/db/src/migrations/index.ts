@@ -22,6 +22,7 @@ import * as retentionRuns from './2026-12-06T0150-retention-runs.ts'
 import * as judgeInputs from './2026-12-06T0160-judge-inputs.ts'
 import * as erasures from './2026-12-06T0180-erasures.ts'
 import * as monitors from './2026-12-06T0210-monitors.ts'
+import * as notificationChannels from './2026-12-06T0220-notification-channels.ts'
 import * as dashboards from './2026-12-06T0230-dashboards.ts'
 
 // Every migration, by name; names sort in the order they apply. Listed statically (not read from
@@ -57,6 +58,7 @@ export const migrations: Record<string, Migration & { transactional?: boolean }>
   '2026-12-06T0160-judge-inputs': judgeInputs,
   '2026-12-06T0180-erasures': erasures,
   '2026-12-06T0210-monitors': monitors,
+  '2026-12-06T0220-notification-channels': notificationChannels,
   '2026-12-06T0230-dashboards': dashboards,
 }
 

@@ -1,0 +1,8 @@
+export { createChannelSender, type ChannelSender, type ChannelSenderOptions, type StoredChannel } from './channel-sender.ts'
+export { createEmailSender, emailBody, type EmailSender, type EmailSettings } from './email.sender.ts'
+export { consoleLink, headline, testNotification, type Notification } from './notification.ts'
+export { retryAt, retryWindowMs } from './retry-schedule.ts'
+export type { SendOutcome } from './send-outcome.ts'
+export { defaultToleranceSeconds, signatureHeaderName, signWebhookBody, verifyWebhookSignature, type SignatureVerdict, type VerifyOptions } from './signature.ts'
+export { slackMessage, type SlackMessage } from './slack.sender.ts'
+export { notificationSettingsOf, type NotificationSettings } from './notification-settings.ts'
