@@ -44,6 +44,15 @@ export interface Delivery {
   log: DeliveryAttempt[]
 }
 
+/** What the receiver made of a test message (its try is in the delivery log too). */
+export interface ChannelTestResult {
+  ok: boolean
+  status: number | null
+  latencyMs: number
+  message: string
+  deliveryId: string
+}
+
 export interface NewChannel {
   name: string
   type: ChannelType
@@ -57,8 +66,8 @@ const channelPath = (channelId: string, rest = '') => `/api/notification-channel
 export function useChannels(projectId: string) {
   return useQuery({
     queryKey: ['notification-channels', projectId],
-    queryFn: () => apiGet<{ channels: NotificationChannel[] }>(apiPath('/api/notification-channels', { project_id: projectId })),
-    select: (answer) => answer.channels,
+    queryFn: () => apiGet<{ notificationChannels: NotificationChannel[] }>(apiPath('/api/notification-channels', { project_id: projectId })),
+    select: (answer) => answer.notificationChannels,
   })
 }
 
@@ -82,7 +91,7 @@ export function useDeleteChannel(projectId: string) {
 export function useTestChannel(projectId: string, channelId: string) {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: () => apiRequest<Delivery>('POST', apiPath(channelPath(channelId, '/test'), { project_id: projectId })),
+    mutationFn: () => apiRequest<ChannelTestResult>('POST', apiPath(channelPath(channelId, '/test'), { project_id: projectId })),
     onSettled: () => void client.invalidateQueries({ queryKey: ['notification-deliveries', projectId, channelId] }),
   })
 }

@@ -31,6 +31,7 @@ export default function NotificationChannelsPage() {
               <th scope="col">Type</th>
               <th scope="col">Sends to</th>
               <th scope="col">Added</th>
+              <th scope="col">Test</th>
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
               </th>
@@ -49,7 +50,7 @@ export default function NotificationChannelsPage() {
                 />
                 {open === channel.id && (
                   <tr className="detail-row">
-                    <td colSpan={5}>
+                    <td colSpan={6}>
                       <DeliveryLog projectId={projectId} channel={channel} />
                     </td>
                   </tr>
@@ -77,12 +78,18 @@ function ChannelRow(props: { projectId: string; channel: NotificationChannel; lo
         {channel.secretHint && <span className="muted small"> · secret …{channel.secretHint}</span>}
       </td>
       <td>{formatTime(channel.createdAt)}</td>
-      <td className="actions">
-        <span aria-live="polite" className="small">
+      <td className="test-cell" aria-live="polite">
+        <span className="small">
           {test.isPending && <span className="muted">sending…</span>}
-          {test.isSuccess && <span className="muted">test {test.data.status === 'delivered' ? 'delivered' : 'sent: see the log'}</span>}
+          {test.isSuccess && (
+            <span role="status" title={test.data.status === null ? 'not reached' : `status ${test.data.status}`}>
+              <span className={test.data.ok ? 'badge ok' : 'badge error'}>{test.data.ok ? 'delivered' : 'failed'}</span> {test.data.message} ({formatDuration(test.data.latencyMs)})
+            </span>
+          )}
         </span>
         {test.isError && <ErrorMessage error={test.error} what="a test message" action="send" />}
+      </td>
+      <td className="actions">
         <button
           type="button"
           className="button small"
