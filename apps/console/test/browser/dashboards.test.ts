@@ -54,7 +54,7 @@ describe('dashboards in the console', () => {
     await widget.scrollIntoViewIfNeeded()
     const before = await widget.boundingBox()
     assert.ok(before)
-    const handle = page.locator(`.react-grid-item:has(article[aria-label="Traces by service"]) > .react-resizable-handle`)
+    const handle = page.locator(`article.react-grid-item[aria-label="Traces by service"] > .react-resizable-handle`)
     await widget.hover()
     const corner = await handle.boundingBox()
     assert.ok(corner)
