@@ -3,3 +3,5 @@ export { evaluatorPlugin, type EvaluatorPluginOptions } from './evaluator.plugin
 export { evaluatorOptionsFromSettings } from './settings.ts'
 export { evalScoreId } from './evaluation.processor.ts'
 export { experimentIdKey } from './experiment-item.processor.ts'
+export { monitorsPlugin, type MonitorsPluginOptions } from './monitors/monitors.plugin.ts'
+export { monitorOptionsFromSettings } from './settings.ts'

@@ -61,3 +61,5 @@ export type { ExperimentKind, ExperimentStatus, ExperimentResultStatus, ErasureS
 export * from './repositories/metric-series.repository.ts'
 export * from './repositories/notification-channels.repository.ts'
 export * from './repositories/notification-deliveries.repository.ts'
+export * from './repositories/monitors.repository.ts'
+export type { MonitorState, MonitorEventKind } from './database.ts'
