@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import type { Metric, MetricFilter, MonitorMetric } from '../lib/metrics.ts'
+import type { MetricFilter, MonitorMetric } from '../lib/metrics.ts'
 import { apiGet, apiPath, apiRequest } from './client.ts'
 import type { WidgetSeries } from './dashboards.api.ts'
 
@@ -55,6 +55,21 @@ export interface MonitorEvent {
 
 const monitorPath = (monitorId: string, rest = '') => `/api/monitors/${encodeURIComponent(monitorId)}${rest}`
 
+/**
+ * The settings as the API's body takes them: a rolling window as windowSeconds or the calendar
+ * month as window, and the optional fields left out rather than null.
+ */
+export function monitorBody(settings: MonitorSettings): Record<string, unknown> {
+  const { window, windowSeconds, scoreName, budgetPercents, filter, ...rest } = settings
+  return {
+    ...rest,
+    ...(window === 'calendar_month' ? { window } : { windowSeconds }),
+    ...(scoreName ? { scoreName } : {}),
+    ...(window === 'calendar_month' && budgetPercents ? { budgetPercents } : {}),
+    ...(Object.keys(filter).length > 0 ? { filter } : {}),
+  }
+}
+
 /** The list, read again every 10 s: a monitor's state changes as it is evaluated (every 10 s at the most). */
 export function useMonitors(projectId: string) {
   return useQuery({
@@ -86,7 +101,7 @@ export function useMonitorHistory(projectId: string, monitorId: string) {
 export function useCreateMonitor(projectId: string) {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: (body: MonitorSettings) => apiRequest<Monitor>('POST', apiPath('/api/monitors', { project_id: projectId }), body),
+    mutationFn: (body: MonitorSettings) => apiRequest<Monitor>('POST', apiPath('/api/monitors', { project_id: projectId }), monitorBody(body)),
     onSuccess: () => void client.invalidateQueries({ queryKey: ['monitors', projectId] }),
   })
 }
@@ -94,7 +109,7 @@ export function useCreateMonitor(projectId: string) {
 export function useUpdateMonitor(projectId: string, monitorId: string) {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: (body: MonitorSettings) => apiRequest<Monitor>('PUT', apiPath(monitorPath(monitorId), { project_id: projectId }), body),
+    mutationFn: (body: MonitorSettings) => apiRequest<Monitor>('PUT', apiPath(monitorPath(monitorId), { project_id: projectId }), monitorBody(body)),
     onSuccess: (saved) => {
       client.setQueryData(['monitor', projectId, monitorId], saved)
       void client.invalidateQueries({ queryKey: ['monitors', projectId] })
@@ -111,7 +126,7 @@ export function useDeleteMonitor(projectId: string) {
 }
 
 export interface MetricPreviewQuery {
-  metric: Metric
+  metric: MonitorMetric
   scoreName: string | null
   filter: MetricFilter
   from: string
@@ -122,7 +137,11 @@ export interface MetricPreviewQuery {
 export function useMetricPreview(projectId: string, query: MetricPreviewQuery | null) {
   return useQuery({
     queryKey: ['metric-preview', projectId, query],
-    queryFn: () => apiRequest<WidgetSeries>('POST', apiPath('/api/monitors/preview', { project_id: projectId }), query),
+    queryFn: () => {
+      const { scoreName, filter, ...rest } = query ?? ({} as MetricPreviewQuery)
+      const body = { ...rest, ...(scoreName ? { scoreName } : {}), ...(Object.keys(filter ?? {}).length > 0 ? { filter } : {}) }
+      return apiRequest<WidgetSeries>('POST', apiPath('/api/monitors/preview', { project_id: projectId }), body)
+    },
     enabled: query !== null,
     placeholderData: keepPreviousData,
   })
