@@ -92,7 +92,7 @@ describe('monitors and notification channels in the console', () => {
     // A monitor of the error rate of chat-api over a minute, evaluated every 10 s.
     await page.getByRole('link', { name: 'Monitors' }).click()
     await page.getByRole('link', { name: 'New monitor' }).click()
-    await page.getByLabel('Name').fill('Chat failing')
+    await page.getByLabel('Name', { exact: true }).fill('Chat failing')
     await page.getByLabel('Metric').selectOption('error_rate')
     await page.getByLabel('Over the last').selectOption('60')
     await page.getByLabel('Alert when the value is').selectOption('>')
@@ -107,6 +107,8 @@ describe('monitors and notification channels in the console', () => {
 
     await sendChats(fx.stack.url, fx.stack.projectKey, 4, true)
     await waitFor('the monitor to alert', async () => (await stateOf(page)) === 'alerting')
+    await page.getByRole('table', { name: 'State changes' }).getByText('started alerting').waitFor()
+    await screenshot(page, 'monitor-alerting')
     await waitFor('the alert at the receiver', () => notifications(receiver.received).some((request) => request.json.state === 'alerting'))
     const alert = notifications(receiver.received).find((request) => request.json.state === 'alerting')
     assert.ok(alert)
@@ -115,8 +117,6 @@ describe('monitors and notification channels in the console', () => {
     const signature = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(alert.headers['x-tracewell-signature']))
     assert.ok(signature, `signature header: ${String(alert.headers['x-tracewell-signature'])}`)
     assert.equal(signature[2], createHmac('sha256', secret).update(`${signature[1]}.${alert.body}`).digest('hex'))
-    await page.getByRole('table', { name: 'State changes' }).getByText('started alerting').waitFor()
-    await screenshot(page, 'monitor-alerting')
 
     await sendChats(fx.stack.url, fx.stack.projectKey, 12, false)
     await waitFor('the monitor to resolve', async () => (await stateOf(page)) === 'ok')
