@@ -130,7 +130,7 @@ export function MetricChart(props: { metric: Metric; chart: ChartKind; data: Wid
                 name={group}
                 stroke={seriesColours[index % seriesColours.length]}
                 strokeWidth={2}
-                dot={rows.length <= 60}
+                dot={rows.length <= 60 ? true : { r: 1.5 }}
                 connectNulls
                 isAnimationActive={false}
                 activeDot={{ r: 5, cursor: onPoint ? 'pointer' : undefined, onClick: (_event: unknown, dot: unknown) => click(group)(dot) }}

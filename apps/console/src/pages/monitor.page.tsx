@@ -234,7 +234,7 @@ function Preview({ projectId, settings, threshold }: { projectId: string; settin
   )
 }
 
-const eventLabels = { alerting: 'started alerting', resolved: 'resolved', no_data: 'no data', renotify: 'still alerting (reminder)', budget: 'budget step reached' } as const
+const eventLabels = { alerting: 'started alerting', resolved: 'resolved', no_data: 'nothing to measure', renotify: 'still alerting (reminder)', budget: 'budget step reached' } as const
 
 /** The monitor's state changes, newest first, with the value that made each. */
 function History({ projectId, monitor }: { projectId: string; monitor: Monitor }) {
