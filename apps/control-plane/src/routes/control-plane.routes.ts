@@ -35,7 +35,6 @@ import { langtraceEvaluationRoutes } from './langtrace-evaluation.routes.ts'
 import { llmConnectionRoutes } from './llm-connections.routes.ts'
 import { evaluatorRoutes } from './evaluators.routes.ts'
 import { monitorRoutes } from './monitors.routes.ts'
-import { monitorPreviewRoutes } from './monitor-preview.routes.ts'
 import { evaluatorPreviewRoutes } from './evaluator-preview.routes.ts'
 import { datasetRoutes } from './datasets.routes.ts'
 import { dashboardRoutes } from './dashboards.routes.ts'
@@ -141,7 +140,6 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(evaluatorRoutes)
   await app.register(evaluatorPreviewRoutes)
   await app.register(monitorRoutes)
-  await app.register(monitorPreviewRoutes)
   await app.register(datasetRoutes)
   await app.register(dashboardRoutes)
   await app.register(experimentRoutes)
