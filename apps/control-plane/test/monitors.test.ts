@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { evaluateDueMonitor, sql } from '@tracewell/db'
+import { randomBytes } from 'node:crypto'
+import { evaluateDueMonitor, sql, type SpanInsert } from '@tracewell/db'
+import { storeSpans, summariseAll } from '@tracewell/write-path'
 import { seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
 
 // The monitors' API (docs/api.md#monitors): what is stored, what is refused and why, who may do
@@ -113,5 +115,33 @@ describe('monitors', () => {
     const { state, stateValue } = (await call('GET', `/api/monitors/${monitor.id}`)).json()
     assert.deepEqual({ state, stateValue }, { state: 'alerting', stateValue: 0.25 })
     assert.equal((await call('GET', `/api/monitors/${monitor.id}/history`, undefined, other)).statusCode, 404)
+  })
+
+  it('previews the metric over the last day against the threshold', async () => {
+    // Two traces ten minutes ago, one of them failed ($2.50 spent by the other): that 5-minute bucket is at 0.5.
+    const start = BigInt(Date.now() - 600_000) * 1_000_000n
+    const span = (failed: boolean): SpanInsert => ({
+      projectId: ws.projectId, traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex'), parentSpanId: null, name: 'answer', kind: 1,
+      startTimeUnixNano: String(start), endTimeUnixNano: String(start + 1_000_000n), durationNs: '1000000', traceState: null, statusCode: failed ? 2 : 0,
+      statusMessage: null, serviceName: 'api', serviceVersion: null, scopeName: null, scopeVersion: null, llmVendor: failed ? null : 'openai',
+      llmModel: failed ? null : 'gpt-4o', llmRequestType: failed ? null : 'chat', inputTokens: null, outputTokens: null, totalTokens: null, totalCostUsd: failed ? null : 2.5, sessionId: null, userId: null, attributes: {}, resourceAttributes: {}, events: [], links: [],
+    })
+    await storeSpans(cp.db, [span(true), span(false)])
+    await summariseAll(cp.db)
+    const preview = await withProjectKey('POST', '/api/monitors/preview', { metric: 'error_rate', windowSeconds: 300, operator: '>', threshold: 0.1 })
+    assert.equal(preview.statusCode, 200)
+    const { granularitySeconds, points } = preview.json() as { granularitySeconds: number; points: Array<{ t: string; value: number | null; breaches: boolean | null }> }
+    assert.equal(granularitySeconds, 300)
+    assert.ok(points.length >= 288 && points.length <= 289, String(points.length))
+    assert.deepEqual(points.filter((p) => p.value !== null).map((p) => [p.value, p.breaches]), [[0.5, true]])
+    assert.ok(points.filter((p) => p.value === null).every((p) => p.breaches === null))
+    const budget = await call('POST', '/api/monitors/preview', { metric: 'cost', window: 'calendar_month', operator: '>=', threshold: 100 })
+    assert.equal(budget.json().granularitySeconds, 86_400)
+    // The month to date, a point a day, as running totals: $2.50 by today.
+    const days = budget.json().points as Array<{ t: string; value: number; breaches: boolean }>
+    assert.equal(days.length, new Date().getUTCDate())
+    assert.deepEqual(days.at(-1), { t: `${new Date().toISOString().slice(0, 10)}T00:00:00.000Z`, value: 2.5, breaches: false })
+    const refused = await call('POST', '/api/monitors/preview', { metric: 'score_avg' })
+    assert.deepEqual([refused.statusCode, refused.json().message], [400, 'body/scoreName: score_avg needs the score to average'])
   })
 })

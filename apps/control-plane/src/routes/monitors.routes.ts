@@ -1,12 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import {
+  breachesThreshold,
   createMonitor,
   deleteMonitor,
   findMonitor,
   listMonitorEvents,
   listMonitors,
   metricQueryProblem,
+  metricSeries,
   missingChannelIds,
   MONITOR_METRICS,
   replaceMonitor,
@@ -148,6 +150,43 @@ async function settingsOf(db: Parameters<typeof missingChannelIds>[0], projectId
 
 const common = { tags: ['monitors'], security: [{ apiKey: [] }], querystring: ProjectScopeQuerySchema }
 
+const PreviewBodySchema = Type.Object(
+  {
+    metric: MetricSchema,
+    scoreName: Type.Optional(ScoreNameSchema),
+    filter: Type.Optional(TraceFilterBodySchema),
+    windowSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 31 * 86_400 })),
+    window: Type.Optional(Type.Literal('calendar_month')),
+    operator: Type.Optional(OperatorSchema),
+    threshold: Type.Optional(Type.Number({ minimum: -1e15, maximum: 1e15 })),
+  },
+  { additionalProperties: false, description: 'a monitor’s body, or as much of it as the form holds (metric at least)' },
+)
+
+const PreviewSchema = Type.Object({
+  granularitySeconds: Type.Integer({ description: 'the width of a point' }),
+  points: Type.Array(
+    Type.Object({
+      t: IsoDateSchema,
+      value: Nullable(Type.Number()),
+      breaches: Nullable(Type.Boolean({ description: 'value <operator> threshold (null without both, or without a value)' })),
+    }),
+  ),
+})
+
+const PREVIEW_MS = 86_400_000
+
+/**
+ * The points of a preview: for a rolling window, the metric in buckets of the window's width (5
+ * minutes to an hour) over the last day — what the monitor would have read at each bucket's end;
+ * for a calendar month, the month to date, day by day, as running totals against the budget.
+ */
+function previewWindow(body: Static<typeof PreviewBodySchema>, now: Date): { from: Date; granularitySeconds: number; running: boolean } {
+  if (body.window === 'calendar_month') return { from: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)), granularitySeconds: 86_400, running: true }
+  const width = Math.min(3600, Math.max(300, body.windowSeconds ?? 300))
+  return { from: new Date(now.getTime() - PREVIEW_MS), granularitySeconds: width, running: false }
+}
+
 export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/monitors',
@@ -234,6 +273,38 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       if (!(await deleteMonitor(app.db, callerProjectId(request), request.params.monitorId))) throw new NotFoundError('Monitor not found')
       return reply.code(204).send(null)
+    },
+  )
+
+  app.post(
+    '/api/monitors/preview',
+    {
+      onRequest: requireProjectAccess,
+      schema: {
+        ...common,
+        operationId: 'previewMonitor',
+        summary: 'The metric a monitor would watch over the last day (a month to date for a budget), against its threshold',
+        body: PreviewBodySchema,
+        response: { 200: PreviewSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const body = request.body
+      if (body.window !== undefined && !MONTHLY_METRICS.has(body.metric)) throw new BadRequestError(`body/window: calendar_month sums cost, tokens or traces over the month, not ${body.metric}`)
+      const problem = metricQueryProblem({ metric: body.metric, scoreName: body.scoreName })
+      if (problem !== null) throw new BadRequestError(`body/${problem}`)
+      const filter = (body.filter ?? {}) as TraceFilterParams
+      checkTraceFilter(filter)
+      const now = new Date()
+      const { from, granularitySeconds, running } = previewWindow(body, now)
+      const { series } = await metricSeries(app.db, { projectId: callerProjectId(request), metric: body.metric, scoreName: body.scoreName, filter, from, to: now, granularitySeconds })
+      let total = 0
+      const points = (series[0]?.points ?? []).map(({ t, value }) => {
+        const shown = running && value !== null ? (total += value) : value
+        const breaches = shown === null || body.operator === undefined || body.threshold === undefined ? null : breachesThreshold(shown, body.operator, body.threshold)
+        return { t, value: shown, breaches }
+      })
+      return { granularitySeconds, points }
     },
   )
 

@@ -1,4 +1,4 @@
-import { metricValue, type DueMonitor, type Executor, type MonitorEvaluation, type MonitorEventDraft, type MonitorState } from '@tracewell/db'
+import { breachesThreshold, metricValue, type DueMonitor, type Executor, type MonitorEvaluation, type MonitorEventDraft, type MonitorState } from '@tracewell/db'
 
 // One evaluation of a monitor (issue 45 §1): its metric over the window ending now, its state by
 // the threshold, and the events that state calls for. What is notified:
@@ -14,22 +14,9 @@ export function monitorWindow(monitor: Pick<DueMonitor, 'window' | 'windowSecond
   return { from: new Date(now.getTime() - (monitor.windowSeconds ?? 0) * 1000), to: now }
 }
 
-export function breaches(value: number, operator: DueMonitor['operator'], threshold: number): boolean {
-  switch (operator) {
-    case '>':
-      return value > threshold
-    case '>=':
-      return value >= threshold
-    case '<':
-      return value < threshold
-    case '<=':
-      return value <= threshold
-  }
-}
-
 /** The state and events of a monitor whose metric is `value` at `now` (pure: what the evaluator writes). */
 export function decideMonitor(monitor: DueMonitor, value: number | null, now: Date): Omit<MonitorEvaluation, 'window'> {
-  const state: MonitorState = value === null ? 'no_data' : breaches(value, monitor.operator, monitor.threshold) ? 'alerting' : 'ok'
+  const state: MonitorState = value === null ? 'no_data' : breachesThreshold(value, monitor.operator, monitor.threshold) ? 'alerting' : 'ok'
   const muted = monitor.mutedUntil !== null && Date.parse(monitor.mutedUntil) > now.getTime()
   const to = (notify: boolean) => (notify && !muted ? monitor.channelIds : [])
   const events: MonitorEventDraft[] = []

@@ -12,6 +12,20 @@ import type { TraceFilterParams } from './trace-filter-params.ts'
 export type MonitorOperator = '>' | '>=' | '<' | '<='
 export type MonitorWindow = 'rolling' | 'calendar_month'
 
+/** Whether a value is past a monitor's threshold: what alerting means (the evaluator's decision and the console's preview). */
+export function breachesThreshold(value: number, operator: MonitorOperator, threshold: number): boolean {
+  switch (operator) {
+    case '>':
+      return value > threshold
+    case '>=':
+      return value >= threshold
+    case '<':
+      return value < threshold
+    case '<=':
+      return value <= threshold
+  }
+}
+
 export interface MonitorSettings {
   name: string
   metric: MonitorMetric
