@@ -107,8 +107,8 @@ describe('notification channels', { timeout: 120_000 }, () => {
     assert.ok(request)
     assert.equal(verifyWebhookSignature(request.headers['x-tracewell-signature'] as string, request.body, channel.secret).ok, true)
     const body = JSON.parse(request.body)
-    assert.deepEqual(Object.keys(body), ['monitor', 'state', 'value', 'threshold', 'window', 'url'])
-    assert.deepEqual([body.monitor, body.state, body.value, body.threshold], [{ id: 'test', name: 'Test notification from Tracewell' }, 'test', null, null])
+    assert.deepEqual(Object.keys(body), ['monitor', 'state', 'event', 'value', 'threshold', 'window', 'url'])
+    assert.deepEqual([body.monitor, body.state, body.event, body.value, body.threshold], [{ id: 'test', name: 'Test notification from Tracewell' }, 'test', 'test', null, null])
     assert.equal(body.url, `https://tracewell.example.com/traces?project_id=${ws.projectId}&from=${encodeURIComponent(body.window.from)}&to=${encodeURIComponent(body.window.to)}`)
 
     const deleted = await call('DELETE', `/api/notification-channels/${channel.id}`)

@@ -4,7 +4,8 @@ import { createOutbound, outboundOptionsOf } from '@tracewell/outbound'
 import { queueRedisTargetOf } from '@tracewell/queue'
 import { evaluatorPlugin } from './evaluator.plugin.ts'
 import { monitorsPlugin } from './monitors/monitors.plugin.ts'
-import { evaluatorOptionsFromSettings, monitorOptionsFromSettings } from './settings.ts'
+import { notificationsPlugin } from './notifications/notifications.plugin.ts'
+import { evaluatorOptionsFromSettings, monitorOptionsFromSettings, notificationOptionsFromSettings } from './settings.ts'
 
 /**
  * The evaluator: no public API, only /healthz, /readyz and /metrics, and the worker that judges
@@ -20,6 +21,7 @@ export const evaluatorService = defineService<EvaluatorConfig>({
     app.addHook('onClose', () => outbound.close())
     await app.register(evaluatorPlugin, evaluatorOptionsFromSettings(config, queueRedisTargetOf(config), config.LLM_CONNECTION_ENCRYPTION_KEY, outbound))
     await app.register(monitorsPlugin, monitorOptionsFromSettings(config))
+    await app.register(notificationsPlugin, notificationOptionsFromSettings(config, config.LLM_CONNECTION_ENCRYPTION_KEY, outbound))
     return { readiness: { queue: () => app.evaluator.ping() } }
   },
 })

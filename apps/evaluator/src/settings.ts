@@ -4,6 +4,8 @@ import type { Outbound } from '@tracewell/outbound'
 import type { QueueRedisTarget } from '@tracewell/queue'
 import type { EvaluatorPluginOptions } from './evaluator.plugin.ts'
 import type { MonitorsPluginOptions } from './monitors/monitors.plugin.ts'
+import type { NotificationsPluginOptions } from './notifications/notifications.plugin.ts'
+import { notificationSettingsOf } from '@tracewell/notifications'
 
 type EvaluatorSettings = Pick<
   EvaluatorConfig,
@@ -41,4 +43,19 @@ export function evaluatorOptionsFromSettings(settings: EvaluatorSettings, redis:
 /** The monitors' evaluation loop's options, shared by the evaluator service and `npm start`. */
 export function monitorOptionsFromSettings(settings: Pick<EvaluatorConfig, 'MONITOR_POLL_INTERVAL_MS' | 'MONITOR_CONCURRENCY'>): MonitorsPluginOptions {
   return { pollIntervalMs: settings.MONITOR_POLL_INTERVAL_MS, concurrency: settings.MONITOR_CONCURRENCY }
+}
+
+/** The delivery worker's options, shared by the evaluator service and `npm start`. */
+export function notificationOptionsFromSettings(
+  settings: Pick<EvaluatorConfig, 'SMTP_URL' | 'MAIL_FROM' | 'PUBLIC_URL' | 'NOTIFICATION_TIMEOUT_MS' | 'NOTIFICATION_RETRY_BASE_MS' | 'NOTIFICATION_POLL_INTERVAL_MS'>,
+  encryptionKeyHex: string,
+  outbound: Outbound,
+): NotificationsPluginOptions {
+  return {
+    outbound,
+    encryptionKey: encryptionKeyOf(encryptionKeyHex),
+    settings: notificationSettingsOf(settings),
+    retryBaseMs: settings.NOTIFICATION_RETRY_BASE_MS,
+    pollIntervalMs: settings.NOTIFICATION_POLL_INTERVAL_MS,
+  }
 }

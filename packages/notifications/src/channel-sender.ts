@@ -32,7 +32,8 @@ export interface ChannelSenderOptions {
 }
 
 export interface ChannelSender {
-  send(channel: StoredChannel, notification: Notification): Promise<SendOutcome>
+  /** `deliveryId` goes with a webhook (x-tracewell-delivery), for receivers that skip what they saw. */
+  send(channel: StoredChannel, notification: Notification, deliveryId: string): Promise<SendOutcome>
   close(): void
 }
 
@@ -42,7 +43,7 @@ export function createChannelSender(options: ChannelSenderOptions): ChannelSende
   const fetch = options.outbound.fetchWithin(options.timeoutMs)
   let email: EmailSender | undefined
   return {
-    async send(channel, notification) {
+    async send(channel, notification, deliveryId) {
       switch (channel.type) {
         case 'webhook': {
           if (options.encryptionKey === undefined) return failure('webhooks need LLM_CONNECTION_ENCRYPTION_KEY set, to open their signing secrets', true)
@@ -52,7 +53,7 @@ export function createChannelSender(options: ChannelSenderOptions): ChannelSende
           } catch {
             return failure('the webhook’s secret does not open with this LLM_CONNECTION_ENCRYPTION_KEY (was the key changed?)', false)
           }
-          return sendWebhook(fetch, channel.url ?? '', secret, notification)
+          return sendWebhook(fetch, channel.url ?? '', secret, notification, deliveryId)
         }
         case 'slack':
           return sendSlack(fetch, channel.url ?? '', notification)

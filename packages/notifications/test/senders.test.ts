@@ -15,6 +15,7 @@ const secret = 'whsec_test-secret-0123456789abcdef'
 const notification: Notification = {
   monitor: { id: 'mon-1', name: 'Checkout errors' },
   state: 'alerting',
+  event: 'alerting',
   value: 0.25,
   threshold: 0.1,
   window: { from: '2026-12-06T03:00:00.000Z', to: '2026-12-06T03:05:00.000Z' },
@@ -43,12 +44,13 @@ describe('notification senders', () => {
   it('signs a webhook body as Stripe does; the helper verifies it and refuses an old or altered one', async () => {
     receiver.requests.length = 0
     receiver.answer = (_, response) => response.end('thanks')
-    const outcome = await sender.send(webhookChannel(receiver.url), notification)
+    const outcome = await sender.send(webhookChannel(receiver.url), notification, 'delivery-1')
     assert.equal(outcome.ok, true)
     assert.equal(outcome.status, 200)
     const [request] = receiver.requests
     assert.ok(request)
     assert.equal(request.headers['content-type'], 'application/json')
+    assert.equal(request.headers['x-tracewell-delivery'], 'delivery-1')
     assert.deepEqual(JSON.parse(request.body), notification)
     const header = request.headers['x-tracewell-signature'] as string
     assert.match(header, /^t=\d+,v1=[0-9a-f]{64}$/)
@@ -65,7 +67,7 @@ describe('notification senders', () => {
 
   it('posts a Slack incoming-webhook message with text, figures and a button to the traces', async () => {
     receiver.requests.length = 0
-    const outcome = await sender.send({ projectId: 'p1', type: 'slack', url: receiver.url, address: null, secretSealed: null }, notification)
+    const outcome = await sender.send({ projectId: 'p1', type: 'slack', url: receiver.url, address: null, secretSealed: null }, notification, 'delivery-1')
     assert.equal(outcome.ok, true)
     const body = JSON.parse(receiver.requests[0]?.body ?? '{}')
     assert.deepEqual(body, {
@@ -91,7 +93,7 @@ describe('notification senders', () => {
   })
 
   it('sends an email that arrives at a real SMTP server', async () => {
-    const outcome = await sender.send({ projectId: 'p1', type: 'email', url: null, address: 'oncall@example.com', secretSealed: null }, notification)
+    const outcome = await sender.send({ projectId: 'p1', type: 'email', url: null, address: 'oncall@example.com', secretSealed: null }, notification, 'delivery-1')
     assert.equal(outcome.ok, true, outcome.error ?? '')
     assert.equal(smtp.mails.length, 1)
     const [mail] = smtp.mails
@@ -118,7 +120,7 @@ describe('notification senders', () => {
   it('gives up on a receiver that hangs at the timeout, retryably', async () => {
     receiver.answer = () => {}
     const started = Date.now()
-    const outcome = await sender.send(webhookChannel(receiver.url), notification)
+    const outcome = await sender.send(webhookChannel(receiver.url), notification, 'delivery-1')
     const took = Date.now() - started
     assert.deepEqual({ ...outcome, durationMs: 0 }, { ok: false, status: null, error: 'no complete reply within 500 ms', retryable: true, durationMs: 0 })
     assert.ok(took >= 450 && took < 2_000, `took ${took} ms`)
@@ -126,7 +128,7 @@ describe('notification senders', () => {
 
   it('counts a 500 as a retryable failure and a redirect as a final one, never followed', async () => {
     receiver.answer = (_, response) => response.writeHead(500).end('boom')
-    assert.deepEqual({ ...(await sender.send(webhookChannel(receiver.url), notification)), durationMs: 0 }, {
+    assert.deepEqual({ ...(await sender.send(webhookChannel(receiver.url), notification, 'delivery-1')), durationMs: 0 }, {
       ok: false,
       status: 500,
       error: 'the receiver answered 500',
@@ -136,7 +138,7 @@ describe('notification senders', () => {
     const elsewhere = await startHttpReceiver()
     try {
       receiver.answer = (_, response) => response.writeHead(307, { location: elsewhere.url }).end()
-      const outcome = await sender.send(webhookChannel(receiver.url), notification)
+      const outcome = await sender.send(webhookChannel(receiver.url), notification, 'delivery-1')
       assert.deepEqual({ ...outcome, durationMs: 0 }, {
         ok: false,
         status: 307,
@@ -155,7 +157,7 @@ describe('notification senders', () => {
     const strictSender = createChannelSender({ outbound: strict, timeoutMs: 500, email: undefined, encryptionKey: key, secretContext: context })
     try {
       const before = receiver.requests.length
-      const outcome = await strictSender.send(webhookChannel(receiver.url), notification)
+      const outcome = await strictSender.send(webhookChannel(receiver.url), notification, 'delivery-1')
       assert.equal(outcome.ok, false)
       assert.equal(outcome.retryable, false)
       assert.equal(outcome.error, '127.0.0.1 is a loopback address; allow it with OUTBOUND_ALLOW_CIDRS')

@@ -207,7 +207,7 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<NotificationCh
       const channel = await channelOf(projectId, request.params.channelId)
       const notification = testNotification(projectId, options.publicUrl)
       const deliveryId = await createNotificationDelivery(app.db, { channelId: channel.id, kind: 'test', eventId: null, payload: notification })
-      const outcome = await options.sender.send(channel, notification)
+      const outcome = await options.sender.send(channel, notification, deliveryId)
       await recordDeliveryAttempt(
         app.db,
         deliveryId,

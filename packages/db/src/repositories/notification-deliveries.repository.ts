@@ -36,7 +36,7 @@ export interface NotificationDeliveryDto {
 export interface ClaimedDelivery {
   id: string
   channelId: string
-  payload: unknown
+  payload: Record<string, unknown>
   /** This try's number, from 1. */
   attempt: number
   createdAt: Date

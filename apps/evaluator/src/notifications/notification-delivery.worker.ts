@@ -1,5 +1,5 @@
 import { claimDueDeliveries, findNotificationChannelsByIds, recordDeliveryAttempt, type AttemptRecord, type ClaimedDelivery, type Db } from '@tracewell/db'
-import { retryAt, type ChannelSender, type Notification, type SendOutcome } from '@tracewell/notifications'
+import { retryAt, storedNotification, type ChannelSender, type SendOutcome } from '@tracewell/notifications'
 
 // The delivery worker (docs/operations.md#notifications): on every evaluator replica, each look
 // turns new monitor events into deliveries (the outbox, once per (event, channel) by its unique
@@ -55,7 +55,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     const outcome: SendOutcome =
       channel === undefined
         ? { ok: false, status: null, error: 'the channel was deleted', retryable: false, durationMs: 0 }
-        : await options.sender.send(channel, delivery.payload as unknown as Notification)
+        : await options.sender.send(channel, storedNotification(delivery.payload), delivery.id)
     const next = nextStep(outcome, delivery, options.retryBaseMs)
     await recordDeliveryAttempt(db, delivery.id, { ok: outcome.ok, httpStatus: outcome.status, error: outcome.error, durationMs: outcome.durationMs, next })
     const fields = { deliveryId: delivery.id, channelId: delivery.channelId, attempt: delivery.attempt, status: outcome.status, durationMs: outcome.durationMs }
