@@ -9,10 +9,11 @@ import { seedWorkspace, startControlPlane, type TestControlPlane, type Workspace
 // each chart's data from traces the writer stored and summarised, export and import.
 
 const hourMs = 3_600_000
-// Whole hours, so that the sums come from the rollups and the rates from the summaries.
+// Whole hours, so that the sums come from the rollups and the rates from the summaries; an hour
+// past this one, so that the scores given now are in the window even if the hour turns meanwhile.
 const thisHour = Math.floor(Date.now() / hourMs) * hourMs
 const from = new Date(thisHour - 3 * hourMs)
-const to = new Date(thisHour + hourMs)
+const to = new Date(thisHour + 2 * hourMs)
 const ns = (ms: number) => BigInt(ms) * 1_000_000n
 const traceId = (n: number) => n.toString(16).padStart(32, '0')
 
@@ -153,7 +154,7 @@ describe('dashboards', () => {
     const window = `&from=${from.toISOString()}&to=${to.toISOString()}`
     const data = await cp.app.inject({ url: teamUrl(`/api/dashboards/${created.json().id}/data`, window), headers: as(ws.teamKey) })
     assert.equal(data.statusCode, 200, data.body)
-    const hours = [0, 1, 2, 3].map((h) => new Date(from.getTime() + h * hourMs).toISOString())
+    const hours = [0, 1, 2, 3, 4].map((h) => new Date(from.getTime() + h * hourMs).toISOString())
     const points = (values: Array<number | null>, times = hours) => values.map((value, i) => ({ t: times[i], value }))
     assert.deepEqual(data.json(), {
       from: from.toISOString(),
@@ -163,16 +164,16 @@ describe('dashboards', () => {
           id: 'cost',
           granularity: 3600,
           series: [
-            { group: 'gpt-4o', points: points([0.5, 1, 0, 0]) },
-            { group: 'gpt-4o-mini', points: points([0.25, 0, 0, 0]) },
+            { group: 'gpt-4o', points: points([0.5, 1, 0, 0, 0]) },
+            { group: 'gpt-4o-mini', points: points([0.25, 0, 0, 0, 0]) },
           ],
         },
-        { id: 'errors', granularity: 3600, series: [{ group: null, points: points([0.5, 0, null, null]) }] },
+        { id: 'errors', granularity: 3600, series: [{ group: null, points: points([0.5, 0, null, null, null]) }] },
         // Two-hour points start on a multiple of two hours: `from` is taken back to its point. Traces 1
         // and 2 start in from's hour, trace 3 an hour later.
         { id: 'traces', granularity: 7200, series: [{ group: null, points: twoHourPoints(from, to, [0, 0, 1]) }] },
-        { id: 'tokens', granularity: 4 * 3600, series: [{ group: null, points: [{ t: from.toISOString(), value: 400 }] }] },
-        { id: 'quality', granularity: 4 * 3600, series: [{ group: null, points: [{ t: from.toISOString(), value: 0.75 }] }] },
+        { id: 'tokens', granularity: 5 * 3600, series: [{ group: null, points: [{ t: from.toISOString(), value: 400 }] }] },
+        { id: 'quality', granularity: 5 * 3600, series: [{ group: null, points: [{ t: from.toISOString(), value: 0.75 }] }] },
       ],
     })
 
