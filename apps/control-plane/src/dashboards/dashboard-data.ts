@@ -1,4 +1,4 @@
-import { defaultGranularitySeconds, MAX_SERIES_POINTS, metricSeries, metricValue, type DashboardWidget, type Executor, type Metric, type MetricGroup, type MetricSeries, type TraceFilterParams } from '@tracewell/db'
+import { defaultGranularitySeconds, MAX_SERIES_POINTS, metricSeries, metricValue, type DashboardWidget, type Executor, type MetricSeries } from '@tracewell/db'
 import { BadRequestError } from '@tracewell/http'
 
 // A widget's series over a window, from the one metric engine (metric-series.repository.ts).
@@ -31,15 +31,15 @@ export function widgetGranularity(widget: DashboardWidget, from: Date, to: Date)
 export async function widgetData(db: Executor, projectId: string, widget: DashboardWidget, from: Date, to: Date, granularity: number): Promise<WidgetData> {
   const query = {
     projectId,
-    metric: widget.metric as Metric,
+    metric: widget.metric,
     scoreName: widget.scoreName,
-    filter: widget.filter as TraceFilterParams | undefined,
+    filter: widget.filter,
     from,
     to,
   }
   if (widget.chart === 'number') {
     return { id: widget.id, granularity, series: [{ group: null, points: [{ t: from.toISOString(), value: await metricValue(db, query) }] }] }
   }
-  const { series } = await metricSeries(db, { ...query, groupBy: widget.groupBy as MetricGroup | undefined, granularitySeconds: granularity })
+  const { series } = await metricSeries(db, { ...query, groupBy: widget.groupBy, granularitySeconds: granularity })
   return { id: widget.id, granularity, series }
 }

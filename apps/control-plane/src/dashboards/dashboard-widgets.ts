@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { metricQueryProblem, type DashboardWidget, type Metric, type MetricGroup, type TraceFilterParams } from '@tracewell/db'
+import { metricQueryProblem, type DashboardWidget, type TraceFilterParams } from '@tracewell/db'
 import { BadRequestError } from '@tracewell/http'
 import { checkTraceFilter } from '../routes/trace-filter-body.ts'
 import type { WidgetInput } from './dashboard.schemas.ts'
@@ -13,7 +13,7 @@ export function checkedWidgets(widgets: readonly WidgetInput[], at = 'body/widge
   const ids = new Set<string>()
   return widgets.map((widget, index) => {
     const where = `${at}/${index}`
-    const problem = metricQueryProblem({ metric: widget.metric as Metric, scoreName: widget.scoreName, groupBy: widget.groupBy as MetricGroup | undefined })
+    const problem = metricQueryProblem(widget)
     if (problem !== null) throw new BadRequestError(`${where}/${problem}`)
     if (widget.chart === 'number' && widget.groupBy !== undefined) throw new BadRequestError(`${where}/groupBy: a number shows one figure; group a table or a chart instead`)
     if (widget.filter !== undefined) checkTraceFilter(widget.filter as TraceFilterParams, `${where}/filter`)

@@ -6,7 +6,7 @@ import type { DashboardWidget } from '@tracewell/db'
 // figure); the metric engine measures traces, so that card is the share of traces with an error.
 // Laid out on a 12-column grid, the console's.
 
-const number = (id: string, title: string, metric: string, x: number, y: number, w: number): DashboardWidget => ({
+const number = (id: string, title: string, metric: DashboardWidget['metric'], x: number, y: number, w: number): DashboardWidget => ({
   id,
   title,
   metric,
@@ -14,7 +14,7 @@ const number = (id: string, title: string, metric: string, x: number, y: number,
   layout: { x, y, w, h: 2 },
 })
 
-const chart = (id: string, title: string, metric: string, chart: 'bar' | 'line', x: number, y: number, extra: Partial<DashboardWidget> = {}): DashboardWidget => ({
+const chart = (id: string, title: string, metric: DashboardWidget['metric'], chart: 'bar' | 'line', x: number, y: number, extra: Partial<DashboardWidget> = {}): DashboardWidget => ({
   id,
   title,
   metric,

@@ -1,4 +1,5 @@
 import type { Executor } from './executor.ts'
+import type { Metric, MetricGroup } from './metric-series.repository.ts'
 import type { TraceFilterParams } from './trace-filter-params.ts'
 
 // A project's dashboards: a name and its widgets, kept as one jsonb document (they are always read
@@ -12,13 +13,13 @@ export interface DashboardWidgetLayout {
   h: number
 }
 
-/** A widget as the API gives it; metric and groupBy are metric-series.repository.ts's names. */
+/** A widget as the API gives it: a metric of the metric engine (metric-series.repository.ts), drawn as a chart. */
 export interface DashboardWidget {
   id: string
   title: string
-  metric: string
+  metric: Metric
   scoreName?: string | undefined
-  groupBy?: string | undefined
+  groupBy?: MetricGroup | undefined
   filter?: TraceFilterParams | undefined
   chart: 'line' | 'bar' | 'table' | 'number'
   /** The width of a point, in seconds; by default the metric engine picks one for the window. */
