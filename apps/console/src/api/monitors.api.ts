@@ -125,23 +125,34 @@ export function useDeleteMonitor(projectId: string) {
   })
 }
 
-export interface MetricPreviewQuery {
-  metric: MonitorMetric
-  scoreName: string | null
-  filter: MetricFilter
-  from: string
-  to: string
+/** What the preview is asked: the monitor's form as it stands (POST /api/monitors/preview). */
+export type MetricPreviewQuery = Pick<MonitorSettings, 'metric' | 'scoreName' | 'filter' | 'window' | 'windowSeconds' | 'operator' | 'threshold'>
+
+export interface MetricPreview {
+  granularitySeconds: number
+  /** `breaches`: whether the value is past the threshold (null without one). */
+  points: Array<{ t: string; value: number | null; breaches: boolean | null }>
 }
 
-/** The metric's series over the last day, for the chart beside a monitor's threshold. */
+/**
+ * The metric as the monitor would read it over the last day, in points as wide as its window (a
+ * budget: the month to date as running totals), as one series for the chart.
+ */
 export function useMetricPreview(projectId: string, query: MetricPreviewQuery | null) {
   return useQuery({
     queryKey: ['metric-preview', projectId, query],
     queryFn: () => {
-      const { scoreName, filter, ...rest } = query ?? ({} as MetricPreviewQuery)
-      const body = { ...rest, ...(scoreName ? { scoreName } : {}), ...(Object.keys(filter ?? {}).length > 0 ? { filter } : {}) }
-      return apiRequest<WidgetSeries>('POST', apiPath('/api/monitors/preview', { project_id: projectId }), body)
+      const { scoreName, filter, window, windowSeconds, threshold, ...rest } = query as MetricPreviewQuery
+      const body = {
+        ...rest,
+        ...(window === 'calendar_month' ? { window } : windowSeconds ? { windowSeconds } : {}),
+        ...(Number.isFinite(threshold) ? { threshold } : {}),
+        ...(scoreName ? { scoreName } : {}),
+        ...(Object.keys(filter).length > 0 ? { filter } : {}),
+      }
+      return apiRequest<MetricPreview>('POST', apiPath('/api/monitors/preview', { project_id: projectId }), body)
     },
+    select: (preview): WidgetSeries => ({ id: 'preview', granularity: preview.granularitySeconds, series: [{ group: null, points: preview.points.map(({ t, value }) => ({ t, value })) }] }),
     enabled: query !== null,
     placeholderData: keepPreviousData,
     // New traces move the line while the form is open.

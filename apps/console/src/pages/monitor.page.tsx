@@ -1,5 +1,5 @@
 import '../alerting.css'
-import { useMemo, useState, type FormEvent } from 'react'
+import { useState, type FormEvent } from 'react'
 import { Link, useNavigate, useParams } from 'react-router'
 import { useCreateMonitor, useMetricPreview, useMonitor, useMonitorHistory, useUpdateMonitor, type Monitor, type MonitorOperator, type MonitorSettings } from '../api/monitors.api.ts'
 import { useChannels } from '../api/notification-channels.api.ts'
@@ -214,17 +214,25 @@ function withCurrent(choices: number[], current: number | null): number[] {
 
 /** The metric over the last day as the monitor would see it, against the threshold. */
 function Preview({ projectId, settings, threshold }: { projectId: string; settings: MonitorSettings; threshold: number | undefined }) {
-  const settled = useDebounced({ metric: settings.metric, scoreName: settings.metric === 'score_avg' ? settings.scoreName?.trim() || null : null, filter: settings.filter }, 400)
-  const query = useMemo(() => {
-    const to = Math.ceil(Date.now() / 60_000) * 60_000
-    return { ...settled, from: new Date(to - 86_400_000).toISOString(), to: new Date(to).toISOString() }
-  }, [settled])
+  const settled = useDebounced(
+    {
+      metric: settings.metric,
+      scoreName: settings.metric === 'score_avg' ? settings.scoreName?.trim() || null : null,
+      filter: settings.filter,
+      window: settings.window,
+      windowSeconds: settings.windowSeconds,
+      operator: settings.operator,
+      threshold: threshold ?? Number.NaN,
+    },
+    400,
+  )
   const ready = settled.metric !== 'score_avg' || settled.scoreName !== null
-  const preview = useMetricPreview(projectId, ready ? query : null)
+  const query = ready ? settled : null
+  const preview = useMetricPreview(projectId, query)
   return (
     <figure className="card chart monitor-preview">
       <figcaption>
-        {metricLabels[settings.metric]} over the last day <span className="muted small">· {describeFilter(settings.filter)}</span>
+        {metricLabels[settings.metric]} {settings.window === 'calendar_month' ? 'this month, day by day' : 'over the last day'} <span className="muted small">· {describeFilter(settings.filter)}</span>
       </figcaption>
       {!ready && <p className="muted small">Name the score to see its average.</p>}
       {preview.isError && <ErrorMessage error={preview.error} what="the preview" />}

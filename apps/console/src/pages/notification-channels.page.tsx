@@ -75,7 +75,7 @@ function ChannelRow(props: { projectId: string; channel: NotificationChannel; lo
       <td>{typeLabels[channel.type]}</td>
       <td>
         <code>{channel.url ?? channel.address}</code>
-        {channel.secretHint && <span className="muted small"> · secret …{channel.secretHint}</span>}
+        {channel.secretHint && <span className="muted small"> · secret {channel.secretHint}</span>}
       </td>
       <td>{formatTime(channel.createdAt)}</td>
       <td className="test-cell" aria-live="polite">
