@@ -46,7 +46,7 @@ async function sendChats(url: string, projectKey: string, count: number, failing
 const notifications = (received: Received[]) =>
   received
     .map((request) => ({ ...request, json: JSON.parse(request.body) as { monitor?: { id: string; name: string }; state?: string; value?: number | null; threshold?: number } }))
-    .filter((request) => request.json.monitor !== undefined)
+    .filter((request) => request.json.state !== 'test')
 
 async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 90_000): Promise<void> {
   for (const deadline = Date.now() + timeoutMs; !(await check());) {
@@ -121,10 +121,10 @@ describe('monitors and notification channels in the console', () => {
     await sendChats(fx.stack.url, fx.stack.projectKey, 12, false)
     await waitFor('the monitor to resolve', async () => (await stateOf(page)) === 'ok')
     await page.getByRole('table', { name: 'State changes' }).getByText('resolved').waitFor()
-    await waitFor('the resolution at the receiver', () => notifications(receiver.received).some((request) => request.json.state === 'ok'))
+    await waitFor('the resolution at the receiver', () => notifications(receiver.received).some((request) => request.json.state === 'resolved'))
     assert.deepEqual(
       notifications(receiver.received).map((request) => request.json.state),
-      ['alerting', 'ok'],
+      ['alerting', 'resolved'],
       'one notification per change',
     )
     await screenshot(page, 'monitor-resolved')
