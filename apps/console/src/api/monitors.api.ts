@@ -156,6 +156,6 @@ export function useMetricPreview(projectId: string, query: MetricPreviewQuery | 
     enabled: query !== null,
     placeholderData: keepPreviousData,
     // New traces move the line while the form is open.
-    refetchInterval: 30_000,
+    refetchInterval: 10_000,
   })
 }
