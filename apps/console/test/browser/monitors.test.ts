@@ -133,6 +133,20 @@ describe('monitors and notification channels in the console', () => {
     const row = page.getByRole('table', { name: 'Monitors' }).getByRole('row', { name: /Chat failing/ })
     await row.getByText('ok', { exact: true }).waitFor()
     assert.match((await row.textContent()) ?? '', /Error rate > 50\.0% over 1 min/)
+
+    // The monthly budget: a cost monitor over the calendar month, told at 50, 80 and 100 %.
+    await page.getByLabel('Budget (US dollars a month)').fill('500')
+    await page.getByRole('form', { name: 'Monthly budget' }).getByLabel(/on-call/).check()
+    await page.getByRole('button', { name: 'Set budget' }).click()
+    const budget = page.getByRole('table', { name: 'Monitors' }).getByRole('row', { name: /Monthly budget/ })
+    await budget.waitFor()
+    assert.match((await budget.textContent()) ?? '', /Cost >= \$500\.00 this month/)
+    const monitors = (await (await fetch(`${fx.stack.url}/api/monitors`, { headers: { 'x-api-key': fx.stack.projectKey } })).json()) as { monitors: Array<Record<string, unknown>> }
+    const stored = monitors.monitors.find((monitor) => monitor.metric === 'cost')
+    assert.deepEqual(
+      { window: stored?.window, threshold: stored?.threshold, budgetPercents: stored?.budgetPercents, channels: (stored?.channelIds as string[] | undefined)?.length },
+      { window: 'calendar_month', threshold: 500, budgetPercents: [50, 80, 100], channels: 1 },
+    )
     await screenshot(page, 'monitors')
     assertNoProblems(opened)
     await opened.context.close()
