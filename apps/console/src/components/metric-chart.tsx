@@ -5,6 +5,8 @@ import { seriesColours } from '../lib/usage-series.ts'
 
 /** A series without a group (the metric not split) is drawn and listed under this name. */
 const allGroup = 'all'
+/** Beside other groups, the traces without a value to group by (no model, say). */
+const noneGroup = '(none)'
 
 const additive: ReadonlySet<Metric> = new Set(['cost', 'tokens', 'input_tokens', 'output_tokens', 'traces', 'spans'])
 
@@ -17,8 +19,9 @@ interface Rows {
 export function seriesRows(data: WidgetSeries | undefined): Rows {
   const byTime = new Map<string, Record<string, number | string | null>>()
   const groups: string[] = []
+  const split = (data?.series.length ?? 0) > 1
   for (const series of data?.series ?? []) {
-    const group = series.group ?? allGroup
+    const group = series.group ?? (split ? noneGroup : allGroup)
     groups.push(group)
     for (const point of series.points) {
       const row = byTime.get(point.t) ?? { t: point.t }
@@ -58,7 +61,8 @@ export function MetricChart(props: { metric: Metric; chart: ChartKind; data: Wid
   const { metric, chart, data, height, threshold, onPoint, caption } = props
   const { rows, groups } = seriesRows(data)
   const format = (value: unknown) => formatMetric(metric, typeof value === 'number' ? value : null)
-  const groupOf = (group: string) => (group === allGroup && data?.series.length === 1 && data.series[0]?.group === null ? null : group)
+  // The trace list has no filter for "no model": such a point opens its time bucket only.
+  const groupOf = (group: string) => (data?.series.some((series) => series.group === group) ? group : null)
   if (rows.length === 0 && chart !== 'number') return <p className="muted small chart-empty">Nothing in this period.</p>
   if (chart === 'number') {
     return (
