@@ -26,15 +26,18 @@ describe('metrics as monitors and dashboards show them', () => {
 
   it('opens the trace list on the bucket of a point, its filter and its group', () => {
     const search = new URLSearchParams(traceListSearch('p1', { t: '2026-12-06T10:00:00.000Z', granularitySeconds: 900 }, { service: 'chat', attr: ['a=1', 'b=2'] }, 'model', 'gpt-4o'))
-    assert.deepEqual([...search.entries()], [
-      ['project_id', 'p1'],
-      ['from', '2026-12-06T10:00:00.000Z'],
-      ['to', '2026-12-06T10:15:00.000Z'],
-      ['service', 'chat'],
-      ['attr', 'a=1'],
-      ['attr', 'b=2'],
-      ['model', 'gpt-4o'],
-    ])
+    assert.deepEqual(
+      [...search.entries()],
+      [
+        ['project_id', 'p1'],
+        ['from', '2026-12-06T10:00:00.000Z'],
+        ['to', '2026-12-06T10:15:00.000Z'],
+        ['service', 'chat'],
+        ['attr', 'a=1'],
+        ['attr', 'b=2'],
+        ['model', 'gpt-4o'],
+      ],
+    )
     // A series with no value of its group (traces without a model) is not a filter the list has.
     assert.equal(new URLSearchParams(traceListSearch('p1', { t: '2026-12-06T10:00:00.000Z', granularitySeconds: 60 }, null, 'model', '(none)')).get('model'), null)
   })
