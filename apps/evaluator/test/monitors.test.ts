@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
-import { createMonitor, createProject, createTeam, sql, type Db, type DueMonitor, type MonitorSettings, type SpanInsert } from '@tracewell/db'
-import { createTestDatabase } from '@tracewell/db/testing'
+import { createMonitor, createProject, createTeam, evaluateDueMonitor, sql, type Db, type DueMonitor, type MonitorSettings, type SpanInsert } from '@tracewell/db'
+import { createEmbeddedTestDatabase, createTestDatabase } from '@tracewell/db/testing'
 import { storeSpans, summariseAll } from '@tracewell/write-path'
 import { startMonitorLoop, type MonitorLoop } from '../src/monitors/monitor.loop.ts'
 import { decideMonitor } from '../src/monitors/monitor-evaluation.ts'
@@ -136,6 +136,24 @@ describe('monitor evaluation', () => {
     assert.deepEqual(new Set(rows.map((row) => row.monitor_id)), new Set(monitors.map((m) => m.id)))
   })
 
+  it('postpones a monitor whose metric fails, its state untouched', async () => {
+    const projectId = await newProject()
+    const monitor = await createMonitor(db, projectId, errorRateMonitor())
+    await sql`update monitors set next_evaluation_at = now() + interval '1 hour' where id <> ${monitor.id}`.execute(db)
+    await assert.rejects(
+      evaluateDueMonitor(db, async (trx) => {
+        await sql`select 1 / 0`.execute(trx)
+        throw new Error('not reached')
+      }),
+      /division by zero/,
+    )
+    const { rows: [row] } = await sql<{ state: string; in_seconds: number }>`
+      select state, extract(epoch from next_evaluation_at - now())::float8 as in_seconds from monitors where id = ${monitor.id}`.execute(db)
+    assert.equal(row?.state, 'ok')
+    assert.ok(row !== undefined && row.in_seconds > 50 && row.in_seconds <= 60, String(row?.in_seconds))
+    assert.deepEqual(await eventsOf(monitor.id), [])
+  })
+
   it('tracks a monthly cost budget: a step once a month, the budget itself as the alert', async () => {
     const projectId = await newProject()
     const monitor = await createMonitor(db, projectId, errorRateMonitor({ metric: 'cost', window: 'calendar_month', windowSeconds: null, operator: '>=', threshold: 10, budgetPercents: [50, 80, 100] }))
@@ -149,6 +167,25 @@ describe('monitor evaluation', () => {
     await makeDue(monitor.id)
     await loop.evaluateDue()
     assert.deepEqual((await eventsOf(monitor.id)).map((e) => [e.kind, e.value]), [['budget', 6], ['alerting', 11]])
+  })
+})
+
+describe('monitor evaluation on PGlite (npm start)', () => {
+  it('alerts once, its lanes taking turns on the one connection', async () => {
+    const { db, drop } = await createEmbeddedTestDatabase()
+    const loop = startMonitorLoop({ db, pollIntervalMs: 3_600_000, concurrency: 2, logger: quietLogger })
+    try {
+      const projectId = (await createProject(db, { teamId: (await createTeam(db, { name: 't' })).id, name: 'p' })).id
+      const monitors = await Promise.all([createMonitor(db, projectId, errorRateMonitor()), createMonitor(db, projectId, errorRateMonitor({ name: 'second' }))])
+      await storeSpans(db, [trace(projectId, { error: true })])
+      await summariseAll(db)
+      assert.equal(await loop.evaluateDue(), 2)
+      const { rows } = await sql<{ monitor_id: string; kind: string }>`select monitor_id, kind from monitor_events order by monitor_id`.execute(db)
+      assert.deepEqual(rows, monitors.map((m) => ({ monitor_id: m.id, kind: 'alerting' })).sort((a, b) => a.monitor_id.localeCompare(b.monitor_id)))
+    } finally {
+      await loop.close()
+      await drop()
+    }
   })
 })
 

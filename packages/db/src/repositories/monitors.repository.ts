@@ -197,6 +197,9 @@ export async function missingChannelIds(db: Executor, projectId: string, channel
   return channelIds.filter((id) => !found.has(id))
 }
 
+/** The longest a monitor's metric may take to read, whatever its interval. */
+const MAX_READ_SECONDS = 30
+
 /** What the evaluator holds of a due monitor: its settings and the state it is in. */
 export interface DueMonitor extends MonitorDto {
   lastNotifiedAt: Date | null
@@ -240,6 +243,10 @@ export async function evaluateDueMonitor(db: Executor, evaluate: (trx: Executor,
       budgetMonth: claimed.budget_month,
       budgetNotifiedPercent: claimed.budget_notified_percent,
     }
+    // A read may take its interval at most (30 s at most): one that takes longer is cancelled, not
+    // left to hold a lane. Without JIT: these reads answer from index ranges in milliseconds.
+    const timeoutMs = Math.min(claimed.evaluate_every_seconds, MAX_READ_SECONDS) * 1000
+    await sql`select set_config('statement_timeout', ${String(timeoutMs)}, true), set_config('jit', 'off', true)`.execute(trx)
     // A metric that fails (a statement timeout) postpones this monitor by an interval instead of
     // holding the front of the queue; the error goes to the caller once that is written.
     await sql`savepoint monitor_evaluation`.execute(trx)
