@@ -62,8 +62,17 @@ describe('notification channels', { timeout: 120_000 }, () => {
 
   it('needs a team key to change channels; a project key may read them', async () => {
     const refused = await call('POST', '/api/notification-channels', { name: 'hook', type: 'webhook', url: receiver.url }, ws.projectKey)
-    assert.equal(refused.statusCode, 403)
-    assert.match(refused.json().error ?? refused.json().message, /^Creating notification channels needs a team key/)
+    assert.deepEqual([refused.statusCode, refused.json()], [
+      403,
+      { message: 'Creating notification channels needs a team key (or a signed-in console session); project keys send traces, feedback and scores and read prompts and queries' },
+    ])
+    for (const [method, path, what] of [
+      ['POST', '/api/notification-channels/any/test', 'Testing notification channels'],
+      ['DELETE', '/api/notification-channels/any', 'Deleting notification channels'],
+    ] as const) {
+      const response = await call(method, path, undefined, ws.projectKey)
+      assert.deepEqual([response.statusCode, response.json().message], [403, `${what} needs a team key (or a signed-in console session); project keys send traces, feedback and scores and read prompts and queries`])
+    }
     const list = await call('GET', '/api/notification-channels', undefined, ws.projectKey)
     assert.deepEqual([list.statusCode, list.json()], [200, { notificationChannels: [] }])
   })
@@ -122,6 +131,17 @@ describe('notification channels', { timeout: 120_000 }, () => {
     assert.deepEqual([created.statusCode, created.json().secret, created.json().secretHint], [201, 'my-own-secret-0123456789', '…6789'])
     const again = await call('POST', '/api/notification-channels', { name: 'Set secret', type: 'slack', url: receiver.url })
     assert.deepEqual([again.statusCode, again.json()], [409, { message: 'A notification channel named "Set secret" exists already' }])
+
+    // A Slack channel turned into a webhook gets a secret, answered once; back to Slack, it has none.
+    const slack = (await call('POST', '/api/notification-channels', { name: 'Turns', type: 'slack', url: receiver.url })).json()
+    const webhook = await call('PUT', `/api/notification-channels/${slack.id}`, { name: 'Turns', type: 'webhook', url: receiver.url })
+    assert.equal(webhook.statusCode, 200)
+    assert.match(webhook.json().secret, /^whsec_/)
+    const back = await call('PUT', `/api/notification-channels/${slack.id}`, { name: 'Turns', type: 'slack', url: receiver.url })
+    assert.deepEqual([back.statusCode, back.json().secretHint, 'secret' in back.json()], [200, null, false])
+    const renamedOnto = await call('PUT', `/api/notification-channels/${slack.id}`, { name: 'Set secret', type: 'slack', url: receiver.url })
+    assert.deepEqual([renamedOnto.statusCode, renamedOnto.json()], [409, { message: 'A notification channel named "Set secret" exists already' }])
+    assert.equal((await call('DELETE', `/api/notification-channels/${slack.id}`)).statusCode, 204)
   })
 
   it('logs every test message: a 500 and a hanging receiver fail with their reason, a redirect is not followed', async () => {
@@ -184,5 +204,39 @@ describe('notification channels', { timeout: 120_000 }, () => {
       assert.deepEqual([response.statusCode, response.json()], [404, { message: 'Notification channel not found' }], `${method} ${path}`)
     }
     assert.deepEqual((await call('GET', '/api/notification-channels', undefined, other.teamKey, other)).json(), { notificationChannels: [] })
+  })
+
+  it('refuses webhook and email channels with 503 where the server cannot keep or send them', async () => {
+    const bare = await startControlPlane({ OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32' })
+    try {
+      const workspace = await seedWorkspace(bare.db, 'Bare')
+      const post = (payload: object) =>
+        bare.app.inject({ method: 'POST', url: `/api/notification-channels?project_id=${workspace.projectId}`, headers: { 'x-api-key': workspace.teamKey }, payload })
+      const webhook = await post({ name: 'hook', type: 'webhook', url: receiver.url })
+      assert.deepEqual([webhook.statusCode, webhook.headers['retry-after'], webhook.json()], [
+        503,
+        '3600',
+        { message: 'Webhook channels need LLM_CONNECTION_ENCRYPTION_KEY set on the server, to keep their signing secrets sealed' },
+      ])
+      const email = await post({ name: 'mail', type: 'email', address: 'oncall@example.com' })
+      assert.deepEqual([email.statusCode, email.json()], [503, { message: 'Email channels need SMTP_URL and MAIL_FROM set on the server' }])
+      // Slack needs neither; without PUBLIC_URL the test message links the console's path.
+      const slack = await post({ name: 'slack', type: 'slack', url: receiver.url })
+      assert.equal(slack.statusCode, 201)
+      receiver.requests.length = 0
+      receiver.answer = (_, response) => response.end('ok')
+      const tested = await bare.app.inject({
+        method: 'POST',
+        url: `/api/notification-channels/${slack.json().id}/test?project_id=${workspace.projectId}`,
+        headers: { 'x-api-key': workspace.teamKey },
+      })
+      assert.equal(tested.json().ok, true)
+      const message = JSON.parse(receiver.requests[0]?.body ?? '{}') as { text: string; blocks: unknown[] }
+      assert.match(message.text, new RegExp(`^Monitor "Test notification from Tracewell" is a test: this channel works: /traces\\?project_id=${workspace.projectId}&from=`))
+      assert.deepEqual((message.blocks.at(-1) as { type: string }).type, 'context')
+      assert.deepEqual(await bare.db.selectFrom('notification_channels').select('type').execute(), [{ type: 'slack' }])
+    } finally {
+      await bare.close()
+    }
   })
 })
