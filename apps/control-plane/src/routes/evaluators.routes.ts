@@ -34,7 +34,7 @@ import { timeWindow } from './query-bounds.ts'
 
 // The filter is GET /api/traces's own parameters, minus paging, order and time (new traces, or a run's window).
 const { project_id: _project, limit: _limit, cursor: _cursor, from: _from, to: _to, sort: _sort, order: _order, include_tracewell_calls: _own, ...filterProperties } = TraceListQuerySchema.properties
-export const TraceFilterSchema = Type.Object(filterProperties, { additionalProperties: false, description: 'GET /api/traces’s filter parameters (not limit, cursor, from, to, sort, order)' })
+const FilterSchema = Type.Object(filterProperties, { additionalProperties: false, description: 'GET /api/traces’s filter parameters (not limit, cursor, from, to, sort, order)' })
 
 const PromptRefSchema = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 200, description: 'a prompt registry of the project, by name' }), label: Type.Optional(LabelNameSchema) },
@@ -50,7 +50,7 @@ const EvaluatorBodySchema = Type.Object(
       description: 'a template over {{input}} and {{output}} (the trace’s), or a registry prompt by name and label',
     }),
     scoreName: ScoreNameSchema,
-    filter: Type.Optional(TraceFilterSchema),
+    filter: Type.Optional(FilterSchema),
     samplingRate: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'the share of matching new traces judged (default 1); on-demand runs judge every match' })),
     enabled: Type.Optional(Type.Boolean({ description: 'judge new traces (default true); runs work either way' })),
   },
@@ -124,13 +124,12 @@ function withStats(evaluator: EvaluatorDto, stats: EvaluatorStats | undefined) {
 /** The template must show the judge something of the trace. */
 const showsTrace = (template: string) => /\{\{\s*(input|output)\s*\}\}/.test(template)
 
-/** What TraceFilterSchema cannot say; `at` is where the filter is in the request (dashboards' widgets have one each). */
-export function checkFilter(filter: TraceFilterParams, at = 'body/filter'): void {
+function checkFilter(filter: TraceFilterParams): void {
   for (const [index, pair] of (filter.attr ?? []).entries()) {
-    if (pair.indexOf('=') <= 0) throw new BadRequestError(`${at}/attr/${index}: expected key=value, got ${JSON.stringify(pair)}`)
+    if (pair.indexOf('=') <= 0) throw new BadRequestError(`body/filter/attr/${index}: expected key=value, got ${JSON.stringify(pair)}`)
   }
   if (filter.score_name === undefined) {
-    for (const name of ['min_score', 'max_score', 'score_value'] as const) if (filter[name] !== undefined) throw new BadRequestError(`${at}/${name}: needs score_name`)
+    for (const name of ['min_score', 'max_score', 'score_value'] as const) if (filter[name] !== undefined) throw new BadRequestError(`body/filter/${name}: needs score_name`)
   }
 }
 
