@@ -3,7 +3,7 @@ import { defaultIngestRateLimit, spanLimitsOf, type AllInOneConfig } from '@trac
 import { queueRedisTargetOf } from '@tracewell/queue'
 import { bootstrapFromSettings, consoleAssetsPlugin, controlPlaneRoutes, defaultKeysAreLive, ensureDefaultWorkspace, type DefaultWorkspace } from '@tracewell/control-plane'
 import { createDb, summaryBacklog, type Db } from '@tracewell/db'
-import { evaluatorOptionsFromSettings, evaluatorPlugin } from '@tracewell/evaluator'
+import { evaluatorOptionsFromSettings, evaluatorPlugin, monitorOptionsFromSettings, monitorsPlugin } from '@tracewell/evaluator'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { createIngestRateLimiter, otlpGrpcPlugin, sendTracesRoutes, traceLimitsOf } from '@tracewell/ingest'
 import { cleanupDetails, cleanupRoutes } from '@tracewell/janitor'
@@ -86,6 +86,7 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
     await app.register(consoleAssetsPlugin, { distDir: deps.consoleDistDir })
     // The evaluator worker: BullMQ beside the span queue with REDIS_URL or REDIS_CLUSTER_NODES, in process without.
     await app.register(evaluatorPlugin, evaluatorOptionsFromSettings(config, queueRedisTargetOf(config), llmConnectionKey, outbound))
+    await app.register(monitorsPlugin, monitorOptionsFromSettings(config))
     return { readiness: { queue: () => producer.ping(), evaluations: () => app.evaluator.ping() }, details: { summaries: () => summaryBacklog(db), cleanup: async () => cleanupDetails(config.CRON_API_KEY, config.RETENTION_SCHEDULE) } }
   },
 })

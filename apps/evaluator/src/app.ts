@@ -3,11 +3,13 @@ import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { createOutbound, outboundOptionsOf } from '@tracewell/outbound'
 import { queueRedisTargetOf } from '@tracewell/queue'
 import { evaluatorPlugin } from './evaluator.plugin.ts'
-import { evaluatorOptionsFromSettings } from './settings.ts'
+import { monitorsPlugin } from './monitors/monitors.plugin.ts'
+import { evaluatorOptionsFromSettings, monitorOptionsFromSettings } from './settings.ts'
 
 /**
  * The evaluator: no public API, only /healthz, /readyz and /metrics, and the worker that judges
- * traces with the projects' evaluators over the queue kit's job queues (docs/architecture.md).
+ * traces with the projects' evaluators over the queue kit's job queues, and the loop that evaluates
+ * the projects' monitors (docs/architecture.md).
  */
 export const evaluatorService = defineService<EvaluatorConfig>({
   name: 'evaluator',
@@ -17,6 +19,7 @@ export const evaluatorService = defineService<EvaluatorConfig>({
     // Added before the worker's: closed after its running calls have finished.
     app.addHook('onClose', () => outbound.close())
     await app.register(evaluatorPlugin, evaluatorOptionsFromSettings(config, queueRedisTargetOf(config), config.LLM_CONNECTION_ENCRYPTION_KEY, outbound))
+    await app.register(monitorsPlugin, monitorOptionsFromSettings(config))
     return { readiness: { queue: () => app.evaluator.ping() } }
   },
 })

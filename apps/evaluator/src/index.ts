@@ -3,3 +3,6 @@ export { evaluatorPlugin, type EvaluatorPluginOptions } from './evaluator.plugin
 export { evaluatorOptionsFromSettings } from './settings.ts'
 export { evalScoreId } from './evaluation.processor.ts'
 export { experimentIdKey } from './experiment-item.processor.ts'
+export { monitorsPlugin, type MonitorsPluginOptions } from './monitors/monitors.plugin.ts'
+export { monitorOptionsFromSettings } from './settings.ts'
+export { startMonitorLoop, type MonitorLoop } from './monitors/monitor.loop.ts'

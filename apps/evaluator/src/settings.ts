@@ -3,6 +3,7 @@ import { encryptionKeyOf } from '@tracewell/auth'
 import type { Outbound } from '@tracewell/outbound'
 import type { QueueRedisTarget } from '@tracewell/queue'
 import type { EvaluatorPluginOptions } from './evaluator.plugin.ts'
+import type { MonitorsPluginOptions } from './monitors/monitors.plugin.ts'
 
 type EvaluatorSettings = Pick<
   EvaluatorConfig,
@@ -35,4 +36,9 @@ export function evaluatorOptionsFromSettings(settings: EvaluatorSettings, redis:
     experimentConcurrency: settings.EXPERIMENT_CONCURRENCY,
     experimentCallTimeoutMs: settings.EXPERIMENT_CALL_TIMEOUT_MS,
   }
+}
+
+/** The monitors' evaluation loop's options, shared by the evaluator service and `npm start`. */
+export function monitorOptionsFromSettings(settings: Pick<EvaluatorConfig, 'MONITOR_POLL_INTERVAL_MS' | 'MONITOR_CONCURRENCY'>): MonitorsPluginOptions {
+  return { pollIntervalMs: settings.MONITOR_POLL_INTERVAL_MS, concurrency: settings.MONITOR_CONCURRENCY }
 }

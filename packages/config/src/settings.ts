@@ -313,6 +313,13 @@ export const evaluatorSettings = {
     description: 'how far back, by start time, the worker looks for new traces not yet judged, in ms (older ones: an on-demand run)',
   }),
   EVALUATOR_JUDGE_TIMEOUT_MS: Type.Integer({ minimum: 1_000, default: 60_000, description: 'how long one call to the judge model may take, in ms' }),
+  MONITOR_POLL_INTERVAL_MS: Type.Integer({
+    minimum: 100,
+    maximum: 10_000,
+    default: 1_000,
+    description: 'how often the worker looks for monitors due an evaluation, in ms (at most 10000: a monitor may ask for every 10 s)',
+  }),
+  MONITOR_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 32, default: 4, description: 'monitors evaluated at once per evaluator worker (1–32), each a connection of the pool' }),
   EXPERIMENT_CONCURRENCY: Type.Integer({
     minimum: 1,
     maximum: 64,

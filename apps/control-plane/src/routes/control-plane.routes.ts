@@ -33,6 +33,7 @@ import { scoreConfigRoutes } from './score-configs.routes.ts'
 import { langtraceEvaluationRoutes } from './langtrace-evaluation.routes.ts'
 import { llmConnectionRoutes } from './llm-connections.routes.ts'
 import { evaluatorRoutes } from './evaluators.routes.ts'
+import { monitorRoutes } from './monitors.routes.ts'
 import { evaluatorPreviewRoutes } from './evaluator-preview.routes.ts'
 import { datasetRoutes } from './datasets.routes.ts'
 import { dashboardRoutes } from './dashboards.routes.ts'
@@ -134,6 +135,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(llmConnectionRoutes, { encryptionKey: options.llmConnectionKey, outbound: options.outbound })
   await app.register(evaluatorRoutes)
   await app.register(evaluatorPreviewRoutes)
+  await app.register(monitorRoutes)
   await app.register(datasetRoutes)
   await app.register(dashboardRoutes)
   await app.register(experimentRoutes)

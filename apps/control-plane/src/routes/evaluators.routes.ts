@@ -22,7 +22,8 @@ import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
 import { callerProjectId, requireProjectAccess, requireSpendAccess } from '../auth.ts'
 import { errorResponses, IdSchema, IsoDateSchema, LabelNameSchema } from '../schemas.ts'
 import { ScoreNameSchema } from './score-configs.routes.ts'
-import { parseIsoDate, ProjectScopeQuerySchema, TraceListQuerySchema } from './trace-queries.routes.ts'
+import { parseIsoDate, ProjectScopeQuerySchema } from './trace-queries.routes.ts'
+import { checkTraceFilter, TraceFilterBodySchema } from './trace-filter-body.ts'
 import { decodeCreatedAtCursor, encodeCreatedAtCursor } from './created-at-cursor.ts'
 import { timeWindow } from './query-bounds.ts'
 
@@ -32,9 +33,6 @@ import { timeWindow } from './query-bounds.ts'
 // `eval` with the judge's reasoning as its comment, and a row here with its status, error, tokens
 // and cost.
 
-// The filter is GET /api/traces's own parameters, minus paging, order and time (new traces, or a run's window).
-const { project_id: _project, limit: _limit, cursor: _cursor, from: _from, to: _to, sort: _sort, order: _order, include_tracewell_calls: _own, ...filterProperties } = TraceListQuerySchema.properties
-const FilterSchema = Type.Object(filterProperties, { additionalProperties: false, description: 'GET /api/traces’s filter parameters (not limit, cursor, from, to, sort, order)' })
 
 const PromptRefSchema = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 200, description: 'a prompt registry of the project, by name' }), label: Type.Optional(LabelNameSchema) },
@@ -50,7 +48,7 @@ const EvaluatorBodySchema = Type.Object(
       description: 'a template over {{input}} and {{output}} (the trace’s), or a registry prompt by name and label',
     }),
     scoreName: ScoreNameSchema,
-    filter: Type.Optional(FilterSchema),
+    filter: Type.Optional(TraceFilterBodySchema),
     samplingRate: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'the share of matching new traces judged (default 1); on-demand runs judge every match' })),
     enabled: Type.Optional(Type.Boolean({ description: 'judge new traces (default true); runs work either way' })),
   },
@@ -124,15 +122,6 @@ function withStats(evaluator: EvaluatorDto, stats: EvaluatorStats | undefined) {
 /** The template must show the judge something of the trace. */
 const showsTrace = (template: string) => /\{\{\s*(input|output)\s*\}\}/.test(template)
 
-function checkFilter(filter: TraceFilterParams): void {
-  for (const [index, pair] of (filter.attr ?? []).entries()) {
-    if (pair.indexOf('=') <= 0) throw new BadRequestError(`body/filter/attr/${index}: expected key=value, got ${JSON.stringify(pair)}`)
-  }
-  if (filter.score_name === undefined) {
-    for (const name of ['min_score', 'max_score', 'score_value'] as const) if (filter[name] !== undefined) throw new BadRequestError(`body/filter/${name}: needs score_name`)
-  }
-}
-
 // A judgment's id, as the cursor of the judgments list carries it.
 const judgmentIdPattern = /^[A-Za-z0-9_-]{1,64}$/
 
@@ -176,7 +165,7 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const body = request.body
       if ((await findLlmConnection(app.db, projectId, body.connectionId)) === undefined) throw new BadRequestError(`body/connectionId: no LLM connection ${JSON.stringify(body.connectionId)} in this project`)
       const filter = (body.filter ?? {}) as TraceFilterParams
-      checkFilter(filter)
+      checkTraceFilter(filter)
       const prompt = await checkPrompt(projectId, body.prompt)
       try {
         let evaluator = await createEvaluator(app.db, {

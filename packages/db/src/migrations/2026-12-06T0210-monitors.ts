@@ -29,7 +29,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       renotify_after_seconds integer check (renotify_after_seconds > 0),
       muted_until timestamptz,
       budget_percents integer[],
-      budget_month date,
+      budget_month text,
       budget_notified_percent integer,
       state text not null default 'ok' check (state in ('ok', 'alerting', 'no_data')),
       state_value double precision,

@@ -17,6 +17,7 @@ import { usageOf, type UsageFigures, type UsageGroup } from './usage.repository.
 // Tracewell's own calls are left out, as usage and the trace list leave them out.
 
 export const MONITOR_METRICS = ['error_rate', 'latency_p50', 'latency_p95', 'latency_p99', 'cost', 'tokens', 'traces', 'score_avg', 'judge_failure_rate'] as const
+export type MonitorMetric = (typeof MONITOR_METRICS)[number]
 export const METRICS = [...MONITOR_METRICS, 'input_tokens', 'output_tokens', 'spans', 'sessions', 'users'] as const
 export type Metric = (typeof METRICS)[number]
 
@@ -110,7 +111,7 @@ export async function metricValue(db: Executor, query: MetricQuery): Promise<num
   const problem = metricQueryProblem(query)
   if (problem !== null) throw new RangeError(problem)
   const window = { startMs, granularity, buckets: 1 }
-  const cells = rollupAnswers(query, startMs, granularity) ? await fromRollups(db, query, window) : await fromSummaries(db, query, window)
+  const cells = rollupAnswers(query, startMs, null) ? await fromRollups(db, query, window) : await fromSummaries(db, query, window)
   const cell = cells.find((c) => c.bucket === 0)
   return cell === undefined ? emptyValue(query.metric) : cell.value
 }
@@ -134,16 +135,18 @@ const filterKeys = (filter: TraceFilterParams | undefined): string[] =>
 
 /**
  * Rollups answer sums and counts over whole UTC hours, filtered or grouped by one dimension of
- * theirs. A window ending now may end mid-hour: its hour holds nothing later yet.
+ * theirs. A window ending now may end mid-hour: its hour holds nothing later yet (a budget's month
+ * to date is read this way).
  */
-function rollupAnswers(query: MetricSeriesQuery, startMs: number, granularity: number): boolean {
+function rollupAnswers(query: MetricSeriesQuery, startMs: number, granularity: number | null): boolean {
   if (ROLLED_UP[query.metric] === undefined) return false
   const keys = filterKeys(query.filter)
   if (keys.length > 1) return false
   const dimension = (keys[0] ?? query.groupBy) as UsageGroup | undefined
   if (dimension !== undefined && !ROLLUP_DIMENSIONS.includes(dimension)) return false
   if (query.groupBy !== undefined && query.groupBy !== dimension) return false
-  const wholeHours = startMs % 3_600_000 === 0 && granularity % 3600 === 0
+  // A single figure (granularity null) is one bucket from `from` to `to`, whatever its length.
+  const wholeHours = startMs % 3_600_000 === 0 && (granularity === null || granularity % 3600 === 0)
   const endsOnHourOrNow = query.to.getTime() % 3_600_000 === 0 || query.to.getTime() >= Date.now() - 1000
   return wholeHours && endsOnHourOrNow
 }
