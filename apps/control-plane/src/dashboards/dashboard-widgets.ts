@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { metricQueryProblem, type DashboardWidget, type TraceFilterParams } from '@tracewell/db'
 import { BadRequestError } from '@tracewell/http'
-import { checkFilter } from '../routes/evaluators.routes.ts'
+import { checkTraceFilter } from '../routes/trace-filter-body.ts'
 import type { WidgetInput } from './dashboard.schemas.ts'
 
 /**
@@ -16,7 +16,7 @@ export function checkedWidgets(widgets: readonly WidgetInput[], at = 'body/widge
     const problem = metricQueryProblem(widget)
     if (problem !== null) throw new BadRequestError(`${where}/${problem}`)
     if (widget.chart === 'number' && widget.groupBy !== undefined) throw new BadRequestError(`${where}/groupBy: a number shows one figure; group a table or a chart instead`)
-    if (widget.filter !== undefined) checkFilter(widget.filter as TraceFilterParams, `${where}/filter`)
+    if (widget.filter !== undefined) checkTraceFilter(widget.filter as TraceFilterParams, `${where}/filter`)
     const id = widget.id ?? randomUUID()
     if (ids.has(id)) throw new BadRequestError(`${where}/id: ${JSON.stringify(id)} appears twice`)
     ids.add(id)

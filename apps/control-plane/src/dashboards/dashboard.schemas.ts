@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { METRIC_GROUPS, METRICS } from '@tracewell/db'
 import { IdSchema, IsoDateSchema } from '../schemas.ts'
 import { ScoreNameSchema } from '../routes/score-configs.routes.ts'
-import { TraceFilterSchema } from '../routes/evaluators.routes.ts'
+import { TraceFilterBodySchema } from '../routes/trace-filter-body.ts'
 import { stringEnum } from '../scores/score.schemas.ts'
 
 // The shapes of the dashboard routes (docs/api.md#dashboards). A widget is one metric of the
@@ -31,7 +31,7 @@ const widgetProperties = {
   metric: stringEnum(METRICS, 'what the widget measures (docs/api.md#dashboards)'),
   scoreName: Type.Optional({ ...ScoreNameSchema, description: 'the score score_avg averages (required for score_avg unless grouped by score_name)' }),
   groupBy: Type.Optional(stringEnum(METRIC_GROUPS, 'one series per value of this; none: one series')),
-  filter: Type.Optional(TraceFilterSchema),
+  filter: Type.Optional(TraceFilterBodySchema),
   chart: stringEnum(CHARTS, 'line, bar, table or number'),
   granularity: Type.Optional(
     Type.Integer({
