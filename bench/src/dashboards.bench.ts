@@ -79,21 +79,30 @@ try {
 
   const sample = (await sql<{ trace_id: string }>`select trace_id from trace_summaries where project_id = ${project.id} limit 1 offset 1000`.execute(db)).rows[0]!
   for (const windowDays of [7, days]) {
-    const to = new Date()
-    const from = new Date(to.getTime() - windowDays * dayMs)
-    const window = `from=${from.toISOString()}&to=${to.toISOString()}`
+    // The last N days up to now, as of each request, as a console refreshing its view asks.
+    const window = () => `from=${new Date(Date.now() - windowDays * dayMs).toISOString()}&to=${new Date().toISOString()}`
     const cases: Array<[string, () => Promise<unknown>]> = [
       ['baseline: one trace summary by key (SELECT)', () => sql`select * from trace_summaries where project_id = ${project.id} and trace_id = ${sample.trace_id}`.execute(db)],
-      ...widgets.map((w): [string, () => Promise<unknown>] => [w.label, () => call('GET', `/api/dashboards/${w.dashboard}/data?widget_id=${w.id}&${window}`)]),
-      ['the whole default dashboard (13 widgets)', () => call('GET', `/api/dashboards/${usage.id}/data?${window}`)],
+      ...widgets.map((w): [string, () => Promise<unknown>] => [w.label, () => call('GET', `/api/dashboards/${w.dashboard}/data?widget_id=${w.id}&${window()}`)]),
+      ['the whole default dashboard (13 widgets)', () => call('GET', `/api/dashboards/${usage.id}/data?${window()}`)],
     ]
     const samples = new Map<string, number[]>(cases.map(([name]) => [name, []]))
-    for (const [, run] of cases) await run() // warm caches and plans once
+    // A query stopped by QUERY_TIMEOUT_MS (a 400) is counted, and its time kept as a sample.
+    const timeouts = new Map<string, number>()
+    const attempt = async (name: string, run: () => Promise<unknown>) => {
+      try {
+        await run()
+      } catch (error) {
+        if (!String(error).includes('QUERY_TIMEOUT_MS')) throw error
+        timeouts.set(name, (timeouts.get(name) ?? 0) + 1)
+      }
+    }
+    for (const [name, run] of cases) await attempt(name, run) // warm caches and plans once
     // Rounds alternate the cases so that background load is spread over all of them alike.
     for (let round = 0; round < repetitions; round++) {
       for (const [name, run] of cases) {
         const began = performance.now()
-        await run()
+        await attempt(name, run)
         samples.get(name)!.push(performance.now() - began)
       }
     }
@@ -106,7 +115,8 @@ try {
       const p95 = percentile(values, 95)
       // The baseline and the whole dashboard are context, not widgets held to the target.
       const verdict = index === 0 || index === cases.length - 1 ? '' : `${targetMs} ms ${p95 <= targetMs ? 'ok' : 'MISSED'}`
-      log(`${name.slice(0, 46).padEnd(46)} ${fmt(p50, 2).padStart(9)} ${fmt(p95, 2).padStart(9)} ${fmt(p50 / baseline, 0).padStart(13)} ${verdict.padStart(11)}`)
+      const stopped = timeouts.has(name) ? ` (${timeouts.get(name)} stopped by QUERY_TIMEOUT_MS)` : ''
+      log(`${name.slice(0, 46).padEnd(46)} ${fmt(p50, 2).padStart(9)} ${fmt(p95, 2).padStart(9)} ${fmt(p50 / baseline, 0).padStart(13)} ${verdict.padStart(11)}${stopped}`)
     }
   }
   const sizes = await sql<{ name: string; size: string; rows: string }>`
