@@ -25,6 +25,10 @@ const EvaluatorsPage = pageChunks.evaluators.Page
 const EvaluatorNewPage = pageChunks.evaluatorNew.Page
 const EvaluatorPage = pageChunks.evaluator.Page
 const LlmConnectionsPage = pageChunks.llmConnections.Page
+const MonitorsPage = pageChunks.monitors.Page
+const MonitorPage = pageChunks.monitor.Page
+const ChannelsPage = pageChunks.channels.Page
+const DashboardsPage = pageChunks.dashboards.Page
 
 export function App() {
   const session = useSession()
@@ -62,6 +66,11 @@ export function App() {
             <Route path="/evaluators/new" element={<EvaluatorNewPage />} />
             <Route path="/evaluators/:evaluatorId" element={<EvaluatorPage />} />
             <Route path="/llm-connections" element={<LlmConnectionsPage />} />
+            <Route path="/dashboards" element={<DashboardsPage />} />
+            <Route path="/dashboards/:dashboardId" element={<DashboardsPage />} />
+            <Route path="/monitors" element={<MonitorsPage />} />
+            <Route path="/monitors/:monitorId" element={<MonitorPage />} />
+            <Route path="/channels" element={<ChannelsPage />} />
           </Route>
           <Route path="/settings" element={<SettingsPage />} />
           <Route path="*" element={<p className="page-error">There is no page at {location.pathname}.</p>} />

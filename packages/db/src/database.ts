@@ -525,6 +525,21 @@ export interface MonitorsTable {
   updated_at: CreatedAt
 }
 
+/** Where a project's monitor notifications go (notification-channels.repository.ts). */
+export interface NotificationChannelsTable {
+  id: Generated<string>
+  project_id: string
+  name: string
+  type: 'webhook' | 'slack' | 'email'
+  url: string | null
+  address: string | null
+  /** The webhook's signing secret, sealed (@tracewell/auth sealSecret); null for Slack and email. */
+  secret_sealed: string | null
+  secret_hint: string | null
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
 /** A monitor's state change, renotification or budget step: its history and the notification outbox. */
 export interface MonitorEventsTable {
   id: Generated<string>
@@ -542,17 +557,14 @@ export interface MonitorEventsTable {
   dispatched_at: Date | null
 }
 
-/** Where a project's monitor notifications go (notification-channels.repository.ts). */
-export interface NotificationChannelsTable {
+/** A project's dashboard: its widgets, each a metric drawn as a chart (dashboards.repository.ts). */
+export interface DashboardsTable {
   id: Generated<string>
   project_id: string
   name: string
-  type: 'webhook' | 'slack' | 'email'
-  url: string | null
-  address: string | null
-  /** The webhook's signing secret, sealed (@tracewell/auth sealSecret); null for Slack and email. */
-  secret_sealed: string | null
-  secret_hint: string | null
+  /** The widgets with their grid layout, as the API gives them (ids assigned). */
+  widgets: Json<unknown[]>
+  is_default: Generated<boolean>
   created_at: CreatedAt
   updated_at: CreatedAt
 }
@@ -621,6 +633,7 @@ export interface Database {
   erasure_traces: ErasureTracesTable
   monitors: MonitorsTable
   monitor_events: MonitorEventsTable
+  dashboards: DashboardsTable
   notification_channels: NotificationChannelsTable
   notification_deliveries: NotificationDeliveriesTable
   notification_attempts: NotificationAttemptsTable
@@ -782,6 +795,7 @@ export const declaredColumns: DeclaredColumns = {
     id: notNull, monitor_id: notNull, project_id: notNull, kind: notNull, state: notNull, value: nullable, threshold: notNull, window_from: notNull,
     window_to: notNull, channel_ids: notNull, created_at: notNull, dispatched_at: nullable,
   },
+  dashboards: { id: notNull, project_id: notNull, name: notNull, widgets: notNull, is_default: notNull, created_at: notNull, updated_at: notNull },
   notification_channels: {
     id: notNull, project_id: notNull, name: notNull, type: notNull, url: nullable, address: nullable, secret_sealed: nullable, secret_hint: nullable,
     created_at: notNull, updated_at: notNull,

@@ -7,11 +7,21 @@ const rangeLabels: Record<TimeRange, string> = { '15m': 'Last 15 minutes', '1h':
 /**
  * The query API's filters as a form. It edits a copy; Apply writes it to the URL (a new history
  * entry, so Back undoes a filter), and the page reads the URL.
+ *
+ * With `scope`, it is the part of a monitor's or a widget's definition that says which traces
+ * count: no time window (the monitor or dashboard has its own), no bounds on duration, cost or
+ * score (those are what a metric measures), and every change handed over at once (no Apply),
+ * as the field of a larger form.
  */
-export function TraceFilterForm({ filters, onApply }: { filters: TraceFilters; onApply: (filters: TraceFilters) => void }) {
-  const [draft, setDraft] = useState<TraceFilters>(filters)
+export function TraceFilterForm({ filters, onApply, scope = false, label = 'Trace filters' }: { filters: TraceFilters; onApply: (filters: TraceFilters) => void; scope?: boolean; label?: string }) {
+  const [draft, setDraftState] = useState<TraceFilters>(filters)
   const [custom, setCustom] = useState(Boolean(filters.from || filters.to))
   const [attrDraft, setAttrDraft] = useState('')
+  const setDraft = (next: (current: TraceFilters) => TraceFilters) => {
+    const value = next(draft)
+    setDraftState(value)
+    if (scope) onApply(value)
+  }
   const set = <K extends keyof TraceFilters>(key: K, value: TraceFilters[K]) => setDraft((current) => ({ ...current, [key]: value }))
   const text = (key: 'q' | 'service' | 'model' | 'vendor' | 'name' | 'session' | 'user' | 'minDurationMs' | 'minCost' | 'scoreName' | 'minScore' | 'maxScore' | 'scoreValue') => ({
     value: draft[key] ?? '',
@@ -37,32 +47,34 @@ export function TraceFilterForm({ filters, onApply }: { filters: TraceFilters; o
   const rangeValue = custom ? 'custom' : (draft.range ?? '')
 
   return (
-    <form className="filters" onSubmit={submit} aria-label="Trace filters" role="search">
+    <form className={scope ? 'filters scope' : 'filters'} onSubmit={submit} aria-label={label} role={scope ? 'group' : 'search'}>
       <div className="filter-row">
         <label className="grow">
           <span>Search</span>
           <input type="search" placeholder="Text in span names, attributes, messages…" {...text('q')} />
         </label>
-        <label>
-          <span>Time</span>
-          <select
-            value={rangeValue}
-            onChange={(event) => {
-              const value = event.target.value
-              setCustom(value === 'custom')
-              setDraft((current) => ({ ...current, range: value in timeRanges ? (value as TimeRange) : undefined, ...(value === 'custom' ? {} : { from: undefined, to: undefined }) }))
-            }}
-          >
-            <option value="">All time</option>
-            {Object.entries(rangeLabels).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-            <option value="custom">Custom…</option>
-          </select>
-        </label>
-        {custom && (
+        {!scope && (
+          <label>
+            <span>Time</span>
+            <select
+              value={rangeValue}
+              onChange={(event) => {
+                const value = event.target.value
+                setCustom(value === 'custom')
+                setDraft((current) => ({ ...current, range: value in timeRanges ? (value as TimeRange) : undefined, ...(value === 'custom' ? {} : { from: undefined, to: undefined }) }))
+              }}
+            >
+              <option value="">All time</option>
+              {Object.entries(rangeLabels).map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+              <option value="custom">Custom…</option>
+            </select>
+          </label>
+        )}
+        {custom && !scope && (
           <>
             <label>
               <span>From</span>
@@ -91,7 +103,10 @@ export function TraceFilterForm({ filters, onApply }: { filters: TraceFilters; o
           <input {...text('model')} />
         </label>
       </div>
-      <details className="more-filters" open={Boolean(filters.vendor || filters.name || filters.session || filters.user || filters.minDurationMs || filters.minCost || filters.attr.length || filters.scoreName)}>
+      <details
+        className="more-filters"
+        open={scope || Boolean(filters.vendor || filters.name || filters.session || filters.user || filters.minDurationMs || filters.minCost || filters.attr.length || filters.scoreName)}
+      >
         <summary>More filters</summary>
         <div className="filter-row">
           <label>
@@ -110,30 +125,34 @@ export function TraceFilterForm({ filters, onApply }: { filters: TraceFilters; o
             <span>User</span>
             <input {...text('user')} />
           </label>
-          <label>
-            <span>Min duration (ms)</span>
-            <input inputMode="decimal" {...text('minDurationMs')} />
-          </label>
-          <label>
-            <span>Min cost ($)</span>
-            <input inputMode="decimal" {...text('minCost')} />
-          </label>
-          <label>
-            <span>Score</span>
-            <input placeholder="name" {...text('scoreName')} />
-          </label>
-          <label>
-            <span>Score at least</span>
-            <input inputMode="decimal" {...text('minScore')} />
-          </label>
-          <label>
-            <span>Score at most</span>
-            <input inputMode="decimal" {...text('maxScore')} />
-          </label>
-          <label>
-            <span>Score label</span>
-            <input placeholder="category or true/false" {...text('scoreValue')} />
-          </label>
+          {!scope && (
+            <>
+              <label>
+                <span>Min duration (ms)</span>
+                <input inputMode="decimal" {...text('minDurationMs')} />
+              </label>
+              <label>
+                <span>Min cost ($)</span>
+                <input inputMode="decimal" {...text('minCost')} />
+              </label>
+              <label>
+                <span>Score</span>
+                <input placeholder="name" {...text('scoreName')} />
+              </label>
+              <label>
+                <span>Score at least</span>
+                <input inputMode="decimal" {...text('minScore')} />
+              </label>
+              <label>
+                <span>Score at most</span>
+                <input inputMode="decimal" {...text('maxScore')} />
+              </label>
+              <label>
+                <span>Score label</span>
+                <input placeholder="category or true/false" {...text('scoreValue')} />
+              </label>
+            </>
+          )}
           <label className="grow">
             <span>Attribute (key=value)</span>
             <span className="inline">
@@ -159,7 +178,16 @@ export function TraceFilterForm({ filters, onApply }: { filters: TraceFilters; o
             {draft.attr.map((pair, index) => (
               <li key={`${pair}-${index}`} className="chip">
                 <code>{pair}</code>
-                <button type="button" aria-label={`Remove ${pair}`} onClick={() => set('attr', draft.attr.filter((_, i) => i !== index))}>
+                <button
+                  type="button"
+                  aria-label={`Remove ${pair}`}
+                  onClick={() =>
+                    set(
+                      'attr',
+                      draft.attr.filter((_, i) => i !== index),
+                    )
+                  }
+                >
                   ×
                 </button>
               </li>
@@ -167,20 +195,17 @@ export function TraceFilterForm({ filters, onApply }: { filters: TraceFilters; o
           </ul>
         )}
       </details>
-      <div className="filter-actions">
-        <button type="submit" className="button primary">
-          Apply
-        </button>
-        <button
-          type="button"
-          className="button"
-          disabled={count === 0}
-          onClick={() => onApply({ ...defaultTraceFilters, sort: filters.sort, order: filters.order, live: filters.live })}
-        >
-          Clear filters
-        </button>
-        {count > 0 && <span className="muted">{count === 1 ? '1 filter' : `${count} filters`} applied</span>}
-      </div>
+      {!scope && (
+        <div className="filter-actions">
+          <button type="submit" className="button primary">
+            Apply
+          </button>
+          <button type="button" className="button" disabled={count === 0} onClick={() => onApply({ ...defaultTraceFilters, sort: filters.sort, order: filters.order, live: filters.live })}>
+            Clear filters
+          </button>
+          {count > 0 && <span className="muted">{count === 1 ? '1 filter' : `${count} filters`} applied</span>}
+        </div>
+      )}
     </form>
   )
 }

@@ -44,6 +44,10 @@ export const pageChunks = {
   evaluatorNew: pageChunk(() => import('./evaluator-new.page.tsx')),
   evaluator: pageChunk(() => import('./evaluator.page.tsx')),
   llmConnections: pageChunk(() => import('./llm-connections.page.tsx')),
+  monitors: pageChunk(() => import('./monitors.page.tsx')),
+  monitor: pageChunk(() => import('./monitor.page.tsx')),
+  channels: pageChunk(() => import('./notification-channels.page.tsx')),
+  dashboards: pageChunk(() => import('./dashboards.page.tsx')),
 } as const
 
 /** The chunk a path is served by, as the routes in app.tsx map them. */
@@ -65,6 +69,12 @@ export function chunkOfPath(pathname: string): keyof typeof pageChunks | undefin
       return id === 'new' ? 'evaluatorNew' : id ? 'evaluator' : 'evaluators'
     case 'llm-connections':
       return 'llmConnections'
+    case 'monitors':
+      return id ? 'monitor' : 'monitors'
+    case 'channels':
+      return 'channels'
+    case 'dashboards':
+      return 'dashboards'
     case 'usage':
     case 'settings':
     case 'playground':

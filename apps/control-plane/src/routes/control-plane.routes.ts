@@ -39,6 +39,7 @@ import { evaluatorRoutes } from './evaluators.routes.ts'
 import { monitorRoutes } from './monitors.routes.ts'
 import { evaluatorPreviewRoutes } from './evaluator-preview.routes.ts'
 import { datasetRoutes } from './datasets.routes.ts'
+import { dashboardRoutes } from './dashboards.routes.ts'
 import { experimentRoutes } from './experiments.routes.ts'
 import { playgroundRoutes } from './playground.routes.ts'
 import { notificationChannelRoutes } from './notification-channels.routes.ts'
@@ -145,6 +146,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(evaluatorPreviewRoutes)
   await app.register(monitorRoutes)
   await app.register(datasetRoutes)
+  await app.register(dashboardRoutes)
   await app.register(experimentRoutes)
   await app.register(playgroundRoutes, { encryptionKey: options.llmConnectionKey, callTimeoutMs: options.experimentCallTimeoutMs ?? 120_000, outbound: options.outbound })
   const notifications = options.notifications

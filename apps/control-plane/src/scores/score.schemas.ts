@@ -8,7 +8,7 @@ import { IsoDateSchema } from '../schemas.ts'
 const NullableString = Type.Union([Type.String(), Type.Null()])
 // Enums rather than unions of literals: a wrong value is then refused as "must be equal to one of
 // the allowed values", not as a mismatch with the last literal tried.
-const stringEnum = <const T extends string>(values: readonly T[], description: string) => Type.Unsafe<T>({ type: 'string', enum: [...values], description })
+export const stringEnum = <const T extends string>(values: readonly T[], description: string) => Type.Unsafe<T>({ type: 'string', enum: [...values], description })
 export const ScoreDataTypeSchema = stringEnum(['numeric', 'boolean', 'categorical'], 'numeric, boolean or categorical')
 export const ScoreSourceSchema = stringEnum(
   ['api', 'annotation', 'eval'],

@@ -79,10 +79,14 @@ export function metricQueryProblem(query: { metric: Metric; scoreName?: string |
   return null
 }
 
-function granularityOf(query: MetricSeriesQuery): number {
-  const spanSeconds = (query.to.getTime() - query.from.getTime()) / 1000
-  if (query.granularitySeconds !== undefined) return query.granularitySeconds
+/** The point width of a series over [from, to) when none is asked: the narrowest of GRANULARITIES giving at most 200 points. */
+export function defaultGranularitySeconds(from: Date, to: Date): number {
+  const spanSeconds = (to.getTime() - from.getTime()) / 1000
   return GRANULARITIES.find((g) => spanSeconds / g <= 200) ?? Math.ceil(spanSeconds / 200 / 86_400) * 86_400
+}
+
+function granularityOf(query: MetricSeriesQuery): number {
+  return query.granularitySeconds ?? defaultGranularitySeconds(query.from, query.to)
 }
 
 /** The series of a metric in buckets of granularitySeconds from `from` (taken back to a whole bucket) up to `to`. */

@@ -1,0 +1,108 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { apiGet, apiPath, apiRequest } from './client.ts'
+
+// Where a project's monitors send their notifications (docs/api.md#notification-channels), and
+// the log of every delivery and its tries.
+
+export type ChannelType = 'webhook' | 'slack' | 'email'
+
+export interface NotificationChannel {
+  id: string
+  projectId: string
+  name: string
+  type: ChannelType
+  url: string | null
+  address: string | null
+  secretHint: string | null
+  createdAt: string
+  updatedAt: string
+}
+
+/** The answer to a new webhook channel: its signing secret, this once. */
+export type CreatedChannel = NotificationChannel & { secret?: string | null }
+
+export interface DeliveryAttempt {
+  at: string
+  ok: boolean
+  status: number | null
+  error: string | null
+  durationMs: number
+}
+
+export interface Delivery {
+  id: string
+  channelId: string
+  kind: 'event' | 'test'
+  eventId: string | null
+  status: 'pending' | 'delivered' | 'failed'
+  attempts: number
+  nextAttemptAt: string | null
+  lastStatus: number | null
+  lastError: string | null
+  createdAt: string
+  deliveredAt: string | null
+  log: DeliveryAttempt[]
+}
+
+/** What the receiver made of a test message (its try is in the delivery log too). */
+export interface ChannelTestResult {
+  ok: boolean
+  status: number | null
+  latencyMs: number
+  message: string
+  deliveryId: string
+}
+
+export interface NewChannel {
+  name: string
+  type: ChannelType
+  url?: string
+  address?: string
+  secret?: string
+}
+
+const channelPath = (channelId: string, rest = '') => `/api/notification-channels/${encodeURIComponent(channelId)}${rest}`
+
+export function useChannels(projectId: string) {
+  return useQuery({
+    queryKey: ['notification-channels', projectId],
+    queryFn: () => apiGet<{ notificationChannels: NotificationChannel[] }>(apiPath('/api/notification-channels', { project_id: projectId })),
+    select: (answer) => answer.notificationChannels,
+  })
+}
+
+export function useCreateChannel(projectId: string) {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: (body: NewChannel) => apiRequest<CreatedChannel>('POST', apiPath('/api/notification-channels', { project_id: projectId }), body),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['notification-channels', projectId] }),
+  })
+}
+
+export function useDeleteChannel(projectId: string) {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: (channelId: string) => apiRequest<void>('DELETE', apiPath(channelPath(channelId), { project_id: projectId })),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['notification-channels', projectId] }),
+  })
+}
+
+/** Sends a test message through the channel; its delivery joins the log. */
+export function useTestChannel(projectId: string, channelId: string) {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: () => apiRequest<ChannelTestResult>('POST', apiPath(channelPath(channelId, '/test'), { project_id: projectId })),
+    onSettled: () => void client.invalidateQueries({ queryKey: ['notification-deliveries', projectId, channelId] }),
+  })
+}
+
+/** The channel's deliveries, newest first; read again every 3 s while one is still being tried. */
+export function useDeliveries(projectId: string, channelId: string, enabled: boolean) {
+  return useQuery({
+    queryKey: ['notification-deliveries', projectId, channelId],
+    queryFn: () => apiGet<{ deliveries: Delivery[] }>(apiPath(channelPath(channelId, '/deliveries'), { project_id: projectId })),
+    select: (answer) => answer.deliveries,
+    enabled,
+    refetchInterval: (query) => (query.state.data?.deliveries.some((delivery) => delivery.status === 'pending') ? 3_000 : 15_000),
+  })
+}
