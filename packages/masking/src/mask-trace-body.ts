@@ -19,8 +19,8 @@ export interface MaskedBody {
  * Masks a request's decoded spans in place and answers the body to queue instead of the one
  * received, or null when no rule matched anything and the original bytes can go as they came.
  *
- * A JSON body is the body itself with each string literal that was masked replaced (patchJson):
- * one scan of its text, where writing every span again would cost as much as decoding it did.
+ * A JSON body is the body itself with each string literal that was masked replaced (patchJson),
+ * where writing every span again would cost as much as decoding it did.
  * A protobuf body, or a JSON body whose literals are spelled otherwise than JSON.stringify
  * spells them (`\/`, `\u00e9`), or whose values the span limits cut, is written again as OTLP/JSON.
  */
@@ -41,25 +41,98 @@ interface WantedLiteral {
 
 /**
  * The body with every string literal in `changes` (by value) replaced, or null if one of them is
- * found fewer times than the spans held it (spelled otherwise than JSON.stringify spells it). One pass over the bytes finds every literal (a quote,
- * then escapes skipped, to the next quote); only a literal of a length some change has is
- * compared, so the body's keys, ids and other values cost a byte each. The result is the body's
- * own bytes between the replacements, never decoded to text and encoded again.
+ * found fewer times than the spans held it (spelled otherwise than JSON.stringify spells it).
+ * The result is the body's own bytes between the replacements, never decoded to text and
+ * encoded again.
  */
 function patchJson(body: Uint8Array, changes: Map<string, MaskedString>): Buffer | null {
   const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
-  const byLength = new Map<number, WantedLiteral[]>()
   const wanted: WantedLiteral[] = []
   for (const [original, { masked, count, ambiguous }] of changes) {
     if (ambiguous) return null
-    const entry = { literal: Buffer.from(JSON.stringify(original)), replacement: Buffer.from(JSON.stringify(masked)), count, found: 0 }
-    wanted.push(entry)
+    wanted.push({ literal: Buffer.from(JSON.stringify(original)), replacement: Buffer.from(JSON.stringify(masked)), count, found: 0 })
+  }
+  // A search a literal costs a pass over the body (a fast one): past a few literals, one scan for all is cheaper.
+  const searched = wanted.length <= SEARCHED_LITERALS_AT_MOST && wanted.every((entry) => holdsTextOnlyStringsCan(entry.literal))
+  const hits = searched ? literalsSearched(bytes, wanted) : literalsScanned(bytes, wanted)
+  // A literal found more often than the spans held it stood elsewhere too (a key, an attribute no
+  // rule applies to): masked there as well, it is no worse.
+  if (wanted.some((entry) => entry.found < entry.count)) return null
+  const pieces: Buffer[] = []
+  let copiedTo = 0
+  for (const { at, entry } of hits) {
+    pieces.push(bytes.subarray(copiedTo, at), entry.replacement)
+    copiedTo = at + entry.literal.length
+  }
+  pieces.push(bytes.subarray(copiedTo))
+  return Buffer.concat(pieces)
+}
+
+const SEARCHED_LITERALS_AT_MOST = 16
+
+interface Hit {
+  at: number
+  entry: WantedLiteral
+}
+
+/**
+ * Where each literal stands, found by a native search for each (a masked prompt is hundreds of
+ * bytes: the search skips most of the body), in body order. Only for literals with a byte that
+ * valid JSON has nowhere outside a string (holdsTextOnlyStringsCan): a found quote that is not
+ * escaped then opens a string, since text after a closing quote is JSON's syntax up to the next
+ * quote, and the literal, its escapes complete, ends at its own last quote.
+ */
+function literalsSearched(bytes: Buffer, wanted: readonly WantedLiteral[]): Hit[] {
+  const hits: Hit[] = []
+  for (const entry of wanted) {
+    const { literal } = entry
+    for (let at = bytes.indexOf(literal); at !== -1; ) {
+      // A quote after an odd run of backslashes is inside another string.
+      if (isEscaped(bytes, at)) {
+        at = bytes.indexOf(literal, at + 1)
+        continue
+      }
+      hits.push({ at, entry })
+      entry.found++
+      at = bytes.indexOf(literal, at + literal.length)
+    }
+  }
+  // Two literals never overlap: each starts on a quote that opens a string and ends on the one that closes it.
+  return hits.sort((a, b) => a.at - b.at)
+}
+
+function isEscaped(bytes: Buffer, at: number): boolean {
+  let backslashes = 0
+  for (let i = at - 1; i >= 0 && bytes[i] === BACKSLASH; i--) backslashes++
+  return backslashes % 2 === 1
+}
+
+/**
+ * Whether the literal's text (between its quotes) has a byte JSON allows only inside a string:
+ * anything but whitespace, the punctuation, numbers, true, false and null. A masked prompt, an
+ * email has one; a bare phone number or address may not, and is found by literalsScanned.
+ */
+function holdsTextOnlyStringsCan(literal: Buffer): boolean {
+  for (let i = 1; i < literal.length - 1; i++) if (!JSON_SYNTAX_BYTES[literal[i] as number]) return true
+  return false
+}
+
+const JSON_SYNTAX_BYTES = new Uint8Array(256)
+for (const char of ' \t\n\r{}[]:,0123456789-+.eEtrufalsn') JSON_SYNTAX_BYTES[char.charCodeAt(0)] = 1
+
+/**
+ * Where each literal stands, by one pass over the bytes that finds every string literal (a quote,
+ * then escapes skipped, to the next quote); only a literal of a length some change has is
+ * compared, so the body's keys, ids and other values cost a byte each.
+ */
+function literalsScanned(bytes: Buffer, wanted: readonly WantedLiteral[]): Hit[] {
+  const byLength = new Map<number, WantedLiteral[]>()
+  for (const entry of wanted) {
     const sameLength = byLength.get(entry.literal.length)
     if (sameLength === undefined) byLength.set(entry.literal.length, [entry])
     else sameLength.push(entry)
   }
-  const pieces: Buffer[] = []
-  let copiedTo = 0
+  const hits: Hit[] = []
   let opened = -1
   for (let i = 0; i < bytes.length; i++) {
     const byte = bytes[i]
@@ -72,8 +145,7 @@ function patchJson(body: Uint8Array, changes: Map<string, MaskedString>): Buffer
       if (candidates !== undefined) {
         for (const candidate of candidates) {
           if (bytes.compare(candidate.literal, 0, candidate.literal.length, opened, i + 1) !== 0) continue
-          pieces.push(bytes.subarray(copiedTo, opened), candidate.replacement)
-          copiedTo = i + 1
+          hits.push({ at: opened, entry: candidate })
           candidate.found++
           break
         }
@@ -81,11 +153,7 @@ function patchJson(body: Uint8Array, changes: Map<string, MaskedString>): Buffer
       opened = -1
     }
   }
-  // A literal found more often than the spans held it stood elsewhere too (a key, an attribute no
-  // rule applies to): masked there as well, it is no worse.
-  if (wanted.some((entry) => entry.found < entry.count)) return null
-  pieces.push(bytes.subarray(copiedTo))
-  return Buffer.concat(pieces)
+  return hits
 }
 
 const QUOTE = 0x22
