@@ -76,29 +76,42 @@ interface Hit {
 }
 
 /**
- * Where each literal stands, found by a native search for each (a masked prompt is hundreds of
- * bytes: the search skips most of the body), in body order. Only for literals with a byte that
- * valid JSON has nowhere outside a string (holdsTextOnlyStringsCan): a found quote that is not
- * escaped then opens a string, since text after a closing quote is JSON's syntax up to the next
- * quote, and the literal, its escapes complete, ends at its own last quote.
+ * Where each literal stands, found by a native search for each, in body order. What is searched
+ * is the literal from where its masked version first differs (the match): spans written from one
+ * template share their prompts' first and last hundreds of bytes, which a search for the whole
+ * literal would compare again at every span. Only for literals with a byte that valid JSON has
+ * nowhere outside a string (holdsTextOnlyStringsCan): a found quote that is not escaped then opens
+ * a string, since text after a closing quote is JSON's syntax up to the next quote, and the
+ * literal, its escapes complete, ends at its own last quote.
  */
 function literalsSearched(bytes: Buffer, wanted: readonly WantedLiteral[]): Hit[] {
   const hits: Hit[] = []
   for (const entry of wanted) {
     const { literal } = entry
-    for (let at = bytes.indexOf(literal); at !== -1; ) {
+    const skipped = sharedPrefixLength(literal, entry.replacement)
+    const needle = literal.subarray(skipped, skipped + NEEDLE_BYTES)
+    for (let found = bytes.indexOf(needle, skipped); found !== -1; ) {
+      const at = found - skipped
       // A quote after an odd run of backslashes is inside another string.
-      if (isEscaped(bytes, at)) {
-        at = bytes.indexOf(literal, at + 1)
+      if (at + literal.length > bytes.length || bytes.compare(literal, 0, literal.length, at, at + literal.length) !== 0 || isEscaped(bytes, at)) {
+        found = bytes.indexOf(needle, found + 1)
         continue
       }
       hits.push({ at, entry })
       entry.found++
-      at = bytes.indexOf(literal, at + literal.length)
+      found = bytes.indexOf(needle, at + literal.length + skipped)
     }
   }
   // Two literals never overlap: each starts on a quote that opens a string and ends on the one that closes it.
   return hits.sort((a, b) => a.at - b.at)
+}
+
+const NEEDLE_BYTES = 64
+
+function sharedPrefixLength(a: Buffer, b: Buffer): number {
+  let length = 0
+  while (length < a.length && length < b.length && a[length] === b[length]) length++
+  return length
 }
 
 function isEscaped(bytes: Buffer, at: number): boolean {
