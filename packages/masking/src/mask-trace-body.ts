@@ -52,9 +52,8 @@ function patchJson(body: Uint8Array, changes: Map<string, MaskedString>): Buffer
     if (ambiguous) return null
     wanted.push({ literal: Buffer.from(JSON.stringify(original)), replacement: Buffer.from(JSON.stringify(masked)), count, found: 0 })
   }
-  // A search a literal costs a pass over the body (a fast one): past a few literals, one scan for all is cheaper.
-  const searched = wanted.length <= SEARCHED_LITERALS_AT_MOST && wanted.every((entry) => holdsTextOnlyStringsCan(entry.literal))
-  const hits = searched ? literalsSearched(bytes, wanted) : literalsScanned(bytes, wanted)
+  const searched = wanted.every((entry) => holdsTextOnlyStringsCan(entry.literal)) ? literalsSearched(bytes, wanted) : null
+  const hits = searched ?? literalsScanned(bytes, wanted)
   // A literal found more often than the spans held it stood elsewhere too (a key, an attribute no
   // rule applies to): masked there as well, it is no worse.
   if (wanted.some((entry) => entry.found < entry.count)) return null
@@ -68,45 +67,61 @@ function patchJson(body: Uint8Array, changes: Map<string, MaskedString>): Buffer
   return Buffer.concat(pieces)
 }
 
-const SEARCHED_LITERALS_AT_MOST = 16
-
 interface Hit {
   at: number
   entry: WantedLiteral
 }
 
 /**
- * Where each literal stands, found by a native search for each, in body order. What is searched
- * is the literal from where its masked version first differs (the match): spans written from one
+ * Where each literal stands, found by a native search, in body order; null when the literals need too many searches. What is searched is a few
+ * bytes from where the literal's masked version first differs (the match): spans written from one
  * template share their prompts' first and last hundreds of bytes, which a search for the whole
- * literal would compare again at every span. Only for literals with a byte that valid JSON has
- * nowhere outside a string (holdsTextOnlyStringsCan): a found quote that is not escaped then opens
- * a string, since text after a closing quote is JSON's syntax up to the next quote, and the
- * literal, its escapes complete, ends at its own last quote.
+ * literal would compare again at every span, and literals that hold the same match (a customer's
+ * address in every prompt of a trace) share one search. Only for literals with a byte that valid
+ * JSON has nowhere outside a string (holdsTextOnlyStringsCan): a found quote that is not escaped
+ * then opens a string, since text after a closing quote is JSON's syntax up to the next quote, and
+ * the literal, its escapes complete, ends at its own last quote.
  */
-function literalsSearched(bytes: Buffer, wanted: readonly WantedLiteral[]): Hit[] {
-  const hits: Hit[] = []
+function literalsSearched(bytes: Buffer, wanted: readonly WantedLiteral[]): Hit[] | null {
+  const byNeedle = new Map<string, NeedleSharers>()
   for (const entry of wanted) {
-    const { literal } = entry
-    const skipped = sharedPrefixLength(literal, entry.replacement)
-    const needle = literal.subarray(skipped, skipped + NEEDLE_BYTES)
-    for (let found = bytes.indexOf(needle, skipped); found !== -1; ) {
-      const at = found - skipped
-      // A quote after an odd run of backslashes is inside another string.
-      if (at + literal.length > bytes.length || bytes.compare(literal, 0, literal.length, at, at + literal.length) !== 0 || isEscaped(bytes, at)) {
-        found = bytes.indexOf(needle, found + 1)
-        continue
+    const skipped = sharedPrefixLength(entry.literal, entry.replacement)
+    const needle = entry.literal.toString('latin1', skipped, skipped + NEEDLE_BYTES)
+    let sharers = byNeedle.get(needle)
+    if (sharers === undefined) byNeedle.set(needle, (sharers = { shapes: new Map(), byText: new Map() }))
+    sharers.shapes.set(`${skipped}:${entry.literal.length}`, { skipped, length: entry.literal.length })
+    sharers.byText.set(entry.literal.toString('latin1'), entry)
+  }
+  // A search a needle is a pass over the body (a fast one): past a few, one scan for all is cheaper.
+  if (byNeedle.size > SEARCHED_NEEDLES_AT_MOST) return null
+  const hits: Hit[] = []
+  for (const [needle, { shapes, byText }] of byNeedle) {
+    for (let found = bytes.indexOf(needle, 0, 'latin1'); found !== -1; found = bytes.indexOf(needle, found + 1, 'latin1')) {
+      for (const { skipped, length } of shapes.values()) {
+        const at = found - skipped
+        if (at < 0 || at + length > bytes.length) continue
+        // Looked up by its text: a trace's masked prompts often share the needle, and their length.
+        const entry = byText.get(bytes.toString('latin1', at, at + length))
+        // A quote after an odd run of backslashes is inside another string.
+        if (entry === undefined || isEscaped(bytes, at)) continue
+        hits.push({ at, entry })
+        entry.found++
+        break
       }
-      hits.push({ at, entry })
-      entry.found++
-      found = bytes.indexOf(needle, at + literal.length + skipped)
     }
   }
   // Two literals never overlap: each starts on a quote that opens a string and ends on the one that closes it.
   return hits.sort((a, b) => a.at - b.at)
 }
 
-const NEEDLE_BYTES = 64
+/** The literals searched by one needle: where the needle stands in them, and the literals by their bytes (as latin1 text). */
+interface NeedleSharers {
+  shapes: Map<string, { skipped: number; length: number }>
+  byText: Map<string, WantedLiteral>
+}
+
+const NEEDLE_BYTES = 16
+const SEARCHED_NEEDLES_AT_MOST = 16
 
 function sharedPrefixLength(a: Buffer, b: Buffer): number {
   let length = 0
