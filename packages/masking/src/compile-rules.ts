@@ -60,7 +60,8 @@ function compilePattern(pattern: string, path: string): RE2JS {
 function builtInReplacer({ pattern, leftGroup = false, accepts, mayContain }: BuiltInDetector, replacement: string): (text: string, json?: boolean) => string {
   return (text, json = false) => {
     if (!mayContain(text)) return text
-    const inJson = json ? new JsonMatchPlacer(text, replacement) : null
+    // Made at the first candidate: most texts have none, and it is not free.
+    let inJson: JsonMatchPlacer | null = null
     const parts: string[] = []
     let from = 0
     pattern.lastIndex = 0
@@ -69,6 +70,7 @@ function builtInReplacer({ pattern, leftGroup = false, accepts, mayContain }: Bu
       const end = match.index + match[0].length
       // A candidate reaching back into the previous match is not one.
       if (start < from) continue
+      if (json) inJson ??= new JsonMatchPlacer(text, replacement)
       const candidate = text.slice(start, end)
       if (accepts !== undefined && !accepts(inJson === null ? candidate : inJson.unescaped(candidate, start))) continue
       parts.push(text.slice(from, start), inJson === null ? replacement : inJson.replacementAt(candidate, start))
@@ -83,8 +85,20 @@ function builtInReplacer({ pattern, leftGroup = false, accepts, mayContain }: Bu
 function re2Replacer(pattern: RE2JS, replacement: string): (text: string) => string {
   // A function, so that `$1` in a replacement stays literal text.
   const literal = () => replacement
+  const prefix = literalPrefix(pattern)
   return (text) => {
+    // A text without the literal every match starts with is left before re2js builds a matcher for it.
+    if (prefix !== '' && !text.includes(prefix)) return text
     const matcher = pattern.matcher(text)
     return matcher.find() ? pattern.matcher(text).replaceAll(literal) : text
   }
+}
+
+/**
+ * The literal text every match of the pattern starts with ('' when none): what RE2 computes for
+ * itself (case-sensitive runes from the program's start) and reads only inside a matcher.
+ */
+function literalPrefix(pattern: RE2JS): string {
+  const prefix = (pattern as unknown as { re2Input?: { prefix?: unknown } }).re2Input?.prefix
+  return typeof prefix === 'string' ? prefix : ''
 }

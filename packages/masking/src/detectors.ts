@@ -29,6 +29,10 @@ const THOUSANDS = /^\d{1,3}(?:[ .,]\d{3})+$/
 
 const hasDigit = (text: string) => /\d/.test(text)
 
+// Where the pattern is cheaper than a look for a digit (measured on LLM prompts, which mostly
+// hold one), only a text too short to hold a candidate is skipped.
+const atLeast = (length: number) => (text: string) => text.length >= length
+
 const digitsOf = (text: string) => text.replace(/\D/g, '')
 
 export const builtInDetectors: Record<BuiltInDetectorName, BuiltInDetector> = {
@@ -52,13 +56,13 @@ export const builtInDetectors: Record<BuiltInDetectorName, BuiltInDetector> = {
       // dates (2026-12-06), dotted quads (10.20.30.40), numbers grouped by thousands (100 000 000).
       return !DATE.test(candidate) && !DOTTED_QUAD.test(candidate) && !THOUSANDS.test(candidate)
     },
-    mayContain: hasDigit,
+    mayContain: atLeast(8),
   },
   // 13 to 19 digits, optionally grouped by spaces or dashes, that pass the Luhn check.
   credit_card: {
     pattern: /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d])/g,
     accepts: (candidate) => passesLuhn(digitsOf(candidate)),
-    mayContain: hasDigit,
+    mayContain: atLeast(13),
   },
   // Country code, two check digits, then 11–30 letters and digits, optionally in groups of four.
   iban: {

@@ -45,7 +45,19 @@ export class Masker {
    */
   maskSpans(spans: readonly SpanRecord[]): Map<string, MaskedString> {
     const changes = new Map<string, MaskedString>()
+    const everywhere = this.#everywhere.length === this.#rules.length
     const mask = (text: string, rules: readonly CompiledRule[]): string => {
+      // With every rule applying everywhere, a string masks the same wherever it stands, and one
+      // that nothing matched is never looked up in the map: hashing every prompt cost more than
+      // most detectors. Only strings that changed are counted.
+      if (everywhere) {
+        const masked = maskString(text, rules)
+        if (masked === text) return text
+        const change = changes.get(text)
+        if (change === undefined) changes.set(text, { masked, count: 1, rules, ambiguous: false })
+        else change.count++
+        return masked
+      }
       const change = changes.get(text)
       // A string met again under the same rules (a system prompt in every span) is masked once.
       if (change !== undefined && change.rules === rules) {

@@ -84,6 +84,30 @@ describe('masking decoded spans', () => {
     assert.equal(maskTraceBody(body, 'json', decodeTraceBody(body, 'json').spans, masker), null)
   })
 
+  it('patches a masked string where it is a string, not where its text ends another one after an escaped quote', () => {
+    const attributes = [
+      { key: 'quote', value: { stringValue: 'she said "kim@example.com' } },
+      { key: 'user.id', value: { stringValue: 'kim@example.com' } },
+      { key: 'again', value: { stringValue: 'kim@example.com' } },
+    ]
+    // Indented, so that a body written again (not patched) would show.
+    const body = Buffer.from(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId, spanId: 'eee19b7ec3c1b174', name: 'n', kind: 1, startTimeUnixNano: '1', endTimeUnixNano: '2', attributes }] }] }] }, null, 1))
+    const result = maskTraceBody(body, 'json', decodeTraceBody(body, 'json').spans, maskerOf([{ detector: 'email' }]))
+    assert.ok(result)
+    const text = result.body.toString()
+    assert.equal(text, body.toString().replaceAll('kim@example.com', '[REDACTED:email]'))
+    const values = decodeTraceBody(result.body, 'json').spans[0]?.attributes
+    assert.deepEqual(values, { quote: { stringValue: 'she said "[REDACTED:email]' }, 'user.id': { stringValue: '[REDACTED:email]' }, again: { stringValue: '[REDACTED:email]' } })
+  })
+
+  it('patches a long masked string whose start stands again, shorter, at the end of the body', () => {
+    const long = `kim@example.com ${'asked about the order '.repeat(8)}`
+    const span = { traceId, spanId: 'eee19b7ec3c1b174', name: 'n', kind: 1, startTimeUnixNano: '1', endTimeUnixNano: '2', attributes: [{ key: 'prompt', value: { stringValue: long } }], status: { code: 2, message: long.slice(0, 80) } }
+    const body = Buffer.from(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [span] }] }] }))
+    const result = maskTraceBody(body, 'json', decodeTraceBody(body, 'json').spans, maskerOf([{ detector: 'email' }]))
+    assert.equal(result?.body.toString(), body.toString().replaceAll('kim@example.com', '[REDACTED:email]'))
+  })
+
   it('applies a rule with attribute globs to those keys only, never to names', () => {
     const scoped = maskerOf([{ detector: 'email', attributes: ['llm.*'] }])
     const { spans } = decodeTraceBody(otlpBody(), 'json')
