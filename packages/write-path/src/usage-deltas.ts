@@ -1,4 +1,4 @@
-import { LATENCY_BUCKETS, latencyBucket, toStorableText, TRACEWELL_SERVICE, type SpanInsert } from '@tracewell/db'
+import { LATENCY_BUCKETS, latencyBucket, toStorableText, TRACEWELL_SERVICE, type SpanInsert, type UsageRollupFigures } from '@tracewell/db'
 import { addDecimals, DecimalSum } from './exact-decimal.ts'
 import { addCounts, AGGREGATE_OPERATION, type TraceDelta } from './trace-deltas.ts'
 
@@ -41,19 +41,7 @@ export interface UsageCombination {
 }
 
 /** One usage_rollups row's additions, as the fold's statement reads them. */
-export interface UsageRollupDelta {
-  project_id: string
-  dimension: string
-  hour: string
-  value: string
-  traces: number
-  spans: number
-  errors: number
-  input_tokens: number | null
-  output_tokens: number | null
-  cost_usd: string | null
-  latency: number[]
-}
+export type UsageRollupDelta = UsageRollupFigures
 
 /** The rollups of Tracewell's own calls by model and by vendor (what usage takes back by default). */
 export const TRACEWELL_MODEL = 'tracewell.model'

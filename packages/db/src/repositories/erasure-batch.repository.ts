@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { ErasureCounts, ErasureDto } from './erasures.repository.ts'
 import type { Executor } from './executor.ts'
+import type { UsageRollupFigures } from './usage-rollup-figures.ts'
 
 // The statements of one erasure batch, run in one transaction under the summariser's fold lock by
 // @tracewell/write-path's eraseBatch, which decides their order and what the rollups lose.
@@ -84,20 +85,7 @@ export async function deleteTraceSummaries(db: Executor, projectId: string, trac
 }
 
 /** What went from one usage_rollups row (all figures positive: they are subtracted). */
-export interface RollupReduction {
-  project_id: string
-  dimension: string
-  hour: string
-  value: string
-  traces: number
-  spans: number
-  errors: number
-  input_tokens: number | null
-  output_tokens: number | null
-  /** Exact decimal text. */
-  cost_usd: string | null
-  latency: number[]
-}
+export type RollupReduction = UsageRollupFigures
 
 // A span counts in a row of its hour under the row's dimension and value (as summaryMismatches recomputes them).
 const SPAN_IN_ROW = sql`s.project_id = u.project_id and s.start_time >= u.hour and s.start_time < u.hour + interval '1 hour'

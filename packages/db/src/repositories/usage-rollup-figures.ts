@@ -1,0 +1,17 @@
+// One usage_rollups row's figures under its key: what a fold adds to the row (usage-deltas.ts of
+// @tracewell/write-path) and what an erasure takes back from it (erasure-batch.repository.ts).
+
+export interface UsageRollupFigures {
+  project_id: string
+  dimension: string
+  hour: string
+  value: string
+  traces: number
+  spans: number
+  errors: number
+  input_tokens: number | null
+  output_tokens: number | null
+  /** Exact decimal text. */
+  cost_usd: string | null
+  latency: number[]
+}
