@@ -47,7 +47,7 @@ describe('playground runs and the outbound bounds', { timeout: 120_000 }, () => 
   let movingAddress = '127.0.0.1'
   const lookup: HostLookup = async (host) => [{ address: host === 'moving.test' ? movingAddress : '127.0.0.1', family: 4 }]
   const run = (payload: Record<string, unknown>) =>
-    cp.app.inject({ method: 'POST', url: '/api/playground/runs', headers: { 'x-api-key': ws.projectKey }, payload: { connectionId, messages: [{ role: 'user', content: 'Tell me everything.' }], ...payload } })
+    cp.app.inject({ method: 'POST', url: `/api/playground/runs?project_id=${ws.projectId}`, headers: { 'x-api-key': ws.teamKey }, payload: { connectionId, messages: [{ role: 'user', content: 'Tell me everything.' }], ...payload } })
 
   before(async () => {
     models = createServer(async (request, response) => {
@@ -75,7 +75,8 @@ describe('playground runs and the outbound bounds', { timeout: 120_000 }, () => 
     const port = (models.address() as AddressInfo).port
     cp = await startControlPlane({ LLM_CONNECTION_ENCRYPTION_KEY: randomBytes(32).toString('hex'), OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32' }, { outboundLookup: lookup })
     ws = await seedWorkspace(cp.db, 'Acme')
-    const created = await cp.app.inject({ method: 'POST', url: '/api/llm-connections', headers: { 'x-api-key': ws.projectKey }, payload: { name: 'models', provider: 'openai', baseUrl: `http://moving.test:${port}/v1`, apiKey: 'sk-0123456789' } })
+    // The team key sets up and runs what spends (a project key may not).
+    const created = await cp.app.inject({ method: 'POST', url: `/api/llm-connections?project_id=${ws.projectId}`, headers: { 'x-api-key': ws.teamKey }, payload: { name: 'models', provider: 'openai', baseUrl: `http://moving.test:${port}/v1`, apiKey: 'sk-0123456789' } })
     assert.equal(created.statusCode, 201, created.body)
     connectionId = created.json().id
   })
