@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { SpanDto } from '@tracewell/db'
 import { JudgeError, judgmentOf } from '../src/judge.client.ts'
 
 describe('the judge’s answer', () => {
