@@ -20,8 +20,8 @@ const toNumberOrNull = (value: string | null): number | null => (value === null 
 const microsToNanos = (micros: string): string => (micros === '0' ? '0' : `${micros}000`)
 const microsToIso = (micros: string): string => nanosToIsoMicros(microsToNanos(micros))
 
-/** A trace's rows, in start order. */
-function traceRows(db: Executor, projectId: string, traceId: string) {
+/** Span rows with their start and end in epoch microseconds, as rowToDto reads them. */
+function spanRows(db: Executor) {
   return db
     .selectFrom('spans')
     .selectAll()
@@ -30,6 +30,11 @@ function traceRows(db: Executor, projectId: string, traceId: string) {
       sql<string>`(extract(epoch from start_time) * 1000000)::bigint::text`.as('start_us'),
       sql<string>`(extract(epoch from end_time) * 1000000)::bigint::text`.as('end_us'),
     ])
+}
+
+/** A trace's rows, in start order. */
+function traceRows(db: Executor, projectId: string, traceId: string) {
+  return spanRows(db)
     .where('project_id', '=', projectId)
     .where('trace_id', '=', traceId)
     .orderBy('start_time')
@@ -141,13 +146,7 @@ export async function spansForExport(
   const { from, to, after, limit } = window
   // The cursor's start as a timestamp to the microsecond: a double (to_timestamp) would round it.
   const afterStart = after && sql`(timestamptz 'epoch' + ${after.startUs}::bigint * interval '1 microsecond')`
-  const rows = await db
-    .selectFrom('spans')
-    .selectAll()
-    .select([
-      sql<string>`(extract(epoch from start_time) * 1000000)::bigint::text`.as('start_us'),
-      sql<string>`(extract(epoch from end_time) * 1000000)::bigint::text`.as('end_us'),
-    ])
+  const rows = await spanRows(db)
     .where('project_id', '=', projectId)
     .where('start_time', '>=', from)
     .where('start_time', '<', to)
