@@ -130,7 +130,7 @@ describe('a Redis Cluster master killed with a replica per master and QUEUE_REPL
       // that lands while the cluster client refreshes its slots may answer 503 once: looked again).
       const ingestReady = await until('ingest /readyz ready, naming the shards', 15_000, () => readyz(ingest), (ready) => ready.statusCode === 200 && ready.shards.length === victimShards.length)
       assert.deepEqual(ingestReady, { statusCode: 200, status: 'ok', shards: victimShards })
-      const writerReady = await readyz(writer)
+      const writerReady = await until('writer /readyz ready, naming the shards', 15_000, () => readyz(writer), (ready) => ready.statusCode === 200 && ready.shards.length === victimShards.length)
       assert.deepEqual(writerReady, { statusCode: 200, status: 'ok', shards: victimShards })
       const metrics = (await ingest.inject({ method: 'GET', url: '/metrics' })).body
       assert.match(metrics, new RegExp(`^tracewell_ingest_queue_shards_unwritable ${victimShards.length}$`, 'm'))
