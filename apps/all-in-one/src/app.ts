@@ -76,7 +76,7 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
       queryTimeoutMs: config.QUERY_TIMEOUT_MS,
       defaultIngestLimit: defaultIngestRateLimit(config),
       defaultMaskingRules: defaultMaskingRules(config),
-      consoleSessions: { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS },
+      consoleSessions: { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS, userSessionIdleMs: config.SESSION_IDLE_HOURS * 3_600_000, userSessionMaxAgeMs: config.SESSION_MAX_HOURS * 3_600_000 },
       llmConnectionKey: encryptionKeyOf(llmConnectionKey),
       experimentCallTimeoutMs: config.EXPERIMENT_CALL_TIMEOUT_MS,
       outbound,

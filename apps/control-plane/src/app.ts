@@ -40,7 +40,7 @@ export const controlPlaneService = defineService<ControlPlaneConfig, ControlPlan
       queryTimeoutMs: config.QUERY_TIMEOUT_MS,
       defaultIngestLimit: defaultIngestRateLimit(config),
       defaultMaskingRules: defaultMaskingRules(config),
-      consoleSessions: sessionSecret === undefined ? undefined : { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS },
+      consoleSessions: sessionSecret === undefined ? undefined : { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS, userSessionIdleMs: config.SESSION_IDLE_HOURS * 3_600_000, userSessionMaxAgeMs: config.SESSION_MAX_HOURS * 3_600_000 },
       llmConnectionKey: config.LLM_CONNECTION_ENCRYPTION_KEY === undefined ? undefined : encryptionKeyOf(config.LLM_CONNECTION_ENCRYPTION_KEY),
       experimentCallTimeoutMs: config.EXPERIMENT_CALL_TIMEOUT_MS,
       outbound,

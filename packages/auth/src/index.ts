@@ -3,3 +3,4 @@ export { ApiKeyVerifier, KeyStoreUnavailableError, type ApiKeyVerifierOptions, t
 export { presentedApiKey, type CredentialHeaders } from './presented-api-key.ts'
 export { FailedKeyAttempts, type FailedKeyAttemptsOptions, type FailedKeyVerdict } from './failed-key-attempts.ts'
 export { encryptionKeyOf, openSecret, sealSecret } from './secret-box.ts'
+export * from './passwords.ts'

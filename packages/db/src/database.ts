@@ -42,6 +42,51 @@ export interface ApiKeysTable {
   created_at: CreatedAt
   last_used_at: Timestamp | null
   revoked_at: Timestamp | null
+  /** null: a key made before scopes, with every right it had (see @tracewell/policy). */
+  scopes: string[] | null
+  created_by_user_id: string | null
+  expires_at: Timestamp | null
+}
+
+export interface UsersTable {
+  id: Generated<string>
+  email: string
+  name: string
+  /** Argon2id, PHC string; null for a person who signs in only through single sign-on. */
+  password_hash: string | null
+  email_verified: Generated<boolean>
+  created_at: CreatedAt
+  updated_at: CreatedAt
+  password_changed_at: Timestamp | null
+}
+
+export interface TeamMembersTable {
+  team_id: string
+  user_id: string
+  role: 'owner' | 'admin' | 'member' | 'viewer'
+  created_at: CreatedAt
+}
+
+export interface ProjectMembersTable {
+  project_id: string
+  user_id: string
+  role: 'owner' | 'admin' | 'member' | 'viewer' | 'none'
+  created_at: CreatedAt
+}
+
+export interface UserSessionsTable {
+  /** SHA-256 of the cookie's token, hex. */
+  token_hash: string
+  /** What a person sees and ends in their list of sessions (never the token). */
+  id: Generated<string>
+  user_id: string
+  created_at: CreatedAt
+  last_seen_at: CreatedAt
+  /** The absolute limit; the idle limit is judged from last_seen_at. */
+  expires_at: Timestamp
+  ended_at: Timestamp | null
+  ip: string | null
+  user_agent: string | null
 }
 
 export interface PromptsetsTable {
@@ -602,6 +647,10 @@ export interface Database {
   teams: TeamsTable
   projects: ProjectsTable
   api_keys: ApiKeysTable
+  users: UsersTable
+  team_members: TeamMembersTable
+  project_members: ProjectMembersTable
+  user_sessions: UserSessionsTable
   promptsets: PromptsetsTable
   prompts: PromptsTable
   prompt_labels: PromptLabelsTable
@@ -692,7 +741,13 @@ export const declaredColumns: DeclaredColumns = {
   projects: { id: notNull, team_id: notNull, name: notNull, description: notNull, created_at: notNull, updated_at: notNull },
   api_keys: {
     id: notNull, kind: notNull, team_id: notNull, project_id: nullable, key_hash: notNull, prefix: notNull,
-    created_at: notNull, last_used_at: nullable, revoked_at: nullable,
+    created_at: notNull, last_used_at: nullable, revoked_at: nullable, scopes: nullable, created_by_user_id: nullable, expires_at: nullable,
+  },
+  users: { id: notNull, email: notNull, name: notNull, password_hash: nullable, email_verified: notNull, created_at: notNull, updated_at: notNull, password_changed_at: nullable },
+  team_members: { team_id: notNull, user_id: notNull, role: notNull, created_at: notNull },
+  project_members: { project_id: notNull, user_id: notNull, role: notNull, created_at: notNull },
+  user_sessions: {
+    token_hash: notNull, id: notNull, user_id: notNull, created_at: notNull, last_seen_at: notNull, expires_at: notNull, ended_at: nullable, ip: nullable, user_agent: nullable,
   },
   promptsets: { id: notNull, project_id: notNull, name: notNull, description: notNull, created_at: notNull, updated_at: notNull },
   prompts: {

@@ -1,6 +1,7 @@
 import fastifyCookie from '@fastify/cookie'
 import { findApiKeyOwnerById, isConsoleSessionRevoked, revokeConsoleSession } from '@tracewell/db'
 import fp from 'fastify-plugin'
+import { UserSessions } from '../accounts/user-sessions.ts'
 import { ConsoleSessions } from './console-sessions.ts'
 import { SessionKeys } from './session-keys.ts'
 import { SessionRevocations } from './session-revocations.ts'
@@ -9,6 +10,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Console sessions; null where SESSION_SECRET is unset and the console is not served. */
     consoleSessions: ConsoleSessions | null
+    /** People's sessions (accounts/user-sessions.ts); null where SESSION_SECRET is unset. */
+    userSessions: UserSessions | null
   }
 }
 
@@ -19,7 +22,12 @@ export interface ConsoleSessionPluginOptions {
   keyCacheTtlMs: number
   /** How long a session lasts from sign-in; 12 hours unless a test says otherwise. */
   maxAgeMs?: number
+  /** People's sessions: SESSION_IDLE_HOURS and SESSION_MAX_HOURS. */
+  userSessionIdleMs?: number
+  userSessionMaxAgeMs?: number
 }
+
+const day = 24 * 60 * 60 * 1000
 
 export const defaultSessionMaxAgeMs = 12 * 60 * 60 * 1000
 
@@ -35,6 +43,7 @@ export const consoleSessionPlugin = fp<ConsoleSessionPluginOptions>(
       revoke: (sessionId, expiresAt) => revokeConsoleSession(app.db, sessionId, expiresAt),
     })
     app.decorate('consoleSessions', new ConsoleSessions({ keys, revocations, maxAgeMs: options.maxAgeMs ?? defaultSessionMaxAgeMs }))
+    app.decorate('userSessions', new UserSessions({ db: app.db, idleMs: options.userSessionIdleMs ?? 7 * day, maxAgeMs: options.userSessionMaxAgeMs ?? 30 * day }))
   },
   { name: 'console-session', fastify: '5.x', dependencies: ['db'] },
 )

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { decodeSessionClaims, encodeSessionClaims } from './session-claims.ts'
 import type { SessionKeys } from './session-keys.ts'
 import type { SessionRevocations } from './session-revocations.ts'
+import { cookieAttributes } from './cookie-attributes.ts'
 
 export const sessionCookieName = 'tw_session'
 
@@ -68,7 +69,7 @@ export class ConsoleSessions {
     if (owner === null || owner.revoked || owner.kind !== 'team') return null
     const expiresAt = this.#now() + this.#maxAgeMs
     void reply.setCookie(sessionCookieName, encodeSessionClaims({ sessionId: randomBytes(18).toString('base64url'), teamId: owner.teamId, keyId: owner.id, expiresAt }), {
-      ...cookieAttributes(request),
+      ...cookieAttributes(request, 'strict'),
       maxAge: Math.floor(this.#maxAgeMs / 1000),
       signed: true,
     })
@@ -82,7 +83,7 @@ export class ConsoleSessions {
   async end(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const claims = this.#claimsOf(request)
     if (claims !== null && claims.expiresAt > this.#now()) await this.#revocations.revoke(claims.sessionId, new Date(claims.expiresAt))
-    void reply.clearCookie(sessionCookieName, cookieAttributes(request))
+    void reply.clearCookie(sessionCookieName, cookieAttributes(request, 'strict'))
   }
 
   /** The claims of the request's cookie when it is there and signed by us; null otherwise. */
@@ -98,20 +99,4 @@ export class ConsoleSessions {
   forgetKey(keyId: string): void {
     this.#keys.forget(keyId)
   }
-}
-
-/**
- * HttpOnly: no script can read it. SameSite=Strict: no other site's page can make the browser send
- * it. Secure when the request came over HTTPS, directly or through a proxy that says so: the
- * browser would drop a Secure cookie set over plain HTTP (e.g. http://localhost:3000).
- */
-function cookieAttributes(request: FastifyRequest) {
-  return { path: '/', httpOnly: true, sameSite: 'strict' as const, secure: cameOverHttps(request) }
-}
-
-function cameOverHttps(request: FastifyRequest): boolean {
-  if (request.protocol === 'https') return true
-  const forwarded = request.headers['x-forwarded-proto']
-  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim().toLowerCase()
-  return first === 'https'
 }

@@ -115,7 +115,10 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
 
   const promptCache = new PromptCache({ ttlMs: Math.min(options.promptCacheTtlMs ?? 5_000, 5_000), stats: promptCacheStats(app.metrics) })
 
-  if (options.consoleSessions === undefined) app.decorate('consoleSessions', null)
+  if (options.consoleSessions === undefined) {
+    app.decorate('consoleSessions', null)
+    app.decorate('userSessions', null)
+  }
   else {
     await app.register(consoleSessionPlugin, options.consoleSessions)
     const sessions = app.consoleSessions as NonNullable<typeof app.consoleSessions>

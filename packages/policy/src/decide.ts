@@ -1,0 +1,22 @@
+import { permissions, type KeyScope, type Permission } from './permissions.ts'
+import { atLeast, type ProjectRole } from './roles.ts'
+
+/** Whether a person with `role` (on the project, or the team for team permissions) may. */
+export function roleAllows(role: ProjectRole, permission: Permission): boolean {
+  return atLeast(role, permissions[permission].lowest)
+}
+
+/**
+ * Whether a project key with `scopes` may, on its own project. Keys made before scopes existed
+ * (`scopes` null) keep what they could always do: every scope.
+ */
+export function keyAllows(scopes: readonly KeyScope[] | null, permission: Permission): boolean {
+  const needed: KeyScope | undefined = (permissions[permission] as { keyScope?: KeyScope }).keyScope
+  if (needed === undefined) return false
+  return scopes === null || scopes.includes(needed)
+}
+
+/** What a team key may: it acts as an admin of its team. */
+export function teamKeyAllows(permission: Permission): boolean {
+  return roleAllows('admin', permission)
+}
