@@ -88,6 +88,8 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   app.setValidatorCompiler(({ schema, httpPart }) => refusingUnstorable((httpPart === 'body' ? strictAjv : coercingAjv).compile(schema)))
   refuseUnknownQueryParameters(app)
   app.decorateRequest('controlPlaneProjectId', null)
+  app.decorateRequest('principal', null)
+  app.decorateRequest('teamId', null)
   const replica = options.readDb === undefined ? undefined : new ReplicaReads(app.db, options.readDb)
   decorateTimedQuery(app, options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS, replica)
   if (replica) {
