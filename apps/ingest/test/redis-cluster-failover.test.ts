@@ -49,6 +49,8 @@ describe('a Redis Cluster master killed with a replica per master and QUEUE_REPL
   let writer: App
   const prefix = `failover-${randomUUID().slice(0, 8)}`
   const tenants: Tenant[] = []
+  /** The killed master while it is down: brought back before the services close (their clients wait for it). */
+  let downNode: number | undefined
   before(async () => {
     await cluster.start()
     database = await createTestDatabase()
@@ -77,6 +79,7 @@ describe('a Redis Cluster master killed with a replica per master and QUEUE_REPL
     assert.equal(tenants.length, 2 * SHARDS, 'two projects on each shard')
   })
   after(async () => {
+    if (downNode !== undefined) await cluster.startNode(downNode)
     await writer?.close()
     await ingest?.close()
     await database?.drop()
@@ -125,6 +128,7 @@ describe('a Redis Cluster master killed with a replica per master and QUEUE_REPL
     try {
       await sleep(1_000)
       await cluster.kill(victim)
+      downNode = victim
       await until('the replica promoted', 30_000, () => cluster.masterOf(shardSlot(shards[0] as (typeof shards)[number])), (master) => master !== victim)
       // Promoted, the shards' new master has no replica: ingest is ready and names them (a probe
       // that lands while the cluster client refreshes its slots may answer 503 once: looked again).
@@ -139,6 +143,7 @@ describe('a Redis Cluster master killed with a replica per master and QUEUE_REPL
 
       // The old master comes back as the new master's replica: the shards take writes again.
       await cluster.startNode(victim)
+      downNode = undefined
       await until('ingest /readyz with every shard writable', 30_000, () => readyz(ingest), (ready) => ready.shards.length === 0)
       assert.deepEqual(await until('writer /readyz with every shard writable', 10_000, () => readyz(writer), (ready) => ready.shards.length === 0), { statusCode: 200, status: 'ok', shards: [] })
       await sleep(1_000)
