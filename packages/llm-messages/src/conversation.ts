@@ -33,7 +33,7 @@ export interface Conversation {
 
 interface SpanLike {
   attributes: Attributes
-  events?: SpanEvent[]
+  events?: readonly SpanEvent[]
 }
 
 type Direction = ChatMessage['direction']
@@ -411,7 +411,7 @@ function parseJson(text: string | undefined): unknown {
 }
 
 /** JSON only when it looks like a structure: a message that is just "42" stays text. */
-function parseJsonIfStructured(text: string): unknown {
+export function parseJsonIfStructured(text: string): unknown {
   const trimmed = text.trimStart()
   return trimmed.startsWith('[') || trimmed.startsWith('{') ? parseJson(text) : text
 }
