@@ -36,25 +36,21 @@ describe('Langfuse’s OpenTelemetry SDK (@langfuse/otel)', () => {
     await Promise.all([stack?.stop(), fake?.close()])
   })
 
-  it('stores a generation with model, tokens, session, user and cost, found by its words and model', async () => {
-    const traceId = await propagateAttributes({ sessionId: 'lf-session-1', userId: 'lf-user-1' }, () =>
+  /** A support turn with one generation (gpt-4o-mini, fixed answer and usage), under the session and user; its trace id once exported. */
+  async function sendTurn(ids: { sessionId: string; userId: string }, input: unknown[]): Promise<string> {
+    const traceId = await propagateAttributes(ids, () =>
       startActiveObservation('support turn', async (turn) => {
-        const generation = startObservation(
-          'chat',
-          {
-            model: 'gpt-4o-mini',
-            input: [{ role: 'user', content: 'Can a wombat get a refund?' }],
-            output: { role: 'assistant', content: 'Wombats get refunds within thirty days.' },
-            usageDetails: { input: 1000, output: 100, total: 1100 },
-          },
-          { asType: 'generation' },
-        )
-        generation.end()
+        const output = { role: 'assistant', content: 'Wombats get refunds within thirty days.' }
+        startObservation('chat', { model: 'gpt-4o-mini', input, output, usageDetails: { input: 1000, output: 100, total: 1100 } }, { asType: 'generation' }).end()
         return turn.traceId
       }),
     )
     await processor.forceFlush()
+    return traceId
+  }
 
+  it('stores a generation with model, tokens, session, user and cost, found by its words and model', async () => {
+    const traceId = await sendTurn({ sessionId: 'lf-session-1', userId: 'lf-user-1' }, [{ role: 'user', content: 'Can a wombat get a refund?' }])
     const spans = await storedTrace(stack, traceId, 2)
     const call = spans.find((span) => span.name === 'chat')
     assert.ok(call, JSON.stringify(spans.map((span) => span.name)))
@@ -77,27 +73,11 @@ describe('Langfuse’s OpenTelemetry SDK (@langfuse/otel)', () => {
 
   it('gives a judge and a dataset item the generation’s messages, its tool call and result, and no session or user', async () => {
     const toolCall = { id: 'call_wombat', type: 'function', function: { name: 'refund_policy', arguments: '{"animal":"wombat"}' } }
-    const traceId = await propagateAttributes({ sessionId: 'lf-session-judge', userId: 'lf-user-judge' }, () =>
-      startActiveObservation('support turn', async (turn) => {
-        const generation = startObservation(
-          'chat',
-          {
-            model: 'gpt-4o-mini',
-            input: [
-              { role: 'user', content: 'Can a wombat get a refund?' },
-              { role: 'assistant', content: null, tool_calls: [toolCall] },
-              { role: 'tool', tool_call_id: 'call_wombat', content: 'Refunds within thirty days, wombats included.' },
-            ],
-            output: { role: 'assistant', content: 'Wombats get refunds within thirty days.' },
-            usageDetails: { input: 1000, output: 100, total: 1100 },
-          },
-          { asType: 'generation' },
-        )
-        generation.end()
-        return turn.traceId
-      }),
-    )
-    await processor.forceFlush()
+    const traceId = await sendTurn({ sessionId: 'lf-session-judge', userId: 'lf-user-judge' }, [
+      { role: 'user', content: 'Can a wombat get a refund?' },
+      { role: 'assistant', content: null, tool_calls: [toolCall] },
+      { role: 'tool', tool_call_id: 'call_wombat', content: 'Refunds within thirty days, wombats included.' },
+    ])
     const spans = await storedTrace(stack, traceId, 2)
 
     const prompt = await judgePromptOf(stack, fake, traceId, spans)

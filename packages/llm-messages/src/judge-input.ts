@@ -48,7 +48,7 @@ const cut = (text: string) => (text.length > MAX_SIDE_CHARS ? `${text.slice(0, M
 /** The trace's input and output for a judge (spans in start order, as the repository reads them), and an experiment item's expected output. */
 export function judgeInputOf(spans: readonly JudgedSpan[]): JudgeInput {
   const root = spans.find((span) => span.parentSpanId === null) ?? spans[0]
-  const own = root === undefined ? { input: undefined, output: undefined } : ownSidesOf(root.attributes)
+  const own = root === undefined ? { input: undefined, output: undefined } : ownSidesOf(root)
   const conversations = spans.map((span) => llmCallOf(span)?.conversation?.messages ?? [])
   const sideOf = (messages: ChatMessage[], direction: ChatMessage['direction']) => messagesText(messages.filter((message) => message.direction === direction))
   const input = own.input ?? conversations.map((messages) => sideOf(messages, 'input')).find((text) => text !== undefined)

@@ -76,8 +76,15 @@ export function llmCallOf(span: LlmSpan): LlmCall | null {
 const ownInputKeys = ['input.value', 'traceloop.entity.input', 'langfuse.trace.input'] as const
 const ownOutputKeys = ['output.value', 'traceloop.entity.output', 'langfuse.trace.output'] as const
 
-/** The span's own input and output as text (JSON where the instrumentation wrote JSON); undefined when absent or blank. */
-export function ownSidesOf(attributes: Attributes): { input: string | undefined; output: string | undefined } {
+/**
+ * The span's own input and output as text (JSON where the instrumentation wrote JSON); undefined
+ * when absent or blank. OpenInference writes an LLM span's whole request and response into
+ * input.value / output.value, as JSON: where that span's messages can be read, they are its
+ * sides, not those.
+ */
+export function ownSidesOf(span: Pick<LlmSpan, 'attributes' | 'events'>): { input: string | undefined; output: string | undefined } {
+  const { attributes } = span
+  if (attributeText(attributes, 'openinference.span.kind') === 'LLM' && conversationOf(span) !== null) return { input: undefined, output: undefined }
   const first = (keys: readonly string[]) => keys.map((key) => attributeText(attributes, key)).find((text) => text !== undefined && text.trim() !== '')
   return { input: first(ownInputKeys), output: first(ownOutputKeys) }
 }

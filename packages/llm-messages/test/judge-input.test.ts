@@ -44,6 +44,21 @@ describe('what a judge reads of a trace', () => {
     assert.ok(!/lf-session|lf-user/.test(JSON.stringify(judged)), 'no session or user id')
   })
 
+  it('judges a one-span OpenInference trace on its messages, not on the request JSON in input.value', () => {
+    const spans = [
+      span(null, {
+        'openinference.span.kind': s('LLM'),
+        'input.value': s('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"How long do refunds take?"}]}'),
+        'output.value': s('{"id":"chatcmpl-1","choices":[{"message":{"role":"assistant","content":"Five days."}}]}'),
+        'llm.input_messages.0.message.role': s('user'),
+        'llm.input_messages.0.message.content': s('How long do refunds take?'),
+        'llm.output_messages.0.message.role': s('assistant'),
+        'llm.output_messages.0.message.content': s('Five days.'),
+      }),
+    ]
+    assert.deepEqual(judgeInputOf(spans), { input: 'user: How long do refunds take?', output: 'assistant: Five days.' })
+  })
+
   it('prefers a Langfuse trace’s own input and output (updateTrace) to its generations’', () => {
     const spans = [span(null, { 'langfuse.trace.input': s('the question'), 'langfuse.trace.output': s('the answer') }), span('root', { 'langfuse.observation.input': s('inner') })]
     assert.deepEqual(judgeInputOf(spans), { input: 'the question', output: 'the answer' })

@@ -50,11 +50,21 @@ describe('llmCallOf', () => {
 
 describe('ownSidesOf', () => {
   it('reads a span’s own input and output in each convention, the first that holds text', () => {
-    const of = (attributes: Attributes) => ownSidesOf(attributes)
+    const of = (attributes: Attributes) => ownSidesOf({ attributes })
     assert.deepEqual(of({ 'input.value': s('q'), 'output.value': s('a') }), { input: 'q', output: 'a' })
     assert.deepEqual(of({ 'traceloop.entity.input': s('{"q":1}'), 'traceloop.entity.output': s('a') }), { input: '{"q":1}', output: 'a' })
     assert.deepEqual(of({ 'langfuse.trace.input': s('q'), 'langfuse.trace.output': s('a') }), { input: 'q', output: 'a' })
     assert.deepEqual(of({ 'input.value': s('  '), 'traceloop.entity.input': s('second') }), { input: 'second', output: undefined })
     assert.deepEqual(of({ 'session.id': s('s-1'), 'user.id': s('u-1') }), { input: undefined, output: undefined })
+  })
+
+  it('leaves out an OpenInference LLM span’s request and response JSON where its messages are read', () => {
+    const request = s('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}')
+    const llm = { 'openinference.span.kind': s('LLM'), 'input.value': request, 'input.mime_type': s('application/json'), 'output.value': s('{"choices":[]}') }
+    const messages = { 'llm.input_messages.0.message.role': s('user'), 'llm.input_messages.0.message.content': s('hi') }
+    assert.deepEqual(ownSidesOf({ attributes: { ...llm, ...messages } }), { input: undefined, output: undefined })
+    // Without messages the JSON is all there is; a chain's span keeps its own input.
+    assert.deepEqual(ownSidesOf({ attributes: llm }).input, request.stringValue)
+    assert.deepEqual(ownSidesOf({ attributes: { ...messages, 'openinference.span.kind': s('CHAIN'), 'input.value': s('q') } }).input, 'q')
   })
 })

@@ -42,7 +42,7 @@ function fromConversation(span: SpanDto): SpanItemFields | undefined {
 
 /** A span's own input and output where it records no LLM messages (an agent's or chain's root: OpenInference, OpenLLMetry, Langfuse). */
 function fromSpanValues(span: SpanDto): SpanItemFields | undefined {
-  const own = ownSidesOf(span.attributes)
+  const own = ownSidesOf(span)
   const input = valueOf(own.input)
   if (input === undefined) return undefined
   return { input, expectedOutput: valueOf(own.output) ?? null }
