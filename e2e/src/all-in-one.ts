@@ -32,8 +32,8 @@ export async function startAllInOne(settings: Record<string, string> = {}): Prom
 /** A span as GET /api/traces/:id returns it (the fields these tests read). */
 export type StoredLlmSpan = Pick<
   SpanDto,
-  | 'name' | 'parentSpanId' | 'llmVendor' | 'llmModel' | 'llmResponseModel' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cachedInputTokens'
-  | 'reasoningTokens' | 'sessionId' | 'userId' | 'inputCostUsd' | 'outputCostUsd' | 'totalCostUsd' | 'costSource' | 'startTime' | 'attributes' | 'tokensEstimated'
+  | 'name' | 'spanId' | 'parentSpanId' | 'llmVendor' | 'llmModel' | 'llmResponseModel' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cachedInputTokens'
+  | 'reasoningTokens' | 'sessionId' | 'userId' | 'inputCostUsd' | 'outputCostUsd' | 'totalCostUsd' | 'costSource' | 'startTime' | 'attributes' | 'events' | 'tokensEstimated'
 >
 
 /** The stored spans of a trace, once at least `count` of them are there. */

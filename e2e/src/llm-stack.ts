@@ -3,6 +3,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import type { BasicTracerProvider } from '@opentelemetry/sdk-trace-base'
 import { startAllInOne, type AllInOne } from './all-in-one.ts'
 import { startFakeOpenAi, type FakeOpenAi } from './fake-openai.server.ts'
+import { judgeSettings } from './judge-expectations.ts'
 import { otlpTracerProvider } from './otel-clients.ts'
 
 /**
@@ -21,8 +22,8 @@ export interface LlmStack {
 
 export async function startLlmStack(): Promise<LlmStack> {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
-  // The fake model listens on loopback, which the outbound policy refuses unless allowed.
-  const [stack, fake] = await Promise.all([startAllInOne({ OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32' }), startFakeOpenAi()])
+  // The fake model (the application's and the judges') listens on loopback, which the outbound policy refuses unless allowed.
+  const [stack, fake] = await Promise.all([startAllInOne(judgeSettings), startFakeOpenAi()])
   const provider = otlpTracerProvider({ url: `${stack.service.url}/v1/traces`, apiKey: stack.projectKey, encoding: 'protobuf', serviceName: 'support-bot' })
   const tracer = provider.getTracer('support-bot')
   return {

@@ -3,14 +3,16 @@ import { after, before, describe, it } from 'node:test'
 import * as Langtrace from '@langtrase/typescript-sdk'
 import OpenAI from 'openai'
 import { startAllInOne, storedTrace, type AllInOne } from '../../src/all-in-one.ts'
-import { startFakeOpenAi, type FakeOpenAi } from '../../src/fake-openai.server.ts'
+import { fakeAnswer, startFakeOpenAi, type FakeOpenAi } from '../../src/fake-openai.server.ts'
+import { judgePromptOf, judgeSettings } from '../../src/judge-expectations.ts'
 import { assertPricedCountedChat, assertPricedOpenAiChat } from '../../src/llm-expectations.ts'
 import { assertFoundBySearchAndFilter } from '../../src/search-expectations.ts'
 
 // The Langtrace TypeScript SDK instrumenting the real `openai` client and sending its own JSON
 // span arrays to /api/trace. Session and user ride on its withAdditionalAttributes, under the
 // names Langtrace's SDKs use (session.id, user_id). The SDK registers a global tracer provider,
-// so this library has a test file (a process) of its own.
+// so this library has a test file (a process) of its own. It is set up as the README's snippet
+// says: in an ES module the SDK cannot patch an imported `openai` itself and is handed it.
 
 describe('Langtrace TypeScript SDK instrumentation of the openai client', () => {
   let stack: AllInOne
@@ -18,7 +20,7 @@ describe('Langtrace TypeScript SDK instrumentation of the openai client', () => 
   let client: OpenAI
 
   before(async () => {
-    ;[stack, fake] = await Promise.all([startAllInOne(), startFakeOpenAi()])
+    ;[stack, fake] = await Promise.all([startAllInOne(judgeSettings), startFakeOpenAi()])
     Langtrace.init({
       api_key: stack.projectKey,
       api_host: `${stack.service.url}/api/trace`,
@@ -58,4 +60,17 @@ describe('Langtrace TypeScript SDK instrumentation of the openai client', () => 
       assert.equal(row.tokensEstimated, streamed)
     })
   }
+
+  it('gives a judge the messages, recorded as span events, and no session or user', async () => {
+    const traceId = await Langtrace.withLangTraceRootSpan(async (_spanId, rootTraceId) => {
+      await Langtrace.withAdditionalAttributes(async () => {
+        await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'How long do refunds take?' }] })
+      }, { 'session.id': 'lt-session-judge', user_id: 'lt-user-judge' })
+      return rootTraceId
+    }, 'answer question')
+    const spans = await storedTrace(stack, traceId, 2)
+    const prompt = await judgePromptOf(stack, fake, traceId, spans)
+    assert.equal(prompt, `Question: user: How long do refunds take?\nAnswer: assistant: ${fakeAnswer}`)
+    for (const id of ['lt-session-judge', 'lt-user-judge']) assert.ok(!prompt.includes(id), `the judge is not sent ${id}`)
+  })
 })

@@ -5,7 +5,8 @@ import { OpenAIInstrumentation } from '@arizeai/openinference-instrumentation-op
 import { context } from '@opentelemetry/api'
 import OpenAI from 'openai'
 import { storedTrace } from '../../src/all-in-one.ts'
-import { fakeUsage } from '../../src/fake-openai.server.ts'
+import { fakeAnswer, fakeUsage } from '../../src/fake-openai.server.ts'
+import { judgePromptOf } from '../../src/judge-expectations.ts'
 import { assertPricedOpenAiChat } from '../../src/llm-expectations.ts'
 import { assertFoundBySearchAndFilter } from '../../src/search-expectations.ts'
 import { startLlmStack, type LlmStack } from '../../src/llm-stack.ts'
@@ -59,4 +60,16 @@ describe('OpenInference instrumentation of the openai client', () => {
       assert.deepEqual([row.totalTokens, row.costUsd, row.tokensEstimated], streamed ? [null, null, false] : [fakeUsage.total_tokens, call?.totalCostUsd, false])
     })
   }
+
+  it('gives a judge the messages of the call, not its request as JSON, nor its session or user', async () => {
+    const traceId = await llm.turn(() =>
+      context.with(setUser(setSession(context.active(), { sessionId: 'oi-session-judge' }), { userId: 'oi-user-judge' }), () =>
+        client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'How long do refunds take?' }] }),
+      ),
+    )
+    const spans = await storedTrace(llm.stack, traceId, 2)
+    const prompt = await judgePromptOf(llm.stack, llm.fake, traceId, spans)
+    assert.equal(prompt, `Question: user: How long do refunds take?\nAnswer: assistant: ${fakeAnswer}`)
+    for (const id of ['oi-session-judge', 'oi-user-judge']) assert.ok(!prompt.includes(id), `the judge is not sent ${id}`)
+  })
 })

@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test'
 import { OpenAIInstrumentation } from '@traceloop/instrumentation-openai'
 import OpenAI from 'openai'
 import { listedTraces, storedTrace } from '../../src/all-in-one.ts'
+import { fakeAnswer } from '../../src/fake-openai.server.ts'
+import { judgePromptOf } from '../../src/judge-expectations.ts'
 import { assertPricedCountedChat, assertPricedOpenAiChat } from '../../src/llm-expectations.ts'
 import { startLlmStack, type LlmStack } from '../../src/llm-stack.ts'
 import { assertFoundBySearchAndFilter } from '../../src/search-expectations.ts'
@@ -51,4 +53,15 @@ describe('OpenLLMetry instrumentation of the openai client', () => {
       await assertFoundBySearchAndFilter(llm.stack, traceId, { words: ['refunds', 'business'], model: 'gpt-4o-mini', responseModel: 'gpt-4o-mini-2024-07-18', vendor: 'openai' }, `OpenLLMetry, ${streamed ? 'streamed' : 'plain'}`)
     })
   }
+
+  it('gives a judge the messages of the call, and not the session or user on the application’s span', async () => {
+    const traceId = await llm.turn(() => client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'How long do refunds take?' }] }), {
+      'gen_ai.conversation.id': 'ollm-session-judge',
+      'user.id': 'ollm-user-judge',
+    })
+    const spans = await storedTrace(llm.stack, traceId, 2)
+    const prompt = await judgePromptOf(llm.stack, llm.fake, traceId, spans)
+    assert.equal(prompt, `Question: user: How long do refunds take?\nAnswer: assistant: ${fakeAnswer}`)
+    for (const id of ['ollm-session-judge', 'ollm-user-judge']) assert.ok(!prompt.includes(id), `the judge is not sent ${id}`)
+  })
 })

@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test'
 import { createOpenAI } from '@ai-sdk/openai'
 import { generateText, streamText } from 'ai'
 import { listedTraces, storedTrace } from '../../src/all-in-one.ts'
-import { fakeUsage } from '../../src/fake-openai.server.ts'
+import { fakeAnswer, fakeUsage } from '../../src/fake-openai.server.ts'
+import { judgePromptOf } from '../../src/judge-expectations.ts'
 import { assertPricedOpenAiChat } from '../../src/llm-expectations.ts'
 import { assertFoundBySearchAndFilter } from '../../src/search-expectations.ts'
 import { startLlmStack, type LlmStack } from '../../src/llm-stack.ts'
@@ -51,4 +52,14 @@ describe('Vercel AI SDK telemetry', () => {
       await assertFoundBySearchAndFilter(llm.stack, traceId, { words: ['refunds', 'business'], model: 'gpt-4o-mini', responseModel: 'gpt-4o-mini-2024-07-18', vendor: 'openai' }, `Vercel AI SDK, ${streamed ? 'streamText' : 'generateText'}`)
     })
   }
+
+  it('gives a judge the prompt and the answer, not the telemetry’s session or user', async () => {
+    const model = createOpenAI({ baseURL: llm.fake.baseURL, apiKey: 'sk-test' }).chat('gpt-4o-mini')
+    const telemetry = { isEnabled: true, tracer: llm.provider.getTracer('support-bot'), metadata: { sessionId: 'vercel-session-judge', userId: 'vercel-user-judge' } }
+    const traceId = await llm.turn(() => generateText({ model, prompt: 'How long do refunds take?', experimental_telemetry: telemetry }))
+    const spans = await storedTrace(llm.stack, traceId, 3)
+    const prompt = await judgePromptOf(llm.stack, llm.fake, traceId, spans)
+    assert.equal(prompt, `Question: user: How long do refunds take?\nAnswer: assistant: ${fakeAnswer}`)
+    for (const id of ['vercel-session-judge', 'vercel-user-judge']) assert.ok(!prompt.includes(id), `the judge is not sent ${id}`)
+  })
 })

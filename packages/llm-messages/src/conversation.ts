@@ -33,7 +33,7 @@ export interface Conversation {
 
 interface SpanLike {
   attributes: Attributes
-  events?: SpanEvent[]
+  events?: readonly SpanEvent[]
 }
 
 type Direction = ChatMessage['direction']
@@ -54,6 +54,7 @@ const readers: Reader[] = [
   { convention: 'OpenInference', read: readOpenInference },
   { convention: 'Langtrace', read: readLangtrace },
   { convention: 'Vercel AI SDK', read: readVercelAi },
+  { convention: 'Langfuse', read: readLangfuse },
   { convention: 'GenAI events', read: readGenAiEvents },
 ]
 
@@ -190,6 +191,18 @@ function readVercelAi({ attributes }: SpanLike): Reading {
   const toolCalls = toolCallsOf(parseJson(attributeText(attributes, 'ai.response.toolCalls')))
   const output = text !== undefined || toolCalls.length > 0 ? [message('assistant', text ?? '', toolCalls, 'output')] : []
   return { input, output }
+}
+
+// ---- Langfuse (@langfuse/otel): langfuse.observation.input / .output --------------------------------
+
+/**
+ * What the application gave Langfuse's SDK as an observation's input and output, a string kept as
+ * it is and anything else written as JSON (its serializeValue): for a generation, usually the
+ * messages sent and the message answered, tool calls and results included.
+ */
+function readLangfuse({ attributes }: SpanLike): Reading {
+  const side = (key: string, direction: Direction) => messagesFromJson(parseJsonIfStructured(attributeText(attributes, key) ?? ''), direction)
+  return { input: side('langfuse.observation.input', 'input'), output: side('langfuse.observation.output', 'output') }
 }
 
 // ---- Span events: gen_ai.{system,user,assistant,tool}.message, gen_ai.choice, gen_ai.content.* --
@@ -398,7 +411,7 @@ function parseJson(text: string | undefined): unknown {
 }
 
 /** JSON only when it looks like a structure: a message that is just "42" stays text. */
-function parseJsonIfStructured(text: string): unknown {
+export function parseJsonIfStructured(text: string): unknown {
   const trimmed = text.trimStart()
   return trimmed.startsWith('[') || trimmed.startsWith('{') ? parseJson(text) : text
 }

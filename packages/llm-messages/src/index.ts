@@ -1,5 +1,6 @@
-export { attributeText, plainValue, type AnyValue, type Attributes, type SpanEvent } from './any-value.ts'
-export { contentText, conversationOf, messagesFromJson, type ChatMessage, type Conversation, type ToolCall } from './conversation.ts'
+export { attributeText, plainValue, readCount, readId, readJsonCount, readJsonText, readText, readUsd, type AnyValue, type Attributes, type SpanEvent } from './any-value.ts'
+export { contentText, conversationOf, messagesFromJson, parseJsonIfStructured, type ChatMessage, type Conversation, type ToolCall } from './conversation.ts'
+export { llmCallOf, ownSidesOf, type LlmCall, type LlmSpan } from './llm-call.ts'
 export { compileTemplate, extractVariables, fillTemplate, missingVariables, type CompiledTemplate } from './prompt-template.ts'
 export { chatPromptMessages, inputText, promptMessages, variablesOfInput, variableText, type PromptMessage } from './prompt-messages.ts'
 export { expectedOutputKey, fillJudgePrompt, judgeInputOf, judgeRequestOf, judgeSkipReason, MAX_SIDE_CHARS, type JudgeInput, type JudgeRequest, type JudgedSpan } from './judge-input.ts'

@@ -1,14 +1,16 @@
 import { attributeText, type Attributes, type SpanEvent } from './any-value.ts'
-import { conversationOf, type ChatMessage } from './conversation.ts'
+import type { ChatMessage } from './conversation.ts'
+import { llmCallOf, ownSidesOf } from './llm-call.ts'
 
 // What an LLM judge reads of a trace, shared by the evaluator worker (which sends it) and the
 // control plane's preview (which shows it): the trace's input and output, the template filled
 // with them, and the reason a judge skips a trace that holds nothing to judge.
 //
-// The root span's own input and output (OpenInference's input.value, OpenLLMetry's
-// traceloop.entity.*) win: they are what the application was asked and answered. Else the first
-// LLM call's prompt and the last LLM call's answer, read by conversationOf (every convention the
-// console reads). Nothing else: a trace without the side its template uses is not judged (docs/api.md#llm-as-judge-evaluators).
+// The root span's own input and output (ownSidesOf: OpenInference's input.value, OpenLLMetry's
+// traceloop.entity.*, Langfuse's trace input) win: they are what the application was asked and
+// answered. Else the first LLM call's prompt and the last LLM call's answer, read by llmCallOf as
+// the console reads them. Nothing else of a span (no other attribute, no session or user id): a
+// trace without the side its template uses is not judged (docs/api.md#what-a-judge-is-sent).
 
 /** Each side is cut to this many characters: a judge prompt must fit the judge's context. */
 export const MAX_SIDE_CHARS = 20_000
@@ -16,14 +18,11 @@ export const MAX_SIDE_CHARS = 20_000
 /** Where an experiment's trace keeps its dataset item's expected output (the experiment worker writes it). */
 export const expectedOutputKey = 'tracewell.dataset.item.expected_output'
 
-const rootInputKeys = ['input.value', 'traceloop.entity.input']
-const rootOutputKeys = ['output.value', 'traceloop.entity.output']
-
 /** A span as the judge reads it (a stored span has these and more). */
 export interface JudgedSpan {
   parentSpanId: string | null
   attributes: Attributes
-  events?: SpanEvent[]
+  events?: readonly SpanEvent[]
 }
 
 /** A trace's sides for a judge: null when the trace holds none (or only blank text). */
@@ -32,16 +31,6 @@ export interface JudgeInput {
   output: string | null
   /** An experiment item's expected output, on an experiment's trace only. */
   expectedOutput?: string
-}
-
-const present = (text: string | undefined): string | undefined => (text === undefined || text.trim() === '' ? undefined : text)
-
-function firstOf(attributes: Attributes, keys: readonly string[]): string | undefined {
-  for (const key of keys) {
-    const text = present(attributeText(attributes, key))
-    if (text !== undefined) return text
-  }
-  return undefined
 }
 
 /** Messages as `role: content` lines; a tool call as `role calls name(arguments)`. */
@@ -59,11 +48,13 @@ const cut = (text: string) => (text.length > MAX_SIDE_CHARS ? `${text.slice(0, M
 /** The trace's input and output for a judge (spans in start order, as the repository reads them), and an experiment item's expected output. */
 export function judgeInputOf(spans: readonly JudgedSpan[]): JudgeInput {
   const root = spans.find((span) => span.parentSpanId === null) ?? spans[0]
-  const conversations = spans.map((span) => conversationOf(span)?.messages ?? [])
+  const own = root === undefined ? { input: undefined, output: undefined } : ownSidesOf(root)
+  const conversations = spans.map((span) => llmCallOf(span)?.conversation?.messages ?? [])
   const sideOf = (messages: ChatMessage[], direction: ChatMessage['direction']) => messagesText(messages.filter((message) => message.direction === direction))
-  const input = (root && firstOf(root.attributes, rootInputKeys)) ?? conversations.map((messages) => sideOf(messages, 'input')).find((text) => text !== undefined)
-  const output = (root && firstOf(root.attributes, rootOutputKeys)) ?? conversations.map((messages) => sideOf(messages, 'output')).findLast((text) => text !== undefined)
-  const expected = root && firstOf(root.attributes, [expectedOutputKey])
+  const input = own.input ?? conversations.map((messages) => sideOf(messages, 'input')).find((text) => text !== undefined)
+  const output = own.output ?? conversations.map((messages) => sideOf(messages, 'output')).findLast((text) => text !== undefined)
+  const expectedText = root && attributeText(root.attributes, expectedOutputKey)
+  const expected = expectedText === undefined || expectedText.trim() === '' ? undefined : expectedText
   return { input: input === undefined ? null : cut(input), output: output === undefined ? null : cut(output), ...(expected === undefined ? {} : { expectedOutput: cut(expected) }) }
 }
 

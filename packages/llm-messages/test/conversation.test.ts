@@ -135,6 +135,23 @@ describe('conversationOf', () => {
     assert.equal(conversationOf({ attributes: attrs({ 'http.method': 'POST' }), events: [{ name: 'exception' }] }), null)
   })
 
+  it('reads a Langfuse generation’s observation input and output, its tool call and result (recorded from @langfuse/otel)', () => {
+    const conversation = conversationOf(fixtureSpan('langfuse-otel-generation.json', 'chat'))
+    assert.deepEqual(conversation?.conventions, ['Langfuse'])
+    assert.deepEqual(said(conversation?.messages), [
+      'input user: Can a wombat get a refund?',
+      'input assistant: ',
+      'input tool: Refunds within thirty days, wombats included.',
+      'output assistant: Wombats get refunds within thirty days.',
+    ])
+    assert.deepEqual(conversation?.messages[1]?.toolCalls, [{ name: 'refund_policy', arguments: '{"animal":"wombat"}', id: 'call_wombat' }])
+    assert.equal(conversation?.messages[2]?.answers, 'refund_policy')
+    // The application's root observation recorded no input: it has no conversation.
+    assert.equal(conversationOf(fixtureSpan('langfuse-otel-generation.json', 'support turn')), null)
+    // A string given to the SDK is sent as it is, not as JSON.
+    assert.deepEqual(said(conversationOf({ attributes: attrs({ 'langfuse.observation.input': 'Hi', 'langfuse.observation.output': '42' }) })?.messages), ['input user: Hi', 'output assistant: 42'])
+  })
+
   it('takes the prompt from one convention and the answer from another when a span mixes them', () => {
     const conversation = conversationOf({
       attributes: attrs({ 'gen_ai.prompt.0.role': 'user', 'gen_ai.prompt.0.content': 'Q', 'llm.completions': JSON.stringify([{ role: 'assistant', content: 'A' }]) }),

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { fillJudgePrompt, judgeInputOf, judgeRequestOf, judgeSkipReason, MAX_SIDE_CHARS, type JudgedSpan } from '../src/index.ts'
 
@@ -25,6 +26,41 @@ describe('what a judge reads of a trace', () => {
 
   it('prefers the root span’s own input and output (OpenInference, OpenLLMetry entities)', () => {
     const spans = [span(null, { 'input.value': s('the question'), 'traceloop.entity.output': s('the answer') }), span('root', { 'llm.prompts': s('inner') })]
+    assert.deepEqual(judgeInputOf(spans), { input: 'the question', output: 'the answer' })
+  })
+
+  it('judges a Langfuse trace on its generation’s messages, never on its session or user (recorded from @langfuse/otel)', () => {
+    const request = JSON.parse(readFileSync(new URL('../../../test-fixtures/llm-conventions/langfuse-otel-generation.json', import.meta.url), 'utf8'))
+    const spans = (request.resourceSpans[0].scopeSpans[0].spans as Array<{ parentSpanId?: string; attributes: Array<{ key: string; value: { stringValue: string } }> }>).map((recorded) =>
+      span(recorded.parentSpanId ?? null, Object.fromEntries(recorded.attributes.map(({ key, value }) => [key, value]))),
+    )
+    const judged = judgeRequestOf('Question: {{input}}\nAnswer: {{output}}', spans)
+    assert.equal(judged.prompt, [
+      'Question: user: Can a wombat get a refund?',
+      'assistant calls refund_policy({"animal":"wombat"})',
+      'tool: Refunds within thirty days, wombats included.',
+      'Answer: assistant: Wombats get refunds within thirty days.',
+    ].join('\n'))
+    assert.ok(!/lf-session|lf-user/.test(JSON.stringify(judged)), 'no session or user id')
+  })
+
+  it('judges a one-span OpenInference trace on its messages, not on the request JSON in input.value', () => {
+    const spans = [
+      span(null, {
+        'openinference.span.kind': s('LLM'),
+        'input.value': s('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"How long do refunds take?"}]}'),
+        'output.value': s('{"id":"chatcmpl-1","choices":[{"message":{"role":"assistant","content":"Five days."}}]}'),
+        'llm.input_messages.0.message.role': s('user'),
+        'llm.input_messages.0.message.content': s('How long do refunds take?'),
+        'llm.output_messages.0.message.role': s('assistant'),
+        'llm.output_messages.0.message.content': s('Five days.'),
+      }),
+    ]
+    assert.deepEqual(judgeInputOf(spans), { input: 'user: How long do refunds take?', output: 'assistant: Five days.' })
+  })
+
+  it('prefers a Langfuse trace’s own input and output (updateTrace) to its generations’', () => {
+    const spans = [span(null, { 'langfuse.trace.input': s('the question'), 'langfuse.trace.output': s('the answer') }), span('root', { 'langfuse.observation.input': s('inner') })]
     assert.deepEqual(judgeInputOf(spans), { input: 'the question', output: 'the answer' })
   })
 

@@ -1,6 +1,6 @@
 import type { AttributeSource } from './llm-attribute-map.ts'
 import { llmAttributeMap, type LlmColumn } from './llm-attribute-map.ts'
-import type { Attributes } from './attribute-values.ts'
+import type { Attributes } from '@tracewell/llm-messages'
 import { tokensEstimated } from './token-estimates.ts'
 
 /** The columns derived from a span's attributes (see llm-attribute-map.ts). */

@@ -1,4 +1,4 @@
-export type { AttributeValue, Attributes } from './attribute-values.ts'
+export type { Attributes } from '@tracewell/llm-messages'
 export { llmAttributeMap, type AttributeSource, type Convention, type LlmColumn } from './llm-attribute-map.ts'
 export { deriveLlmUsage, type CallerCost, type LlmFields } from './derive-llm-fields.ts'
 export { canonicalVendor, vendorAliases } from './vendor-names.ts'

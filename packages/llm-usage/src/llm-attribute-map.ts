@@ -1,4 +1,4 @@
-import { readCount, readId, readJsonCount, readJsonText, readText, readUsd, type AttributeValue } from './attribute-values.ts'
+import { readCount, readId, readJsonCount, readJsonText, readText, readUsd, type AnyValue } from '@tracewell/llm-messages'
 import { operationFromOpenInference, operationFromRequestType, operationFromVercel } from './operation-names.ts'
 import { canonicalVendor } from './vendor-names.ts'
 
@@ -29,7 +29,7 @@ export interface AttributeSource<T> {
   key: string
   /** Who sends it (for the documentation). */
   from: readonly Convention[]
-  read(value: AttributeValue): T | null
+  read(value: AnyValue): T | null
   /** How the value is read, when it is not read as it is (for the documentation). */
   note?: string
 }

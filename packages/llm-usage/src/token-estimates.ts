@@ -1,4 +1,4 @@
-import type { AttributeValue, Attributes } from './attribute-values.ts'
+import type { AnyValue, Attributes } from '@tracewell/llm-messages'
 
 // Whether a span's token counts (and the cost computed from them) are estimates rather than what
 // the provider reported (docs/semantic-conventions.md, "Estimated tokens"). Two ways to know:
@@ -21,7 +21,7 @@ const EXPLICIT = ['gen_ai.usage.estimated', 'llm.usage.estimated'] as const
 const STREAMED = ['gen_ai.request.stream', 'llm.is_streaming'] as const
 
 /** A boolean attribute that is true: boolValue, or the text "true" (some SDKs stringify every attribute). */
-function isTrue(value: AttributeValue | undefined): boolean {
+function isTrue(value: AnyValue | undefined): boolean {
   if (value === undefined || value === null) return false
   return value.boolValue === true || value.stringValue === 'true'
 }

@@ -1,20 +1,11 @@
+import type { Attributes } from '@tracewell/llm-messages'
 import type { StoredSpan } from '@tracewell/span-schema'
 
 // The shapes the console reads from the control plane's API (docs/api.md). Fields the API added
 // later are optional, so the console keeps working against a server that does not send them yet.
 
-/** An OTLP AnyValue, as stored: exactly one of these keys. */
-export interface AnyValue {
-  stringValue?: string
-  intValue?: string | number
-  doubleValue?: number | string
-  boolValue?: boolean
-  arrayValue?: { values?: AnyValue[] }
-  kvlistValue?: { values?: Array<{ key: string; value?: AnyValue }> }
-  bytesValue?: string
-}
-
-export type Attributes = Record<string, AnyValue>
+// Attribute values are read by @tracewell/llm-messages, whose types these are.
+export type { AnyValue, Attributes, SpanEvent } from '@tracewell/llm-messages'
 
 export interface Session {
   teamId: string
@@ -88,12 +79,6 @@ export interface ScoreConfig {
 export interface TracePage {
   traces: TraceSummary[]
   nextCursor: string | null
-}
-
-export interface SpanEvent {
-  timeUnixNano?: string
-  name?: string
-  attributes?: Attributes
 }
 
 export interface SpanLink {

@@ -1,5 +1,5 @@
 import { useId } from 'react'
-import type { ChatMessage, Conversation, ToolCall } from '../lib/conversation.ts'
+import type { ChatMessage, Conversation, ToolCall } from '@tracewell/llm-messages'
 import { LongText } from './attribute-table.tsx'
 
 const roleLabels: Record<string, string> = { system: 'System', user: 'User', assistant: 'Assistant', tool: 'Tool', function: 'Function', model: 'Assistant', developer: 'Developer' }

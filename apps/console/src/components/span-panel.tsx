@@ -1,7 +1,7 @@
 import { useMemo } from 'react'
+import { llmCallOf } from '@tracewell/llm-messages'
 import { Link } from 'react-router'
 import type { Score, Span } from '../api/types.ts'
-import { conversationOf } from '../lib/conversation.ts'
 import { formatCost, formatCount, formatDuration, formatTime, spanKindName } from '../lib/format.ts'
 import { nanosToMicros } from '../lib/span-tree.ts'
 import { AddToDataset } from './add-to-dataset.tsx'
@@ -15,11 +15,10 @@ const costSources = { attribute: 'reported by the application', custom_price: "t
 
 /** Everything about one span: what it was, its LLM call as a chat, then its raw data. */
 export function SpanPanel({ span, traceStartMicros, projectId, scores = [] }: { span: Span; traceStartMicros: number; projectId: string; scores?: Score[] }) {
-  const conversation = useMemo(() => conversationOf(span), [span])
+  const call = useMemo(() => llmCallOf(span), [span])
   const durationMs = nanosToMicros(span.durationNs) / 1000
   const offsetMs = (nanosToMicros(span.startTimeUnixNano) - traceStartMicros) / 1000
   const isError = span.status?.code === 2
-  const isLlm = Boolean(span.llmModel || span.llmVendor || span.inputTokens != null || conversation)
 
   return (
     <article className="span-panel" aria-labelledby="span-title">
@@ -73,51 +72,51 @@ export function SpanPanel({ span, traceStartMicros, projectId, scores = [] }: { 
         </dl>
       </header>
 
-      {isLlm && (
+      {call && (
         <section aria-labelledby="llm-title" className="panel-section">
           <h3 id="llm-title">LLM call</h3>
           <dl className="facts">
             <dt>Model</dt>
             <dd>
-              {span.llmModel ?? '—'}
-              {span.llmResponseModel && span.llmResponseModel !== span.llmModel ? ` → ${span.llmResponseModel}` : ''}
+              {call.model ?? '—'}
+              {call.responseModel && call.responseModel !== call.model ? ` → ${call.responseModel}` : ''}
             </dd>
-            {span.llmVendor && (
+            {call.vendor && (
               <>
                 <dt>Vendor</dt>
-                <dd>{span.llmVendor}</dd>
+                <dd>{call.vendor}</dd>
               </>
             )}
-            {span.llmRequestType && (
+            {call.requestType && (
               <>
                 <dt>Request</dt>
-                <dd>{span.llmRequestType}</dd>
+                <dd>{call.requestType}</dd>
               </>
             )}
             <dt>Tokens</dt>
             <dd>
-              {formatCount(span.inputTokens)} in · {formatCount(span.outputTokens)} out · {formatCount(span.totalTokens)} total
-              {span.cachedInputTokens ? ` · ${formatCount(span.cachedInputTokens)} cached` : ''}
-              {span.cacheWriteInputTokens ? ` · ${formatCount(span.cacheWriteInputTokens)} written to cache` : ''}
-              {span.reasoningTokens ? ` · ${formatCount(span.reasoningTokens)} reasoning` : ''}
-              {span.tokensEstimated ? <EstimatedMark /> : null}
+              {formatCount(call.tokens.input)} in · {formatCount(call.tokens.output)} out · {formatCount(call.tokens.total)} total
+              {call.tokens.cachedInput ? ` · ${formatCount(call.tokens.cachedInput)} cached` : ''}
+              {call.tokens.cacheWrite ? ` · ${formatCount(call.tokens.cacheWrite)} written to cache` : ''}
+              {call.tokens.reasoning ? ` · ${formatCount(call.tokens.reasoning)} reasoning` : ''}
+              {call.estimated ? <EstimatedMark /> : null}
             </dd>
             <dt>Cost</dt>
             <dd>
-              {formatCost(span.totalCostUsd)}
-              {span.inputCostUsd != null || span.outputCostUsd != null ? ` (${formatCost(span.inputCostUsd)} in, ${formatCost(span.outputCostUsd)} out)` : ''}
-              {span.costSource ? <span className="muted"> · {costSources[span.costSource]}</span> : null}
-              {span.tokensEstimated && span.totalCostUsd != null ? <EstimatedMark /> : null}
+              {formatCost(call.cost.total)}
+              {call.cost.input != null || call.cost.output != null ? ` (${formatCost(call.cost.input)} in, ${formatCost(call.cost.output)} out)` : ''}
+              {call.cost.source ? <span className="muted"> · {costSources[call.cost.source]}</span> : null}
+              {call.estimated && call.cost.total != null ? <EstimatedMark /> : null}
             </dd>
           </dl>
-          {conversation ? <ConversationView conversation={conversation} /> : <p className="muted">No messages were recorded on this span.</p>}
-          {conversation && <AddToDataset key={span.spanId} projectId={projectId} traceId={span.traceId} spanId={span.spanId} />}
+          {call.conversation ? <ConversationView conversation={call.conversation} /> : <p className="muted">No messages were recorded on this span.</p>}
+          {call.conversation && <AddToDataset key={span.spanId} projectId={projectId} traceId={span.traceId} spanId={span.spanId} />}
         </section>
       )}
 
       <ScorePanel key={span.spanId} projectId={projectId} traceId={span.traceId} spanId={span.spanId} scores={scores} subject="this span" />
 
-      <details className="panel-section" open={!isLlm}>
+      <details className="panel-section" open={!call}>
         <summary>
           <h3>Attributes</h3> <span className="muted">{Object.keys(span.attributes ?? {}).length}</span>
         </summary>

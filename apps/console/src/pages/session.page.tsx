@@ -1,10 +1,10 @@
+import { llmCallOf } from '@tracewell/llm-messages'
 import { Link, useParams } from 'react-router'
 import { useSessionDetail, useSessionTraces } from '../api/sessions.api.ts'
 import type { Trace, TraceSummary } from '../api/types.ts'
 import { ConversationView } from '../components/conversation-view.tsx'
 import { projectPath, useProject } from '../components/project-scope.tsx'
 import { ErrorMessage, Loading } from '../components/status.tsx'
-import { conversationOf } from '../lib/conversation.ts'
 import { formatCost, formatCount, formatDuration, formatTime } from '../lib/format.ts'
 import { buildWaterfall, nanosToMicros } from '../lib/span-tree.ts'
 
@@ -63,7 +63,7 @@ function SessionTurn({ summary, trace, loading, projectId }: { summary: TraceSum
   // The trace's LLM calls in the order they ran, each as its chat.
   const calls = trace
     ? buildWaterfall(trace.spans)
-        .rows.map((row) => ({ span: row.span, conversation: conversationOf(row.span) }))
+        .rows.map((row) => ({ span: row.span, conversation: llmCallOf(row.span)?.conversation ?? null }))
         .filter((call) => call.conversation !== null)
         .sort((a, b) => nanosToMicros(a.span.startTimeUnixNano) - nanosToMicros(b.span.startTimeUnixNano))
     : []

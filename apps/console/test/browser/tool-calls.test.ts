@@ -4,6 +4,7 @@ import { describe, it } from 'node:test'
 import { screenshot } from '../support/browser.ts'
 import { assertNoProblems, signedInConsole } from '../support/console-session.ts'
 import { consoleFixture } from '../support/console-fixture.ts'
+import { sendTraces, timedSpan } from '../support/seed.ts'
 import type { Stack } from '../support/stack.ts'
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex')
@@ -83,6 +84,40 @@ async function sendLangtraceToolCall(stack: Stack): Promise<{ traceId: string; s
   return { traceId, spanId }
 }
 
+/**
+ * A generation as @langfuse/otel 5 records it (the attributes of one sent by the real SDK, in the
+ * e2e suite): its input and output are what the application gave the SDK, as JSON, a tool call
+ * and its result among the input; session and user ride on every span.
+ */
+async function sendLangfuseGeneration(stack: Stack): Promise<{ traceId: string; spanId: string }> {
+  const input = [
+    { role: 'user', content: 'Can a wombat get a refund?' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'call_wombat', type: 'function', function: { name: 'refund_policy', arguments: '{"animal":"wombat"}' } }] },
+    { role: 'tool', tool_call_id: 'call_wombat', content: 'Refunds within thirty days, wombats included.' },
+  ]
+  const shared = { 'user.id': 'lf-user', 'session.id': 'lf-session' }
+  let sent = { traceId: '', spanId: '' }
+  const start = Date.now() - 60_000
+  await sendTraces(stack.url, stack.projectKey, 'wombat-shop', (tracer) => {
+    const turn = timedSpan(tracer, 'support turn', start, start + 500, { attributes: { ...shared, 'langfuse.observation.type': 'span', 'langfuse.internal.is_app_root': true } })
+    const generation = timedSpan(tracer, 'chat', start + 10, start + 450, {
+      parent: turn.context,
+      attributes: {
+        ...shared,
+        'langfuse.observation.type': 'generation',
+        'langfuse.observation.input': JSON.stringify(input),
+        'langfuse.observation.output': JSON.stringify({ role: 'assistant', content: 'Wombats get refunds within thirty days.' }),
+        'langfuse.observation.model.name': 'gpt-4o-mini',
+        'langfuse.observation.usage_details': JSON.stringify({ input: 1000, output: 100, total: 1100 }),
+      },
+    })
+    generation.end()
+    turn.end()
+    sent = { traceId: generation.span.spanContext().traceId, spanId: generation.span.spanContext().spanId }
+  })
+  return sent
+}
+
 /** Once both spans are stored (the writer may still be on them when the request is answered). */
 async function storedSpans(stack: Stack, traceId: string, count: number): Promise<void> {
   const deadline = Date.now() + 30_000
@@ -133,6 +168,34 @@ describe('tool calls in the conversation view', () => {
     await back.click()
     await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Tool call get_weather')
     await screenshot(page, 'trace-tool-calls')
+    assertNoProblems(opened)
+    await opened.context.close()
+  })
+})
+
+describe('a Langfuse generation in the conversation view', () => {
+  const fx = consoleFixture(async (stack) => {
+    const sent = await sendLangfuseGeneration(stack)
+    await storedSpans(stack, sent.traceId, 2)
+    return sent
+  })
+
+  it('shows its input, tool call, tool result and answer, not “No messages”', async () => {
+    const opened = await signedInConsole(fx.browser, fx.stack)
+    const { page } = opened
+    const { traceId, spanId } = fx.seeded
+    await page.goto(`/traces/${traceId}?project_id=${fx.stack.projectId}&span=${spanId}`)
+    await page.getByRole('heading', { name: 'chat' }).waitFor()
+    const messages = page.getByRole('list', { name: 'Messages' }).getByRole('listitem')
+    await messages.nth(3).waitFor()
+    assert.deepEqual(await messages.locator('.role').allTextContents(), ['User', 'Assistant', 'Tool', 'Assistant'])
+    assert.equal(await messages.nth(1).locator('.tool-name').textContent(), 'refund_policy')
+    await messages.nth(2).getByRole('button', { name: '↑ result of refund_policy' }).waitFor()
+    assert.equal(await messages.nth(2).locator('.message-text').textContent(), 'Refunds within thirty days, wombats included.')
+    assert.equal(await messages.nth(3).locator('.message-text').textContent(), 'Wombats get refunds within thirty days.')
+    assert.equal(await page.getByText('No messages were recorded on this span.').count(), 0)
+    assert.equal(await page.getByRole('button', { name: 'Add span to dataset' }).count(), 1, 'the span can become a dataset item')
+    await screenshot(page, 'trace-langfuse-generation')
     assertNoProblems(opened)
     await opened.context.close()
   })

@@ -1,9 +1,9 @@
-import { attributeText, conversationOf, type Attributes, type ChatMessage } from '@tracewell/llm-messages'
+import { llmCallOf, ownSidesOf, parseJsonIfStructured, type ChatMessage } from '@tracewell/llm-messages'
 import type { SpanDto } from '@tracewell/db'
 
 // A dataset item taken from a trace or one of its spans, as Langfuse's "add to dataset" does: the
 // LLM call's input messages become the item's input and its answer the expected output. The
-// messages are read by the same readers the console's chat view uses (@tracewell/llm-messages),
+// messages are read as the console's chat view and the judges read them (llmCallOf),
 // so whatever convention the instrumentation wrote, the item holds plain {role, content} messages.
 
 export interface ItemMessage {
@@ -26,23 +26,12 @@ const itemMessage = (message: ChatMessage): ItemMessage => ({
 })
 
 /** A value written as text that may be JSON (OpenInference's input.value): parsed when it is a structure. */
-function valueOf(text: string | undefined): unknown {
-  if (text === undefined) return undefined
-  const trimmed = text.trimStart()
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    try {
-      return JSON.parse(text)
-    } catch {
-      return text
-    }
-  }
-  return text
-}
+const valueOf = (text: string | undefined): unknown => (text === undefined ? undefined : parseJsonIfStructured(text))
 
 /** The span's messages: input (the prompt) and expected output (one answer's text, or the answer messages when there are tool calls or several). */
 function fromConversation(span: SpanDto): SpanItemFields | undefined {
-  const conversation = conversationOf({ attributes: span.attributes as Attributes, events: span.events as Array<{ name?: string; attributes?: Attributes }> })
-  if (conversation === null) return undefined
+  const conversation = llmCallOf(span)?.conversation
+  if (!conversation) return undefined
   const input = conversation.messages.filter((message) => message.direction === 'input').map(itemMessage)
   const output = conversation.messages.filter((message) => message.direction === 'output').map(itemMessage)
   if (input.length === 0) return undefined
@@ -51,13 +40,12 @@ function fromConversation(span: SpanDto): SpanItemFields | undefined {
   return { input, expectedOutput }
 }
 
-/** A span's own input and output where it records no LLM messages (an agent's or chain's root, OpenInference or OpenLLMetry). */
+/** A span's own input and output where it records no LLM messages (an agent's or chain's root: OpenInference, OpenLLMetry, Langfuse). */
 function fromSpanValues(span: SpanDto): SpanItemFields | undefined {
-  const attributes = span.attributes as Attributes
-  const input = valueOf(attributeText(attributes, 'input.value') ?? attributeText(attributes, 'traceloop.entity.input'))
+  const own = ownSidesOf(span)
+  const input = valueOf(own.input)
   if (input === undefined) return undefined
-  const output = valueOf(attributeText(attributes, 'output.value') ?? attributeText(attributes, 'traceloop.entity.output'))
-  return { input, expectedOutput: output ?? null }
+  return { input, expectedOutput: valueOf(own.output) ?? null }
 }
 
 /**
