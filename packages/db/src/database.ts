@@ -389,6 +389,9 @@ export interface EvaluatorsTable {
   enabled: Generated<boolean>
   created_at: CreatedAt
   updated_at: CreatedAt
+  /** The annotation queue that gets the traces this evaluator scores below review_below. */
+  review_queue_id: string | null
+  review_below: number | null
 }
 
 export type EvaluationRunStatus = 'queued' | 'running' | 'completed'
@@ -918,6 +921,7 @@ export const declaredColumns: DeclaredColumns = {
   evaluators: {
     id: notNull, project_id: notNull, name: notNull, connection_id: notNull, model: notNull, prompt: nullable, prompt_name: nullable,
     prompt_label: nullable, score_name: notNull, filter: notNull, sampling_rate: notNull, enabled: notNull, created_at: notNull, updated_at: notNull,
+    review_queue_id: nullable, review_below: nullable,
   },
   evaluation_runs: {
     id: notNull, project_id: notNull, evaluator_id: notNull, from_time: notNull, to_time: notNull, status: notNull, trace_count: nullable,

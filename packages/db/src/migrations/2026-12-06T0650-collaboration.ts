@@ -11,6 +11,7 @@ import { sql, type Kysely } from 'kysely'
 //   goes to the back (a new position).
 // - saved views of the trace list, private or shared, and one default view per person and project.
 // - share links: the token's SHA-256 opens one trace, read-only, until expiry or revocation.
+// - evaluators may send what they scored below a value to a queue.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create table comments (
@@ -106,9 +107,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       revoked_at timestamptz
     )`.execute(db)
   await sql`create index trace_shares_trace_idx on trace_shares (project_id, trace_id)`.execute(db)
+
+  // An evaluator may send the traces it scored below a value to a queue, for people to look at.
+  await sql`alter table evaluators add column review_queue_id text references annotation_queues (id) on delete set null`.execute(db)
+  await sql`alter table evaluators add column review_below double precision`.execute(db)
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`alter table evaluators drop column if exists review_below, drop column if exists review_queue_id`.execute(db)
   for (const table of ['trace_shares', 'saved_view_defaults', 'saved_views', 'annotation_queue_items', 'annotation_queues', 'user_notifications', 'comments']) {
     await db.schema.dropTable(table).ifExists().execute()
   }
