@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { createTraceShare, findLiveTraceShare, listTraceShares, revokeTraceShare } from '@tracewell/db'
 import { answerFailedKey, BadRequestError, NotFoundError } from '@tracewell/http'
 import { authorize } from '../accounts/authorize.ts'
+import { sharedPageHeaders } from '../collaboration/shared-page-headers.ts'
 import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
 import { TraceParamsSchema, TraceSchema, traceDocument, traceIdOf } from './trace-queries.routes.ts'
 
@@ -29,8 +30,6 @@ const TokenParamsSchema = Type.Object({ token: Type.String({ pattern: '^[A-Za-z0
 
 const tokenHashOf = (token: string) => createHash('sha256').update(token).digest('hex')
 
-/** Headers of everything a share link serves: kept out of search engines, caches and referrers. */
-export const sharedPageHeaders = { 'x-robots-tag': 'noindex, nofollow', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' } as const
 
 export const traceShareRoutes: FastifyPluginAsyncTypebox<TraceShareRoutesOptions> = async (app, options) => {
   const tags = ['collaboration']
