@@ -29,8 +29,26 @@ const MonitorsPage = pageChunks.monitors.Page
 const MonitorPage = pageChunks.monitor.Page
 const ChannelsPage = pageChunks.channels.Page
 const DashboardsPage = pageChunks.dashboards.Page
+const AnnotationQueuesPage = pageChunks.annotationQueues.Page
+const AnnotationQueuePage = pageChunks.annotationQueue.Page
+const SharedTracePage = pageChunks.sharedTrace.Page
 
 export function App() {
+  const location = useLocation()
+  // A share link's page stands alone: no session is looked up, nothing but its trace is read.
+  if (location.pathname.startsWith('/shared/')) {
+    return (
+      <Suspense fallback={<Loading label="Loading the page" />}>
+        <Routes>
+          <Route path="/shared/:token" element={<SharedTracePage />} />
+        </Routes>
+      </Suspense>
+    )
+  }
+  return <SignedInApp />
+}
+
+function SignedInApp() {
   const session = useSession()
   const location = useLocation()
   if (session.isPending) return <Loading label="Checking your session" />
@@ -71,6 +89,8 @@ export function App() {
             <Route path="/monitors" element={<MonitorsPage />} />
             <Route path="/monitors/:monitorId" element={<MonitorPage />} />
             <Route path="/channels" element={<ChannelsPage />} />
+            <Route path="/annotation-queues" element={<AnnotationQueuesPage />} />
+            <Route path="/annotation-queues/:queueId" element={<AnnotationQueuePage />} />
           </Route>
           <Route path="/settings" element={<SettingsPage />} />
           <Route path="*" element={<p className="page-error">There is no page at {location.pathname}.</p>} />

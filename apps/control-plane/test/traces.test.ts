@@ -59,7 +59,7 @@ describe('trace queries', () => {
     assert.deepEqual(a, {
       traceId: traceA, name: 'op-000000000000000a', serviceName: 'svc', startTime: '2026-01-01T00:00:00.000000Z', endTime: '2026-01-01T00:00:01.001500Z',
       durationMs: 1001.5, spanCount: 2, errorCount: 0, models: ['claude', 'gpt-4o'], inputTokens: 10, outputTokens: 5, totalTokens: 15,
-      costUsd: 0.000075, tokensEstimated: false, sessionId: 'sess-1', userId: 'user-1', scores: [],
+      costUsd: 0.000075, tokensEstimated: false, sessionId: 'sess-1', userId: 'user-1', scores: [], commentCount: 0,
     })
   })
 

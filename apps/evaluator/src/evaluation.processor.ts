@@ -1,5 +1,6 @@
 import { openSecret } from '@tracewell/auth'
 import {
+  addAnnotationQueueItems,
   completeJob,
   findEvaluationJob,
   findEvaluatorById,
@@ -79,6 +80,9 @@ export async function processJudgment(options: ProcessorOptions, jobId: string, 
       throw error
     })
     await completeJob(db, jobId, { scoreId: score.id, judgeModel: judgment.model, latencyMs: judgment.latencyMs })
+    // Scored low: people look at it too (an item already in the queue stays where it is).
+    const review = evaluator.reviewQueue
+    if (review !== null && judgment.score < review.below) await addAnnotationQueueItems(db, review.queueId, 'trace', [job.traceId])
     return 'completed'
   } catch (error) {
     const failure = error instanceof JudgeError ? error : new JudgeError(error instanceof Error ? error.message : String(error), true)

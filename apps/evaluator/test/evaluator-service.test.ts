@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test'
 import { encryptionKeyOf, sealSecret } from '@tracewell/auth'
 import { EvaluatorConfigSchema, loadConfig, TestEnvironmentSchema } from '@tracewell/config'
 import {
+  createAnnotationQueue,
   createEvaluator,
   createLlmConnection,
   createProject,
@@ -104,11 +105,13 @@ describe('the evaluator service', { timeout: 120_000 }, () => {
   const connect = (name: string, apiKey: string) =>
     createLlmConnection(database.db, { projectId, name, provider: 'openai', baseUrl: judgeUrl, apiKeySealed: sealSecret(apiKey, encryptionKeyOf(keyHex), llmConnectionKeyContext(projectId)), apiKeyHint: '…' })
 
-  it('is ready with its queue, and judges new traces into scores', async () => {
+  it('is ready with its queue, judges new traces into scores, and sends the low ones to its review queue', async () => {
     assert.deepEqual((await app.inject({ url: '/readyz' })).json(), { status: 'ok', checks: { postgres: 'ok', queue: 'ok' } })
     const connection = await connect('right', 'sk-right')
+    const review = await createAnnotationQueue(database.db, projectId, { name: 'low math', description: '', scoreConfigIds: [], assigneeIds: [] }, null)
     const evaluator = await createEvaluator(database.db, {
       projectId, name: 'math', connectionId: connection.id, model: 'judge-model', prompt: 'Question: {{input}} Answer: {{output}}', promptRef: null, scoreName: 'math', filter: {}, samplingRate: 1,
+      reviewQueue: { queueId: review.id, below: 3 },
     })
     const right = randomBytes(16).toString('hex')
     const wrong = randomBytes(16).toString('hex')
@@ -129,6 +132,8 @@ describe('the evaluator service', { timeout: 120_000 }, () => {
     assert.match(metrics, completed)
     const jobs = (await listEvaluationJobs(database.db, { projectId, evaluatorId: evaluator.id, limit: 10 })).jobs
     assert.deepEqual(jobs.map((job) => [job.status, job.attempts, job.error, job.inputTokens, job.outputTokens]), [['completed', 1, null, 30, 8], ['completed', 1, null, 30, 8]])
+    const queued = await database.db.selectFrom('annotation_queue_items').select(['object_type', 'object_id']).where('queue_id', '=', review.id).execute()
+    assert.deepEqual(queued, [{ object_type: 'trace', object_id: wrong }], 'only the trace scored below 3')
   })
 
   it('fails a judgment at once when the judge refuses the key: no retry can help', async () => {

@@ -389,6 +389,9 @@ export interface EvaluatorsTable {
   enabled: Generated<boolean>
   created_at: CreatedAt
   updated_at: CreatedAt
+  /** The annotation queue that gets the traces this evaluator scores below review_below. */
+  review_queue_id: string | null
+  review_below: number | null
 }
 
 export type EvaluationRunStatus = 'queued' | 'running' | 'completed'
@@ -643,6 +646,89 @@ export interface NotificationAttemptsTable {
   duration_ms: number
 }
 
+export type CommentObjectType = 'trace' | 'span' | 'session' | 'prompt' | 'dataset_item'
+
+export interface CommentsTable {
+  id: Generated<string>
+  project_id: string
+  object_type: CommentObjectType
+  object_id: string
+  /** The first comment of the thread this one answers; null for a first comment. */
+  thread_id: string | null
+  author_user_id: string | null
+  body: string
+  mentions: Generated<string[]>
+  resolved_at: Timestamp | null
+  resolved_by_user_id: string | null
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
+export interface UserNotificationsTable {
+  id: Generated<string>
+  user_id: string
+  project_id: string
+  kind: 'mention'
+  comment_id: string | null
+  created_at: CreatedAt
+  read_at: Timestamp | null
+}
+
+export interface AnnotationQueuesTable {
+  id: Generated<string>
+  project_id: string
+  name: string
+  description: Generated<string>
+  score_config_ids: Generated<string[]>
+  assignee_ids: Generated<string[]>
+  created_by_user_id: string | null
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
+export interface AnnotationQueueItemsTable {
+  id: Generated<string>
+  queue_id: string
+  object_type: 'trace' | 'span' | 'session'
+  object_id: string
+  position: Generated<Int8>
+  status: Generated<'pending' | 'completed'>
+  held_by_user_id: string | null
+  held_until: Timestamp | null
+  completed_by_user_id: string | null
+  completed_at: Timestamp | null
+  created_at: CreatedAt
+}
+
+export interface SavedViewsTable {
+  id: Generated<string>
+  project_id: string
+  owner_user_id: string
+  name: string
+  shared: Generated<boolean>
+  state: Json<Record<string, unknown>>
+  created_at: CreatedAt
+  updated_at: CreatedAt
+}
+
+export interface SavedViewDefaultsTable {
+  user_id: string
+  project_id: string
+  view_id: string
+}
+
+export interface TraceSharesTable {
+  token_hash: string
+  id: Generated<string>
+  project_id: string
+  trace_id: string
+  created_by_user_id: string | null
+  created_by_key_id: string | null
+  created_at: CreatedAt
+  expires_at: Timestamp | null
+  revoked_at: Timestamp | null
+}
+
 export interface Database {
   teams: TeamsTable
   projects: ProjectsTable
@@ -651,6 +737,13 @@ export interface Database {
   team_members: TeamMembersTable
   project_members: ProjectMembersTable
   user_sessions: UserSessionsTable
+  comments: CommentsTable
+  user_notifications: UserNotificationsTable
+  annotation_queues: AnnotationQueuesTable
+  annotation_queue_items: AnnotationQueueItemsTable
+  saved_views: SavedViewsTable
+  saved_view_defaults: SavedViewDefaultsTable
+  trace_shares: TraceSharesTable
   promptsets: PromptsetsTable
   prompts: PromptsTable
   prompt_labels: PromptLabelsTable
@@ -746,6 +839,25 @@ export const declaredColumns: DeclaredColumns = {
   users: { id: notNull, email: notNull, name: notNull, password_hash: nullable, email_verified: notNull, created_at: notNull, updated_at: notNull, password_changed_at: nullable },
   team_members: { team_id: notNull, user_id: notNull, role: notNull, created_at: notNull },
   project_members: { project_id: notNull, user_id: notNull, role: notNull, created_at: notNull },
+  comments: {
+    id: notNull, project_id: notNull, object_type: notNull, object_id: notNull, thread_id: nullable, author_user_id: nullable, body: notNull,
+    mentions: notNull, resolved_at: nullable, resolved_by_user_id: nullable, created_at: notNull, updated_at: notNull,
+  },
+  user_notifications: { id: notNull, user_id: notNull, project_id: notNull, kind: notNull, comment_id: nullable, created_at: notNull, read_at: nullable },
+  annotation_queues: {
+    id: notNull, project_id: notNull, name: notNull, description: notNull, score_config_ids: notNull, assignee_ids: notNull, created_by_user_id: nullable,
+    created_at: notNull, updated_at: notNull,
+  },
+  annotation_queue_items: {
+    id: notNull, queue_id: notNull, object_type: notNull, object_id: notNull, position: notNull, status: notNull, held_by_user_id: nullable,
+    held_until: nullable, completed_by_user_id: nullable, completed_at: nullable, created_at: notNull,
+  },
+  saved_views: { id: notNull, project_id: notNull, owner_user_id: notNull, name: notNull, shared: notNull, state: notNull, created_at: notNull, updated_at: notNull },
+  saved_view_defaults: { user_id: notNull, project_id: notNull, view_id: notNull },
+  trace_shares: {
+    token_hash: notNull, id: notNull, project_id: notNull, trace_id: notNull, created_by_user_id: nullable, created_by_key_id: nullable, created_at: notNull,
+    expires_at: nullable, revoked_at: nullable,
+  },
   user_sessions: {
     token_hash: notNull, id: notNull, user_id: notNull, created_at: notNull, last_seen_at: notNull, expires_at: notNull, ended_at: nullable, ip: nullable, user_agent: nullable,
   },
@@ -809,6 +921,7 @@ export const declaredColumns: DeclaredColumns = {
   evaluators: {
     id: notNull, project_id: notNull, name: notNull, connection_id: notNull, model: notNull, prompt: nullable, prompt_name: nullable,
     prompt_label: nullable, score_name: notNull, filter: notNull, sampling_rate: notNull, enabled: notNull, created_at: notNull, updated_at: notNull,
+    review_queue_id: nullable, review_below: nullable,
   },
   evaluation_runs: {
     id: notNull, project_id: notNull, evaluator_id: notNull, from_time: notNull, to_time: notNull, status: notNull, trace_count: nullable,

@@ -53,9 +53,11 @@ export const permissions = {
   'playground:run': { on: 'project', lowest: 'member', about: 'Run the playground (calls a model)' },
   'dashboards:write': { on: 'project', lowest: 'member', keyScope: 'write', about: 'Create, change, import and delete dashboards' },
   'monitors:write': { on: 'project', lowest: 'member', about: 'Create, change, mute and delete monitors' },
-  'comments:write': { on: 'project', lowest: 'member', keyScope: 'write', about: 'Comment, mention, resolve threads' },
-  'annotation-queues:write': { on: 'project', lowest: 'member', keyScope: 'write', about: 'Create queues, add items, take and complete items' },
-  'views:write': { on: 'project', lowest: 'viewer', about: 'Save trace-list views (private ones; shared ones need member)' },
+  // People only: a comment has an author, a queue item a person who holds it.
+  'comments:write': { on: 'project', lowest: 'member', about: 'Comment, mention, resolve threads' },
+  'annotation-queues:write': { on: 'project', lowest: 'member', about: 'Create queues, add items, take and complete items' },
+  'views:write': { on: 'project', lowest: 'viewer', about: 'Save private trace-list views, choose a default view' },
+  'views:share': { on: 'project', lowest: 'member', about: 'Share a saved view with the project' },
   'traces:share': { on: 'project', lowest: 'member', about: 'Share a trace by a public read-only link' },
 
   // Running a project: admins and up.

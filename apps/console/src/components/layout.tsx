@@ -9,6 +9,7 @@ import { ThemeToggle } from './theme.tsx'
 const sections = [
   { path: '/traces', label: 'Traces' },
   { path: '/sessions', label: 'Sessions' },
+  { path: '/annotation-queues', label: 'Review' },
   { path: '/usage', label: 'Usage' },
   { path: '/dashboards', label: 'Dashboards' },
   { path: '/monitors', label: 'Monitors' },

@@ -14,7 +14,8 @@ const statusNames = ['unset', 'ok', 'error']
 const costSources = { attribute: 'reported by the application', custom_price: "the project's price", price_table: 'price table' } as const
 
 /** Everything about one span: what it was, its LLM call as a chat, then its raw data. */
-export function SpanPanel({ span, traceStartMicros, projectId, scores = [] }: { span: Span; traceStartMicros: number; projectId: string; scores?: Score[] }) {
+/** One span in full. With `projectId` null (a share link's page) it is read-only: no scoring, no dataset, no links into the project. */
+export function SpanPanel({ span, traceStartMicros, projectId, scores = [] }: { span: Span; traceStartMicros: number; projectId: string | null; scores?: Score[] }) {
   const call = useMemo(() => llmCallOf(span), [span])
   const durationMs = nanosToMicros(span.durationNs) / 1000
   const offsetMs = (nanosToMicros(span.startTimeUnixNano) - traceStartMicros) / 1000
@@ -110,11 +111,11 @@ export function SpanPanel({ span, traceStartMicros, projectId, scores = [] }: { 
             </dd>
           </dl>
           {call.conversation ? <ConversationView conversation={call.conversation} /> : <p className="muted">No messages were recorded on this span.</p>}
-          {call.conversation && <AddToDataset key={span.spanId} projectId={projectId} traceId={span.traceId} spanId={span.spanId} />}
+          {call.conversation && projectId !== null && <AddToDataset key={span.spanId} projectId={projectId} traceId={span.traceId} spanId={span.spanId} />}
         </section>
       )}
 
-      <ScorePanel key={span.spanId} projectId={projectId} traceId={span.traceId} spanId={span.spanId} scores={scores} subject="this span" />
+      {projectId !== null && <ScorePanel key={span.spanId} projectId={projectId} traceId={span.traceId} spanId={span.spanId} scores={scores} subject="this span" />}
 
       <details className="panel-section" open={!call}>
         <summary>
@@ -158,7 +159,7 @@ export function SpanPanel({ span, traceStartMicros, projectId, scores = [] }: { 
           <ol className="events">
             {span.links.map((link, index) => (
               <li key={index}>
-                {link.traceId ? (
+                {link.traceId && projectId !== null ? (
                   <Link to={projectPath(`/traces/${link.traceId}`, projectId, link.spanId ? { span: link.spanId } : {})}>
                     <code>{link.traceId}</code> / <code>{link.spanId}</code>
                   </Link>

@@ -9,12 +9,20 @@ import {
   type RowData,
 } from '@tanstack/react-table'
 import { useVirtualizer } from '@tanstack/react-virtual'
-import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
+import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode, type RefObject } from 'react'
+import { columnsThatFit } from './grid-columns.ts'
 
 export interface GridColumnMeta {
   /** A CSS grid track, e.g. '10rem' or 'minmax(12rem, 2fr)'. */
   width: string
   align?: 'end'
+  /** The least width the column reads at, in CSS pixels (100 unless given). */
+  minPx?: number
+  /**
+   * Which columns give way first when the grid is narrow: 1 (the default) is always shown, then
+   * 2, then 3 are put behind the "more columns" toggle, 3 first.
+   */
+  priority?: 1 | 2 | 3
 }
 
 /** The table features every grid of the console uses: sorting, over the loaded rows when the server does not sort. */
@@ -52,8 +60,19 @@ export function VirtualGrid<T extends RowData>({ table, label, onOpen, onSort, h
   const focusAfterMove = useRef(false)
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => rowHeight, overscan: 12 })
   const items = virtualizer.getVirtualItems()
-  const columns = table.getAllLeafColumns()
+  const frameRef = useRef<HTMLDivElement>(null)
+  const frameWidth = useWidthOf(frameRef)
+  const [allColumns, setAllColumns] = useState(false)
+  const leafColumns = table.getAllLeafColumns()
+  const fitting = columnsThatFit(
+    leafColumns.map((column) => ({ id: column.id, minPx: column.columnDef.meta?.minPx ?? 100, priority: column.columnDef.meta?.priority ?? 1 })),
+    frameWidth,
+  )
+  const shown = new Set(allColumns ? leafColumns.map((column) => column.id) : fitting.shown)
+  const columns = leafColumns.filter((column) => shown.has(column.id))
   const template = columns.map((column) => column.columnDef.meta?.width ?? '1fr').join(' ')
+  // With every column asked for on a narrow screen, the grid scrolls sideways inside its frame.
+  const minWidth = allColumns ? leafColumns.reduce((sum, column) => sum + (column.columnDef.meta?.minPx ?? 100), 0) : undefined
 
   const lastIndex = items.at(-1)?.index ?? -1
   useEffect(() => {
@@ -89,13 +108,13 @@ export function VirtualGrid<T extends RowData>({ table, label, onOpen, onSort, h
   }
 
   return (
-    <div className="grid-frame">
+    <div className="grid-frame" ref={frameRef}>
       <div className="grid-scroll" ref={scrollRef}>
-        <table className="grid" aria-label={label} aria-rowcount={rows.length + 1}>
+        <table className="grid" aria-label={label} aria-rowcount={rows.length + 1} style={minWidth === undefined ? undefined : { minWidth }}>
           <thead>
             {table.getHeaderGroups().map((group) => (
               <tr key={group.id} className="grid-row grid-head" style={{ gridTemplateColumns: template }} aria-rowindex={1}>
-                {group.headers.map((header) => {
+                {group.headers.filter((header) => shown.has(header.column.id)).map((header) => {
                   const sorted = header.column.getIsSorted()
                   const align = header.column.columnDef.meta?.align
                   return (
@@ -134,8 +153,8 @@ export function VirtualGrid<T extends RowData>({ table, label, onOpen, onSort, h
                   }}
                   onFocus={() => setActive(item.index)}
                 >
-                  {row.getAllCells().map((cell) => (
-                    <td key={cell.id} className={cell.column.columnDef.meta?.align === 'end' ? 'end' : undefined}>
+                  {row.getAllCells().filter((cell) => shown.has(cell.column.id)).map((cell) => (
+                    <td key={cell.id} className={cell.column.columnDef.meta?.align === 'end' ? 'end' : undefined} title={titleOf(cell.getValue())}>
                       <table.FlexRender cell={cell} />
                     </td>
                   ))}
@@ -151,6 +170,11 @@ export function VirtualGrid<T extends RowData>({ table, label, onOpen, onSort, h
           {rows.length === 1 ? '1 row' : `${rows.length.toLocaleString('en-US')} rows`}
           {hasMore ? ' loaded' : ''}
         </span>
+        {(fitting.hidden.length > 0 || allColumns) && (
+          <button type="button" className="button link-button" aria-pressed={allColumns} onClick={() => setAllColumns(!allColumns)}>
+            {allColumns ? 'Fewer columns' : `${fitting.hidden.length} more ${fitting.hidden.length === 1 ? 'column' : 'columns'}`}
+          </button>
+        )}
         {hasMore && (
           <button type="button" className="button" onClick={loadMore} disabled={isFetchingMore}>
             {isFetchingMore ? 'Loading…' : 'Load more'}
@@ -159,4 +183,22 @@ export function VirtualGrid<T extends RowData>({ table, label, onOpen, onSort, h
       </div>
     </div>
   )
+}
+
+/** A cell's own text as its title, so that text cut short by the column shows whole on hover. */
+function titleOf(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined
+}
+
+/** The element's width, kept up to date as it resizes (0 before the first layout). */
+function useWidthOf(ref: RefObject<HTMLElement | null>): number {
+  const [width, setWidth] = useState(0)
+  useEffect(() => {
+    const element = ref.current
+    if (element === null) return
+    const observer = new ResizeObserver(([entry]) => setWidth(Math.floor(entry?.contentRect.width ?? 0)))
+    observer.observe(element)
+    return () => observer.disconnect()
+  }, [ref])
+  return width
 }

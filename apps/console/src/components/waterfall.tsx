@@ -138,7 +138,7 @@ export function Waterfall({ waterfall, selectedSpanId, onSelect }: WaterfallProp
                 onClick={() => onSelect(span.spanId)}
                 title={`${span.name} — ${formatDuration(row.durationMicros / 1000)}${row.isError ? ' (error)' : ''}, level ${row.depth + 1}`}
               >
-                <span className="waterfall-name" style={{ paddingLeft: Math.min(row.depth, maxIndentDepth) * indentPx }}>
+                <span className="waterfall-name" style={{ paddingLeft: Math.min(row.depth, maxIndentDepth) * indentPx }} title={span.llmModel ? `${span.name} · ${span.llmModel}` : span.name}>
                   {row.childCount > 0 ? (
                     <button
                       type="button"

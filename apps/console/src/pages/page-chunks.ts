@@ -29,6 +29,9 @@ function settledWith<T>(value: T): PromiseLike<T> {
 
 export const pageChunks = {
   traces: pageChunk(() => import('./traces.page.tsx')),
+  annotationQueues: pageChunk(() => import('./annotation-queues.page.tsx')),
+  annotationQueue: pageChunk(() => import('./annotation-queue.page.tsx')),
+  sharedTrace: pageChunk(() => import('./shared-trace.page.tsx')),
   trace: pageChunk(() => import('./trace.page.tsx')),
   sessions: pageChunk(() => import('./sessions.page.tsx')),
   session: pageChunk(() => import('./session.page.tsx')),

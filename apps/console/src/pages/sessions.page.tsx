@@ -39,14 +39,14 @@ export default function SessionsPage() {
               {info.getValue()}
             </Link>
           ),
-          meta: { width: 'minmax(12rem, 2fr)' },
+          meta: { width: 'minmax(120px, 2fr)', minPx: 130 },
         }),
-        helper.accessor((session) => session.userId ?? '', { id: 'user', header: 'User', sortFn: 'alphanumeric', cell: (info) => info.getValue() || '—', meta: { width: 'minmax(8rem, 1fr)' } }),
-        helper.accessor('firstSeen', { header: 'Started', sortFn: 'basic', cell: (info) => formatTime(info.getValue()), meta: { width: '11.5rem' } }),
-        helper.accessor('lastSeen', { header: 'Last activity', sortFn: 'basic', cell: (info) => formatTime(info.getValue()), meta: { width: '11.5rem' } }),
-        helper.accessor('traceCount', { header: 'Traces', sortFn: 'basic', cell: (info) => formatCount(info.getValue()), meta: { width: '5rem', align: 'end' } }),
-        helper.accessor((session) => session.totalTokens ?? null, { id: 'tokens', header: 'Tokens', sortFn: 'basic', cell: (info) => formatCount(info.getValue()), meta: { width: '6rem', align: 'end' } }),
-        helper.accessor((session) => session.costUsd ?? null, { id: 'cost', header: 'Cost', sortFn: 'basic', cell: (info) => <span title={formatCostExact(info.getValue())}>{formatCost(info.getValue())}</span>, meta: { width: '6.5rem', align: 'end' } }),
+        helper.accessor((session) => session.userId ?? '', { id: 'user', header: 'User', sortFn: 'alphanumeric', cell: (info) => info.getValue() || '—', meta: { width: 'minmax(100px, 1fr)', minPx: 100, priority: 2 } }),
+        helper.accessor('firstSeen', { header: 'Started', sortFn: 'basic', cell: (info) => formatTime(info.getValue()), meta: { width: 'minmax(165px, 11.5rem)', minPx: 165, priority: 3 } }),
+        helper.accessor('lastSeen', { header: 'Last activity', sortFn: 'basic', cell: (info) => formatTime(info.getValue()), meta: { width: 'minmax(165px, 11.5rem)', minPx: 165 } }),
+        helper.accessor('traceCount', { header: 'Traces', sortFn: 'basic', cell: (info) => formatCount(info.getValue()), meta: { width: 'minmax(60px, 5rem)', align: 'end', minPx: 60, priority: 2 } }),
+        helper.accessor((session) => session.totalTokens ?? null, { id: 'tokens', header: 'Tokens', sortFn: 'basic', cell: (info) => formatCount(info.getValue()), meta: { width: 'minmax(68px, 6rem)', align: 'end', minPx: 68, priority: 3 } }),
+        helper.accessor((session) => session.costUsd ?? null, { id: 'cost', header: 'Cost', sortFn: 'basic', cell: (info) => <span title={formatCostExact(info.getValue())}>{formatCost(info.getValue())}</span>, meta: { width: 'minmax(84px, 6.5rem)', align: 'end', minPx: 84, priority: 2 } }),
       ]),
     [projectId],
   )

@@ -5,6 +5,10 @@ import { apiPath, apiRequest } from '../api/client.ts'
 import { useTrace } from '../api/traces.api.ts'
 import { projectPath, useProject } from '../components/project-scope.tsx'
 import { AddToDataset } from '../components/add-to-dataset.tsx'
+import { CommentThreads } from '../components/comment-threads.tsx'
+import { ShareTrace } from '../components/share-trace.tsx'
+import { useMe, useProjectRole } from '../api/me.api.ts'
+import { roleAllows } from '@tracewell/policy'
 import { ScorePanel } from '../components/score-panel.tsx'
 import { SpanPanel } from '../components/span-panel.tsx'
 import { ErrorMessage, Loading } from '../components/status.tsx'
@@ -21,6 +25,8 @@ export default function TracePage() {
   const waterfall = useMemo(() => buildWaterfall(trace.data?.spans ?? []), [trace.data])
   const navigate = useNavigate()
   const client = useQueryClient()
+  const me = useMe()
+  const role = useProjectRole(projectId)
   const remove = useMutation({
     mutationFn: () => apiRequest<void>('DELETE', apiPath(`/api/traces/${traceId}`, { project_id: projectId })),
     onSuccess: () => {
@@ -73,6 +79,7 @@ export default function TracePage() {
         </div>
         <div className="strip-actions">
           <AddToDataset projectId={projectId} traceId={traceId} />
+          {(role === null || roleAllows(role, 'traces:share')) && <ShareTrace projectId={projectId} traceId={traceId} />}
           <a className="button" href={apiPath(`/api/traces/${traceId}/otlp`, { project_id: projectId })} download={`trace-${traceId}.json`}>
             Download OTLP JSON
           </a>
@@ -90,6 +97,7 @@ export default function TracePage() {
       </dl>
       {remove.isError && <ErrorMessage error={remove.error} what="the deletion" />}
       <ScorePanel projectId={projectId} traceId={traceId} scores={scoresOf(trace.data.scores, null)} subject="this trace" />
+      {me.data && <CommentThreads target={{ projectId, objectType: 'trace', objectId: traceId }} meId={me.data.user.id} canComment={role !== null && roleAllows(role, 'comments:write')} />}
       <div className="trace-split">
         <Waterfall waterfall={waterfall} selectedSpanId={selectedId} onSelect={select} />
         {selected ? <SpanPanel span={selected} traceStartMicros={waterfall.startMicros} projectId={projectId} scores={scoresOf(trace.data.scores, selected.spanId)} /> : <p className="muted">Choose a span.</p>}

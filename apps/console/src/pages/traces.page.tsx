@@ -54,7 +54,7 @@ export default function TracesPage() {
   const columns = useMemo(
     () =>
       helper.columns([
-        helper.accessor('startTime', { id: 'time', header: 'Time', cell: (info) => <time dateTime={info.getValue()}>{formatTime(info.getValue())}</time>, meta: { width: '11.5rem' } }),
+        helper.accessor('startTime', { id: 'time', header: 'Time', cell: (info) => <time dateTime={info.getValue()}>{formatTime(info.getValue())}</time>, meta: { width: 'minmax(165px, 11.5rem)', minPx: 165 } }),
         helper.accessor('name', {
           id: 'name',
           header: 'Root span',
@@ -64,30 +64,30 @@ export default function TracesPage() {
               {info.getValue() || '(no root)'}
             </Link>
           ),
-          meta: { width: 'minmax(12rem, 2fr)' },
+          meta: { width: 'minmax(120px, 2fr)', minPx: 130 },
         }),
         helper.accessor((trace) => trace.serviceName ?? '', {
           id: 'service',
           header: 'Service',
           sortFn: 'alphanumeric',
           cell: (info) => (info.getValue() === selfServiceName ? <SelfBadge /> : info.getValue() || '—'),
-          meta: { width: 'minmax(7rem, 1fr)' },
+          meta: { width: 'minmax(100px, 1fr)', minPx: 100, priority: 3 },
         }),
         helper.accessor((trace) => trace.models.join(', '), {
           id: 'models',
           header: 'Models',
           sortFn: 'alphanumeric',
           cell: (info) => (
-            <span className="models">
+            <span className="models" title={info.row.original.models.join(', ') || undefined}>
               {info.row.original.models.length === 0 ? '—' : info.row.original.models.map((model) => <span key={model} className="tag">{model}</span>)}
             </span>
           ),
-          meta: { width: 'minmax(8rem, 1.3fr)' },
+          meta: { width: 'minmax(120px, 1.3fr)', minPx: 120, priority: 2 },
         }),
-        helper.accessor('durationMs', { id: 'duration', header: 'Duration', cell: (info) => formatDuration(info.getValue()), meta: { width: '6.5rem', align: 'end' } }),
-        helper.accessor('spanCount', { id: 'spans', header: 'Spans', sortFn: 'basic', cell: (info) => formatCount(info.getValue()), meta: { width: '4.5rem', align: 'end' } }),
-        helper.accessor((trace) => tokensOf(trace), { id: 'tokens', header: 'Tokens', cell: (info) => formatCount(info.getValue()), meta: { width: '5.5rem', align: 'end' } }),
-        helper.accessor((trace) => trace.costUsd ?? null, { id: 'cost', header: 'Cost', cell: (info) => <span title={formatCostExact(info.getValue())}>{formatCost(info.getValue())}</span>, meta: { width: '6.5rem', align: 'end' } }),
+        helper.accessor('durationMs', { id: 'duration', header: 'Duration', cell: (info) => formatDuration(info.getValue()), meta: { width: 'minmax(76px, 6.5rem)', align: 'end', minPx: 76, priority: 2 } }),
+        helper.accessor('spanCount', { id: 'spans', header: 'Spans', sortFn: 'basic', cell: (info) => formatCount(info.getValue()), meta: { width: 'minmax(56px, 4.5rem)', align: 'end', minPx: 56, priority: 3 } }),
+        helper.accessor((trace) => tokensOf(trace), { id: 'tokens', header: 'Tokens', cell: (info) => formatCount(info.getValue()), meta: { width: 'minmax(68px, 5.5rem)', align: 'end', minPx: 68, priority: 3 } }),
+        helper.accessor((trace) => trace.costUsd ?? null, { id: 'cost', header: 'Cost', cell: (info) => <span title={formatCostExact(info.getValue())}>{formatCost(info.getValue())}</span>, meta: { width: 'minmax(96px, 7rem)', align: 'end', minPx: 96, priority: 2 } }),
         helper.accessor((trace) => errorsOf(trace), {
           id: 'status',
           header: 'Status',
@@ -100,7 +100,7 @@ export default function TracesPage() {
             ) : (
               <span className="badge ok">ok</span>
             ),
-          meta: { width: '6rem' },
+          meta: { width: 'minmax(84px, 6rem)', minPx: 84 },
         }),
         // Sorted by the server, by the average of the filtered score; without a score filter there
         // is no one score to sort by.
@@ -123,7 +123,7 @@ export default function TracesPage() {
               </span>
             )
           },
-          meta: { width: 'minmax(10rem, 1.6fr)' },
+          meta: { width: 'minmax(140px, 1.6fr)', minPx: 140, priority: 2 },
         }),
       ]),
     [projectId, filters.scoreName, evaluatorNames],

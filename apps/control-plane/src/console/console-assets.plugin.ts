@@ -4,6 +4,7 @@ import fastifyStatic from '@fastify/static'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { consoleDistDir } from '@tracewell/console'
 import fp from 'fastify-plugin'
+import { sharedPageHeaders } from '../collaboration/shared-page-headers.ts'
 
 export interface ConsoleAssetsOptions {
   /** What `vite build` wrote: index.html and assets/; @tracewell/console's dist/ unless a test brings its own. */
@@ -67,7 +68,10 @@ export const consoleAssetsPlugin = fp<ConsoleAssetsOptions>(
     app.get('/', { schema: { hide: true } }, (_request, reply) => sendPage(reply))
     app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
       const path = request.url.split('?')[0] ?? '/'
-      if ((request.method === 'GET' || request.method === 'HEAD') && !apiPath.test(path)) return sendPage(reply)
+      if ((request.method === 'GET' || request.method === 'HEAD') && !apiPath.test(path)) {
+        if (path.startsWith('/shared/')) void reply.headers(sharedPageHeaders)
+        return sendPage(reply)
+      }
       return reply.code(404).send({ message: `Route ${request.method} ${path} not found` })
     })
   },

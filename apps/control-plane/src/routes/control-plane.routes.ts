@@ -43,6 +43,10 @@ import { dashboardRoutes } from './dashboards.routes.ts'
 import { experimentRoutes } from './experiments.routes.ts'
 import { playgroundRoutes } from './playground.routes.ts'
 import { notificationChannelRoutes } from './notification-channels.routes.ts'
+import { annotationQueueRoutes } from './annotation-queues.routes.ts'
+import { commentRoutes } from './comments.routes.ts'
+import { savedViewRoutes } from './saved-views.routes.ts'
+import { traceShareRoutes } from './trace-shares.routes.ts'
 
 export interface ControlPlaneRoutesOptions {
   /** ADMIN_API_KEY: the secret of POST /api/teams; unset, that endpoint refuses everyone. */
@@ -153,6 +157,10 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(datasetRoutes)
   await app.register(dashboardRoutes)
   await app.register(experimentRoutes)
+  await app.register(commentRoutes)
+  await app.register(annotationQueueRoutes)
+  await app.register(savedViewRoutes)
+  await app.register(traceShareRoutes, { publicUrl: options.notifications.publicUrl })
   await app.register(playgroundRoutes, { encryptionKey: options.llmConnectionKey, callTimeoutMs: options.experimentCallTimeoutMs ?? 120_000, outbound: options.outbound })
   const notifications = options.notifications
   const sender = createChannelSender({

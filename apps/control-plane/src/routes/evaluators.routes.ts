@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import {
+  findAnnotationQueue,
   createEvaluationRun,
   createEvaluator,
   deleteEvaluator,
@@ -39,6 +40,14 @@ const PromptRefSchema = Type.Object(
   { additionalProperties: false, description: 'the version the label (default production) points at; its text is the template' },
 )
 
+const ReviewQueueSchema = Type.Object(
+  {
+    queueId: IdSchema,
+    below: Type.Number({ description: 'a trace scored below this goes to the queue' }),
+  },
+  { additionalProperties: false, description: 'an annotation queue of the project that gets the traces this evaluator scores low, for people to review' },
+)
+
 const EvaluatorBodySchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -51,6 +60,7 @@ const EvaluatorBodySchema = Type.Object(
     filter: Type.Optional(TraceFilterBodySchema),
     samplingRate: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'the share of matching new traces judged (default 1); on-demand runs judge every match' })),
     enabled: Type.Optional(Type.Boolean({ description: 'judge new traces (default true); runs work either way' })),
+    reviewQueue: Type.Optional(ReviewQueueSchema),
   },
   { additionalProperties: false },
 )
@@ -70,6 +80,7 @@ const EvaluatorSchema = Type.Object({
   filter: Type.Record(Type.String(), Type.Unknown()),
   samplingRate: Type.Number(),
   enabled: Type.Boolean(),
+  reviewQueue: Type.Union([ReviewQueueSchema, Type.Null()]),
   judgments: Type.Composite([JudgmentCountsSchema], { description: 'skipped: left out by sampling, or nothing to judge in the trace' }),
   judge: Type.Object({ inputTokens: Type.Integer(), outputTokens: Type.Integer(), costUsd: Type.Union([Type.Number(), Type.Null()]) }, { description: 'what the judge calls used, in total' }),
   createdAt: IsoDateSchema,
@@ -167,6 +178,9 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const filter = (body.filter ?? {}) as TraceFilterParams
       checkTraceFilter(filter)
       const prompt = await checkPrompt(projectId, body.prompt)
+      if (body.reviewQueue !== undefined && (await findAnnotationQueue(app.db, projectId, body.reviewQueue.queueId)) === undefined) {
+        throw new BadRequestError(`body/reviewQueue/queueId: the project has no annotation queue ${body.reviewQueue.queueId}`)
+      }
       try {
         let evaluator = await createEvaluator(app.db, {
           projectId,
@@ -177,6 +191,7 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
           scoreName: body.scoreName,
           filter,
           samplingRate: body.samplingRate ?? 1,
+          reviewQueue: body.reviewQueue ?? null,
         })
         if (body.enabled === false) evaluator = (await setEvaluatorEnabled(app.db, projectId, evaluator.id, false)) ?? evaluator
         return reply.code(201).send(withStats(evaluator, undefined))

@@ -1,7 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { deleteTrace, findTraceSpans, findTraceSpansJson, hasSearchableWord, scoresOfTraces, searchTraces, type TraceSearchCursor, type TraceSort } from '@tracewell/db'
+import type { FastifyInstance } from 'fastify'
+import { countTraceComments, deleteTrace, findTraceSpans, findTraceSpansJson, hasSearchableWord, scoresOfTraces, searchTraces, type TraceSearchCursor, type TraceSort } from '@tracewell/db'
 import { BadRequestError, NotFoundError, UnauthorizedError } from '@tracewell/http'
+import { authorize } from '../accounts/authorize.ts'
 import { callerProjectId, requireProjectAccess } from '../auth.ts'
 import { toOtlpJson } from '../otlp-export.ts'
 import { errorResponses, IsoDateSchema, ProjectScopeQuerySchema } from '../schemas.ts'
@@ -70,7 +72,7 @@ export const TraceRowSchema = Type.Object({
   scores: Type.Array(ScoreSchema, { description: 'the trace’s scores (and its spans’), oldest first' }),
 })
 export const TraceListSchema = Type.Object({
-  traces: Type.Array(TraceRowSchema),
+  traces: Type.Array(Type.Object({ ...TraceRowSchema.properties, commentCount: Type.Integer({ description: 'comments on the trace (docs/collaboration.md#comments)' }) })),
   nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as cursor for the next page; null on the last' }),
 })
 export type TraceList = Static<typeof TraceListSchema>
@@ -137,7 +139,8 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/traces',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'traces:read' },
       schema: {
         operationId: 'searchTraces',
         summary: 'Search traces: filters that combine, a sort, a page at a time',
@@ -182,12 +185,13 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         includeTracewellCalls: query.include_tracewell_calls,
       }
       // One timed transaction, its queries one after the other (timed-queries.ts).
-      const { page, scores } = await app.timedQuery(async (db) => {
+      const { page, scores, comments } = await app.timedQuery(async (db) => {
         const found = await searchTraces(db, search)
-        return { page: found, scores: await scoresOfTraces(db, projectId, found.traces.map((trace) => trace.traceId)) }
+        const traceIds = found.traces.map((trace) => trace.traceId)
+        return { page: found, scores: await scoresOfTraces(db, projectId, traceIds), comments: await countTraceComments(db, projectId, traceIds) }
       })
       return {
-        traces: page.traces.map((trace) => ({ ...trace, scores: (scores.get(trace.traceId) ?? []).map(toScore) })),
+        traces: page.traces.map((trace) => ({ ...trace, scores: (scores.get(trace.traceId) ?? []).map(toScore), commentCount: comments.get(trace.traceId) ?? 0 })),
         nextCursor: page.next === null ? null : encodeCursor(query.sort, page.next),
       }
     },
@@ -208,17 +212,8 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const traceId = traceIdOf(request.params.traceId)
-      const projectId = callerProjectId(request)
-      // Sent as the text the repository writes (a string skips the response serializer): the
-      // spans' JSON columns are never parsed and written again.
-      const { spans, scores } = await app.timedQuery(async (db) => ({
-        spans: await findTraceSpansJson(db, projectId, traceId),
-        scores: await scoresOfTraces(db, projectId, [traceId]),
-      }))
-      if (spans === null) throw new NotFoundError('Trace not found')
-      // The text is the TraceSchema document; the type provider only knows the object form.
-      const body = `{"traceId":"${traceId}","spans":${spans},"scores":${JSON.stringify((scores.get(traceId) ?? []).map(toScore))}}` as unknown as Trace
+      const body = await traceDocument(app, callerProjectId(request), traceIdOf(request.params.traceId))
+      if (body === null) throw new NotFoundError('Trace not found')
       return reply.type('application/json; charset=utf-8').send(body)
     },
   )
@@ -271,7 +266,22 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   )
 }
 
-function traceIdOf(raw: string): string {
+/**
+ * One trace as GET /api/traces/:traceId answers it (also a share link's), or null when the project
+ * has no such trace. Sent as the text the repository writes (a string skips the response
+ * serializer): the spans' JSON columns are never parsed and written again.
+ */
+export async function traceDocument(app: FastifyInstance, projectId: string, traceId: string): Promise<Trace | null> {
+  const { spans, scores } = await app.timedQuery(async (db) => ({
+    spans: await findTraceSpansJson(db, projectId, traceId),
+    scores: await scoresOfTraces(db, projectId, [traceId]),
+  }))
+  if (spans === null) return null
+  // The text is the TraceSchema document; the type provider only knows the object form.
+  return `{"traceId":"${traceId}","spans":${spans},"scores":${JSON.stringify((scores.get(traceId) ?? []).map(toScore))}}` as unknown as Trace
+}
+
+export function traceIdOf(raw: string): string {
   if (!/^[0-9a-fA-F]{32}$/.test(raw)) throw new BadRequestError('params/traceId: expected 32 hex characters')
   return raw.toLowerCase()
 }

@@ -20,6 +20,8 @@ export interface EvaluatorDto {
   filter: TraceFilterParams
   samplingRate: number
   enabled: boolean
+  /** Traces it scores below `below` go to this annotation queue; null: none do. */
+  reviewQueue: { queueId: string; below: number } | null
   createdAt: string
   updatedAt: string
 }
@@ -45,6 +47,7 @@ export interface NewEvaluator {
   scoreName: string
   filter: TraceFilterParams
   samplingRate: number
+  reviewQueue?: { queueId: string; below: number } | null
 }
 
 /** Postgres's unique_violation for a second evaluator of one name in a project. */
@@ -65,6 +68,8 @@ interface Row {
   enabled: boolean
   created_at: Date
   updated_at: Date
+  review_queue_id: string | null
+  review_below: number | null
 }
 
 function toDto(row: Row): EvaluatorDto {
@@ -80,6 +85,7 @@ function toDto(row: Row): EvaluatorDto {
     filter: row.filter,
     samplingRate: row.sampling_rate,
     enabled: row.enabled,
+    reviewQueue: row.review_queue_id === null || row.review_below === null ? null : { queueId: row.review_queue_id, below: row.review_below },
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   }
@@ -99,6 +105,8 @@ export async function createEvaluator(db: Executor, evaluator: NewEvaluator): Pr
       score_name: evaluator.scoreName,
       filter: JSON.stringify(evaluator.filter),
       sampling_rate: evaluator.samplingRate,
+      review_queue_id: evaluator.reviewQueue?.queueId ?? null,
+      review_below: evaluator.reviewQueue?.below ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow()

@@ -1,0 +1,242 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import {
+  commentTargetExists,
+  createComment,
+  deleteComment,
+  editComment,
+  findComment,
+  listComments,
+  listTeamMembers,
+  listUserNotifications,
+  markUserNotificationsRead,
+  notifyMentions,
+  resolveThread,
+  type CommentDto,
+} from '@tracewell/db'
+import { BadRequestError, ForbiddenError, NotFoundError } from '@tracewell/http'
+import { authorize } from '../accounts/authorize.ts'
+import { mentionedUserIds } from '../collaboration/mentions.ts'
+import { signedInPerson } from '../collaboration/signed-in-person.ts'
+import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
+
+// Comments on a trace, a span, a session, a prompt version or a dataset item
+// (docs/collaboration.md#comments). Markdown is stored as written and shown by the console
+// through a renderer that allows no HTML; mentions must name members of the project's team.
+
+const ObjectTypeSchema = Type.Union([Type.Literal('trace'), Type.Literal('span'), Type.Literal('session'), Type.Literal('prompt'), Type.Literal('dataset_item')], {
+  description: 'what the comment is about',
+})
+const ObjectIdSchema = Type.String({ minLength: 1, maxLength: 256, description: 'the trace, span, session, prompt version or dataset item id' })
+const BodyTextSchema = Type.String({ minLength: 1, maxLength: 10_000, description: 'markdown; mention a member as @[Name](user:<id>)' })
+
+const PersonSchema = Type.Object({ id: Type.String(), name: Type.String() })
+export const CommentSchema = Type.Object({
+  id: Type.String(),
+  objectType: ObjectTypeSchema,
+  objectId: Type.String(),
+  threadId: Type.Union([Type.String(), Type.Null()], { description: "the thread's first comment; null for a first comment" }),
+  author: Type.Union([PersonSchema, Type.Null()], { description: 'null once the author’s account is gone' }),
+  body: Type.String(),
+  mentions: Type.Array(Type.String(), { description: 'user ids' }),
+  resolvedAt: Type.Union([IsoDateSchema, Type.Null()]),
+  resolvedBy: Type.Union([PersonSchema, Type.Null()]),
+  createdAt: IsoDateSchema,
+  updatedAt: IsoDateSchema,
+})
+
+const ListQuerySchema = Type.Object({ project_id: Type.Optional(Type.String()), objectType: ObjectTypeSchema, objectId: ObjectIdSchema })
+const CreateQuerySchema = Type.Object({ project_id: Type.Optional(Type.String()), objectType: Type.Optional(ObjectTypeSchema), objectId: Type.Optional(ObjectIdSchema) })
+const ProjectQuerySchema = Type.Object({ project_id: Type.Optional(Type.String()) })
+const CreateBodySchema = Type.Object(
+  {
+    objectType: Type.Optional(ObjectTypeSchema),
+    objectId: Type.Optional(ObjectIdSchema),
+    threadId: Type.Optional(Type.String({ description: 'reply to this first comment' })),
+    body: BodyTextSchema,
+  },
+  { additionalProperties: false },
+)
+const PatchBodySchema = Type.Object(
+  {
+    body: Type.Optional(BodyTextSchema),
+    resolved: Type.Optional(Type.Boolean({ description: 'resolve (true) or reopen (false) the thread this first comment starts' })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+)
+const CommentParamsSchema = Type.Object({ commentId: IdSchema })
+
+const NotificationSchema = Type.Object({
+  id: Type.String(),
+  kind: Type.Literal('mention'),
+  projectId: Type.String(),
+  comment: Type.Union([CommentSchema, Type.Null()]),
+  createdAt: IsoDateSchema,
+  readAt: Type.Union([IsoDateSchema, Type.Null()]),
+})
+
+type Comment = Static<typeof CommentSchema>
+const asComment = (dto: CommentDto) => dto as Comment
+
+/** The user ids a body mentions, each a member of the team; a 400 naming anyone else. */
+async function checkedMentions(request: { server: { db: Parameters<typeof listTeamMembers>[0] }; teamId: string | null }, body: string): Promise<string[]> {
+  const mentioned = mentionedUserIds(body)
+  if (mentioned.length === 0) return []
+  const members = new Set((await listTeamMembers(request.server.db, request.teamId as string)).map((member) => member.userId))
+  const outsider = mentioned.find((userId) => !members.has(userId))
+  if (outsider !== undefined) throw new BadRequestError(`body/body: mentions user ${outsider}, who is not a member of this project's team`)
+  return mentioned
+}
+
+export const commentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/api/comments',
+    {
+      onRequest: authorize,
+      config: { permission: 'comments:read' },
+      schema: {
+        operationId: 'listComments',
+        summary: 'The comments on a trace, span, session, prompt version or dataset item, oldest first',
+        tags: ['collaboration'],
+        security: [{ apiKey: [] }],
+        querystring: ListQuerySchema,
+        response: { 200: Type.Object({ comments: Type.Array(CommentSchema) }), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => ({ comments: (await listComments(app.db, request.controlPlaneProjectId as string, request.query.objectType, request.query.objectId)).map(asComment) }),
+  )
+
+  app.post(
+    '/api/comments',
+    {
+      onRequest: authorize,
+      config: { permission: 'comments:write' },
+      schema: {
+        operationId: 'createComment',
+        summary: 'Comment on a trace, span, session, prompt version or dataset item, or reply to a thread',
+        description: 'Members it mentions are notified in the console (and by email where SMTP is set).',
+        tags: ['collaboration'],
+        security: [{ apiKey: [] }],
+        querystring: CreateQuerySchema,
+        body: CreateBodySchema,
+        response: { 201: CommentSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const author = signedInPerson(request, 'Commenting')
+      const projectId = request.controlPlaneProjectId as string
+      const objectType = request.body.objectType ?? request.query.objectType
+      const objectId = request.body.objectId ?? request.query.objectId
+      if (objectType === undefined) throw new BadRequestError('body/objectType: required')
+      if (objectId === undefined) throw new BadRequestError('body/objectId: required')
+      let threadId: string | null = null
+      if (request.body.threadId !== undefined) {
+        const first = await findComment(app.db, projectId, request.body.threadId)
+        if (first === undefined || first.objectType !== objectType || first.objectId !== objectId) throw new NotFoundError('Thread not found on this object')
+        threadId = first.threadId ?? first.id
+      } else if (!(await commentTargetExists(app.db, projectId, objectType, objectId))) {
+        throw new NotFoundError(`The project has no ${objectType.replace('_', ' ')} ${objectId}`)
+      }
+      const mentions = await checkedMentions(request, request.body.body)
+      const comment = await createComment(app.db, { projectId, objectType, objectId, threadId, authorUserId: author.id, body: request.body.body, mentions })
+      await notifyMentions(app.db, projectId, comment.id, mentions.filter((userId) => userId !== author.id))
+      return reply.code(201).send(asComment(comment))
+    },
+  )
+
+  app.patch(
+    '/api/comments/:commentId',
+    {
+      onRequest: authorize,
+      config: { permission: 'comments:write' },
+      schema: {
+        operationId: 'updateComment',
+        summary: 'Edit one’s own comment, or resolve or reopen a thread',
+        tags: ['collaboration'],
+        security: [{ apiKey: [] }],
+        params: CommentParamsSchema,
+        querystring: ProjectQuerySchema,
+        body: PatchBodySchema,
+        response: { 200: CommentSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const person = signedInPerson(request, 'Editing comments')
+      const projectId = request.controlPlaneProjectId as string
+      const comment = await findComment(app.db, projectId, request.params.commentId)
+      if (comment === undefined) throw new NotFoundError('Comment not found')
+      if (request.body.body !== undefined) {
+        if (comment.author?.id !== person.id) throw new ForbiddenError('Only its author may edit a comment')
+        const mentions = await checkedMentions(request, request.body.body)
+        await editComment(app.db, projectId, comment.id, { body: request.body.body, mentions })
+        const newlyMentioned = mentions.filter((userId) => userId !== person.id && !comment.mentions.includes(userId))
+        await notifyMentions(app.db, projectId, comment.id, newlyMentioned)
+      }
+      if (request.body.resolved !== undefined) {
+        if (comment.threadId !== null) throw new BadRequestError('body/resolved: only the first comment of a thread is resolved')
+        await resolveThread(app.db, projectId, comment.id, request.body.resolved ? person.id : null)
+      }
+      return asComment((await findComment(app.db, projectId, comment.id)) as CommentDto)
+    },
+  )
+
+  app.delete(
+    '/api/comments/:commentId',
+    {
+      onRequest: authorize,
+      config: { permission: 'comments:write' },
+      schema: {
+        operationId: 'deleteComment',
+        summary: 'Delete one’s own comment (a first comment with its replies)',
+        tags: ['collaboration'],
+        security: [{ apiKey: [] }],
+        params: CommentParamsSchema,
+        querystring: ProjectQuerySchema,
+        response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const person = signedInPerson(request, 'Deleting comments')
+      const projectId = request.controlPlaneProjectId as string
+      const comment = await findComment(app.db, projectId, request.params.commentId)
+      if (comment === undefined) throw new NotFoundError('Comment not found')
+      if (comment.author?.id !== person.id) throw new ForbiddenError('Only its author may delete a comment')
+      await deleteComment(app.db, projectId, comment.id)
+      return reply.code(204).send(null)
+    },
+  )
+
+  app.get(
+    '/api/notifications',
+    {
+      onRequest: authorize,
+      config: { permission: 'signed-in' },
+      schema: {
+        operationId: 'listNotifications',
+        summary: 'The signed-in person’s notifications (mentions), newest first (the last 100)',
+        tags: ['collaboration'],
+        response: { 200: Type.Object({ notifications: Type.Array(NotificationSchema) }), ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => ({ notifications: (await listUserNotifications(app.db, signedInPerson(request, 'Notifications').id)) as Static<typeof NotificationSchema>[] }),
+  )
+
+  app.post(
+    '/api/notifications/read',
+    {
+      onRequest: authorize,
+      config: { permission: 'signed-in' },
+      schema: {
+        operationId: 'markNotificationsRead',
+        summary: 'Mark notifications read',
+        tags: ['collaboration'],
+        body: Type.Object({ ids: Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 }) }, { additionalProperties: false }),
+        response: { 204: Type.Null(), ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      await markUserNotificationsRead(app.db, signedInPerson(request, 'Notifications').id, request.body.ids)
+      return reply.code(204).send(null)
+    },
+  )
+}
