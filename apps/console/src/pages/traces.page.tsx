@@ -6,6 +6,9 @@ import { useTraceList } from '../api/traces.api.ts'
 import type { TraceSummary } from '../api/types.ts'
 import { projectPath, useProject } from '../components/project-scope.tsx'
 import { OwnCallsSwitch, SelfBadge, selfServiceName } from '../components/own-calls-switch.tsx'
+import { SavedViews } from '../components/saved-views.tsx'
+import { useMe, useProjectRole } from '../api/me.api.ts'
+import { roleAllows } from '@tracewell/policy'
 import { ErrorMessage } from '../components/status.tsx'
 import { SummariesLag } from '../components/summaries-lag.tsx'
 import { TraceFilterForm } from '../components/trace-filter-form.tsx'
@@ -37,6 +40,8 @@ export default function TracesPage() {
   const list = useTraceList(projectId, filters)
   const seen = useRef<Set<string> | null>(null)
   const evaluatorNames = useEvaluatorNames(projectId)
+  const me = useMe()
+  const role = useProjectRole(projectId)
 
   const traces = useMemo(() => list.data?.pages.flatMap((page) => page.traces) ?? [], [list.data])
 
@@ -161,6 +166,7 @@ export default function TracesPage() {
         <OwnCallsSwitch on={filters.includeTracewellCalls} onChange={(on) => apply({ ...filters, includeTracewellCalls: on })} />
         {!serverSorted && <span className="muted">Sorted by {filters.sort} within the loaded traces</span>}
         <SummariesLag projectId={projectId} />
+        {me.data && <SavedViews projectId={projectId} canShare={role !== null && roleAllows(role, 'views:share')} />}
       </div>
       <TraceFilterForm key={params.toString()} filters={filters} onApply={apply} />
       {list.isError ? (
