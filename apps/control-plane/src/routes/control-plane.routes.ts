@@ -43,6 +43,8 @@ import { dashboardRoutes } from './dashboards.routes.ts'
 import { experimentRoutes } from './experiments.routes.ts'
 import { playgroundRoutes } from './playground.routes.ts'
 import { notificationChannelRoutes } from './notification-channels.routes.ts'
+import { installAuditLog } from '../audit/audit-log.hook.ts'
+import { auditLogRoutes } from './audit-log.routes.ts'
 
 export interface ControlPlaneRoutesOptions {
   /** ADMIN_API_KEY: the secret of POST /api/teams; unset, that endpoint refuses everyone. */
@@ -90,6 +92,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   app.decorateRequest('controlPlaneProjectId', null)
   app.decorateRequest('principal', null)
   app.decorateRequest('teamId', null)
+  installAuditLog(app)
   const replica = options.readDb === undefined ? undefined : new ReplicaReads(app.db, options.readDb)
   decorateTimedQuery(app, options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS, replica)
   if (replica) {
@@ -128,6 +131,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   }
 
   await app.register(teamRoutes, { adminApiKey: options.adminApiKey })
+  await app.register(auditLogRoutes)
   await app.register(projectRoutes)
   await app.register(apiKeyRoutes)
   await app.register(retentionRoutes)

@@ -11,8 +11,8 @@ export type { AuditActorKind }
 export interface AuditActor {
   kind: AuditActorKind
   id: string
-  /** The person's email or the key's prefix when the change was made. */
-  label: string
+  /** The person's email or the key's prefix when the change was made; null: the key's prefix, looked up as the entry is written. */
+  label: string | null
 }
 
 export interface NewAuditEntry {
@@ -37,7 +37,7 @@ export interface AuditEntryDto extends Omit<NewAuditEntry, 'actor' | 'before' | 
   id: string
   createdAt: string
   /** `name`: the person's name as it is now (null for keys, and for people since deleted). */
-  actor: AuditActor & { name: string | null }
+  actor: AuditActor & { label: string; name: string | null }
   /** The settings before and after the change, only what differed; null where the route has no settings to show. */
   before: unknown
   after: unknown
@@ -87,7 +87,7 @@ export async function recordAuditEntry(db: Executor, entry: NewAuditEntry): Prom
     project_id: entry.projectId,
     actor_kind: entry.actor.kind,
     actor_id: entry.actor.id,
-    actor_label: entry.actor.label,
+    actor_label: entry.actor.label ?? sql<string>`coalesce((select prefix from api_keys where id = ${entry.actor.id}), ${entry.actor.id})`,
     action: entry.action,
     permission: entry.permission,
     resource_type: entry.resourceType,
