@@ -5,14 +5,15 @@ import { useAuditLog } from '../api/audit-log.api.ts'
 import { useSession } from '../api/session.api.ts'
 import type { AuditEntry } from '../api/types.ts'
 import { Empty, ErrorMessage, Loading } from '../components/status.tsx'
+import { rangeLabels } from '../components/trace-filter-form.tsx'
 import { formatTime } from '../lib/format.ts'
+import { timeRanges, type TimeRange } from '../lib/trace-filters.ts'
 
 // The team's audit log (docs/accounts.md#audit-log): who changed what, when, from where, and for
 // settings what they were before and after. Filters live in the address, so a filtered view can
 // be shared.
 
-const ranges = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const
-type Range = keyof typeof ranges
+const ranges: readonly TimeRange[] = ['1h', '24h', '7d', '30d']
 
 /** The resources a change can be about: those of the matrix's permissions that are not reads. */
 const resourceTypes = [...new Set(Object.keys(permissions).filter((permission) => !permission.endsWith(':read')).map((permission) => permission.split(':')[0] ?? permission))].sort()
@@ -22,12 +23,13 @@ const actorKinds: Record<AuditEntry['actor']['kind'], string> = { user: 'person'
 export default function AuditLogPage() {
   const session = useSession()
   const [params, setParams] = useSearchParams()
-  const range = params.get('range') as Range | null
+  const rangeParam = params.get('range')
+  const range = rangeParam !== null && rangeParam in timeRanges ? (rangeParam as TimeRange) : undefined
   const actor = params.get('actor') ?? undefined
   const resourceType = params.get('resource') ?? undefined
   const action = params.get('action') ?? undefined
   // Computed once per choice of range, so the query's key (and its pages) stay put while it is shown.
-  const from = useMemo(() => (range && range in ranges ? new Date(Date.now() - ranges[range]).toISOString() : undefined), [range])
+  const from = useMemo(() => (range ? new Date(Date.now() - timeRanges[range]).toISOString() : undefined), [range])
   const log = useAuditLog(session.data?.teamId ?? '', { actor, action, resourceType, from })
   const [actionDraft, setActionDraft] = useState(action ?? '')
   const entries = log.data?.pages.flatMap((page) => page.entries) ?? []
@@ -70,9 +72,11 @@ export default function AuditLogPage() {
             <span>Time</span>
             <select value={range ?? ''} onChange={(event) => setParam('range', event.target.value || undefined)}>
               <option value="">All kept</option>
-              <option value="24h">Last 24 hours</option>
-              <option value="7d">Last 7 days</option>
-              <option value="30d">Last 30 days</option>
+              {ranges.map((choice) => (
+                <option key={choice} value={choice}>
+                  {rangeLabels[choice]}
+                </option>
+              ))}
             </select>
           </label>
           <div className="filter-actions">
