@@ -34,7 +34,8 @@ describe('audit log', () => {
   let outsider: Person
 
   before(async () => {
-    cp = await startControlPlane({ SESSION_SECRET: 'audit-log-test-secret-0123456789abcdef' })
+    // Behind a proxy on this machine: its X-Forwarded-For is the caller's address.
+    cp = await startControlPlane({ SESSION_SECRET: 'audit-log-test-secret-0123456789abcdef', TRUST_PROXY: '127.0.0.1' })
     ws = await seedWorkspace(cp.db, 'Audited')
     other = await seedWorkspace(cp.db, 'Other')
     admin = await person(cp.db, ws.teamId, 'ann@example.com', 'admin')
@@ -99,6 +100,15 @@ describe('audit log', () => {
     assert.deepEqual([prices(entries[0], 'before'), prices(entries[0], 'after')], [[[price.id, 3]], []])
   })
 
+  it('records the address a trusted proxy says the change came from', async () => {
+    const response = await cp.app.inject({
+      method: 'PUT', url: `/api/projects/${ws.projectId}/retention`, headers: { 'x-api-key': ws.teamKey, 'x-forwarded-for': '203.0.113.7' }, payload: { enabled: true, retentionDays: 8 },
+    })
+    assert.equal(response.statusCode, 200)
+    const entry = await latest()
+    assert.deepEqual([entry?.ip, entry?.before, entry?.after], ['203.0.113.7', { retentionDays: 7 }, { retentionDays: 8 }])
+  })
+
   it('records no reads, and no change that was refused or failed', async () => {
     const before = (await log()).entries.length
     const url = `/api/projects/${ws.projectId}/retention`
@@ -118,18 +128,18 @@ describe('audit log', () => {
   })
 
   it('filters by actor, action, resource, project and time, and pages with a cursor', async () => {
-    assert.deepEqual((await log('?action=setRetentionPolicy')).entries.map((entry) => entry.actor && (entry.actor as { kind: string }).kind), ['team-key'])
-    assert.equal((await log('?resource_type=settings')).entries.length, 4)
+    assert.deepEqual((await log('?action=setRetentionPolicy')).entries.map((entry) => (entry.actor as { kind: string }).kind), ['team-key', 'team-key'])
+    assert.equal((await log('?resource_type=settings')).entries.length, 5)
     assert.equal((await log('?resource_type=prompts')).entries.length, 0)
-    assert.equal((await log(`?resource_id=${ws.projectId}`)).entries.length, 1)
-    assert.equal((await log(`?project_id=${ws.projectId}`)).entries.length, 4)
+    assert.equal((await log(`?resource_id=${ws.projectId}`)).entries.length, 2)
+    assert.equal((await log(`?project_id=${ws.projectId}`)).entries.length, 5)
     assert.equal((await log(`?from=${new Date(Date.now() + 60_000).toISOString()}`)).entries.length, 0)
-    assert.equal((await log(`?to=${new Date(Date.now() + 60_000).toISOString()}`)).entries.length, 4)
+    assert.equal((await log(`?to=${new Date(Date.now() + 60_000).toISOString()}`)).entries.length, 5)
 
-    const first = await log('?limit=3')
-    assert.equal(first.entries.length, 3)
+    const first = await log('?limit=4')
+    assert.equal(first.entries.length, 4)
     assert.ok(first.nextCursor)
-    const second = await log(`?limit=3&cursor=${first.nextCursor}`)
+    const second = await log(`?limit=4&cursor=${first.nextCursor}`)
     assert.deepEqual(second.entries.map((entry) => entry.action), ['setRetentionPolicy'])
     assert.equal(second.nextCursor, null)
     const ids = [...first.entries, ...second.entries].map((entry) => Number(entry.id))

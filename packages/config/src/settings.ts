@@ -21,6 +21,11 @@ export const serverSettings = (defaultPort: number) => ({
     default: 30_000,
     description: 'how long a client may take to send a whole request (headers and body), in ms; a slower one is answered 408 and disconnected (default 30000)',
   }),
+  TRUST_PROXY: Type.String({
+    default: 'false',
+    pattern: '^(true|false|[0-9A-Fa-f.:/]+(, ?[0-9A-Fa-f.:/]+)*)$',
+    description: "whose X-Forwarded-For is believed for a request's address (the audit log, slowing failed key checks): false (the connection's own address, the default), true (any proxy's), or the proxies' addresses and CIDR ranges, comma-separated",
+  }),
 })
 
 const PostgresUrl = Type.String({

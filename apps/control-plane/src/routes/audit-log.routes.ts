@@ -31,7 +31,7 @@ export const AuditEntrySchema = Type.Object({
   route: Type.String({ description: 'the path template, /api/projects/:projectId/retention' }),
   params: Type.Record(Type.String(), Type.String(), { description: 'the path parameters’ values (those named like secrets redacted)' }),
   status: Type.Integer({ description: 'the HTTP status answered' }),
-  ip: Nullable(Type.String({ description: 'the address the request came from (TRUST_PROXY decides whether X-Forwarded-For is believed)' })),
+  ip: Nullable(Type.String({ description: 'the address the request came from (X-Forwarded-For where TRUST_PROXY believes it)' })),
   userAgent: Nullable(Type.String()),
   before: Type.Unknown({ description: 'settings routes: what differed, as the API showed it before the change; else null' }),
   after: Type.Unknown({ description: 'settings routes: what differed, as the API shows it after the change; else null' }),
