@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
 import { createHash, randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
-import { createUser, createUserSession, putTeamMember, type Db } from '@tracewell/db'
+import { createUser, createUserSession, listAuditEntries, putTeamMember, type Db } from '@tracewell/db'
+import { createApp } from '@tracewell/http'
 import type { TeamRole } from '@tracewell/policy'
 import type { InjectOptions } from 'fastify'
+import { installAuditLog } from '../src/audit/audit-log.hook.ts'
 import { seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
 
 // The audit log (docs/accounts.md#audit-log): changes recorded by the one hook from each route's
@@ -170,5 +172,42 @@ describe('audit log', () => {
       assert.equal(response.statusCode, 400, query)
       assert.match(response.json().message, message)
     }
+  })
+})
+
+describe('audit log of a route open to anyone', () => {
+  let cp: TestControlPlane
+  before(async () => {
+    cp = await startControlPlane()
+  })
+  after(() => cp.close())
+
+  it('records it once its handler names the team and the person, with secret parameters redacted', async () => {
+    const ws = await seedWorkspace(cp.db, 'Joined')
+    const user = await createUser(cp.db, { email: 'new@example.com', name: 'New', passwordHash: null, emailVerified: true })
+    assert.ok(user)
+    // A route as accepting an invitation is: open to anyone, recorded because it asks to be.
+    const app = createApp({ logger: false })
+    app.decorate('db', cp.db)
+    app.decorateRequest('principal', null)
+    app.decorateRequest('teamId', null)
+    app.decorateRequest('controlPlaneProjectId', null)
+    installAuditLog(app)
+    app.post('/api/invitations/:token/accept', { config: { permission: 'anyone', audit: true }, schema: { operationId: 'acceptInvitation' } }, async (request, reply) => {
+      request.teamId = ws.teamId
+      request.principal = { kind: 'user', user: { ...user, sessionId: 's', sessionExpiresAt: new Date() } }
+      return reply.code(201).send({ id: user.id })
+    })
+    app.post('/api/auth/sign-out', { config: { permission: 'signed-in' } }, async (_request, reply) => reply.code(204).send())
+    await app.ready()
+    assert.equal((await app.inject({ method: 'POST', url: '/api/invitations/tok-secret-123/accept' })).statusCode, 201)
+    assert.equal((await app.inject({ method: 'POST', url: '/api/auth/sign-out' })).statusCode, 204)
+    await app.close()
+
+    const { entries } = await listAuditEntries(cp.db, { teamId: ws.teamId, limit: 10 })
+    assert.deepEqual(
+      entries.map((entry) => [entry.action, entry.permission, entry.resourceType, entry.resourceId, entry.params, entry.actor.label]),
+      [['acceptInvitation', 'anyone', 'invitations', user.id, { token: '[redacted]' }, 'new@example.com']],
+    )
   })
 })

@@ -29,7 +29,7 @@ const maxSnapshotChars = 64 * 1024
 export function installAuditLog(app: FastifyInstance): void {
   app.decorateRequest('auditBefore', null)
   app.addHook('preHandler', async (request) => {
-    if (auditedChange(request)?.snapshot) request.auditBefore = await settingsSnapshot(request)
+    if (auditedChange(request)?.snapshot) request.auditBefore = await snapshotOrNull(request)
   })
   app.addHook('onSend', async (request, reply, payload) => {
     if (reply.statusCode >= 400) return payload
@@ -68,8 +68,18 @@ async function entryOf(request: FastifyRequest, reply: FastifyReply, payload: un
     userAgent: typeof userAgent === 'string' ? userAgent.slice(0, 512) : null,
   }
   if (!change.snapshot) return entry
-  const settings = changedParts(request.auditBefore, await settingsSnapshot(request))
+  const settings = changedParts(request.auditBefore, await snapshotOrNull(request))
   return { ...entry, before: bounded(settings?.before ?? null), after: bounded(settings?.after ?? null) }
+}
+
+/** The settings now, or null when they could not be read: a snapshot never stops the change it describes. */
+async function snapshotOrNull(request: FastifyRequest): Promise<unknown> {
+  try {
+    return await settingsSnapshot(request)
+  } catch (error) {
+    request.log.warn({ err: error }, 'settings snapshot for the audit log failed')
+    return null
+  }
 }
 
 function actorOf(principal: Principal): AuditActor {
