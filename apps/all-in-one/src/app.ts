@@ -84,7 +84,7 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
     })
     // No CronJob calls `npm start`: it runs the cleanup itself on RETENTION_SCHEDULE (issue 46 §4).
     await app.register(cleanupRoutes, {
-      cronApiKey: config.CRON_API_KEY, batchSize: config.CLEANUP_BATCH_SIZE, timeBudgetMs: config.CLEANUP_TIME_BUDGET_MS, lockTimeoutMs: config.CLEANUP_LOCK_TIMEOUT_MS, cutoffs: config.CLEANUP_CUTOFF,
+      cronApiKey: config.CRON_API_KEY, batchSize: config.CLEANUP_BATCH_SIZE, timeBudgetMs: config.CLEANUP_TIME_BUDGET_MS, lockTimeoutMs: config.CLEANUP_LOCK_TIMEOUT_MS, cutoffs: config.CLEANUP_CUTOFF, auditLogRetentionDays: config.AUDIT_LOG_RETENTION_DAYS,
       schedule: config.RETENTION_SCHEDULE,
     })
     await app.register(consoleAssetsPlugin, { distDir: deps.consoleDistDir })

@@ -32,6 +32,7 @@ const DashboardsPage = pageChunks.dashboards.Page
 const AnnotationQueuesPage = pageChunks.annotationQueues.Page
 const AnnotationQueuePage = pageChunks.annotationQueue.Page
 const SharedTracePage = pageChunks.sharedTrace.Page
+const AuditLogPage = pageChunks.auditLog.Page
 
 export function App() {
   const location = useLocation()
@@ -93,6 +94,7 @@ function SignedInApp() {
             <Route path="/annotation-queues/:queueId" element={<AnnotationQueuePage />} />
           </Route>
           <Route path="/settings" element={<SettingsPage />} />
+          <Route path="/audit-log" element={<AuditLogPage />} />
           <Route path="*" element={<p className="page-error">There is no page at {location.pathname}.</p>} />
         </Routes>
       </Suspense>

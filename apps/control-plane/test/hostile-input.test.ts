@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { countTeams, listProjectPromptsets, listPrompts, listTeamProjects } from '@tracewell/db'
 import { seededRandom } from '@tracewell/test-support'
@@ -10,7 +11,8 @@ let cp: TestControlPlane
 let ws: Workspace
 let promptsetId: string
 before(async () => {
-  cp = await startControlPlane()
+  // With the LLM connections' key, so that their routes are fuzzed past the 503 of a server without one.
+  cp = await startControlPlane({ LLM_CONNECTION_ENCRYPTION_KEY: randomBytes(32).toString('hex') })
   ws = await seedWorkspace(cp.db, 'Acme')
   const created = await cp.app.inject({ method: 'POST', url: '/api/promptsets', headers: { 'x-api-key': ws.projectKey }, payload: { name: 'registry' } })
   promptsetId = created.json<{ id: string }>().id

@@ -51,7 +51,7 @@ describe('service endpoints', () => {
     assert.deepEqual(moveLabel.security, [{ apiKey: [] }])
     assert.deepEqual(Object.keys(moveLabel.requestBody.content['application/json'].schema.properties), ['version', 'expectedVersion'])
     const changePrice = document.paths['/api/projects/{projectId}/model-prices/{priceId}'].put
-    assert.deepEqual(Object.keys(changePrice.responses).sort(), ['200', '400', '401', '404', '409', '500', '503'])
+    assert.deepEqual(Object.keys(changePrice.responses).sort(), ['200', '400', '401', '403', '404', '409', '500', '503'])
     const page = await cp.app.inject({ url: '/docs' })
     assert.ok([200, 302].includes(page.statusCode))
   })

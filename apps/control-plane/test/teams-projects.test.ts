@@ -141,7 +141,7 @@ describe('teams, projects and retention settings', () => {
       assert.equal((await getRetentionPolicy(cp.db, ws.projectId)).retentionDays, 3650)
     })
 
-    it('hides another team’s project (404) and refuses project keys (401)', async () => {
+    it('hides another team’s project (404) and refuses project keys’ changes (403)', async () => {
       for (const response of [
         await asTeam('GET', `/api/projects/${other.projectId}/retention`),
         await asTeam('PUT', `/api/projects/${other.projectId}/retention`, { enabled: true, retentionDays: 1 }),
@@ -151,7 +151,7 @@ describe('teams, projects and retention settings', () => {
       }
       assert.equal((await getRetentionPolicy(cp.db, other.projectId)).enabled, false)
       const wrongKind = await asTeam('PUT', url(), { enabled: true, retentionDays: 1 }, ws.projectKey)
-      assert.deepEqual([wrongKind.statusCode, wrongKind.json()], [401, unauthorized])
+      assert.deepEqual([wrongKind.statusCode, wrongKind.json()], [403, { message: 'Not allowed: this needs the permission settings:write (docs/permissions.md)' }])
     })
   })
 })

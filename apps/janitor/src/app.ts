@@ -13,7 +13,7 @@ export const janitorService = defineService<JanitorConfig>({
   },
   migrations: 'check',
   async register(app, config) {
-    await app.register(cleanupRoutes, { cronApiKey: config.CRON_API_KEY, batchSize: config.CLEANUP_BATCH_SIZE, timeBudgetMs: config.CLEANUP_TIME_BUDGET_MS, lockTimeoutMs: config.CLEANUP_LOCK_TIMEOUT_MS, cutoffs: config.CLEANUP_CUTOFF })
+    await app.register(cleanupRoutes, { cronApiKey: config.CRON_API_KEY, batchSize: config.CLEANUP_BATCH_SIZE, timeBudgetMs: config.CLEANUP_TIME_BUDGET_MS, lockTimeoutMs: config.CLEANUP_LOCK_TIMEOUT_MS, cutoffs: config.CLEANUP_CUTOFF, auditLogRetentionDays: config.AUDIT_LOG_RETENTION_DAYS })
     // No schedule of its own: a CronJob calls it.
     return { details: { cleanup: async () => cleanupDetails(config.CRON_API_KEY, undefined) } }
   },

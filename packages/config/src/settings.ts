@@ -21,6 +21,11 @@ export const serverSettings = (defaultPort: number) => ({
     default: 30_000,
     description: 'how long a client may take to send a whole request (headers and body), in ms; a slower one is answered 408 and disconnected (default 30000)',
   }),
+  TRUST_PROXY: Type.String({
+    default: 'false',
+    pattern: '^(true|false|[0-9A-Fa-f.:/]+(, ?[0-9A-Fa-f.:/]+)*)$',
+    description: "whose X-Forwarded-For is believed for a request's address (the audit log, slowing failed key checks): false (the connection's own address, the default), true (any proxy's), or the proxies' addresses and CIDR ranges, comma-separated",
+  }),
 })
 
 const PostgresUrl = Type.String({
@@ -458,6 +463,7 @@ export const janitorSettings = {
     description: "exact: spans go at now − retention, the rest of their day deleted row by row; day: once their whole UTC day is past retention (kept up to a day longer), so an expired day is one dropped partition (default exact)",
   }),
   CLEANUP_LOCK_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 1_000, description: 'how long dropping an expired day partition of spans waits for its lock before leaving it to the next run (default 1000)' }),
+  AUDIT_LOG_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 36_500, default: 365, description: 'days the audit log keeps an entry; each cleanup run removes older ones (default 365)' }),
 }
 
 // A cron expression croner accepts (5 fields, or 6 with seconds first; @daily and the like), or "off".

@@ -744,6 +744,7 @@ export interface Database {
   saved_views: SavedViewsTable
   saved_view_defaults: SavedViewDefaultsTable
   trace_shares: TraceSharesTable
+  audit_log: AuditLogTable
   promptsets: PromptsetsTable
   prompts: PromptsTable
   prompt_labels: PromptLabelsTable
@@ -819,6 +820,38 @@ export interface ConsoleSessionRevocationsTable {
   revoked_at: CreatedAt
 }
 
+export type AuditActorKind = 'user' | 'team-key' | 'project-key'
+
+/** One change made through the API (audit-log.repository.ts); append-only, see its migration. */
+export interface AuditLogTable {
+  /** int8, read as a decimal string. */
+  id: GeneratedAlways<string>
+  created_at: CreatedAt
+  team_id: string
+  project_id: string | null
+  actor_kind: AuditActorKind
+  /** The person's or the key's id. */
+  actor_id: string
+  /** The person's email or the key's prefix when the change was made. */
+  actor_label: string
+  /** The route's operationId (setRetentionPolicy, createModelPrice…). */
+  action: string
+  /** The route's permission (docs/permissions.md). */
+  permission: string
+  /** The permission's resource (settings, prompts, members…). */
+  resource_type: string
+  resource_id: string | null
+  method: string
+  /** The route's path template (/api/projects/:projectId/retention). */
+  route: string
+  params: Json<Record<string, string>>
+  status: number
+  ip: string | null
+  user_agent: string | null
+  before: Json<unknown> | null
+  after: Json<unknown> | null
+}
+
 // ---- The runtime twin of the types above, checked against the live schema by a test. ----
 
 type IsNullable<T> = null extends T ? true : false
@@ -860,6 +893,11 @@ export const declaredColumns: DeclaredColumns = {
   },
   user_sessions: {
     token_hash: notNull, id: notNull, user_id: notNull, created_at: notNull, last_seen_at: notNull, expires_at: notNull, ended_at: nullable, ip: nullable, user_agent: nullable,
+  },
+  audit_log: {
+    id: notNull, created_at: notNull, team_id: notNull, project_id: nullable, actor_kind: notNull, actor_id: notNull, actor_label: notNull,
+    action: notNull, permission: notNull, resource_type: notNull, resource_id: nullable, method: notNull, route: notNull, params: notNull,
+    status: notNull, ip: nullable, user_agent: nullable, before: nullable, after: nullable,
   },
   promptsets: { id: notNull, project_id: notNull, name: notNull, description: notNull, created_at: notNull, updated_at: notNull },
   prompts: {

@@ -15,6 +15,8 @@ export interface CreateAppOptions {
    * slower one is answered 408 and disconnected. Node's own default is 300 s, Fastify's none.
    */
   requestTimeoutMs?: number
+  /** TRUST_PROXY, as Fastify's `trustProxy` takes it (trustProxyOf): whose X-Forwarded-For makes `request.ip`. */
+  trustProxy?: boolean | string
   /** Tests pass `false` to keep output quiet. */
   logger?: boolean
   /** Where log lines go; standard output unless a test captures them. */
@@ -50,6 +52,7 @@ export function appServerOptions(options: CreateAppOptions = {}): FastifyServerO
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: 'idle',
+    trustProxy: options.trustProxy ?? false,
     // Node checks the connections for requests past their time this often (30 s by default,
     // which would let a slow sender stay twice the timeout). Headers must come within the same time.
     ...(options.requestTimeoutMs === undefined
@@ -63,6 +66,16 @@ export function appServerOptions(options: CreateAppOptions = {}): FastifyServerO
 }
 
 const REQUEST_TIMEOUT_CHECK_MS = 1_000
+
+/**
+ * TRUST_PROXY's text as Fastify's `trustProxy`: `true`/`false`, or addresses and ranges (Fastify
+ * reads the comma list). No hop count: Fastify 5 trusts nobody for one, as a count cannot tell
+ * the proxy from a client that sends the header itself.
+ */
+export function trustProxyOf(setting: string | undefined): boolean | string {
+  if (setting === undefined || setting === 'false') return false
+  return setting === 'true' ? true : setting
+}
 
 /**
  * Fastify's answer to a connection error before routing (its `clientErrorHandler`), in the API's

@@ -1,4 +1,4 @@
-export { appServerOptions, createApp, type App, type CreateAppOptions } from './create-app.ts'
+export { appServerOptions, createApp, trustProxyOf, type App, type CreateAppOptions } from './create-app.ts'
 export { installErrorHandler, messageBody, statusAndMessageBody, type ErrorBodyShape } from './error-handler.ts'
 export * from './errors.ts'
 export { healthPlugin, type HealthOptions, type ReadinessCheck } from './health.plugin.ts'

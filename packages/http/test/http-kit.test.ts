@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Type } from '@sinclair/typebox'
-import { createApp, healthPlugin, installErrorHandler, metricsPlugin, NotFoundError, statusAndMessageBody, TooManyRequestsError } from '../src/index.ts'
+import { createApp, healthPlugin, installErrorHandler, metricsPlugin, trustProxyOf, NotFoundError, statusAndMessageBody, TooManyRequestsError } from '../src/index.ts'
 
 function buildTestApp(readiness: Record<string, () => Promise<unknown>> = {}) {
   const app = createApp({ logger: false })
@@ -22,6 +22,19 @@ function buildTestApp(readiness: Record<string, () => Promise<unknown>> = {}) {
 }
 
 describe('http kit', () => {
+  it('believes X-Forwarded-For only from the proxies TRUST_PROXY names', async () => {
+    const addressOf = async (setting: string | undefined, remoteAddress: string) => {
+      const app = createApp({ logger: false, trustProxy: trustProxyOf(setting) })
+      app.get('/ip', async (request) => ({ ip: request.ip }))
+      return (await app.inject({ url: '/ip', remoteAddress, headers: { 'x-forwarded-for': '203.0.113.7' } })).json<{ ip: string }>().ip
+    }
+    assert.equal(await addressOf(undefined, '10.0.0.5'), '10.0.0.5')
+    assert.equal(await addressOf('false', '10.0.0.5'), '10.0.0.5')
+    assert.equal(await addressOf('10.0.0.0/8, 127.0.0.1', '10.0.0.5'), '203.0.113.7')
+    assert.equal(await addressOf('10.0.0.0/8', '192.0.2.1'), '192.0.2.1')
+    assert.equal(await addressOf('true', '192.0.2.1'), '203.0.113.7')
+  })
+
   it('hides 5xx details behind a request id', async () => {
     const app = buildTestApp()
     const response = await app.inject({ url: '/boom', headers: { 'x-request-id': 'req-42' } })

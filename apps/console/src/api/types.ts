@@ -460,3 +460,32 @@ export interface PlaygroundRun {
   latencyMs: number
   firstTokenMs: number | null
 }
+
+/** One change of the audit log (GET /api/teams/:teamId/audit-log). */
+export interface AuditEntry {
+  id: string
+  createdAt: string
+  teamId: string
+  projectId: string | null
+  actor: { kind: 'user' | 'team-key' | 'project-key'; id: string; label: string; name: string | null }
+  action: string
+  permission: string
+  resourceType: string
+  resourceId: string | null
+  method: string
+  route: string
+  params: Record<string, string>
+  status: number
+  ip: string | null
+  userAgent: string | null
+  /** Settings routes: what differed, before and after; null elsewhere. */
+  before: unknown
+  after: unknown
+}
+
+export interface AuditLogFilters {
+  actor?: string | undefined
+  action?: string | undefined
+  resourceType?: string | undefined
+  from?: string | undefined
+}

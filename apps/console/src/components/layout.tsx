@@ -20,6 +20,7 @@ const sections = [
   { path: '/evaluators', label: 'Evaluators' },
   { path: '/llm-connections', label: 'LLM connections' },
   { path: '/settings', label: 'Settings' },
+  { path: '/audit-log', label: 'Audit log' },
 ] as const
 
 /** The frame of every signed-in page: the sections, the project picker, the team and sign-out. */

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react'
 import { isoOf, localInput } from '../lib/local-time.ts'
 import { activeFilterCount, defaultTraceFilters, timeRanges, type TimeRange, type TraceFilters } from '../lib/trace-filters.ts'
 
-const rangeLabels: Record<TimeRange, string> = { '15m': 'Last 15 minutes', '1h': 'Last hour', '6h': 'Last 6 hours', '24h': 'Last 24 hours', '7d': 'Last 7 days', '30d': 'Last 30 days' }
+export const rangeLabels: Record<TimeRange, string> = { '15m': 'Last 15 minutes', '1h': 'Last hour', '6h': 'Last 6 hours', '24h': 'Last 24 hours', '7d': 'Last 7 days', '30d': 'Last 30 days' }
 
 /**
  * The query API's filters as a form. It edits a copy; Apply writes it to the URL (a new history

@@ -51,6 +51,7 @@ export const pageChunks = {
   monitor: pageChunk(() => import('./monitor.page.tsx')),
   channels: pageChunk(() => import('./notification-channels.page.tsx')),
   dashboards: pageChunk(() => import('./dashboards.page.tsx')),
+  auditLog: pageChunk(() => import('./audit-log.page.tsx')),
 } as const
 
 /** The chunk a path is served by, as the routes in app.tsx map them. */
@@ -78,6 +79,8 @@ export function chunkOfPath(pathname: string): keyof typeof pageChunks | undefin
       return 'channels'
     case 'dashboards':
       return 'dashboards'
+    case 'audit-log':
+      return 'auditLog'
     case 'usage':
     case 'settings':
     case 'playground':

@@ -47,6 +47,8 @@ import { annotationQueueRoutes } from './annotation-queues.routes.ts'
 import { commentRoutes } from './comments.routes.ts'
 import { savedViewRoutes } from './saved-views.routes.ts'
 import { traceShareRoutes } from './trace-shares.routes.ts'
+import { installAuditLog } from '../audit/audit-log.hook.ts'
+import { auditLogRoutes } from './audit-log.routes.ts'
 
 export interface ControlPlaneRoutesOptions {
   /** ADMIN_API_KEY: the secret of POST /api/teams; unset, that endpoint refuses everyone. */
@@ -94,6 +96,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   app.decorateRequest('controlPlaneProjectId', null)
   app.decorateRequest('principal', null)
   app.decorateRequest('teamId', null)
+  installAuditLog(app)
   const replica = options.readDb === undefined ? undefined : new ReplicaReads(app.db, options.readDb)
   decorateTimedQuery(app, options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS, replica)
   if (replica) {
@@ -132,6 +135,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   }
 
   await app.register(teamRoutes, { adminApiKey: options.adminApiKey })
+  await app.register(auditLogRoutes)
   await app.register(projectRoutes)
   await app.register(apiKeyRoutes)
   await app.register(retentionRoutes)

@@ -1,10 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { createModelPrice, deleteModelPrice, findTeamProject, listModelPrices, MODEL_PRICE_EXISTS, updateModelPrice, type NewModelPrice } from '@tracewell/db'
+import { createModelPrice, deleteModelPrice, listModelPrices, MODEL_PRICE_EXISTS, updateModelPrice, type NewModelPrice } from '@tracewell/db'
 import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
 import { globProblem } from '@tracewell/llm-usage'
-import type { FastifyRequest } from 'fastify'
-import { callerTeamId, requireTeamKey } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
+import { callerProjectId } from '../auth.ts'
 import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
 import { ProjectParamsSchema } from './projects.routes.ts'
 import { parseIsoDate } from './trace-queries.routes.ts'
@@ -80,34 +80,30 @@ function conflictOr(error: unknown, price: NewModelPrice): unknown {
   return isUniqueViolation(error) ? new ConflictError(`A ${price.match} price for ${JSON.stringify(price.model)} with this effective date already exists`) : error
 }
 
-/** GET/POST /api/projects/:projectId/model-prices and PUT/DELETE …/:priceId (team key). */
+/** GET/POST /api/projects/:projectId/model-prices and PUT/DELETE …/:priceId (settings:read, settings:write). */
 export const modelPriceRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  async function ownedProjectId(request: FastifyRequest, projectId: string): Promise<string> {
-    const project = await findTeamProject(app.db, callerTeamId(request), projectId)
-    if (!project) throw new NotFoundError('Project not found')
-    return project.id
-  }
-
   app.get(
     '/api/projects/:projectId/model-prices',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'settings:read' },
       schema: {
         operationId: 'listModelPrices',
         summary: 'List a project’s own model prices, newest first',
         tags: ['model prices'],
         security: [{ apiKey: [] }],
         params: ProjectParamsSchema,
-        response: { 200: ModelPriceListSchema, ...errorResponses(400, 401, 404) },
+        response: { 200: ModelPriceListSchema, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => ({ modelPrices: await listModelPrices(app.db, await ownedProjectId(request, request.params.projectId)) }),
+    async (request) => ({ modelPrices: await listModelPrices(app.db, callerProjectId(request)) }),
   )
 
   app.post(
     '/api/projects/:projectId/model-prices',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'settings:write' },
       schema: {
         operationId: 'createModelPrice',
         summary: 'Price a model for this project',
@@ -117,11 +113,11 @@ export const modelPriceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: [{ apiKey: [] }],
         params: ProjectParamsSchema,
         body: ModelPriceBodySchema,
-        response: { 201: ModelPriceSchema, ...errorResponses(400, 401, 404, 409) },
+        response: { 201: ModelPriceSchema, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) => {
-      const price = priceOf(await ownedProjectId(request, request.params.projectId), request.body)
+      const price = priceOf(callerProjectId(request), request.body)
       try {
         return reply.code(201).send(await createModelPrice(app.db, price))
       } catch (error) {
@@ -133,7 +129,8 @@ export const modelPriceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/api/projects/:projectId/model-prices/:priceId',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'settings:write' },
       schema: {
         operationId: 'updateModelPrice',
         summary: 'Change one of a project’s model prices',
@@ -143,11 +140,11 @@ export const modelPriceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: [{ apiKey: [] }],
         params: ModelPriceParamsSchema,
         body: ModelPriceBodySchema,
-        response: { 200: ModelPriceSchema, ...errorResponses(400, 401, 404, 409) },
+        response: { 200: ModelPriceSchema, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) => {
-      const price = priceOf(await ownedProjectId(request, request.params.projectId), request.body)
+      const price = priceOf(callerProjectId(request), request.body)
       try {
         const updated = await updateModelPrice(app.db, request.params.priceId, price)
         if (updated === undefined) throw new NotFoundError('Model price not found')
@@ -161,18 +158,19 @@ export const modelPriceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/projects/:projectId/model-prices/:priceId',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'settings:write' },
       schema: {
         operationId: 'deleteModelPrice',
         summary: 'Delete one of a project’s model prices',
         tags: ['model prices'],
         security: [{ apiKey: [] }],
         params: ModelPriceParamsSchema,
-        response: { 204: Type.Null({ description: 'deleted' }), ...errorResponses(400, 401, 404) },
+        response: { 204: Type.Null({ description: 'deleted' }), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request, reply) => {
-      const projectId = await ownedProjectId(request, request.params.projectId)
+      const projectId = callerProjectId(request)
       if (!(await deleteModelPrice(app.db, projectId, request.params.priceId))) throw new NotFoundError('Model price not found')
       return reply.code(204).send(null)
     },

@@ -1,9 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { findTeamProject, getCleanupStatus, getRetentionPolicy, latestCleanupRun, upsertRetentionPolicy, type Executor, type RetentionPolicyDto } from '@tracewell/db'
-import { NotFoundError } from '@tracewell/http'
-import type { FastifyRequest } from 'fastify'
-import { callerTeamId, requireTeamKey } from '../auth.ts'
+import { getCleanupStatus, getRetentionPolicy, latestCleanupRun, upsertRetentionPolicy, type Executor, type RetentionPolicyDto } from '@tracewell/db'
+import { authorize } from '../accounts/authorize.ts'
+import { callerProjectId } from '../auth.ts'
 import { errorResponses, IsoDateSchema } from '../schemas.ts'
 import { ProjectParamsSchema } from './projects.routes.ts'
 
@@ -55,18 +54,13 @@ async function withCleanup(db: Executor, policy: RetentionPolicyDto): Promise<Re
   return { ...policy, cleanup: { endpoint, schedule: status?.schedule ?? null, nextRunAt: status?.nextRunAt ?? null, lastRun } }
 }
 
-/** Per-project trace retention (team key); the janitor applies it. */
+/** Per-project trace retention (settings:read, settings:write); the janitor applies it. */
 export const retentionRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  async function ownedProjectId(request: FastifyRequest, projectId: string): Promise<string> {
-    const project = await findTeamProject(app.db, callerTeamId(request), projectId)
-    if (!project) throw new NotFoundError('Project not found')
-    return project.id
-  }
-
   app.get(
     '/api/projects/:projectId/retention',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'settings:read' },
       schema: {
         operationId: 'getRetentionPolicy',
         summary: 'Read a project’s retention policy',
@@ -74,16 +68,17 @@ export const retentionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['retention'],
         security: [{ apiKey: [] }],
         params: ProjectParamsSchema,
-        response: { 200: RetentionPolicySchema, ...errorResponses(400, 401, 404) },
+        response: { 200: RetentionPolicySchema, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => withCleanup(app.db, await getRetentionPolicy(app.db, await ownedProjectId(request, request.params.projectId))),
+    async (request) => withCleanup(app.db, await getRetentionPolicy(app.db, callerProjectId(request))),
   )
 
   app.put(
     '/api/projects/:projectId/retention',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'settings:write' },
       schema: {
         operationId: 'setRetentionPolicy',
         summary: 'Set a project’s retention policy',
@@ -91,11 +86,11 @@ export const retentionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: [{ apiKey: [] }],
         params: ProjectParamsSchema,
         body: RetentionPolicyBodySchema,
-        response: { 200: RetentionPolicySchema, ...errorResponses(400, 401, 404) },
+        response: { 200: RetentionPolicySchema, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
-      const projectId = await ownedProjectId(request, request.params.projectId)
+      const projectId = callerProjectId(request)
       return withCleanup(app.db, await upsertRetentionPolicy(app.db, { projectId, enabled: request.body.enabled, retentionDays: request.body.retentionDays }))
     },
   )

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import {
-  dayAfter, deleteOldestSpansBefore, deleteSummariesOfWindow, ensureDayPartitions, listDayPartitions, listEnabledRetentionPolicies,
+  dayAfter, deleteOldestSpansBefore, pruneAuditLog, deleteSummariesOfWindow, ensureDayPartitions, listDayPartitions, listEnabledRetentionPolicies,
   recordCleanupRun, recordRetentionRun, sql, startOfUtcDay, withAdvisoryLock, type Db, type DayPartition, type DeletedWindow, type RetentionPolicyDto,
   type RetentionRunTrigger,
 } from '@tracewell/db'
@@ -48,6 +48,8 @@ export interface RetentionRunOptions {
    * retentionDays and at most a day more, and a day's expiry is one dropped partition.
    */
   cutoffs?: CutoffGranularity
+  /** AUDIT_LOG_RETENTION_DAYS: the run also removes older audit log entries; absent, it leaves the audit log alone. */
+  auditLogRetentionDays?: number
   /** Who started the run, as retention_runs records it: the endpoint's caller ('request', the default) or `npm start`'s schedule. */
   trigger?: RetentionRunTrigger
 }
@@ -75,6 +77,8 @@ export interface RetentionRunReport {
   droppedPartitions: string[]
   failedProjects: number
   projects: ProjectCleanupReport[]
+  /** Audit log entries removed for being older than AUDIT_LOG_RETENTION_DAYS. */
+  prunedAuditEntries: number
   durationMs: number
 }
 
@@ -248,7 +252,25 @@ async function runLocked(db: Db, options: RetentionRunOptions): Promise<Retentio
     droppedPartitions,
     failedProjects: projects.filter((project) => project.error !== undefined).length,
     projects,
+    prunedAuditEntries: await pruneAuditEntries(db, options),
     durationMs: performance.now() - startedAt,
+  }
+}
+
+/**
+ * The audit log's retention, in the same run (one statement through prune_audit_log, the only
+ * delete the table allows; it is not held to the spans' time budget). A failure is logged and
+ * the run goes on: the entries are still there for the next run.
+ */
+async function pruneAuditEntries(db: Db, options: RetentionRunOptions): Promise<number> {
+  if (options.auditLogRetentionDays === undefined) return 0
+  try {
+    const pruned = await pruneAuditLog(db, options.auditLogRetentionDays)
+    if (pruned > 0) options.log.info({ prunedAuditEntries: pruned, keepDays: options.auditLogRetentionDays }, 'audit log entries past retention removed')
+    return pruned
+  } catch (error) {
+    options.log.error({ err: error }, 'audit log retention failed')
+    return 0
   }
 }
 

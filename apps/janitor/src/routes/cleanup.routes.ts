@@ -18,6 +18,8 @@ export interface CleanupRoutesOptions {
   lockTimeoutMs: number
   /** CLEANUP_CUTOFF: whole UTC days, or exactly now − retention. */
   cutoffs: CutoffGranularity
+  /** AUDIT_LOG_RETENTION_DAYS: each run also removes audit log entries older than this. */
+  auditLogRetentionDays: number
   /**
    * RETENTION_SCHEDULE: `npm start` runs the cleanup itself on this cron schedule; absent (the
    * janitor service, which a CronJob calls) or `off`, only calls of the endpoint run it.
@@ -42,11 +44,14 @@ const DroppedPartitionsSchema = Type.Integer({
   description: 'present when the run dropped day partitions of spans whole (every span of them past every project\'s retention); their spans are not counted in deletedSpans',
 })
 
+const PrunedAuditEntriesSchema = Type.Integer({ minimum: 1, description: 'present when the run removed audit log entries older than AUDIT_LOG_RETENTION_DAYS' })
+
 export const CleanupResponseSchema = Type.Object({
   success: Type.Literal(true),
   message: Type.String(),
   deletedSpans: Type.Integer({ description: 'spans deleted row by row' }),
   droppedPartitions: Type.Optional(DroppedPartitionsSchema),
+  prunedAuditEntries: Type.Optional(PrunedAuditEntriesSchema),
   complete: Type.Optional(Type.Literal(false, { description: 'present when the time budget ran out: call again to continue' })),
   projects: Type.Array(ProjectCleanupSchema),
 })
@@ -56,6 +61,7 @@ export const CleanupFailedResponseSchema = Type.Object({
   success: Type.Literal(false),
   message: Type.String(),
   droppedPartitions: Type.Optional(DroppedPartitionsSchema),
+  prunedAuditEntries: Type.Optional(PrunedAuditEntriesSchema),
   complete: Type.Optional(Type.Literal(false)),
   projects: Type.Array(ProjectCleanupSchema),
 })
@@ -72,7 +78,10 @@ const alreadyRunningMessage = 'Cleanup already running'
 const spans = (count: number) => `${count} spans`
 
 /** `droppedPartitions` only when the run dropped some, as `complete` only when it is false: the body of an ordinary run is unchanged. */
-const dropped = (report: RetentionRunReport) => (report.droppedPartitions.length > 0 ? { droppedPartitions: report.droppedPartitions.length } : {})
+const dropped = (report: RetentionRunReport) => ({
+  ...(report.droppedPartitions.length > 0 ? { droppedPartitions: report.droppedPartitions.length } : {}),
+  ...(report.prunedAuditEntries > 0 ? { prunedAuditEntries: report.prunedAuditEntries } : {}),
+})
 
 /** The projects as docs/api.md shows them: `remaining`/`error` only where they apply. */
 function toProjects(report: RetentionRunReport): ProjectCleanup[] {
@@ -103,7 +112,7 @@ export const cleanupRoutes: FastifyPluginAsyncTypebox<CleanupRoutesOptions> = as
   // Shutting down stops a long run between two batches instead of holding the process open.
   const shutdown = new AbortController()
   app.addHook('preClose', async () => shutdown.abort())
-  const runSettings = { batchSize: options.batchSize, timeBudgetMs: options.timeBudgetMs, lockTimeoutMs: options.lockTimeoutMs, cutoffs: options.cutoffs, signal: shutdown.signal }
+  const runSettings = { batchSize: options.batchSize, timeBudgetMs: options.timeBudgetMs, lockTimeoutMs: options.lockTimeoutMs, cutoffs: options.cutoffs, auditLogRetentionDays: options.auditLogRetentionDays, signal: shutdown.signal }
 
   // Once the app is ready: the status the console reads, and the schedule. Neither is awaited, so
   // a database slow to answer does not hold the start; both are waited for on close.

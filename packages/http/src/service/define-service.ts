@@ -1,5 +1,5 @@
 import { assertSchemaIsCurrent, createDb, migrateToLatest, type Db } from '@tracewell/db'
-import { createApp, type App } from '../create-app.ts'
+import { createApp, trustProxyOf, type App } from '../create-app.ts'
 import { installErrorHandler, messageBody } from '../error-handler.ts'
 import { healthPlugin, type ReadinessCheck } from '../health.plugin.ts'
 import { metricsPlugin } from '../metrics.plugin.ts'
@@ -13,6 +13,7 @@ import { installResponseHeaders } from '../response-headers.ts'
 export interface ServiceConfig {
   LOG_LEVEL: string
   BODY_TIMEOUT_MS?: number
+  TRUST_PROXY?: string
   DATABASE_URL?: string
   DATABASE_POOL_SIZE: number
   DATA_DIR?: string
@@ -70,7 +71,7 @@ export function defineService<C extends ServiceConfig, D extends ServiceDeps = S
   return {
     spec,
     async build(config, deps = {} as D) {
-      const app = createApp({ logLevel: config.LOG_LEVEL, bodyLimit: spec.bodyLimit?.(config), requestTimeoutMs: config.BODY_TIMEOUT_MS, ...(deps.logger === undefined ? {} : { logger: deps.logger }) })
+      const app = createApp({ logLevel: config.LOG_LEVEL, bodyLimit: spec.bodyLimit?.(config), requestTimeoutMs: config.BODY_TIMEOUT_MS, trustProxy: trustProxyOf(config.TRUST_PROXY), ...(deps.logger === undefined ? {} : { logger: deps.logger }) })
       installErrorHandler(app, messageBody)
       installResponseHeaders(app)
       await app.register(metricsPlugin)

@@ -1,0 +1,25 @@
+import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query'
+import { apiGet, apiPath } from './client.ts'
+import type { AuditEntry, AuditLogFilters } from './types.ts'
+
+// The team's audit log (docs/accounts.md#audit-log), newest first, a page of 50 at a time.
+
+export function useAuditLog(teamId: string, filters: AuditLogFilters) {
+  return useInfiniteQuery({
+    queryKey: ['audit-log', teamId, filters],
+    queryFn: ({ pageParam }) =>
+      apiGet<{ entries: AuditEntry[]; nextCursor: string | null }>(
+        apiPath(`/api/teams/${encodeURIComponent(teamId)}/audit-log`, {
+          actor: filters.actor,
+          action: filters.action,
+          resource_type: filters.resourceType,
+          from: filters.from,
+          limit: 50,
+          cursor: pageParam,
+        }),
+      ),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    placeholderData: keepPreviousData,
+  })
+}
