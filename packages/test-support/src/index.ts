@@ -9,3 +9,4 @@ export { apiKey as fakeModelsApiKey, judgeUsage, modelUsage, startFakeModels, ty
 export { pastedOutputLines } from './pasted-output.ts'
 export { startHttpReceiver, startSmtpReceiver, type HttpReceiver, type ReceivedMail, type ReceivedRequest, type SmtpReceiver } from './notification-receivers.ts'
 export { startOidcProvider, type OidcTestAccount, type TestOidcProvider, type TestOidcProviderOptions, type TokenTampering } from './oidc-provider.server.ts'
+export { startSamlIdp, type SamlAnswerOptions, type SamlTestUser, type TestSamlIdp } from './saml-idp.ts'
