@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { createUser, findUserCredentialsByEmail, putTeamMember, teamRoleOf } from '@tracewell/db'
+import { createTeam, createUser, findUserCredentialsByEmail, putTeamMember, teamRoleOf } from '@tracewell/db'
 import { freePort, startOidcProvider, type TestOidcProvider } from '@tracewell/test-support'
 import { chromium, type Browser, type BrowserContext } from 'playwright-core'
 import { seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
+import { asPerson, personWithRole } from './sso-support.ts'
 
 // Single sign-on through a real OpenID Connect provider (oidc-provider, started here), signed in
 // on the provider's own login page in Chromium (issue 44 §3): success, and each way it must fail.
@@ -14,6 +15,7 @@ const accounts = {
   eve: { email: 'eve@acme.test', email_verified: false, name: 'Eve' },
   mallory: { email: 'mallory@elsewhere.test', email_verified: true, name: 'Mallory' },
   carol: { email: 'carol@elsewhere.test', email_verified: true, name: 'Carol' },
+  dan: { email: 'dan@acme.test', email_verified: true, name: 'Dan' },
 }
 
 describe('OpenID Connect sign-in', () => {
@@ -39,6 +41,8 @@ describe('OpenID Connect sign-in', () => {
       OIDC_ROLE_MAP: 'tw-admins=admin',
       // The provider runs on this machine, which the outbound policy refuses unless told.
       OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
+      // Seals a team's client secret.
+      LLM_CONNECTION_ENCRYPTION_KEY: 'ab'.repeat(32),
     })
     await cp.app.listen({ port, host: '127.0.0.1' })
     workspace = await seedWorkspace(cp.db, 'Acme')
@@ -51,13 +55,13 @@ describe('OpenID Connect sign-in', () => {
   })
 
   /** Goes to Tracewell's login, signs in at the provider as `login`, and answers what the callback answered. */
-  async function signIn(context: BrowserContext, login: string, returnTo = '/traces') {
+  async function signIn(context: BrowserContext, login: string, returnTo = '/traces', teamId?: string) {
     const page = await context.newPage()
     page.setDefaultTimeout(30_000)
     // The provider's page asks for a web font; nothing here reaches the Internet.
     await page.route(/fonts\.googleapis\.com/, (route) => route.abort())
     const callback = page.waitForResponse((response) => response.url().startsWith(`${publicUrl}/api/auth/oidc/callback`))
-    await page.goto(`${publicUrl}/api/auth/oidc/login?return_to=${encodeURIComponent(returnTo)}`)
+    await page.goto(`${publicUrl}/api/auth/oidc/login?return_to=${encodeURIComponent(returnTo)}${teamId === undefined ? '' : `&team_id=${teamId}`}`)
     if ((await page.locator('input[name="login"]').count()) > 0) {
       await page.locator('input[name="login"]').fill(login)
       await page.locator('input[name="password"]').fill('any password')
@@ -180,6 +184,36 @@ describe('OpenID Connect sign-in', () => {
       await context.close()
     })
   }
+
+  it('signs a person in through a team’s own provider, into that team, its client secret kept sealed', async () => {
+    const team = await createTeam(cp.db, { name: 'Beta' })
+    const owner = await personWithRole(cp.db, team.id, 'owner@beta.test', 'owner')
+    const saved = await cp.app.inject({
+      method: 'PUT',
+      url: `/api/teams/${team.id}/sso`,
+      headers: asPerson(owner),
+      payload: { oidc: { issuer: oidc.issuer, clientId: oidc.clientId, clientSecret: oidc.clientSecret, displayName: 'Beta Okta' }, saml: null, allowedDomains: ['acme.test'], defaultRole: 'member', roleClaim: null, roleMap: {}, passwordSignIn: true },
+    })
+    assert.equal(saved.statusCode, 200, saved.body)
+    assert.deepEqual(saved.json().oidc, { issuer: oidc.issuer, clientId: oidc.clientId, displayName: 'Beta Okta', clientSecretSet: true })
+    assert.ok(!saved.body.includes(oidc.clientSecret))
+    const stored = await cp.db.selectFrom('team_sso_settings').select('oidc_client_secret_sealed').where('team_id', '=', team.id).executeTakeFirstOrThrow()
+    assert.ok(stored.oidc_client_secret_sealed?.startsWith('v1:') && !stored.oidc_client_secret_sealed.includes(oidc.clientSecret))
+
+    const providers = (await cp.app.inject({ method: 'GET', url: '/api/auth/sso/providers' })).json().providers
+    assert.deepEqual(providers[1], { id: `oidc:${team.id}`, protocol: 'oidc', teamId: team.id, displayName: 'Beta Okta', loginUrl: `/api/auth/oidc/login?team_id=${team.id}` })
+
+    const context = await browser.newContext()
+    const result = await signIn(context, 'dan', '/', team.id)
+    assert.equal(result.status, 302, JSON.stringify(result.body))
+    const dan = await findUserCredentialsByEmail(cp.db, 'dan@acme.test')
+    assert.ok(dan)
+    assert.equal(await teamRoleOf(cp.db, team.id, dan.id), 'member')
+    assert.equal(await teamRoleOf(cp.db, workspace.teamId, dan.id), undefined, 'not in the default team')
+    const identity = await cp.db.selectFrom('sso_identities').select('provider').where('user_id', '=', dan.id).execute()
+    assert.deepEqual(identity, [{ provider: `oidc:${team.id}` }])
+    await context.close()
+  })
 
   it('refuses a callback in a browser other than the one that started the sign-in', async () => {
     const context = await browser.newContext()
