@@ -63,9 +63,12 @@ describe('team single sign-on settings', () => {
         samlAcsUrl: `https://tracewell.acme.test/api/auth/saml/${workspace.teamId}/acs`,
       },
       updatedAt: null,
+      mayChange: false,
     })
     const byTeamKey = await cp.app.inject({ method: 'GET', url: url(), headers: { 'x-api-key': workspace.teamKey } })
     assert.equal(byTeamKey.statusCode, 200)
+    assert.equal(byTeamKey.json().mayChange, false, 'a team key acts as an admin')
+    assert.equal((await cp.app.inject({ method: 'GET', url: url(), headers: { cookie: owner.cookie } })).json().mayChange, true)
   })
 
   it('refuses a viewer to read them, and everyone but an owner to change them', async () => {

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import * as samlify from 'samlify'
+import { createRequire } from 'node:module'
 
 // A SAML 2.0 identity provider (the `samlify` package acting as one) for the single sign-on
 // tests: it reads the AuthnRequest of Tracewell's redirect and answers it as an IdP does, with an
@@ -38,6 +38,29 @@ export interface TestSamlIdp {
 }
 
 const run = promisify(execFile)
+
+// samlify's own type declarations pull in the DOM library (through @xmldom/xmldom), which changes
+// Node's stream and fetch types in every program that imports this package: it is loaded without
+// them, through the few calls used here.
+interface SamlifyEntityMeta {
+  getAssertionConsumerService(binding: string): string
+  getEntityID(): string
+}
+interface SamlifyServiceProvider {
+  entityMeta: SamlifyEntityMeta
+}
+interface SamlifyIdentityProvider {
+  parseLoginRequest(sp: SamlifyServiceProvider, binding: 'redirect', request: { query: Record<string, string>; octetString: string }): Promise<{ extract: { request: { id: string } } }>
+  createLoginResponse(sp: SamlifyServiceProvider, request: { extract: unknown }, binding: 'post', user: object, replace: (template: string) => { id: string; context: string }): Promise<{ context: string }>
+}
+interface Samlify {
+  IdentityProvider(options: Record<string, unknown>): SamlifyIdentityProvider
+  ServiceProvider(options: { metadata: string }): SamlifyServiceProvider
+  Constants: { namespace: { binding: { redirect: string; post: string } }; StatusCode: { Success: string } }
+  SamlLib: { replaceTagsByValue(template: string, values: Record<string, string>): string }
+  setSchemaValidator(validator: { validate: (xml: string) => Promise<string> }): void
+}
+const samlify = createRequire(import.meta.url)('samlify') as Samlify
 const authnMarker = 'AUTHN-STATEMENT-GOES-HERE'
 const attributesMarker = 'ATTRIBUTE-STATEMENT-GOES-HERE'
 const emailFormat = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress'
@@ -75,8 +98,8 @@ function samlIdp(privateKey: string, certificate: string): TestSamlIdp {
       const sp = samlify.ServiceProvider({ metadata: spMetadata })
       const url = new URL(redirectTo)
       const request = await idp.parseLoginRequest(sp, 'redirect', { query: Object.fromEntries(url.searchParams), octetString: url.search.slice(1) })
-      const requestId = (request.extract as { request: { id: string } }).request.id
-      const acs = sp.entityMeta.getAssertionConsumerService(samlify.Constants.namespace.binding.post) as string
+      const requestId = request.extract.request.id
+      const acs = sp.entityMeta.getAssertionConsumerService(samlify.Constants.namespace.binding.post)
       const now = Date.now()
       const notOnOrAfter = new Date(options.expired ? now - 3_600_000 : now + 300_000).toISOString()
       const id = `_${randomBytes(16).toString('hex')}`
@@ -104,7 +127,7 @@ function samlIdp(privateKey: string, certificate: string): TestSamlIdp {
         attributes: attributeStatement({ email: user.email, ...(user.name === undefined ? {} : { displayName: user.name }), ...user.attributes }),
       }
       const response = await idp.createLoginResponse(sp, { extract: request.extract }, 'post', {}, (template: string) => ({ id, context: samlify.SamlLib.replaceTagsByValue(template, values).replace(authnMarker, statements.authn).replace(attributesMarker, statements.attributes) }))
-      let SAMLResponse = (response as { context: string }).context
+      let SAMLResponse = response.context
       if (options.tamperedEmail !== undefined) {
         const xml = Buffer.from(SAMLResponse, 'base64').toString('utf8')
         SAMLResponse = Buffer.from(xml.replaceAll(escapeXml(user.email), escapeXml(options.tamperedEmail))).toString('base64')

@@ -19,6 +19,7 @@ const sections = [
   { path: '/evaluators', label: 'Evaluators' },
   { path: '/llm-connections', label: 'LLM connections' },
   { path: '/settings', label: 'Settings' },
+  { path: '/sso', label: 'Single sign-on' },
 ] as const
 
 /** The frame of every signed-in page: the sections, the project picker, the team and sign-out. */

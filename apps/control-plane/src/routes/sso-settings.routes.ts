@@ -2,9 +2,11 @@ import { X509Certificate } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sealSecret } from '@tracewell/auth'
-import { findTeamSsoSettings, putTeamSsoSettings, ssoClientSecretContext, type TeamSsoSettings } from '@tracewell/db'
+import { findTeamSsoSettings, putTeamSsoSettings, ssoClientSecretContext, teamRoleOf, type TeamSsoSettings } from '@tracewell/db'
 import { BadRequestError, ServiceUnavailableError } from '@tracewell/http'
 import { BaseUrlError, type Outbound } from '@tracewell/outbound'
+import { roleAllows, teamKeyAllows } from '@tracewell/policy'
+import type { FastifyRequest } from 'fastify'
 import { authorize } from '../accounts/authorize.ts'
 import { errorChainMessage, OidcConfigurations } from '../accounts/sso/oidc-configurations.ts'
 import type { SsoOptions } from '../accounts/sso/sso-options.ts'
@@ -50,6 +52,7 @@ export const TeamSsoSettingsSchema = Type.Object({
     Type.Null(),
   ], { description: 'what to register at the providers; null while PUBLIC_URL is unset' }),
   updatedAt: Type.Union([IsoDateSchema, Type.Null()]),
+  mayChange: Type.Boolean({ description: 'whether the caller may change them (sso:write): the console shows no control they may not use' }),
 })
 export type TeamSsoSettingsBody = Static<typeof TeamSsoSettingsSchema>
 
@@ -79,7 +82,7 @@ export const ssoSettingsRoutes: FastifyPluginAsyncTypebox<SsoSettingsRoutesOptio
   const tags = ['single sign-on']
   const params = Type.Object({ teamId: IdSchema })
 
-  function body(teamId: string, settings: TeamSsoSettings | undefined): TeamSsoSettingsBody {
+  function body(teamId: string, settings: TeamSsoSettings | undefined, mayChange: boolean): TeamSsoSettingsBody {
     const { publicUrl } = options.sso
     const paths = samlPaths(teamId)
     return {
@@ -89,6 +92,7 @@ export const ssoSettingsRoutes: FastifyPluginAsyncTypebox<SsoSettingsRoutesOptio
       saml: settings?.saml ?? null,
       serviceProvider: publicUrl === undefined ? null : { oidcRedirectUri: `${publicUrl}/api/auth/oidc/callback`, samlMetadataUrl: `${publicUrl}${paths.metadata}`, samlAcsUrl: `${publicUrl}${paths.acs}` },
       updatedAt: settings?.updatedAt ?? null,
+      mayChange,
     }
   }
 
@@ -107,7 +111,7 @@ export const ssoSettingsRoutes: FastifyPluginAsyncTypebox<SsoSettingsRoutesOptio
         response: { 200: TeamSsoSettingsSchema, ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => body(request.params.teamId, await findTeamSsoSettings(app.db, request.params.teamId)),
+    async (request) => body(request.params.teamId, await findTeamSsoSettings(app.db, request.params.teamId), await mayChange(request, request.params.teamId)),
   )
 
   app.put(
@@ -152,9 +156,17 @@ export const ssoSettingsRoutes: FastifyPluginAsyncTypebox<SsoSettingsRoutesOptio
         roleMap: input.roleMap,
         passwordSignIn: input.passwordSignIn,
       })
-      return body(teamId, saved)
+      return body(teamId, saved, true)
     },
   )
+
+  /** Whether the caller (admitted to read) may also change them, by the policy module's matrix. */
+  async function mayChange(request: FastifyRequest, teamId: string): Promise<boolean> {
+    const principal = request.principal
+    if (principal?.kind !== 'user') return teamKeyAllows('sso:write')
+    const role = await teamRoleOf(app.db, teamId, principal.user.id)
+    return role !== undefined && roleAllows(role, 'sso:write')
+  }
 
   function seal(secret: string, teamId: string): string {
     if (options.encryptionKey === undefined) throw new ServiceUnavailableError('LLM_CONNECTION_ENCRYPTION_KEY is unset: an OIDC client secret cannot be stored sealed (set it, or use a public client with clientSecret null)', 60)
