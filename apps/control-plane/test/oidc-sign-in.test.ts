@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTeam, createUser, findUserCredentialsByEmail, putTeamMember, teamRoleOf } from '@tracewell/db'
-import { freePort, startOidcProvider, type TestOidcProvider } from '@tracewell/test-support'
+import { freePort, installOidcSettings, startOidcProvider, type TestOidcProvider } from '@tracewell/test-support'
 import { chromium, type Browser, type BrowserContext } from 'playwright-core'
 import { seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
 import { asPerson, personWithRole } from './sso-support.ts'
@@ -31,16 +31,11 @@ describe('OpenID Connect sign-in', () => {
     oidc = await startOidcProvider({ redirectUris: [`${publicUrl}/api/auth/oidc/callback`], accounts })
     cp = await startControlPlane({
       SESSION_SECRET: 'a-session-secret-for-the-oidc-tests-0123456789',
-      PUBLIC_URL: publicUrl,
-      OIDC_ISSUER: oidc.issuer,
-      OIDC_CLIENT_ID: oidc.clientId,
-      OIDC_CLIENT_SECRET: oidc.clientSecret,
+      ...installOidcSettings(oidc, publicUrl),
       OIDC_DISPLAY_NAME: 'Acme SSO',
       OIDC_ALLOWED_DOMAINS: 'acme.test',
       OIDC_ROLE_CLAIM: 'groups',
       OIDC_ROLE_MAP: 'tw-admins=admin',
-      // The provider runs on this machine, which the outbound policy refuses unless told.
-      OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
       // Seals a team's client secret.
       LLM_CONNECTION_ENCRYPTION_KEY: 'ab'.repeat(32),
     })

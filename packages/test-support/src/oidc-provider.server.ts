@@ -114,3 +114,11 @@ function altered(idToken: string, tampering: Exclude<TokenTampering, 'none'>, ke
   const signed = `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`
   return `${signed}.${createSign('RSA-SHA256').update(signed).sign(key).toString('base64url')}`
 }
+
+/**
+ * The control plane's settings for this provider as the install's own (OIDC_*), Tracewell at
+ * `publicUrl`: the provider runs on this machine, which the outbound policy refuses unless told.
+ */
+export function installOidcSettings(provider: TestOidcProvider, publicUrl: string): Record<string, string> {
+  return { PUBLIC_URL: publicUrl, OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: provider.clientId, OIDC_CLIENT_SECRET: provider.clientSecret, OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32' }
+}

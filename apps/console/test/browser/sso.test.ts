@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
-import { freePort, startOidcProvider, startSamlIdp } from '@tracewell/test-support'
+import { freePort, installOidcSettings, startOidcProvider, startSamlIdp } from '@tracewell/test-support'
 import type { BrowserContext } from 'playwright-core'
 import { openConsole, screenshot } from '../support/browser.ts'
 import { consoleFixture } from '../support/console-fixture.ts'
@@ -22,15 +22,11 @@ const oidc = await startOidcProvider({
 describe('single sign-on in the console', () => {
   const fx = consoleFixture(undefined, {
     PORT: String(port),
-    PUBLIC_URL: publicUrl,
-    OIDC_ISSUER: oidc.issuer,
-    OIDC_CLIENT_ID: oidc.clientId,
-    OIDC_CLIENT_SECRET: oidc.clientSecret,
+    ...installOidcSettings(oidc, publicUrl),
     OIDC_DISPLAY_NAME: 'Acme SSO',
     OIDC_ALLOWED_DOMAINS: 'acme.test',
     OIDC_ROLE_CLAIM: 'groups',
     OIDC_ROLE_MAP: 'tw-owners=owner',
-    OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
   })
   after(() => oidc.close())
 

@@ -20,11 +20,11 @@ const TeamRoleSchema = Type.Union([Type.Literal('viewer'), Type.Literal('member'
 const DomainSchema = Type.String({ pattern: '^(\\*|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+)$', maxLength: 253, description: 'a lower-case email domain, e.g. acme.com, or * for any' })
 const IssuerSchema = Type.String({ pattern: '^https?://[^?#\\s]+$', maxLength: 2000, description: 'the provider’s issuer URL, e.g. https://acme.okta.com' })
 
-const OidcSettingsSchema = Type.Object({
+const oidcFields = {
   issuer: IssuerSchema,
   clientId: Type.String({ minLength: 1, maxLength: 512 }),
   displayName: Type.String({ minLength: 1, maxLength: 100, description: 'the label of its sign-in button' }),
-})
+}
 const SamlSettingsSchema = Type.Object({
   entryPoint: Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 2000, description: 'the IdP’s single sign-on URL (HTTP-Redirect binding)' }),
   idpIssuer: Type.Union([Type.String({ minLength: 1, maxLength: 2000 }), Type.Null()], { description: 'the IdP’s entity id: its responses must name it (null: not checked)' }),
@@ -40,7 +40,7 @@ const JoinRulesSchema = {
 }
 
 export const TeamSsoSettingsSchema = Type.Object({
-  oidc: Type.Union([Type.Intersect([OidcSettingsSchema, Type.Object({ clientSecretSet: Type.Boolean() })]), Type.Null()]),
+  oidc: Type.Union([Type.Object({ ...oidcFields, clientSecretSet: Type.Boolean() }), Type.Null()]),
   saml: Type.Union([SamlSettingsSchema, Type.Null()]),
   ...JoinRulesSchema,
   serviceProvider: Type.Union([
@@ -58,10 +58,10 @@ export type TeamSsoSettingsBody = Static<typeof TeamSsoSettingsSchema>
 
 export const PutTeamSsoSettingsSchema = Type.Object({
   oidc: Type.Union([
-    Type.Intersect([
-      OidcSettingsSchema,
-      Type.Object({ clientSecret: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 2048 }), Type.Null()], { description: 'omitted: keep the one stored; null: a public client (PKCE alone)' })) }),
-    ]),
+    Type.Object({
+      ...oidcFields,
+      clientSecret: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 2048 }), Type.Null()], { description: 'omitted: keep the one stored; null: a public client (PKCE alone)' })),
+    }),
     Type.Null(),
   ]),
   saml: Type.Union([SamlSettingsSchema, Type.Null()]),
@@ -106,7 +106,7 @@ export const ssoSettingsRoutes: FastifyPluginAsyncTypebox<SsoSettingsRoutesOptio
         summary: 'The team’s single sign-on settings',
         description: 'Its OpenID Connect provider (never its client secret), its SAML identity provider, who joins through them, whether members may sign in with a password, and what to register at the providers.',
         tags,
-        security: [{ apiKey: [] }, { consoleSession: [] }],
+        security: [{ apiKey: [] }],
         params,
         response: { 200: TeamSsoSettingsSchema, ...errorResponses(401, 403, 404) },
       },
@@ -125,7 +125,7 @@ export const ssoSettingsRoutes: FastifyPluginAsyncTypebox<SsoSettingsRoutesOptio
         description:
           'Replaces the settings whole. The issuer is checked by reading its discovery document (through the outbound policy). Turning password sign-in off needs a provider; owners keep password sign-in whatever it says (the break-glass path, docs/accounts.md#single-sign-on).',
         tags,
-        security: [{ apiKey: [] }, { consoleSession: [] }],
+        security: [{ apiKey: [] }],
         params,
         body: PutTeamSsoSettingsSchema,
         response: { 200: TeamSsoSettingsSchema, ...errorResponses(400, 401, 403, 404) },

@@ -1,4 +1,5 @@
-import { sql } from 'kysely'
+import { sql, type Selectable } from 'kysely'
+import type { TeamSsoSettingsTable } from '../database.ts'
 import type { Executor } from './executor.ts'
 import type { TeamRoleName } from './team-members.repository.ts'
 
@@ -39,23 +40,7 @@ export type TeamSsoSettingsInput = Omit<TeamSsoSettings, 'teamId' | 'updatedAt'>
 /** What a team's sealed client secret is bound to: it opens for that team's settings only. */
 export const ssoClientSecretContext = (teamId: string) => `sso-oidc-client-secret:${teamId}`
 
-interface SettingsRow {
-  team_id: string
-  oidc_issuer: string | null
-  oidc_client_id: string | null
-  oidc_client_secret_sealed: string | null
-  oidc_display_name: string | null
-  saml_entry_point: string | null
-  saml_idp_issuer: string | null
-  saml_idp_certificate: string | null
-  saml_display_name: string | null
-  allowed_domains: string[]
-  default_role: TeamRoleName
-  role_claim: string | null
-  role_map: Record<string, TeamRoleName>
-  password_sign_in: boolean
-  updated_at: Date
-}
+type SettingsRow = Selectable<TeamSsoSettingsTable>
 
 function toSettings(row: SettingsRow): TeamSsoSettings {
   return {
