@@ -206,7 +206,16 @@ describe('OpenID Connect sign-in', () => {
     assert.equal(await teamRoleOf(cp.db, team.id, dan.id), 'member')
     assert.equal(await teamRoleOf(cp.db, workspace.teamId, dan.id), undefined, 'not in the default team')
     const identity = await cp.db.selectFrom('sso_identities').select('provider').where('user_id', '=', dan.id).execute()
-    assert.deepEqual(identity, [{ provider: `oidc:${team.id}` }])
+    assert.deepEqual(identity, [{ provider: `oidc:${team.id}:${oidc.issuer}` }])
+
+    // Dan joins another team as well: the first team's provider no longer signs him in (its owner
+    // controls what it asserts, and must not reach the other team through him).
+    const gamma = await createTeam(cp.db, { name: 'Gamma' })
+    await putTeamMember(cp.db, gamma.id, dan.id, 'viewer')
+    await context.clearCookies()
+    const refused = await signIn(context, 'dan', '/', team.id)
+    assert.equal(refused.status, 403)
+    assert.match(refused.body?.message ?? '', /not \(only\) a member of this team/)
     await context.close()
   })
 

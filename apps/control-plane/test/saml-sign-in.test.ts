@@ -129,7 +129,7 @@ describe('SAML sign-in', () => {
     const victim = await personWithRole(cp.db, other.id, 'victim@acme.test', 'owner')
     const result = await signIn({ email: 'victim@acme.test' })
     assert.equal(result.statusCode, 403)
-    assert.match(result.json().message, /exists outside this team/)
+    assert.match(result.json().message, /not \(only\) a member of this team/)
     assert.equal(await teamRoleOf(cp.db, workspace.teamId, victim.userId), undefined)
   })
 

@@ -113,7 +113,7 @@ export interface TeamSsoSettingsTable {
   updated_at: CreatedAt
 }
 
-/** Which account a provider's subject signs in as. `provider`: `oidc`, `oidc:<teamId>` or `saml:<teamId>`. */
+/** Which account a provider's subject signs in as. `provider`: `oidc`, `oidc:<teamId>:<issuer>` or `saml:<teamId>:<IdP entity id>`. */
 export interface SsoIdentitiesTable {
   provider: string
   subject: string

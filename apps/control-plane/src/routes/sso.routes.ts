@@ -13,7 +13,7 @@ import { accountOfIdentity, type AssertedIdentity } from '../accounts/sso/sso-ac
 import { bindAttemptToBrowser, takeBrowserHash } from '../accounts/sso/sso-attempt-cookie.ts'
 import { errorChainMessage, OidcConfigurations } from '../accounts/sso/oidc-configurations.ts'
 import type { SsoOptions } from '../accounts/sso/sso-options.ts'
-import { notConfiguredMessage, resolveOidcProvider } from '../accounts/sso/sso-providers.ts'
+import { notConfiguredMessage, resolveOidcProvider, teamProviderKey } from '../accounts/sso/sso-providers.ts'
 import { samlAttemptTtlMs, samlIdentity, samlPaths, samlServiceProvider } from '../accounts/sso/saml-service-provider.ts'
 import { errorResponses, IdSchema } from '../schemas.ts'
 
@@ -293,7 +293,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<SsoRoutesOptions> = async (app
       // The request it answers must be taken here, once: two copies of one response racing each other sign in one.
       const attempt = taken ?? (typeof profile.inResponseTo === 'string' ? await take(profile.inResponseTo) : undefined)
       if (attempt === undefined || attempt.teamId !== teamId) throw new BadRequestError(replayedMessage)
-      const rules = { provider: `saml:${teamId}`, teamId, ownedByTeam: true, allowedDomains: settings.allowedDomains, defaultRole: settings.defaultRole, roleClaim: settings.roleClaim, roleMap: settings.roleMap }
+      const rules = { provider: teamProviderKey('saml', teamId, settings.saml.idpIssuer ?? settings.saml.entryPoint), teamId, ownedByTeam: true, allowedDomains: settings.allowedDomains, defaultRole: settings.defaultRole, roleClaim: settings.roleClaim, roleMap: settings.roleMap }
       const userId = await accountOfIdentity(app.db, rules, samlIdentity(profile))
       await userSessions.start(request, reply, userId)
       void reply.header('cache-control', 'no-store')

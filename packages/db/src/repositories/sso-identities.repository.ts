@@ -2,8 +2,8 @@ import { sql } from 'kysely'
 import type { Executor } from './executor.ts'
 
 // Which account a provider's subject is (docs/accounts.md#single-sign-on). A provider is named
-// `oidc` (the install's own, OIDC_ISSUER), `oidc:<teamId>` or `saml:<teamId>` (a team's own): the
-// same subject at two providers is two identities.
+// `oidc` (the install's own, OIDC_ISSUER), `oidc:<teamId>:<issuer>` or `saml:<teamId>:<IdP
+// entity id>` (a team's own): the same subject at two providers is two identities.
 
 /** The account this provider's subject signed in as before; undefined the first time. */
 export async function findSsoIdentityUser(db: Executor, provider: string, subject: string): Promise<string | undefined> {

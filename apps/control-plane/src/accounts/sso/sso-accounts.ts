@@ -10,15 +10,15 @@ import type { JoinRules } from './sso-options.ts'
 // - otherwise the provider must vouch for the email (OIDC's email_verified): an unverified email
 //   neither makes an account nor takes one over;
 // - an existing account with that email is linked. A team's provider is configured by that team's
-//   owner, who could make it assert anyone's email: it links only an account that belongs to its
-//   team and to no other, so it can never reach into another team's people;
+//   owner, who could make it assert anyone's email or subject: it only ever signs in an account
+//   that belongs to its team and to no other, so it can never reach into another team's people;
 // - else an account is made if the email's domain is allowed, joining the provider's team with the
 //   role the role claim maps to, else the default role.
 // With a role claim, the mapped role is applied again at every sign-in (the provider is where
 // roles are managed), except that the team's last owner is never demoted.
 
 export interface ProviderAccountRules extends JoinRules {
-  /** `oidc` (the install's own), `oidc:<teamId>` or `saml:<teamId>`. */
+  /** `oidc` (the install's own), or a team's: teamProviderKey (sso-providers.ts). */
   provider: string
   /** The team people join through it: the team's own, or for the install's provider the default team. */
   teamId: string
@@ -44,6 +44,7 @@ export async function accountOfIdentity(db: Db, rules: ProviderAccountRules, ide
     const mappedRole = roleFromClaims(rules, identity.claims)
     const known = await findSsoIdentityUser(trx, rules.provider, identity.subject)
     if (known !== undefined) {
+      if (rules.ownedByTeam) await requireOnlyThisTeam(trx, rules.teamId, known, identity.email ?? identity.subject)
       await linkSsoIdentity(trx, rules.provider, identity.subject, known)
       if (mappedRole !== undefined) await applyMappedRole(trx, rules.teamId, known, mappedRole)
       return known
@@ -53,12 +54,7 @@ export async function accountOfIdentity(db: Db, rules: ProviderAccountRules, ide
     if (!identity.emailVerified) throw new ForbiddenError(unverifiedEmailMessage)
     const existing = await findUserCredentialsByEmail(trx, email)
     if (existing !== undefined) {
-      if (rules.ownedByTeam) {
-        const teams = (await membershipsOf(trx, existing.id)).map((membership) => membership.teamId)
-        if (teams.length === 0 || teams.some((teamId) => teamId !== rules.teamId)) {
-          throw new ForbiddenError(`Single sign-on refused: an account with the email ${email} exists outside this team, and a team's identity provider only signs in its own team's members; sign in with that account's password`)
-        }
-      }
+      if (rules.ownedByTeam) await requireOnlyThisTeam(trx, rules.teamId, existing.id, email)
       await linkSsoIdentity(trx, rules.provider, identity.subject, existing.id)
       if (!existing.emailVerified) await markUserEmailVerified(trx, existing.id)
       const role = await teamRoleOf(trx, rules.teamId, existing.id)
@@ -76,6 +72,18 @@ export async function accountOfIdentity(db: Db, rules: ProviderAccountRules, ide
     await putTeamMember(trx, rules.teamId, user.id, mappedRole ?? rules.defaultRole)
     return user.id
   })
+}
+
+/**
+ * A team's provider signs in only accounts that belong to its team and to no other, at every
+ * sign-in: its owner controls what it asserts, and must not reach another team through a person
+ * who is in both (they sign in with their password or the install's provider).
+ */
+async function requireOnlyThisTeam(db: Executor, teamId: string, userId: string, who: string): Promise<void> {
+  const teams = (await membershipsOf(db, userId)).map((membership) => membership.teamId)
+  if (teams.length === 0 || teams.some((other) => other !== teamId)) {
+    throw new ForbiddenError(`Single sign-on refused: the account of ${who} is not (only) a member of this team, and a team's identity provider signs in its own team's members alone; sign in with that account's password`)
+  }
 }
 
 const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase()

@@ -11,6 +11,12 @@ export interface ResolvedOidcProvider {
   rules: ProviderAccountRules
 }
 
+/**
+ * A team provider's identities are its team's and its issuer's: an owner who points the team at
+ * another IdP does not inherit the subjects the first one signed in.
+ */
+export const teamProviderKey = (protocol: 'oidc' | 'saml', teamId: string, issuer: string) => `${protocol}:${teamId}:${issuer}`
+
 export const notConfiguredMessage = (what: string) => `Single sign-on is not configured: ${what}`
 
 export async function resolveOidcProvider(db: Db, sso: SsoOptions, teamId: string | null, openSecret: (sealed: string, context: string) => string): Promise<ResolvedOidcProvider> {
@@ -27,6 +33,6 @@ export async function resolveOidcProvider(db: Db, sso: SsoOptions, teamId: strin
   const clientSecret = oidc.clientSecretSealed === null ? null : openSecret(oidc.clientSecretSealed, ssoClientSecretContext(teamId))
   return {
     settings: { issuer: oidc.issuer, clientId: oidc.clientId, clientSecret, displayName: oidc.displayName, scopes: 'openid email profile' },
-    rules: { provider: `oidc:${teamId}`, teamId, ownedByTeam: true, allowedDomains: settings.allowedDomains, defaultRole: settings.defaultRole, roleClaim: settings.roleClaim, roleMap: settings.roleMap },
+    rules: { provider: teamProviderKey('oidc', teamId, oidc.issuer), teamId, ownedByTeam: true, allowedDomains: settings.allowedDomains, defaultRole: settings.defaultRole, roleClaim: settings.roleClaim, roleMap: settings.roleMap },
   }
 }
