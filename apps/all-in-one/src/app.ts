@@ -1,7 +1,7 @@
 import { encryptionKeyOf } from '@tracewell/auth'
 import { defaultIngestRateLimit, defaultMaskingRules, spanLimitsOf, type AllInOneConfig } from '@tracewell/config'
 import { queueRedisTargetOf } from '@tracewell/queue'
-import { bootstrapFromSettings, consoleAssetsPlugin, controlPlaneRoutes, defaultKeysAreLive, ensureDefaultWorkspace, type DefaultWorkspace } from '@tracewell/control-plane'
+import { bootstrapFromSettings, consoleAssetsPlugin, controlPlaneRoutes, defaultKeysAreLive, ensureDefaultWorkspace, ssoOptionsOf, type DefaultWorkspace } from '@tracewell/control-plane'
 import { createDb, summaryBacklog, type Db } from '@tracewell/db'
 import { evaluatorOptionsFromSettings, evaluatorPlugin, monitorOptionsFromSettings, monitorsPlugin, notificationOptionsFromSettings, notificationsPlugin } from '@tracewell/evaluator'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
@@ -81,6 +81,7 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
       experimentCallTimeoutMs: config.EXPERIMENT_CALL_TIMEOUT_MS,
       outbound,
       notifications: notificationSettingsOf(config),
+      sso: ssoOptionsOf(config),
     })
     // No CronJob calls `npm start`: it runs the cleanup itself on RETENTION_SCHEDULE (issue 46 §4).
     await app.register(cleanupRoutes, {

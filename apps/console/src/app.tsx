@@ -33,6 +33,7 @@ const AnnotationQueuesPage = pageChunks.annotationQueues.Page
 const AnnotationQueuePage = pageChunks.annotationQueue.Page
 const SharedTracePage = pageChunks.sharedTrace.Page
 const AuditLogPage = pageChunks.auditLog.Page
+const SsoPage = pageChunks.sso.Page
 
 export function App() {
   const location = useLocation()
@@ -95,6 +96,7 @@ function SignedInApp() {
           </Route>
           <Route path="/settings" element={<SettingsPage />} />
           <Route path="/audit-log" element={<AuditLogPage />} />
+          <Route path="/sso" element={<SsoPage />} />
           <Route path="*" element={<p className="page-error">There is no page at {location.pathname}.</p>} />
         </Routes>
       </Suspense>

@@ -5,6 +5,7 @@ import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { notificationSettingsOf } from '@tracewell/notifications'
 import { createOutbound, outboundOptionsOf, type HostLookup } from '@tracewell/outbound'
 import { bootstrapFromSettings } from './bootstrap.ts'
+import { ssoOptionsOf } from './accounts/sso/sso-options.ts'
 import { consoleAssetsPlugin } from './console/console-assets.plugin.ts'
 import { controlPlaneRoutes } from './routes/control-plane.routes.ts'
 
@@ -45,6 +46,7 @@ export const controlPlaneService = defineService<ControlPlaneConfig, ControlPlan
       experimentCallTimeoutMs: config.EXPERIMENT_CALL_TIMEOUT_MS,
       outbound,
       notifications: notificationSettingsOf(config),
+      sso: ssoOptionsOf(config),
     })
     // The console signs people in with cookies, so it is served only where they can be signed.
     if (sessionSecret !== undefined) await app.register(consoleAssetsPlugin, { distDir: deps.consoleDistDir })

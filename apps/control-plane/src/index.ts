@@ -11,6 +11,7 @@ export {
   type DefaultWorkspace,
 } from './bootstrap.ts'
 export { controlPlaneRoutes, type ConsoleSessionOptions, type ControlPlaneRoutesOptions } from './routes/control-plane.routes.ts'
+export { ssoOptionsOf, type SsoOptions } from './accounts/sso/sso-options.ts'
 export { consoleAssetsPlugin, type ConsoleAssetsOptions } from './console/console-assets.plugin.ts'
 export { csrfHeader } from './console/csrf.ts'
 export { sessionCookieName } from './console/console-sessions.ts'

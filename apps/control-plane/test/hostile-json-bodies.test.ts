@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { loneSurrogateJson, nestedArraysJson } from '@tracewell/test-support'
 import { adminKey, seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
+import { personWithRole, type TestPerson } from './sso-support.ts'
 
 // Every JSON-body route of the control plane, as its OpenAPI document (built from the registered
 // routes) lists them, sent each body that parses badly or holds what Postgres cannot store: a 400
@@ -24,9 +25,12 @@ const tooDeep = 'nested deeper than 100 levels of arrays and objects'
 describe('hostile JSON bodies on every JSON route', () => {
   let cp: TestControlPlane
   let ws: Workspace
+  let owner: TestPerson
   before(async () => {
     cp = await startControlPlane({ LLM_CONNECTION_ENCRYPTION_KEY: randomBytes(32).toString('hex'), SESSION_SECRET: 'session-secret-for-tests-0123456789abcdef' })
     ws = await seedWorkspace(cp.db, 'Acme')
+    // Team routes (a team's own :teamId) are the team owner's: authorization comes before the body is read.
+    owner = await personWithRole(cp.db, ws.teamId, 'owner@acme.test', 'owner')
   })
   after(() => cp.close())
 
@@ -44,12 +48,14 @@ describe('hostile JSON bodies on every JSON route', () => {
       // the project is the team's own, as authorize admits only that one before the body is read.
       const url = path.replace(/\{(\w+)\}/g, (_, name: string) => {
         if (name === 'projectId') return ws.projectId
+        if (name === 'teamId') return ws.teamId
         const parameter = operation.parameters?.find((candidate) => candidate.in === 'path' && candidate.name === name)
         return parameter?.schema?.type === 'integer' ? '1' : 'a'.repeat(32)
       })
       const scoped = path === '/api/teams' || !operation.parameters?.some((p) => p.in === 'query' && p.name === 'project_id') ? url : `${url}?project_id=${ws.projectId}`
       const headers: Record<string, string> = { 'content-type': 'application/json', 'x-tracewell-csrf': '1' }
       if (path === '/api/teams') headers['x-admin-key'] = adminKey
+      else if (path.includes('{teamId}')) headers.cookie = owner.cookie
       else if (path !== '/api/session') headers['x-api-key'] = ws.teamKey
       const schema = operation.requestBody?.content['application/json']?.schema
       const field = Object.keys(schema?.properties ?? schema?.anyOf?.find((option) => option.properties)?.properties ?? {})[0] ?? 'value'

@@ -444,6 +444,31 @@ export const accountSettings = {
   }),
 }
 
+const TeamRoleSetting = Type.Union([Type.Literal('viewer'), Type.Literal('member'), Type.Literal('admin'), Type.Literal('owner')], {
+  default: 'viewer',
+  description: 'the team role of a person who joins the default team through OIDC_ISSUER and whom OIDC_ROLE_CLAIM maps to none: viewer, member, admin or owner (default viewer)',
+})
+
+// The install's own OpenID Connect provider (docs/accounts.md#single-sign-on); teams may add their
+// own through the API. New accounts join the default team (the oldest).
+export const ssoSettings = {
+  OIDC_ISSUER: Type.Optional(Type.String({ pattern: '^https?://[^?#\\s]+$', description: 'the issuer URL of the OpenID Connect provider people sign in with, e.g. https://acme.okta.com (its /.well-known/openid-configuration is read); needs OIDC_CLIENT_ID and PUBLIC_URL' })),
+  OIDC_CLIENT_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'the client id Tracewell is registered with at OIDC_ISSUER; its redirect URI is <PUBLIC_URL>/api/auth/oidc/callback' })),
+  OIDC_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'the client secret at OIDC_ISSUER (unset: a public client, PKCE alone)' })),
+  OIDC_DISPLAY_NAME: Type.String({ minLength: 1, maxLength: 100, default: 'Single sign-on', description: 'the label of the sign-in button, e.g. "Okta" (default "Single sign-on")' }),
+  OIDC_SCOPES: Type.String({ pattern: '^openid( [\\x21-\\x7e]+)*$', default: 'openid email profile', description: 'the scopes asked for, space-separated, starting with openid (default "openid email profile"; add groups where the provider needs it for OIDC_ROLE_CLAIM)' }),
+  OIDC_ALLOWED_DOMAINS: Type.Optional(Type.String({
+    pattern: '^(\\*|[A-Za-z0-9.-]+(,\\s*[A-Za-z0-9.-]+)*)$',
+    description: 'email domains whose people get an account at their first sign-in, comma-separated, e.g. acme.com,acme.co.uk, or * for any; unset, only people who already have an account (same verified email) may sign in',
+  })),
+  OIDC_DEFAULT_ROLE: TeamRoleSetting,
+  OIDC_ROLE_CLAIM: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_:/.-]+$', description: 'the ID-token claim that says a person\'s role, e.g. groups, or a dotted path such as realm_access.roles; its values go through OIDC_ROLE_MAP (or are role names), the highest wins, at every sign-in' })),
+  OIDC_ROLE_MAP: Type.Optional(Type.String({
+    pattern: '^[^=,]+=(viewer|member|admin|owner)(,[^=,]+=(viewer|member|admin|owner))*$',
+    description: 'claim values to team roles, e.g. tracewell-admins=admin,engineering=member (unset: values that are role names stand for themselves)',
+  })),
+}
+
 const InitKey = Type.String({ minLength: 32, maxLength: 256, pattern: '^[\\x21-\\x7e]+$', description: 'an API key of at least 32 printable characters' })
 
 export const bootstrapSettings = {

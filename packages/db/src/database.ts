@@ -89,6 +89,53 @@ export interface UserSessionsTable {
   user_agent: string | null
 }
 
+export type TeamRoleColumn = 'owner' | 'admin' | 'member' | 'viewer'
+
+/** A team's own identity providers and sign-in rules (docs/accounts.md#single-sign-on). */
+export interface TeamSsoSettingsTable {
+  team_id: string
+  oidc_issuer: string | null
+  oidc_client_id: string | null
+  /** sealSecret(secret, LLM_CONNECTION_ENCRYPTION_KEY, ssoClientSecretContext(teamId)). */
+  oidc_client_secret_sealed: string | null
+  oidc_display_name: string | null
+  saml_entry_point: string | null
+  saml_idp_issuer: string | null
+  /** The IdP's signing certificate, PEM or its base64 body. */
+  saml_idp_certificate: string | null
+  saml_display_name: string | null
+  allowed_domains: ColumnType<string[], string[] | undefined, string[]>
+  default_role: ColumnType<TeamRoleColumn, TeamRoleColumn | undefined, TeamRoleColumn>
+  role_claim: string | null
+  /** A claim's value → the team role it grants. */
+  role_map: ColumnType<Record<string, TeamRoleColumn>, string | undefined, string>
+  password_sign_in: Generated<boolean>
+  updated_at: CreatedAt
+}
+
+/** Which account a provider's subject signs in as. `provider`: `oidc`, `oidc:<teamId>:<issuer>` or `saml:<teamId>:<IdP entity id>`. */
+export interface SsoIdentitiesTable {
+  provider: string
+  subject: string
+  user_id: string
+  created_at: CreatedAt
+  last_sign_in_at: CreatedAt
+}
+
+/** A sign-in started at a provider, consumed by its callback. */
+export interface SsoAttemptsTable {
+  /** OIDC: the state; SAML: the AuthnRequest's ID. */
+  id: string
+  protocol: 'oidc' | 'saml'
+  team_id: string | null
+  browser_hash: string | null
+  code_verifier: string | null
+  nonce: string | null
+  return_to: Generated<string>
+  created_at: CreatedAt
+  expires_at: Timestamp
+}
+
 export interface PromptsetsTable {
   id: Generated<string>
   project_id: string
@@ -745,6 +792,9 @@ export interface Database {
   saved_view_defaults: SavedViewDefaultsTable
   trace_shares: TraceSharesTable
   audit_log: AuditLogTable
+  team_sso_settings: TeamSsoSettingsTable
+  sso_identities: SsoIdentitiesTable
+  sso_attempts: SsoAttemptsTable
   promptsets: PromptsetsTable
   prompts: PromptsTable
   prompt_labels: PromptLabelsTable
@@ -898,6 +948,15 @@ export const declaredColumns: DeclaredColumns = {
     id: notNull, created_at: notNull, team_id: notNull, project_id: nullable, actor_kind: notNull, actor_id: notNull, actor_label: notNull,
     action: notNull, permission: notNull, resource_type: notNull, resource_id: nullable, method: notNull, route: notNull, params: notNull,
     status: notNull, ip: nullable, user_agent: nullable, before: nullable, after: nullable,
+  },
+  team_sso_settings: {
+    team_id: notNull, oidc_issuer: nullable, oidc_client_id: nullable, oidc_client_secret_sealed: nullable, oidc_display_name: nullable,
+    saml_entry_point: nullable, saml_idp_issuer: nullable, saml_idp_certificate: nullable, saml_display_name: nullable,
+    allowed_domains: notNull, default_role: notNull, role_claim: nullable, role_map: notNull, password_sign_in: notNull, updated_at: notNull,
+  },
+  sso_identities: { provider: notNull, subject: notNull, user_id: notNull, created_at: notNull, last_sign_in_at: notNull },
+  sso_attempts: {
+    id: notNull, protocol: notNull, team_id: nullable, browser_hash: nullable, code_verifier: nullable, nonce: nullable, return_to: notNull, created_at: notNull, expires_at: notNull,
   },
   promptsets: { id: notNull, project_id: notNull, name: notNull, description: notNull, created_at: notNull, updated_at: notNull },
   prompts: {

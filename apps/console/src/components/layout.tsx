@@ -21,6 +21,7 @@ const sections = [
   { path: '/llm-connections', label: 'LLM connections' },
   { path: '/settings', label: 'Settings' },
   { path: '/audit-log', label: 'Audit log' },
+  { path: '/sso', label: 'Single sign-on' },
 ] as const
 
 /** The frame of every signed-in page: the sections, the project picker, the team and sign-out. */

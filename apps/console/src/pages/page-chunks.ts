@@ -52,6 +52,7 @@ export const pageChunks = {
   channels: pageChunk(() => import('./notification-channels.page.tsx')),
   dashboards: pageChunk(() => import('./dashboards.page.tsx')),
   auditLog: pageChunk(() => import('./audit-log.page.tsx')),
+  sso: pageChunk(() => import('./sso.page.tsx')),
 } as const
 
 /** The chunk a path is served by, as the routes in app.tsx map them. */
@@ -81,6 +82,8 @@ export function chunkOfPath(pathname: string): keyof typeof pageChunks | undefin
       return 'dashboards'
     case 'audit-log':
       return 'auditLog'
+    case 'sso':
+      return 'sso'
     case 'usage':
     case 'settings':
     case 'playground':

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react'
 import { ApiError } from '../api/client.ts'
 import { useSignIn } from '../api/session.api.ts'
+import { SsoButtons } from '../components/sso-buttons.tsx'
 import { ThemeToggle } from '../components/theme.tsx'
 
 /**
@@ -52,6 +53,7 @@ export function SignInPage() {
         <button type="submit" className="button primary" disabled={signIn.isPending || apiKey.trim() === ''}>
           {signIn.isPending ? 'Signing in…' : 'Sign in'}
         </button>
+        <SsoButtons />
       </form>
     </main>
   )

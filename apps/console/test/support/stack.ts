@@ -29,7 +29,8 @@ const key = (kind: 'team' | 'proj') => `tw_${kind}_${randomBytes(32).toString('b
 export async function startStack(settings: Record<string, string> = {}): Promise<Stack> {
   const database = await createTestDatabase()
   const dataDir = mkdtempSync(join(tmpdir(), 'tracewell-console-test-'))
-  const port = await freePort()
+  // A test that must know the address before the start (PUBLIC_URL, an identity provider's redirect URI) chooses the port.
+  const port = settings.PORT === undefined ? await freePort() : Number(settings.PORT)
   const teamKey = key('team')
   const projectKey = key('proj')
   const projectId = 'support-bot'

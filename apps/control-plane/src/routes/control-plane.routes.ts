@@ -10,6 +10,9 @@ import { Counter, type Registry } from 'prom-client'
 import { PromptCache, type PromptCacheStats } from '../prompt-cache.ts'
 import { consoleSessionPlugin, type ConsoleSessionPluginOptions } from '../console/console-session.plugin.ts'
 import { apiKeyRoutes } from './api-key.routes.ts'
+import type { SsoOptions } from '../accounts/sso/sso-options.ts'
+import { ssoRoutes } from './sso.routes.ts'
+import { ssoSettingsRoutes } from './sso-settings.routes.ts'
 import { modelPriceRoutes } from './model-prices.routes.ts'
 import { refusingUnstorable } from './storable-input.validator.ts'
 import { jsonBodyError } from './json-body-error.ts'
@@ -73,6 +76,8 @@ export interface ControlPlaneRoutesOptions {
   defaultIngestLimit?: IngestRateLimitValues | null
   /** MASKING_DEFAULT_RULES (defaultMaskingRules); none when absent. */
   defaultMaskingRules?: readonly MaskingRule[]
+  /** PUBLIC_URL and OIDC_* (ssoOptionsOf); without it, only teams' own providers, and none without PUBLIC_URL. */
+  sso?: SsoOptions | undefined
 }
 
 export type ConsoleSessionOptions = ConsoleSessionPluginOptions
@@ -122,6 +127,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
     jsonParser(request, body as string, (error, value) => (error ? done(jsonBodyError(body as string, error), undefined) : done(null, value)))
   })
 
+  const sso = options.sso ?? { publicUrl: undefined, installOidc: null }
   const promptCache = new PromptCache({ ttlMs: Math.min(options.promptCacheTtlMs ?? 5_000, 5_000), stats: promptCacheStats(app.metrics) })
 
   if (options.consoleSessions === undefined) {
@@ -132,7 +138,10 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
     await app.register(consoleSessionPlugin, options.consoleSessions)
     const sessions = app.consoleSessions as NonNullable<typeof app.consoleSessions>
     await app.register(consoleSessionRoutes, { sessions })
+    // Signing in through a provider starts a person's session: only where sessions exist.
+    await app.register(ssoRoutes, { sso, outbound: options.outbound, encryptionKey: options.llmConnectionKey })
   }
+  await app.register(ssoSettingsRoutes, { sso, outbound: options.outbound, encryptionKey: options.llmConnectionKey })
 
   await app.register(teamRoutes, { adminApiKey: options.adminApiKey })
   await app.register(auditLogRoutes)

@@ -26,3 +26,14 @@ export async function countTeams(db: Db): Promise<number> {
   const { count } = await db.selectFrom('teams').select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow()
   return Number(count)
 }
+
+export async function findTeamById(db: Executor, teamId: string): Promise<TeamDto | undefined> {
+  const row = await db.selectFrom('teams').selectAll().where('id', '=', teamId).executeTakeFirst()
+  return row && toTeamDto(row)
+}
+
+/** The default team: the first one made (INIT_TEAM_NAME's, or the first start's). */
+export async function findOldestTeam(db: Executor): Promise<TeamDto | undefined> {
+  const row = await db.selectFrom('teams').selectAll().orderBy('created_at').orderBy('id').limit(1).executeTakeFirst()
+  return row && toTeamDto(row)
+}
