@@ -10,6 +10,7 @@ export {
   type BootstrapSettings,
   type DefaultWorkspace,
 } from './bootstrap.ts'
+export { ensureInitialOwner, offerSetupLink, setupPath } from './accounts/first-owner.ts'
 export { controlPlaneRoutes, type ConsoleSessionOptions, type ControlPlaneRoutesOptions } from './routes/control-plane.routes.ts'
 export { consoleAssetsPlugin, type ConsoleAssetsOptions } from './console/console-assets.plugin.ts'
 export { csrfHeader } from './console/csrf.ts'

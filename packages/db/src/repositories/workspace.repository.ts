@@ -33,3 +33,8 @@ export async function hasNoTeams(db: Executor): Promise<boolean> {
   const row = await db.selectFrom('teams').select('id').limit(1).executeTakeFirst()
   return row === undefined
 }
+
+/** The oldest team: the install's default team, whose owner the setup link and INIT_USER_EMAIL make. */
+export async function findOldestTeam(db: Executor): Promise<{ id: string; name: string } | undefined> {
+  return db.selectFrom('teams').select(['id', 'name']).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst()
+}
