@@ -29,10 +29,30 @@ const MonitorsPage = pageChunks.monitors.Page
 const MonitorPage = pageChunks.monitor.Page
 const ChannelsPage = pageChunks.channels.Page
 const DashboardsPage = pageChunks.dashboards.Page
+const MembersPage = pageChunks.members.Page
+const SetupPage = pageChunks.setup.Page
+const AcceptInvitationPage = pageChunks.acceptInvitation.Page
+const ForgotPasswordPage = pageChunks.forgotPassword.Page
+const ResetPasswordPage = pageChunks.resetPassword.Page
+
+/** The pages a link opens (setup, invitation, password reset): the same signed in or out. */
+const linkPages = /^\/(setup\/[^/]+|invitations\/[^/]+|reset-password\/[^/]+|forgot-password)$/
 
 export function App() {
   const session = useSession()
   const location = useLocation()
+  if (linkPages.test(location.pathname)) {
+    return (
+      <Suspense fallback={<Loading label="Loading the page" />}>
+        <Routes>
+          <Route path="/setup/:token" element={<SetupPage />} />
+          <Route path="/invitations/:token" element={<AcceptInvitationPage />} />
+          <Route path="/forgot-password" element={<ForgotPasswordPage />} />
+          <Route path="/reset-password/:token" element={<ResetPasswordPage />} />
+        </Routes>
+      </Suspense>
+    )
+  }
   if (session.isPending) return <Loading label="Checking your session" />
   if (session.isError) return <p role="alert" className="page-error">The server cannot be reached: {session.error.message}</p>
   if (session.data === null) {
@@ -73,6 +93,7 @@ export function App() {
             <Route path="/channels" element={<ChannelsPage />} />
           </Route>
           <Route path="/settings" element={<SettingsPage />} />
+          <Route path="/members" element={<MembersPage />} />
           <Route path="*" element={<p className="page-error">There is no page at {location.pathname}.</p>} />
         </Routes>
       </Suspense>

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { verifyPassword } from '@tracewell/auth'
 import { findUserCredentialsByEmail, sql, teamRoleOf } from '@tracewell/db'
 import { startSmtpReceiver, type SmtpReceiver } from '@tracewell/test-support'
-import { csrf, eventually, mailText, seedTeam, sessionCookieSet, signedInPerson, testPassword, type Person } from './accounts.helper.ts'
+import { csrf, mailText, seedTeam, sessionCookieSet, signedInPerson, testPassword, type Person } from './accounts.helper.ts'
 import { seedWorkspace, startControlPlane, type TestControlPlane } from './helper.ts'
 
 const sessionSecret = 'session-secret-for-tests-0123456789abcdef'
@@ -66,12 +66,13 @@ describe('invitations', () => {
 
     const accepted = await accept(token, { name: 'Nia Newcomer', password: testPassword })
     assert.equal(accepted.statusCode, 201, accepted.body)
-    assert.deepEqual({ ...accepted.json(), user: { ...accepted.json().user, id: 'id' } }, { user: { id: 'id', email: 'Newcomer@Example.com', name: 'Nia Newcomer' }, teamId, signedIn: true })
+    const joined = accepted.json<{ user: { id: string }; teamId: string; signedIn: boolean }>()
+    assert.deepEqual({ ...joined, user: { ...joined.user, id: 'id' } }, { user: { id: 'id', email: 'Newcomer@Example.com', name: 'Nia Newcomer' }, teamId, signedIn: true })
     const cookie = sessionCookieSet(accepted)
 
     const members = (await cp.app.inject({ url: `/api/teams/${teamId}/members`, headers: { cookie } })).json().members
-    const joined = members.find((candidate: { email: string }) => candidate.email === 'Newcomer@Example.com')
-    assert.deepEqual([joined.role, joined.projectRoles], ['member', [{ projectId: projectIds[1], role: 'none' }]])
+    const newcomer = members.find((candidate: { email: string }) => candidate.email === 'Newcomer@Example.com')
+    assert.deepEqual([newcomer.role, newcomer.projectRoles], ['member', [{ projectId: projectIds[1], role: 'none' }]])
     const credentials = await findUserCredentialsByEmail(cp.db, 'newcomer@example.com')
     assert.equal(credentials?.emailVerified, true, 'the link came by mail: the address is verified')
     assert.ok(await verifyPassword(testPassword, credentials?.passwordHash ?? ''))

@@ -19,6 +19,7 @@ const sections = [
   { path: '/evaluators', label: 'Evaluators' },
   { path: '/llm-connections', label: 'LLM connections' },
   { path: '/settings', label: 'Settings' },
+  { path: '/members', label: 'Members' },
 ] as const
 
 /** The frame of every signed-in page: the sections, the project picker, the team and sign-out. */

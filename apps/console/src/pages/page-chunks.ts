@@ -48,6 +48,11 @@ export const pageChunks = {
   monitor: pageChunk(() => import('./monitor.page.tsx')),
   channels: pageChunk(() => import('./notification-channels.page.tsx')),
   dashboards: pageChunk(() => import('./dashboards.page.tsx')),
+  members: pageChunk(() => import('./members.page.tsx')),
+  setup: pageChunk(() => import('./setup.page.tsx')),
+  acceptInvitation: pageChunk(() => import('./accept-invitation.page.tsx')),
+  forgotPassword: pageChunk(() => import('./forgot-password.page.tsx')),
+  resetPassword: pageChunk(() => import('./reset-password.page.tsx')),
 } as const
 
 /** The chunk a path is served by, as the routes in app.tsx map them. */
@@ -75,6 +80,16 @@ export function chunkOfPath(pathname: string): keyof typeof pageChunks | undefin
       return 'channels'
     case 'dashboards':
       return 'dashboards'
+    case 'members':
+      return 'members'
+    case 'setup':
+      return 'setup'
+    case 'invitations':
+      return 'acceptInvitation'
+    case 'forgot-password':
+      return 'forgotPassword'
+    case 'reset-password':
+      return 'resetPassword'
     case 'usage':
     case 'settings':
     case 'playground':
