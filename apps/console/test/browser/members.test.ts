@@ -11,7 +11,8 @@ import { consoleFixture } from '../support/console-fixture.ts'
 const password = 'a long enough passphrase'
 
 describe('members and invitations in the console', () => {
-  const fx = consoleFixture()
+  // The admin here is a team-key session, kept once an owner exists by CONSOLE_KEY_SIGN_IN.
+  const fx = consoleFixture(undefined, { CONSOLE_KEY_SIGN_IN: 'true' })
   const teamId = async () => (await fx.stack.database.db.selectFrom('teams').select('id').where('name', '=', 'Acme AI').executeTakeFirstOrThrow()).id
 
   it('makes the owner through the setup link printed at start, once', async () => {
