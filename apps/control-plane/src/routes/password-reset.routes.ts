@@ -31,6 +31,12 @@ import { errorResponses, IsoDateSchema, MessageSchema } from '../schemas.ts'
 
 export const passwordResetLifetimeMs = 60 * 60 * 1000
 
+/**
+ * At most one reset mail a minute per account: asking is open to anyone, and must not become a
+ * way to flood someone's mailbox. The answer stays the same either way.
+ */
+export const passwordResetMailIntervalMs = 60 * 1000
+
 export interface PasswordResetRoutesOptions {
   mailer: Mailer | undefined
   publicUrl: string | undefined
@@ -58,7 +64,7 @@ export const passwordResetRoutes: FastifyPluginAsyncTypebox<PasswordResetRoutesO
     if (user === undefined) return
     const { token, tokenHash } = newSecretToken()
     const expiresAt = new Date(Date.now() + passwordResetLifetimeMs)
-    await createPasswordReset(app.db, { tokenHash, userId: user.id, expiresAt })
+    if (!(await createPasswordReset(app.db, { tokenHash, userId: user.id, expiresAt }, passwordResetMailIntervalMs))) return
     const outcome = await mailer.send(passwordResetMail(user.email, { url: consolePageUrl(publicUrl, `/reset-password/${token}`), expiresAt }))
     if (!outcome.ok) log.warn({ userId: user.id, error: outcome.error }, 'password reset mail not sent')
   }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Executor } from './executor.ts'
+import { inTransaction, type Executor } from './executor.ts'
 
 // Password reset links (docs/accounts.md#password-reset): the token's SHA-256, whose they are,
 // until when. Used once; asking again replaces the person's earlier links.
@@ -11,10 +11,30 @@ export interface PasswordResetDto {
   usedAt: Date | null
 }
 
-/** Stores a reset link for `userId`, forgetting the person's earlier unused ones. */
-export async function createPasswordReset(db: Executor, reset: { tokenHash: string; userId: string; expiresAt: Date }): Promise<void> {
-  await db.deleteFrom('password_resets').where('user_id', '=', reset.userId).where('used_at', 'is', null).execute()
-  await db.insertInto('password_resets').values({ token_hash: reset.tokenHash, user_id: reset.userId, expires_at: reset.expiresAt }).execute()
+/**
+ * Stores a reset link for `userId`, forgetting the person's earlier unused ones, unless one was
+ * made within the last `minIntervalMs` (then nothing is stored: false). The person's row is locked
+ * meanwhile, so that asks arriving together store one link.
+ */
+export async function createPasswordReset(
+  db: Executor,
+  reset: { tokenHash: string; userId: string; expiresAt: Date },
+  minIntervalMs: number,
+): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    await trx.selectFrom('users').select('id').where('id', '=', reset.userId).forUpdate().executeTakeFirst()
+    const recent = await trx
+      .selectFrom('password_resets')
+      .select('token_hash')
+      .where('user_id', '=', reset.userId)
+      .where('created_at', '>', sql<Date>`now() - make_interval(secs => ${minIntervalMs / 1000})`)
+      .limit(1)
+      .executeTakeFirst()
+    if (recent !== undefined) return false
+    await trx.deleteFrom('password_resets').where('user_id', '=', reset.userId).where('used_at', 'is', null).execute()
+    await trx.insertInto('password_resets').values({ token_hash: reset.tokenHash, user_id: reset.userId, expires_at: reset.expiresAt }).execute()
+    return true
+  })
 }
 
 /** The reset link with this token hash, its row locked with `forUpdate` (using it). */
