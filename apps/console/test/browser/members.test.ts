@@ -90,8 +90,8 @@ describe('members and invitations in the console', () => {
     assert.equal(await onProject.inputValue(), 'viewer', 'the role the invitation gave')
     await onProject.selectOption('none')
     const stored = async () => (await listTeamMembers(fx.stack.database.db, await teamId())).find((member) => member.email === 'nia@example.com')
-    const expected = ['viewer', [{ projectId: fx.stack.projectId, role: 'none' }]]
-    assert.deepEqual(await eventuallyEqual(async () => stored().then((nia) => [nia?.role, nia?.projectRoles]), expected), expected)
+    const expected: unknown[] = ['viewer', [{ projectId: fx.stack.projectId, role: 'none' }]]
+    assert.deepEqual(await eventuallyEqual<unknown[]>(async () => stored().then((nia) => [nia?.role, nia?.projectRoles]), expected), expected)
     assert.equal(await page.getByRole('button', { name: 'Project access of Nia Newcomer' }).textContent(), '1 project differs')
     await screenshot(page, 'members-project-access')
 
