@@ -1,7 +1,7 @@
 import { encryptionKeyOf } from '@tracewell/auth'
 import { defaultIngestRateLimit, defaultMaskingRules, spanLimitsOf, type AllInOneConfig } from '@tracewell/config'
 import { queueRedisTargetOf } from '@tracewell/queue'
-import { bootstrapFromSettings, consoleAssetsPlugin, controlPlaneRoutes, defaultKeysAreLive, ensureDefaultWorkspace, ssoOptionsOf, type DefaultWorkspace } from '@tracewell/control-plane'
+import { bootstrapFromSettings, consoleAssetsPlugin, controlPlaneRoutes, defaultKeysAreLive, ensureDefaultWorkspace, ensureInitialOwner, offerSetupLink, ssoOptionsOf, type DefaultWorkspace } from '@tracewell/control-plane'
 import { createDb, summaryBacklog, type Db } from '@tracewell/db'
 import { evaluatorOptionsFromSettings, evaluatorPlugin, monitorOptionsFromSettings, monitorsPlugin, notificationOptionsFromSettings, notificationsPlugin } from '@tracewell/evaluator'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
@@ -13,12 +13,15 @@ import { createOutbound, outboundOptionsOf } from '@tracewell/outbound'
 import { readDefaultKeys, removeDefaultKeys, saveDefaultKeys } from './default-keys.file.ts'
 import { keptLlmConnectionKey, llmConnectionKeyPath } from './llm-connection-key.file.ts'
 import { keptSessionSecret, sessionSecretPath } from './session-secret.file.ts'
+import { readSetupToken, removeSetupToken, saveSetupToken } from './setup-link.file.ts'
 import { registerSpanPipeline } from './span-pipeline.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** The keys created on the very first start (empty database, no INIT_*), for server.ts to print. */
     firstStart: DefaultWorkspace | null
+    /** The setup link's token while no team has an owner, for server.ts to print beside the keys. */
+    setupToken: string | null
   }
 }
 
@@ -59,6 +62,8 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
     const firstStart = hasInitSettings(config) ? null : await ensureDefaultWorkspace(db)
     app.decorate('firstStart', firstStart)
     await keepDefaultKeys(db, config.DATA_DIR, firstStart, app.log)
+    await ensureInitialOwner(db, config, app.log)
+    app.decorate('setupToken', await keptSetupLink(db, config.DATA_DIR, app.log))
 
     const limits = traceLimitsOf(config)
     const rateLimiter = await createIngestRateLimiter(app, config, queueRedisTargetOf(config))
@@ -82,6 +87,8 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
       outbound,
       notifications: notificationSettingsOf(config),
       sso: ssoOptionsOf(config),
+      signup: config.SIGNUP,
+      onSetupDone: () => removeSetupToken(config.DATA_DIR),
     })
     // No CronJob calls `npm start`: it runs the cleanup itself on RETENTION_SCHEDULE (issue 46 §4).
     await app.register(cleanupRoutes, {
@@ -101,11 +108,13 @@ export interface AllInOneApp {
   app: App
   /** The keys created on the very first start (empty database, no INIT_*), to print. */
   firstStart: DefaultWorkspace | null
+  /** The setup link's token while no team has an owner. */
+  setupToken: string | null
 }
 
 export async function buildAllInOneApp(config: AllInOneConfig, deps?: AllInOneDeps): Promise<AllInOneApp> {
   const app = await allInOneService.build(config, deps)
-  return { app, firstStart: app.firstStart }
+  return { app, firstStart: app.firstStart, setupToken: app.setupToken }
 }
 
 /** SESSION_SECRET, or the one kept in DATA_DIR (made on the first start): `npm start` always serves the console. */
@@ -143,4 +152,21 @@ async function keepDefaultKeys(db: Db, dataDir: string, created: DefaultWorkspac
   } catch (error) {
     log.warn({ err: error, dataDir }, 'could not keep the default keys for `npm run keys`')
   }
+}
+
+/**
+ * The setup link while no team has an owner: the one an earlier start kept while it is unused,
+ * else a new one, kept for `npm run keys`; once there is an owner, the kept one is forgotten. As
+ * with the keys file, failing to keep it does not stop the start.
+ */
+async function keptSetupLink(db: Db, dataDir: string, log: App['log']): Promise<string | null> {
+  const kept = await readSetupToken(dataDir).catch(() => null)
+  const token = await offerSetupLink(db, kept)
+  try {
+    if (token === null) await removeSetupToken(dataDir)
+    else if (token !== kept) await saveSetupToken(dataDir, token)
+  } catch (error) {
+    log.warn({ err: error, dataDir }, 'could not keep the setup link for `npm run keys`')
+  }
+  return token
 }

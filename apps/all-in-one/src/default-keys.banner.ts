@@ -1,4 +1,4 @@
-import type { DefaultWorkspace } from '@tracewell/control-plane'
+import { setupPath, type DefaultWorkspace } from '@tracewell/control-plane'
 
 /** The URL a user on this machine reaches the process at: a wildcard bind is shown as localhost. */
 export function shownBaseUrl(host: string, port: number): string {
@@ -27,5 +27,17 @@ See it:
 
 SDKs: Python  langtrace.init(api_key="<project key>", api_host="${baseUrl}/api/trace")
       TypeScript  Langtrace.init({ api_key: '<project key>', api_host: '${baseUrl}/api/trace' })
+`
+}
+
+/**
+ * The setup link while no team has an owner (docs/accounts.md#the-first-owner): printed beside
+ * the keys, and again by `npm run keys` while unused.
+ */
+export function setupLinkBanner(token: string, baseUrl: string): string {
+  return `
+Make the owner account of this Tracewell (the link works once; \`npm run keys\` shows it again until then):
+
+  ${baseUrl}${setupPath(token)}
 `
 }

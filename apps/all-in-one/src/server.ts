@@ -2,7 +2,7 @@ import { AllInOneConfigSchema } from '@tracewell/config'
 import { runService } from '@tracewell/http'
 import { listenOtlpGrpcOrExit } from '@tracewell/ingest'
 import { allInOneService } from './app.ts'
-import { defaultKeysBanner, shownBaseUrl } from './default-keys.banner.ts'
+import { defaultKeysBanner, setupLinkBanner, shownBaseUrl } from './default-keys.banner.ts'
 import { defaultKeysPath, saveBaseUrl } from './default-keys.file.ts'
 
 // `npm start`: everything in one process. Only what is configured is waited for: without the URLs
@@ -24,6 +24,7 @@ await runService(allInOneService, AllInOneConfigSchema, {
 (readable by you only), and \`npm run keys\` shows them again until one of them is revoked.`
       process.stdout.write(defaultKeysBanner(app.firstStart, baseUrl, heading))
     }
+    if (app.setupToken !== null) process.stdout.write(setupLinkBanner(app.setupToken, config.PUBLIC_URL ?? baseUrl))
     app.log.info(
       { database: config.DATABASE_URL ? 'postgres' : `embedded (${config.DATA_DIR})`, queue: config.REDIS_URL ? 'redis' : 'in-process' },
       `Tracewell listening on ${baseUrl}`,

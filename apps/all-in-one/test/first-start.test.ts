@@ -61,4 +61,13 @@ describe('a first start', () => {
     assert.match(keys.stdout, new RegExp(`Base URL \\(api_host\\): {3}http://127\\.0\\.0\\.1:${port}\\n`))
     assert.doesNotMatch(keys.stdout, /:3000/)
   })
+
+  it('prints the setup link beside the keys, and npm run keys prints the same one', async () => {
+    const printed = lines.map((line) => new RegExp(`^  (http://127\\.0\\.0\\.1:${port}/setup/[A-Za-z0-9_-]{43})$`).exec(line)?.[1]).find((link) => link !== undefined)
+    assert.ok(printed, `a setup link was printed (output: ${lines.join('\n')})`)
+    const keys = spawnSync(process.execPath, ['apps/all-in-one/src/bin/show-keys.ts'], { cwd: repoRoot, env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }, encoding: 'utf8' })
+    assert.ok(keys.stdout.includes(`\n  ${printed}\n`), keys.stdout)
+    const page = await fetch(printed.replace('/setup/', '/api/setup/'))
+    assert.deepEqual([page.status, await page.json()], [200, { teamName: 'Default team' }])
+  })
 })

@@ -34,6 +34,14 @@ const AnnotationQueuePage = pageChunks.annotationQueue.Page
 const SharedTracePage = pageChunks.sharedTrace.Page
 const AuditLogPage = pageChunks.auditLog.Page
 const SsoPage = pageChunks.sso.Page
+const MembersPage = pageChunks.members.Page
+const SetupPage = pageChunks.setup.Page
+const AcceptInvitationPage = pageChunks.acceptInvitation.Page
+const ForgotPasswordPage = pageChunks.forgotPassword.Page
+const ResetPasswordPage = pageChunks.resetPassword.Page
+
+/** The pages a link opens (setup, invitation, password reset): the same signed in or out. */
+const linkPages = /^\/(setup\/[^/]+|invitations\/[^/]+|reset-password\/[^/]+|forgot-password)$/
 
 export function App() {
   const location = useLocation()
@@ -53,6 +61,18 @@ export function App() {
 function SignedInApp() {
   const session = useSession()
   const location = useLocation()
+  if (linkPages.test(location.pathname)) {
+    return (
+      <Suspense fallback={<Loading label="Loading the page" />}>
+        <Routes>
+          <Route path="/setup/:token" element={<SetupPage />} />
+          <Route path="/invitations/:token" element={<AcceptInvitationPage />} />
+          <Route path="/forgot-password" element={<ForgotPasswordPage />} />
+          <Route path="/reset-password/:token" element={<ResetPasswordPage />} />
+        </Routes>
+      </Suspense>
+    )
+  }
   if (session.isPending) return <Loading label="Checking your session" />
   if (session.isError) return <p role="alert" className="page-error">The server cannot be reached: {session.error.message}</p>
   if (session.data === null) {
@@ -97,6 +117,7 @@ function SignedInApp() {
           <Route path="/settings" element={<SettingsPage />} />
           <Route path="/audit-log" element={<AuditLogPage />} />
           <Route path="/sso" element={<SsoPage />} />
+          <Route path="/members" element={<MembersPage />} />
           <Route path="*" element={<p className="page-error">There is no page at {location.pathname}.</p>} />
         </Routes>
       </Suspense>

@@ -4,6 +4,8 @@ import { createDb } from '@tracewell/db'
 import { defineService, type App, type ServiceDeps } from '@tracewell/http'
 import { notificationSettingsOf } from '@tracewell/notifications'
 import { createOutbound, outboundOptionsOf, type HostLookup } from '@tracewell/outbound'
+import { consolePageUrl } from './accounts/account-links.ts'
+import { ensureInitialOwner, offerSetupLink, setupPath } from './accounts/first-owner.ts'
 import { bootstrapFromSettings } from './bootstrap.ts'
 import { ssoOptionsOf } from './accounts/sso/sso-options.ts'
 import { consoleAssetsPlugin } from './console/console-assets.plugin.ts'
@@ -29,6 +31,14 @@ export const controlPlaneService = defineService<ControlPlaneConfig, ControlPlan
   migrations: 'check',
   async register(app, config, deps) {
     await bootstrapFromSettings(app.db, config, app.log)
+    await ensureInitialOwner(app.db, config, app.log)
+    // Until someone owns a team, the log says where to make the owner account (every replica's
+    // start offers a link of its own; using one ends them all).
+    const setupToken = await offerSetupLink(app.db)
+    if (setupToken !== null) {
+      const link = config.PUBLIC_URL === undefined ? `<this control plane's console address>${setupPath(setupToken)}` : consolePageUrl(config.PUBLIC_URL, setupPath(setupToken))
+      app.log.warn({ setupLink: link }, `No team has an owner yet: open ${link} to make the owner account (once), or set INIT_USER_EMAIL and INIT_USER_PASSWORD`)
+    }
     if (config.ADMIN_API_KEY === undefined) app.log.info('ADMIN_API_KEY is unset: POST /api/teams is refused; create teams with INIT_TEAM_NAME')
     const sessionSecret = config.SESSION_SECRET
     const readDb = config.DATABASE_READ_URL === undefined ? undefined : createDb({ databaseUrl: config.DATABASE_READ_URL, poolSize: config.DATABASE_POOL_SIZE })
@@ -47,6 +57,7 @@ export const controlPlaneService = defineService<ControlPlaneConfig, ControlPlan
       outbound,
       notifications: notificationSettingsOf(config),
       sso: ssoOptionsOf(config),
+      signup: config.SIGNUP,
     })
     // The console signs people in with cookies, so it is served only where they can be signed.
     if (sessionSecret !== undefined) await app.register(consoleAssetsPlugin, { distDir: deps.consoleDistDir })

@@ -10,6 +10,7 @@ export {
   type BootstrapSettings,
   type DefaultWorkspace,
 } from './bootstrap.ts'
+export { ensureInitialOwner, offerSetupLink, setupPath } from './accounts/first-owner.ts'
 export { controlPlaneRoutes, type ConsoleSessionOptions, type ControlPlaneRoutesOptions } from './routes/control-plane.routes.ts'
 export { ssoOptionsOf, type SsoOptions } from './accounts/sso/sso-options.ts'
 export { consoleAssetsPlugin, type ConsoleAssetsOptions } from './console/console-assets.plugin.ts'

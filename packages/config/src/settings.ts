@@ -434,7 +434,7 @@ export const accountSettings = {
     default: 'invite',
     description: 'who may make an account: invite (only from an invitation, the default), open (anyone, who then has no team until invited), off (nobody, not even from an invitation: accounts come from single sign-on or INIT_USER_EMAIL)',
   }),
-  INIT_USER_EMAIL: Type.Optional(Type.String({ minLength: 3, maxLength: 320, pattern: '^[^@\\s]+@[^@\\s]+$', description: 'email of the owner of the default team, made at start when nobody has an account yet (with INIT_USER_PASSWORD)' })),
+  INIT_USER_EMAIL: Type.Optional(Type.String({ minLength: 3, maxLength: 320, pattern: '^[^@\\s]+@[^@\\s]+$', description: 'email of the owner of the default team, made at start while no team has an owner (with INIT_USER_PASSWORD)' })),
   INIT_USER_PASSWORD: Type.Optional(Type.String({ minLength: 12, maxLength: 256, description: 'password of the INIT_USER_EMAIL owner (at least 12 characters)' })),
   SESSION_IDLE_HOURS: Type.Integer({ minimum: 1, maximum: 24 * 365, default: 168, description: 'a signed-in session ends after this many hours without a request (default 168, 7 days)' }),
   SESSION_MAX_HOURS: Type.Integer({ minimum: 1, maximum: 24 * 365, default: 720, description: 'a signed-in session ends this many hours after sign-in whatever its use (default 720, 30 days)' }),

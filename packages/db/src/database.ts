@@ -136,6 +136,39 @@ export interface SsoAttemptsTable {
   expires_at: Timestamp
 }
 
+export interface InvitationsTable {
+  id: Generated<string>
+  team_id: string
+  email: string
+  role: 'owner' | 'admin' | 'member' | 'viewer'
+  /** Per-project roles the person gets on accepting: [{ projectId, role }]. */
+  project_roles: Json<{ projectId: string; role: 'owner' | 'admin' | 'member' | 'viewer' | 'none' }[]>
+  /** SHA-256 of the link's token, hex. */
+  token_hash: string
+  invited_by_user_id: string | null
+  /** Whether the link went out by mail (an account made from a mailed link has a verified email). */
+  mailed: Generated<boolean>
+  created_at: CreatedAt
+  expires_at: Timestamp
+  accepted_at: Timestamp | null
+  accepted_by_user_id: string | null
+  revoked_at: Timestamp | null
+}
+
+export interface PasswordResetsTable {
+  token_hash: string
+  user_id: string
+  created_at: CreatedAt
+  expires_at: Timestamp
+  used_at: Timestamp | null
+}
+
+export interface SetupLinksTable {
+  token_hash: string
+  created_at: CreatedAt
+  used_at: Timestamp | null
+}
+
 export interface PromptsetsTable {
   id: Generated<string>
   project_id: string
@@ -795,6 +828,9 @@ export interface Database {
   team_sso_settings: TeamSsoSettingsTable
   sso_identities: SsoIdentitiesTable
   sso_attempts: SsoAttemptsTable
+  invitations: InvitationsTable
+  password_resets: PasswordResetsTable
+  setup_links: SetupLinksTable
   promptsets: PromptsetsTable
   prompts: PromptsTable
   prompt_labels: PromptLabelsTable
@@ -958,6 +994,12 @@ export const declaredColumns: DeclaredColumns = {
   sso_attempts: {
     id: notNull, protocol: notNull, team_id: nullable, browser_hash: nullable, code_verifier: nullable, nonce: nullable, return_to: notNull, created_at: notNull, expires_at: notNull,
   },
+  invitations: {
+    id: notNull, team_id: notNull, email: notNull, role: notNull, project_roles: notNull, token_hash: notNull, invited_by_user_id: nullable, mailed: notNull,
+    created_at: notNull, expires_at: notNull, accepted_at: nullable, accepted_by_user_id: nullable, revoked_at: nullable,
+  },
+  password_resets: { token_hash: notNull, user_id: notNull, created_at: notNull, expires_at: notNull, used_at: nullable },
+  setup_links: { token_hash: notNull, created_at: notNull, used_at: nullable },
   promptsets: { id: notNull, project_id: notNull, name: notNull, description: notNull, created_at: notNull, updated_at: notNull },
   prompts: {
     id: notNull, promptset_id: notNull, value: notNull, variables: notNull, model: notNull, model_settings: notNull,

@@ -8,6 +8,8 @@ export const ForbiddenError = createError<[string]>('TW_FORBIDDEN', '%s', 403)
 export const NotFoundError = createError<[string]>('TW_NOT_FOUND', '%s', 404)
 export const BadRequestError = createError<[string]>('TW_BAD_REQUEST', '%s', 400)
 export const ConflictError = createError<[string]>('TW_CONFLICT', '%s', 409)
+/** A link that worked once and no longer does (used, revoked or expired): 410 says it will not come back. */
+export const GoneError = createError<[string]>('TW_GONE', '%s', 410)
 export const PayloadTooLargeError = createError<[string]>('TW_PAYLOAD_TOO_LARGE', '%s', 413)
 export const UnsupportedMediaTypeError = createError<[string]>('TW_UNSUPPORTED_MEDIA_TYPE', '%s', 415)
 

@@ -29,28 +29,49 @@ export function emailBody(notification: Notification): string {
   ].join('\n')
 }
 
-export function createEmailSender(settings: EmailSettings, timeoutMs: number): EmailSender {
+/** A plain-text message: notifications, and the accounts' invitation and password reset mails. */
+export interface MailMessage {
+  to: string
+  subject: string
+  text: string
+}
+
+/** SMTP_URL's server from MAIL_FROM: the one mailer every mail of Tracewell goes through. */
+export interface Mailer {
+  send(message: MailMessage): Promise<SendOutcome>
+  close(): void
+}
+
+export function createMailer(settings: EmailSettings, timeoutMs: number): Mailer {
   const transport = nodemailer.createTransport(settings.smtpUrl, {
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
   } as Parameters<typeof nodemailer.createTransport>[1])
   return {
-    async send(address, notification) {
+    async send(message) {
       const started = performance.now()
       const elapsed = () => Math.round(performance.now() - started)
       try {
-        await transport.sendMail({ from: settings.from, to: address, subject: `[Tracewell] ${headline(notification)}`, text: emailBody(notification) })
+        await transport.sendMail({ from: settings.from, ...message })
         return { ok: true, status: 250, error: null, retryable: false, durationMs: elapsed() }
       } catch (error) {
-        const { responseCode, code, message } = error as { responseCode?: number; code?: string; message?: string }
+        const { responseCode, code, message: reason } = error as { responseCode?: number; code?: string; message?: string }
         // A 5xx reply is the server's refusal (no such mailbox, relay denied); a 4xx or a dropped
         // connection may pass.
         const status = typeof responseCode === 'number' ? responseCode : null
-        const reason = status === null ? (code ?? message ?? 'unknown error') : `${status} ${message ?? ''}`.trim()
-        return { ok: false, status, error: `the mail server did not take the message (${reason})`, retryable: status === null || status < 500, durationMs: elapsed() }
+        const said = status === null ? (code ?? reason ?? 'unknown error') : `${status} ${reason ?? ''}`.trim()
+        return { ok: false, status, error: `the mail server did not take the message (${said})`, retryable: status === null || status < 500, durationMs: elapsed() }
       }
     },
     close: () => transport.close(),
+  }
+}
+
+export function createEmailSender(settings: EmailSettings, timeoutMs: number): EmailSender {
+  const mailer = createMailer(settings, timeoutMs)
+  return {
+    send: (address, notification) => mailer.send({ to: address, subject: `[Tracewell] ${headline(notification)}`, text: emailBody(notification) }),
+    close: () => mailer.close(),
   }
 }

@@ -1,5 +1,5 @@
 export { createChannelSender, type ChannelSender, type ChannelSenderOptions, type StoredChannel } from './channel-sender.ts'
-export { createEmailSender, emailBody, type EmailSender, type EmailSettings } from './email.sender.ts'
+export { createEmailSender, createMailer, emailBody, type EmailSender, type EmailSettings, type MailMessage, type Mailer } from './email.sender.ts'
 export { consoleLink, headline, monitorEventNotification, storedNotification, testNotification, type MonitorEventInput, type Notification } from './notification.ts'
 export { retryAt, retryWindowMs } from './retry-schedule.ts'
 export type { SendOutcome } from './send-outcome.ts'

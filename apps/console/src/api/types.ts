@@ -1,4 +1,5 @@
 import type { Attributes } from '@tracewell/llm-messages'
+import type { TeamRole } from '@tracewell/policy'
 import type { StoredSpan } from '@tracewell/span-schema'
 
 // The shapes the console reads from the control plane's API (docs/api.md). Fields the API added
@@ -11,6 +12,8 @@ export interface Session {
   teamId: string
   teamName: string
   expiresAt: string
+  /** The signed-in person's team role; absent for a team-key session, which acts as an admin. */
+  role?: TeamRole
 }
 
 export interface Project {

@@ -22,6 +22,7 @@ const sections = [
   { path: '/settings', label: 'Settings' },
   { path: '/audit-log', label: 'Audit log' },
   { path: '/sso', label: 'Single sign-on' },
+  { path: '/members', label: 'Members' },
 ] as const
 
 /** The frame of every signed-in page: the sections, the project picker, the team and sign-out. */

@@ -53,6 +53,11 @@ export const pageChunks = {
   dashboards: pageChunk(() => import('./dashboards.page.tsx')),
   auditLog: pageChunk(() => import('./audit-log.page.tsx')),
   sso: pageChunk(() => import('./sso.page.tsx')),
+  members: pageChunk(() => import('./members.page.tsx')),
+  setup: pageChunk(() => import('./setup.page.tsx')),
+  acceptInvitation: pageChunk(() => import('./accept-invitation.page.tsx')),
+  forgotPassword: pageChunk(() => import('./forgot-password.page.tsx')),
+  resetPassword: pageChunk(() => import('./reset-password.page.tsx')),
 } as const
 
 /** The chunk a path is served by, as the routes in app.tsx map them. */
@@ -84,6 +89,16 @@ export function chunkOfPath(pathname: string): keyof typeof pageChunks | undefin
       return 'auditLog'
     case 'sso':
       return 'sso'
+    case 'members':
+      return 'members'
+    case 'setup':
+      return 'setup'
+    case 'invitations':
+      return 'acceptInvitation'
+    case 'forgot-password':
+      return 'forgotPassword'
+    case 'reset-password':
+      return 'resetPassword'
     case 'usage':
     case 'settings':
     case 'playground':

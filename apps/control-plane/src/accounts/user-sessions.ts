@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { newSecretToken, secretTokenHash } from '@tracewell/auth'
 import { createUserSession, endUserSession, findLiveUserSession, findUserById, touchUserSession, type Db, type UserDto } from '@tracewell/db'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { cookieAttributes } from '../console/cookie-attributes.ts'
@@ -26,8 +26,6 @@ export interface UserSessionsOptions {
 /** Activity is written at most this often per session: a request does not cost a write. */
 const touchEveryMs = 60_000
 
-const tokenHashOf = (token: string) => createHash('sha256').update(token).digest('hex')
-
 export class UserSessions {
   readonly #db: Db
   readonly idleMs: number
@@ -48,7 +46,7 @@ export class UserSessions {
   async userOf(request: FastifyRequest): Promise<SessionUser | null> {
     const token = request.cookies[userSessionCookieName]
     if (token === undefined || token === '') return null
-    const session = await findLiveUserSession(this.#db, tokenHashOf(token), this.idleMs)
+    const session = await findLiveUserSession(this.#db, secretTokenHash(token), this.idleMs)
     if (session === undefined) return null
     const user = await findUserById(this.#db, session.userId)
     if (user === undefined) return null
@@ -61,10 +59,10 @@ export class UserSessions {
    * sign-in is worthless) and its cookie. The caller has checked who they are.
    */
   async start(request: FastifyRequest, reply: FastifyReply, userId: string): Promise<{ sessionId: string; expiresAt: Date }> {
-    const token = randomBytes(32).toString('base64url')
+    const { token, tokenHash } = newSecretToken()
     const userAgent = request.headers['user-agent']
     const session = await createUserSession(this.#db, {
-      tokenHash: tokenHashOf(token),
+      tokenHash,
       userId,
       expiresAt: new Date(Date.now() + this.maxAgeMs),
       ip: request.ip,

@@ -4,7 +4,7 @@ import type { MaskingRule } from '@tracewell/masking'
 import { installErrorHandler, messageBody, requireUtf8Json } from '@tracewell/http'
 import AjvModule from 'ajv'
 import { notificationChannelSecretContext, type Db } from '@tracewell/db'
-import { createChannelSender, type NotificationSettings } from '@tracewell/notifications'
+import { createChannelSender, createMailer, type NotificationSettings } from '@tracewell/notifications'
 import type { Outbound } from '@tracewell/outbound'
 import { Counter, type Registry } from 'prom-client'
 import { PromptCache, type PromptCacheStats } from '../prompt-cache.ts'
@@ -52,6 +52,12 @@ import { savedViewRoutes } from './saved-views.routes.ts'
 import { traceShareRoutes } from './trace-shares.routes.ts'
 import { installAuditLog } from '../audit/audit-log.hook.ts'
 import { auditLogRoutes } from './audit-log.routes.ts'
+import { invitationRoutes } from './invitations.routes.ts'
+import { memberRoutes } from './members.routes.ts'
+import { passwordResetRoutes } from './password-reset.routes.ts'
+import { setupRoutes } from './setup.routes.ts'
+import { signUpRoutes } from './sign-up.routes.ts'
+import type { SignupMode } from '../accounts/signup-mode.ts'
 
 export interface ControlPlaneRoutesOptions {
   /** ADMIN_API_KEY: the secret of POST /api/teams; unset, that endpoint refuses everyone. */
@@ -78,6 +84,10 @@ export interface ControlPlaneRoutesOptions {
   defaultMaskingRules?: readonly MaskingRule[]
   /** PUBLIC_URL and OIDC_* (ssoOptionsOf); without it, only teams' own providers, and none without PUBLIC_URL. */
   sso?: SsoOptions | undefined
+  /** SIGNUP: who may make an account (invite unless said). */
+  signup?: SignupMode
+  /** Called once the setup link made the first owner (`npm start` forgets the link it kept). */
+  onSetupDone?: () => Promise<void>
 }
 
 export type ConsoleSessionOptions = ConsoleSessionPluginOptions
@@ -176,6 +186,15 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(traceShareRoutes, { publicUrl: options.notifications.publicUrl })
   await app.register(playgroundRoutes, { encryptionKey: options.llmConnectionKey, callTimeoutMs: options.experimentCallTimeoutMs ?? 120_000, outbound: options.outbound })
   const notifications = options.notifications
+  // Invitations and password resets go through the same mailer as notification emails.
+  const mailer = notifications.email === undefined ? undefined : createMailer(notifications.email, notifications.timeoutMs)
+  if (mailer) app.addHook('onClose', async () => mailer.close())
+  const signup = options.signup ?? 'invite'
+  await app.register(setupRoutes, { onSetupDone: options.onSetupDone })
+  await app.register(signUpRoutes, { signup })
+  await app.register(invitationRoutes, { mailer, publicUrl: notifications.publicUrl, signup })
+  await app.register(memberRoutes)
+  await app.register(passwordResetRoutes, { mailer, publicUrl: notifications.publicUrl })
   const sender = createChannelSender({
     outbound: options.outbound,
     timeoutMs: notifications.timeoutMs,

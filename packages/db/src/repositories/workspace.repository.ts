@@ -33,3 +33,4 @@ export async function hasNoTeams(db: Executor): Promise<boolean> {
   const row = await db.selectFrom('teams').select('id').limit(1).executeTakeFirst()
   return row === undefined
 }
+
