@@ -8,16 +8,14 @@ import { fileURLToPath } from 'node:url'
 import { testEnvironment } from '@tracewell/config'
 import { QueueNames } from '@tracewell/queue'
 import { Queue, Worker } from 'bullmq'
-import { Migrator, sql } from 'kysely'
-import { migrateToLatest } from '../src/index.ts'
-import { migrations } from '../src/migrations/index.ts'
-import { createTestDatabase, type TestDatabase } from '../src/testing/index.ts'
+import { migrateToLatest, sql } from '@tracewell/db'
+import { createTestDatabase, migrateToBefore, type TestDatabase } from '@tracewell/db/testing'
 
 // `npm run migrate` and `migrate.mjs --wait`. The Job's run pauses the writers' queue around a
 // migration that fills new columns from stored spans; every Kubernetes service's init container
 // applies nothing, waits while the Job applies what its version needs, and lets it start then.
 
-const migrateBin = fileURLToPath(new URL('../src/bin/migrate.ts', import.meta.url))
+const migrateBin = fileURLToPath(new URL('../src/migrate.ts', import.meta.url))
 
 const { REDIS_URL } = testEnvironment()
 
@@ -76,14 +74,7 @@ describe('npm run migrate with the writers\' queue in its settings', { timeout: 
   before(async () => {
     database = await createTestDatabase({ migrated: false })
     // A database of the release before the backfill, with spans stored.
-    // Step by step, as the migrator does: a backfill that batches its own transactions runs without one.
-    const names = Object.keys(migrations).filter((name) => name < backfill)
-    for (const [index, name] of names.entries()) {
-      const upTo = Object.fromEntries(names.slice(0, index + 1).map((each) => [each, migrations[each]!]))
-      const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => upTo }, disableTransactions: migrations[name]?.transactional === false })
-      const { error } = await migrator.migrateToLatest()
-      if (error) throw error
-    }
+    await migrateToBefore(database.db, backfill)
     prefix = `test-migrate-${randomUUID()}`
     queue = new Queue(QueueNames.spanBatches, { connection: { url: REDIS_URL }, prefix })
   })
