@@ -17,7 +17,7 @@ import {
 import { OwnRedis } from './helpers.ts'
 
 const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
-const logger = { warn() {}, error() {} }
+const logger = { info() {}, warn() {}, error() {} }
 
 class Permanent extends Error {}
 
