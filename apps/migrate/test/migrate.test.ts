@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -10,6 +9,7 @@ import { QueueNames } from '@tracewell/queue'
 import { Queue, Worker } from 'bullmq'
 import { migrateToLatest, sql } from '@tracewell/db'
 import { createTestDatabase, migrateToBefore, type TestDatabase } from '@tracewell/db/testing'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 
 // `npm run migrate` and `migrate.mjs --wait`. The Job's run pauses the writers' queue around a
 // migration that fills new columns from stored spans; every Kubernetes service's init container
@@ -75,7 +75,7 @@ describe('npm run migrate with the writers\' queue in its settings', { timeout: 
     database = await createTestDatabase({ migrated: false })
     // A database of the release before the backfill, with spans stored.
     await migrateToBefore(database.db, backfill)
-    prefix = `test-migrate-${randomUUID()}`
+    prefix = testQueuePrefix('migrate')
     queue = new Queue(QueueNames.spanBatches, { connection: { url: REDIS_URL }, prefix })
   })
   after(async () => {
