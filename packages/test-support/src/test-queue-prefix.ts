@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
 import { after } from 'node:test'
-import { testEnvironment } from '@tracewell/config'
 import { Redis } from 'ioredis'
 
 // Every test's own queue prefix, removed from the test Redis when its file's tests are done: a full
@@ -13,6 +12,11 @@ import { Redis } from 'ioredis'
 // benchmark would start a test run in it.
 
 const prefixes = new Set<string>()
+
+// TEST_REDIS_URL as testEnvironment() of @tracewell/config reads it: test-support cannot depend on
+// config, whose own dependencies' tests depend on test-support (a workspace circle turbo refuses).
+// eslint-disable-next-line no-restricted-properties -- see above
+const testRedisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
 after(async () => {
   await removeTestQueuePrefixes()
@@ -29,7 +33,7 @@ export function testQueuePrefix(label = 'queue'): string {
  * Removes every key under the prefixes handed out so far from the test Redis (TEST_REDIS_URL);
  * how many it removed. A test whose Redis was its own (a fault test's) finds nothing here.
  */
-export async function removeTestQueuePrefixes(redisUrl = testEnvironment().REDIS_URL): Promise<number> {
+export async function removeTestQueuePrefixes(redisUrl = testRedisUrl): Promise<number> {
   if (prefixes.size === 0) return 0
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true })
   let removed = 0
