@@ -32,4 +32,19 @@ export default tseslint.config(
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read settings through @tracewell/config.' }],
     },
   },
+  {
+    // A migration's result must never change once it has run: it imports kysely, node's own
+    // modules and its frozen copies beside it (packages/db/src/migrations/frozen/README.md), nothing
+    // of the project's other packages or of today's repositories. packages/db/test/migration-imports.test.ts
+    // proves the rule fails.
+    files: ['packages/db/src/migrations/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{
+          regex: '^(?!(kysely|node:.+|genai-prices-0\\.1\\.8|\\./(?!.*\\.\\./).+)$)',
+          message: 'Migrations import only kysely, node: built-ins and their frozen copies in ./frozen (packages/db/src/migrations/frozen/README.md).',
+        }],
+      }],
+    },
+  },
 )

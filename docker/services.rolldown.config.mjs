@@ -27,7 +27,7 @@ const programs = [
   ['apps/evaluator/src/server.ts', 'apps/evaluator/dist/server.mjs'],
   ['apps/all-in-one/src/server.ts', 'apps/all-in-one/dist/server.mjs'],
   ['apps/all-in-one/src/bin/show-keys.ts', 'apps/all-in-one/dist/show-keys.mjs'],
-  ['packages/db/src/bin/migrate.ts', 'packages/db/dist/migrate.mjs'],
+  ['apps/migrate/src/migrate.ts', 'apps/migrate/dist/migrate.mjs'],
 ]
 
 const packageName = (id) => id.split('/').slice(0, id.startsWith('@') ? 2 : 1).join('/')

@@ -30,7 +30,7 @@ const dayMs = 86_400_000
 const { DATABASE_URL: adminUrl } = testEnvironment()
 const database = `tracewell_bench_expiry_${randomBytes(4).toString('hex')}`
 const admin = createDb({ databaseUrl: adminUrl, poolSize: 1 })
-const quiet = { info() {}, error() {} }
+const quiet = { info() {}, warn() {}, error() {} }
 
 const log = (line: string) => process.stdout.write(`${line}\n`)
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })

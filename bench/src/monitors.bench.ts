@@ -51,7 +51,7 @@ try {
   })
   log(`${fmt(monitorCount, 0)} monitors, ${concurrency} lanes; baseline (one trace summary by primary key): p50 ${fmt(percentile(baseline, 50), 2)} ms`)
 
-  const loop = startMonitorLoop({ db, pollIntervalMs: 3_600_000, concurrency, logger: { error: (obj, msg) => log(`${msg}: ${String((obj as { err?: unknown }).err)}`) } })
+  const loop = startMonitorLoop({ db, pollIntervalMs: 3_600_000, concurrency, logger: { info: () => {}, warn: () => {}, error: (obj, msg) => log(`${msg}: ${String((obj as { err?: unknown }).err)}`) } })
   try {
     for (let pass = 1; pass <= passes; pass++) {
       await sql`update monitors set next_evaluation_at = now()`.execute(db)

@@ -20,7 +20,7 @@ const bundles = [
   'apps/janitor/dist/server.mjs',
   'apps/all-in-one/dist/server.mjs',
   'apps/all-in-one/dist/show-keys.mjs',
-  'packages/db/dist/migrate.mjs',
+  'apps/migrate/dist/migrate.mjs',
 ]
 
 const packageName = (id: string) => id.split('/').slice(0, id.startsWith('@') ? 2 : 1).join('/')

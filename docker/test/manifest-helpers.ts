@@ -62,7 +62,7 @@ export const services: Record<string, ServiceSpec> = {
   janitor: { source: 'apps/janitor/src/server.ts', entry: 'apps/janitor/dist/server.mjs', port: defaultPorts.janitor, schema: JanitorConfigSchema },
   evaluator: { source: 'apps/evaluator/src/server.ts', entry: 'apps/evaluator/dist/server.mjs', port: defaultPorts.evaluator, schema: EvaluatorConfigSchema },
 }
-export const migrate = { source: 'packages/db/src/bin/migrate.ts', entry: 'packages/db/dist/migrate.mjs', schema: MigrateConfigSchema }
+export const migrate = { source: 'apps/migrate/src/migrate.ts', entry: 'apps/migrate/dist/migrate.mjs', schema: MigrateConfigSchema }
 
 /** What `npm run build:services` builds: bundle → source entry, as the repository's paths. */
 export async function bundledPrograms(): Promise<Map<string, string>> {

@@ -43,7 +43,7 @@ describe('the service bundles the image runs', () => {
   })
 
   it('migrate.mjs migrates an embedded database', () => {
-    assert.match(run('packages/db/dist/migrate.mjs', { DATA_DIR: join(dataDir, 'migrated') }), /applied/)
+    assert.match(run('apps/migrate/dist/migrate.mjs', { DATA_DIR: join(dataDir, 'migrated') }), /applied/)
   })
 
   it('the all-in-one bundle starts, serves the console, and stores, prices and returns a trace', async () => {

@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { testEnvironment } from '@tracewell/config'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 import { callJson } from '../src/api-client.ts'
 import { fakeAnswer, startFakeOpenAi, type FakeOpenAi } from '../src/fake-openai.server.ts'
 import { eventually, startAll, startService, type RunningService } from '../src/processes.ts'
@@ -32,7 +33,7 @@ describe('experiments and the playground across separate services', () => {
     database = await createTestDatabase()
     fake = await startFakeOpenAi()
     const { REDIS_URL } = testEnvironment()
-    const shared = { DATABASE_URL: database.url, REDIS_URL, QUEUE_PREFIX: `e2e-${randomUUID()}` }
+    const shared = { DATABASE_URL: database.url, REDIS_URL, QUEUE_PREFIX: testQueuePrefix('e2e') }
     // The fake model listens on loopback, which the outbound policy refuses unless allowed.
     const sealing = { LLM_CONNECTION_ENCRYPTION_KEY: hex(32), OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32' }
     services = await startAll([

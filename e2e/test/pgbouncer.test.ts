@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { testEnvironment } from '@tracewell/config'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 import { callJson } from '../src/api-client.ts'
 import { otlpTracerProvider } from '../src/otel-clients.ts'
 import { pgbouncerBinary, startPgBouncer, type OwnPgBouncer } from '../src/pgbouncer.ts'
@@ -33,7 +34,7 @@ describe('the services through PgBouncer in transaction pooling mode', { skip: !
     database = await createTestDatabase()
     bouncer = await startPgBouncer({ postgresPort: Number(new URL(database.url).port || 5432), poolSize: POOL_SIZE })
     const { REDIS_URL } = testEnvironment()
-    const through = { DATABASE_URL: bouncer.urlOf(new URL(database.url).pathname.slice(1)), REDIS_URL, QUEUE_PREFIX: `e2e-pgbouncer-${randomUUID()}`, KEY_CACHE_TTL_MS: '500' }
+    const through = { DATABASE_URL: bouncer.urlOf(new URL(database.url).pathname.slice(1)), REDIS_URL, QUEUE_PREFIX: testQueuePrefix('e2e-pgbouncer'), KEY_CACHE_TTL_MS: '500' }
     services = await startAll([
       () => startService('ingest', 'apps/ingest/src/server.ts', through),
       () => startService('writer', 'apps/writer/src/server.ts', through),

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test'
 import { SpanKind } from '@opentelemetry/api'
 import { testEnvironment } from '@tracewell/config'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 import { callJson } from '../src/api-client.ts'
 import { chatAttributes, otlpTracerProvider, type OtlpEncoding } from '../src/otel-clients.ts'
 import { eventually, startAll, startService, type RunningService } from '../src/processes.ts'
@@ -40,7 +41,7 @@ describe('separately started services with real clients', () => {
   before(async () => {
     database = await createTestDatabase()
     const { REDIS_URL } = testEnvironment()
-    const shared = { DATABASE_URL: database.url, REDIS_URL, QUEUE_PREFIX: `e2e-${randomUUID()}`, KEY_CACHE_TTL_MS: '500' }
+    const shared = { DATABASE_URL: database.url, REDIS_URL, QUEUE_PREFIX: testQueuePrefix('e2e'), KEY_CACHE_TTL_MS: '500' }
     ;[ingest, writer, controlPlane, janitor] = await startAll([
       () => startService('ingest', 'apps/ingest/src/server.ts', shared),
       () => startService('writer', 'apps/writer/src/server.ts', shared),

@@ -80,7 +80,7 @@ describe('start-up with Postgres or Redis unreachable', () => {
       ['apps/control-plane/src/server.ts', { DATABASE_URL: databaseUrl }],
       ['apps/janitor/src/server.ts', { DATABASE_URL: databaseUrl }],
       ['apps/all-in-one/src/server.ts', { DATABASE_URL: databaseUrl }],
-      ['packages/db/src/bin/migrate.ts', { DATABASE_URL: databaseUrl }],
+      ['apps/migrate/src/migrate.ts', { DATABASE_URL: databaseUrl }],
     ]
     const results = await Promise.all(entries.map(([entry, env]) => run(entry, env)))
     results.forEach((result, index) => assertGaveUp(result, 'postgres', address, (entries[index] as [string, unknown])[0]))

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { after, before, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
@@ -8,6 +8,7 @@ import { countSpans, createProject, createTeam, insertApiKey, sql, summaryBacklo
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { seededRandom } from '@tracewell/test-support'
 import { summaryMismatches } from '@tracewell/write-path'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 import { eventually, startAll, startService, type RunningService } from '../src/processes.ts'
 
 // Two ingests and three writers (each running a summariser) on one database and one queue. Every
@@ -60,7 +61,7 @@ test('with writers SIGKILLed mid-run, every acknowledged span counts exactly onc
   const key = generateApiKey('project')
   await insertApiKey(database.db, { kind: 'project', teamId: team.id, projectId: project.id, keyHash: hashApiKey(key), prefix: displayPrefix(key) })
 
-  const shared = { DATABASE_URL: database.url, REDIS_URL, QUEUE_PREFIX: `faults-${randomUUID()}` }
+  const shared = { DATABASE_URL: database.url, REDIS_URL, QUEUE_PREFIX: testQueuePrefix('faults') }
   // Short job locks, so a killed writer's job is redone within seconds; small folds, so kills land mid-fold.
   const writerEnv = { ...shared, WRITER_LOCK_DURATION_MS: '2000', WRITER_STALLED_INTERVAL_MS: '1000', WRITER_CONCURRENCY: '2', SUMMARY_POLL_MS: '20', SUMMARY_FOLD_MAX_TRACES: '100' }
   const startWriter = () => startService('writer', 'apps/writer/src/server.ts', writerEnv)

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { randomUUID } from 'node:crypto'
 import { after, describe, it } from 'node:test'
 import { AllInOneConfigSchema, loadConfig, testEnvironment } from '@tracewell/config'
 import { createTestDatabase } from '@tracewell/db/testing'
 import { decodeProtobufTraces } from '@tracewell/otlp'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 import { buildAllInOneApp } from '../src/index.ts'
 
 const fixtures = new URL('../../../test-fixtures/', import.meta.url)
@@ -111,7 +111,7 @@ describe('npm start with DATABASE_URL and REDIS_URL (Postgres, BullMQ)', () => {
     const config = loadConfig(AllInOneConfigSchema, {
       DATABASE_URL: database.url,
       REDIS_URL,
-      QUEUE_PREFIX: `test-${randomUUID()}`,
+      QUEUE_PREFIX: testQueuePrefix(),
       LOG_LEVEL: 'silent',
       INIT_TEAM_NAME: 'ops',
       INIT_TEAM_API_KEY: 'team-key-0123456789abcdef0123456789abcdef',

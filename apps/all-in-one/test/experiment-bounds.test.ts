@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test'
 import { AllInOneConfigSchema, loadConfig } from '@tracewell/config'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import type { App } from '@tracewell/http'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 import { buildAllInOneApp } from '../src/index.ts'
 
 // An experiment whose model answers more than OUTBOUND_MAX_RESPONSE_BYTES: each item is a failed
@@ -47,7 +48,7 @@ describe('experiment items at the outbound reply bound', { timeout: 120_000 }, (
     database = await createTestDatabase()
     const config = loadConfig(AllInOneConfigSchema, {
       DATABASE_URL: database.url,
-      QUEUE_PREFIX: `test-${randomUUID()}`,
+      QUEUE_PREFIX: testQueuePrefix(),
       LOG_LEVEL: 'silent',
       GRPC_PORT: '0',
       INIT_TEAM_NAME: 'ops',

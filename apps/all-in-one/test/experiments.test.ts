@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,6 +9,7 @@ import { createTestDatabase } from '@tracewell/db/testing'
 import type { App } from '@tracewell/http'
 import { buildAllInOneApp } from '../src/index.ts'
 import { fakeModelsApiKey as apiKey, judgeUsage, modelUsage, startFakeModels, type FakeModels } from '@tracewell/test-support'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 
 // Datasets and experiments end to end in `npm start`, both ways it runs (Postgres and Redis with
 // BullMQ; embedded PGlite with the in-process queue): traces sent as an application sends them
@@ -96,7 +97,7 @@ for (const mode of ['Postgres and Redis', 'embedded PGlite and in-process queue'
     }
     const config = loadConfig(AllInOneConfigSchema, {
       ...stores,
-      QUEUE_PREFIX: `test-${randomUUID()}`,
+      QUEUE_PREFIX: testQueuePrefix(),
       LOG_LEVEL: 'silent',
       GRPC_PORT: '0',
       INIT_TEAM_NAME: 'ops',

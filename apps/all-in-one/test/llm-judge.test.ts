@@ -10,6 +10,7 @@ import { AllInOneConfigSchema, loadConfig, TestEnvironmentSchema } from '@tracew
 import { sql } from '@tracewell/db'
 import { createTestDatabase } from '@tracewell/db/testing'
 import type { App } from '@tracewell/http'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 import { buildAllInOneApp } from '../src/index.ts'
 
 // LLM-as-judge end to end: `npm start` over Postgres and Redis (the evaluations queue in BullMQ),
@@ -165,7 +166,7 @@ for (const mode of ['Postgres and Redis', 'embedded PGlite and in-process queue'
     }
     const config = loadConfig(AllInOneConfigSchema, {
       ...stores,
-      QUEUE_PREFIX: `test-${randomUUID()}`,
+      QUEUE_PREFIX: testQueuePrefix(),
       LOG_LEVEL: 'silent',
       GRPC_PORT: '0',
       INIT_TEAM_NAME: 'ops',

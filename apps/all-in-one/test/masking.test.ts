@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Client, credentials, Metadata } from '@grpc/grpc-js'
@@ -7,6 +7,7 @@ import { AllInOneConfigSchema, loadConfig, testEnvironment } from '@tracewell/co
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import type { App } from '@tracewell/http'
 import { sql } from 'kysely'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 import { buildAllInOneApp } from '../src/index.ts'
 import { bodyForms, leaks, maskingRules, otlpJsonBody, otlpProtobufBody, secrets, type SpanIds } from './support/masking-bodies.ts'
 
@@ -56,7 +57,7 @@ for (const mode of modes) {
       database = await createTestDatabase()
       const config = loadConfig(AllInOneConfigSchema, {
         DATABASE_URL: database.url,
-        ...(mode.redis ? { REDIS_URL: testEnvironment().REDIS_URL, QUEUE_PREFIX: `test-masking-${randomUUID()}` } : {}),
+        ...(mode.redis ? { REDIS_URL: testEnvironment().REDIS_URL, QUEUE_PREFIX: testQueuePrefix('masking') } : {}),
         LOG_LEVEL: 'silent',
         KEY_CACHE_TTL_MS: '200',
         INIT_TEAM_NAME: 'ops',

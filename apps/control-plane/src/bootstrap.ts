@@ -11,6 +11,7 @@ import {
   type Db,
   type Executor,
 } from '@tracewell/db'
+import type { Logger } from '@tracewell/logger'
 import { mintApiKey, type KeyScope } from './mint-api-key.ts'
 
 /** The INIT_* settings (docs/api.md#bootstrap; a subset of every config that has them). */
@@ -20,12 +21,6 @@ export interface BootstrapSettings {
   INIT_PROJECT_NAME?: string | undefined
   INIT_PROJECT_ID?: string | undefined
   INIT_PROJECT_API_KEY?: string | undefined
-}
-
-/** What the bootstrap logs through: pino's (and so Fastify's) logger fits. */
-export interface BootstrapLogger {
-  info(details: object, message: string): void
-  warn(details: object, message: string): void
 }
 
 export interface BootstrapResult {
@@ -45,7 +40,7 @@ export const defaultProjectName = 'Default project'
  * carried over from Langtrace keep working. A key that exists is never changed: not moved to
  * another project, and not brought back if it was revoked.
  */
-export async function bootstrapFromSettings(db: Db, settings: BootstrapSettings, log: BootstrapLogger): Promise<BootstrapResult | null> {
+export async function bootstrapFromSettings(db: Db, settings: BootstrapSettings, log: Logger): Promise<BootstrapResult | null> {
   const { INIT_TEAM_NAME, INIT_TEAM_API_KEY, INIT_PROJECT_NAME, INIT_PROJECT_ID, INIT_PROJECT_API_KEY } = settings
   if ([INIT_TEAM_NAME, INIT_TEAM_API_KEY, INIT_PROJECT_NAME, INIT_PROJECT_ID, INIT_PROJECT_API_KEY].every((value) => value === undefined)) return null
 
@@ -90,7 +85,7 @@ export async function bootstrapFromSettings(db: Db, settings: BootstrapSettings,
 }
 
 /** Stores a given key unless its hash is known; true when it was stored now. */
-async function ensureKey(trx: Executor, log: BootstrapLogger, kind: KeyKind, scope: KeyScope, secret: string): Promise<boolean> {
+async function ensureKey(trx: Executor, log: Logger, kind: KeyKind, scope: KeyScope, secret: string): Promise<boolean> {
   const keyHash = hashApiKey(secret)
   const existing = await findApiKeyIdentityByHash(trx, keyHash)
   const setting = kind === 'team' ? 'INIT_TEAM_API_KEY' : 'INIT_PROJECT_API_KEY'

@@ -5,7 +5,6 @@ export {
   defaultKeysAreLive,
   defaultTeamName,
   ensureDefaultWorkspace,
-  type BootstrapLogger,
   type BootstrapResult,
   type BootstrapSettings,
   type DefaultWorkspace,

@@ -5,9 +5,10 @@ import { hashApiKey } from '@tracewell/auth'
 import { ControlPlaneConfigSchema, loadConfig } from '@tracewell/config'
 import { countTeams, findApiKeyIdentityByHash, findProjectById, findTeamByName, listApiKeys, listTeamProjects, revokeApiKey } from '@tracewell/db'
 import { createEmbeddedTestDatabase, createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
-import { bootstrapFromSettings, buildApp, ensureDefaultWorkspace, type BootstrapLogger } from '../src/index.ts'
+import type { Logger } from '@tracewell/logger'
+import { bootstrapFromSettings, buildApp, ensureDefaultWorkspace } from '../src/index.ts'
 
-const quiet: BootstrapLogger = { info: () => {}, warn: () => {} }
+const quiet: Logger = { info: () => {}, warn: () => {}, error: () => {} }
 // Keys carried over from Langtrace are 64 hex characters.
 const langtraceKey = () => randomBytes(32).toString('hex')
 
@@ -64,7 +65,7 @@ describe('headless bootstrap from INIT_*', () => {
     const identity = await findApiKeyIdentityByHash(database.db, hashApiKey(key))
     await revokeApiKey(database.db, result?.teamId as string, identity?.id as string)
     const warnings: string[] = []
-    await bootstrapFromSettings(database.db, settings, { info: () => {}, warn: (_details, message) => warnings.push(message) })
+    await bootstrapFromSettings(database.db, settings, { info: () => {}, warn: (_details, message) => warnings.push(message), error: () => {} })
     assert.equal((await findApiKeyIdentityByHash(database.db, hashApiKey(key)))?.revoked, true)
     assert.deepEqual(warnings, ['bootstrap: INIT_TEAM_API_KEY was revoked; it stays revoked'])
   })

@@ -14,6 +14,7 @@ import {
   type Db,
 } from '@tracewell/db'
 import type { ProjectJobQueue } from '@tracewell/queue'
+import type { Logger } from '@tracewell/logger'
 
 // What the worker judges, found in the database every EVALUATOR_POLL_INTERVAL_MS: each enabled
 // evaluator's new traces once complete (no span arrived for EVALUATOR_TRACE_QUIET_MS), the traces
@@ -32,7 +33,7 @@ export interface SchedulerOptions {
   statementTimeoutMs: number
   quietMs: number
   lookbackMs: number
-  logger: { error(obj: object, msg: string): void }
+  logger: Logger
 }
 
 /** The advisory lock of the look for work (its own key; the janitor's cleanup has another). */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
@@ -22,6 +22,7 @@ import { storeSpans, summariseAll } from '@tracewell/write-path'
 import { sql } from 'kysely'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import type { App } from '@tracewell/http'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 import { buildApp } from '../src/index.ts'
 
 // The evaluator as its own service (npm run start:evaluator): the same build the server runs,
@@ -83,7 +84,7 @@ describe('the evaluator service', { timeout: 120_000 }, () => {
     const config = loadConfig(EvaluatorConfigSchema, {
       DATABASE_URL: database.url,
       REDIS_URL,
-      QUEUE_PREFIX: `test-${randomUUID()}`,
+      QUEUE_PREFIX: testQueuePrefix(),
       LOG_LEVEL: 'silent',
       LLM_CONNECTION_ENCRYPTION_KEY: keyHex,
       EVALUATOR_POLL_INTERVAL_MS: '200',

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { EvaluatorConfigSchema, loadConfig, TestEnvironmentSchema, type EvaluatorConfig } from '@tracewell/config'
@@ -10,6 +10,7 @@ import { createOutbound, outboundOptionsOf } from '@tracewell/outbound'
 import { createSpanBatchQueueConnection } from '@tracewell/queue'
 import { storeSpans, summariseAll } from '@tracewell/write-path'
 import Fastify from 'fastify'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 import { buildApp, evaluatorOptionsFromSettings, evaluatorPlugin } from '../src/index.ts'
 import { connectedProject, judgedProject, promptExperiment, span, startSlowJudge } from './support/judge-fixtures.ts'
 
@@ -28,7 +29,7 @@ function settingsOf(databaseUrl: string): EvaluatorConfig {
   return loadConfig(EvaluatorConfigSchema, {
     DATABASE_URL: databaseUrl,
     REDIS_URL,
-    QUEUE_PREFIX: `test-${randomUUID()}`,
+    QUEUE_PREFIX: testQueuePrefix(),
     LOG_LEVEL: 'silent',
     LLM_CONNECTION_ENCRYPTION_KEY: keyHex,
     EVALUATOR_CONCURRENCY: '2',

@@ -11,7 +11,7 @@ import { decideMonitor } from '../src/monitors/monitor-evaluation.ts'
 // renotification, mutes, budgets, and two loops racing for the same due monitors.
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex')
-const quietLogger = { error: () => undefined }
+const quietLogger = { info: () => undefined, warn: () => undefined, error: () => undefined }
 
 /** A one-span trace that started `agoMs` before now. */
 function trace(projectId: string, { error, agoMs = 30_000, cost }: { error: boolean; agoMs?: number; cost?: number }): SpanInsert {

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -10,6 +9,7 @@ import { createTestDatabase } from '@tracewell/db/testing'
 import type { SpanBatchProducer } from '@tracewell/queue'
 import { startTcpProxy } from '@tracewell/test-support'
 import type { Response as InjectResponse } from 'light-my-request'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 import { buildApp } from '../src/app.ts'
 import { StatusMessage } from '../src/otlp/otlp-status.ts'
 import { clientBodies, gzippedJsonBomb, gzippedZeros, langtraceSpans, seedBody } from './support/fixtures.ts'
@@ -345,7 +345,7 @@ describe('429 when the queue backlog is over its bound', () => {
 describe('503 when API keys cannot be looked up', () => {
   it('answers with Retry-After, not 401: the key may well be valid', async () => {
     const unreachable = 'postgres://postgres@127.0.0.1:1/none'
-    const config = loadConfig(IngestConfigSchema, { DATABASE_URL: unreachable, REDIS_URL: testEnv.REDIS_URL, QUEUE_PREFIX: `test-ingest-${randomUUID()}`, LOG_LEVEL: 'silent' })
+    const config = loadConfig(IngestConfigSchema, { DATABASE_URL: unreachable, REDIS_URL: testEnv.REDIS_URL, QUEUE_PREFIX: testQueuePrefix('ingest'), LOG_LEVEL: 'silent' })
     const db = createDb({ databaseUrl: unreachable, poolSize: 1 })
     const app = await buildApp(config, { db })
     try {
@@ -373,7 +373,7 @@ describe('a Postgres outage with Redis up (a proxy in front of Postgres, closed)
     const config = loadConfig(IngestConfigSchema, {
       DATABASE_URL: url.toString(),
       REDIS_URL: testEnv.REDIS_URL,
-      QUEUE_PREFIX: `test-ingest-${randomUUID()}`,
+      QUEUE_PREFIX: testQueuePrefix('ingest'),
       LOG_LEVEL: 'silent',
       KEY_CACHE_TTL_MS: '100',
     })

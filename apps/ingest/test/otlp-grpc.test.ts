@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { randomUUID } from 'node:crypto'
 import { createServer, type AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -12,6 +11,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { IngestConfigSchema, loadConfig } from '@tracewell/config'
 import { createDb } from '@tracewell/db'
 import protobuf from 'protobufjs'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 import { buildApp } from '../src/app.ts'
 import { StatusMessage } from '../src/otlp/otlp-status.ts'
 import { decodeExportResponse } from '../src/otlp/partial-success.ts'
@@ -207,7 +207,7 @@ describe('OTLP/gRPC limits and outages', () => {
 
   it('UNAVAILABLE with a RetryInfo of 5 s when API keys cannot be looked up', async () => {
     const unreachable = 'postgres://postgres@127.0.0.1:1/none'
-    const config = loadConfig(IngestConfigSchema, { DATABASE_URL: unreachable, REDIS_URL: testEnv.REDIS_URL, QUEUE_PREFIX: `test-ingest-${randomUUID()}`, LOG_LEVEL: 'silent' })
+    const config = loadConfig(IngestConfigSchema, { DATABASE_URL: unreachable, REDIS_URL: testEnv.REDIS_URL, QUEUE_PREFIX: testQueuePrefix('ingest'), LOG_LEVEL: 'silent' })
     const db = createDb({ databaseUrl: unreachable, poolSize: 1 })
     const app = await buildApp(config, { db })
     try {

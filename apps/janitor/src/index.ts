@@ -18,7 +18,6 @@ export {
   type RetentionRunOptions,
   type RetentionRunOutcome,
   type RetentionRunReport,
-  type RunLogger,
 } from './cleanup/retention-run.ts'
 export { cleanupMetrics, countRun, RunOutcomes, type CleanupMetrics } from './cleanup/cleanup.metrics.ts'
 export { cleanupDetails, OPEN_ENDPOINT_WARNING, type CleanupDetails } from './cleanup/cleanup-status.ts'

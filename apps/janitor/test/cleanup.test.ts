@@ -5,7 +5,7 @@ import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { buildApp, cutoffFor, OPEN_ENDPOINT_WARNING, runRetentionCleanup } from '../src/index.ts'
 import { dayMs, janitorConfig, project, seedSpans } from './helpers.ts'
 
-const quiet = { info() {}, error() {} }
+const quiet = { info() {}, warn() {}, error() {} }
 
 describe('retention cleanup', () => {
   let testDb: TestDatabase

@@ -28,14 +28,9 @@ import { BodyBudget } from './body-budget.ts'
 import { spanBatchMetrics, unwritableShardMetrics } from './span-batch.metrics.ts'
 import { spanSourcesFreeingBodies, spanSourcesOf } from './queued-bodies.decoder.ts'
 import { CopyCombiner, type CopyLane } from '@tracewell/write-path'
+import type { Logger } from '@tracewell/logger'
 import { copyCombinedSpanBatches, copySpanBatches, insertSpanBatchesByStatement, jobFailure, type SpanBatchResult } from './span-batch.processor.ts'
 import { SpanPricer } from './span-pricer.ts'
-
-export interface WorkerLogger {
-  info(obj: object, msg: string): void
-  warn(obj: object, msg: string): void
-  error(obj: object, msg: string): void
-}
 
 export interface SpanBatchWorkerOptions {
   db: Db
@@ -75,7 +70,7 @@ export interface SpanBatchWorkerOptions {
   stalledIntervalMs?: number
   /** How often request bodies that no job refers to are looked for and deleted (default 60 s). */
   orphanSweepIntervalMs?: number
-  logger: WorkerLogger
+  logger: Logger
   metrics?: Registry
 }
 

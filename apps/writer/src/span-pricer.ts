@@ -2,12 +2,9 @@ import type { Db, SpanFields } from '@tracewell/db'
 import type { ProjectSpanSource } from '@tracewell/write-path'
 import { callerSpanCost, deriveLlmUsage, priceCall, type CustomPriceBook, type LlmFields, type UnpricedReason } from '@tracewell/llm-usage'
 import type { Registry } from 'prom-client'
+import type { Logger } from '@tracewell/logger'
 import { ModelPriceCache } from './model-price-cache.ts'
 import { spanBatchMetrics, type SpanBatchMetrics } from './span-batch.metrics.ts'
-
-export interface PricerLogger {
-  warn(obj: object, msg: string): void
-}
 
 /**
  * Puts a cost on every LLM span as it is stored (docs/semantic-conventions.md): the caller's own
@@ -19,12 +16,12 @@ export interface PricerLogger {
 export class SpanPricer {
   readonly #prices: ModelPriceCache
   readonly #metrics: SpanBatchMetrics
-  readonly #logger: PricerLogger | undefined
+  readonly #logger: Logger | undefined
   // (project, model) pairs already logged as unpriced; bounded, so a client inventing model names
   // cannot grow it (or the log) without limit.
   readonly #logged = new Set<string>()
 
-  constructor(options: { db: Db; metrics: Registry; logger?: PricerLogger; priceCacheTtlMs?: number; now?: () => number }) {
+  constructor(options: { db: Db; metrics: Registry; logger?: Logger; priceCacheTtlMs?: number; now?: () => number }) {
     this.#prices = new ModelPriceCache(options.db, options.priceCacheTtlMs, options.now)
     this.#metrics = spanBatchMetrics(options.metrics)
     this.#logger = options.logger

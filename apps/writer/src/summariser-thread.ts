@@ -2,14 +2,14 @@ import { once } from 'node:events'
 import { Worker } from 'node:worker_threads'
 import { workerModuleFile } from '@tracewell/http'
 import type { FoldLimits, Summariser, SummariserMetrics } from '@tracewell/write-path'
+import type { Logger } from '@tracewell/logger'
 import type { SummariserThreadData, SummariserThreadMessage } from './summariser.thread.ts'
-import type { WorkerLogger } from './span-batch.worker.ts'
 
 export interface SummariserThreadOptions {
   databaseUrl: string
   pollMs: number
   limits: FoldLimits
-  logger: WorkerLogger
+  logger: Logger
   metrics: SummariserMetrics
 }
 

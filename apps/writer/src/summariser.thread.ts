@@ -15,7 +15,7 @@ export interface SummariserThreadData {
 
 export type SummariserThreadMessage =
   | { kind: 'folded'; deltas: number; traces: number }
-  | { kind: 'log'; level: 'info' | 'warn'; object: object; message: string }
+  | { kind: 'log'; level: 'info' | 'warn' | 'error'; object: object; message: string }
 
 const port = parentPort
 if (port === null) throw new Error('summariser.thread.ts runs as a worker thread')
@@ -36,6 +36,7 @@ const summariser = startSummariser({
   logger: {
     info: (object, message) => post({ kind: 'log', level: 'info', object: plain(object), message }),
     warn: (object, message) => post({ kind: 'log', level: 'warn', object: plain(object), message }),
+    error: (object, message) => post({ kind: 'log', level: 'error', object: plain(object), message }),
   },
   onFolded: ({ deltas, traces }) => post({ kind: 'folded', deltas, traces }),
 })

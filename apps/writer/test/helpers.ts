@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createDb, migrateToLatest } from '@tracewell/db'
@@ -6,6 +6,7 @@ import { decodeJsonTraces, type SpanRecord } from '@tracewell/otlp'
 import { createSpanBatchQueueConnection, QueueNames, type SpanBatchJob, type SpanBatchProducer } from '@tracewell/queue'
 import { acceptedTraces, OwnPostgres as BaseOwnPostgres } from '@tracewell/test-support'
 import { Queue } from 'bullmq'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 
 /** The spans of a real Langtrace Python SDK request, decoded as ingest decodes them. */
 export const fixtureSpans: SpanRecord[] = decodeJsonTraces(
@@ -24,7 +25,7 @@ export function makeSpans(count: number): SpanRecord[] {
 /** Enqueues spans as ingest does: the records with the request body they came from. */
 export const enqueueSpans = (producer: SpanBatchProducer, projectId: string, spans: SpanRecord[]): Promise<void> => producer.enqueue(acceptedTraces(projectId, spans))
 
-export const testPrefix = () => `test-${randomUUID()}`
+export const testPrefix = () => testQueuePrefix()
 
 /** The span-batch queue as a test inspects it. */
 export function openQueue(redisUrl: string, prefix: string) {

@@ -5,6 +5,7 @@ import { parseJsonText } from '@tracewell/json-text'
 import pg from 'pg'
 import type { Database } from './database.ts'
 import { PgliteDialect } from './pglite-dialect.ts'
+import type { AnyDb } from './migrations/any-db.ts'
 
 export interface DbOptions {
   /** A postgres:// URL; without one the embedded PGlite database under `dataDir` is used. */
@@ -16,9 +17,8 @@ export interface DbOptions {
 
 export type Db = Kysely<Database>
 
-/** A Kysely of any schema: what migrations and the engine registry take. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's own idiom for schema-agnostic code
-export type AnyDb = Kysely<any>
+/** A Kysely of any schema: what migrations and the engine registry take (declared beside the migrations, which import nothing from here). */
+export type { AnyDb }
 
 /** Which engine a `Db` runs on; a few operations (advisory locks across processes) differ. */
 export const engineOf = new WeakMap<AnyDb, 'postgres' | 'pglite'>()

@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq'
+import type { Logger } from '@tracewell/logger'
 import { GroupCommit, groupBySpans } from './group-commit.ts'
 import { defaultSpanBatchJobOptions, spanBatchJobName } from './job-options.ts'
 import { ProjectShares } from './project-shares.ts'
@@ -16,11 +17,6 @@ import {
   type SpanBatchJob,
   type SpanBatchProducer,
 } from './span-batch.contract.ts'
-
-export interface ProducerLogger {
-  warn(obj: object, msg: string): void
-  error(obj: object, msg: string): void
-}
 
 export interface BullMqSpanBatchProducerOptions {
   /** REDIS_URL (a string or `{ url }`) or the seed nodes of REDIS_CLUSTER_NODES. */
@@ -49,7 +45,7 @@ export interface BullMqSpanBatchProducerOptions {
   replicaAcks?: number
   /** How long to wait for them (QUEUE_REPLICA_TIMEOUT_MS). */
   replicaTimeoutMs?: number
-  logger?: ProducerLogger
+  logger?: Logger
   /** How often the backlog is measured; admission control reads the last measurement. */
   backlogRefreshMs?: number
 }

@@ -11,7 +11,7 @@ export {
   type QueueRedisTarget,
 } from './redis-connection.ts'
 export { shardIndexOf, shardSlot, spanBatchShards, type SpanBatchShard, type SpanBatchShardLayout } from './span-batch.shards.ts'
-export { createBullMqSpanBatchProducer, type BullMqSpanBatchProducerOptions, type ProducerLogger } from './bullmq.producer.ts'
+export { createBullMqSpanBatchProducer, type BullMqSpanBatchProducerOptions } from './bullmq.producer.ts'
 export { createInProcessSpanBatchProducer, type InProcessSpanBatchProducerOptions } from './in-process.producer.ts'
 export { releaseBody } from './body-memory.ts'
 export { bucketStep, createMemorySpanRateLimiter, verdictOf, type SpanRateLimit, type SpanRateLimiter, type SpanRateVerdict } from './span-rate-limit.ts'
@@ -28,10 +28,9 @@ export {
   type ProjectJobData,
   type ProjectJobProcessor,
   type ProjectJobQueue,
-  type ProjectJobQueueLogger,
   type ProjectJobQueueOptions,
 } from './project-job.queue.ts'
 export { createInProcessProjectJobQueue } from './in-process-project-job.queue.ts'
-export { repeatedErrorLog, type WarnLogger } from './repeated-error.log.ts'
+export { repeatedErrorLog } from './repeated-error.log.ts'
 export { ShardWritability, type ShardWritabilityOptions, type UnwritableShard } from './shard-writability.ts'
 export { probeShard, probeWaitMs } from './replica-wait.ts'

@@ -1,4 +1,5 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq'
+import type { Logger } from '@tracewell/logger'
 import { addJobTurns, endTurn, priorityOfTurn } from './project-turns.ts'
 import { createSpanBatchQueueConnection, isCluster, type QueueRedis, type QueueRedisTarget } from './redis-connection.ts'
 import { repeatedErrorLog } from './repeated-error.log.ts'
@@ -26,11 +27,6 @@ export interface ProjectJobData {
 /** Runs one job; `final` when no retry is left after this attempt. */
 export type ProjectJobProcessor = (jobId: string, final: boolean) => Promise<unknown>
 
-export interface ProjectJobQueueLogger {
-  warn(obj: object, msg: string): void
-  error(obj: object, msg: string): void
-}
-
 export interface ProjectJobQueueOptions {
   /** The BullMQ queue's name (also the start of its keys under the prefix). */
   name: string
@@ -44,7 +40,7 @@ export interface ProjectJobQueueOptions {
   process: ProjectJobProcessor
   /** An error no retry can help: the job fails at once. */
   isPermanent?: (error: unknown) => boolean
-  logger: ProjectJobQueueLogger
+  logger: Logger
   /**
    * How long a job is locked to its worker without renewal (BullMQ renews it every half of this
    * while the call runs, however long it takes): a killed worker's job is redone after it (default 10 s).

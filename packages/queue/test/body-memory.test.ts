@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
-import { randomUUID } from 'node:crypto'
 import { after, describe, test } from 'node:test'
 import { markAsUntransferable } from 'node:worker_threads'
 import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
 import { acceptedTraces } from '@tracewell/test-support'
 import { Queue } from 'bullmq'
 import { Redis } from 'ioredis'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 import { createBullMqSpanBatchProducer, QueueNames, releaseBody, withJobBodies, type QueuedBody, type SpanBatchJob } from '../src/index.ts'
 import { makeSpans } from './helpers.ts'
 
@@ -51,7 +51,7 @@ describe('releaseBody', () => {
 })
 
 describe('withJobBodies', () => {
-  const prefix = `test-${randomUUID()}`
+  const prefix = testQueuePrefix()
   const redis = new Redis(REDIS_URL)
   const queue = new Queue<SpanBatchJob>(QueueNames.spanBatches, { connection: { url: REDIS_URL }, prefix })
   const producer = createBullMqSpanBatchProducer({ redis: REDIS_URL, prefix, maxBacklogSpans: 1_000_000, maxBacklogBytes: 1 << 30, maxSpansPerJob: 2_000 })

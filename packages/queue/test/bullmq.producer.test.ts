@@ -26,6 +26,7 @@ import {
 } from '../src/index.ts'
 import { keyedJob, newPayloadId, payloadKeyOf, writePayloads } from '../src/span-batch.payload.ts'
 import { acceptedTraces } from '@tracewell/test-support'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 import { enqueueSpans, makeSpans, OwnRedis, spansOfJob } from './helpers.ts'
 
 const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
@@ -52,7 +53,7 @@ function inspector(redisUrl: string, prefix: string) {
 const spanIdsOf = (jobs: Array<{ batches: ProjectSpans[] }>) => jobs.flatMap((job) => job.batches.flatMap((batch) => batch.spans.map((span) => span.spanId)))
 
 describe('BullMQ span-batch producer (shared Redis)', () => {
-  const prefix = `test-${randomUUID()}`
+  const prefix = testQueuePrefix()
   const inspect = inspector(REDIS_URL, prefix)
 
   after(async () => {
@@ -278,7 +279,7 @@ describe('BullMQ span-batch producer (shared Redis)', () => {
 
 describe('BullMQ span-batch producer when Redis goes away (own redis-server)', () => {
   const redis = new OwnRedis(6391)
-  const prefix = `test-${randomUUID()}`
+  const prefix = testQueuePrefix()
 
   before(async () => {
     await redis.kill()

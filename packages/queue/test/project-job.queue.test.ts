@@ -6,6 +6,7 @@ import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
 import { Queue } from 'bullmq'
 import { freePort } from '@tracewell/test-support'
 import { Redis } from 'ioredis'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 import {
   createBullMqProjectJobQueue,
   createInProcessProjectJobQueue,
@@ -17,7 +18,7 @@ import {
 import { OwnRedis } from './helpers.ts'
 
 const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
-const logger = { warn() {}, error() {} }
+const logger = { info() {}, warn() {}, error() {} }
 
 class Permanent extends Error {}
 
@@ -27,7 +28,7 @@ const variants: Variant[] = [
   {
     name: 'BullMQ',
     make: (options) => {
-      const prefix = `test-jobs-${randomUUID()}`
+      const prefix = testQueuePrefix('jobs')
       prefixes.push(prefix)
       return { queue: createBullMqProjectJobQueue({ ...options, redis: REDIS_URL, prefix }), prefix }
     },
@@ -147,7 +148,7 @@ for (const variant of variants) {
 
 describe('a BullMQ project job queue across releases', { timeout: 30_000 }, () => {
   it('runs a job queued by the release before project ids, with only its jobId, and ends its projects’ turns', async () => {
-    const prefix = `test-jobs-${randomUUID()}`
+    const prefix = testQueuePrefix('jobs')
     prefixes.push(prefix)
     const ran: string[] = []
     const old = new Queue('evaluations', { connection: { url: REDIS_URL }, prefix })
@@ -183,7 +184,7 @@ describe('a BullMQ project job queue across releases', { timeout: 30_000 }, () =
 
 describe('a BullMQ project job queue’s turns', { timeout: 30_000 }, () => {
   it('puts each project’s first job on the wait list and its later ones by turn, counting a job once however often it is added', async () => {
-    const prefix = `test-jobs-${randomUUID()}`
+    const prefix = testQueuePrefix('jobs')
     prefixes.push(prefix)
     let release: () => void = () => {}
     const gate = new Promise<void>((resolve) => (release = resolve))

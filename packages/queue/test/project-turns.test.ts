@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict'
-import { randomUUID } from 'node:crypto'
 import { after, describe, it } from 'node:test'
 import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
 import { Redis } from 'ioredis'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 import { addTurns, endTurn, isLightTurn, lightTurns, maxJobPriority, priorityOfTurn, projectTurnsKeyOf } from '../src/index.ts'
 
 const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
 
 describe('project turns', { timeout: 30_000 }, () => {
   const redis = new Redis(REDIS_URL)
-  const prefix = `test-turns-${randomUUID()}`
+  const prefix = testQueuePrefix('turns')
   after(async () => {
     await redis.del(projectTurnsKeyOf(prefix, 'a'), projectTurnsKeyOf(prefix, 'b'))
     redis.disconnect()

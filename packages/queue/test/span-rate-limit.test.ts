@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
-import { randomUUID } from 'node:crypto'
 import { after, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { loadConfig, TestEnvironmentSchema } from '@tracewell/config'
 import { Redis } from 'ioredis'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 import { createMemorySpanRateLimiter, createRedisSpanRateLimiter, spanRateLimitKeyOf } from '../src/index.ts'
 
 const { REDIS_URL } = loadConfig(TestEnvironmentSchema)
@@ -27,7 +27,7 @@ describe('span token buckets', { timeout: 30_000 }, () => {
   })
 
   describe('in Redis', () => {
-    const prefix = `test-rate-${randomUUID()}`
+    const prefix = testQueuePrefix('rate')
     const redis = new Redis(REDIS_URL)
     const buckets = createRedisSpanRateLimiter({ redis: REDIS_URL, prefix, shards: 1 })
     after(async () => {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { nextOpenErasure, nextRecheckInMs, type Db } from '@tracewell/db'
+import type { Logger } from '@tracewell/logger'
 import { eraseBatch, type EraseBatchOptions } from './erasure-batch.ts'
-import type { SummariserLogger } from './summariser.ts'
 
 // The erasure loop, in every writer beside its summariser (and in `npm start`): takes the oldest
 // erasure with work to do and runs its batches back to back (erasure-batch.ts). Its state is all in
@@ -11,7 +11,7 @@ import type { SummariserLogger } from './summariser.ts'
 
 export interface ErasureRunnerOptions extends EraseBatchOptions {
   db: Db
-  logger: SummariserLogger
+  logger: Logger
   /** How long to wait when no erasure has work, or the lock was busy. */
   pollMs: number
 }

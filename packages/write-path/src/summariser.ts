@@ -1,20 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { sql, summaryBacklog, type Db } from '@tracewell/db'
 import { Counter, Gauge, type Registry } from 'prom-client'
+import type { Logger } from '@tracewell/logger'
 import { foldSummaryDeltas, DEFAULT_FOLD_LIMITS, type FoldLimits } from './summary-fold.ts'
 
 // The summariser: a loop in every writer that folds summary deltas into the summaries. Only one
 // fold runs at a time across all writers (summary-fold.ts); the others find it busy and wait for
 // their next turn, so a writer that dies mid-fold is replaced by the next one within a poll.
 
-export interface SummariserLogger {
-  info(object: object, message: string): void
-  warn(object: object, message: string): void
-}
-
 export interface SummariserOptions {
   db: Db
-  logger: SummariserLogger
+  logger: Logger
   metrics?: Registry
   /** Told of every fold that ran (where `metrics` cannot be reached: a summariser in a thread of its own). */
   onFolded?(folded: { deltas: number; traces: number }): void
@@ -101,7 +97,7 @@ export function startSummariser(options: SummariserOptions): Summariser {
   }
 }
 
-async function vacuumDeltas(db: Db, logger: SummariserLogger): Promise<void> {
+async function vacuumDeltas(db: Db, logger: Logger): Promise<void> {
   try {
     // truncate false: giving the file's empty end back takes a lock that writers' inserts would wait on.
     await sql`vacuum (truncate false) summary_deltas`.execute(db)

@@ -199,7 +199,7 @@ describe('summary fold on postgres: one at a time', () => {
 
   it('the summariser loop folds what writers store, and reports the lag of what waits', async () => {
     const logged: string[] = []
-    const logger = { info: (_: object, message: string) => logged.push(message), warn: (_: object, message: string) => logged.push(message) }
+    const logger = { info: (_: object, message: string) => logged.push(message), warn: (_: object, message: string) => logged.push(message), error: (_: object, message: string) => logged.push(message) }
     await storeSpans(db, generatedTraces('looped', 10, 6))
     await sleep(1_100)
     const waiting = await summaryBacklog(db)
@@ -219,7 +219,7 @@ describe('summary fold on postgres: one at a time', () => {
   })
 
   it('folds a steady stream a poll’s worth at a time, and a backlog back to back', async () => {
-    const logger = { info: () => {}, warn: () => {} }
+    const logger = { info: () => {}, warn: () => {}, error: () => {} }
     const pollMs = 400
     // A backlog: 12 batches of 10 traces, folded 20 traces at a time (each fold near its limit).
     for (let batch = 0; batch < 12; batch++) await storeSpans(db, generatedTraces(`backlog-${batch}`, 10, 100 + batch))

@@ -1,4 +1,5 @@
 import { evaluateDueMonitor, type Db } from '@tracewell/db'
+import type { Logger } from '@tracewell/logger'
 import { evaluateMonitor } from './monitor-evaluation.ts'
 
 // The monitors' evaluation, off the write path: every MONITOR_POLL_INTERVAL_MS, MONITOR_CONCURRENCY
@@ -10,7 +11,7 @@ export interface MonitorLoopOptions {
   db: Db
   pollIntervalMs: number
   concurrency: number
-  logger: { error(obj: object, msg: string): void }
+  logger: Logger
 }
 
 export interface MonitorLoop {

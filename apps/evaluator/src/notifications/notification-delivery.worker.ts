@@ -1,5 +1,6 @@
 import { claimDueDeliveries, findNotificationChannelsByIds, recordDeliveryAttempt, type AttemptRecord, type ClaimedDelivery, type Db } from '@tracewell/db'
 import { retryAt, storedNotification, type ChannelSender, type SendOutcome } from '@tracewell/notifications'
+import type { Logger } from '@tracewell/logger'
 
 // The delivery worker (docs/operations.md#notifications): on every evaluator replica, each look
 // turns new monitor events into deliveries (the outbox, once per (event, channel) by its unique
@@ -17,11 +18,7 @@ export interface DeliveryWorkerOptions {
   pollIntervalMs: number
   /** Turns new monitor events into deliveries; how many it made. */
   outbox: (db: Db) => Promise<number>
-  logger: {
-    info(obj: object, msg: string): void
-    warn(obj: object, msg: string): void
-    error(obj: object, msg: string): void
-  }
+  logger: Logger
   /** Counts each try's outcome (delivered, retrying, failed). */
   count?: (outcome: 'delivered' | 'retrying' | 'failed') => void
 }

@@ -1,5 +1,6 @@
 import { listProjectMaskingRules, type Db } from '@tracewell/db'
 import { maskerOf, type Masker, type MaskingRule } from '@tracewell/masking'
+import type { Logger } from '@tracewell/logger'
 
 /** The rules that apply to a project, compiled, and as given (for the decode workers). */
 export interface ProjectMasking {
@@ -15,7 +16,7 @@ export interface ProjectMaskersOptions {
   defaultRules: readonly MaskingRule[]
   /** MASKING_RULES_REFRESH_MS: how often every project's own rules are read again. */
   refreshMs: number
-  logger: { warn(obj: object, msg: string): void }
+  logger: Logger
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { SpanRateLimiter, SpanRateVerdict } from '@tracewell/queue'
+import type { Logger } from '@tracewell/logger'
 import { spanRateLimited, spanRateLimitedEarly, type SpanRateLimitedError } from '../errors.ts'
 import type { ProjectLimits } from './project-limits.cache.ts'
 
@@ -22,12 +23,12 @@ export function rateLimitHeaders(verdict: SpanRateVerdict): Record<string, strin
 export class IngestRateLimiter {
   readonly #limits: ProjectLimits
   readonly #buckets: SpanRateLimiter
-  readonly #logger: { warn(obj: object, msg: string): void }
+  readonly #logger: Logger
   #lastWarning = 0
   /** Projects whose bucket this replica last saw empty, until when it stays so (it can only refill that fast). */
   readonly #empty = new Map<string, { until: number; verdict: SpanRateVerdict }>()
 
-  constructor(limits: ProjectLimits, buckets: SpanRateLimiter, logger: { warn(obj: object, msg: string): void }) {
+  constructor(limits: ProjectLimits, buckets: SpanRateLimiter, logger: Logger) {
     this.#limits = limits
     this.#buckets = buckets
     this.#logger = logger

@@ -1,5 +1,6 @@
 import { listProjectIngestLimits, type Db } from '@tracewell/db'
 import type { SpanRateLimit } from '@tracewell/queue'
+import type { Logger } from '@tracewell/logger'
 
 export interface ProjectLimitsOptions {
   db: Db
@@ -7,7 +8,7 @@ export interface ProjectLimitsOptions {
   defaultLimit: SpanRateLimit | null
   /** INGEST_RATE_LIMIT_REFRESH_MS: how often every project's own limit is read again. */
   refreshMs: number
-  logger: { warn(obj: object, msg: string): void }
+  logger: Logger
 }
 
 /**

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
 import { type IngestConfig, IngestConfigSchema, loadConfig, testEnvironment } from '@tracewell/config'
 import { createProject, createTeam, insertApiKey, type Db } from '@tracewell/db'
@@ -9,6 +8,7 @@ import { QueueNames, type SpanBatchJob, type SpanBatchProducer } from '@tracewel
 import { spansOfJob } from '@tracewell/writer'
 import { Queue } from 'bullmq'
 import { Redis } from 'ioredis'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 import { buildApp } from '../../src/app.ts'
 
 export const testEnv = testEnvironment()
@@ -53,7 +53,7 @@ export async function startIngest(
   options: { producer?: SpanBatchProducer; database?: TestDatabase } = {},
 ): Promise<IngestHarness> {
   const database = options.database ?? (await createTestDatabase())
-  const prefix = `test-ingest-${randomUUID()}`
+  const prefix = testQueuePrefix('ingest')
   const config = loadConfig(IngestConfigSchema, {
     DATABASE_URL: database.url,
     REDIS_URL: testEnv.REDIS_URL,

@@ -2,14 +2,14 @@ import {
   DAY_PARTITIONED_TABLES, dayAfter, dropPartition, existingProjectIds, listDayPartitions, listEnabledRetentionPolicies, lockDayPartitionedTable, projectsInPartition, sql,
   type DayPartition, type Db, type Executor,
 } from '@tracewell/db'
-import type { RunLogger } from './retention-run.ts'
+import type { Logger } from '@tracewell/logger'
 import { compressWal, type WalCompression } from './wal-compression.ts'
 
 export interface PartitionDropOptions {
   /** The cutoff of a policy of `retentionDays` in this run (the same `now` and granularity as the batches'). */
   cutoffOf: (retentionDays: number) => Date
   lockTimeoutMs: number
-  log: RunLogger
+  log: Logger
   /** The drop's WAL is mostly images of catalog pages: compressed like the batches' (wal-compression.ts). */
   walCompression: WalCompression
 }

@@ -4,6 +4,7 @@ import {
   recordCleanupRun, recordRetentionRun, sql, startOfUtcDay, withAdvisoryLock, type Db, type DayPartition, type DeletedWindow, type RetentionPolicyDto,
   type RetentionRunTrigger,
 } from '@tracewell/db'
+import type { Logger } from '@tracewell/logger'
 import { dropExpiredPartitions } from './partition-drop.ts'
 import { compressWal, probeWalCompression, type WalCompression } from './wal-compression.ts'
 
@@ -20,12 +21,6 @@ export const PROJECT_FAILURE_MESSAGE = 'cleanup failed for this project'
 
 const dayMs = 24 * 60 * 60 * 1000
 
-/** The subset of a pino/Fastify logger the run writes to (a request's logger carries its id). */
-export interface RunLogger {
-  info(details: object, message: string): void
-  error(details: object, message: string): void
-}
-
 export interface RetentionRunOptions {
   /** Spans deleted per statement (CLEANUP_BATCH_SIZE): bounds each statement's locks and WAL. */
   batchSize: number
@@ -33,7 +28,7 @@ export interface RetentionRunOptions {
   timeBudgetMs: number
   /** The run's clock; every cutoff is computed from this one instant. Defaults to the start of the run. */
   now?: Date
-  log: RunLogger
+  log: Logger
   /** Called after every batch, so progress is visible (metrics) while a long run is still going. */
   onDeleted?: (projectId: string, deleted: number) => void
   /** Aborting stops the run between two batches, like an exhausted budget (used on shutdown). */

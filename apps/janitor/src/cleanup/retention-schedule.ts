@@ -1,6 +1,7 @@
 import { Cron } from 'croner'
 import { latestCleanupRun, listEnabledRetentionPolicies, type Db } from '@tracewell/db'
-import { runRetentionCleanup, type RetentionRunOptions, type RetentionRunOutcome, type RunLogger } from './retention-run.ts'
+import type { Logger } from '@tracewell/logger'
+import { runRetentionCleanup, type RetentionRunOptions, type RetentionRunOutcome } from './retention-run.ts'
 
 /** RETENTION_SCHEDULE's value for no schedule of its own (an outside scheduler calls the endpoint). */
 export const NO_SCHEDULE = 'off'
@@ -24,7 +25,7 @@ export interface RetentionScheduleOptions {
   schedule: string
   /** What every run is given but its trigger (always 'schedule') and its logger. */
   run: Omit<RetentionRunOptions, 'trigger' | 'log'>
-  log: RunLogger
+  log: Logger
   /** Told each run's outcome, or 'error' when a run could not start (metrics). */
   onRun?: (outcome: RetentionRunOutcome | 'error') => void
   /** Told the next run's time at start and after every run (the status the console reads). */

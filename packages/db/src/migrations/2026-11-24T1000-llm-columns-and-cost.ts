@@ -1,5 +1,7 @@
-import { callerSpanCost, deriveLlmUsage, priceCall, type Attributes } from '@tracewell/llm-usage'
 import { sql, type Kysely } from 'kysely'
+import type { Attributes } from './frozen/llm-usage-2026-11-24/attribute-values.ts'
+import { deriveLlmUsage } from './frozen/llm-usage-2026-11-24/derive-llm-fields.ts'
+import { callerSpanCost, priceCall } from './frozen/llm-usage-2026-11-24/price-call.ts'
 
 // The LLM columns of every instrumentation library (vendor and models from OpenInference and the
 // Vercel AI SDK, cache and reasoning tokens, session, user), the cost of each call, and projects'
@@ -13,11 +15,9 @@ import { sql, type Kysely } from 'kysely'
 // only once up() has returned, so a migration stopped half way is run again from the start:
 // every step is idempotent.
 //
-// The one exception to "migrations import no application code": the backfill derives the columns
-// with @tracewell/llm-usage, the same table ingest uses, because there is no other copy of it (a
-// second one in SQL would drift). Only its pure functions are used, and only the columns created
-// here are written, so a later version of that table can change what a rerun computes but never
-// what this migration touches.
+// The backfill derives the columns with a frozen copy of @tracewell/llm-usage as it was when this
+// migration was written, and the price data of @pydantic/genai-prices 0.1.8 pinned under an alias
+// (frozen/README.md): a later version of either never changes what a rerun computes.
 
 /** Read by migrator.ts: run without a wrapping transaction (see above). */
 export const transactional = false

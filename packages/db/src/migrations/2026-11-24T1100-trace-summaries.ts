@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import type { AnyDb } from '../create-db.ts'
+import type { AnyDb } from './any-db.ts'
 
 // One row per trace, kept by the writer in the transaction that stores the trace's spans
 // (trace-summaries.ts): what the trace list, its filters and sorts, and sessions read instead of

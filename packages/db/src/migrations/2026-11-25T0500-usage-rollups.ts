@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import type { AnyDb } from '../create-db.ts'
+import type { AnyDb } from './any-db.ts'
 
 // Hourly usage, kept by the writer in the transaction that stores the spans (usage-rollups.ts):
 // what /api/usage reads instead of scanning every span of its window.

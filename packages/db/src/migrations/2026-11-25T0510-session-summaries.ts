@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import type { AnyDb } from '../create-db.ts'
+import type { AnyDb } from './any-db.ts'
 
 // One row per session, what the session list reads instead of grouping every trace summary of
 // the project: the traces whose trace_summaries row names the session. The writer recomputes the

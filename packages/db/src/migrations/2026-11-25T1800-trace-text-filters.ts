@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
-import type { AnyDb } from '../create-db.ts'
-import { TextFilterWords } from '@tracewell/text-filter'
+import type { AnyDb } from './any-db.ts'
+import { TextFilterWords } from './frozen/text-filter-2026-11-27/text-filter.ts'
 
 // The word filter of each trace (repositories/text-filter.ts): what full-text search scans
 // instead of every span's text. The writer adds a batch's words to its traces' filters with
@@ -31,8 +31,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await backfillTraceTextFilters(db)
 }
 
-/** Computes every stored trace's word filter from its spans (also what bench:query loads them with). */
-export async function backfillTraceTextFilters(db: AnyDb, { tracesPerBatch = 2_000 } = {}): Promise<void> {
+/**
+ * Computes every stored trace's word filter from its spans, with the frozen word filter
+ * (frozen/README.md); repositories/word-filter-backfill.ts does the same with today's.
+ */
+async function backfillTraceTextFilters(db: AnyDb, { tracesPerBatch = 2_000 } = {}): Promise<void> {
   // Statistics first: those of a table just filled (the trace summaries' own backfill) may still
   // say it is empty, and then each batch below is planned as a sort of all the project's rows.
   await sql`analyze trace_summaries`.execute(db)

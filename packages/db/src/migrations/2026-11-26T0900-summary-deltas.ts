@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import type { AnyDb } from '../create-db.ts'
+import type { AnyDb } from './any-db.ts'
 
 // Summaries leave the span's transaction (docs/architecture.md, "How a span travels"). A writer
 // now stores a batch's spans and one row here, what the batch adds to its traces' summaries and to

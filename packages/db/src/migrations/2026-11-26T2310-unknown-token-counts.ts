@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import type { AnyDb } from '../create-db.ts'
+import type { AnyDb } from './any-db.ts'
 
 // Token counts that no span reported are unknown, not 0 (issue 30, item 4): a trace whose spans
 // reported no tokens showed 0 and sorted as 0. The summaries' token columns become nullable; the

@@ -1,8 +1,7 @@
 import { sql, type Kysely } from 'kysely'
-import type { TextFilterWords } from '@tracewell/text-filter'
-import type { AnyDb } from '../create-db.ts'
-import { projectsInPartition } from '../repositories/day-partitions.repository.ts'
-import { addWordsToTextBlocks, wordsByBlock, wordsOfStoredTraces } from '../repositories/text-blocks.repository.ts'
+import type { AnyDb } from './any-db.ts'
+import { addWordsToTextBlocks, projectsInPartition, wordsByBlock, wordsOfStoredTraces } from './frozen/text-filter-2026-11-27/text-blocks.ts'
+import type { TextFilterWords } from './frozen/text-filter-2026-11-27/text-filter.ts'
 
 // The word filters of blocks of ten minutes (repositories/text-blocks.repository.ts): full-text
 // search reads a project's blocks before its traces' filters, one row a block instead of one a
@@ -16,7 +15,7 @@ import { addWordsToTextBlocks, wordsByBlock, wordsOfStoredTraces } from '../repo
 // 1. The table, its partitions (one short transaction).
 // 2. The blocks of every stored trace, from its spans, 2,000 traces at a time, each batch its
 //    own statements, with the summariser's own functions (the blocks must be exactly what it
-//    makes). The previous version's summariser goes on folding meanwhile: the trace list stays
+//    makes; frozen as they were, frozen/README.md). The previous version's summariser goes on folding meanwhile: the trace list stays
 //    fresh through what can be a long backfill.
 // 3. The fence: trace_summaries gains `words_in_blocks`, not null and without a default
 //    (existing rows read true), which that summariser does not set. From then on its folds fail
@@ -70,9 +69,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 /**
  * Adds the words of every stored trace to its block, from its spans; with `foldedSince` (a day,
- * YYYY-MM-DD), of the traces the summariser wrote on or after that day only.
+ * YYYY-MM-DD), of the traces the summariser wrote on or after that day only. With the frozen
+ * functions (frozen/README.md); repositories/word-filter-backfill.ts does the same with today's.
  */
-export async function backfillTextBlocks(db: AnyDb, { tracesPerBatch = 2_000, foldedSince }: { tracesPerBatch?: number; foldedSince?: string } = {}): Promise<void> {
+async function backfillTextBlocks(db: AnyDb, { tracesPerBatch = 2_000, foldedSince }: { tracesPerBatch?: number; foldedSince?: string } = {}): Promise<void> {
   for (const projectId of await projectsInPartition(db, 'trace_summaries')) {
     let after: { start_time: string; trace_id: string } | undefined
     for (;;) {

@@ -4,7 +4,8 @@ import { findEvaluatorById, type EvaluatorDto } from './evaluators.repository.ts
 import type { Executor } from './executor.ts'
 import { engineOf, type Db } from '../create-db.ts'
 import { withStatementTimeout } from '../statement-timeout.ts'
-import { spendAssignments, type CallSpend } from './call-spend.ts'
+import type { CallSpend } from './call-spend.ts'
+import { addRowSpend, completeFinishedBatches, judgmentRows, recordRowAttempt, recordRowError, stalePendingRows } from './job-rows.repository.ts'
 import type { QueuedRow } from './queued-row.ts'
 import { traceFilterOf } from './trace-filter-params.ts'
 import { notTracewellTrace } from './tracewell-calls.ts'
@@ -191,19 +192,10 @@ export async function startQueuedRuns(db: Executor): Promise<QueuedRow[]> {
 }
 
 /** Marks running runs whose judgments are all done as completed. */
-export async function completeFinishedRuns(db: Executor): Promise<void> {
-  await sql`
-    update evaluation_runs r set status = 'completed', finished_at = now()
-    where r.status = 'running' and not exists (select 1 from evaluation_jobs j where j.run_id = r.id and j.status = 'pending')`.execute(db)
-}
+export const completeFinishedRuns = (db: Executor): Promise<void> => completeFinishedBatches(db, judgmentRows)
 
 /** Pending judgments untouched for this long: their queue job may have been lost (a crash between the row and the queue). */
-export async function stalePendingJobs(db: Executor, olderThanMs: number, limit: number): Promise<QueuedRow[]> {
-  const { rows } = await sql<{ id: string; project_id: string }>`
-    select id, project_id from evaluation_jobs where status = 'pending' and updated_at < now() - ${`${olderThanMs} milliseconds`}::interval
-    order by updated_at limit ${limit}`.execute(db)
-  return rows.map((row) => ({ jobId: row.id, projectId: row.project_id }))
-}
+export const stalePendingJobs = (db: Executor, olderThanMs: number, limit: number): Promise<QueuedRow[]> => stalePendingRows(db, judgmentRows, olderThanMs, limit)
 
 export interface EvaluationJobDto {
   id: string
@@ -271,20 +263,11 @@ export async function findEvaluationJob(db: Executor, id: string): Promise<Evalu
   return row === undefined ? undefined : toJobDto(row as unknown as JobRow)
 }
 
-/** Records that an attempt started (and when), so a stale pending judgment is told from a live one. */
 /** Counts an attempt at a pending judgment; its number (1 for the first), or null when the judgment is no longer pending. */
-export async function recordJobAttempt(db: Executor, id: string): Promise<number | null> {
-  const { rows } = await sql<{ attempts: number }>`update evaluation_jobs set attempts = attempts + 1, updated_at = now() where id = ${id} and status = 'pending' returning attempts`.execute(db)
-  return rows[0]?.attempts ?? null
-}
+export const recordJobAttempt = (db: Executor, id: string): Promise<number | null> => recordRowAttempt(db, judgmentRows, id)
 
-/**
- * Adds calls' spend to a judgment, whatever becomes of it (a failed attempt's calls cost as much as
- * a successful one's). Tokens and cost stay null until a call reports some.
- */
-export async function addJobSpend(db: Executor, id: string, spend: CallSpend): Promise<void> {
-  await sql`update evaluation_jobs set ${spendAssignments(spend)}, updated_at = now() where id = ${id}`.execute(db)
-}
+/** Adds calls' spend to a judgment, whatever becomes of it (job-rows.repository.ts). */
+export const addJobSpend = (db: Executor, id: string, spend: CallSpend): Promise<void> => addRowSpend(db, judgmentRows, id, spend)
 
 /** Judgment rows' tokens and cost are added up by addJobSpend, attempt by attempt; completing one records what answered. */
 export interface JudgmentResult {
@@ -306,11 +289,7 @@ export async function skipJob(db: Executor, id: string, reason: string): Promise
 }
 
 /** Keeps the last error of an attempt; `final` marks the judgment failed (no retry is left). */
-export async function recordJobError(db: Executor, id: string, error: string, final: boolean): Promise<void> {
-  await sql`
-    update evaluation_jobs set error = ${error.slice(0, 2000)}, status = ${final ? 'failed' : 'pending'}, updated_at = now()
-    where id = ${id} and status = 'pending'`.execute(db)
-}
+export const recordJobError = (db: Executor, id: string, error: string, final: boolean): Promise<void> => recordRowError(db, judgmentRows, id, error, final)
 
 export interface EvaluationJobSearch {
   projectId: string

@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type { ExperimentKind, ExperimentResultStatus, ExperimentStatus } from '../database.ts'
 import { spendAssignments, type CallSpend } from './call-spend.ts'
 import { inTransaction, type Executor } from './executor.ts'
+import { addRowSpend, completeFinishedBatches, experimentResultRows, recordRowAttempt, recordRowError, stalePendingRows } from './job-rows.repository.ts'
 import type { QueuedRow } from './queued-row.ts'
 
 // Experiments over dataset versions and their results, one per item. A prompt experiment's
@@ -290,25 +291,14 @@ export async function startQueuedExperiments(db: Executor): Promise<QueuedRow[]>
 }
 
 /** Marks running experiments whose results are all done as completed. */
-export async function completeFinishedExperiments(db: Executor): Promise<void> {
-  await sql`
-    update experiments e set status = 'completed', finished_at = now()
-    where e.status = 'running' and not exists (select 1 from experiment_results r where r.experiment_id = e.id and r.status = 'pending')`.execute(db)
-}
+export const completeFinishedExperiments = (db: Executor): Promise<void> => completeFinishedBatches(db, experimentResultRows)
 
 /** Pending results of running experiments untouched this long: their queue job may have been lost. */
-export async function stalePendingResults(db: Executor, olderThanMs: number, limit: number): Promise<QueuedRow[]> {
-  const { rows } = await sql<{ id: string; project_id: string }>`
-    select r.id, e.project_id from experiment_results r join experiments e on e.id = r.experiment_id
-    where r.status = 'pending' and e.status = 'running' and r.updated_at < now() - ${`${olderThanMs} milliseconds`}::interval
-    order by r.updated_at limit ${limit}`.execute(db)
-  return rows.map((row) => ({ jobId: row.id, projectId: row.project_id }))
-}
+export const stalePendingResults = (db: Executor, olderThanMs: number, limit: number): Promise<QueuedRow[]> => stalePendingRows(db, experimentResultRows, olderThanMs, limit)
 
 /** Counts an attempt at a result; its number (1 for the first). */
 export async function recordResultAttempt(db: Executor, id: string): Promise<number> {
-  const { rows } = await sql<{ attempts: number }>`update experiment_results set attempts = attempts + 1, updated_at = now() where id = ${id} returning attempts`.execute(db)
-  return rows[0]?.attempts ?? 1
+  return (await recordRowAttempt(db, experimentResultRows, id)) ?? 1
 }
 
 export interface ResultOutcome {
@@ -331,18 +321,11 @@ export async function completeResult(db: Executor, id: string, outcome: ResultOu
 }
 
 /** Adds an attempt's model call to a result's tokens and cost, whether the attempt succeeds or not. */
-export async function addResultSpend(db: Executor, id: string, spend: CallSpend): Promise<void> {
-  await sql`update experiment_results set ${spendAssignments(spend)}, updated_at = now() where id = ${id}`.execute(db)
-}
+export const addResultSpend = (db: Executor, id: string, spend: CallSpend): Promise<void> => addRowSpend(db, experimentResultRows, id, spend)
 
 /** Records a failed attempt's error; `final` marks the result failed (no attempt is left), with the trace of the failed call when there is one. */
-export async function recordResultError(db: Executor, id: string, error: string, final: boolean, traceId: string | null = null): Promise<void> {
-  await db
-    .updateTable('experiment_results')
-    .set({ error: error.slice(0, 2_000), updated_at: new Date(), ...(final ? { status: 'failed' as const } : {}), ...(traceId === null ? {} : { trace_id: traceId }) })
-    .where('id', '=', id)
-    .execute()
-}
+export const recordResultError = (db: Executor, id: string, error: string, final: boolean, traceId: string | null = null): Promise<void> =>
+  recordRowError(db, experimentResultRows, id, error, final, traceId)
 
 /** An SDK experiment's result for one item: linked to the caller's trace, replacing an earlier one for the item. */
 export async function upsertExternalResult(db: Executor, projectId: string, experimentId: string, itemId: string, outcome: ResultOutcome): Promise<ExperimentResultDto> {

@@ -17,7 +17,9 @@ const TEMPLATE_PREFIX = 'tracewell_template_'
 
 function templateName(): string {
   const hash = createHash('sha256')
-  for (const file of readdirSync(migrationsDir).sort()) hash.update(file).update(readFileSync(new URL(file, migrationsDir)))
+  // Recursive: the frozen copies under migrations/frozen are part of what the migrations do.
+  const files = readdirSync(migrationsDir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts')).sort()
+  for (const file of files) hash.update(file).update(readFileSync(new URL(file, migrationsDir)))
   const utcDay = new Date().toISOString().slice(0, 10).replaceAll('-', '')
   return `${TEMPLATE_PREFIX}${hash.digest('hex').slice(0, 12)}_${utcDay}`
 }

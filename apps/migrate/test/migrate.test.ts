@@ -1,23 +1,21 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { testEnvironment } from '@tracewell/config'
 import { QueueNames } from '@tracewell/queue'
 import { Queue, Worker } from 'bullmq'
-import { Migrator, sql } from 'kysely'
-import { migrateToLatest } from '../src/index.ts'
-import { migrations } from '../src/migrations/index.ts'
-import { createTestDatabase, type TestDatabase } from '../src/testing/index.ts'
+import { migrateToLatest, sql } from '@tracewell/db'
+import { createTestDatabase, migrateToBefore, type TestDatabase } from '@tracewell/db/testing'
+import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
 
 // `npm run migrate` and `migrate.mjs --wait`. The Job's run pauses the writers' queue around a
 // migration that fills new columns from stored spans; every Kubernetes service's init container
 // applies nothing, waits while the Job applies what its version needs, and lets it start then.
 
-const migrateBin = fileURLToPath(new URL('../src/bin/migrate.ts', import.meta.url))
+const migrateBin = fileURLToPath(new URL('../src/migrate.ts', import.meta.url))
 
 const { REDIS_URL } = testEnvironment()
 
@@ -76,15 +74,8 @@ describe('npm run migrate with the writers\' queue in its settings', { timeout: 
   before(async () => {
     database = await createTestDatabase({ migrated: false })
     // A database of the release before the backfill, with spans stored.
-    // Step by step, as the migrator does: a backfill that batches its own transactions runs without one.
-    const names = Object.keys(migrations).filter((name) => name < backfill)
-    for (const [index, name] of names.entries()) {
-      const upTo = Object.fromEntries(names.slice(0, index + 1).map((each) => [each, migrations[each]!]))
-      const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => upTo }, disableTransactions: migrations[name]?.transactional === false })
-      const { error } = await migrator.migrateToLatest()
-      if (error) throw error
-    }
-    prefix = `test-migrate-${randomUUID()}`
+    await migrateToBefore(database.db, backfill)
+    prefix = testQueuePrefix('migrate')
     queue = new Queue(QueueNames.spanBatches, { connection: { url: REDIS_URL }, prefix })
   })
   after(async () => {

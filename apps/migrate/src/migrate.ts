@@ -1,11 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { loadConfigOrExit, MigrateConfigSchema, waitForDependenciesOrExit } from '@tracewell/config'
 import { pauseWriters, queueRedisTargetOf, resumeWritersLeftPaused, type PausedWriters, type WriterQueue } from '@tracewell/queue'
-import { createDb } from '../create-db.ts'
-import { migrateToLatest, pendingMigrations, pendingMigrationsThatPauseWriters } from '../migrator.ts'
-import { postgresDependency } from '../postgres-dependency.ts'
+import { createDb, migrateToLatest, pendingMigrations, pendingMigrationsThatPauseWriters, postgresDependency } from '@tracewell/db'
 
-// `npm run migrate`: applies pending migrations to DATABASE_URL (or the embedded database).
+// `npm run migrate`: applies pending migrations to DATABASE_URL (or the embedded database). An app
+// of its own, not part of packages/db, because it pauses the writers through the queue.
 // `migrate.mjs --wait` applies nothing: it waits until something else (the migration Job) has
 // applied every migration this version has, and exits 0 then, or 1 after STARTUP_RETRY_SECONDS.
 // Kubernetes runs it as every service's init container, so a new version starts only on its schema.
