@@ -1,6 +1,6 @@
 import { newSecretToken, secretTokenHash } from '@tracewell/auth'
 import { anyTeamOwnerExists, createSetupLink, createTeam, findOldestTeam, findSetupLink, findTeamByName, findUserCredentialsByEmail, lockWorkspaceBootstrap, useSetupLinks, type Db } from '@tracewell/db'
-import type { BootstrapLogger } from '../bootstrap.ts'
+import type { Logger } from '@tracewell/logger'
 import { defaultTeamName } from '../bootstrap.ts'
 import { createPasswordAccount, joinTeam } from './new-account.ts'
 
@@ -21,7 +21,7 @@ export interface FirstOwnerSettings {
  * new one) while no team has an owner. Safe at every start: once there is an owner, or the email
  * has an account, nothing changes (the password is never reset from the setting).
  */
-export async function ensureInitialOwner(db: Db, settings: FirstOwnerSettings, log: BootstrapLogger): Promise<void> {
+export async function ensureInitialOwner(db: Db, settings: FirstOwnerSettings, log: Logger): Promise<void> {
   const { INIT_USER_EMAIL: email, INIT_USER_PASSWORD: password } = settings
   if (email === undefined && password === undefined) return
   if (email === undefined || password === undefined) throw new Error('INIT_USER_EMAIL and INIT_USER_PASSWORD: set both, or neither')
