@@ -38,6 +38,7 @@ export const permissions = {
   'settings:read': { on: 'project', lowest: 'viewer', keyScope: 'read', about: 'Retention, masking rules, ingest limit, model prices' },
   'comments:read': { on: 'project', lowest: 'viewer', keyScope: 'read', about: 'Comments on traces, spans, sessions, prompts, dataset items' },
   'annotation-queues:read': { on: 'project', lowest: 'viewer', keyScope: 'read', about: 'Annotation queues and their progress' },
+  'project:read': { on: 'project', lowest: 'viewer', keyScope: 'read', about: "One project's name and description" },
 
   // Sending: `ingest` keys (the SDKs), members and up.
   'traces:ingest': { on: 'project', lowest: 'member', keyScope: 'ingest', about: 'Send traces' },

@@ -4,7 +4,8 @@ import { createModelPrice, deleteModelPrice, findTeamProject, listModelPrices, M
 import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
 import { globProblem } from '@tracewell/llm-usage'
 import type { FastifyRequest } from 'fastify'
-import { callerTeamId, requireTeamKey } from '../auth.ts'
+import { callerTeamId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
 import { ProjectParamsSchema } from './projects.routes.ts'
 import { parseIsoDate } from './trace-queries.routes.ts'
@@ -91,7 +92,8 @@ export const modelPriceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/projects/:projectId/model-prices',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'settings:read' },
       schema: {
         operationId: 'listModelPrices',
         summary: 'List a project’s own model prices, newest first',
@@ -107,7 +109,8 @@ export const modelPriceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/projects/:projectId/model-prices',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'settings:write' },
       schema: {
         operationId: 'createModelPrice',
         summary: 'Price a model for this project',
@@ -133,7 +136,8 @@ export const modelPriceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/api/projects/:projectId/model-prices/:priceId',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'settings:write' },
       schema: {
         operationId: 'updateModelPrice',
         summary: 'Change one of a project’s model prices',
@@ -161,7 +165,8 @@ export const modelPriceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/projects/:projectId/model-prices/:priceId',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'settings:write' },
       schema: {
         operationId: 'deleteModelPrice',
         summary: 'Delete one of a project’s model prices',

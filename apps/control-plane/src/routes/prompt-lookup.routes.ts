@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { findLabelledPrompt, findLivePrompt, findProjectPromptset, findPromptVersion, type Db, type PromptDto } from '@tracewell/db'
 import { BadRequestError, NotFoundError } from '@tracewell/http'
 import type { FastifyReply } from 'fastify'
-import { callerProjectId, requireProjectKeyOrConsoleSession } from '../auth.ts'
+import { callerProjectId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import type { PromptCache, PromptSelector, RegistryLookup } from '../prompt-cache.ts'
 import { declaredValues, filledJson, missingValues, toPromptView } from '../prompt-view.ts'
 import { errorResponses, LabelNameSchema, RegistrySchema } from '../schemas.ts'
@@ -86,7 +87,8 @@ export const promptLookupRoutes: FastifyPluginAsyncTypebox<PromptLookupRoutesOpt
   app.get(
     '/api/promptset',
     {
-      onRequest: requireProjectKeyOrConsoleSession,
+      onRequest: authorize,
+      config: { permission: 'prompts:read' },
       schema: {
         operationId: 'getPrompt',
         summary: 'Fetch a prompt from a registry (Langtrace SDK getPromptFromRegistry)',

@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { findTeamProject, getCleanupStatus, getRetentionPolicy, latestCleanupRun, upsertRetentionPolicy, type Executor, type RetentionPolicyDto } from '@tracewell/db'
 import { NotFoundError } from '@tracewell/http'
 import type { FastifyRequest } from 'fastify'
-import { callerTeamId, requireTeamKey } from '../auth.ts'
+import { callerTeamId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { errorResponses, IsoDateSchema } from '../schemas.ts'
 import { ProjectParamsSchema } from './projects.routes.ts'
 
@@ -66,7 +67,8 @@ export const retentionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/projects/:projectId/retention',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'settings:read' },
       schema: {
         operationId: 'getRetentionPolicy',
         summary: 'Read a project’s retention policy',
@@ -83,7 +85,8 @@ export const retentionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/api/projects/:projectId/retention',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'settings:write' },
       schema: {
         operationId: 'setRetentionPolicy',
         summary: 'Set a project’s retention policy',

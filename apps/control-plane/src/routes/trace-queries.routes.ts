@@ -2,7 +2,8 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { deleteTrace, findTraceSpans, findTraceSpansJson, hasSearchableWord, scoresOfTraces, searchTraces, type TraceSearchCursor, type TraceSort } from '@tracewell/db'
 import { BadRequestError, NotFoundError, UnauthorizedError } from '@tracewell/http'
-import { callerProjectId, requireProjectAccess } from '../auth.ts'
+import { callerProjectId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { toOtlpJson } from '../otlp-export.ts'
 import { errorResponses, IsoDateSchema, ProjectScopeQuerySchema } from '../schemas.ts'
 import { StoredSpanSchema } from '@tracewell/span-schema'
@@ -137,7 +138,8 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/traces',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'traces:read' },
       schema: {
         operationId: 'searchTraces',
         summary: 'Search traces: filters that combine, a sort, a page at a time',
@@ -196,7 +198,8 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/traces/:traceId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'traces:read' },
       schema: {
         operationId: 'getTrace',
         summary: 'One trace with all its spans',
@@ -226,7 +229,8 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/traces/:traceId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'traces:delete' },
       schema: {
         operationId: 'deleteTrace',
         summary: 'Delete one trace: its spans and its summary (team key)',
@@ -250,7 +254,8 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/traces/:traceId/otlp',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'traces:read' },
       schema: {
         operationId: 'exportTrace',
         summary: 'One trace as an OTLP/JSON ExportTraceServiceRequest',

@@ -26,6 +26,7 @@ import * as monitors from './2026-12-06T0210-monitors.ts'
 import * as notificationChannels from './2026-12-06T0220-notification-channels.ts'
 import * as dashboards from './2026-12-06T0230-dashboards.ts'
 import * as accounts from './2026-12-06T0600-accounts.ts'
+import * as labelMovesByPerson from './2026-12-06T0610-label-moves-by-person.ts'
 
 // Every migration, by name; names sort in the order they apply. Listed statically (not read from
 // the file system) so that the same list works from source, from a container image and in tests.
@@ -64,6 +65,7 @@ export const migrations: Record<string, Migration & { transactional?: boolean }>
   '2026-12-06T0220-notification-channels': notificationChannels,
   '2026-12-06T0230-dashboards': dashboards,
   '2026-12-06T0600-accounts': accounts,
+  '2026-12-06T0610-label-moves-by-person': labelMovesByPerson,
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([

@@ -130,3 +130,9 @@ export async function countTeamOwnersForUpdate(db: Executor, teamId: string): Pr
   const rows = await db.selectFrom('team_members').select('user_id').where('team_id', '=', teamId).where('role', '=', 'owner').forUpdate().execute()
   return rows.length
 }
+
+/** Whether any team has an owner account yet (until one does, the console still signs in with team keys). */
+export async function anyTeamOwnerExists(db: Executor): Promise<boolean> {
+  const row = await db.selectFrom('team_members').select('user_id').where('role', '=', 'owner').limit(1).executeTakeFirst()
+  return row !== undefined
+}
