@@ -38,7 +38,7 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
   openApi: {
     title: 'Tracewell',
     description: 'Trace ingest, prompt registry, management API and retention cleanup in one process.',
-    securitySchemes: ['apiKey', 'adminKey', 'consoleSession', 'cronKey'],
+    securitySchemes: ['apiKey', 'adminKey', 'consoleSession', 'userSession', 'cronKey'],
   },
   bodyLimit: (config) => config.MAX_BODY_BYTES,
   apiKeys: true,

@@ -22,7 +22,7 @@ export const controlPlaneService = defineService<ControlPlaneConfig, ControlPlan
     title: 'Tracewell control plane',
     description: 'API keys, prompt registry, projects, retention settings and trace queries.',
     // The console's session routes exist only where sessions can be signed.
-    securitySchemes: config.SESSION_SECRET === undefined ? ['apiKey', 'adminKey'] : ['apiKey', 'adminKey', 'consoleSession'],
+    securitySchemes: config.SESSION_SECRET === undefined ? ['apiKey', 'adminKey'] : ['apiKey', 'adminKey', 'consoleSession', 'userSession'],
   }),
   apiKeys: true,
   migrations: 'check',

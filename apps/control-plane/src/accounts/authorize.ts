@@ -2,7 +2,7 @@ import { presentedApiKey } from '@tracewell/auth'
 import { findTeamProject, membershipsOf, rolesOnProject, teamRoleOf } from '@tracewell/db'
 import { answerFailedKey, BadRequestError, ForbiddenError, keyStoreUnavailable, NotFoundError, UnauthorizedError, verifyPresentedKey } from '@tracewell/http'
 import { effectiveProjectRole, keyAllows, permissions, roleAllows, teamKeyAllows, type Permission, type ProjectRole } from '@tracewell/policy'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { csrfFailure } from '../console/csrf.ts'
 import type { Principal } from './principal.ts'
 
@@ -27,7 +27,17 @@ export type RouteAccess = Permission | 'anyone' | 'signed-in' | 'admin-key'
  * `?team_id=`; moving the `production` label needs more than moving another). Decided before the
  * body is read.
  */
-export type RouteAccessRule = RouteAccess | ((request: Pick<FastifyRequest, 'params' | 'query'>) => RouteAccess)
+export type RouteAccessRule = RouteAccess | AccessChoice
+
+/** A rule choosing between `choices` by the request; the first is the one for a request naming a project. */
+export interface AccessChoice {
+  (request: Pick<FastifyRequest, 'params' | 'query'>): RouteAccess
+  readonly choices: readonly [RouteAccess, ...RouteAccess[]]
+}
+
+export function chooseAccess(choices: readonly [RouteAccess, ...RouteAccess[]], choose: (request: Pick<FastifyRequest, 'params' | 'query'>) => RouteAccess): AccessChoice {
+  return Object.assign((request: Pick<FastifyRequest, 'params' | 'query'>) => choose(request), { choices })
+}
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -54,9 +64,39 @@ export const invalidCredentialsMessage = 'Invalid api key unauthorized'
 /** The header a signed-in person's console sends to say which of their teams a team route is about. */
 export const teamHeader = 'x-tracewell-team'
 
-export async function authorize(request: FastifyRequest): Promise<void> {
-  const access = accessOf(request)
-  if (access === 'anyone' || access === 'admin-key') return
+/**
+ * The hook (`onRequest: authorize`). A callback hook, not an async one: a project key verified a
+ * moment ago on its own project is admitted without a promise and a turn of the microtask queue,
+ * a measurable share of a cached GET /api/promptset; everything else is judged by `judge`.
+ */
+export function authorize(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  let access: RouteAccess
+  try {
+    access = accessOf(request)
+    if (access === 'anyone' || access === 'admin-key' || admitCachedProjectKey(request, access)) return done()
+  } catch (error) {
+    return done(error as Error)
+  }
+  judge(request, access).then(() => done(), done)
+}
+
+/** Admits a project key the verifier knows from a moment ago when its scopes allow; false: `judge` decides. */
+function admitCachedProjectKey(request: FastifyRequest, access: Exclude<RouteAccess, 'anyone' | 'admin-key'>): boolean {
+  if (access === 'signed-in' || permissions[access].on !== 'project') return false
+  const secret = presentedApiKey(request.headers)
+  const key = secret === undefined ? undefined : request.server.apiKeys.verifyCached(secret)
+  if (key === undefined || key.kind !== 'project' || !keyAllows(key.scopes, access)) return false
+  const named = namedProjectId(request)
+  if (named !== undefined && named !== key.projectId) return false
+  request.principal = { kind: 'key', key }
+  request.apiKey = key
+  request.teamId = key.teamId
+  request.controlPlaneProjectId = key.projectId
+  request.permission = access
+  return true
+}
+
+async function judge(request: FastifyRequest, access: Exclude<RouteAccess, 'anyone' | 'admin-key'>): Promise<void> {
   const principal = await principalOf(request)
   if (principal === null) throw new UnauthorizedError(invalidCredentialsMessage)
   request.principal = principal

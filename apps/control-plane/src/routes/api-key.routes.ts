@@ -4,7 +4,7 @@ import { findTeamApiKeyHash, listApiKeys, revokeApiKey } from '@tracewell/db'
 import { BadRequestError, NotFoundError } from '@tracewell/http'
 import { keyScopes, type KeyScope } from '@tracewell/policy'
 import type { FastifyRequest } from 'fastify'
-import { authorize, type RouteAccess } from '../accounts/authorize.ts'
+import { authorize, chooseAccess } from '../accounts/authorize.ts'
 import { callerTeamId } from '../auth.ts'
 import { mintApiKey } from '../mint-api-key.ts'
 import { ApiKeySchema, errorResponses, IdSchema, NewSecretSchema } from '../schemas.ts'
@@ -49,9 +49,7 @@ export const defaultKeyScopes: readonly KeyScope[] = keyScopes
  * One route makes (and lists) both kinds: `?team_id=` the team's keys, needing team-keys:manage;
  * `?project_id=` a project's keys, needing keys:manage on that project (a project admin may).
  */
-function keysAccess(request: { query: unknown }): RouteAccess {
-  return (request.query as KeyScopeQuery).team_id !== undefined ? 'team-keys:manage' : 'keys:manage'
-}
+const keysAccess = chooseAccess(['keys:manage', 'team-keys:manage'], (request) => ((request.query as KeyScopeQuery).team_id !== undefined ? 'team-keys:manage' : 'keys:manage'))
 
 interface KeyOwner {
   teamId: string
@@ -67,15 +65,15 @@ function ownerOf(request: FastifyRequest, query: KeyScopeQuery): KeyOwner {
 }
 
 /** The creation body's scopes and expiry, checked: scopes are for project keys, expiries in the future. */
-function keyTermsOf(body: CreateApiKeyBody | undefined, owner: KeyOwner): { scopes: readonly KeyScope[] | null; expiresAt: Date | null } {
-  if (owner.projectId === null && body?.scopes !== undefined) throw new BadRequestError('body/scopes: only project keys have scopes; a team key acts as an admin of its team')
+function keyTermsOf(body: CreateApiKeyBody, owner: KeyOwner): { scopes: readonly KeyScope[] | null; expiresAt: Date | null } {
+  if (owner.projectId === null && body.scopes !== undefined) throw new BadRequestError('body/scopes: only project keys have scopes; a team key acts as an admin of its team')
   let expiresAt: Date | null = null
-  if (body?.expiresAt !== undefined) {
+  if (body.expiresAt !== undefined) {
     expiresAt = new Date(body.expiresAt)
     if (Number.isNaN(expiresAt.getTime())) throw new BadRequestError('body/expiresAt: must be an ISO 8601 date-time')
     if (expiresAt.getTime() <= Date.now()) throw new BadRequestError('body/expiresAt: must be in the future')
   }
-  return { scopes: owner.projectId === null ? null : (body?.scopes ?? defaultKeyScopes), expiresAt }
+  return { scopes: owner.projectId === null ? null : (body.scopes ?? defaultKeyScopes), expiresAt }
 }
 
 /** Key management (docs/api.md#api-keys): create (secret shown once), list (never secrets), revoke. */
@@ -85,6 +83,11 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: authorize,
       config: { permission: keysAccess },
+      // Clients send `Content-Type: application/json` and no body (the parser reads that as no
+      // body): it asks for the defaults, as an empty object does.
+      preValidation: async (request) => {
+        request.body ??= {}
+      },
       schema: {
         operationId: 'createApiKey',
         summary: 'Create a project API key (or, with team_id, a team API key)',
@@ -94,7 +97,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['api keys'],
         security: [{ apiKey: [] }],
         querystring: KeyScopeQuerySchema,
-        body: Type.Optional(CreateApiKeyBodySchema),
+        body: CreateApiKeyBodySchema,
         response: { 200: NewSecretSchema, ...errorResponses(400, 401, 403, 404) },
       },
     },
@@ -132,7 +135,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/api-keys/:id',
     {
       onRequest: authorize,
-      config: { permission: (request) => ((request.query as RevokeApiKeyQuery).project_id !== undefined ? 'keys:manage' : 'team-keys:manage') },
+      config: { permission: chooseAccess(['keys:manage', 'team-keys:manage'], (request) => ((request.query as RevokeApiKeyQuery).project_id !== undefined ? 'keys:manage' : 'team-keys:manage')) },
       schema: {
         operationId: 'revokeApiKey',
         summary: 'Revoke a key of the team or of one of its projects',

@@ -25,6 +25,8 @@ import { exportRoutes } from './export.routes.ts'
 import { ingestLimitRoutes } from './ingest-limit.routes.ts'
 import { maskingRoutes } from './masking.routes.ts'
 import { consoleSessionRoutes } from './console-session.routes.ts'
+import { signInRoutes } from './sign-in.routes.ts'
+import { meRoutes } from './me.routes.ts'
 import { teamRoutes } from './teams.routes.ts'
 import { sessionRoutes } from './sessions.routes.ts'
 import { usageRoutes } from './usage.routes.ts'
@@ -89,7 +91,7 @@ const strictAjv = new Ajv({ ...ajvOptions, coerceTypes: false })
 export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOptions> = async (app, options) => {
   installErrorHandler(app, messageBody)
   app.setValidatorCompiler(({ schema, httpPart }) => refusingUnstorable((httpPart === 'body' ? strictAjv : coercingAjv).compile(schema)))
-  requireRoutePermissions(app)
+  requireRoutePermissions(app, options.consoleSessions !== undefined)
   refuseUnknownQueryParameters(app)
   app.decorateRequest('controlPlaneProjectId', null)
   app.decorateRequest('principal', null)
@@ -130,6 +132,9 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
     await app.register(consoleSessionPlugin, options.consoleSessions)
     const sessions = app.consoleSessions as NonNullable<typeof app.consoleSessions>
     await app.register(consoleSessionRoutes, { sessions, keySignIn: options.consoleKeySignIn ?? false })
+    const userSessions = app.userSessions as NonNullable<typeof app.userSessions>
+    await app.register(signInRoutes, { userSessions })
+    await app.register(meRoutes, { userSessions })
   }
 
   await app.register(teamRoutes, { adminApiKey: options.adminApiKey })

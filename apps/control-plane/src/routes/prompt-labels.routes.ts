@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { listLabelMoves, listPromptLabels, moveLabel, productionLabel, type LabelMoveResult } from '@tracewell/db'
 import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
 import { callerActor } from '../auth.ts'
-import { authorize } from '../accounts/authorize.ts'
+import { authorize, chooseAccess } from '../accounts/authorize.ts'
 import { ownedPromptset } from '../owned-promptset.ts'
 import type { PromptCache } from '../prompt-cache.ts'
 import { timeWindow } from './query-bounds.ts'
@@ -85,8 +85,9 @@ function conflictMessage(label: string, current: number | null, expected: number
 const maxMoveId = 2n ** 63n - 1n
 
 /** Moving or removing `production` changes what the SDKs are served: it needs more than another label. */
-const productionNeedsMore = (request: { params: unknown }) =>
-  (request.params as { label?: unknown }).label === productionLabel ? 'prompts:label-production' : 'prompts:write'
+const productionNeedsMore = chooseAccess(['prompts:write', 'prompts:label-production'], (request) =>
+  (request.params as { label?: unknown }).label === productionLabel ? 'prompts:label-production' : 'prompts:write',
+)
 
 /** The history's cursor is the last move's id: moves of a registry are numbered in the order they happened. */
 function parseCursor(raw: string | undefined): string | undefined {

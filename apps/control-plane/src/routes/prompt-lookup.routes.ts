@@ -21,6 +21,7 @@ export const GetPromptQuerySchema = Type.Object(
     promptsetid: Type.Optional(Type.String({ maxLength: 200, description: 'alias of promptset_id' })),
     version: Type.Optional(Type.String({ description: 'a positive integer; with neither version nor label, the live (production) prompt' })),
     label: Type.Optional({ ...LabelNameSchema, description: 'the version this label points at (not together with version)' }),
+    project_id: Type.Optional(Type.String({ maxLength: 64, description: 'the project, with a team key or a signed-in session (the console’s preview); a project key implies its own' })),
   },
   { additionalProperties: Type.String({ description: 'variables.<name>=<value>: fills the declared placeholder <name>' }) },
 )

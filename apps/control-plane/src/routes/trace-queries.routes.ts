@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { deleteTrace, findTraceSpans, findTraceSpansJson, hasSearchableWord, scoresOfTraces, searchTraces, type TraceSearchCursor, type TraceSort } from '@tracewell/db'
-import { BadRequestError, NotFoundError, UnauthorizedError } from '@tracewell/http'
+import { BadRequestError, NotFoundError } from '@tracewell/http'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
 import { toOtlpJson } from '../otlp-export.ts'
@@ -233,7 +233,7 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { permission: 'traces:delete' },
       schema: {
         operationId: 'deleteTrace',
-        summary: 'Delete one trace: its spans and its summary (team key)',
+        summary: 'Delete one trace: its spans and its summary',
         tags: ['traces'],
         security: [{ apiKey: [] }],
         params: TraceParamsSchema,
@@ -242,8 +242,6 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      // Deleting is for the team: a project key (what an SDK holds) may send and read, not delete.
-      if (request.apiKey?.kind !== 'team') throw new UnauthorizedError('Invalid api key unauthorized')
       const traceId = traceIdOf(request.params.traceId)
       const deleted = await deleteTrace(app.db, callerProjectId(request), traceId)
       if (deleted === 0) throw new NotFoundError('Trace not found')
