@@ -29,6 +29,7 @@ const MonitorsPage = pageChunks.monitors.Page
 const MonitorPage = pageChunks.monitor.Page
 const ChannelsPage = pageChunks.channels.Page
 const DashboardsPage = pageChunks.dashboards.Page
+const ProfilePage = pageChunks.profile.Page
 
 export function App() {
   const session = useSession()
@@ -73,6 +74,7 @@ export function App() {
             <Route path="/channels" element={<ChannelsPage />} />
           </Route>
           <Route path="/settings" element={<SettingsPage />} />
+          <Route path="/profile" element={<ProfilePage />} />
           <Route path="*" element={<p className="page-error">There is no page at {location.pathname}.</p>} />
         </Routes>
       </Suspense>

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { loneSurrogateJson, nestedArraysJson } from '@tracewell/test-support'
+import { addPerson, signIn } from './accounts-helper.ts'
 import { adminKey, seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
 
 // Every JSON-body route of the control plane, as its OpenAPI document (built from the registered
@@ -15,6 +16,7 @@ interface Parameter {
 }
 interface Operation {
   parameters?: Parameter[]
+  'x-permission'?: string
   requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown>; anyOf?: Array<{ properties?: Record<string, unknown> }> } }> }
 }
 
@@ -27,8 +29,11 @@ describe('hostile JSON bodies on every JSON route', () => {
   before(async () => {
     cp = await startControlPlane({ LLM_CONNECTION_ENCRYPTION_KEY: randomBytes(32).toString('hex'), SESSION_SECRET: 'session-secret-for-tests-0123456789abcdef' })
     ws = await seedWorkspace(cp.db, 'Acme')
+    await addPerson(cp.db, ws.teamId, 'owner', 'owner@acme.example')
+    ownerCookie = await signIn(cp.app, 'owner@acme.example')
   })
   after(() => cp.close())
+  let ownerCookie: string
 
   it('answers 400 naming where, for malformed JSON, lone surrogates and nesting 8,000 deep', async () => {
     const document = (await cp.app.inject({ url: '/docs/json' })).json() as { paths: Record<string, Record<string, Operation>> }
@@ -42,13 +47,17 @@ describe('hostile JSON bodies on every JSON route', () => {
     for (const { method, path, operation } of routes) {
       // Path parameters that pass their own schemas (ids, hex trace ids, label names, versions), so that the body is what is judged.
       const url = path.replace(/\{(\w+)\}/g, (_, name: string) => {
+        // The project is judged before the body is read: it must be one the key may use.
+        if (name === 'projectId') return ws.projectId
         const parameter = operation.parameters?.find((candidate) => candidate.in === 'path' && candidate.name === name)
         return parameter?.schema?.type === 'integer' ? '1' : 'a'.repeat(32)
       })
       const scoped = path === '/api/teams' || !operation.parameters?.some((p) => p.in === 'query' && p.name === 'project_id') ? url : `${url}?project_id=${ws.projectId}`
       const headers: Record<string, string> = { 'content-type': 'application/json', 'x-tracewell-csrf': '1' }
       if (path === '/api/teams') headers['x-admin-key'] = adminKey
-      else if (path !== '/api/session') headers['x-api-key'] = ws.teamKey
+      // A person's own account takes their session, not a key.
+      else if (operation['x-permission'] === 'signed-in') headers.cookie = ownerCookie
+      else if (operation['x-permission'] !== 'anyone') headers['x-api-key'] = ws.teamKey
       const schema = operation.requestBody?.content['application/json']?.schema
       const field = Object.keys(schema?.properties ?? schema?.anyOf?.find((option) => option.properties)?.properties ?? {})[0] ?? 'value'
       const cases: Array<[string, (message: string) => boolean, string]> = [

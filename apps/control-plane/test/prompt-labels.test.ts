@@ -230,7 +230,7 @@ describe('prompt labels (management API)', () => {
       request('GET', `/api/promptsets/${registry}/label-history`, undefined, key),
     ]
     for (const response of await Promise.all(calls(id, ws.teamKey))) {
-      assert.deepEqual([response.statusCode, response.json()], [400, { message: 'querystring/project_id: required with a team key' }])
+      assert.deepEqual([response.statusCode, response.json()], [400, { message: 'querystring/project_id: required with a team key or a signed-in session' }])
     }
     const withProject = await request('GET', `/api/promptsets/${id}/labels?project_id=${ws.projectId}`, undefined, ws.teamKey)
     assert.equal(withProject.statusCode, 200, 'a team key names the project')

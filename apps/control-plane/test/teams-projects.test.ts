@@ -27,7 +27,7 @@ describe('teams, projects and retention settings', () => {
       assert.deepEqual(Object.keys(team), ['id', 'name', 'createdAt', 'apiKey'])
       assert.equal(team.name, 'New team')
       assert.match(team.apiKey, /^tw_team_/)
-      assert.deepEqual({ ...(await findApiKeyIdentityByHash(cp.db, hashApiKey(team.apiKey))), id: 'x' }, { id: 'x', kind: 'team', teamId: team.id, projectId: null, revoked: false })
+      assert.deepEqual({ ...(await findApiKeyIdentityByHash(cp.db, hashApiKey(team.apiKey))), id: 'x' }, { id: 'x', kind: 'team', teamId: team.id, projectId: null, revoked: false, scopes: null, createdByUserId: null, expiresAt: null })
       const projects = await asTeam('GET', '/api/projects', undefined, team.apiKey)
       assert.deepEqual([projects.statusCode, projects.json()], [200, { projects: [] }])
     })

@@ -127,7 +127,7 @@ describe('trace queries', () => {
 
   it('takes a team key with project_id of one of its projects; another team’s project is 404', async () => {
     const missing = await get('/api/traces', ws.teamKey)
-    assert.deepEqual([missing.statusCode, missing.json()], [400, { message: 'querystring/project_id: required with a team key' }])
+    assert.deepEqual([missing.statusCode, missing.json()], [400, { message: 'querystring/project_id: required with a team key or a signed-in session' }])
     const mine = await get(`/api/traces?project_id=${ws.projectId}`, ws.teamKey)
     assert.deepEqual(mine.json().traces.map((t: { traceId: string }) => t.traceId), [traceC, traceB, traceA])
     const trace = await get(`/api/traces/${traceA}?project_id=${ws.projectId}`, ws.teamKey)

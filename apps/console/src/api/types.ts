@@ -16,10 +16,46 @@ export interface AnyValue {
 
 export type Attributes = Record<string, AnyValue>
 
+export type TeamRoleName = 'viewer' | 'member' | 'admin' | 'owner'
+
+/** A team of the signed-in person, as GET /api/me answers it. */
+export interface MeTeam {
+  id: string
+  name: string
+  role: TeamRoleName
+  /** The projects the person may see, with their role on each. */
+  projects: { id: string; name: string; role: TeamRoleName }[]
+}
+
+export interface Me {
+  user: { id: string; email: string; name: string }
+  teams: MeTeam[]
+}
+
+/**
+ * Who the console is signed in as, in the team it works in: a person (their role there), or a
+ * team key (an upgraded install's console, which acts as an admin of its team).
+ */
 export interface Session {
+  kind: 'person' | 'team-key'
   teamId: string
   teamName: string
+  role: TeamRoleName
+  /** The person; absent for a team key. */
+  user?: Me['user']
+  /** Every team of the person (the team switcher's choices); only the one team for a team key. */
+  teams: MeTeam[]
+}
+
+/** One of the signed-in person's sessions (GET /api/me/sessions). */
+export interface OwnSession {
+  id: string
+  current: boolean
+  createdAt: string
+  lastSeenAt: string
   expiresAt: string
+  ip: string | null
+  userAgent: string | null
 }
 
 export interface Project {
@@ -192,11 +228,18 @@ export interface Registry extends Promptset {
   prompts: Prompt[]
 }
 
+export type ApiKeyScope = 'ingest' | 'read' | 'write'
+
 export interface ApiKey {
   id: string
   kind: 'project' | 'team'
   prefix: string
+  /** A project key's scopes; null: a team key, or a key made before scopes (every right). */
+  scopes?: ApiKeyScope[] | null
+  /** The person who made it; null when a key or the bootstrap did. */
+  createdBy?: { id: string; name: string; email: string } | null
   createdAt: string
+  expiresAt?: string | null
   lastUsedAt: string | null
   revokedAt: string | null
 }

@@ -1,7 +1,7 @@
 import { type ReactNode } from 'react'
 import { NavLink, useLocation, useNavigate, useSearchParams } from 'react-router'
 import { useProjects } from '../api/projects.api.ts'
-import { useSignOut } from '../api/session.api.ts'
+import { useSignOut, useSwitchTeam } from '../api/session.api.ts'
 import type { Session } from '../api/types.ts'
 import { rememberProject } from './project-scope.tsx'
 import { ThemeToggle } from './theme.tsx'
@@ -43,10 +43,13 @@ export function Layout({ session, children }: { session: Session; children: Reac
         <ProjectPicker current={projectId} />
         <span className="topbar-spacer" />
         <ThemeToggle />
-        <span className="team" title={`Team ${session.teamId}`}>
-          {session.teamName}
-        </span>
-        <button type="button" className="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+        <TeamSwitcher session={session} />
+        {session.user && (
+          <NavLink to="/profile" className="profile-link" title={session.user.email}>
+            {session.user.name}
+          </NavLink>
+        )}
+        <button type="button" className="button" onClick={() => signOut.mutate(session)} disabled={signOut.isPending}>
           Sign out
         </button>
       </header>
@@ -63,6 +66,39 @@ export function Layout({ session, children }: { session: Session; children: Reac
         {children}
       </main>
     </div>
+  )
+}
+
+/** The team the console works in: a choice when the person belongs to several (sent as x-tracewell-team). */
+function TeamSwitcher({ session }: { session: Session }) {
+  const switchTeam = useSwitchTeam()
+  const navigate = useNavigate()
+  if (session.teams.length < 2) {
+    return (
+      <span className="team" title={`Team ${session.teamId}, ${session.role}`}>
+        {session.teamName}
+      </span>
+    )
+  }
+  return (
+    <label className="team-switcher">
+      <span className="visually-hidden">Team</span>
+      <select
+        aria-label="Team"
+        value={session.teamId}
+        onChange={(event) => {
+          switchTeam(session, event.target.value)
+          // Another team's projects: start from its first, not a project of the team left.
+          navigate('/traces')
+        }}
+      >
+        {session.teams.map((team) => (
+          <option key={team.id} value={team.id}>
+            {team.name} ({team.role})
+          </option>
+        ))}
+      </select>
+    </label>
   )
 }
 

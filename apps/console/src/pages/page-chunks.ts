@@ -48,6 +48,7 @@ export const pageChunks = {
   monitor: pageChunk(() => import('./monitor.page.tsx')),
   channels: pageChunk(() => import('./notification-channels.page.tsx')),
   dashboards: pageChunk(() => import('./dashboards.page.tsx')),
+  profile: pageChunk(() => import('./profile.page.tsx')),
 } as const
 
 /** The chunk a path is served by, as the routes in app.tsx map them. */
@@ -75,6 +76,8 @@ export function chunkOfPath(pathname: string): keyof typeof pageChunks | undefin
       return 'channels'
     case 'dashboards':
       return 'dashboards'
+    case 'profile':
+      return 'profile'
     case 'usage':
     case 'settings':
     case 'playground':

@@ -184,7 +184,7 @@ function namedProjectId(request: FastifyRequest): string | undefined {
   const named = typeof fromPath === 'string' ? fromPath : typeof fromQuery === 'string' ? fromQuery : undefined
   if (named === undefined || named === '') return undefined
   // Checked here, before the route's validator would: Postgres refuses the character in the lookup.
-  if (named.includes('\u0000')) throw new BadRequestError('querystring/project_id: must not contain the NUL character (\\u0000)')
+  if (named.includes('\u0000')) throw new BadRequestError(`${typeof fromPath === 'string' ? 'params/projectId' : 'querystring/project_id'}: must not contain the NUL character (\\u0000)`)
   return named
 }
 
