@@ -111,7 +111,7 @@ describe('project model prices (management API)', () => {
     assert.equal((await rows()).find((row) => row.id === second.id)?.model, 'pair-b', 'a refused change changes nothing')
   })
 
-  it('is the team’s: 404 for another team’s project or price, 401 without a team key', async () => {
+  it('is the team’s: 404 for another team’s project or price, 401 without a key, 403 for a project key’s change', async () => {
     const foreignProject = await call('GET', url(other.projectId))
     assert.deepEqual([foreignProject.statusCode, foreignProject.json()], [404, { message: 'Project not found' }])
     const theirs = (await call('POST', url(other.projectId), { model: 'theirs', usdPerMillionTokens: { input: 1, output: 1 } }, other.teamKey)).json()
@@ -125,12 +125,14 @@ describe('project model prices (management API)', () => {
     assert.equal((await call('GET', url(other.projectId), undefined, other.teamKey)).json().modelPrices[0].model, 'theirs')
     assert.equal((await call('GET', url(other.projectId), undefined, other.teamKey)).json().modelPrices.length, 1)
     for (const response of [
-      await call('GET', url(), undefined, ws.projectKey),
       await call('POST', url(), { model: 'x', usdPerMillionTokens: { input: 1, output: 1 } }, 'tw_team_unknown'),
       await cp.app.inject({ method: 'DELETE', url: `${url()}/${theirs.id}` }),
-      await call('PUT', `${url()}/${theirs.id}`, { model: 'x', usdPerMillionTokens: { input: 1, output: 1 } }, ws.projectKey),
     ]) {
       assert.deepEqual([response.statusCode, response.json()], [401, unauthorized])
     }
+    // A project key reads its project's prices (settings:read) and changes none (settings:write).
+    assert.equal((await call('GET', url(), undefined, ws.projectKey)).statusCode, 200)
+    const change = await call('PUT', `${url()}/${theirs.id}`, { model: 'x', usdPerMillionTokens: { input: 1, output: 1 } }, ws.projectKey)
+    assert.deepEqual([change.statusCode, change.json()], [403, { message: 'Not allowed: this needs the permission settings:write (docs/permissions.md)' }])
   })
 })

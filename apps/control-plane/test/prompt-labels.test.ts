@@ -140,7 +140,7 @@ describe('prompt labels (management API)', () => {
       assert.equal((await request('PUT', `/api/promptsets/${id}/labels/${label}`, { version })).statusCode, 200)
     }
     const first = (await request('GET', `/api/promptsets/${id}/label-history?limit=2`)).json()
-    assert.deepEqual(Object.keys(first.moves[0]), ['id', 'label', 'fromVersion', 'toVersion', 'movedAt', 'movedByKeyId', 'movedByKeyPrefix'])
+    assert.deepEqual(Object.keys(first.moves[0]), ['id', 'label', 'fromVersion', 'toVersion', 'movedAt', 'movedByKeyId', 'movedByKeyPrefix', 'movedByUser'])
     assert.deepEqual(first.moves.map((move: { label: string; toVersion: number }) => [move.label, move.toVersion]), [['a', 1], ['b', 2]])
     assert.equal(typeof first.nextCursor, 'string')
     const second = (await request('GET', `/api/promptsets/${id}/label-history?limit=2&cursor=${first.nextCursor}`)).json()

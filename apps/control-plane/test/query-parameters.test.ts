@@ -66,7 +66,8 @@ describe('query parameters of the list routes', () => {
     for (const { method, path } of routes) {
       // GET /api/promptset takes any `variables.<name>` (the Langtrace SDKs'): checked below.
       if (path === '/api/promptset') continue
-      const url = `${path.replace('{traceId}', traceId(9)).replace(/\{[^}]+\}/g, 'x')}?project_id=${ws.projectId}&colour=red`
+      // The project is judged before the query: it must be one the key may use.
+      const url = `${path.replace('{traceId}', traceId(9)).replace('{projectId}', ws.projectId).replace(/\{[^}]+\}/g, 'x')}?project_id=${ws.projectId}&colour=red`
       let answer
       for (const headers of [{ 'x-api-key': ws.teamKey }, { 'x-api-key': ws.projectKey }, { 'x-admin-key': adminKey }]) {
         answer = await cp.app.inject({ method: method as 'GET', url, headers })

@@ -300,6 +300,8 @@ export interface LabelMove {
   movedAt: string
   movedByKeyId: string | null
   movedByKeyPrefix: string | null
+  /** The signed-in person who moved it; absent or null when a key did. */
+  movedByUser?: { id: string; name: string } | null
 }
 
 export interface LabelHistory {

@@ -1,3 +1,4 @@
+import type { Permission } from '@tracewell/policy'
 import { type ReactNode } from 'react'
 import { NavLink, useLocation, useNavigate, useSearchParams } from 'react-router'
 import { useProjects } from '../api/projects.api.ts'
@@ -5,21 +6,23 @@ import { useSignOut, useSwitchTeam } from '../api/session.api.ts'
 import type { Session } from '../api/types.ts'
 import { rememberProject } from './project-scope.tsx'
 import { ThemeToggle } from './theme.tsx'
+import { sessionAllows } from './can.tsx'
 
-const sections = [
-  { path: '/traces', label: 'Traces' },
-  { path: '/sessions', label: 'Sessions' },
-  { path: '/usage', label: 'Usage' },
-  { path: '/dashboards', label: 'Dashboards' },
-  { path: '/monitors', label: 'Monitors' },
-  { path: '/channels', label: 'Channels' },
-  { path: '/prompts', label: 'Prompts' },
-  { path: '/datasets', label: 'Datasets' },
-  { path: '/playground', label: 'Playground' },
-  { path: '/evaluators', label: 'Evaluators' },
-  { path: '/llm-connections', label: 'LLM connections' },
-  { path: '/settings', label: 'Settings' },
-] as const
+// Each section with what opening it needs: a section whose page would only be refused is not offered.
+const sections: readonly { path: string; label: string; needs: Permission }[] = [
+  { path: '/traces', label: 'Traces', needs: 'traces:read' },
+  { path: '/sessions', label: 'Sessions', needs: 'traces:read' },
+  { path: '/usage', label: 'Usage', needs: 'traces:read' },
+  { path: '/dashboards', label: 'Dashboards', needs: 'dashboards:read' },
+  { path: '/monitors', label: 'Monitors', needs: 'monitors:read' },
+  { path: '/channels', label: 'Channels', needs: 'notification-channels:read' },
+  { path: '/prompts', label: 'Prompts', needs: 'prompts:read' },
+  { path: '/datasets', label: 'Datasets', needs: 'datasets:read' },
+  { path: '/playground', label: 'Playground', needs: 'playground:run' },
+  { path: '/evaluators', label: 'Evaluators', needs: 'evaluators:read' },
+  { path: '/llm-connections', label: 'LLM connections', needs: 'llm-connections:read' },
+  { path: '/settings', label: 'Settings', needs: 'projects:read' },
+]
 
 /** The frame of every signed-in page: the sections, the project picker, the team and sign-out. */
 export function Layout({ session, children }: { session: Session; children: ReactNode }) {
@@ -55,11 +58,13 @@ export function Layout({ session, children }: { session: Session; children: Reac
       </header>
       <nav className="sidebar" aria-label="Sections">
         <ul>
-          {sections.map((section) => (
-            <li key={section.path}>
-              <NavLink to={section.path + search}>{section.label}</NavLink>
-            </li>
-          ))}
+          {sections
+            .filter((section) => sessionAllows(session, section.needs, projectId ?? undefined))
+            .map((section) => (
+              <li key={section.path}>
+                <NavLink to={section.path + search}>{section.label}</NavLink>
+              </li>
+            ))}
         </ul>
       </nav>
       <main id="main" className="content" tabIndex={-1}>

@@ -4,6 +4,7 @@ import { useCreateDataset, useDatasets } from '../api/datasets.api.ts'
 import { projectPath, useProject } from '../components/project-scope.tsx'
 import { Empty, ErrorMessage, Loading } from '../components/status.tsx'
 import { formatCount, formatTime } from '../lib/format.ts'
+import { Can } from '../components/can.tsx'
 
 /** The project's datasets, and a form to make one. */
 export default function DatasetsPage() {
@@ -52,6 +53,7 @@ export default function DatasetsPage() {
           </tbody>
         </table>
       )}
+      <Can permission="datasets:write">
       <form className="card form narrow" onSubmit={submit} aria-labelledby="new-dataset-title">
         <h2 id="new-dataset-title">New dataset</h2>
         <label>
@@ -67,6 +69,7 @@ export default function DatasetsPage() {
           Create dataset
         </button>
       </form>
+      </Can>
     </section>
   )
 }

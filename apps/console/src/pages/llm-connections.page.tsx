@@ -4,6 +4,7 @@ import type { ConnectionTest, LlmConnection } from '../api/types.ts'
 import { useProject } from '../components/project-scope.tsx'
 import { Empty, ErrorMessage, Loading } from '../components/status.tsx'
 import { formatDuration, formatTime } from '../lib/format.ts'
+import { Can } from '../components/can.tsx'
 
 /** The project's LLM connections: made, tested and deleted here; their keys are never shown again. */
 export default function LlmConnectionsPage() {
@@ -64,9 +65,11 @@ function ConnectionRow({ projectId, connection, deleting, onDelete }: { projectI
         {test.isError && <ErrorMessage error={test.error} what="the connection" action="test" />}
       </td>
       <td className="actions">
+        <Can permission="llm-connections:write">
         <button type="button" className="button small" aria-label={`Test ${connection.name}`} disabled={test.isPending} onClick={() => test.mutate(connection.id)}>
           Test
         </button>
+        </Can>
         <button
           type="button"
           className="button small danger"
@@ -107,6 +110,7 @@ function NewConnection({ projectId }: { projectId: string }) {
   }
 
   return (
+    <Can permission="llm-connections:write">
     <form className="card form narrow" onSubmit={submit} aria-labelledby="new-connection-title">
       <h2 id="new-connection-title">New connection</h2>
       <label>
@@ -137,5 +141,6 @@ function NewConnection({ projectId }: { projectId: string }) {
         Add connection
       </button>
     </form>
+    </Can>
   )
 }

@@ -5,6 +5,7 @@ import { CopyButton } from '../components/copy-button.tsx'
 import { useProject } from '../components/project-scope.tsx'
 import { Empty, ErrorMessage, Loading } from '../components/status.tsx'
 import { formatDuration, formatTime } from '../lib/format.ts'
+import { Can } from '../components/can.tsx'
 
 const typeLabels: Record<ChannelType, string> = { webhook: 'Webhook', slack: 'Slack', email: 'Email' }
 
@@ -185,6 +186,7 @@ function NewChannel({ projectId }: { projectId: string }) {
   }
 
   return (
+    <Can permission="notification-channels:write">
     <form className="card form narrow" onSubmit={submit} aria-labelledby="new-channel-title">
       <h2 id="new-channel-title">New channel</h2>
       <label>
@@ -242,5 +244,6 @@ function NewChannel({ projectId }: { projectId: string }) {
         Add channel
       </button>
     </form>
+    </Can>
   )
 }

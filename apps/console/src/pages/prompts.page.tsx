@@ -4,9 +4,11 @@ import { useCreatePromptset, usePromptsets } from '../api/prompts.api.ts'
 import { projectPath, useProject } from '../components/project-scope.tsx'
 import { Empty, ErrorMessage, Loading } from '../components/status.tsx'
 import { formatTime } from '../lib/format.ts'
+import { useCan } from '../components/can.tsx'
 
 export default function PromptsPage() {
   const { projectId } = useProject()
+  const mayWrite = useCan('prompts:write')
   const promptsets = usePromptsets(projectId)
   const create = useCreatePromptset(projectId)
   const [name, setName] = useState('')
@@ -54,6 +56,7 @@ export default function PromptsPage() {
             </tbody>
           </table>
         ))}
+      {mayWrite && (
       <form className="card form" onSubmit={submit} aria-labelledby="new-registry-title">
         <h2 id="new-registry-title">New registry</h2>
         <label>
@@ -69,6 +72,7 @@ export default function PromptsPage() {
           Create registry
         </button>
       </form>
+      )}
     </section>
   )
 }

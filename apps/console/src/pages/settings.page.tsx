@@ -3,6 +3,7 @@ import { useSearchParams } from 'react-router'
 import type { ApiKeyScope, CleanupRun, RetentionPolicy } from '../api/types.ts'
 import { useApiKeys, useCreateApiKey, useCreateProject, useIngestLimit, useProjects, useRetention, useRevokeApiKey, useSaveIngestLimit, useSaveRetention, type KeyScope } from '../api/projects.api.ts'
 import { useSession } from '../api/session.api.ts'
+import { Can, useCan } from '../components/can.tsx'
 import { CopyButton } from '../components/copy-button.tsx'
 import { ErasureManager } from '../components/erasure-manager.tsx'
 import { MaskingRulesEditor } from '../components/masking-rules-editor.tsx'
@@ -18,6 +19,11 @@ export default function SettingsPage() {
   const [params, setParams] = useSearchParams()
   const list = projects.data ?? []
   const project = list.find((candidate) => candidate.id === params.get('project_id')) ?? list[0]
+  // What a project's admin runs (its keys, settings, export and erasures) is shown to those who may.
+  const maySetProject = useCan('settings:write', project?.id)
+  const mayManageKeys = useCan('keys:manage', project?.id)
+  const mayRunProject = maySetProject && mayManageKeys
+  const mayManageTeamKeys = useCan('team-keys:manage')
 
   const chooseProject = (projectId: string) => {
     rememberProject(projectId)
@@ -69,10 +75,13 @@ export default function SettingsPage() {
             </tbody>
           </table>
         )}
-        <NewProjectForm onCreated={chooseProject} />
+        <Can permission="projects:create">
+          <NewProjectForm onCreated={chooseProject} />
+        </Can>
       </section>
 
-      {project && (
+      {project && !mayRunProject && <p className="muted">The keys, prices, retention, limits, masking, export and erasures of {project.name} are run by its admins.</p>}
+      {project && mayRunProject && (
         <>
           <section aria-labelledby="project-keys-title" className="card">
             <h2 id="project-keys-title">Keys of {project.name}</h2>
@@ -108,7 +117,7 @@ export default function SettingsPage() {
         </>
       )}
 
-      {session.data && (
+      {session.data && mayManageTeamKeys && (
         <section aria-labelledby="team-keys-title" className="card">
           <h2 id="team-keys-title">Team keys of {session.data.teamName}</h2>
           <p className="muted">Team keys manage projects and keys, and sign in here. Revoking the key you signed in with signs you out.</p>

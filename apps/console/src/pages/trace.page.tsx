@@ -12,6 +12,7 @@ import { Waterfall } from '../components/waterfall.tsx'
 import { formatCount, formatDuration, formatTime } from '../lib/format.ts'
 import { scoresOf } from '../lib/score-format.ts'
 import { buildWaterfall } from '../lib/span-tree.ts'
+import { Can } from '../components/can.tsx'
 
 export default function TracePage() {
   const { traceId = '' } = useParams()
@@ -76,16 +77,18 @@ export default function TracePage() {
           <a className="button" href={apiPath(`/api/traces/${traceId}/otlp`, { project_id: projectId })} download={`trace-${traceId}.json`}>
             Download OTLP JSON
           </a>
-          <button
-            type="button"
-            className="button danger"
-            disabled={remove.isPending}
-            onClick={() => {
-              if (window.confirm('Delete this trace and all its spans? This cannot be undone.')) remove.mutate()
-            }}
-          >
-            Delete trace
-          </button>
+          <Can permission="traces:delete">
+            <button
+              type="button"
+              className="button danger"
+              disabled={remove.isPending}
+              onClick={() => {
+                if (window.confirm('Delete this trace and all its spans? This cannot be undone.')) remove.mutate()
+              }}
+            >
+              Delete trace
+            </button>
+          </Can>
         </div>
       </dl>
       {remove.isError && <ErrorMessage error={remove.error} what="the deletion" />}

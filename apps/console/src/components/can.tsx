@@ -1,6 +1,8 @@
+import type { ReactNode } from 'react'
 import { permissions, roleAllows, teamKeyAllows, type Permission } from '@tracewell/policy'
-import type { Session } from './types.ts'
-import { useSession } from './session.api.ts'
+import { useSession } from '../api/session.api.ts'
+import type { Session } from '../api/types.ts'
+import { useOptionalProject } from './project-scope.tsx'
 
 // What the console shows is decided by the same policy module the server judges by: a control the
 // signed-in person may not use is not shown (the server refuses it anyway, docs/permissions.md).
@@ -17,7 +19,13 @@ export function sessionAllows(session: Session | null | undefined, permission: P
   return roleAllows(session.role, permission)
 }
 
-/** The hook form of sessionAllows, for the signed-in session. */
+/** Whether the signed-in session may `permission`, on `projectId` or else the page's project. */
 export function useCan(permission: Permission, projectId?: string): boolean {
-  return sessionAllows(useSession().data, permission, projectId)
+  const scope = useOptionalProject()
+  return sessionAllows(useSession().data, permission, projectId ?? scope?.projectId)
+}
+
+/** Its children only for a session that may `permission`: no control is shown that would be refused. */
+export function Can({ permission, projectId, children }: { permission: Permission; projectId?: string; children: ReactNode }) {
+  return useCan(permission, projectId) ? children : null
 }
