@@ -50,11 +50,12 @@ async function orNullWhenSignedOut<T>(request: Promise<T>): Promise<T | null> {
 /** Who is signed in (a person, else a team-key session); null when nobody is (a 401 is an answer here, not an error). */
 export const sessionQuery = queryOptions({
   queryKey: sessionKey,
+  // The team-key session is asked first: GET /api/me is a person's, and refuses a key (403).
   queryFn: async (): Promise<Session | null> => {
-    const me = await orNullWhenSignedOut(apiGet<Me>('/api/me'))
-    if (me !== null) return sessionOfPerson(me)
     const keySession = await orNullWhenSignedOut(apiGet<{ teamId: string; teamName: string }>('/api/session'))
-    return keySession === null ? null : sessionOfTeamKey(keySession)
+    if (keySession !== null) return sessionOfTeamKey(keySession)
+    const me = await orNullWhenSignedOut(apiGet<Me>('/api/me'))
+    return me === null ? null : sessionOfPerson(me)
   },
   staleTime: 60_000,
 })
