@@ -20,13 +20,7 @@ export interface KeyTerms {
  * secret unless one is given (INIT_* keys carried over from elsewhere). Returns the secret, to be
  * shown once, and the stored key.
  */
-export async function mintApiKey(
-  db: Executor,
-  kind: KeyKind,
-  scope: KeyScope,
-  secret = generateApiKey(kind),
-  terms: KeyTerms = {},
-): Promise<{ secret: string; key: ApiKeyDto }> {
+export async function mintApiKey(db: Executor, kind: KeyKind, scope: KeyScope, secret = generateApiKey(kind), terms: KeyTerms = {}): Promise<{ secret: string; key: ApiKeyDto }> {
   const key = await insertApiKey(db, { kind, teamId: scope.teamId, projectId: scope.projectId, keyHash: hashApiKey(secret), prefix: displayPrefix(secret), ...terms })
   return { secret, key }
 }

@@ -65,7 +65,11 @@ describe('API key scopes, expiry and makers', () => {
     const key = made.json().apiKey as string
     assert.equal((await cp.app.inject({ url: '/api/promptsets', headers: { 'x-api-key': key } })).statusCode, 200)
     // Expire it in the store: the verifier's cached entry never outlives the key's expiry.
-    await cp.db.updateTable('api_keys').set({ expires_at: new Date(Date.now() - 1) }).where('key_hash', '=', hashApiKey(key)).execute()
+    await cp.db
+      .updateTable('api_keys')
+      .set({ expires_at: new Date(Date.now() - 1) })
+      .where('key_hash', '=', hashApiKey(key))
+      .execute()
     let status = 200
     for (let attempt = 0; attempt < 40 && status === 200; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 100))

@@ -27,7 +27,10 @@ describe('people: sign-in, sign-out and their own account', () => {
     assert.equal(response.headers['cache-control'], 'no-store')
     const body = response.json()
     assert.deepEqual(Object.keys(body.user).sort(), ['email', 'id', 'name'])
-    assert.deepEqual(body.teams.map((team: { name: string; role: string }) => [team.name, team.role]), [['Acme', 'member']])
+    assert.deepEqual(
+      body.teams.map((team: { name: string; role: string }) => [team.name, team.role]),
+      [['Acme', 'member']],
+    )
     assert.deepEqual(body.teams[0].projects, [{ id: ws.projectId, name: 'Acme project', role: 'viewer' }])
     const me = await cp.app.inject({ url: '/api/me', headers: { cookie: `tw_sid=${cookie?.value}` } })
     assert.deepEqual(me.json(), body)

@@ -137,7 +137,8 @@ describe('ApiKeyVerifier usage records', () => {
     const touched: string[][] = []
     const verifier = new ApiKeyVerifier({
       ttlMs: 5000,
-      lookupMany: async (hashes) => new Map(hashes.map((hash) => [hash, { id: 'k', kind: 'project' as const, teamId: 't', projectId: 'p', revoked: false, scopes: null, createdByUserId: null, expiresAt: null }])),
+      lookupMany: async (hashes) =>
+        new Map(hashes.map((hash) => [hash, { id: 'k', kind: 'project' as const, teamId: 't', projectId: 'p', revoked: false, scopes: null, createdByUserId: null, expiresAt: null }])),
       touch: async (ids) => void touched.push(ids),
     })
     await verifier.verify('secret')

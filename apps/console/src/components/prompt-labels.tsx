@@ -86,22 +86,6 @@ function LabelRow({ label, versions, busy, onMove, onRemove }: { label: PromptLa
   const [target, setTarget] = useState(label.version)
   // Moving production changes what the SDKs are served: it needs more than another label.
   const mayMove = useCan(label.name === 'production' ? 'prompts:label-production' : 'prompts:write')
-  if (!mayMove) {
-    return (
-      <tr>
-        <th scope="row">
-          <span className="tag">{label.name}</span>
-        </th>
-        <td>v{label.version}</td>
-        <td>
-          <time dateTime={label.updatedAt} title={formatTime(label.updatedAt)}>
-            {formatAgo(label.updatedAt)}
-          </time>
-        </td>
-        <td className="actions" />
-      </tr>
-    )
-  }
   return (
     <tr>
       <th scope="row">
@@ -114,19 +98,23 @@ function LabelRow({ label, versions, busy, onMove, onRemove }: { label: PromptLa
         </time>
       </td>
       <td className="actions">
-        <select aria-label={`Version for ${label.name}`} value={target} onChange={(event) => setTarget(Number(event.target.value))}>
-          {versions.map((prompt) => (
-            <option key={prompt.id} value={prompt.version}>
-              v{prompt.version}
-            </option>
-          ))}
-        </select>
-        <button type="button" className="button small" disabled={busy || target === label.version} onClick={() => onMove(target)} aria-label={`Move ${label.name} to v${target}`}>
-          Move
-        </button>
-        <button type="button" className="button small danger" disabled={busy} onClick={onRemove} aria-label={`Remove ${label.name}`}>
-          Remove
-        </button>
+        {mayMove && (
+          <>
+            <select aria-label={`Version for ${label.name}`} value={target} onChange={(event) => setTarget(Number(event.target.value))}>
+              {versions.map((prompt) => (
+                <option key={prompt.id} value={prompt.version}>
+                  v{prompt.version}
+                </option>
+              ))}
+            </select>
+            <button type="button" className="button small" disabled={busy || target === label.version} onClick={() => onMove(target)} aria-label={`Move ${label.name} to v${target}`}>
+              Move
+            </button>
+            <button type="button" className="button small danger" disabled={busy} onClick={onRemove} aria-label={`Remove ${label.name}`}>
+              Remove
+            </button>
+          </>
+        )}
       </td>
     </tr>
   )

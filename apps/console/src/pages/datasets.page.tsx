@@ -54,21 +54,21 @@ export default function DatasetsPage() {
         </table>
       )}
       <Can permission="datasets:write">
-      <form className="card form narrow" onSubmit={submit} aria-labelledby="new-dataset-title">
-        <h2 id="new-dataset-title">New dataset</h2>
-        <label>
-          <span>Name</span>
-          <input required value={name} onChange={(event) => setName(event.target.value)} />
-        </label>
-        <label>
-          <span>Description</span>
-          <input value={description} onChange={(event) => setDescription(event.target.value)} />
-        </label>
-        {create.isError && <ErrorMessage error={create.error} what="the dataset" />}
-        <button type="submit" className="button primary" disabled={create.isPending || name.trim() === ''}>
-          Create dataset
-        </button>
-      </form>
+        <form className="card form narrow" onSubmit={submit} aria-labelledby="new-dataset-title">
+          <h2 id="new-dataset-title">New dataset</h2>
+          <label>
+            <span>Name</span>
+            <input required value={name} onChange={(event) => setName(event.target.value)} />
+          </label>
+          <label>
+            <span>Description</span>
+            <input value={description} onChange={(event) => setDescription(event.target.value)} />
+          </label>
+          {create.isError && <ErrorMessage error={create.error} what="the dataset" />}
+          <button type="submit" className="button primary" disabled={create.isPending || name.trim() === ''}>
+            Create dataset
+          </button>
+        </form>
       </Can>
     </section>
   )

@@ -23,9 +23,9 @@ export default function EvaluatorsPage() {
         <span className="muted">LLM judges: each judges the new traces that match its filter, and gives a score</span>
         <span className="topbar-spacer" />
         <Can permission="evaluators:write">
-        <Link className="button primary" to={projectPath('/evaluators/new', projectId)}>
-          New evaluator
-        </Link>
+          <Link className="button primary" to={projectPath('/evaluators/new', projectId)}>
+            New evaluator
+          </Link>
         </Can>
       </div>
       {evaluators.isPending && <Loading label="Loading the evaluators" />}

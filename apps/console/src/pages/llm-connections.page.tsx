@@ -66,9 +66,9 @@ function ConnectionRow({ projectId, connection, deleting, onDelete }: { projectI
       </td>
       <td className="actions">
         <Can permission="llm-connections:write">
-        <button type="button" className="button small" aria-label={`Test ${connection.name}`} disabled={test.isPending} onClick={() => test.mutate(connection.id)}>
-          Test
-        </button>
+          <button type="button" className="button small" aria-label={`Test ${connection.name}`} disabled={test.isPending} onClick={() => test.mutate(connection.id)}>
+            Test
+          </button>
         </Can>
         <button
           type="button"
@@ -111,36 +111,36 @@ function NewConnection({ projectId }: { projectId: string }) {
 
   return (
     <Can permission="llm-connections:write">
-    <form className="card form narrow" onSubmit={submit} aria-labelledby="new-connection-title">
-      <h2 id="new-connection-title">New connection</h2>
-      <label>
-        <span>Name</span>
-        <input required value={name} onChange={(event) => setName(event.target.value)} placeholder="openai" />
-      </label>
-      <label>
-        <span>Base URL</span>
-        <input required value={baseUrl} onChange={(event) => setBaseUrl(event.target.value)} spellCheck={false} aria-describedby="base-url-hint" />
-      </label>
-      <p id="base-url-hint" className="muted small hint">
-        Calls go to <code>{'<base URL>/chat/completions'}</code>: OpenAI, or any endpoint that speaks its API (vLLM, Ollama, LiteLLM, Azure’s <code>/openai/v1</code>).
-      </p>
-      <label>
-        <span>API key</span>
-        <input required type="password" autoComplete="off" value={apiKey} onChange={(event) => setApiKey(event.target.value)} aria-describedby="api-key-hint" />
-      </label>
-      <p id="api-key-hint" className="muted small hint">
-        Stored sealed; only its last four characters are shown again.
-      </p>
-      {create.isError && <ErrorMessage error={create.error} what="the connection" action="add" />}
-      {create.isSuccess && (
-        <p role="status" className="success">
-          Added {create.data.name}.
+      <form className="card form narrow" onSubmit={submit} aria-labelledby="new-connection-title">
+        <h2 id="new-connection-title">New connection</h2>
+        <label>
+          <span>Name</span>
+          <input required value={name} onChange={(event) => setName(event.target.value)} placeholder="openai" />
+        </label>
+        <label>
+          <span>Base URL</span>
+          <input required value={baseUrl} onChange={(event) => setBaseUrl(event.target.value)} spellCheck={false} aria-describedby="base-url-hint" />
+        </label>
+        <p id="base-url-hint" className="muted small hint">
+          Calls go to <code>{'<base URL>/chat/completions'}</code>: OpenAI, or any endpoint that speaks its API (vLLM, Ollama, LiteLLM, Azure’s <code>/openai/v1</code>).
         </p>
-      )}
-      <button type="submit" className="button primary" disabled={create.isPending || name.trim() === '' || baseUrl.trim() === '' || apiKey === ''}>
-        Add connection
-      </button>
-    </form>
+        <label>
+          <span>API key</span>
+          <input required type="password" autoComplete="off" value={apiKey} onChange={(event) => setApiKey(event.target.value)} aria-describedby="api-key-hint" />
+        </label>
+        <p id="api-key-hint" className="muted small hint">
+          Stored sealed; only its last four characters are shown again.
+        </p>
+        {create.isError && <ErrorMessage error={create.error} what="the connection" action="add" />}
+        {create.isSuccess && (
+          <p role="status" className="success">
+            Added {create.data.name}.
+          </p>
+        )}
+        <button type="submit" className="button primary" disabled={create.isPending || name.trim() === '' || baseUrl.trim() === '' || apiKey === ''}>
+          Add connection
+        </button>
+      </form>
     </Can>
   )
 }

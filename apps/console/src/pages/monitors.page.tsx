@@ -23,9 +23,9 @@ export default function MonitorsPage() {
         <span className="muted">A metric over a window against a threshold; its channels are told when it starts alerting and when it resolves</span>
         <span className="topbar-spacer" />
         <Can permission="monitors:write">
-        <Link className="button primary" to={projectPath('/monitors/new', projectId)}>
-          New monitor
-        </Link>
+          <Link className="button primary" to={projectPath('/monitors/new', projectId)}>
+            New monitor
+          </Link>
         </Can>
       </div>
       {monitors.isPending && <Loading label="Loading the monitors" />}
@@ -126,24 +126,24 @@ function MonthlyBudget({ projectId }: { projectId: string }) {
 
   return (
     <Can permission="monitors:write">
-    <form className="card form narrow" onSubmit={submit} aria-labelledby="budget-title">
-      <h2 id="budget-title">Monthly budget</h2>
-      <p className="muted small hint">The project’s cost this calendar month (UTC), told to the channels at 50, 80 and 100 % of the budget, once each a month.</p>
-      <label>
-        <span>Budget (US dollars a month)</span>
-        <input required inputMode="decimal" value={amount} onChange={(event) => setAmount(event.target.value)} placeholder="500" />
-      </label>
-      <ChannelChoice channels={channels.data ?? []} chosen={channelIds} onChange={setChannelIds} />
-      {create.isError && <ErrorMessage error={create.error} what="the budget" action="set" />}
-      {create.isSuccess && (
-        <p role="status" className="success">
-          Set: {create.data.name}.
-        </p>
-      )}
-      <button type="submit" className="button primary" disabled={create.isPending || !(Number(amount) > 0)}>
-        Set budget
-      </button>
-    </form>
+      <form className="card form narrow" onSubmit={submit} aria-labelledby="budget-title">
+        <h2 id="budget-title">Monthly budget</h2>
+        <p className="muted small hint">The project’s cost this calendar month (UTC), told to the channels at 50, 80 and 100 % of the budget, once each a month.</p>
+        <label>
+          <span>Budget (US dollars a month)</span>
+          <input required inputMode="decimal" value={amount} onChange={(event) => setAmount(event.target.value)} placeholder="500" />
+        </label>
+        <ChannelChoice channels={channels.data ?? []} chosen={channelIds} onChange={setChannelIds} />
+        {create.isError && <ErrorMessage error={create.error} what="the budget" action="set" />}
+        {create.isSuccess && (
+          <p role="status" className="success">
+            Set: {create.data.name}.
+          </p>
+        )}
+        <button type="submit" className="button primary" disabled={create.isPending || !(Number(amount) > 0)}>
+          Set budget
+        </button>
+      </form>
     </Can>
   )
 }

@@ -57,21 +57,21 @@ export default function PromptsPage() {
           </table>
         ))}
       {mayWrite && (
-      <form className="card form" onSubmit={submit} aria-labelledby="new-registry-title">
-        <h2 id="new-registry-title">New registry</h2>
-        <label>
-          <span>Name</span>
-          <input required maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />
-        </label>
-        <label>
-          <span>Description</span>
-          <input maxLength={2000} value={description} onChange={(event) => setDescription(event.target.value)} />
-        </label>
-        {create.isError && <ErrorMessage error={create.error} what="the registry" />}
-        <button type="submit" className="button primary" disabled={create.isPending || name.trim() === ''}>
-          Create registry
-        </button>
-      </form>
+        <form className="card form" onSubmit={submit} aria-labelledby="new-registry-title">
+          <h2 id="new-registry-title">New registry</h2>
+          <label>
+            <span>Name</span>
+            <input required maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />
+          </label>
+          <label>
+            <span>Description</span>
+            <input maxLength={2000} value={description} onChange={(event) => setDescription(event.target.value)} />
+          </label>
+          {create.isError && <ErrorMessage error={create.error} what="the registry" />}
+          <button type="submit" className="button primary" disabled={create.isPending || name.trim() === ''}>
+            Create registry
+          </button>
+        </form>
       )}
     </section>
   )

@@ -20,3 +20,9 @@ export function csrfFailure(request: FastifyRequest): Error | undefined {
   if (request.headers[csrfHeader] === '1') return undefined
   return new ForbiddenError(csrfMessage)
 }
+
+/** The check as an onRequest hook, for routes the authorize hook does not judge (sign-in and sign-out). */
+export async function requireCsrfHeader(request: FastifyRequest): Promise<void> {
+  const failure = csrfFailure(request)
+  if (failure) throw failure
+}

@@ -4,7 +4,7 @@ import { anyTeamOwnerExists } from '@tracewell/db'
 import { answerFailedKey, ForbiddenError, keyStoreUnavailable, UnauthorizedError } from '@tracewell/http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ConsoleSessions } from '../console/console-sessions.ts'
-import { csrfFailure, csrfHeader } from '../console/csrf.ts'
+import { csrfHeader, requireCsrfHeader } from '../console/csrf.ts'
 import { errorResponses, IsoDateSchema } from '../schemas.ts'
 
 export const SignInBodySchema = Type.Object({ apiKey: Type.String({ minLength: 1, maxLength: 512, description: 'a team API key (tw_team_…)' }) })
@@ -41,12 +41,8 @@ export const consoleSessionRoutes: FastifyPluginAsyncTypebox<ConsoleSessionRoute
   const { sessions } = options
   const config = { permission: 'anyone' } as const
 
-  // Also on sign-in and sign-out: a cross-site page must not sign a browser in (to an attacker's
-  // team) or out.
-  async function requireCsrfHeader(request: FastifyRequest): Promise<void> {
-    const failure = csrfFailure(request)
-    if (failure) throw failure
-  }
+  // Also on sign-in and sign-out (requireCsrfHeader): a cross-site page must not sign a browser in
+  // (to an attacker's account or team) or out.
 
   const tags = ['console session']
 

@@ -3,10 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { verifyDecoyPassword, verifyPassword } from '@tracewell/auth'
 import { findUserCredentialsByEmail } from '@tracewell/db'
 import { answerFailedKey, keyStoreUnavailable, UnauthorizedError } from '@tracewell/http'
-import type { FastifyRequest } from 'fastify'
 import { meOf } from '../accounts/me.ts'
 import type { UserSessions } from '../accounts/user-sessions.ts'
-import { csrfFailure, csrfHeader } from '../console/csrf.ts'
+import { csrfHeader, requireCsrfHeader } from '../console/csrf.ts'
 import { errorResponses } from '../schemas.ts'
 import { MeSchema, SignInBodySchema } from './account.schemas.ts'
 
@@ -20,12 +19,8 @@ export interface SignInRoutesOptions {
 export const wrongCredentialsMessage = 'Wrong email or password'
 
 export const signInRoutes: FastifyPluginAsyncTypebox<SignInRoutesOptions> = async (app, { userSessions }) => {
-  // Sign-in and sign-out too: a cross-site page must not sign a browser in (to an attacker's
-  // account, login CSRF) or out.
-  async function requireCsrfHeader(request: FastifyRequest): Promise<void> {
-    const failure = csrfFailure(request)
-    if (failure) throw failure
-  }
+  // Also on sign-in and sign-out (requireCsrfHeader): a cross-site page must not sign a browser in
+  // (to an attacker's account or team) or out.
 
   const tags = ['accounts']
 
