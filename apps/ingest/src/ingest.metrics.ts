@@ -35,6 +35,8 @@ export function rejectionReasonOf(statusCode: number, rateLimited = false, decod
   if (statusCode === 503 && decodersBusy) return 'decoders_busy'
   switch (statusCode) {
     case 401:
+    // A key whose scopes do not take traces: refused for who it is, as an invalid key is.
+    case 403:
       return 'unauthorized'
     case 413:
       return 'payload_too_large'

@@ -32,6 +32,12 @@ export interface RequireKeyOptions {
   permission?: Permission
 }
 
+/** A 403 for a project key whose scopes do not allow `permission` (@tracewell/policy); undefined when they do. */
+export function scopeRefusal(key: VerifiedKey, permission: Permission): Error | undefined {
+  if (key.kind !== 'project' || keyAllows(key.scopes, permission)) return undefined
+  return new ForbiddenError(`Not allowed: this key's scopes (${key.scopes?.join(', ') ?? ''}) do not include what ${permission} needs (docs/permissions.md)`)
+}
+
 /**
  * An onRequest hook admitting only keys of `kind` (`x-api-key`, or `Authorization: Bearer`): it
  * runs before the body is read, so an unauthenticated request costs no parsing. A key of the
@@ -44,9 +50,8 @@ export interface RequireKeyOptions {
 export function requireKey(kind: KeyKind, options: RequireKeyOptions) {
   const admit = (request: FastifyRequest, key: VerifiedKey | null): Error | undefined => {
     if (key === null || key.kind !== kind) return new UnauthorizedError(options.unauthorized)
-    if (options.permission !== undefined && key.kind === 'project' && !keyAllows(key.scopes, options.permission)) {
-      return new ForbiddenError(`Not allowed: this key's scopes (${key.scopes?.join(', ') ?? ''}) do not include what ${options.permission} needs (docs/permissions.md)`)
-    }
+    const refusal = options.permission === undefined ? undefined : scopeRefusal(key, options.permission)
+    if (refusal) return refusal
     request.apiKey = key
     return undefined
   }
