@@ -34,8 +34,8 @@ export function rejectionReasonOf(statusCode: number, rateLimited = false, decod
   if (statusCode === 429 && rateLimited) return 'rate_limited'
   if (statusCode === 503 && decodersBusy) return 'decoders_busy'
   switch (statusCode) {
+    // 403: a key whose scopes do not take traces, refused for who it is as an invalid key is.
     case 401:
-    // A key whose scopes do not take traces: refused for who it is, as an invalid key is.
     case 403:
       return 'unauthorized'
     case 413:
