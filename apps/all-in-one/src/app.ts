@@ -41,7 +41,7 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
   openApi: {
     title: 'Tracewell',
     description: 'Trace ingest, prompt registry, management API and retention cleanup in one process.',
-    securitySchemes: ['apiKey', 'adminKey', 'consoleSession', 'cronKey'],
+    securitySchemes: ['apiKey', 'adminKey', 'consoleSession', 'userSession', 'cronKey'],
   },
   bodyLimit: (config) => config.MAX_BODY_BYTES,
   apiKeys: true,
@@ -82,6 +82,7 @@ export const allInOneService = defineService<AllInOneConfig, AllInOneDeps>({
       defaultIngestLimit: defaultIngestRateLimit(config),
       defaultMaskingRules: defaultMaskingRules(config),
       consoleSessions: { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS, userSessionIdleMs: config.SESSION_IDLE_HOURS * 3_600_000, userSessionMaxAgeMs: config.SESSION_MAX_HOURS * 3_600_000 },
+      consoleKeySignIn: config.CONSOLE_KEY_SIGN_IN === 'true',
       llmConnectionKey: encryptionKeyOf(llmConnectionKey),
       experimentCallTimeoutMs: config.EXPERIMENT_CALL_TIMEOUT_MS,
       outbound,

@@ -42,6 +42,7 @@ const ResetPasswordPage = pageChunks.resetPassword.Page
 
 /** The pages a link opens (setup, invitation, password reset): the same signed in or out. */
 const linkPages = /^\/(setup\/[^/]+|invitations\/[^/]+|reset-password\/[^/]+|forgot-password)$/
+const ProfilePage = pageChunks.profile.Page
 
 export function App() {
   const location = useLocation()
@@ -118,6 +119,7 @@ function SignedInApp() {
           <Route path="/audit-log" element={<AuditLogPage />} />
           <Route path="/sso" element={<SsoPage />} />
           <Route path="/members" element={<MembersPage />} />
+          <Route path="/profile" element={<ProfilePage />} />
           <Route path="*" element={<p className="page-error">There is no page at {location.pathname}.</p>} />
         </Routes>
       </Suspense>

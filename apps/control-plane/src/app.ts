@@ -25,7 +25,7 @@ export const controlPlaneService = defineService<ControlPlaneConfig, ControlPlan
     title: 'Tracewell control plane',
     description: 'API keys, prompt registry, projects, retention settings and trace queries.',
     // The console's session routes exist only where sessions can be signed.
-    securitySchemes: config.SESSION_SECRET === undefined ? ['apiKey', 'adminKey'] : ['apiKey', 'adminKey', 'consoleSession'],
+    securitySchemes: config.SESSION_SECRET === undefined ? ['apiKey', 'adminKey'] : ['apiKey', 'adminKey', 'consoleSession', 'userSession'],
   }),
   apiKeys: true,
   migrations: 'check',
@@ -52,6 +52,7 @@ export const controlPlaneService = defineService<ControlPlaneConfig, ControlPlan
       defaultIngestLimit: defaultIngestRateLimit(config),
       defaultMaskingRules: defaultMaskingRules(config),
       consoleSessions: sessionSecret === undefined ? undefined : { secret: sessionSecret, keyCacheTtlMs: config.KEY_CACHE_TTL_MS, userSessionIdleMs: config.SESSION_IDLE_HOURS * 3_600_000, userSessionMaxAgeMs: config.SESSION_MAX_HOURS * 3_600_000 },
+      consoleKeySignIn: config.CONSOLE_KEY_SIGN_IN === 'true',
       llmConnectionKey: config.LLM_CONNECTION_ENCRYPTION_KEY === undefined ? undefined : encryptionKeyOf(config.LLM_CONNECTION_ENCRYPTION_KEY),
       experimentCallTimeoutMs: config.EXPERIMENT_CALL_TIMEOUT_MS,
       outbound,

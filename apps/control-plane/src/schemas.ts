@@ -26,13 +26,13 @@ export const NamedResourceBodySchema = Type.Object({
 })
 export type NamedResourceBody = Static<typeof NamedResourceBodySchema>
 
-/** The project a team key acts on (`?project_id=`); a project key implies its own (auth.ts, requireProjectAccess). */
+/** The project a team key or a person acts on (`?project_id=`); a project key implies its own (accounts/authorize.ts). */
 export const ProjectScopeQuerySchema = Type.Object({
   project_id: Type.Optional(Type.String({ description: 'the project, with a team key (a project key implies its own)' })),
 })
 
 export const IsoDateSchema = Type.String({ description: 'ISO 8601 date-time' })
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options)
 
 export const ProjectSchema = Type.Object({
   id: Type.String(),
@@ -48,7 +48,12 @@ export const ApiKeySchema = Type.Object({
   id: Type.String(),
   kind: Type.Union([Type.Literal('project'), Type.Literal('team')]),
   prefix: Type.String({ description: 'the first characters of the key, to recognise it; never the secret' }),
+  scopes: Nullable(Type.Array(Type.Union([Type.Literal('ingest'), Type.Literal('read'), Type.Literal('write')])), {
+    description: 'a project key’s scopes (docs/permissions.md); null: a team key, or a key made before scopes, which keeps every right it had',
+  }),
+  createdBy: Nullable(Type.Object({ id: Type.String(), name: Type.String(), email: Type.String() }), { description: 'the person who made it; null when a key or the bootstrap did' }),
   createdAt: IsoDateSchema,
+  expiresAt: Nullable(IsoDateSchema, { description: 'when it stops working; null: never' }),
   lastUsedAt: Nullable(IsoDateSchema),
   revokedAt: Nullable(IsoDateSchema),
 })

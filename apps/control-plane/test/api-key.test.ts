@@ -30,7 +30,16 @@ describe('project and team API keys', () => {
     assert.match(apiKey, /^tw_proj_[A-Za-z0-9_-]{43}$/)
     assert.equal(response.headers['cache-control'], 'no-store')
     const stored = await findApiKeyIdentityByHash(cp.db, hashApiKey(apiKey))
-    assert.deepEqual(stored && { ...stored, id: undefined }, { id: undefined, kind: 'project', teamId: ws.teamId, projectId: ws.projectId, revoked: false })
+    assert.deepEqual(stored && { ...stored, id: undefined }, {
+      id: undefined,
+      kind: 'project',
+      teamId: ws.teamId,
+      projectId: ws.projectId,
+      revoked: false,
+      scopes: ['ingest', 'read', 'write'],
+      createdByUserId: null,
+      expiresAt: null,
+    })
     const use = await cp.app.inject({ url: '/api/promptsets', headers: { 'x-api-key': apiKey } })
     assert.equal(use.statusCode, 200)
   })
@@ -52,12 +61,15 @@ describe('project and team API keys', () => {
     assert.equal((await cp.app.inject({ url: '/api/projects', headers: { 'x-api-key': apiKey } })).json().projects[0].id, ws.projectId)
   })
 
-  it('answers 401 for a missing, unknown or wrong-kind key', async () => {
-    for (const key of [undefined, '', 'tw_team_unknown-key-0000000000000000000000000', ws.projectKey]) {
+  it('answers 401 for a missing or unknown key, 403 naming the permission for a project key', async () => {
+    for (const key of [undefined, '', 'tw_team_unknown-key-0000000000000000000000000']) {
       const response = await createKey(`project_id=${ws.projectId}`, key)
       assert.equal(response.statusCode, 401, `key ${key}`)
       assert.deepEqual(response.json(), unauthorized)
     }
+    const projectKey = await createKey(`project_id=${ws.projectId}`, ws.projectKey)
+    assert.equal(projectKey.statusCode, 403)
+    assert.deepEqual(projectKey.json(), { message: 'Not allowed: this needs the permission keys:manage (docs/permissions.md)' })
   })
 
   it('takes the key from Authorization: Bearer when no x-api-key is sent', async () => {
@@ -66,11 +78,11 @@ describe('project and team API keys', () => {
     const prompts = await cp.app.inject({ url: '/api/promptsets', headers: { authorization: `Bearer ${response.json().apiKey}` } })
     assert.equal(prompts.statusCode, 200)
     const overridden = await createKey(`project_id=${ws.projectId}`, ws.projectKey, { authorization: `Bearer ${ws.teamKey}` })
-    assert.equal(overridden.statusCode, 401, 'x-api-key is judged alone when sent')
+    assert.equal(overridden.statusCode, 403, 'x-api-key is judged alone when sent')
   })
 
   it('answers 401 before looking at the query', async () => {
-    const response = await createKey('', ws.projectKey)
+    const response = await createKey('', 'tw_team_unknown-key-0000000000000000000000000')
     assert.equal(response.statusCode, 401)
     assert.deepEqual(response.json(), unauthorized)
   })
@@ -89,13 +101,13 @@ describe('project and team API keys', () => {
     assert.deepEqual(response.json(), { message: 'Team not found' })
   })
 
-  it('answers 400 when project_id is missing or malformed', async () => {
+  it('answers 400 when project_id is missing or both are given, 404 for an id no project can have', async () => {
     const missing = await createKey('', ws.teamKey)
     assert.equal(missing.statusCode, 400)
-    assert.deepEqual(missing.json(), { message: 'querystring/project_id: required (or team_id for a team key)' })
+    assert.deepEqual(missing.json(), { message: 'querystring/project_id: required with a team key or a signed-in session' })
     const malformed = await createKey('project_id=not%20an%20id', ws.teamKey)
-    assert.equal(malformed.statusCode, 400)
-    assert.match(malformed.json().message, /^querystring\/project_id: must match pattern/)
+    // The project is judged (authorize) before the query's schema: an id no project has is not found.
+    assert.deepEqual([malformed.statusCode, malformed.json()], [404, { message: 'Project not found' }])
     const both = await createKey(`project_id=${ws.projectId}&team_id=${ws.teamId}`, ws.teamKey)
     assert.equal(both.statusCode, 400)
     assert.deepEqual(both.json(), { message: 'querystring: pass either project_id or team_id, not both' })
@@ -108,7 +120,7 @@ describe('project and team API keys', () => {
     const { apiKeys } = response.json()
     assert.ok(apiKeys.length >= 2)
     for (const key of apiKeys) {
-      assert.deepEqual(Object.keys(key).sort(), ['createdAt', 'id', 'kind', 'lastUsedAt', 'prefix', 'revokedAt'])
+      assert.deepEqual(Object.keys(key).sort(), ['createdAt', 'createdBy', 'expiresAt', 'id', 'kind', 'lastUsedAt', 'prefix', 'revokedAt', 'scopes'])
       assert.equal(key.kind, 'project')
       assert.ok(key.prefix.length <= 12)
     }
@@ -123,8 +135,7 @@ describe('project and team API keys', () => {
     assert.equal(foreign.statusCode, 404)
     assert.deepEqual(foreign.json(), { message: 'Project not found' })
     const wrongKind = await cp.app.inject({ url: `/api/api-keys?project_id=${ws.projectId}`, headers: { 'x-api-key': ws.projectKey } })
-    assert.equal(wrongKind.statusCode, 401)
-    assert.deepEqual(wrongKind.json(), unauthorized)
+    assert.equal(wrongKind.statusCode, 403)
   })
 
   it('refuses to revoke another team’s key (404) and answers 204 for its own', async () => {

@@ -39,7 +39,7 @@ describe('headless bootstrap from INIT_*', () => {
     const project = await findProjectById(database.db, 'clx0legacy0project0id')
     assert.deepEqual([project?.name, project?.teamId], ['Legacy app', team?.id])
     assert.deepEqual({ ...(await findApiKeyIdentityByHash(database.db, hashApiKey(settings.INIT_PROJECT_API_KEY))), id: 'x' }, {
-      id: 'x', kind: 'project', teamId: team?.id, projectId: 'clx0legacy0project0id', revoked: false,
+      id: 'x', kind: 'project', teamId: team?.id, projectId: 'clx0legacy0project0id', revoked: false, scopes: null, createdByUserId: null, expiresAt: null,
     })
     assert.equal((await findApiKeyIdentityByHash(database.db, hashApiKey(settings.INIT_TEAM_API_KEY)))?.kind, 'team')
 
@@ -114,7 +114,7 @@ describe('default workspace of a first start', () => {
       assert.match(workspace.teamApiKey, /^tw_team_/)
       assert.match(workspace.projectApiKey, /^tw_proj_/)
       assert.deepEqual({ ...(await findApiKeyIdentityByHash(fresh.db, hashApiKey(workspace.projectApiKey))), id: 'x' }, {
-        id: 'x', kind: 'project', teamId: workspace.teamId, projectId: workspace.projectId, revoked: false,
+        id: 'x', kind: 'project', teamId: workspace.teamId, projectId: workspace.projectId, revoked: false, scopes: null, createdByUserId: null, expiresAt: null,
       })
       assert.equal(await ensureDefaultWorkspace(fresh.db), null)
       assert.equal(await countTeams(fresh.db), 1)

@@ -228,7 +228,9 @@ describe('console sessions', () => {
     const [first, second] = await Promise.all(guesses)
     assert.equal(first?.response.statusCode, 401)
     assert.equal(second?.response.statusCode, 401)
-    assert.ok((second?.ms ?? 0) >= 900, `the second guess waited its turn (${second?.ms} ms)`)
+    // Which of the two reaches the count first is up to the event loop; the later one waits a turn.
+    const waited = Math.max(first?.ms ?? 0, second?.ms ?? 0)
+    assert.ok(waited >= 900, `the later guess waited its turn (${waited} ms)`)
     const elsewhere = await timed(signIn('tw_team_guess', nextAddress()))
     assert.ok(elsewhere.ms < 500, 'another address is not held back')
   })
@@ -238,7 +240,7 @@ describe('console sessions', () => {
     const traces = await cp.app.inject({ url: `/api/traces?project_id=${ws.projectId}`, headers: { cookie } })
     assert.deepEqual([traces.statusCode, traces.json()], [200, { traces: [], nextCursor: null }])
     const withoutProject = await cp.app.inject({ url: '/api/traces', headers: { cookie } })
-    assert.deepEqual([withoutProject.statusCode, withoutProject.json()], [400, { message: 'querystring/project_id: required with a team key' }])
+    assert.deepEqual([withoutProject.statusCode, withoutProject.json()], [400, { message: 'querystring/project_id: required with a team key or a signed-in session' }])
     const other = await seedWorkspace(cp.db, 'Someone else')
     const foreign = await cp.app.inject({ url: `/api/traces?project_id=${other.projectId}`, headers: { cookie } })
     assert.deepEqual([foreign.statusCode, foreign.json()], [404, { message: 'Project not found' }])
@@ -260,9 +262,10 @@ describe('console sessions', () => {
     assert.equal(preview.statusCode, 200)
     assert.equal(preview.json().prompts[0].value, 'Hi Ada')
     const previewWithoutProject = await cp.app.inject({ url: `/api/promptset?promptset_id=${registry}&version=1`, headers: { cookie } })
-    assert.deepEqual([previewWithoutProject.statusCode, previewWithoutProject.json()], [400, { message: 'querystring/project_id: required with a team key' }])
+    assert.deepEqual([previewWithoutProject.statusCode, previewWithoutProject.json()], [400, { message: 'querystring/project_id: required with a team key or a signed-in session' }])
     const teamKeyHeader = await cp.app.inject({ url: `/api/promptset?project_id=${ws.projectId}&promptset_id=${registry}&version=1`, headers: { cookie, 'x-api-key': ws.teamKey } })
-    assert.deepEqual([teamKeyHeader.statusCode, teamKeyHeader.json()], [401, unauthorized], 'with x-api-key the lookup takes project keys only, as before')
+    // A team key reads prompts of its team's projects (prompts:read), as the console's session does.
+    assert.equal(teamKeyHeader.statusCode, 200, 'a team key names the project')
 
     const forged = await cp.app.inject({ url: `/api/traces?project_id=${ws.projectId}`, headers: { cookie: 'tw_session=forged.value' } })
     assert.deepEqual([forged.statusCode, forged.json()], [401, unauthorized])

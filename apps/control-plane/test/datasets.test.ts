@@ -77,7 +77,7 @@ describe('datasets', { timeout: 120_000 }, () => {
     // A team key names the project.
     assert.equal((await send('GET', `/api/datasets?project_id=${ws.projectId}`, undefined, ws.teamKey)).json().datasets.length, 1)
     const noProject = await send('GET', '/api/datasets', undefined, ws.teamKey)
-    assert.deepEqual([noProject.statusCode, noProject.json().message], [400, 'querystring/project_id: required with a team key'])
+    assert.deepEqual([noProject.statusCode, noProject.json().message], [400, 'querystring/project_id: required with a team key or a signed-in session'])
     assert.deepEqual((await send('GET', '/api/datasets', undefined, 'tw_proj_wrong')).json(), unauthorized)
   })
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from '@tracewell/db'
-import { seedWorkspace, startControlPlane, unauthorized, type TestControlPlane, type Workspace } from './helper.ts'
+import { seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
 
 describe('erasure requests', () => {
   let cp: TestControlPlane
@@ -69,6 +69,6 @@ describe('erasure requests', () => {
     assert.deepEqual((await asTeam('GET', `${url(other.projectId)}/${created.id}`, undefined, other.teamKey)).json(), { message: 'Erasure not found' })
     assert.equal((await asTeam('POST', url(), { userId: 'x' }, other.teamKey)).statusCode, 404)
     const asProject = await asTeam('POST', url(), { userId: 'x' }, ws.projectKey)
-    assert.deepEqual([asProject.statusCode, asProject.json()], [401, unauthorized])
+    assert.deepEqual([asProject.statusCode, asProject.json()], [403, { message: 'Not allowed: this needs the permission erasures:manage (docs/permissions.md)' }])
   })
 })

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { loneSurrogateJson, nestedArraysJson } from '@tracewell/test-support'
+import { addPerson, signIn } from './accounts-helper.ts'
 import { adminKey, seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
 import { personWithRole, type TestPerson } from './sso-support.ts'
 
@@ -16,6 +17,7 @@ interface Parameter {
 }
 interface Operation {
   parameters?: Parameter[]
+  'x-permission'?: string
   requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown>; anyOf?: Array<{ properties?: Record<string, unknown> }> } }> }
 }
 
@@ -29,10 +31,11 @@ describe('hostile JSON bodies on every JSON route', () => {
   before(async () => {
     cp = await startControlPlane({ LLM_CONNECTION_ENCRYPTION_KEY: randomBytes(32).toString('hex'), SESSION_SECRET: 'session-secret-for-tests-0123456789abcdef' })
     ws = await seedWorkspace(cp.db, 'Acme')
-    // Team routes (a team's own :teamId) are the team owner's: authorization comes before the body is read.
-    owner = await personWithRole(cp.db, ws.teamId, 'owner@acme.test', 'owner')
+    await addPerson(cp.db, ws.teamId, 'owner', 'owner@acme.example')
+    ownerCookie = await signIn(cp.app, 'owner@acme.example')
   })
   after(() => cp.close())
+  let ownerCookie: string
 
   it('answers 400 naming where, for malformed JSON, lone surrogates and nesting 8,000 deep', async () => {
     const document = (await cp.app.inject({ url: '/docs/json' })).json() as { paths: Record<string, Record<string, Operation>> }
@@ -55,8 +58,9 @@ describe('hostile JSON bodies on every JSON route', () => {
       const scoped = path === '/api/teams' || !operation.parameters?.some((p) => p.in === 'query' && p.name === 'project_id') ? url : `${url}?project_id=${ws.projectId}`
       const headers: Record<string, string> = { 'content-type': 'application/json', 'x-tracewell-csrf': '1' }
       if (path === '/api/teams') headers['x-admin-key'] = adminKey
-      else if (path.includes('{teamId}')) headers.cookie = owner.cookie
-      else if (path !== '/api/session') headers['x-api-key'] = ws.teamKey
+      // A person's own account and a team's own routes take the owner's session, not a key.
+      else if (path.includes('{teamId}') || operation['x-permission'] === 'signed-in') headers.cookie = ownerCookie
+      else if (operation['x-permission'] !== 'anyone') headers['x-api-key'] = ws.teamKey
       const schema = operation.requestBody?.content['application/json']?.schema
       const field = Object.keys(schema?.properties ?? schema?.anyOf?.find((option) => option.properties)?.properties ?? {})[0] ?? 'value'
       const cases: Array<[string, (message: string) => boolean, string]> = [

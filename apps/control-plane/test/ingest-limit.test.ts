@@ -67,7 +67,7 @@ describe('a project’s ingest rate limit (team key)', { timeout: 60_000 }, () =
     assert.equal(await getProjectIngestLimit(cp.db, ws.projectId), undefined, 'nothing stored')
   })
 
-  it('hides another team’s project and unknown ones (404), refuses project keys and no key (401)', async () => {
+  it('hides another team’s project and unknown ones (404), refuses project keys a change (403) and no key (401)', async () => {
     for (const response of [
       await asTeam('GET', url(other.projectId)),
       await asTeam('PUT', url(other.projectId), { spansPerSecond: 1 }),
@@ -76,7 +76,7 @@ describe('a project’s ingest rate limit (team key)', { timeout: 60_000 }, () =
     ]) {
       assert.deepEqual([response.statusCode, response.json()], [404, { message: 'Project not found' }])
     }
-    assert.equal((await asTeam('PUT', url(), { spansPerSecond: 1 }, ws.projectKey)).statusCode, 401)
+    assert.equal((await asTeam('PUT', url(), { spansPerSecond: 1 }, ws.projectKey)).statusCode, 403)
     assert.equal((await cp.app.inject({ method: 'GET', url: url() })).statusCode, 401)
     assert.equal(await getProjectIngestLimit(cp.db, other.projectId), undefined)
   })
@@ -85,9 +85,9 @@ describe('a project’s ingest rate limit (team key)', { timeout: 60_000 }, () =
     const document = (await cp.app.inject({ url: '/docs/json' })).json()
     const path = document.paths['/api/projects/{projectId}/ingest-limit']
     assert.deepEqual(Object.keys(path).sort(), ['delete', 'get', 'put'])
-    assert.deepEqual(Object.keys(path.get.responses).sort(), ['200', '400', '401', '404', '500', '503'])
-    assert.deepEqual(Object.keys(path.put.responses).sort(), ['200', '400', '401', '404', '500', '503'])
-    assert.deepEqual(Object.keys(path.delete.responses).sort(), ['204', '400', '401', '404', '500', '503'])
+    assert.deepEqual(Object.keys(path.get.responses).sort(), ['200', '400', '401', '403', '404', '500', '503'])
+    assert.deepEqual(Object.keys(path.put.responses).sort(), ['200', '400', '401', '403', '404', '500', '503'])
+    assert.deepEqual(Object.keys(path.delete.responses).sort(), ['204', '400', '401', '403', '404', '500', '503'])
     assert.deepEqual(Object.keys(path.put.requestBody.content['application/json'].schema.properties), ['spansPerSecond', 'burst'])
   })
 

@@ -75,7 +75,7 @@ describe('a project’s masking rules (team key)', { timeout: 60_000 }, () => {
     assert.equal(await getProjectMaskingRules(cp.db, ws.projectId), undefined)
   })
 
-  it('hides another team’s project (404), refuses project keys and no key (401)', async () => {
+  it('hides another team’s project (404), refuses project keys a change (403) and no key (401)', async () => {
     for (const response of [
       await asTeam('GET', url(other.projectId)),
       await asTeam('PUT', url(other.projectId), { rules: [] }),
@@ -84,7 +84,7 @@ describe('a project’s masking rules (team key)', { timeout: 60_000 }, () => {
     ]) {
       assert.deepEqual([response.statusCode, response.json()], [404, { message: 'Project not found' }])
     }
-    assert.equal((await asTeam('PUT', url(), { rules: [] }, ws.projectKey)).statusCode, 401)
+    assert.equal((await asTeam('PUT', url(), { rules: [] }, ws.projectKey)).statusCode, 403)
     assert.equal((await cp.app.inject({ method: 'GET', url: url() })).statusCode, 401)
   })
 })

@@ -130,9 +130,9 @@ describe('project model prices (management API)', () => {
     ]) {
       assert.deepEqual([response.statusCode, response.json()], [401, unauthorized])
     }
-    // A project key reads its project's settings (the `read` scope) and changes none (docs/permissions.md).
+    // A project key reads its project's prices (settings:read) and changes none (settings:write).
     assert.equal((await call('GET', url(), undefined, ws.projectKey)).statusCode, 200)
-    const byProjectKey = await call('PUT', `${url()}/${theirs.id}`, { model: 'x', usdPerMillionTokens: { input: 1, output: 1 } }, ws.projectKey)
-    assert.deepEqual([byProjectKey.statusCode, byProjectKey.json()], [403, { message: 'Not allowed: this needs the permission settings:write (docs/permissions.md)' }])
+    const change = await call('PUT', `${url()}/${theirs.id}`, { model: 'x', usdPerMillionTokens: { input: 1, output: 1 } }, ws.projectKey)
+    assert.deepEqual([change.statusCode, change.json()], [403, { message: 'Not allowed: this needs the permission settings:write (docs/permissions.md)' }])
   })
 })

@@ -80,7 +80,7 @@ describe('monitors', () => {
     const refused = await withProjectKey('POST', '/api/monitors', errors)
     assert.deepEqual([refused.statusCode, refused.json()], [
       403,
-      { message: 'Creating monitors needs a team key (or a signed-in console session); project keys send traces, feedback and scores and read prompts and queries' },
+      { message: 'Not allowed: this needs the permission monitors:write (docs/permissions.md)' },
     ])
   })
 

@@ -60,21 +60,17 @@ describe('notification channels', { timeout: 120_000 }, () => {
     assert.deepEqual(await cp.db.selectFrom('notification_channels').select('id').execute(), [])
   })
 
-  it('needs a team key to change channels; a project key may read them', async () => {
-    const refused = await call('POST', '/api/notification-channels', { name: 'hook', type: 'webhook', url: receiver.url }, ws.projectKey)
-    assert.deepEqual([refused.statusCode, refused.json()], [
-      403,
-      { message: 'Creating notification channels needs a team key (or a signed-in console session); project keys send traces, feedback and scores and read prompts and queries' },
-    ])
-    for (const [method, path, what] of [
-      ['POST', '/api/notification-channels/any/test', 'Testing notification channels'],
-      ['DELETE', '/api/notification-channels/any', 'Deleting notification channels'],
+  it('keeps channels from project keys: their targets are the team’s (403 naming the permission)', async () => {
+    for (const [method, path, permission] of [
+      ['POST', '/api/notification-channels', 'notification-channels:write'],
+      ['POST', '/api/notification-channels/any/test', 'notification-channels:write'],
+      ['DELETE', '/api/notification-channels/any', 'notification-channels:write'],
+      ['GET', '/api/notification-channels', 'notification-channels:read'],
     ] as const) {
-      const response = await call(method, path, undefined, ws.projectKey)
-      assert.deepEqual([response.statusCode, response.json().message], [403, `${what} needs a team key (or a signed-in console session); project keys send traces, feedback and scores and read prompts and queries`])
+      const response = await call(method, path, method === 'POST' && path === '/api/notification-channels' ? { name: 'hook', type: 'webhook', url: receiver.url } : undefined, ws.projectKey)
+      assert.deepEqual([response.statusCode, response.json().message], [403, `Not allowed: this needs the permission ${permission} (docs/permissions.md)`])
     }
-    const list = await call('GET', '/api/notification-channels', undefined, ws.projectKey)
-    assert.deepEqual([list.statusCode, list.json()], [200, { notificationChannels: [] }])
+    assert.deepEqual(await cp.db.selectFrom('notification_channels').select('id').execute(), [])
   })
 
   it('answers a made webhook secret once, keeps it sealed, and keeps it across a change', async () => {
@@ -98,7 +94,7 @@ describe('notification channels', { timeout: 120_000 }, () => {
     assert.match(row.secret_sealed ?? '', /^v1:/)
     assert.ok(!(row.secret_sealed ?? '').includes(channel.secret))
 
-    const read = await call('GET', `/api/notification-channels/${channel.id}`, undefined, ws.projectKey)
+    const read = await call('GET', `/api/notification-channels/${channel.id}`)
     assert.equal(read.statusCode, 200)
     assert.equal('secret' in read.json(), false)
     assert.equal(read.json().secretHint, channel.secretHint)
@@ -164,7 +160,7 @@ describe('notification channels', { timeout: 120_000 }, () => {
     assert.ok(Date.now() - started < 3_000)
     assert.deepEqual([hung.json().ok, hung.json().status, hung.json().message], [false, null, 'no complete reply within 1000 ms'])
 
-    const log = await call('GET', `/api/notification-channels/${channel.id}/deliveries`, undefined, ws.projectKey)
+    const log = await call('GET', `/api/notification-channels/${channel.id}/deliveries`)
     assert.equal(log.statusCode, 200)
     const deliveries = log.json().deliveries as Array<Record<string, unknown> & { log: Array<Record<string, unknown>> }>
     assert.deepEqual(

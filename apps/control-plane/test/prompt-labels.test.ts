@@ -140,7 +140,7 @@ describe('prompt labels (management API)', () => {
       assert.equal((await request('PUT', `/api/promptsets/${id}/labels/${label}`, { version })).statusCode, 200)
     }
     const first = (await request('GET', `/api/promptsets/${id}/label-history?limit=2`)).json()
-    assert.deepEqual(Object.keys(first.moves[0]), ['id', 'label', 'fromVersion', 'toVersion', 'movedAt', 'movedByKeyId', 'movedByKeyPrefix'])
+    assert.deepEqual(Object.keys(first.moves[0]), ['id', 'label', 'fromVersion', 'toVersion', 'movedAt', 'movedByKeyId', 'movedByKeyPrefix', 'movedByUser'])
     assert.deepEqual(first.moves.map((move: { label: string; toVersion: number }) => [move.label, move.toVersion]), [['a', 1], ['b', 2]])
     assert.equal(typeof first.nextCursor, 'string')
     const second = (await request('GET', `/api/promptsets/${id}/label-history?limit=2&cursor=${first.nextCursor}`)).json()
@@ -230,7 +230,7 @@ describe('prompt labels (management API)', () => {
       request('GET', `/api/promptsets/${registry}/label-history`, undefined, key),
     ]
     for (const response of await Promise.all(calls(id, ws.teamKey))) {
-      assert.deepEqual([response.statusCode, response.json()], [400, { message: 'querystring/project_id: required with a team key' }])
+      assert.deepEqual([response.statusCode, response.json()], [400, { message: 'querystring/project_id: required with a team key or a signed-in session' }])
     }
     const withProject = await request('GET', `/api/promptsets/${id}/labels?project_id=${ws.projectId}`, undefined, ws.teamKey)
     assert.equal(withProject.statusCode, 200, 'a team key names the project')

@@ -112,17 +112,19 @@ describe('GET /api/promptset', () => {
     assert.deepEqual([onlyExtra.statusCode, onlyExtra.json()], [400, { message: 'Missing variables: name, city, country' }])
   })
 
-  it('answers 401 for a missing, unknown or team key', async () => {
-    for (const key of ['', 'tw_proj_unknown00000000000000000000000000000000', ws.teamKey]) {
+  it('answers 401 for a missing or unknown key; a team key names its project', async () => {
+    for (const key of ['', 'tw_proj_unknown00000000000000000000000000000000']) {
       const response = await get(`promptset_id=${registryId}`, key)
       assert.deepEqual([response.statusCode, response.json()], [401, unauthorized])
     }
+    const teamKey = await get(`promptset_id=${registryId}`, ws.teamKey)
+    assert.deepEqual([teamKey.statusCode, teamKey.json()], [400, { message: 'querystring/project_id: required with a team key or a signed-in session' }])
     const none = await cp.app.inject({ url: `/api/promptset?promptset_id=${registryId}` })
     assert.deepEqual([none.statusCode, none.json()], [401, unauthorized])
     // Twice each, so the second answer comes from the verifier's cache (admitted without a promise).
     for (let attempt = 0; attempt < 2; attempt++) {
       assert.equal((await cp.app.inject({ url: '/api/projects', headers: { 'x-api-key': ws.teamKey } })).statusCode, 200)
-      assert.deepEqual((await get(`promptset_id=${registryId}`, ws.teamKey)).json(), unauthorized)
+      assert.deepEqual((await get(`promptset_id=${registryId}`, 'tw_proj_unknown00000000000000000000000000000000')).json(), unauthorized)
       assert.equal((await get(`promptset_id=${registryId}`)).statusCode, 200)
     }
   })

@@ -33,7 +33,7 @@ describe('prompt registry management', () => {
 
   it('takes a team key with project_id (400 without it), and answers 400 for a bad body', async () => {
     const teamKey = await request('POST', '/api/promptsets', { name: 'x' }, ws.teamKey)
-    assert.deepEqual([teamKey.statusCode, teamKey.json()], [400, { message: 'querystring/project_id: required with a team key' }])
+    assert.deepEqual([teamKey.statusCode, teamKey.json()], [400, { message: 'querystring/project_id: required with a team key or a signed-in session' }])
     const list = await request('GET', `/api/promptsets?project_id=${ws.projectId}`, undefined, ws.teamKey)
     assert.equal(list.statusCode, 200)
     const bogus = await request('GET', '/api/promptsets', undefined, 'tw_team_bogus-key-0123456789abcdef0123')

@@ -43,11 +43,13 @@ describe('service endpoints', () => {
       assert.ok(routes.includes(route), route)
     }
     const promptset = document.paths['/api/promptset'].get
-    assert.deepEqual(Object.keys(promptset.responses).sort(), ['200', '400', '401', '404', '500', '503'])
+    assert.deepEqual(Object.keys(promptset.responses).sort(), ['200', '400', '401', '403', '404', '500', '503'])
+    assert.equal(promptset['x-permission'], 'prompts:read')
     assert.deepEqual(promptset.security, [{ apiKey: [] }])
     assert.ok(promptset.parameters.some((parameter: { name: string; in: string }) => parameter.name === 'label' && parameter.in === 'query'))
     const moveLabel = document.paths['/api/promptsets/{promptsetId}/labels/{label}'].put
-    assert.deepEqual(Object.keys(moveLabel.responses).sort(), ['200', '400', '401', '404', '409', '500', '503'])
+    assert.deepEqual(Object.keys(moveLabel.responses).sort(), ['200', '400', '401', '403', '404', '409', '500', '503'])
+    assert.equal(moveLabel['x-permission'], 'prompts:write | prompts:label-production')
     assert.deepEqual(moveLabel.security, [{ apiKey: [] }])
     assert.deepEqual(Object.keys(moveLabel.requestBody.content['application/json'].schema.properties), ['version', 'expectedVersion'])
     const changePrice = document.paths['/api/projects/{projectId}/model-prices/{priceId}'].put

@@ -9,7 +9,7 @@ import { seedWorkspace, startControlPlane, type TestControlPlane, type Workspace
 // signed-in console session (issue 48 §5). Only the evaluator gives `eval` scores.
 
 const sessionSecret = 'session-secret-for-tests-0123456789abcdef'
-const needs = (what: string) => ({ message: `${what} needs a team key (or a signed-in console session); project keys send traces, feedback and scores and read prompts and queries` })
+const needs = (permission: string) => ({ message: `Not allowed: this needs the permission ${permission} (docs/permissions.md)` })
 
 describe('who may spend', () => {
   let cp: TestControlPlane
@@ -46,15 +46,15 @@ describe('who may spend', () => {
 
   it('refuses a project key every route that sets up or runs model calls, 403 naming what it needs, and changes nothing', async () => {
     const refusals: Array<[Method, string, object | undefined, string]> = [
-      ['POST', '/api/llm-connections', { ...connection, name: 'mine' }, 'Creating LLM connections'],
-      ['DELETE', `/api/llm-connections/${connectionId}`, undefined, 'Deleting LLM connections'],
-      ['POST', '/api/evaluators', { name: 'mine', connectionId, model: 'gpt-4o-mini', prompt: '{{output}}', scoreName: 'q' }, 'Creating evaluators'],
-      ['PATCH', `/api/evaluators/${evaluatorId}`, { enabled: false }, 'Pausing or resuming evaluators'],
-      ['DELETE', `/api/evaluators/${evaluatorId}`, undefined, 'Deleting evaluators'],
-      ['POST', `/api/evaluators/${evaluatorId}/runs`, { from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' }, 'Starting evaluation runs'],
-      ['POST', '/api/experiments', { datasetId, promptsetId, connectionId }, 'Running prompt experiments'],
-      ['DELETE', `/api/experiments/${promptExperimentId}`, undefined, 'Deleting prompt experiments'],
-      ['POST', '/api/playground/runs', { connectionId, model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, 'Running the playground'],
+      ['POST', '/api/llm-connections', { ...connection, name: 'mine' }, 'llm-connections:write'],
+      ['DELETE', `/api/llm-connections/${connectionId}`, undefined, 'llm-connections:write'],
+      ['POST', '/api/evaluators', { name: 'mine', connectionId, model: 'gpt-4o-mini', prompt: '{{output}}', scoreName: 'q' }, 'evaluators:write'],
+      ['PATCH', `/api/evaluators/${evaluatorId}`, { enabled: false }, 'evaluators:write'],
+      ['DELETE', `/api/evaluators/${evaluatorId}`, undefined, 'evaluators:write'],
+      ['POST', `/api/evaluators/${evaluatorId}/runs`, { from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' }, 'evaluators:write'],
+      ['POST', '/api/experiments', { datasetId, promptsetId, connectionId }, 'experiments:run'],
+      ['DELETE', `/api/experiments/${promptExperimentId}`, undefined, 'experiments:run'],
+      ['POST', '/api/playground/runs', { connectionId, model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, 'playground:run'],
     ]
     for (const [method, url, payload, what] of refusals) {
       const response = await asProject(method, url, payload)

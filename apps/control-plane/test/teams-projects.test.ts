@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { hashApiKey } from '@tracewell/auth'
 import { findApiKeyIdentityByHash, getRetentionPolicy, listTeamProjects, recordCleanupRun, saveCleanupStatus } from '@tracewell/db'
-import { adminKey, seedWorkspace, startControlPlane, unauthorized, type TestControlPlane, type Workspace } from './helper.ts'
+import { adminKey, seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
 
 describe('teams, projects and retention settings', () => {
   let cp: TestControlPlane
@@ -27,7 +27,7 @@ describe('teams, projects and retention settings', () => {
       assert.deepEqual(Object.keys(team), ['id', 'name', 'createdAt', 'apiKey'])
       assert.equal(team.name, 'New team')
       assert.match(team.apiKey, /^tw_team_/)
-      assert.deepEqual({ ...(await findApiKeyIdentityByHash(cp.db, hashApiKey(team.apiKey))), id: 'x' }, { id: 'x', kind: 'team', teamId: team.id, projectId: null, revoked: false })
+      assert.deepEqual({ ...(await findApiKeyIdentityByHash(cp.db, hashApiKey(team.apiKey))), id: 'x' }, { id: 'x', kind: 'team', teamId: team.id, projectId: null, revoked: false, scopes: null, createdByUserId: null, expiresAt: null })
       const projects = await asTeam('GET', '/api/projects', undefined, team.apiKey)
       assert.deepEqual([projects.statusCode, projects.json()], [200, { projects: [] }])
     })
@@ -73,9 +73,12 @@ describe('teams, projects and retention settings', () => {
       assert.equal(noDescription.json().description, '')
     })
 
-    it('answers 401 for project keys and 400 for a bad body', async () => {
-      for (const response of [await asTeam('GET', '/api/projects', undefined, ws.projectKey), await asTeam('POST', '/api/projects', { name: 'x' }, ws.projectKey)]) {
-        assert.deepEqual([response.statusCode, response.json()], [401, unauthorized])
+    it('answers 403 naming the permission for project keys and 400 for a bad body', async () => {
+      for (const [response, permission] of [
+        [await asTeam('GET', '/api/projects', undefined, ws.projectKey), 'projects:read'],
+        [await asTeam('POST', '/api/projects', { name: 'x' }, ws.projectKey), 'projects:create'],
+      ] as const) {
+        assert.deepEqual([response.statusCode, response.json()], [403, { message: `Not allowed: this needs the permission ${permission} (docs/permissions.md)` }])
       }
       const bad = await asTeam('POST', '/api/projects', { name: 42 })
       assert.deepEqual([bad.statusCode, bad.json()], [400, { message: 'body/name: must be string' }])
@@ -141,7 +144,7 @@ describe('teams, projects and retention settings', () => {
       assert.equal((await getRetentionPolicy(cp.db, ws.projectId)).retentionDays, 3650)
     })
 
-    it('hides another team’s project (404) and refuses project keys’ changes (403)', async () => {
+    it('hides another team’s project (404) and refuses project keys a change (403)', async () => {
       for (const response of [
         await asTeam('GET', `/api/projects/${other.projectId}/retention`),
         await asTeam('PUT', `/api/projects/${other.projectId}/retention`, { enabled: true, retentionDays: 1 }),

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import type { SpanInsert } from '@tracewell/db'
 import type { AttributeMap } from '@tracewell/span-schema'
 import { storeSpans, summariseAll } from '@tracewell/write-path'
+import { mintApiKey } from '../src/mint-api-key.ts'
 import { seedWorkspace, startControlPlane, unauthorized, type TestControlPlane, type Workspace } from './helper.ts'
 
 const traceA = 'a'.repeat(32)
@@ -127,7 +128,7 @@ describe('trace queries', () => {
 
   it('takes a team key with project_id of one of its projects; another team’s project is 404', async () => {
     const missing = await get('/api/traces', ws.teamKey)
-    assert.deepEqual([missing.statusCode, missing.json()], [400, { message: 'querystring/project_id: required with a team key' }])
+    assert.deepEqual([missing.statusCode, missing.json()], [400, { message: 'querystring/project_id: required with a team key or a signed-in session' }])
     const mine = await get(`/api/traces?project_id=${ws.projectId}`, ws.teamKey)
     assert.deepEqual(mine.json().traces.map((t: { traceId: string }) => t.traceId), [traceC, traceB, traceA])
     const trace = await get(`/api/traces/${traceA}?project_id=${ws.projectId}`, ws.teamKey)
@@ -213,9 +214,10 @@ describe('trace queries', () => {
     assert.deepEqual(spans[0].attributes, [{ key: 'llm.request.messages', value: '[{"role":"user","content":"hi"}]' }])
   })
 
-  it('deletes a trace and its summary with a team key only', async () => {
-    const withProjectKey = await cp.app.inject({ method: 'DELETE', url: `/api/traces/${traceC}`, headers: { 'x-api-key': ws.projectKey } })
-    assert.equal(withProjectKey.statusCode, 401)
+  it('deletes a trace and its summary with a team key (or a key with the write scope), not a read key', async () => {
+    const { secret: readKey } = await mintApiKey(cp.db, 'project', { teamId: ws.teamId, projectId: ws.projectId }, undefined, { scopes: ['ingest', 'read'] })
+    const withReadKey = await cp.app.inject({ method: 'DELETE', url: `/api/traces/${traceC}`, headers: { 'x-api-key': readKey } })
+    assert.deepEqual([withReadKey.statusCode, withReadKey.json()], [403, { message: 'Not allowed: this needs the permission traces:delete (docs/permissions.md)' }])
     const deleted = await cp.app.inject({ method: 'DELETE', url: `/api/traces/${traceC}?project_id=${ws.projectId}`, headers: { 'x-api-key': ws.teamKey } })
     assert.equal(deleted.statusCode, 204)
     assert.equal((await get(`/api/traces/${traceC}`)).statusCode, 404)

@@ -34,7 +34,9 @@ export function rejectionReasonOf(statusCode: number, rateLimited = false, decod
   if (statusCode === 429 && rateLimited) return 'rate_limited'
   if (statusCode === 503 && decodersBusy) return 'decoders_busy'
   switch (statusCode) {
+    // 403: a key whose scopes do not take traces, refused for who it is as an invalid key is.
     case 401:
+    case 403:
       return 'unauthorized'
     case 413:
       return 'payload_too_large'

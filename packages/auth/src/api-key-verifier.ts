@@ -1,3 +1,4 @@
+import type { KeyScope } from '@tracewell/policy'
 import { hashApiKey, type KeyKind } from './keys.ts'
 
 export interface VerifiedKey {
@@ -5,6 +6,12 @@ export interface VerifiedKey {
   kind: KeyKind
   teamId: string
   projectId: string | null
+  /** What a project key may (@tracewell/policy's keyAllows); null: made before scopes, every right it had. */
+  scopes: readonly KeyScope[] | null
+  /** The person who made the key; null for keys made by a key, the bootstrap or before accounts. */
+  createdByUserId: string | null
+  /** When the key stops working, in ms since the epoch; null: never. */
+  expiresAt: number | null
 }
 
 export interface KeyRecord extends VerifiedKey {
@@ -98,6 +105,7 @@ export class ApiKeyVerifier {
    */
   verifyCached(secret: string): VerifiedKey | undefined {
     const known = this.#bySecret.get(secret)
+    // An entry never outlives its key's expiry (#load), so an expired key is looked up again and refused.
     if (known === undefined || known.key === null || known.expiresAt <= this.#options.now()) return undefined
     this.#used.add(known.key.id)
     return known.key
@@ -128,7 +136,8 @@ export class ApiKeyVerifier {
     try {
       return await this.#refresh(keyHash)
     } catch (error) {
-      const withinGrace = cached?.key != null && this.#options.now() - cached.checkedAt <= this.#options.outageGraceMs
+      const now = this.#options.now()
+      const withinGrace = cached?.key != null && now - cached.checkedAt <= this.#options.outageGraceMs && !expiredAt(cached.key, now)
       if (withinGrace) return cached
       throw new KeyStoreUnavailableError(`API keys cannot be checked: ${(error as Error).message}`, { cause: error })
     }
@@ -148,8 +157,13 @@ export class ApiKeyVerifier {
     // flight must still take effect within the TTL.
     const readStartedAt = this.#options.now()
     const record = await this.#lookup(keyHash)
-    const key = record && !record.revoked ? { id: record.id, kind: record.kind, teamId: record.teamId, projectId: record.projectId } : null
-    const entry = { keyHash, key, checkedAt: readStartedAt, expiresAt: readStartedAt + (key ? this.#options.ttlMs : Math.min(this.#options.ttlMs, negativeTtlMs)) }
+    const key: VerifiedKey | null =
+      record && !record.revoked && !expiredAt(record, readStartedAt)
+        ? { id: record.id, kind: record.kind, teamId: record.teamId, projectId: record.projectId, scopes: record.scopes, createdByUserId: record.createdByUserId, expiresAt: record.expiresAt }
+        : null
+    // A key that expires before the TTL is over is trusted only until it expires.
+    const trustedUntil = key ? Math.min(readStartedAt + this.#options.ttlMs, key.expiresAt ?? Infinity) : readStartedAt + Math.min(this.#options.ttlMs, negativeTtlMs)
+    const entry = { keyHash, key, checkedAt: readStartedAt, expiresAt: trustedUntil }
     this.#remember(this.#byHash, keyHash, entry)
     return entry
   }
@@ -220,4 +234,8 @@ export class ApiKeyVerifier {
     clearInterval(this.#touchTimer)
     await this.flushUsage()
   }
+}
+
+function expiredAt(key: Pick<VerifiedKey, 'expiresAt'>, now: number): boolean {
+  return key.expiresAt !== null && key.expiresAt <= now
 }

@@ -17,9 +17,9 @@ describe('ApiKeyVerifier against the real database', () => {
   })
   after(() => drop())
 
-  async function storeKey(): Promise<{ secret: string; id: string }> {
+  async function storeKey(terms: { scopes?: ('ingest' | 'read' | 'write')[]; expiresAt?: Date } = {}): Promise<{ secret: string; id: string }> {
     const secret = generateApiKey('project')
-    const { id } = await insertApiKey(db, { kind: 'project', teamId, projectId, keyHash: hashApiKey(secret), prefix: displayPrefix(secret) })
+    const { id } = await insertApiKey(db, { kind: 'project', teamId, projectId, keyHash: hashApiKey(secret), prefix: displayPrefix(secret), ...terms })
     return { secret, id }
   }
 
@@ -42,8 +42,30 @@ describe('ApiKeyVerifier against the real database', () => {
     const { secret, id } = await storeKey()
     const { verifier, lookups } = verifierWithClock(5000)
     const results = await Promise.all(Array.from({ length: 20 }, () => verifier.verify(secret)))
-    assert.deepEqual(results[0], { id, kind: 'project', teamId, projectId })
+    assert.deepEqual(results[0], { id, kind: 'project', teamId, projectId, scopes: null, createdByUserId: null, expiresAt: null })
     assert.equal(lookups(), 1)
+    await verifier.close()
+  })
+
+  it('carries a key’s scopes and expiry, and refuses it from the moment it expires, cached or not', async () => {
+    const expiresAt = new Date(Date.now() + 3000)
+    const { secret } = await storeKey({ scopes: ['ingest', 'read'], expiresAt })
+    const { verifier, advance, lookups } = verifierWithClock(5000)
+    const key = await verifier.verify(secret)
+    assert.deepEqual([key?.scopes, key?.expiresAt], [['ingest', 'read'], expiresAt.getTime()])
+    advance(2000)
+    assert.ok(verifier.verifyCached(secret), 'trusted from the cache before it expires')
+    advance(1001)
+    assert.equal(verifier.verifyCached(secret), undefined, 'the cache does not outlive the key')
+    assert.equal(await verifier.verify(secret), null)
+    assert.equal(lookups(), 2)
+    await verifier.close()
+  })
+
+  it('refuses a key stored already expired', async () => {
+    const { secret } = await storeKey({ expiresAt: new Date(Date.now() - 1000) })
+    const { verifier } = verifierWithClock(5000)
+    assert.equal(await verifier.verify(secret), null)
     await verifier.close()
   })
 
@@ -115,7 +137,8 @@ describe('ApiKeyVerifier usage records', () => {
     const touched: string[][] = []
     const verifier = new ApiKeyVerifier({
       ttlMs: 5000,
-      lookupMany: async (hashes) => new Map(hashes.map((hash) => [hash, { id: 'k', kind: 'project' as const, teamId: 't', projectId: 'p', revoked: false }])),
+      lookupMany: async (hashes) =>
+        new Map(hashes.map((hash) => [hash, { id: 'k', kind: 'project' as const, teamId: 't', projectId: 'p', revoked: false, scopes: null, createdByUserId: null, expiresAt: null }])),
       touch: async (ids) => void touched.push(ids),
     })
     await verifier.verify('secret')
@@ -134,7 +157,7 @@ describe('ApiKeyVerifier timing', () => {
       ttlMs: 5000,
       lookupMany: async (hashes) => {
         now += 3000 // the read takes 3 s
-        return new Map(hashes.map((hash) => [hash, { id: 'k', kind: 'project' as const, teamId: 't', projectId: 'p', revoked: false }]))
+        return new Map(hashes.map((hash) => [hash, { id: 'k', kind: 'project' as const, teamId: 't', projectId: 'p', revoked: false, scopes: null, createdByUserId: null, expiresAt: null }]))
       },
       touch: async () => {},
       now: () => now,

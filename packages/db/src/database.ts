@@ -217,6 +217,8 @@ export interface PromptLabelMovesTable {
   to_version: number | null
   moved_by_key_id: string | null
   moved_by_key_prefix: string | null
+  /** The signed-in person who moved it (null when a key did, or their account is gone). */
+  moved_by_user_id: string | null
   moved_at: CreatedAt
 }
 
@@ -1008,7 +1010,7 @@ export const declaredColumns: DeclaredColumns = {
   prompt_labels: { promptset_id: notNull, name: notNull, version: notNull, updated_at: notNull },
   prompt_label_moves: {
     id: notNull, promptset_id: notNull, label: notNull, from_version: nullable, to_version: nullable,
-    moved_by_key_id: nullable, moved_by_key_prefix: nullable, moved_at: notNull,
+    moved_by_key_id: nullable, moved_by_key_prefix: nullable, moved_by_user_id: nullable, moved_at: notNull,
   },
   project_retention_policies: {
     project_id: notNull, enabled: notNull, retention_days: notNull, created_at: notNull, updated_at: notNull,

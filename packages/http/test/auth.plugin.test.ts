@@ -18,6 +18,8 @@ async function appOn(db: Db, withoutKey?: (request: unknown) => Promise<Verified
   app.get('/project', { onRequest: requireKey('project', { unauthorized: 'Invalid API key', ...(withoutKey ? { withoutKey } : {}) }) }, async (request) => ({
     projectId: request.apiKey?.projectId,
   }))
+  // What ingest asks of a key: the ingest scope.
+  app.get('/ingest', { onRequest: requireKey('project', { unauthorized: 'Invalid API key', permission: 'traces:ingest' }) }, async () => ({ ok: true }))
   await app.ready()
   return app
 }
@@ -50,6 +52,22 @@ describe('requireKey', () => {
       assert.equal(response.statusCode, 200, JSON.stringify(headers))
       assert.deepEqual(response.json(), { projectId })
     }
+  })
+
+  it('with a permission, admits a project key whose scopes allow it (or made before scopes) and refuses the rest by name', async () => {
+    const team = await createTeam(database.db, { name: 'scoped' })
+    const project = (await createProject(database.db, { teamId: team.id, name: 'p' })).id
+    const keyWith = async (scopes: ('ingest' | 'read' | 'write')[] | null) => {
+      const key = generateApiKey('project')
+      await insertApiKey(database.db, { kind: 'project', teamId: team.id, projectId: project, keyHash: hashApiKey(key), prefix: displayPrefix(key), scopes })
+      return key
+    }
+    for (const scopes of [['ingest'], ['ingest', 'read'], null] as const) {
+      const response = await app.inject({ url: '/ingest', headers: { 'x-api-key': await keyWith(scopes === null ? null : [...scopes]) } })
+      assert.equal(response.statusCode, 200, JSON.stringify(scopes))
+    }
+    const readOnly = await app.inject({ url: '/ingest', headers: { 'x-api-key': await keyWith(['read']) } })
+    assert.deepEqual([readOnly.statusCode, readOnly.json()], [403, { message: "Not allowed: this key's scopes (read) do not include what traces:ingest needs (docs/permissions.md)" }])
   })
 
   it('answers its own 401 for no key, an unknown key and a key of another kind', async () => {

@@ -18,5 +18,5 @@ export function keyAllows(scopes: readonly KeyScope[] | null, permission: Permis
 
 /** What a team key may: it acts as an admin of its team. */
 export function teamKeyAllows(permission: Permission): boolean {
-  return roleAllows('admin', permission)
+  return !(permissions[permission] as { people?: true }).people && roleAllows('admin', permission)
 }

@@ -20,6 +20,8 @@ export interface PermissionRule {
   on: 'team' | 'project'
   lowest: TeamRole
   keyScope?: KeyScope
+  /** For people only, never a key: what it makes has an author, a holder or an owner. */
+  people?: true
   /** One line for the generated table. */
   about: string
 }
@@ -38,6 +40,7 @@ export const permissions = {
   'settings:read': { on: 'project', lowest: 'viewer', keyScope: 'read', about: 'Retention, masking rules, ingest limit, model prices' },
   'comments:read': { on: 'project', lowest: 'viewer', keyScope: 'read', about: 'Comments on traces, spans, sessions, prompts, dataset items' },
   'annotation-queues:read': { on: 'project', lowest: 'viewer', keyScope: 'read', about: 'Annotation queues and their progress' },
+  'project:read': { on: 'project', lowest: 'viewer', keyScope: 'read', about: "One project's name and description" },
 
   // Sending: `ingest` keys (the SDKs), members and up.
   'traces:ingest': { on: 'project', lowest: 'member', keyScope: 'ingest', about: 'Send traces' },
@@ -54,10 +57,10 @@ export const permissions = {
   'dashboards:write': { on: 'project', lowest: 'member', keyScope: 'write', about: 'Create, change, import and delete dashboards' },
   'monitors:write': { on: 'project', lowest: 'member', about: 'Create, change, mute and delete monitors' },
   // People only: a comment has an author, a queue item a person who holds it.
-  'comments:write': { on: 'project', lowest: 'member', about: 'Comment, mention, resolve threads' },
-  'annotation-queues:write': { on: 'project', lowest: 'member', about: 'Create queues, add items, take and complete items' },
-  'views:write': { on: 'project', lowest: 'viewer', about: 'Save private trace-list views, choose a default view' },
-  'views:share': { on: 'project', lowest: 'member', about: 'Share a saved view with the project' },
+  'comments:write': { on: 'project', lowest: 'member', people: true, about: 'Comment, mention, resolve threads' },
+  'annotation-queues:write': { on: 'project', lowest: 'member', people: true, about: 'Create queues, add items, take and complete items' },
+  'views:write': { on: 'project', lowest: 'viewer', people: true, about: 'Read, save and delete one’s trace-list views, choose a default view' },
+  'views:share': { on: 'project', lowest: 'member', people: true, about: 'Share a saved view with the project' },
   'traces:share': { on: 'project', lowest: 'member', about: 'Share a trace by a public read-only link' },
 
   // Running a project: admins and up.

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
+import { readFile } from 'node:fs/promises'
 import { describe, it } from 'node:test'
-import { effectiveProjectRole, keyAllows, mayGrant, permissions, permissionTableMarkdown, roleAllows, teamKeyAllows, type Permission } from '../src/index.ts'
+import { effectiveProjectRole, keyAllows, mayGrant, permissions, permissionsPage, permissionTableMarkdown, roleAllows, teamKeyAllows, type Permission } from '../src/index.ts'
 
 describe('the permission matrix', { timeout: 10_000 }, () => {
   it('lets a viewer read but not change, a member work, an admin run the project, an owner the team', () => {
@@ -42,5 +43,12 @@ describe('the permission matrix', { timeout: 10_000 }, () => {
   it('writes a table row for every permission', () => {
     const table = permissionTableMarkdown()
     for (const permission of Object.keys(permissions) as Permission[]) assert.match(table, new RegExp(`^\\| \`${permission}\` \\|`, 'm'))
+  })
+})
+
+describe('docs/permissions.md', () => {
+  it('is the matrix as it is now (run `npm run docs:permissions` when this fails)', async () => {
+    const page = await readFile(new URL('../../../docs/permissions.md', import.meta.url), 'utf8')
+    assert.equal(page, permissionsPage(), 'docs/permissions.md differs from the matrix; run `npm run docs:permissions`')
   })
 })

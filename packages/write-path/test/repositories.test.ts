@@ -127,10 +127,10 @@ for (const engine of engines) {
       assert.equal(await revokeApiKey(db, mine.id, key.id), false)
       assert.equal(await revokeApiKey(db, theirs.id, key.id), true)
       assert.equal((await findApiKeyIdentityByHash(db, 'scoped'))?.revoked, true)
-      assert.deepEqual(await findApiKeyOwnerById(db, key.id), { id: key.id, kind: 'project', teamId: theirs.id, projectId: project.id, revoked: true, teamName: 'theirs' })
+      assert.deepEqual(await findApiKeyOwnerById(db, key.id), { id: key.id, kind: 'project', teamId: theirs.id, projectId: project.id, revoked: true, scopes: null, createdByUserId: null, expiresAt: null, teamName: 'theirs' })
       assert.equal(await findApiKeyOwnerById(db, 'no-such-key'), undefined)
       const listed = await listApiKeys(db, { teamId: theirs.id, projectId: project.id })
-      assert.deepEqual(Object.keys(listed[0]!).sort(), ['createdAt', 'id', 'kind', 'lastUsedAt', 'prefix', 'revokedAt'])
+      assert.deepEqual(Object.keys(listed[0]!).sort(), ['createdAt', 'createdBy', 'expiresAt', 'id', 'kind', 'lastUsedAt', 'prefix', 'revokedAt', 'scopes'])
     })
 
     it('reads a missing retention policy as disabled, 30 days', async () => {

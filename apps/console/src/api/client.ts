@@ -5,6 +5,16 @@
  */
 export const csrfHeader = 'x-tracewell-csrf'
 
+/** Which of a person's teams team routes are about (docs/accounts.md): the team switcher sets it. */
+export const teamHeader = 'x-tracewell-team'
+
+let currentTeamId: string | null = null
+
+/** Sends `x-tracewell-team` with every request from now on (null: the person's first team). */
+export function chooseRequestTeam(teamId: string | null): void {
+  currentTeamId = teamId
+}
+
 export class ApiError extends Error {
   readonly status: number
   constructor(status: number, message: string) {
@@ -31,6 +41,7 @@ export function apiPath(path: string, query: Query = {}): string {
 export async function apiRequest<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' }
   if (method !== 'GET') headers[csrfHeader] = '1'
+  if (currentTeamId !== null) headers[teamHeader] = currentTeamId
   if (body !== undefined) headers['content-type'] = 'application/json'
   const response = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? null : JSON.stringify(body) })
   if (response.status === 204) return undefined as T

@@ -1,6 +1,6 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { apiGet, apiPath, apiRequest } from './client.ts'
-import type { ApiKey, IngestLimit, Project, RetentionPolicy } from './types.ts'
+import type { ApiKey, ApiKeyScope, IngestLimit, Project, RetentionPolicy } from './types.ts'
 
 export const projectsQuery = queryOptions({ queryKey: ['projects'], queryFn: () => apiGet<{ projects: Project[] }>('/api/projects') })
 
@@ -34,7 +34,7 @@ export function useApiKeys(scope: KeyScope) {
 export function useCreateApiKey(scope: KeyScope) {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: () => apiRequest<{ apiKey: string }>('POST', apiPath('/api/api-key', scopeQuery(scope))),
+    mutationFn: (terms: { scopes?: ApiKeyScope[]; expiresAt?: string } = {}) => apiRequest<{ apiKey: string }>('POST', apiPath('/api/api-key', scopeQuery(scope)), terms),
     onSuccess: () => client.invalidateQueries({ queryKey: ['api-keys', scope] }),
   })
 }
@@ -42,7 +42,8 @@ export function useCreateApiKey(scope: KeyScope) {
 export function useRevokeApiKey(scope: KeyScope) {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: (id: string) => apiRequest<void>('DELETE', `/api/api-keys/${encodeURIComponent(id)}`),
+    // A project's key is revoked with its project named: what a project admin may do.
+    mutationFn: (id: string) => apiRequest<void>('DELETE', apiPath(`/api/api-keys/${encodeURIComponent(id)}`, 'projectId' in scope ? { project_id: scope.projectId } : {})),
     onSuccess: () => client.invalidateQueries({ queryKey: ['api-keys', scope] }),
   })
 }

@@ -1,19 +1,61 @@
 import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query'
-import { ApiError, apiGet, apiRequest } from './client.ts'
-import type { Session } from './types.ts'
+import { ApiError, apiGet, apiRequest, chooseRequestTeam } from './client.ts'
+import type { Me, Session } from './types.ts'
 
 export const sessionKey = ['session'] as const
 
-/** Who is signed in; null when nobody is (a 401 is an answer here, not an error). */
+const teamStorageKey = 'tracewell.team'
+
+function storedTeam(): string | null {
+  try {
+    return localStorage.getItem(teamStorageKey)
+  } catch {
+    return null
+  }
+}
+
+function storeTeam(teamId: string): void {
+  try {
+    localStorage.setItem(teamStorageKey, teamId)
+  } catch {
+    // Storage may be off (private mode): the choice lasts until the page reloads.
+  }
+}
+
+/** The team the person last chose in the team switcher, if they still belong to it; else their first. */
+function sessionOfPerson(me: Me): Session | null {
+  const chosen = storedTeam()
+  const team = me.teams.find((candidate) => candidate.id === chosen) ?? me.teams[0]
+  // A person in no team yet (open sign-up, or removed from every team) has nothing to work in.
+  if (team === undefined) return { kind: 'person', teamId: '', teamName: 'No team yet', role: 'viewer', user: me.user, teams: [] }
+  chooseRequestTeam(team.id)
+  return { kind: 'person', teamId: team.id, teamName: team.name, role: team.role, user: me.user, teams: me.teams }
+}
+
+/** A team-key session (an upgraded install's console): it acts as an admin of its team. */
+function sessionOfTeamKey(session: { teamId: string; teamName: string }): Session {
+  chooseRequestTeam(null)
+  return { kind: 'team-key', teamId: session.teamId, teamName: session.teamName, role: 'admin', teams: [] }
+}
+
+async function orNullWhenSignedOut<T>(request: Promise<T>): Promise<T | null> {
+  try {
+    return await request
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return null
+    throw error
+  }
+}
+
+/** Who is signed in (a person, else a team-key session); null when nobody is (a 401 is an answer here, not an error). */
 export const sessionQuery = queryOptions({
   queryKey: sessionKey,
+  // The team-key session is asked first: GET /api/me is a person's, and refuses a key (403).
   queryFn: async (): Promise<Session | null> => {
-    try {
-      return await apiGet<Session>('/api/session')
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 401) return null
-      throw error
-    }
+    const keySession = await orNullWhenSignedOut(apiGet<{ teamId: string; teamName: string }>('/api/session'))
+    if (keySession !== null) return sessionOfTeamKey(keySession)
+    const me = await orNullWhenSignedOut(apiGet<Me>('/api/me'))
+    return me === null ? null : sessionOfPerson(me)
   },
   staleTime: 60_000,
 })
@@ -22,12 +64,24 @@ export function useSession() {
   return useQuery(sessionQuery)
 }
 
+/** Signs a person in with their email and password. */
 export function useSignIn() {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: (apiKey: string) => apiRequest<Session>('POST', '/api/session', { apiKey }),
+    mutationFn: (credentials: { email: string; password: string }) => apiRequest<Me>('POST', '/api/auth/sign-in', credentials),
+    onSuccess: async (me) => {
+      await settleSession(client, sessionOfPerson(me))
+    },
+  })
+}
+
+/** Signs the console in with a team key (installs that upgrade, until an owner account exists). */
+export function useKeySignIn() {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: (apiKey: string) => apiRequest<{ teamId: string; teamName: string }>('POST', '/api/session', { apiKey }),
     onSuccess: async (session) => {
-      await settleSession(client, session)
+      await settleSession(client, sessionOfTeamKey(session))
     },
   })
 }
@@ -35,11 +89,24 @@ export function useSignIn() {
 export function useSignOut() {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: () => apiRequest<void>('DELETE', '/api/session'),
+    mutationFn: async (session: Session) => apiRequest<void>(session.kind === 'person' ? 'POST' : 'DELETE', session.kind === 'person' ? '/api/auth/sign-out' : '/api/session'),
     onSuccess: async () => {
       await settleSession(client, null)
     },
   })
+}
+
+/** The team switcher: every team route is about the chosen team from now on; nothing of the last one stays. */
+export function useSwitchTeam() {
+  const client = useQueryClient()
+  return (session: Session, teamId: string) => {
+    const team = session.teams.find((candidate) => candidate.id === teamId)
+    if (team === undefined) return
+    storeTeam(team.id)
+    chooseRequestTeam(team.id)
+    forgetEverythingButTheSession(client)
+    client.setQueryData(sessionKey, { ...session, teamId: team.id, teamName: team.name, role: team.role })
+  }
 }
 
 /**

@@ -1,5 +1,4 @@
 import type { Attributes } from '@tracewell/llm-messages'
-import type { TeamRole } from '@tracewell/policy'
 import type { StoredSpan } from '@tracewell/span-schema'
 
 // The shapes the console reads from the control plane's API (docs/api.md). Fields the API added
@@ -8,12 +7,46 @@ import type { StoredSpan } from '@tracewell/span-schema'
 // Attribute values are read by @tracewell/llm-messages, whose types these are.
 export type { AnyValue, Attributes, SpanEvent } from '@tracewell/llm-messages'
 
+export type TeamRoleName = 'viewer' | 'member' | 'admin' | 'owner'
+
+/** A team of the signed-in person, as GET /api/me answers it. */
+export interface MeTeam {
+  id: string
+  name: string
+  role: TeamRoleName
+  /** The projects the person may see, with their role on each. */
+  projects: { id: string; name: string; role: TeamRoleName }[]
+}
+
+export interface Me {
+  user: { id: string; email: string; name: string }
+  teams: MeTeam[]
+}
+
+/**
+ * Who the console is signed in as, in the team it works in: a person (their role there), or a
+ * team key (an upgraded install's console, which acts as an admin of its team).
+ */
 export interface Session {
+  kind: 'person' | 'team-key'
   teamId: string
   teamName: string
+  role: TeamRoleName
+  /** The person; absent for a team key. */
+  user?: Me['user']
+  /** Every team of the person (the team switcher's choices); only the one team for a team key. */
+  teams: MeTeam[]
+}
+
+/** One of the signed-in person's sessions (GET /api/me/sessions). */
+export interface OwnSession {
+  id: string
+  current: boolean
+  createdAt: string
+  lastSeenAt: string
   expiresAt: string
-  /** The signed-in person's team role; absent for a team-key session, which acts as an admin. */
-  role?: TeamRole
+  ip: string | null
+  userAgent: string | null
 }
 
 export interface Project {
@@ -180,11 +213,18 @@ export interface Registry extends Promptset {
   prompts: Prompt[]
 }
 
+export type ApiKeyScope = 'ingest' | 'read' | 'write'
+
 export interface ApiKey {
   id: string
   kind: 'project' | 'team'
   prefix: string
+  /** A project key's scopes; null: a team key, or a key made before scopes (every right). */
+  scopes?: ApiKeyScope[] | null
+  /** The person who made it; null when a key or the bootstrap did. */
+  createdBy?: { id: string; name: string; email: string } | null
   createdAt: string
+  expiresAt?: string | null
   lastUsedAt: string | null
   revokedAt: string | null
 }
@@ -245,6 +285,8 @@ export interface LabelMove {
   movedAt: string
   movedByKeyId: string | null
   movedByKeyPrefix: string | null
+  /** The signed-in person who moved it; absent or null when a key did. */
+  movedByUser?: { id: string; name: string } | null
 }
 
 export interface LabelHistory {

@@ -21,6 +21,11 @@ export function useProject(): ProjectContextValue {
   return value
 }
 
+/** The project of the page when it is inside <ProjectScope>; null on team pages (settings, profile). */
+export function useOptionalProject(): ProjectContextValue | null {
+  return useContext(ProjectContext)
+}
+
 /** A console path with the current project in its query, so links keep the project. */
 export function projectPath(path: string, projectId: string, query: Record<string, string> = {}): string {
   const params = new URLSearchParams({ project_id: projectId, ...query })

@@ -3,6 +3,7 @@ import { useLabelHistory, useMoveLabel, usePromptLabels, useRemoveLabel } from '
 import type { LabelMove, Prompt, PromptLabel } from '../api/types.ts'
 import { formatAgo, formatTime } from '../lib/format.ts'
 import { ErrorMessage, Loading } from './status.tsx'
+import { Can, useCan } from './can.tsx'
 
 interface RegistryProps {
   projectId: string
@@ -71,7 +72,11 @@ export function PromptLabels({ projectId, promptsetId, versions }: RegistryProps
       )}
       {move.isError && <ErrorMessage error={move.error} action="move" what={`the label ${move.variables.label}`} />}
       {remove.isError && <ErrorMessage error={remove.error} action="remove" what={`the label ${remove.variables}`} />}
-      {versions.length > 0 && <NewLabelForm projectId={projectId} promptsetId={promptsetId} versions={versions} />}
+      {versions.length > 0 && (
+        <Can permission="prompts:write">
+          <NewLabelForm projectId={projectId} promptsetId={promptsetId} versions={versions} />
+        </Can>
+      )}
       <LabelHistoryTable projectId={projectId} promptsetId={promptsetId} />
     </section>
   )
@@ -79,6 +84,8 @@ export function PromptLabels({ projectId, promptsetId, versions }: RegistryProps
 
 function LabelRow({ label, versions, busy, onMove, onRemove }: { label: PromptLabel; versions: Prompt[]; busy: boolean; onMove: (version: number) => void; onRemove: () => void }) {
   const [target, setTarget] = useState(label.version)
+  // Moving production changes what the SDKs are served: it needs more than another label.
+  const mayMove = useCan(label.name === 'production' ? 'prompts:label-production' : 'prompts:write')
   return (
     <tr>
       <th scope="row">
@@ -91,19 +98,23 @@ function LabelRow({ label, versions, busy, onMove, onRemove }: { label: PromptLa
         </time>
       </td>
       <td className="actions">
-        <select aria-label={`Version for ${label.name}`} value={target} onChange={(event) => setTarget(Number(event.target.value))}>
-          {versions.map((prompt) => (
-            <option key={prompt.id} value={prompt.version}>
-              v{prompt.version}
-            </option>
-          ))}
-        </select>
-        <button type="button" className="button small" disabled={busy || target === label.version} onClick={() => onMove(target)} aria-label={`Move ${label.name} to v${target}`}>
-          Move
-        </button>
-        <button type="button" className="button small danger" disabled={busy} onClick={onRemove} aria-label={`Remove ${label.name}`}>
-          Remove
-        </button>
+        {mayMove && (
+          <>
+            <select aria-label={`Version for ${label.name}`} value={target} onChange={(event) => setTarget(Number(event.target.value))}>
+              {versions.map((prompt) => (
+                <option key={prompt.id} value={prompt.version}>
+                  v{prompt.version}
+                </option>
+              ))}
+            </select>
+            <button type="button" className="button small" disabled={busy || target === label.version} onClick={() => onMove(target)} aria-label={`Move ${label.name} to v${target}`}>
+              Move
+            </button>
+            <button type="button" className="button small danger" disabled={busy} onClick={onRemove} aria-label={`Remove ${label.name}`}>
+              Remove
+            </button>
+          </>
+        )}
       </td>
     </tr>
   )
@@ -183,7 +194,7 @@ function LabelHistoryTable({ projectId, promptsetId }: { projectId: string; prom
                   <span className="tag small">{move.label}</span>
                 </td>
                 <td>{describeMove(move)}</td>
-                <td>{move.movedByKeyPrefix ? <code>{move.movedByKeyPrefix}…</code> : <span className="muted">outside the API</span>}</td>
+                <td>{move.movedByUser ? move.movedByUser.name : move.movedByKeyPrefix ? <code>{move.movedByKeyPrefix}…</code> : <span className="muted">outside the API</span>}</td>
               </tr>
             ))}
           </tbody>

@@ -8,6 +8,7 @@ import { authorText, evaluatorOf } from '../lib/score-format.ts'
 import { projectPath } from './project-scope.tsx'
 import { ScoreValue, Thumb } from './score-value.tsx'
 import { ErrorMessage } from './status.tsx'
+import { useCan } from './can.tsx'
 
 const sourceNames = { api: 'API', annotation: 'annotation', eval: 'LLM judge' } as const
 
@@ -20,6 +21,8 @@ export function ScorePanel({ projectId, traceId, spanId, scores, subject }: { pr
   const annotate = useAnnotate(projectId, traceId)
   const remove = useDeleteScore(projectId, traceId)
   const evaluatorNames = useEvaluatorNames(projectId)
+  // A viewer reads scores; giving, configuring and deleting them is a member's (scores:write).
+  const mayScore = useCan('scores:write', projectId)
   const [comment, setComment] = useState('')
   const commentId = useId()
   const mine = (name: string) => scores.find((score) => score.id === annotationId({ traceId, spanId, name }))
@@ -53,9 +56,11 @@ export function ScorePanel({ projectId, traceId, spanId, scores, subject }: { pr
                 <time className="muted" dateTime={score.updatedAt}>
                   {formatTime(score.updatedAt)}
                 </time>
-                <button type="button" className="button ghost small" aria-label={`Delete the score ${score.name}`} disabled={remove.isPending} onClick={() => remove.mutate(score.id)}>
-                  ×
-                </button>
+                {mayScore && (
+                  <button type="button" className="button ghost small" aria-label={`Delete the score ${score.name}`} disabled={remove.isPending} onClick={() => remove.mutate(score.id)}>
+                    ×
+                  </button>
+                )}
                 {score.comment && <p className="score-comment">{score.comment}</p>}
               </li>
             )
@@ -63,7 +68,7 @@ export function ScorePanel({ projectId, traceId, spanId, scores, subject }: { pr
         </ul>
       )}
       {configs.isError && <ErrorMessage error={configs.error} what="the score configurations" />}
-      {configs.data && configs.data.length > 0 && (
+      {mayScore && configs.data && configs.data.length > 0 && (
         <div className="annotate" role="group" aria-label={`Score ${subject}`}>
           {configs.data.map((config) => (
             <ScoreInput key={config.id} config={config} current={mine(config.name)} disabled={annotate.isPending} onGive={(value) => give(config.name, value)} />
@@ -76,7 +81,7 @@ export function ScorePanel({ projectId, traceId, spanId, scores, subject }: { pr
       )}
       {annotate.isError && <ErrorMessage error={annotate.error} what="the score" />}
       {remove.isError && <ErrorMessage error={remove.error} what="the deletion" />}
-      {configs.data && <ConfigureScore projectId={projectId} none={configs.data.length === 0} />}
+      {mayScore && configs.data && <ConfigureScore projectId={projectId} none={configs.data.length === 0} />}
     </section>
   )
 }

@@ -10,6 +10,7 @@ import { projectPath, useProject } from '../components/project-scope.tsx'
 import { Empty, ErrorMessage, Loading } from '../components/status.tsx'
 import { formatCost, formatDuration, formatTime } from '../lib/format.ts'
 import { jsonOrText, jsonPreview } from '../lib/json-preview.ts'
+import { Can } from '../components/can.tsx'
 
 /** One dataset: its items in any version, JSONL in and out, and the experiments run over it. */
 export default function DatasetPage() {
@@ -59,7 +60,9 @@ export default function DatasetPage() {
         <UploadJsonl projectId={projectId} datasetId={data.id} />
       </div>
       <ItemsTable projectId={projectId} dataset={data} />
+      <Can permission="datasets:write">
       <AddItemForm projectId={projectId} datasetId={data.id} />
+      </Can>
       <ExperimentsSection projectId={projectId} dataset={data} />
     </section>
   )
@@ -126,9 +129,11 @@ function ItemsTable({ projectId, dataset }: { projectId: string; dataset: Datase
               <td>v{item.validFrom}</td>
               {current && (
                 <td className="actions">
+                  <Can permission="datasets:write">
                   <button type="button" className="button small danger" aria-label={`Delete item ${item.id}`} disabled={remove.isPending} onClick={() => remove.mutate(item.id)}>
                     Delete
                   </button>
+                  </Can>
                 </td>
               )}
             </tr>
@@ -236,7 +241,9 @@ function ExperimentsSection({ projectId, dataset }: { projectId: string; dataset
           </div>
         </>
       )}
+      <Can permission="experiments:run">
       <RunExperimentForm projectId={projectId} dataset={dataset} />
+      </Can>
     </section>
   )
 }

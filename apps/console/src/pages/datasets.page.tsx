@@ -4,6 +4,7 @@ import { useCreateDataset, useDatasets } from '../api/datasets.api.ts'
 import { projectPath, useProject } from '../components/project-scope.tsx'
 import { Empty, ErrorMessage, Loading } from '../components/status.tsx'
 import { formatCount, formatTime } from '../lib/format.ts'
+import { Can } from '../components/can.tsx'
 
 /** The project's datasets, and a form to make one. */
 export default function DatasetsPage() {
@@ -52,21 +53,23 @@ export default function DatasetsPage() {
           </tbody>
         </table>
       )}
-      <form className="card form narrow" onSubmit={submit} aria-labelledby="new-dataset-title">
-        <h2 id="new-dataset-title">New dataset</h2>
-        <label>
-          <span>Name</span>
-          <input required value={name} onChange={(event) => setName(event.target.value)} />
-        </label>
-        <label>
-          <span>Description</span>
-          <input value={description} onChange={(event) => setDescription(event.target.value)} />
-        </label>
-        {create.isError && <ErrorMessage error={create.error} what="the dataset" />}
-        <button type="submit" className="button primary" disabled={create.isPending || name.trim() === ''}>
-          Create dataset
-        </button>
-      </form>
+      <Can permission="datasets:write">
+        <form className="card form narrow" onSubmit={submit} aria-labelledby="new-dataset-title">
+          <h2 id="new-dataset-title">New dataset</h2>
+          <label>
+            <span>Name</span>
+            <input required value={name} onChange={(event) => setName(event.target.value)} />
+          </label>
+          <label>
+            <span>Description</span>
+            <input value={description} onChange={(event) => setDescription(event.target.value)} />
+          </label>
+          {create.isError && <ErrorMessage error={create.error} what="the dataset" />}
+          <button type="submit" className="button primary" disabled={create.isPending || name.trim() === ''}>
+            Create dataset
+          </button>
+        </form>
+      </Can>
     </section>
   )
 }

@@ -6,6 +6,7 @@ import { EvaluatorState, JudgeSpend, JudgmentCountsText } from '../components/ev
 import { projectPath, useProject } from '../components/project-scope.tsx'
 import { Empty, ErrorMessage, Loading } from '../components/status.tsx'
 import { formatCost, formatCount } from '../lib/format.ts'
+import { Can } from '../components/can.tsx'
 
 /** The project's LLM judges: their state, judgments and what they spent; paused and resumed here. */
 export default function EvaluatorsPage() {
@@ -21,9 +22,11 @@ export default function EvaluatorsPage() {
         <h1 id="evaluators-title">Evaluators</h1>
         <span className="muted">LLM judges: each judges the new traces that match its filter, and gives a score</span>
         <span className="topbar-spacer" />
-        <Link className="button primary" to={projectPath('/evaluators/new', projectId)}>
-          New evaluator
-        </Link>
+        <Can permission="evaluators:write">
+          <Link className="button primary" to={projectPath('/evaluators/new', projectId)}>
+            New evaluator
+          </Link>
+        </Can>
       </div>
       {evaluators.isPending && <Loading label="Loading the evaluators" />}
       {evaluators.isError && <ErrorMessage error={evaluators.error} what="the evaluators" />}

@@ -4,6 +4,7 @@ import type { ConnectionTest, LlmConnection } from '../api/types.ts'
 import { useProject } from '../components/project-scope.tsx'
 import { Empty, ErrorMessage, Loading } from '../components/status.tsx'
 import { formatDuration, formatTime } from '../lib/format.ts'
+import { Can } from '../components/can.tsx'
 
 /** The project's LLM connections: made, tested and deleted here; their keys are never shown again. */
 export default function LlmConnectionsPage() {
@@ -64,9 +65,11 @@ function ConnectionRow({ projectId, connection, deleting, onDelete }: { projectI
         {test.isError && <ErrorMessage error={test.error} what="the connection" action="test" />}
       </td>
       <td className="actions">
-        <button type="button" className="button small" aria-label={`Test ${connection.name}`} disabled={test.isPending} onClick={() => test.mutate(connection.id)}>
-          Test
-        </button>
+        <Can permission="llm-connections:write">
+          <button type="button" className="button small" aria-label={`Test ${connection.name}`} disabled={test.isPending} onClick={() => test.mutate(connection.id)}>
+            Test
+          </button>
+        </Can>
         <button
           type="button"
           className="button small danger"
@@ -107,35 +110,37 @@ function NewConnection({ projectId }: { projectId: string }) {
   }
 
   return (
-    <form className="card form narrow" onSubmit={submit} aria-labelledby="new-connection-title">
-      <h2 id="new-connection-title">New connection</h2>
-      <label>
-        <span>Name</span>
-        <input required value={name} onChange={(event) => setName(event.target.value)} placeholder="openai" />
-      </label>
-      <label>
-        <span>Base URL</span>
-        <input required value={baseUrl} onChange={(event) => setBaseUrl(event.target.value)} spellCheck={false} aria-describedby="base-url-hint" />
-      </label>
-      <p id="base-url-hint" className="muted small hint">
-        Calls go to <code>{'<base URL>/chat/completions'}</code>: OpenAI, or any endpoint that speaks its API (vLLM, Ollama, LiteLLM, Azure’s <code>/openai/v1</code>).
-      </p>
-      <label>
-        <span>API key</span>
-        <input required type="password" autoComplete="off" value={apiKey} onChange={(event) => setApiKey(event.target.value)} aria-describedby="api-key-hint" />
-      </label>
-      <p id="api-key-hint" className="muted small hint">
-        Stored sealed; only its last four characters are shown again.
-      </p>
-      {create.isError && <ErrorMessage error={create.error} what="the connection" action="add" />}
-      {create.isSuccess && (
-        <p role="status" className="success">
-          Added {create.data.name}.
+    <Can permission="llm-connections:write">
+      <form className="card form narrow" onSubmit={submit} aria-labelledby="new-connection-title">
+        <h2 id="new-connection-title">New connection</h2>
+        <label>
+          <span>Name</span>
+          <input required value={name} onChange={(event) => setName(event.target.value)} placeholder="openai" />
+        </label>
+        <label>
+          <span>Base URL</span>
+          <input required value={baseUrl} onChange={(event) => setBaseUrl(event.target.value)} spellCheck={false} aria-describedby="base-url-hint" />
+        </label>
+        <p id="base-url-hint" className="muted small hint">
+          Calls go to <code>{'<base URL>/chat/completions'}</code>: OpenAI, or any endpoint that speaks its API (vLLM, Ollama, LiteLLM, Azure’s <code>/openai/v1</code>).
         </p>
-      )}
-      <button type="submit" className="button primary" disabled={create.isPending || name.trim() === '' || baseUrl.trim() === '' || apiKey === ''}>
-        Add connection
-      </button>
-    </form>
+        <label>
+          <span>API key</span>
+          <input required type="password" autoComplete="off" value={apiKey} onChange={(event) => setApiKey(event.target.value)} aria-describedby="api-key-hint" />
+        </label>
+        <p id="api-key-hint" className="muted small hint">
+          Stored sealed; only its last four characters are shown again.
+        </p>
+        {create.isError && <ErrorMessage error={create.error} what="the connection" action="add" />}
+        {create.isSuccess && (
+          <p role="status" className="success">
+            Added {create.data.name}.
+          </p>
+        )}
+        <button type="submit" className="button primary" disabled={create.isPending || name.trim() === '' || baseUrl.trim() === '' || apiKey === ''}>
+          Add connection
+        </button>
+      </form>
+    </Can>
   )
 }

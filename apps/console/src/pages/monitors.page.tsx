@@ -8,6 +8,7 @@ import { projectPath, useProject } from '../components/project-scope.tsx'
 import { Empty, ErrorMessage, Loading } from '../components/status.tsx'
 import { formatAgo } from '../lib/format.ts'
 import { describeFilter, formatMetric, formatSeconds, metricLabels } from '../lib/metrics.ts'
+import { Can } from '../components/can.tsx'
 
 /** The project's monitors with their state, the value that set it, and the monthly budget shortcut. */
 export default function MonitorsPage() {
@@ -21,9 +22,11 @@ export default function MonitorsPage() {
         <h1 id="monitors-title">Monitors</h1>
         <span className="muted">A metric over a window against a threshold; its channels are told when it starts alerting and when it resolves</span>
         <span className="topbar-spacer" />
-        <Link className="button primary" to={projectPath('/monitors/new', projectId)}>
-          New monitor
-        </Link>
+        <Can permission="monitors:write">
+          <Link className="button primary" to={projectPath('/monitors/new', projectId)}>
+            New monitor
+          </Link>
+        </Can>
       </div>
       {monitors.isPending && <Loading label="Loading the monitors" />}
       {monitors.isError && <ErrorMessage error={monitors.error} what="the monitors" />}
@@ -122,24 +125,26 @@ function MonthlyBudget({ projectId }: { projectId: string }) {
   }
 
   return (
-    <form className="card form narrow" onSubmit={submit} aria-labelledby="budget-title">
-      <h2 id="budget-title">Monthly budget</h2>
-      <p className="muted small hint">The project’s cost this calendar month (UTC), told to the channels at 50, 80 and 100 % of the budget, once each a month.</p>
-      <label>
-        <span>Budget (US dollars a month)</span>
-        <input required inputMode="decimal" value={amount} onChange={(event) => setAmount(event.target.value)} placeholder="500" />
-      </label>
-      <ChannelChoice channels={channels.data ?? []} chosen={channelIds} onChange={setChannelIds} />
-      {create.isError && <ErrorMessage error={create.error} what="the budget" action="set" />}
-      {create.isSuccess && (
-        <p role="status" className="success">
-          Set: {create.data.name}.
-        </p>
-      )}
-      <button type="submit" className="button primary" disabled={create.isPending || !(Number(amount) > 0)}>
-        Set budget
-      </button>
-    </form>
+    <Can permission="monitors:write">
+      <form className="card form narrow" onSubmit={submit} aria-labelledby="budget-title">
+        <h2 id="budget-title">Monthly budget</h2>
+        <p className="muted small hint">The project’s cost this calendar month (UTC), told to the channels at 50, 80 and 100 % of the budget, once each a month.</p>
+        <label>
+          <span>Budget (US dollars a month)</span>
+          <input required inputMode="decimal" value={amount} onChange={(event) => setAmount(event.target.value)} placeholder="500" />
+        </label>
+        <ChannelChoice channels={channels.data ?? []} chosen={channelIds} onChange={setChannelIds} />
+        {create.isError && <ErrorMessage error={create.error} what="the budget" action="set" />}
+        {create.isSuccess && (
+          <p role="status" className="success">
+            Set: {create.data.name}.
+          </p>
+        )}
+        <button type="submit" className="button primary" disabled={create.isPending || !(Number(amount) > 0)}>
+          Set budget
+        </button>
+      </form>
+    </Can>
   )
 }
 

@@ -5,6 +5,7 @@ import { CopyButton } from '../components/copy-button.tsx'
 import { useProject } from '../components/project-scope.tsx'
 import { Empty, ErrorMessage, Loading } from '../components/status.tsx'
 import { formatDuration, formatTime } from '../lib/format.ts'
+import { Can } from '../components/can.tsx'
 
 const typeLabels: Record<ChannelType, string> = { webhook: 'Webhook', slack: 'Slack', email: 'Email' }
 
@@ -185,62 +186,64 @@ function NewChannel({ projectId }: { projectId: string }) {
   }
 
   return (
-    <form className="card form narrow" onSubmit={submit} aria-labelledby="new-channel-title">
-      <h2 id="new-channel-title">New channel</h2>
-      <label>
-        <span>Name</span>
-        <input required value={name} onChange={(event) => setName(event.target.value)} placeholder="on-call" />
-      </label>
-      <fieldset className="choices">
-        <legend>Type</legend>
-        {(Object.keys(typeLabels) as ChannelType[]).map((value) => (
-          <label key={value} className="checkbox">
-            <input type="radio" name="channel-type" value={value} checked={type === value} onChange={() => (setType(value), setTarget(''))} />
-            {typeLabels[value]}
-          </label>
-        ))}
-      </fieldset>
-      <label>
-        <span>{type === 'email' ? 'Email address' : type === 'slack' ? 'Slack incoming-webhook URL' : 'Webhook URL'}</span>
-        <input
-          required
-          type={type === 'email' ? 'email' : 'url'}
-          value={target}
-          spellCheck={false}
-          onChange={(event) => setTarget(event.target.value)}
-          placeholder={type === 'email' ? 'oncall@example.com' : type === 'slack' ? 'https://hooks.slack.com/services/…' : 'https://example.com/tracewell-alerts'}
-        />
-      </label>
-      <p className="muted small hint">
-        {type === 'webhook' && 'A JSON POST signed in x-tracewell-signature (HMAC-SHA256 with the secret shown once when the channel is made).'}
-        {type === 'slack' && 'A message with the monitor, its value and a link to the traces that matched.'}
-        {type === 'email' && 'Sent over the server’s SMTP settings.'}
-      </p>
-      {create.isError && <ErrorMessage error={create.error} what="the channel" action="add" />}
-      {secret && (
-        <div className="new-secret" role="status" aria-labelledby="new-channel-secret">
-          <p id="new-channel-secret">
-            <strong>The signing secret of {secret.channel}.</strong> Copy it into your receiver now: it is shown only once.
-          </p>
-          <div className="secret-row">
-            <code className="secret" aria-label="The new signing secret">
-              {secret.value}
-            </code>
-            <CopyButton text={secret.value} />
-          </div>
-          <button type="button" className="button" onClick={() => setSecret(null)}>
-            I have saved it
-          </button>
-        </div>
-      )}
-      {create.isSuccess && !secret && (
-        <p role="status" className="success">
-          Added {create.data.name}.
+    <Can permission="notification-channels:write">
+      <form className="card form narrow" onSubmit={submit} aria-labelledby="new-channel-title">
+        <h2 id="new-channel-title">New channel</h2>
+        <label>
+          <span>Name</span>
+          <input required value={name} onChange={(event) => setName(event.target.value)} placeholder="on-call" />
+        </label>
+        <fieldset className="choices">
+          <legend>Type</legend>
+          {(Object.keys(typeLabels) as ChannelType[]).map((value) => (
+            <label key={value} className="checkbox">
+              <input type="radio" name="channel-type" value={value} checked={type === value} onChange={() => (setType(value), setTarget(''))} />
+              {typeLabels[value]}
+            </label>
+          ))}
+        </fieldset>
+        <label>
+          <span>{type === 'email' ? 'Email address' : type === 'slack' ? 'Slack incoming-webhook URL' : 'Webhook URL'}</span>
+          <input
+            required
+            type={type === 'email' ? 'email' : 'url'}
+            value={target}
+            spellCheck={false}
+            onChange={(event) => setTarget(event.target.value)}
+            placeholder={type === 'email' ? 'oncall@example.com' : type === 'slack' ? 'https://hooks.slack.com/services/…' : 'https://example.com/tracewell-alerts'}
+          />
+        </label>
+        <p className="muted small hint">
+          {type === 'webhook' && 'A JSON POST signed in x-tracewell-signature (HMAC-SHA256 with the secret shown once when the channel is made).'}
+          {type === 'slack' && 'A message with the monitor, its value and a link to the traces that matched.'}
+          {type === 'email' && 'Sent over the server’s SMTP settings.'}
         </p>
-      )}
-      <button type="submit" className="button primary" disabled={create.isPending || name.trim() === '' || target.trim() === ''}>
-        Add channel
-      </button>
-    </form>
+        {create.isError && <ErrorMessage error={create.error} what="the channel" action="add" />}
+        {secret && (
+          <div className="new-secret" role="status" aria-labelledby="new-channel-secret">
+            <p id="new-channel-secret">
+              <strong>The signing secret of {secret.channel}.</strong> Copy it into your receiver now: it is shown only once.
+            </p>
+            <div className="secret-row">
+              <code className="secret" aria-label="The new signing secret">
+                {secret.value}
+              </code>
+              <CopyButton text={secret.value} />
+            </div>
+            <button type="button" className="button" onClick={() => setSecret(null)}>
+              I have saved it
+            </button>
+          </div>
+        )}
+        {create.isSuccess && !secret && (
+          <p role="status" className="success">
+            Added {create.data.name}.
+          </p>
+        )}
+        <button type="submit" className="button primary" disabled={create.isPending || name.trim() === '' || target.trim() === ''}>
+          Add channel
+        </button>
+      </form>
+    </Can>
   )
 }

@@ -58,6 +58,7 @@ export const pageChunks = {
   acceptInvitation: pageChunk(() => import('./accept-invitation.page.tsx')),
   forgotPassword: pageChunk(() => import('./forgot-password.page.tsx')),
   resetPassword: pageChunk(() => import('./reset-password.page.tsx')),
+  profile: pageChunk(() => import('./profile.page.tsx')),
 } as const
 
 /** The chunk a path is served by, as the routes in app.tsx map them. */
@@ -99,6 +100,8 @@ export function chunkOfPath(pathname: string): keyof typeof pageChunks | undefin
       return 'forgotPassword'
     case 'reset-password':
       return 'resetPassword'
+    case 'profile':
+      return 'profile'
     case 'usage':
     case 'settings':
     case 'playground':

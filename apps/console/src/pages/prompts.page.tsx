@@ -4,9 +4,11 @@ import { useCreatePromptset, usePromptsets } from '../api/prompts.api.ts'
 import { projectPath, useProject } from '../components/project-scope.tsx'
 import { Empty, ErrorMessage, Loading } from '../components/status.tsx'
 import { formatTime } from '../lib/format.ts'
+import { useCan } from '../components/can.tsx'
 
 export default function PromptsPage() {
   const { projectId } = useProject()
+  const mayWrite = useCan('prompts:write')
   const promptsets = usePromptsets(projectId)
   const create = useCreatePromptset(projectId)
   const [name, setName] = useState('')
@@ -54,21 +56,23 @@ export default function PromptsPage() {
             </tbody>
           </table>
         ))}
-      <form className="card form" onSubmit={submit} aria-labelledby="new-registry-title">
-        <h2 id="new-registry-title">New registry</h2>
-        <label>
-          <span>Name</span>
-          <input required maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />
-        </label>
-        <label>
-          <span>Description</span>
-          <input maxLength={2000} value={description} onChange={(event) => setDescription(event.target.value)} />
-        </label>
-        {create.isError && <ErrorMessage error={create.error} what="the registry" />}
-        <button type="submit" className="button primary" disabled={create.isPending || name.trim() === ''}>
-          Create registry
-        </button>
-      </form>
+      {mayWrite && (
+        <form className="card form" onSubmit={submit} aria-labelledby="new-registry-title">
+          <h2 id="new-registry-title">New registry</h2>
+          <label>
+            <span>Name</span>
+            <input required maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />
+          </label>
+          <label>
+            <span>Description</span>
+            <input maxLength={2000} value={description} onChange={(event) => setDescription(event.target.value)} />
+          </label>
+          {create.isError && <ErrorMessage error={create.error} what="the registry" />}
+          <button type="submit" className="button primary" disabled={create.isPending || name.trim() === ''}>
+            Create registry
+          </button>
+        </form>
+      )}
     </section>
   )
 }

@@ -7,10 +7,12 @@ import { PromptLabels } from '../components/prompt-labels.tsx'
 import { ErrorMessage, Loading } from '../components/status.tsx'
 import { formatTime } from '../lib/format.ts'
 import { sideBySide } from '../lib/prompt-diff.ts'
+import { Can, useCan } from '../components/can.tsx'
 
 export default function PromptsetPage() {
   const { promptsetId = '' } = useParams()
   const { projectId } = useProject()
+  const mayMakeLive = useCan('prompts:label-production')
   const registry = useRegistry(projectId, promptsetId)
   const setLive = useSetLiveVersion(projectId, promptsetId)
   const [params, setParams] = useSearchParams()
@@ -74,7 +76,7 @@ export default function PromptsetPage() {
                 <td>
                   {prompt.live ? (
                     <span className="badge ok">live</span>
-                  ) : (
+                  ) : !mayMakeLive ? null : (
                     <button type="button" className="button small" disabled={setLive.isPending} onClick={() => setLive.mutate(prompt.version)} aria-label={`Make version ${prompt.version} live`}>
                       Make live
                     </button>
@@ -101,7 +103,9 @@ export default function PromptsetPage() {
       )}
 
       <div className="two-columns">
-        <NewVersionForm projectId={projectId} promptsetId={promptsetId} base={latest} />
+        <Can permission="prompts:write">
+          <NewVersionForm projectId={projectId} promptsetId={promptsetId} base={latest} />
+        </Can>
         {versions.length > 0 && <PreviewForm projectId={projectId} promptsetId={promptsetId} versions={versions} />}
       </div>
     </section>

@@ -1,8 +1,9 @@
 import { useEffect, useState, type FormEvent } from 'react'
 import { useSearchParams } from 'react-router'
-import type { CleanupRun, RetentionPolicy } from '../api/types.ts'
+import type { ApiKeyScope, CleanupRun, RetentionPolicy } from '../api/types.ts'
 import { useApiKeys, useCreateApiKey, useCreateProject, useIngestLimit, useProjects, useRetention, useRevokeApiKey, useSaveIngestLimit, useSaveRetention, type KeyScope } from '../api/projects.api.ts'
 import { useSession } from '../api/session.api.ts'
+import { Can, useCan } from '../components/can.tsx'
 import { CopyButton } from '../components/copy-button.tsx'
 import { ErasureManager } from '../components/erasure-manager.tsx'
 import { MaskingRulesEditor } from '../components/masking-rules-editor.tsx'
@@ -18,6 +19,11 @@ export default function SettingsPage() {
   const [params, setParams] = useSearchParams()
   const list = projects.data ?? []
   const project = list.find((candidate) => candidate.id === params.get('project_id')) ?? list[0]
+  // What a project's admin runs (its keys, settings, export and erasures) is shown to those who may.
+  const maySetProject = useCan('settings:write', project?.id)
+  const mayManageKeys = useCan('keys:manage', project?.id)
+  const mayRunProject = maySetProject && mayManageKeys
+  const mayManageTeamKeys = useCan('team-keys:manage')
 
   const chooseProject = (projectId: string) => {
     rememberProject(projectId)
@@ -69,10 +75,13 @@ export default function SettingsPage() {
             </tbody>
           </table>
         )}
-        <NewProjectForm onCreated={chooseProject} />
+        <Can permission="projects:create">
+          <NewProjectForm onCreated={chooseProject} />
+        </Can>
       </section>
 
-      {project && (
+      {project && !mayRunProject && <p className="muted">The keys, prices, retention, limits, masking, export and erasures of {project.name} are run by its admins.</p>}
+      {project && mayRunProject && (
         <>
           <section aria-labelledby="project-keys-title" className="card">
             <h2 id="project-keys-title">Keys of {project.name}</h2>
@@ -108,7 +117,7 @@ export default function SettingsPage() {
         </>
       )}
 
-      {session.data && (
+      {session.data && mayManageTeamKeys && (
         <section aria-labelledby="team-keys-title" className="card">
           <h2 id="team-keys-title">Team keys of {session.data.teamName}</h2>
           <p className="muted">Team keys manage projects and keys, and sign in here. Revoking the key you signed in with signs you out.</p>
@@ -140,16 +149,33 @@ function NewProjectForm({ onCreated }: { onCreated: (projectId: string) => void 
   )
 }
 
-/** Keys by prefix; a new key is shown once, with a copy button; revoking asks first. */
+const allScopes: readonly ApiKeyScope[] = ['ingest', 'read', 'write']
+
+const scopeHelp: Record<ApiKeyScope, string> = {
+  ingest: 'send traces and feedback',
+  read: 'queries and prompts',
+  write: 'what a member may do through the API',
+}
+
+/** Keys by prefix, with what each may do, who made it and until when; a new key is shown once, with a copy button; revoking asks first. */
 function KeyManager({ scope, kindLabel }: { scope: KeyScope; kindLabel: string }) {
   const keys = useApiKeys(scope)
   const create = useCreateApiKey(scope)
   const revoke = useRevokeApiKey(scope)
   const [created, setCreated] = useState<string | null>(null)
+  const [scopes, setScopes] = useState<ApiKeyScope[]>(['ingest', 'read'])
+  const [expiresOn, setExpiresOn] = useState('')
   const scopeId = 'projectId' in scope ? scope.projectId : scope.teamId
+  const projectKeys = 'projectId' in scope
 
   // A secret of one project must not linger on the screen of another.
   useEffect(() => setCreated(null), [scopeId])
+
+  function submit(event: FormEvent) {
+    event.preventDefault()
+    const terms = { ...(projectKeys ? { scopes } : {}), ...(expiresOn === '' ? {} : { expiresAt: new Date(`${expiresOn}T23:59:59`).toISOString() }) }
+    create.mutate(terms, { onSuccess: (result) => setCreated(result.apiKey) })
+  }
 
   return (
     <div className="keys">
@@ -160,7 +186,10 @@ function KeyManager({ scope, kindLabel }: { scope: KeyScope; kindLabel: string }
           <thead>
             <tr>
               <th scope="col">Key</th>
+              {projectKeys && <th scope="col">Scopes</th>}
+              <th scope="col">Made by</th>
               <th scope="col">Created</th>
+              <th scope="col">Expires</th>
               <th scope="col">Last used</th>
               <th scope="col">State</th>
             </tr>
@@ -168,7 +197,7 @@ function KeyManager({ scope, kindLabel }: { scope: KeyScope; kindLabel: string }
           <tbody>
             {keys.data.length === 0 && (
               <tr>
-                <td colSpan={4} className="muted">
+                <td colSpan={projectKeys ? 7 : 6} className="muted">
                   No key yet.
                 </td>
               </tr>
@@ -178,7 +207,10 @@ function KeyManager({ scope, kindLabel }: { scope: KeyScope; kindLabel: string }
                 <td>
                   <code>{key.prefix}…</code>
                 </td>
+                {projectKeys && <td>{key.scopes ? key.scopes.join(', ') : <span className="muted">all (made before scopes)</span>}</td>}
+                <td>{key.createdBy ? <span title={key.createdBy.email}>{key.createdBy.name}</span> : <span className="muted">a key or the first start</span>}</td>
                 <td>{formatTime(key.createdAt)}</td>
+                <td>{key.expiresAt ? formatTime(key.expiresAt) : <span className="muted">never</span>}</td>
                 <td>{key.lastUsedAt ? formatAgo(key.lastUsedAt) : <span className="muted">never</span>}</td>
                 <td>
                   {key.revokedAt ? (
@@ -219,9 +251,32 @@ function KeyManager({ scope, kindLabel }: { scope: KeyScope; kindLabel: string }
           </button>
         </div>
       ) : (
-        <button type="button" className="button primary" disabled={create.isPending} onClick={() => create.mutate(undefined, { onSuccess: (result) => setCreated(result.apiKey) })}>
-          Create a {kindLabel}
-        </button>
+        <form className="inline-form" onSubmit={submit} aria-label={`Create a ${kindLabel}`}>
+          {projectKeys && (
+            <fieldset className="key-scopes">
+              <legend>Scopes</legend>
+              {allScopes.map((name) => (
+                <label key={name} className="checkbox" title={scopeHelp[name]}>
+                  <input
+                    type="checkbox"
+                    checked={scopes.includes(name)}
+                    onChange={(event) => setScopes(event.target.checked ? allScopes.filter((candidate) => candidate === name || scopes.includes(candidate)) : scopes.filter((candidate) => candidate !== name))}
+                  />
+                  <span>
+                    {name} <span className="muted small">({scopeHelp[name]})</span>
+                  </span>
+                </label>
+              ))}
+            </fieldset>
+          )}
+          <label>
+            <span>Expires (optional)</span>
+            <input type="date" value={expiresOn} onChange={(event) => setExpiresOn(event.target.value)} />
+          </label>
+          <button type="submit" className="button primary" disabled={create.isPending || (projectKeys && scopes.length === 0)}>
+            Create a {kindLabel}
+          </button>
+        </form>
       )}
       {create.isError && <ErrorMessage error={create.error} what={`the ${kindLabel}`} />}
     </div>

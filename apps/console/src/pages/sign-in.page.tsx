@@ -1,35 +1,91 @@
 import { useState, type FormEvent } from 'react'
+import { Link } from 'react-router'
 import { ApiError } from '../api/client.ts'
-import { useSignIn } from '../api/session.api.ts'
+import { useKeySignIn, useSignIn } from '../api/session.api.ts'
 import { SsoButtons } from '../components/sso-buttons.tsx'
 import { ThemeToggle } from '../components/theme.tsx'
 
+function problemOf(error: Error | null): string | null {
+  if (error === null) return null
+  return error instanceof ApiError ? error.message : `The server cannot be reached: ${error.message}`
+}
+
 /**
- * Sign-in with a team key. The key goes to the server once, in this request; the server answers
- * with an HttpOnly cookie, and the key is kept nowhere in the browser (the field is cleared).
+ * Sign-in with an email and password (docs/accounts.md). Single sign-on buttons go in the
+ * `sso-buttons` slot. An install that upgrades keeps signing in with a team key until an owner
+ * account exists (then only with CONSOLE_KEY_SIGN_IN=true): that form is folded below; the key goes
+ * to the server once and is kept nowhere in the browser.
  */
 export function SignInPage() {
-  const [apiKey, setApiKey] = useState('')
+  const [email, setEmail] = useState('')
+  const [password, setPassword] = useState('')
   const signIn = useSignIn()
 
   function submit(event: FormEvent) {
     event.preventDefault()
     // On success the app itself leaves this page for the one the visit started on.
-    signIn.mutate(apiKey.trim(), { onSuccess: () => setApiKey('') })
+    signIn.mutate({ email: email.trim(), password }, { onSuccess: () => setPassword('') })
   }
 
-  const error = signIn.error
-  const message = error instanceof ApiError ? error.message : error ? `The server cannot be reached: ${error.message}` : null
+  const message = problemOf(signIn.error)
 
   return (
     <main className="sign-in">
       <div className="sign-in-theme">
         <ThemeToggle />
       </div>
-      <form className="card sign-in-card" onSubmit={submit} aria-labelledby="sign-in-title">
-        <h1 id="sign-in-title">Sign in to Tracewell</h1>
+      <div className="card sign-in-card">
+        <form onSubmit={submit} aria-labelledby="sign-in-title">
+          <h1 id="sign-in-title">Sign in to Tracewell</h1>
+          <label htmlFor="email">Email</label>
+          <input id="email" name="email" type="email" autoComplete="username" required autoFocus value={email} onChange={(event) => setEmail(event.target.value)} />
+          <label htmlFor="password">Password</label>
+          <input
+            id="password"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+            aria-invalid={message !== null}
+            aria-describedby={message ? 'sign-in-error' : undefined}
+          />
+          {message && (
+            <p id="sign-in-error" className="error-message" role="alert">
+              {message}
+            </p>
+          )}
+          <button type="submit" className="button primary" disabled={signIn.isPending || email.trim() === '' || password === ''}>
+            {signIn.isPending ? 'Signing in…' : 'Sign in'}
+          </button>
+        </form>
+        <p className="small">
+          <Link to="/forgot-password">Forgot your password?</Link>
+        </p>
+        <SsoButtons />
+        <KeySignIn />
+      </div>
+    </main>
+  )
+}
+
+function KeySignIn() {
+  const [apiKey, setApiKey] = useState('')
+  const signIn = useKeySignIn()
+  const message = problemOf(signIn.error)
+
+  function submit(event: FormEvent) {
+    event.preventDefault()
+    signIn.mutate(apiKey.trim(), { onSuccess: () => setApiKey('') })
+  }
+
+  return (
+    <details className="key-sign-in">
+      <summary>Sign in with a team key</summary>
+      <form onSubmit={submit} aria-label="Sign in with a team key">
         <p className="muted">
-          Use a <strong>team API key</strong> (it starts with <code>tw_team_</code>). <code>npm run keys</code> shows the one made on the first start.
+          For installs from before accounts: a <strong>team API key</strong> (it starts with <code>tw_team_</code>; <code>npm run keys</code> shows the one made on the first start).
         </p>
         <label htmlFor="api-key">Team API key</label>
         <input
@@ -39,22 +95,20 @@ export function SignInPage() {
           autoComplete="off"
           spellCheck={false}
           required
-          autoFocus
           value={apiKey}
           onChange={(event) => setApiKey(event.target.value)}
           aria-invalid={message !== null}
-          aria-describedby={message ? 'sign-in-error' : undefined}
+          aria-describedby={message ? 'key-sign-in-error' : undefined}
         />
         {message && (
-          <p id="sign-in-error" className="error-message" role="alert">
+          <p id="key-sign-in-error" className="error-message" role="alert">
             {message}
           </p>
         )}
-        <button type="submit" className="button primary" disabled={signIn.isPending || apiKey.trim() === ''}>
-          {signIn.isPending ? 'Signing in…' : 'Sign in'}
+        <button type="submit" className="button" disabled={signIn.isPending || apiKey.trim() === ''}>
+          {signIn.isPending ? 'Signing in…' : 'Sign in with the key'}
         </button>
-        <SsoButtons />
       </form>
-    </main>
+    </details>
   )
 }

@@ -7,8 +7,8 @@ import { projectPath, useProject } from '../components/project-scope.tsx'
 import { AddToDataset } from '../components/add-to-dataset.tsx'
 import { CommentThreads } from '../components/comment-threads.tsx'
 import { ShareTrace } from '../components/share-trace.tsx'
-import { useMe, useProjectRole } from '../api/me.api.ts'
-import { roleAllows } from '@tracewell/policy'
+import { useSession } from '../api/session.api.ts'
+import { useCan } from '../components/can.tsx'
 import { ScorePanel } from '../components/score-panel.tsx'
 import { SpanPanel } from '../components/span-panel.tsx'
 import { ErrorMessage, Loading } from '../components/status.tsx'
@@ -16,6 +16,7 @@ import { Waterfall } from '../components/waterfall.tsx'
 import { formatCount, formatDuration, formatTime } from '../lib/format.ts'
 import { scoresOf } from '../lib/score-format.ts'
 import { buildWaterfall } from '../lib/span-tree.ts'
+import { Can } from '../components/can.tsx'
 
 export default function TracePage() {
   const { traceId = '' } = useParams()
@@ -25,8 +26,10 @@ export default function TracePage() {
   const waterfall = useMemo(() => buildWaterfall(trace.data?.spans ?? []), [trace.data])
   const navigate = useNavigate()
   const client = useQueryClient()
-  const me = useMe()
-  const role = useProjectRole(projectId)
+  const session = useSession()
+  const person = session.data?.kind === 'person' ? (session.data.user ?? null) : null
+  const canShare = useCan('traces:share', projectId)
+  const canComment = useCan('comments:write', projectId)
   const remove = useMutation({
     mutationFn: () => apiRequest<void>('DELETE', apiPath(`/api/traces/${traceId}`, { project_id: projectId })),
     onSuccess: () => {
@@ -79,25 +82,27 @@ export default function TracePage() {
         </div>
         <div className="strip-actions">
           <AddToDataset projectId={projectId} traceId={traceId} />
-          {(role === null || roleAllows(role, 'traces:share')) && <ShareTrace projectId={projectId} traceId={traceId} />}
+          {canShare && <ShareTrace projectId={projectId} traceId={traceId} />}
           <a className="button" href={apiPath(`/api/traces/${traceId}/otlp`, { project_id: projectId })} download={`trace-${traceId}.json`}>
             Download OTLP JSON
           </a>
-          <button
-            type="button"
-            className="button danger"
-            disabled={remove.isPending}
-            onClick={() => {
-              if (window.confirm('Delete this trace and all its spans? This cannot be undone.')) remove.mutate()
-            }}
-          >
-            Delete trace
-          </button>
+          <Can permission="traces:delete">
+            <button
+              type="button"
+              className="button danger"
+              disabled={remove.isPending}
+              onClick={() => {
+                if (window.confirm('Delete this trace and all its spans? This cannot be undone.')) remove.mutate()
+              }}
+            >
+              Delete trace
+            </button>
+          </Can>
         </div>
       </dl>
       {remove.isError && <ErrorMessage error={remove.error} what="the deletion" />}
       <ScorePanel projectId={projectId} traceId={traceId} scores={scoresOf(trace.data.scores, null)} subject="this trace" />
-      {me.data && <CommentThreads target={{ projectId, objectType: 'trace', objectId: traceId }} meId={me.data.user.id} canComment={role !== null && roleAllows(role, 'comments:write')} />}
+      {person && <CommentThreads target={{ projectId, objectType: 'trace', objectId: traceId }} meId={person.id} canComment={canComment} />}
       <div className="trace-split">
         <Waterfall waterfall={waterfall} selectedSpanId={selectedId} onSelect={select} />
         {selected ? <SpanPanel span={selected} traceStartMicros={waterfall.startMicros} projectId={projectId} scores={scoresOf(trace.data.scores, selected.spanId)} /> : <p className="muted">Choose a span.</p>}

@@ -7,8 +7,8 @@ import type { TraceSummary } from '../api/types.ts'
 import { projectPath, useProject } from '../components/project-scope.tsx'
 import { OwnCallsSwitch, SelfBadge, selfServiceName } from '../components/own-calls-switch.tsx'
 import { SavedViews } from '../components/saved-views.tsx'
-import { useMe, useProjectRole } from '../api/me.api.ts'
-import { roleAllows } from '@tracewell/policy'
+import { useSession } from '../api/session.api.ts'
+import { useCan } from '../components/can.tsx'
 import { ErrorMessage } from '../components/status.tsx'
 import { SummariesLag } from '../components/summaries-lag.tsx'
 import { TraceFilterForm } from '../components/trace-filter-form.tsx'
@@ -40,8 +40,8 @@ export default function TracesPage() {
   const list = useTraceList(projectId, filters)
   const seen = useRef<Set<string> | null>(null)
   const evaluatorNames = useEvaluatorNames(projectId)
-  const me = useMe()
-  const role = useProjectRole(projectId)
+  const signedInPerson = useSession().data?.kind === 'person'
+  const canShareViews = useCan('views:share', projectId)
 
   const traces = useMemo(() => list.data?.pages.flatMap((page) => page.traces) ?? [], [list.data])
 
@@ -166,7 +166,7 @@ export default function TracesPage() {
         <OwnCallsSwitch on={filters.includeTracewellCalls} onChange={(on) => apply({ ...filters, includeTracewellCalls: on })} />
         {!serverSorted && <span className="muted">Sorted by {filters.sort} within the loaded traces</span>}
         <SummariesLag projectId={projectId} />
-        {me.data && <SavedViews projectId={projectId} canShare={role !== null && roleAllows(role, 'views:share')} />}
+        {signedInPerson && <SavedViews projectId={projectId} canShare={canShareViews} />}
       </div>
       <TraceFilterForm key={params.toString()} filters={filters} onApply={apply} />
       {list.isError ? (

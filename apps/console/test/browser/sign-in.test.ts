@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { openConsole, screenshot } from '../support/browser.ts'
-import { assertNoProblems, signedOutErrors } from '../support/console-session.ts'
+import { assertNoProblems, signedOutErrors, signInWithKey } from '../support/console-session.ts'
 import { consoleFixture } from '../support/console-fixture.ts'
 
 describe('signing in to the console', () => {
@@ -12,14 +12,12 @@ describe('signing in to the console', () => {
     const { page } = opened
     await page.goto('/traces')
     await page.waitForURL('**/sign-in')
-    await page.getByLabel('Team API key').fill('tw_team_not-a-real-key')
-    await page.getByRole('button', { name: 'Sign in' }).click()
+    await signInWithKey(page, 'tw_team_not-a-real-key')
     await page.getByRole('alert').waitFor()
     assert.equal(await page.getByRole('alert').textContent(), 'That is not a live team API key. Sign in with a team key (it starts with tw_team_).')
     await screenshot(page, 'sign-in-wrong-key')
 
-    await page.getByLabel('Team API key').fill(fx.stack.projectKey)
-    await page.getByRole('button', { name: 'Sign in' }).click()
+    await signInWithKey(page, fx.stack.projectKey)
     await page.getByText('That is a project key').waitFor()
     assert.equal(await page.getByRole('alert').textContent(), 'That is a project key, which sends traces. The console needs a team key (it starts with tw_team_).')
     assert.deepEqual(await opened.context.cookies(), [], 'no session cookie')
@@ -33,8 +31,7 @@ describe('signing in to the console', () => {
     await page.goto('/settings')
     await page.waitForURL('**/sign-in')
     await screenshot(page, 'sign-in')
-    await page.getByLabel('Team API key').fill(fx.stack.teamKey)
-    await page.getByRole('button', { name: 'Sign in' }).click()
+    await signInWithKey(page, fx.stack.teamKey)
     // Back where the visit started, as the team.
     await page.waitForURL('**/settings')
     await page.getByRole('heading', { name: 'Settings' }).waitFor()
@@ -66,12 +63,11 @@ describe('signing in to the console', () => {
     const light = ['light', 'rgb(246, 247, 249)']
     const dark = ['dark', 'rgb(15, 18, 23)']
     await page.goto('/sign-in')
-    await page.getByLabel('Team API key').waitFor()
+    await page.getByLabel('Email').waitFor()
     assert.deepEqual(await theme(), light, 'a light system: a light sign-in page')
     await screenshot(page, 'sign-in-light')
 
-    await page.getByLabel('Team API key').fill(fx.stack.teamKey)
-    await page.getByRole('button', { name: 'Sign in' }).click()
+    await signInWithKey(page, fx.stack.teamKey)
     await page.getByRole('heading', { name: 'Traces' }).waitFor()
     assert.deepEqual(await theme(), light, 'and a light app')
 
@@ -84,12 +80,12 @@ describe('signing in to the console', () => {
     await page.getByRole('button', { name: 'Switch to the light theme' }).click()
     assert.deepEqual(await theme(), light)
     await page.getByRole('button', { name: 'Sign out' }).click()
-    await page.getByLabel('Team API key').waitFor()
+    await page.getByLabel('Email').waitFor()
     assert.deepEqual(await theme(), light, 'chosen light, on a dark system')
     await page.getByRole('button', { name: 'Switch to the dark theme' }).click()
     assert.deepEqual(await theme(), dark)
     await page.reload()
-    await page.getByLabel('Team API key').waitFor()
+    await page.getByLabel('Email').waitFor()
     assert.deepEqual(await theme(), dark)
     await screenshot(page, 'sign-in-dark-chosen')
     assertNoProblems(opened)

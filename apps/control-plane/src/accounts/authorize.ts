@@ -1,8 +1,8 @@
-import { presentedApiKey, type VerifiedKey } from '@tracewell/auth'
+import { presentedApiKey } from '@tracewell/auth'
 import { findTeamProject, membershipsOf, rolesOnProject, teamRoleOf } from '@tracewell/db'
 import { answerFailedKey, BadRequestError, ForbiddenError, keyStoreUnavailable, NotFoundError, UnauthorizedError, verifyPresentedKey } from '@tracewell/http'
-import { effectiveProjectRole, keyAllows, permissions, roleAllows, teamKeyAllows, type KeyScope, type Permission } from '@tracewell/policy'
-import type { FastifyRequest } from 'fastify'
+import { effectiveProjectRole, keyAllows, permissions, roleAllows, teamKeyAllows, type Permission, type ProjectRole } from '@tracewell/policy'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { csrfFailure } from '../console/csrf.ts'
 import type { Principal } from './principal.ts'
 
@@ -15,18 +15,48 @@ import type { Principal } from './principal.ts'
 // see (another team's, or a project their role hides) → 404, as if it did not exist; seen but
 // not allowed → 403 naming the permission.
 
-/** Routes open to anyone (sign-in, accepting an invitation) or to any signed-in person (/api/me). */
-export type RouteAccess = Permission | 'anyone' | 'signed-in'
+/**
+ * Routes open to anyone (sign-in, accepting an invitation), to any signed-in person (/api/me), or
+ * to the ADMIN_API_KEY alone (POST /api/teams: its own hook, requireAdminKey, judges it).
+ */
+export type RouteAccess = Permission | 'anyone' | 'signed-in' | 'admin-key'
+
+/**
+ * What a route needs, or how it is chosen from the request's path and query when one route does
+ * two things (POST /api/api-key makes a project key with `?project_id=`, a team key with
+ * `?team_id=`; moving the `production` label needs more than moving another). Decided before the
+ * body is read.
+ */
+export type RouteAccessRule = RouteAccess | AccessChoice
+
+/** A rule choosing between `choices` by the request; the first is the one for a request naming a project. */
+export interface AccessChoice {
+  (request: Pick<FastifyRequest, 'params' | 'query'>): RouteAccess
+  readonly choices: readonly [RouteAccess, ...RouteAccess[]]
+}
+
+export function chooseAccess(choices: readonly [RouteAccess, ...RouteAccess[]], choose: (request: Pick<FastifyRequest, 'params' | 'query'>) => RouteAccess): AccessChoice {
+  return Object.assign((request: Pick<FastifyRequest, 'params' | 'query'>) => choose(request), { choices })
+}
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** What calling this route needs; every route of the control plane states it. */
-    permission?: RouteAccess
+    permission?: RouteAccessRule
   }
   interface FastifyRequest {
     /** The team the request is about; set by `authorize` for team and project permissions. */
     teamId: string | null
+    /** The permission the request was admitted by (the audit log names it); null on open routes. */
+    permission: Permission | null
   }
+}
+
+/** The access a request needs: its route's `config.permission`, chosen for this request when it is a rule. */
+export function accessOf(request: FastifyRequest): RouteAccess {
+  const rule = request.routeOptions.config.permission
+  if (rule === undefined) throw new Error(`route ${request.method} ${request.routeOptions.url} states no permission`)
+  return typeof rule === 'function' ? rule(request) : rule
 }
 
 export const invalidCredentialsMessage = 'Invalid api key unauthorized'
@@ -34,10 +64,39 @@ export const invalidCredentialsMessage = 'Invalid api key unauthorized'
 /** The header a signed-in person's console sends to say which of their teams a team route is about. */
 export const teamHeader = 'x-tracewell-team'
 
-export async function authorize(request: FastifyRequest): Promise<void> {
-  const access = request.routeOptions.config.permission
-  if (access === undefined) throw new Error(`route ${request.method} ${request.routeOptions.url} states no permission`)
-  if (access === 'anyone') return
+/**
+ * The hook (`onRequest: authorize`). A callback hook, not an async one: a project key verified a
+ * moment ago on its own project is admitted without a promise and a turn of the microtask queue,
+ * a measurable share of a cached GET /api/promptset; everything else is judged by `judge`.
+ */
+export function authorize(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  let access: RouteAccess
+  try {
+    access = accessOf(request)
+    if (access === 'anyone' || access === 'admin-key' || admitCachedProjectKey(request, access)) return done()
+  } catch (error) {
+    return done(error as Error)
+  }
+  judge(request, access).then(() => done(), done)
+}
+
+/** Admits a project key the verifier knows from a moment ago when its scopes allow; false: `judge` decides. */
+function admitCachedProjectKey(request: FastifyRequest, access: Exclude<RouteAccess, 'anyone' | 'admin-key'>): boolean {
+  if (access === 'signed-in' || permissions[access].on !== 'project') return false
+  const secret = presentedApiKey(request.headers)
+  const key = secret === undefined ? undefined : request.server.apiKeys.verifyCached(secret)
+  if (key === undefined || key.kind !== 'project' || !keyAllows(key.scopes, access)) return false
+  const named = namedProjectId(request)
+  if (named !== undefined && named !== key.projectId) return false
+  request.principal = { kind: 'key', key }
+  request.apiKey = key
+  request.teamId = key.teamId
+  request.controlPlaneProjectId = key.projectId
+  request.permission = access
+  return true
+}
+
+async function judge(request: FastifyRequest, access: Exclude<RouteAccess, 'anyone' | 'admin-key'>): Promise<void> {
   const principal = await principalOf(request)
   if (principal === null) throw new UnauthorizedError(invalidCredentialsMessage)
   request.principal = principal
@@ -48,6 +107,33 @@ export async function authorize(request: FastifyRequest): Promise<void> {
   }
   if (permissions[access].on === 'project') await admitToProject(request, principal, access)
   else await admitToTeam(request, principal, access)
+  request.permission = access
+}
+
+/**
+ * Judges a second permission for a request `authorize` admitted, on the same project or team:
+ * for what the body decides (an experiment that runs a prompt calls a model). 403 naming it.
+ */
+export async function requirePermission(request: FastifyRequest, permission: Permission): Promise<void> {
+  const principal = request.principal
+  if (principal === null) throw new UnauthorizedError(invalidCredentialsMessage)
+  if (principal.kind === 'key') {
+    const key = principal.key
+    const allowed = key.kind === 'project' ? permissions[permission].on === 'project' && keyAllows(key.scopes, permission) : teamKeyAllows(permission)
+    if (!allowed) throw refused(permission)
+    return
+  }
+  const role = await roleOf(request, principal.user.id, permission)
+  if (role === undefined || !roleAllows(role, permission)) throw refused(permission)
+}
+
+/** A person's role for judging `permission` on the request's project or team. */
+async function roleOf(request: FastifyRequest, userId: string, permission: Permission): Promise<ProjectRole | undefined> {
+  if (permissions[permission].on === 'project' && request.controlPlaneProjectId !== null) {
+    const roles = await rolesOnProject(request.server.db, request.controlPlaneProjectId, userId)
+    return roles && effectiveProjectRole(roles.teamRole, roles.projectRole)
+  }
+  return request.teamId === null ? undefined : teamRoleOf(request.server.db, request.teamId, userId)
 }
 
 async function principalOf(request: FastifyRequest): Promise<Principal | null> {
@@ -98,16 +184,16 @@ function namedProjectId(request: FastifyRequest): string | undefined {
   const named = typeof fromPath === 'string' ? fromPath : typeof fromQuery === 'string' ? fromQuery : undefined
   if (named === undefined || named === '') return undefined
   // Checked here, before the route's validator would: Postgres refuses the character in the lookup.
-  if (named.includes('\u0000')) throw new BadRequestError('querystring/project_id: must not contain the NUL character (\\u0000)')
+  if (named.includes('\u0000')) throw new BadRequestError(`${typeof fromPath === 'string' ? 'params/projectId' : 'querystring/project_id'}: must not contain the NUL character (\\u0000)`)
   return named
 }
 
 async function admitToProject(request: FastifyRequest, principal: Principal, permission: Permission): Promise<void> {
   if (principal.kind === 'key' && principal.key.kind === 'project') {
-    const key = principal.key as VerifiedKey & { scopes?: readonly KeyScope[] | null }
+    const key = principal.key
     const named = namedProjectId(request)
     if (named !== undefined && named !== key.projectId) throw new NotFoundError('Project not found')
-    if (!keyAllows(key.scopes ?? null, permission)) throw refused(permission)
+    if (!keyAllows(key.scopes, permission)) throw refused(permission)
     request.teamId = key.teamId
     request.controlPlaneProjectId = key.projectId
     return

@@ -1,6 +1,6 @@
 import type { Permission } from '@tracewell/policy'
 import type { FastifyRequest } from 'fastify'
-import type { RouteAccess } from '../accounts/authorize.ts'
+import { accessOf, type RouteAccess } from '../accounts/authorize.ts'
 
 // Which requests the audit log records (docs/accounts.md#audit-log), decided from what every
 // route states already, its `config.permission`, and its method: a route added later is recorded
@@ -46,9 +46,10 @@ export interface AuditedChange {
 export function auditedChange(request: FastifyRequest): AuditedChange | null {
   if (reads.has(request.method)) return null
   const config = request.routeOptions.config
-  const access = config.permission
-  if (access === undefined || config.audit === false) return null
-  if (access === 'anyone' || access === 'signed-in') {
+  if (config.permission === undefined || config.audit === false) return null
+  // The permission the request was admitted by (a route may choose one per request).
+  const access = request.permission ?? accessOf(request)
+  if (access === 'anyone' || access === 'signed-in' || access === 'admin-key') {
     return config.audit === true ? { permission: access, resourceType: firstSegmentOf(request.routeOptions.url ?? ''), snapshot: false } : null
   }
   const [resource = access, action] = access.split(':')

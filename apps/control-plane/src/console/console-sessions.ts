@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { VerifiedKey } from '@tracewell/auth'
+import type { ApiKeyOwner } from '@tracewell/db'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { decodeSessionClaims, encodeSessionClaims } from './session-claims.ts'
 import type { SessionKeys } from './session-keys.ts'
@@ -12,8 +13,8 @@ export const sessionCookieName = 'tw_session'
 export interface SessionCaller extends VerifiedKey {
   kind: 'team'
   teamName: string
-  /** Milliseconds since the Unix epoch. */
-  expiresAt: number
+  /** When the session ends, in milliseconds since the Unix epoch (`expiresAt` is the key's). */
+  sessionExpiresAt: number
 }
 
 export interface ConsoleSessionsOptions {
@@ -59,21 +60,21 @@ export class ConsoleSessions {
     const claims = this.#claimsOf(request)
     if (claims === null || claims.expiresAt <= this.#now()) return null
     const [owner, revoked] = await Promise.all([this.#keys.owner(claims.keyId), this.#revocations.isRevoked(claims.sessionId)])
-    if (revoked || owner === null || owner.revoked || owner.kind !== 'team' || owner.teamId !== claims.teamId) return null
-    return { id: owner.id, kind: 'team', teamId: owner.teamId, projectId: null, teamName: owner.teamName, expiresAt: claims.expiresAt }
+    if (revoked || owner === null || !live(owner, this.#now()) || owner.teamId !== claims.teamId) return null
+    return callerOf(owner, claims.expiresAt)
   }
 
   /** Signs `key` in: sets the cookie and returns the session; null if the key is not a live team key. */
   async start(request: FastifyRequest, reply: FastifyReply, key: VerifiedKey): Promise<SessionCaller | null> {
     const owner = await this.#keys.owner(key.id)
-    if (owner === null || owner.revoked || owner.kind !== 'team') return null
+    if (owner === null || !live(owner, this.#now())) return null
     const expiresAt = this.#now() + this.#maxAgeMs
     void reply.setCookie(sessionCookieName, encodeSessionClaims({ sessionId: randomBytes(18).toString('base64url'), teamId: owner.teamId, keyId: owner.id, expiresAt }), {
       ...cookieAttributes(request, 'strict'),
       maxAge: Math.floor(this.#maxAgeMs / 1000),
       signed: true,
     })
-    return { id: owner.id, kind: 'team', teamId: owner.teamId, projectId: null, teamName: owner.teamName, expiresAt }
+    return callerOf(owner, expiresAt)
   }
 
   /**
@@ -99,4 +100,14 @@ export class ConsoleSessions {
   forgetKey(keyId: string): void {
     this.#keys.forget(keyId)
   }
+}
+
+/** A team key that signs a session in: not revoked, not expired (an expired key ends its sessions). */
+function live(owner: ApiKeyOwner, now: number): boolean {
+  return !owner.revoked && owner.kind === 'team' && (owner.expiresAt === null || owner.expiresAt > now)
+}
+
+function callerOf(owner: ApiKeyOwner, sessionExpiresAt: number): SessionCaller {
+  const { revoked: _revoked, teamName, ...key } = owner
+  return { ...key, kind: 'team', projectId: null, teamName, sessionExpiresAt }
 }

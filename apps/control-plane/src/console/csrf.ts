@@ -21,7 +21,7 @@ export function csrfFailure(request: FastifyRequest): Error | undefined {
   return new ForbiddenError(csrfMessage)
 }
 
-/** The check as an onRequest hook, for routes that no session admits but that sign in or change an account (an invitation's acceptance, a password reset). */
+/** The check as an onRequest hook, for routes the authorize hook does not judge: sign-in and sign-out, and routes no session admits that sign in or change an account (an invitation's acceptance, a password reset). */
 export async function requireCsrfHeader(request: FastifyRequest): Promise<void> {
   const failure = csrfFailure(request)
   if (failure) throw failure

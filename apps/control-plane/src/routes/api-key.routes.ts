@@ -1,17 +1,35 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { findTeamApiKeyHash, findTeamProject, listApiKeys, revokeApiKey, type Db } from '@tracewell/db'
+import { findTeamApiKeyHash, listApiKeys, revokeApiKey } from '@tracewell/db'
 import { BadRequestError, NotFoundError } from '@tracewell/http'
+import { keyScopes, type KeyScope } from '@tracewell/policy'
 import type { FastifyRequest } from 'fastify'
-import { callerTeamId, requireTeamKey } from '../auth.ts'
+import { authorize, chooseAccess } from '../accounts/authorize.ts'
+import { callerTeamId } from '../auth.ts'
 import { mintApiKey } from '../mint-api-key.ts'
 import { ApiKeySchema, errorResponses, IdSchema, NewSecretSchema } from '../schemas.ts'
 
 export const KeyScopeQuerySchema = Type.Object({
   project_id: Type.Optional({ ...IdSchema, description: 'a project of the caller’s team: its project keys' }),
-  team_id: Type.Optional({ ...IdSchema, description: 'the caller’s own team: its team keys' }),
+  team_id: Type.Optional({ ...IdSchema, description: 'the caller’s team: its team keys' }),
 })
 export type KeyScopeQuery = Static<typeof KeyScopeQuerySchema>
+
+export const CreateApiKeyBodySchema = Type.Object(
+  {
+    scopes: Type.Optional(
+      Type.Array(Type.Union(keyScopes.map((scope) => Type.Literal(scope))), {
+        minItems: 1,
+        maxItems: keyScopes.length,
+        uniqueItems: true,
+        description: 'project keys only: ingest (send traces and feedback), read (queries, prompts), write (what a member may do through the API); default all three',
+      }),
+    ),
+    expiresAt: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601, in the future: the key stops working then; default never' })),
+  },
+  { additionalProperties: false },
+)
+export type CreateApiKeyBody = Static<typeof CreateApiKeyBodySchema>
 
 export const ApiKeyListSchema = Type.Object({ apiKeys: Type.Array(ApiKeySchema) })
 export type ApiKeyList = Static<typeof ApiKeyListSchema>
@@ -19,53 +37,76 @@ export type ApiKeyList = Static<typeof ApiKeyListSchema>
 export const ApiKeyParamsSchema = Type.Object({ id: IdSchema })
 export type ApiKeyParams = Static<typeof ApiKeyParamsSchema>
 
-interface KeyScope {
+export const RevokeApiKeyQuerySchema = Type.Object({
+  project_id: Type.Optional({ ...IdSchema, description: 'the key’s project: revoking a project key needs keys:manage on it; without, team-keys:manage' }),
+})
+export type RevokeApiKeyQuery = Static<typeof RevokeApiKeyQuerySchema>
+
+/** A new key's scopes when the request names none: what a member may do through the API, as before scopes. */
+export const defaultKeyScopes: readonly KeyScope[] = keyScopes
+
+/**
+ * One route makes (and lists) both kinds: `?team_id=` the team's keys, needing team-keys:manage;
+ * `?project_id=` a project's keys, needing keys:manage on that project (a project admin may).
+ */
+const keysAccess = chooseAccess(['keys:manage', 'team-keys:manage'], (request) => ((request.query as KeyScopeQuery).team_id !== undefined ? 'team-keys:manage' : 'keys:manage'))
+
+interface KeyOwner {
   teamId: string
   /** null: the team's own keys. */
   projectId: string | null
 }
 
-/**
- * Which keys a team-key request is about. Another team's project is a 404 as if it did not exist
- * (docs/api.md#credentials); another team's id likewise reads as an unknown team.
- */
-async function resolveScope(db: Db, request: FastifyRequest, query: KeyScopeQuery): Promise<KeyScope> {
+/** Which keys a request is about: the project or team `authorize` admitted it to. */
+function ownerOf(request: FastifyRequest, query: KeyScopeQuery): KeyOwner {
+  if (query.project_id !== undefined && query.team_id !== undefined) throw new BadRequestError('querystring: pass either project_id or team_id, not both')
   const teamId = callerTeamId(request)
-  if (query.project_id !== undefined && query.team_id !== undefined) {
-    throw new BadRequestError('querystring: pass either project_id or team_id, not both')
-  }
-  if (query.project_id !== undefined) {
-    const project = await findTeamProject(db, teamId, query.project_id)
-    if (!project) throw new NotFoundError('Project not found')
-    return { teamId, projectId: project.id }
-  }
-  if (query.team_id !== undefined) {
-    if (query.team_id !== teamId) throw new NotFoundError('Team not found')
-    return { teamId, projectId: null }
-  }
-  throw new BadRequestError('querystring/project_id: required (or team_id for a team key)')
+  return query.team_id !== undefined ? { teamId, projectId: null } : { teamId, projectId: request.controlPlaneProjectId }
 }
 
-/** Key management with a team key: create (secret shown once), list (never secrets), revoke. */
+/** The creation body's scopes and expiry, checked: scopes are for project keys, expiries in the future. */
+function keyTermsOf(body: CreateApiKeyBody, owner: KeyOwner): { scopes: readonly KeyScope[] | null; expiresAt: Date | null } {
+  if (owner.projectId === null && body.scopes !== undefined) throw new BadRequestError('body/scopes: only project keys have scopes; a team key acts as an admin of its team')
+  let expiresAt: Date | null = null
+  if (body.expiresAt !== undefined) {
+    expiresAt = new Date(body.expiresAt)
+    if (Number.isNaN(expiresAt.getTime())) throw new BadRequestError('body/expiresAt: must be an ISO 8601 date-time')
+    if (expiresAt.getTime() <= Date.now()) throw new BadRequestError('body/expiresAt: must be in the future')
+  }
+  return { scopes: owner.projectId === null ? null : (body.scopes ?? defaultKeyScopes), expiresAt }
+}
+
+/** Key management (docs/api.md#api-keys): create (secret shown once), list (never secrets), revoke. */
 export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/api-key',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: keysAccess },
+      // Clients send `Content-Type: application/json` and no body (the parser reads that as no
+      // body): it asks for the defaults, as an empty object does.
+      preValidation: async (request) => {
+        request.body ??= {}
+      },
       schema: {
         operationId: 'createApiKey',
         summary: 'Create a project API key (or, with team_id, a team API key)',
-        description: 'The secret is in this response only; it is stored as a SHA-256 hash. Other keys stay valid.',
+        description:
+          'The secret is in this response only; it is stored as a SHA-256 hash. Other keys stay valid. The body is optional ' +
+          '(`Content-Type: application/json` with no body is accepted): scopes for a project key, and an expiry.',
         tags: ['api keys'],
         security: [{ apiKey: [] }],
         querystring: KeyScopeQuerySchema,
-        response: { 200: NewSecretSchema, ...errorResponses(400, 401, 404) },
+        body: CreateApiKeyBodySchema,
+        response: { 200: NewSecretSchema, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request, reply) => {
-      const scope = await resolveScope(app.db, request, request.query)
-      const kind = scope.projectId === null ? 'team' : 'project'
-      const { secret } = await mintApiKey(app.db, kind, scope)
+      const owner = ownerOf(request, request.query)
+      const terms = keyTermsOf(request.body, owner)
+      const principal = request.principal
+      const createdByUserId = principal?.kind === 'user' ? principal.user.id : null
+      const { secret } = await mintApiKey(app.db, owner.projectId === null ? 'team' : 'project', owner, undefined, { ...terms, createdByUserId })
       // A secret must not linger in a shared cache on the way back.
       void reply.header('cache-control', 'no-store')
       return { apiKey: secret }
@@ -75,39 +116,40 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/api-keys',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: keysAccess },
       schema: {
         operationId: 'listApiKeys',
         summary: 'List the keys of a project (project_id) or the team keys (team_id)',
+        description: 'With each key its scopes, who made it, when it expires and when it was last used (to the minute).',
         tags: ['api keys'],
         security: [{ apiKey: [] }],
         querystring: KeyScopeQuerySchema,
-        response: { 200: ApiKeyListSchema, ...errorResponses(400, 401, 404) },
+        response: { 200: ApiKeyListSchema, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const scope = await resolveScope(app.db, request, request.query)
-      return { apiKeys: await listApiKeys(app.db, scope) }
-    },
+    async (request) => ({ apiKeys: await listApiKeys(app.db, ownerOf(request, request.query)) }),
   )
 
   app.delete(
     '/api/api-keys/:id',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: chooseAccess(['keys:manage', 'team-keys:manage'], (request) => ((request.query as RevokeApiKeyQuery).project_id !== undefined ? 'keys:manage' : 'team-keys:manage')) },
       schema: {
         operationId: 'revokeApiKey',
         summary: 'Revoke a key of the team or of one of its projects',
-        description: 'Takes effect on every instance within 5 seconds.',
+        description: 'Takes effect on every instance within 5 seconds. With project_id, only a key of that project (what a project admin may revoke).',
         tags: ['api keys'],
         security: [{ apiKey: [] }],
         params: ApiKeyParamsSchema,
-        response: { 204: Type.Null({ description: 'revoked' }), ...errorResponses(400, 401, 404) },
+        querystring: RevokeApiKeyQuerySchema,
+        response: { 204: Type.Null({ description: 'revoked' }), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request, reply) => {
       const teamId = callerTeamId(request)
-      const revoked = await revokeApiKey(app.db, teamId, request.params.id)
+      const revoked = await revokeApiKey(app.db, teamId, request.params.id, request.controlPlaneProjectId ?? undefined)
       if (!revoked) throw new NotFoundError('API key not found')
       // Refused here at once; other instances refuse it when their cached entry expires (≤ 5 s).
       const keyHash = await findTeamApiKeyHash(app.db, teamId, request.params.id)

@@ -1,9 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { answerFailedKey, keyStoreUnavailable, UnauthorizedError } from '@tracewell/http'
+import { anyTeamOwnerExists } from '@tracewell/db'
+import { answerFailedKey, ForbiddenError, keyStoreUnavailable, UnauthorizedError } from '@tracewell/http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ConsoleSessions } from '../console/console-sessions.ts'
-import { csrfFailure, csrfHeader } from '../console/csrf.ts'
+import { csrfHeader, requireCsrfHeader } from '../console/csrf.ts'
 import { errorResponses, IsoDateSchema } from '../schemas.ts'
 
 export const SignInBodySchema = Type.Object({ apiKey: Type.String({ minLength: 1, maxLength: 512, description: 'a team API key (tw_team_…)' }) })
@@ -18,26 +19,30 @@ export type ConsoleSession = Static<typeof ConsoleSessionSchema>
 
 export interface ConsoleSessionRoutesOptions {
   sessions: ConsoleSessions
+  /** CONSOLE_KEY_SIGN_IN: team keys keep signing the console in once an owner account exists. */
+  keySignIn: boolean
 }
 
 export const notSignedInMessage = 'Not signed in'
 export const wrongKeyMessage = 'That is not a live team API key. Sign in with a team key (it starts with tw_team_).'
 export const projectKeyMessage = 'That is a project key, which sends traces. The console needs a team key (it starts with tw_team_).'
+export const keySignInOffMessage = 'Signing in with a team key is off now that this install has an owner account: sign in with your email and password (or set CONSOLE_KEY_SIGN_IN=true)'
 
-function sessionBody(session: { teamId: string; teamName: string; expiresAt: number }): ConsoleSession {
-  return { teamId: session.teamId, teamName: session.teamName, expiresAt: new Date(session.expiresAt).toISOString() }
+function sessionBody(session: { teamId: string; teamName: string; sessionExpiresAt: number }): ConsoleSession {
+  return { teamId: session.teamId, teamName: session.teamName, expiresAt: new Date(session.sessionExpiresAt).toISOString() }
 }
 
-/** The console's sign-in, who-am-I and sign-out (docs/console.md#sessions). */
+/**
+ * The console's team-key sign-in, who-am-I and sign-out (docs/console.md#sessions). Installs that
+ * upgrade keep it until an owner account exists; after that only with CONSOLE_KEY_SIGN_IN=true
+ * (docs/accounts.md#upgrading). Open routes: each judges its own credential.
+ */
 export const consoleSessionRoutes: FastifyPluginAsyncTypebox<ConsoleSessionRoutesOptions> = async (app, options) => {
   const { sessions } = options
+  const config = { permission: 'anyone' } as const
 
-  // Also on sign-in and sign-out: a cross-site page must not sign a browser in (to an attacker's
-  // team) or out.
-  async function requireCsrfHeader(request: FastifyRequest): Promise<void> {
-    const failure = csrfFailure(request)
-    if (failure) throw failure
-  }
+  // Also on sign-in and sign-out (requireCsrfHeader): a cross-site page must not sign a browser in
+  // (to an attacker's account or team) or out.
 
   const tags = ['console session']
 
@@ -45,6 +50,7 @@ export const consoleSessionRoutes: FastifyPluginAsyncTypebox<ConsoleSessionRoute
     '/api/session',
     {
       onRequest: requireCsrfHeader,
+      config,
       schema: {
         operationId: 'signInConsole',
         summary: 'Sign the console in with a team key',
@@ -57,6 +63,7 @@ export const consoleSessionRoutes: FastifyPluginAsyncTypebox<ConsoleSessionRoute
       },
     },
     async (request, reply) => {
+      if (!options.keySignIn && (await anyTeamOwnerExists(app.db))) throw new ForbiddenError(keySignInOffMessage)
       // The key is checked first, so a correct one always signs in, whatever its address (a
       // proxy every user shares) has done; only failures are slowed (answerFailedKey), as on
       // every route that checks keys.
@@ -80,6 +87,7 @@ export const consoleSessionRoutes: FastifyPluginAsyncTypebox<ConsoleSessionRoute
   app.get(
     '/api/session',
     {
+      config,
       schema: {
         operationId: 'getConsoleSession',
         summary: 'Who is signed in to the console',
@@ -100,6 +108,7 @@ export const consoleSessionRoutes: FastifyPluginAsyncTypebox<ConsoleSessionRoute
     '/api/session',
     {
       onRequest: requireCsrfHeader,
+      config,
       schema: {
         operationId: 'signOutConsole',
         summary: 'Sign the console out',

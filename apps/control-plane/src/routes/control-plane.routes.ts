@@ -9,6 +9,7 @@ import type { Outbound } from '@tracewell/outbound'
 import { Counter, type Registry } from 'prom-client'
 import { PromptCache, type PromptCacheStats } from '../prompt-cache.ts'
 import { consoleSessionPlugin, type ConsoleSessionPluginOptions } from '../console/console-session.plugin.ts'
+import { requireRoutePermissions } from '../accounts/route-permissions.ts'
 import { apiKeyRoutes } from './api-key.routes.ts'
 import type { SsoOptions } from '../accounts/sso/sso-options.ts'
 import { ssoRoutes } from './sso.routes.ts'
@@ -27,6 +28,8 @@ import { exportRoutes } from './export.routes.ts'
 import { ingestLimitRoutes } from './ingest-limit.routes.ts'
 import { maskingRoutes } from './masking.routes.ts'
 import { consoleSessionRoutes } from './console-session.routes.ts'
+import { signInRoutes } from './sign-in.routes.ts'
+import { meRoutes } from './me.routes.ts'
 import { teamRoutes } from './teams.routes.ts'
 import { sessionRoutes } from './sessions.routes.ts'
 import { usageRoutes } from './usage.routes.ts'
@@ -66,6 +69,8 @@ export interface ControlPlaneRoutesOptions {
   promptCacheTtlMs?: number
   /** The web console's sessions (/api/session, and the session cookie on team-key routes); absent without SESSION_SECRET. */
   consoleSessions?: ConsoleSessionOptions | undefined
+  /** CONSOLE_KEY_SIGN_IN: team keys keep signing the console in once an owner account exists. */
+  consoleKeySignIn?: boolean
   /** QUERY_TIMEOUT_MS: the statement timeout of trace, session and usage queries. */
   queryTimeoutMs?: number
   /** LLM_CONNECTION_ENCRYPTION_KEY's 32 bytes: seals the keys of LLM connections; without it none can be made. */
@@ -107,11 +112,13 @@ const strictAjv = new Ajv({ ...ajvOptions, coerceTypes: false })
 export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOptions> = async (app, options) => {
   installErrorHandler(app, messageBody)
   app.setValidatorCompiler(({ schema, httpPart }) => refusingUnstorable((httpPart === 'body' ? strictAjv : coercingAjv).compile(schema)))
+  requireRoutePermissions(app, options.consoleSessions !== undefined)
   refuseUnknownQueryParameters(app)
   app.decorateRequest('controlPlaneProjectId', null)
   app.decorateRequest('principal', null)
   app.decorateRequest('teamId', null)
   installAuditLog(app)
+  app.decorateRequest('permission', null)
   const replica = options.readDb === undefined ? undefined : new ReplicaReads(app.db, options.readDb)
   decorateTimedQuery(app, options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS, replica)
   if (replica) {
@@ -147,7 +154,10 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   else {
     await app.register(consoleSessionPlugin, options.consoleSessions)
     const sessions = app.consoleSessions as NonNullable<typeof app.consoleSessions>
-    await app.register(consoleSessionRoutes, { sessions })
+    await app.register(consoleSessionRoutes, { sessions, keySignIn: options.consoleKeySignIn ?? false })
+    const userSessions = app.userSessions as NonNullable<typeof app.userSessions>
+    await app.register(signInRoutes, { userSessions })
+    await app.register(meRoutes, { userSessions })
     // Signing in through a provider starts a person's session: only where sessions exist.
     await app.register(ssoRoutes, { sso, outbound: options.outbound, encryptionKey: options.llmConnectionKey })
   }

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { createDashboard, deleteDashboard, ensureDefaultDashboard, findDashboard, hasDefaultDashboard, listDashboards, updateDashboard, type DashboardDto } from '@tracewell/db'
 import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
-import { callerProjectId, requireProjectAccess, requireSpendAccess } from '../auth.ts'
+import { callerProjectId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { errorResponses } from '../schemas.ts'
 import { checkedWidgets } from '../dashboards/dashboard-widgets.ts'
 import { widgetData, widgetGranularity } from '../dashboards/dashboard-data.ts'
@@ -39,7 +40,8 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/dashboards',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'dashboards:read' },
       schema: {
         operationId: 'listDashboards',
         summary: 'The project’s dashboards, its default first',
@@ -62,8 +64,8 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/dashboards',
     {
-      onRequest: requireSpendAccess,
-      config: { spends: 'Creating a dashboard' },
+      onRequest: authorize,
+      config: { permission: 'dashboards:write' },
       schema: {
         operationId: 'createDashboard',
         summary: 'Make a dashboard',
@@ -84,8 +86,8 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/dashboards/import',
     {
-      onRequest: requireSpendAccess,
-      config: { spends: 'Importing a dashboard' },
+      onRequest: authorize,
+      config: { permission: 'dashboards:write' },
       schema: {
         operationId: 'importDashboard',
         summary: 'Make a dashboard from an exported document',
@@ -106,7 +108,8 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/dashboards/:dashboardId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'dashboards:read' },
       schema: {
         operationId: 'getDashboard',
         summary: 'A dashboard and its widgets',
@@ -123,8 +126,8 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/api/dashboards/:dashboardId',
     {
-      onRequest: requireSpendAccess,
-      config: { spends: 'Changing a dashboard' },
+      onRequest: authorize,
+      config: { permission: 'dashboards:write' },
       schema: {
         operationId: 'updateDashboard',
         summary: 'Replace a dashboard’s name and widgets',
@@ -148,8 +151,8 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/dashboards/:dashboardId',
     {
-      onRequest: requireSpendAccess,
-      config: { spends: 'Deleting a dashboard' },
+      onRequest: authorize,
+      config: { permission: 'dashboards:write' },
       schema: {
         operationId: 'deleteDashboard',
         summary: 'Delete a dashboard (not the default)',
@@ -171,7 +174,8 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/dashboards/:dashboardId/export',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'dashboards:read' },
       schema: {
         operationId: 'exportDashboard',
         summary: 'A dashboard as a JSON document, for POST /api/dashboards/import',
@@ -199,7 +203,8 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/dashboards/:dashboardId/data',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'dashboards:read' },
       schema: {
         operationId: 'getDashboardData',
         summary: 'Each widget’s series over a window',

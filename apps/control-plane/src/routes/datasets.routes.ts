@@ -17,7 +17,8 @@ import {
 } from '@tracewell/db'
 import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
 import type { FastifyRequest } from 'fastify'
-import { callerProjectId, requireProjectAccess } from '../auth.ts'
+import { callerProjectId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { isUnstorableKeyword } from './storable-input.validator.ts'
 import {
   AddedItemsSchema,
@@ -101,7 +102,8 @@ export const datasetRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/datasets',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'datasets:write' },
       schema: {
         operationId: 'createDataset',
         summary: 'Create a dataset (empty, version 0)',
@@ -127,7 +129,8 @@ export const datasetRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/datasets',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'datasets:read' },
       schema: {
         operationId: 'listDatasets',
         summary: 'The project’s datasets, newest first, with their current versions and item counts',
@@ -143,7 +146,8 @@ export const datasetRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/datasets/:datasetId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'datasets:read' },
       schema: {
         operationId: 'getDataset',
         summary: 'A dataset with its items: of the current version, or of ?version=, a page at a time',
@@ -172,7 +176,8 @@ export const datasetRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/datasets/:datasetId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'datasets:write' },
       schema: {
         operationId: 'deleteDataset',
         summary: 'Delete a dataset with its items and experiments (the traces and scores stay)',
@@ -192,7 +197,8 @@ export const datasetRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/datasets/:datasetId/items.jsonl',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'datasets:read' },
       schema: {
         operationId: 'downloadDatasetItems',
         summary: 'The items as JSONL, one {id, input, expectedOutput, metadata, sourceTraceId, sourceSpanId} per line: what an upload takes back',
@@ -233,7 +239,8 @@ export const datasetRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/datasets/:datasetId/items',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'datasets:write' },
       bodyLimit: itemsBodyLimit,
       // The union below is checked item by item in the handler, so a 400 names the item and field.
       attachValidation: true,
@@ -274,7 +281,8 @@ export const datasetRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/datasets/:datasetId/items/:itemId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'datasets:write' },
       schema: {
         operationId: 'deleteDatasetItem',
         summary: 'Delete an item: a new version without it (earlier versions keep it)',

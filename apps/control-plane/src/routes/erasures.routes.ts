@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { createErasure, findErasure, findTeamProject, listErasures, type ErasureSubject } from '@tracewell/db'
 import { BadRequestError, NotFoundError } from '@tracewell/http'
 import type { FastifyRequest } from 'fastify'
-import { callerKeyId, callerTeamId, requireTeamKey } from '../auth.ts'
+import { callerLabel, callerTeamId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
 import { ProjectParamsSchema } from './projects.routes.ts'
 
@@ -82,7 +83,8 @@ export const erasureRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/projects/:projectId/erasures',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'erasures:manage' },
       schema: {
         operationId: 'createErasure',
         summary: 'Erase everything stored about a user, a session or some traces',
@@ -98,7 +100,7 @@ export const erasureRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const projectId = await ownedProjectId(request, request.params.projectId)
-      const erasure = await createErasure(app.db, projectId, subjectOf(request.body), callerKeyId(request))
+      const erasure = await createErasure(app.db, projectId, subjectOf(request.body), callerLabel(request))
       return reply.code(202).send({ id: erasure.id, status: erasure.status })
     },
   )
@@ -106,7 +108,8 @@ export const erasureRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/projects/:projectId/erasures',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'erasures:manage' },
       schema: {
         operationId: 'listErasures',
         summary: 'List a project’s erasure requests, newest first (the last 100)',
@@ -125,7 +128,8 @@ export const erasureRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/projects/:projectId/erasures/:erasureId',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'erasures:manage' },
       schema: {
         operationId: 'getErasure',
         summary: 'Read an erasure request: its status and what it deleted so far',

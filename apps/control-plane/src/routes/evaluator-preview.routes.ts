@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { findRegistryPrompt, findTraceSpans } from '@tracewell/db'
 import { BadRequestError, NotFoundError } from '@tracewell/http'
 import { judgeRequestOf } from '@tracewell/llm-messages'
-import { callerProjectId, requireProjectAccess } from '../auth.ts'
+import { callerProjectId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { errorResponses, LabelNameSchema, ProjectScopeQuerySchema } from '../schemas.ts'
 
 // What a judge would be sent for one trace, before an evaluator is made (docs/api.md#preview):
@@ -45,7 +46,8 @@ export const evaluatorPreviewRoutes: FastifyPluginAsyncTypebox = async (app) => 
   app.post(
     '/api/evaluators/preview',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'evaluators:read' },
       schema: {
         operationId: 'previewEvaluator',
         summary: 'The judge prompt an evaluator template makes of a trace, or why the trace would be skipped (no model is called)',

@@ -20,7 +20,8 @@ import {
   type TraceFilterParams,
 } from '@tracewell/db'
 import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
-import { callerProjectId, requireProjectAccess, requireSpendAccess } from '../auth.ts'
+import { callerProjectId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { errorResponses, IdSchema, IsoDateSchema, LabelNameSchema } from '../schemas.ts'
 import { ScoreNameSchema } from './score-configs.routes.ts'
 import { parseIsoDate, ProjectScopeQuerySchema } from './trace-queries.routes.ts'
@@ -159,8 +160,8 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/evaluators',
     {
-      onRequest: requireSpendAccess,
-      config: { spends: 'Creating evaluators' },
+      onRequest: authorize,
+      config: { permission: 'evaluators:write' },
       schema: {
         operationId: 'createEvaluator',
         summary: 'Judge the project’s new traces with an LLM: each judgment becomes a score',
@@ -205,7 +206,8 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/evaluators',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'evaluators:read' },
       schema: {
         operationId: 'listEvaluators',
         summary: 'The project’s evaluators with their judgments by status, tokens and cost',
@@ -225,7 +227,8 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/evaluators/:evaluatorId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'evaluators:read' },
       schema: {
         operationId: 'getEvaluator',
         summary: 'One evaluator with its judgments by status, tokens and cost',
@@ -245,8 +248,8 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/api/evaluators/:evaluatorId',
     {
-      onRequest: requireSpendAccess,
-      config: { spends: 'Pausing or resuming evaluators' },
+      onRequest: authorize,
+      config: { permission: 'evaluators:write' },
       schema: {
         operationId: 'updateEvaluator',
         summary: 'Pause or resume judging new traces',
@@ -268,8 +271,8 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/evaluators/:evaluatorId',
     {
-      onRequest: requireSpendAccess,
-      config: { spends: 'Deleting evaluators' },
+      onRequest: authorize,
+      config: { permission: 'evaluators:write' },
       schema: {
         operationId: 'deleteEvaluator',
         summary: 'Delete an evaluator with its runs and judgments (the scores it gave stay)',
@@ -289,8 +292,8 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/evaluators/:evaluatorId/runs',
     {
-      onRequest: requireSpendAccess,
-      config: { spends: 'Starting evaluation runs' },
+      onRequest: authorize,
+      config: { permission: 'evaluators:write' },
       schema: {
         operationId: 'createEvaluationRun',
         summary: 'Judge every trace of a time range that matches the evaluator’s filter',
@@ -319,7 +322,8 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/evaluators/:evaluatorId/runs',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'evaluators:read' },
       schema: {
         operationId: 'listEvaluationRuns',
         summary: 'An evaluator’s on-demand runs, newest first (the last 100)',
@@ -340,7 +344,8 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/evaluators/:evaluatorId/runs/:runId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'evaluators:read' },
       schema: {
         operationId: 'getEvaluationRun',
         summary: 'One run: its status and its judgments by status',
@@ -361,7 +366,8 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/evaluators/:evaluatorId/judgments',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'evaluators:read' },
       schema: {
         operationId: 'listJudgments',
         summary: 'An evaluator’s judgments, newest first: status, error, tokens, cost, the score given',

@@ -22,7 +22,8 @@ import {
 } from '@tracewell/db'
 import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
 import type { FastifyRequest } from 'fastify'
-import { callerProjectId, refuseProjectKeySpend, requireProjectAccess } from '../auth.ts'
+import { callerProjectId } from '../auth.ts'
+import { authorize, requirePermission } from '../accounts/authorize.ts'
 import { errorResponses, IdSchema } from '../schemas.ts'
 import {
   CreateExperimentBodySchema,
@@ -84,7 +85,8 @@ export const experimentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/experiments',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'experiments:write' },
       schema: {
         operationId: 'createExperiment',
         summary: 'Run a prompt version over a dataset version (202), or open an SDK experiment for your own code’s results (201)',
@@ -122,7 +124,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
 
       // A prompt experiment calls the model on the project's connection; an SDK one spends nothing of ours.
-      refuseProjectKeySpend(request, 'Running prompt experiments')
+      await requirePermission(request, 'experiments:run')
       const { prompt, registryName } = await promptOf(request, body.promptsetId, body.version, body.label)
       if (body.connectionId === undefined) throw new BadRequestError('body/connectionId: required with promptsetId')
       if ((await findLlmConnection(app.db, projectId, body.connectionId)) === undefined) throw new BadRequestError(`body/connectionId: no LLM connection ${JSON.stringify(body.connectionId)} in this project`)
@@ -153,7 +155,8 @@ export const experimentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/experiments',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'experiments:read' },
       schema: {
         operationId: 'listExperiments',
         summary: 'The project’s experiments (of one dataset with dataset_id), newest first, with their figures',
@@ -176,7 +179,8 @@ export const experimentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/experiments/:experimentId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'experiments:read' },
       schema: {
         operationId: 'getExperiment',
         summary: 'An experiment with its results item by item (output, latency, tokens, cost, scores) and its figures',
@@ -215,7 +219,8 @@ export const experimentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/experiments/:experimentId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'experiments:write' },
       schema: {
         operationId: 'deleteExperiment',
         summary: 'Delete an experiment and its results (their traces and scores stay); items not yet run are not run',
@@ -228,7 +233,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const experiment = await ownedExperiment(request, request.params.experimentId)
-      if (experiment.kind === 'prompt') refuseProjectKeySpend(request, 'Deleting prompt experiments')
+      if (experiment.kind === 'prompt') await requirePermission(request, 'experiments:run')
       if (!(await deleteExperiment(app.db, experiment.projectId, experiment.id))) throw new NotFoundError('Experiment not found')
       return reply.code(204).send(null)
     },
@@ -237,7 +242,8 @@ export const experimentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/experiments/:experimentId/results',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'experiments:write' },
       schema: {
         operationId: 'addExperimentResults',
         summary: 'Link your traces to dataset items as an SDK experiment’s results (an item’s earlier result is replaced)',

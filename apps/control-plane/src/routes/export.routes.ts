@@ -3,7 +3,8 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { findTeamProject } from '@tracewell/db'
 import { BadRequestError, NotFoundError } from '@tracewell/http'
-import { callerTeamId, requireTeamKey } from '../auth.ts'
+import { callerTeamId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { jsonLines, parquetChunks, parseCursor } from '../export/span-export.ts'
 import { errorResponses } from '../schemas.ts'
 import { ProjectParamsSchema } from './projects.routes.ts'
@@ -31,7 +32,8 @@ export const exportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/projects/:projectId/export',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'traces:export' },
       schema: {
         operationId: 'exportSpans',
         summary: 'Export a project’s spans as OTLP/JSON lines or Parquet',

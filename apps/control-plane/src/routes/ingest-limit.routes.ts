@@ -4,7 +4,8 @@ import type { IngestRateLimitValues } from '@tracewell/config'
 import { deleteProjectIngestLimit, findTeamProject, getProjectIngestLimit, upsertProjectIngestLimit } from '@tracewell/db'
 import { BadRequestError, NotFoundError } from '@tracewell/http'
 import type { FastifyRequest } from 'fastify'
-import { callerTeamId, requireTeamKey } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
+import { callerTeamId } from '../auth.ts'
 import { errorResponses } from '../schemas.ts'
 import { ProjectParamsSchema } from './projects.routes.ts'
 
@@ -53,12 +54,13 @@ export const ingestLimitRoutes: FastifyPluginAsyncTypebox<IngestLimitRoutesOptio
     own ? { projectId, source: 'project', spansPerSecond: own.spansPerSecond, burst: own.burst, default: defaults } : { projectId, source: 'default', ...defaults, default: defaults }
 
   const path = '/api/projects/:projectId/ingest-limit'
-  const common = { onRequest: requireTeamKey, tags: ['ingest limits'], security: [{ apiKey: [] }], params: ProjectParamsSchema }
+  const common = { tags: ['ingest limits'], security: [{ apiKey: [] }], params: ProjectParamsSchema }
 
   app.get(
     path,
     {
-      onRequest: common.onRequest,
+      onRequest: authorize,
+      config: { permission: 'settings:read' },
       schema: {
         operationId: 'getIngestLimit',
         summary: 'Read a project’s ingest rate limit',
@@ -78,7 +80,8 @@ export const ingestLimitRoutes: FastifyPluginAsyncTypebox<IngestLimitRoutesOptio
   app.put(
     path,
     {
-      onRequest: common.onRequest,
+      onRequest: authorize,
+      config: { permission: 'settings:write' },
       schema: {
         operationId: 'setIngestLimit',
         summary: 'Set a project’s own ingest rate limit',
@@ -102,7 +105,8 @@ export const ingestLimitRoutes: FastifyPluginAsyncTypebox<IngestLimitRoutesOptio
   app.delete(
     path,
     {
-      onRequest: common.onRequest,
+      onRequest: authorize,
+      config: { permission: 'settings:write' },
       schema: {
         operationId: 'deleteIngestLimit',
         summary: 'Remove a project’s own ingest rate limit',

@@ -2,7 +2,8 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { listScores, storedSpanPairs, type Executor, type ScoreDto } from '@tracewell/db'
 import { BadRequestError } from '@tracewell/http'
-import { callerProjectId, requireProjectAccess } from '../auth.ts'
+import { callerProjectId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { errorResponses, IsoDateSchema } from '../schemas.ts'
 import { parseJsonKeepingBigIntegers } from '../scores/big-integer-json.ts'
 import { jsonBodyError } from './json-body-error.ts'
@@ -99,7 +100,8 @@ export const langtraceEvaluationRoutes: FastifyPluginAsyncTypebox = async (app) 
   app.get(
     '/api/evaluation',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'scores:read' },
       schema: {
         operationId: 'getLangtraceEvaluations',
         summary: 'Langtrace SDKs: the user feedback on a span',
@@ -131,7 +133,8 @@ export const langtraceEvaluationRoutes: FastifyPluginAsyncTypebox = async (app) 
     app.route({
       method,
       url: '/api/evaluation',
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'feedback:write' },
       schema: {
         operationId: method === 'POST' ? 'createLangtraceEvaluation' : 'updateLangtraceEvaluation',
         summary: `Langtrace SDKs: ${method === 'POST' ? 'give' : 'change'} a user’s feedback on a span (both create or replace it)`,

@@ -5,7 +5,8 @@ import { createLlmConnection, deleteLlmConnection, findLlmConnection, listLlmCon
 import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError } from '@tracewell/http'
 import { answeredMessage, LlmCallError, openConnection, outboundFailureMessage, unreachedMessage } from '@tracewell/llm-calls'
 import { BaseUrlError, outboundErrorIn, type Outbound } from '@tracewell/outbound'
-import { callerProjectId, requireProjectAccess, requireSpendAccess } from '../auth.ts'
+import { callerProjectId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
 import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
 
@@ -92,7 +93,8 @@ export const llmConnectionRoutes: FastifyPluginAsyncTypebox<LlmConnectionRoutesO
   app.get(
     '/api/llm-connections',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'llm-connections:read' },
       schema: {
         operationId: 'listLlmConnections',
         summary: 'The project’s LLM connections (without their keys)',
@@ -108,8 +110,8 @@ export const llmConnectionRoutes: FastifyPluginAsyncTypebox<LlmConnectionRoutesO
   app.post(
     '/api/llm-connections',
     {
-      onRequest: requireSpendAccess,
-      config: { spends: 'Creating LLM connections' },
+      onRequest: authorize,
+      config: { permission: 'llm-connections:write' },
       schema: {
         operationId: 'createLlmConnection',
         summary: 'Connect an OpenAI-compatible endpoint for evaluators; its key is stored sealed',
@@ -146,8 +148,8 @@ export const llmConnectionRoutes: FastifyPluginAsyncTypebox<LlmConnectionRoutesO
   app.post(
     '/api/llm-connections/:connectionId/test',
     {
-      onRequest: requireSpendAccess,
-      config: { spends: 'Testing an LLM connection' },
+      onRequest: authorize,
+      config: { permission: 'llm-connections:write' },
       schema: {
         operationId: 'testLlmConnection',
         summary: 'Try an LLM connection: GET <baseUrl>/models with its key, through the outbound policy',
@@ -178,8 +180,8 @@ export const llmConnectionRoutes: FastifyPluginAsyncTypebox<LlmConnectionRoutesO
   app.delete(
     '/api/llm-connections/:connectionId',
     {
-      onRequest: requireSpendAccess,
-      config: { spends: 'Deleting LLM connections' },
+      onRequest: authorize,
+      config: { permission: 'llm-connections:write' },
       schema: {
         operationId: 'deleteLlmConnection',
         summary: 'Delete an LLM connection no evaluator uses',

@@ -4,7 +4,8 @@ import { deleteProjectMaskingRules, findTeamProject, getProjectMaskingRules, ups
 import { compileRules, Masker, MaskingRuleError, MaskingRulesSchema, type MaskingRule } from '@tracewell/masking'
 import { BadRequestError, NotFoundError } from '@tracewell/http'
 import type { FastifyRequest } from 'fastify'
-import { callerTeamId, requireTeamKey } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
+import { callerTeamId } from '../auth.ts'
 import { errorResponses } from '../schemas.ts'
 import { ProjectParamsSchema } from './projects.routes.ts'
 
@@ -67,7 +68,8 @@ export const maskingRoutes: FastifyPluginAsyncTypebox<MaskingRoutesOptions> = as
   app.get(
     path,
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'settings:read' },
       schema: {
         operationId: 'getMaskingRules',
         summary: 'Read a project’s masking rules',
@@ -85,7 +87,8 @@ export const maskingRoutes: FastifyPluginAsyncTypebox<MaskingRoutesOptions> = as
   app.put(
     path,
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'settings:write' },
       schema: {
         operationId: 'setMaskingRules',
         summary: 'Set a project’s masking rules',
@@ -106,7 +109,8 @@ export const maskingRoutes: FastifyPluginAsyncTypebox<MaskingRoutesOptions> = as
   app.delete(
     path,
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'settings:write' },
       schema: {
         operationId: 'deleteMaskingRules',
         summary: 'Remove a project’s own masking rules',
@@ -124,7 +128,8 @@ export const maskingRoutes: FastifyPluginAsyncTypebox<MaskingRoutesOptions> = as
   app.post(
     `${path}/test`,
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'settings:read' },
       schema: {
         operationId: 'testMaskingRules',
         summary: 'Mask a text with a project’s rules, or with rules to try',

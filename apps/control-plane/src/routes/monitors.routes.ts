@@ -18,7 +18,8 @@ import {
   type TraceFilterParams,
 } from '@tracewell/db'
 import { BadRequestError, NotFoundError } from '@tracewell/http'
-import { callerProjectId, requireProjectAccess, requireSpendAccess } from '../auth.ts'
+import { callerProjectId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
 import { ScoreNameSchema } from './score-configs.routes.ts'
 import { parseIsoDate, ProjectScopeQuerySchema } from './trace-queries.routes.ts'
@@ -191,8 +192,8 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/monitors',
     {
-      onRequest: requireSpendAccess,
-      config: { spends: 'Creating monitors' },
+      onRequest: authorize,
+      config: { permission: 'monitors:write' },
       schema: {
         ...common,
         operationId: 'createMonitor',
@@ -210,7 +211,8 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/monitors',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'monitors:read' },
       schema: {
         ...common,
         operationId: 'listMonitors',
@@ -224,7 +226,8 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/monitors/:monitorId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'monitors:read' },
       schema: { ...common, operationId: 'getMonitor', summary: 'One monitor with its state', params: MonitorParamsSchema, response: { 200: MonitorSchema, ...errorResponses(400, 401, 404) } },
     },
     async (request) => {
@@ -237,8 +240,8 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/api/monitors/:monitorId',
     {
-      onRequest: requireSpendAccess,
-      config: { spends: 'Changing monitors' },
+      onRequest: authorize,
+      config: { permission: 'monitors:write' },
       schema: {
         ...common,
         operationId: 'replaceMonitor',
@@ -260,8 +263,8 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/monitors/:monitorId',
     {
-      onRequest: requireSpendAccess,
-      config: { spends: 'Deleting monitors' },
+      onRequest: authorize,
+      config: { permission: 'monitors:write' },
       schema: {
         ...common,
         operationId: 'deleteMonitor',
@@ -279,7 +282,8 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/monitors/preview',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'monitors:read' },
       schema: {
         ...common,
         operationId: 'previewMonitor',
@@ -311,7 +315,8 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/monitors/:monitorId/history',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'monitors:read' },
       schema: {
         ...common,
         operationId: 'listMonitorHistory',

@@ -14,7 +14,8 @@ import {
 } from '@tracewell/db'
 import { ConflictError, NotFoundError } from '@tracewell/http'
 import { testNotification, type ChannelSender } from '@tracewell/notifications'
-import { callerProjectId, requireProjectAccess, requireSpendAccess } from '../auth.ts'
+import { callerProjectId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { checkedChannelFields, type ChannelFieldsOptions } from '../notifications/channel-fields.ts'
 import {
   ChannelTestResultSchema,
@@ -59,7 +60,8 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<NotificationCh
   app.get(
     '/api/notification-channels',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'notification-channels:read' },
       schema: {
         operationId: 'listNotificationChannels',
         summary: 'The project’s notification channels',
@@ -75,8 +77,8 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<NotificationCh
   app.post(
     '/api/notification-channels',
     {
-      onRequest: requireSpendAccess,
-      config: { spends: 'Creating notification channels' },
+      onRequest: authorize,
+      config: { permission: 'notification-channels:write' },
       schema: {
         operationId: 'createNotificationChannel',
         summary: 'Add a webhook, Slack or email channel for monitor notifications',
@@ -99,7 +101,8 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<NotificationCh
   app.get(
     '/api/notification-channels/:channelId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'notification-channels:read' },
       schema: {
         operationId: 'getNotificationChannel',
         summary: 'One notification channel',
@@ -119,8 +122,8 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<NotificationCh
   app.put(
     '/api/notification-channels/:channelId',
     {
-      onRequest: requireSpendAccess,
-      config: { spends: 'Changing notification channels' },
+      onRequest: authorize,
+      config: { permission: 'notification-channels:write' },
       schema: {
         operationId: 'updateNotificationChannel',
         summary: 'Replace a notification channel’s name, type and target',
@@ -146,8 +149,8 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<NotificationCh
   app.delete(
     '/api/notification-channels/:channelId',
     {
-      onRequest: requireSpendAccess,
-      config: { spends: 'Deleting notification channels' },
+      onRequest: authorize,
+      config: { permission: 'notification-channels:write' },
       schema: {
         operationId: 'deleteNotificationChannel',
         summary: 'Delete a notification channel, its pending deliveries and its delivery log',
@@ -167,7 +170,8 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<NotificationCh
   app.get(
     '/api/notification-channels/:channelId/deliveries',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'notification-channels:read' },
       schema: {
         operationId: 'listNotificationDeliveries',
         summary: 'The channel’s delivery log: its newest notifications, each with every try',
@@ -189,8 +193,8 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<NotificationCh
   app.post(
     '/api/notification-channels/:channelId/test',
     {
-      onRequest: requireSpendAccess,
-      config: { spends: 'Testing notification channels' },
+      onRequest: authorize,
+      config: { permission: 'notification-channels:write' },
       schema: {
         operationId: 'testNotificationChannel',
         summary: 'Send a test message to the channel now, and answer how it went',

@@ -9,7 +9,8 @@ import { storeSpans } from '@tracewell/write-path'
 import { BadRequestError, ServiceUnavailableError } from '@tracewell/http'
 import type { FastifyReply } from 'fastify'
 import type { Outbound } from '@tracewell/outbound'
-import { callerProjectId, requireSpendAccess } from '../auth.ts'
+import { callerProjectId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { errorResponses, IdSchema, LabelNameSchema } from '../schemas.ts'
 import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
 
@@ -100,8 +101,8 @@ export const playgroundRoutes: FastifyPluginAsyncTypebox<PlaygroundRoutesOptions
   app.post(
     '/api/playground/runs',
     {
-      onRequest: requireSpendAccess,
-      config: { spends: 'Running the playground' },
+      onRequest: authorize,
+      config: { permission: 'playground:run' },
       schema: {
         operationId: 'runPlayground',
         summary: 'Run a prompt version or messages against a model of an LLM connection; the run is a trace',

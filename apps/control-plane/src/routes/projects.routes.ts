@@ -1,8 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { createProject, findTeamProject, listTeamProjects } from '@tracewell/db'
+import { createProject, findTeamProject, listTeamProjects, membershipsOf } from '@tracewell/db'
+import { effectiveProjectRole } from '@tracewell/policy'
 import { NotFoundError } from '@tracewell/http'
-import { callerTeamId, requireTeamKey } from '../auth.ts'
+import { callerTeamId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { errorResponses, IdSchema, NamedResourceBodySchema, type NamedResourceBody, ProjectSchema } from '../schemas.ts'
 
 export const CreateProjectBodySchema = NamedResourceBodySchema
@@ -14,12 +16,13 @@ export type ProjectList = Static<typeof ProjectListSchema>
 export const ProjectParamsSchema = Type.Object({ projectId: IdSchema })
 export type ProjectParams = Static<typeof ProjectParamsSchema>
 
-/** Projects of the caller's team (team key). */
+/** Projects of the caller's team: a team key's, or the signed-in person's (those they may see). */
 export const projectRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/projects',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'projects:create' },
       schema: {
         operationId: 'createProject',
         summary: 'Create a project in the caller’s team',
@@ -39,22 +42,33 @@ export const projectRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/projects',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'projects:read' },
       schema: {
         operationId: 'listProjects',
-        summary: 'List the caller’s team’s projects',
+        summary: 'List the caller’s team’s projects (a person: those their role lets them see)',
         tags: ['projects'],
         security: [{ apiKey: [] }],
         response: { 200: ProjectListSchema, ...errorResponses(401) },
       },
     },
-    async (request) => ({ projects: await listTeamProjects(app.db, callerTeamId(request)) }),
+    async (request) => {
+      const teamId = callerTeamId(request)
+      const projects = await listTeamProjects(app.db, teamId)
+      const principal = request.principal
+      if (principal?.kind !== 'user') return { projects }
+      // A person sees the projects their role does not hide (a project role of none does).
+      const membership = (await membershipsOf(app.db, principal.user.id)).find((team) => team.teamId === teamId)
+      if (membership === undefined) return { projects: [] }
+      return { projects: projects.filter((project) => effectiveProjectRole(membership.role, membership.projectRoles[project.id]) !== 'none') }
+    },
   )
 
   app.get(
     '/api/projects/:projectId',
     {
-      onRequest: requireTeamKey,
+      onRequest: authorize,
+      config: { permission: 'project:read' },
       schema: {
         operationId: 'getProject',
         summary: 'One project of the caller’s team',

@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { listLabelMoves, listPromptLabels, moveLabel, type LabelMoveResult } from '@tracewell/db'
+import { listLabelMoves, listPromptLabels, moveLabel, productionLabel, type LabelMoveResult } from '@tracewell/db'
 import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
-import { callerKeyId, requireProjectAccess } from '../auth.ts'
+import { callerActor } from '../auth.ts'
+import { authorize, chooseAccess } from '../accounts/authorize.ts'
 import { ownedPromptset } from '../owned-promptset.ts'
 import type { PromptCache } from '../prompt-cache.ts'
 import { timeWindow } from './query-bounds.ts'
@@ -63,8 +64,9 @@ export const LabelMoveSchema = Type.Object({
   fromVersion: { ...NullableVersion, description: 'null: the label did not exist before' },
   toVersion: { ...NullableVersion, description: 'null: the label was removed' },
   movedAt: IsoDateSchema,
-  movedByKeyId: { ...NullableString, description: 'the API key that moved it; null for a move made outside the API' },
+  movedByKeyId: { ...NullableString, description: 'the API key that moved it; null for a move made by a person or outside the API' },
   movedByKeyPrefix: { ...NullableString, description: 'that key’s display prefix, as the key list shows it' },
+  movedByUser: Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()], { description: 'the signed-in person who moved it; null when a key did' }),
 })
 export type LabelMove = Static<typeof LabelMoveSchema>
 
@@ -81,6 +83,11 @@ function conflictMessage(label: string, current: number | null, expected: number
 }
 
 const maxMoveId = 2n ** 63n - 1n
+
+/** Moving or removing `production` changes what the SDKs are served: it needs more than another label. */
+const productionNeedsMore = chooseAccess(['prompts:write', 'prompts:label-production'], (request) =>
+  (request.params as { label?: unknown }).label === productionLabel ? 'prompts:label-production' : 'prompts:write',
+)
 
 /** The history's cursor is the last move's id: moves of a registry are numbered in the order they happened. */
 function parseCursor(raw: string | undefined): string | undefined {
@@ -108,7 +115,8 @@ export const promptLabelRoutes: FastifyPluginAsyncTypebox<PromptLabelRoutesOptio
   app.get(
     '/api/promptsets/:promptsetId/labels',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'prompts:read' },
       schema: {
         operationId: 'listPromptLabels',
         querystring: ProjectScopeQuerySchema,
@@ -128,7 +136,8 @@ export const promptLabelRoutes: FastifyPluginAsyncTypebox<PromptLabelRoutesOptio
   app.put(
     '/api/promptsets/:promptsetId/labels/:label',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: productionNeedsMore },
       schema: {
         operationId: 'movePromptLabel',
         querystring: ProjectScopeQuerySchema,
@@ -149,7 +158,7 @@ export const promptLabelRoutes: FastifyPluginAsyncTypebox<PromptLabelRoutesOptio
       const { label } = request.params
       const { version, expectedVersion } = request.body
       const result = applied(
-        await moveLabel(app.db, { promptsetId: promptset.id, label, version, expectedVersion, movedBy: { keyId: callerKeyId(request) } }),
+        await moveLabel(app.db, { promptsetId: promptset.id, label, version, expectedVersion, movedBy: callerActor(request) }),
         label,
         version,
         expectedVersion,
@@ -165,7 +174,8 @@ export const promptLabelRoutes: FastifyPluginAsyncTypebox<PromptLabelRoutesOptio
   app.delete(
     '/api/promptsets/:promptsetId/labels/:label',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: productionNeedsMore },
       schema: {
         operationId: 'removePromptLabel',
         querystring: ProjectScopeQuerySchema,
@@ -182,7 +192,7 @@ export const promptLabelRoutes: FastifyPluginAsyncTypebox<PromptLabelRoutesOptio
     async (request, reply) => {
       const promptset = await ownedPromptset(app.db, request, request.params.promptsetId)
       const { label } = request.params
-      const result = applied(await moveLabel(app.db, { promptsetId: promptset.id, label, version: null, movedBy: { keyId: callerKeyId(request) } }), label, null, undefined)
+      const result = applied(await moveLabel(app.db, { promptsetId: promptset.id, label, version: null, movedBy: callerActor(request) }), label, null, undefined)
       if (result.kind === 'unchanged') throw new NotFoundError(`Prompt label ${label} not found`)
       promptCache.invalidate(promptset.id)
       return reply.code(204).send(null)
@@ -192,7 +202,8 @@ export const promptLabelRoutes: FastifyPluginAsyncTypebox<PromptLabelRoutesOptio
   app.get(
     '/api/promptsets/:promptsetId/label-history',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'prompts:read' },
       schema: {
         operationId: 'listPromptLabelHistory',
         summary: 'Every move of the registry’s labels, newest first: who (key prefix), when, from which version to which',

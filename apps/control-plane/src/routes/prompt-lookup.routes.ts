@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { findLabelledPrompt, findLivePrompt, findProjectPromptset, findPromptVersion, type Db, type PromptDto } from '@tracewell/db'
 import { BadRequestError, NotFoundError } from '@tracewell/http'
 import type { FastifyReply } from 'fastify'
-import { callerProjectId, requireProjectKeyOrConsoleSession } from '../auth.ts'
+import { callerProjectId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import type { PromptCache, PromptSelector, RegistryLookup } from '../prompt-cache.ts'
 import { declaredValues, filledJson, missingValues, toPromptView } from '../prompt-view.ts'
 import { errorResponses, LabelNameSchema, RegistrySchema } from '../schemas.ts'
@@ -20,6 +21,7 @@ export const GetPromptQuerySchema = Type.Object(
     promptsetid: Type.Optional(Type.String({ maxLength: 200, description: 'alias of promptset_id' })),
     version: Type.Optional(Type.String({ description: 'a positive integer; with neither version nor label, the live (production) prompt' })),
     label: Type.Optional({ ...LabelNameSchema, description: 'the version this label points at (not together with version)' }),
+    project_id: Type.Optional(Type.String({ maxLength: 64, description: 'the project, with a team key or a signed-in session (the console’s preview); a project key implies its own' })),
   },
   { additionalProperties: Type.String({ description: 'variables.<name>=<value>: fills the declared placeholder <name>' }) },
 )
@@ -86,7 +88,8 @@ export const promptLookupRoutes: FastifyPluginAsyncTypebox<PromptLookupRoutesOpt
   app.get(
     '/api/promptset',
     {
-      onRequest: requireProjectKeyOrConsoleSession,
+      onRequest: authorize,
+      config: { permission: 'prompts:read' },
       schema: {
         operationId: 'getPrompt',
         summary: 'Fetch a prompt from a registry (Langtrace SDK getPromptFromRegistry)',

@@ -2,7 +2,8 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { createPromptset, createPromptVersion, listProjectPromptsets, listPrompts, setLiveVersion } from '@tracewell/db'
 import { NotFoundError } from '@tracewell/http'
-import { callerKeyId, callerProjectId, requireProjectAccess } from '../auth.ts'
+import { callerActor, callerProjectId } from '../auth.ts'
+import { authorize, requirePermission } from '../accounts/authorize.ts'
 import { ownedPromptset } from '../owned-promptset.ts'
 import type { PromptCache } from '../prompt-cache.ts'
 import { extractVariables } from '@tracewell/llm-messages'
@@ -56,7 +57,8 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
   app.post(
     '/api/promptsets',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'prompts:write' },
       schema: {
         operationId: 'createPromptset',
         querystring: ProjectScopeQuerySchema,
@@ -79,7 +81,8 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
   app.get(
     '/api/promptsets',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'prompts:read' },
       schema: { operationId: 'listPromptsets', summary: 'List the project’s prompt registries', tags, querystring: ProjectScopeQuerySchema, security, response: { 200: PromptsetListSchema, ...errorResponses(401) } },
     },
     async (request) => ({ promptsets: await listProjectPromptsets(app.db, callerProjectId(request)) }),
@@ -88,7 +91,8 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
   app.get(
     '/api/promptsets/:promptsetId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'prompts:read' },
       schema: {
         operationId: 'getPromptset',
         querystring: ProjectScopeQuerySchema,
@@ -108,7 +112,8 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
   app.post(
     '/api/promptsets/:promptsetId/prompts',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'prompts:write' },
       schema: {
         operationId: 'createPromptVersion',
         querystring: ProjectScopeQuerySchema,
@@ -124,6 +129,8 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
     async (request, reply) => {
       const promptset = await ownedPromptset(app.db, request, request.params.promptsetId)
       const body = request.body
+      // A version made live moves the production label: that needs what moving it needs.
+      if (body.live === true) await requirePermission(request, 'prompts:label-production')
       const prompt = await createPromptVersion(app.db, {
         promptsetId: promptset.id,
         value: body.value,
@@ -134,7 +141,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
         note: body.note ?? '',
         spanId: body.spanId ?? null,
         live: body.live ?? false,
-        movedBy: { keyId: callerKeyId(request) },
+        movedBy: callerActor(request),
       })
       promptCache.invalidate(promptset.id)
       return reply.code(201).send(prompt)
@@ -144,7 +151,8 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
   app.put(
     '/api/promptsets/:promptsetId/live',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'prompts:label-production' },
       schema: {
         operationId: 'setLivePromptVersion',
         querystring: ProjectScopeQuerySchema,
@@ -162,7 +170,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
     async (request) => {
       const promptset = await ownedPromptset(app.db, request, request.params.promptsetId)
       const { version } = request.body
-      const result = await setLiveVersion(app.db, promptset.id, version, { keyId: callerKeyId(request) })
+      const result = await setLiveVersion(app.db, promptset.id, version, callerActor(request))
       if (result.kind === 'version-not-found') throw new NotFoundError(`Prompt version ${version} not found`)
       promptCache.invalidate(promptset.id)
       return { live: result.live }

@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { getCleanupStatus, getRetentionPolicy, latestCleanupRun, upsertRetentionPolicy, type Executor, type RetentionPolicyDto } from '@tracewell/db'
-import { authorize } from '../accounts/authorize.ts'
 import { callerProjectId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { errorResponses, IsoDateSchema } from '../schemas.ts'
 import { ProjectParamsSchema } from './projects.routes.ts'
 

@@ -66,7 +66,7 @@ export const savedViewRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/views',
     {
       onRequest: authorize,
-      config: { permission: 'traces:read' },
+      config: { permission: 'views:write' },
       schema: { operationId: 'listViews', summary: 'The caller’s views and the project’s shared ones, by name', tags, security, querystring: ProjectQuerySchema, response: { 200: Type.Object({ views: Type.Array(ViewSchema) }), ...errorResponses(400, 401, 403, 404) } },
     },
     async (request) => ({ views: await listSavedViews(app.db, request.controlPlaneProjectId as string, signedInPerson(request, 'Saved views').id) }),

@@ -2,7 +2,8 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { createScoreConfig, deleteScoreConfig, listScoreConfigs, SCORE_CONFIG_EXISTS } from '@tracewell/db'
 import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
-import { callerProjectId, requireProjectAccess } from '../auth.ts'
+import { callerProjectId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { errorResponses, IdSchema } from '../schemas.ts'
 import { ScoreCategorySchema, ScoreConfigSchema, ScoreDataTypeSchema } from '../scores/score.schemas.ts'
 import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
@@ -48,7 +49,8 @@ export const scoreConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/score-configs',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'scores:read' },
       schema: {
         operationId: 'listScoreConfigs',
         summary: 'The project’s score configurations, by name',
@@ -64,7 +66,8 @@ export const scoreConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/score-configs',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'scores:write' },
       schema: {
         operationId: 'createScoreConfig',
         summary: 'Configure a score: its type, and its range or categories',
@@ -91,7 +94,8 @@ export const scoreConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/score-configs/:configId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'scores:write' },
       schema: {
         operationId: 'deleteScoreConfig',
         summary: 'Delete a score configuration (its scores stay)',

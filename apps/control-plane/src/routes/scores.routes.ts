@@ -3,7 +3,8 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { deleteScore, listScores } from '@tracewell/db'
 import { BadRequestError, NotFoundError } from '@tracewell/http'
-import { callerKeyId, callerProjectId, requireProjectAccess } from '../auth.ts'
+import { callerLabel, callerProjectId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { errorResponses } from '../schemas.ts'
 import { recordScore } from '../scores/record-score.ts'
 import { ScoreDataTypeSchema, ScoreSchema, ScoreSourceSchema, toScore } from '../scores/score.schemas.ts'
@@ -64,7 +65,8 @@ export const scoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/scores',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'scores:write' },
       schema: {
         operationId: 'createScore',
         summary: 'Score a trace, one of its spans, or a session (an upsert by id)',
@@ -92,7 +94,7 @@ export const scoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
         dataType: body.dataType,
         comment: body.comment ?? null,
         source: body.source ?? 'api',
-        author: body.author ?? `key:${callerKeyId(request)}`,
+        author: body.author ?? callerLabel(request),
       })
       return reply.code(created ? 201 : 200).send(toScore(score))
     },
@@ -101,7 +103,8 @@ export const scoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/scores',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'scores:read' },
       schema: {
         operationId: 'listScores',
         summary: 'Scores, newest first, filtered by trace, span, session, name, source and time',
@@ -131,7 +134,8 @@ export const scoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/scores/:scoreId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'scores:write' },
       schema: {
         operationId: 'deleteScore',
         summary: 'Delete a score',

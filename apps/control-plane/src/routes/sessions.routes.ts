@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { findSessionTraces, scoresOfTraces, searchSessions } from '@tracewell/db'
 import { BadRequestError, NotFoundError } from '@tracewell/http'
-import { callerProjectId, requireProjectAccess } from '../auth.ts'
+import { callerProjectId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { errorResponses, IsoDateSchema } from '../schemas.ts'
 import { toScore } from '../scores/score.schemas.ts'
 import { figureBoundProperties, figureBounds, timeWindow } from './query-bounds.ts'
@@ -53,7 +54,8 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/sessions',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'traces:read' },
       schema: {
         operationId: 'listSessions',
         summary: 'Sessions, most recently active first',
@@ -85,7 +87,8 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/sessions/:sessionId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'traces:read' },
       schema: {
         operationId: 'getSession',
         summary: 'One session: its traces, oldest first (at most 1,000)',

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { BadRequestError } from '@tracewell/http'
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify'
-import { requireProjectAccess, requireSpendAccess } from '../auth.ts'
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
+import { permissions } from '@tracewell/policy'
 
 // A query parameter a route does not know is a 400 that names it, on every control-plane route:
 // `?max_cost=0.01` on a route without that filter used to answer with everything, which reads as
@@ -28,9 +28,9 @@ export function refuseUnknownQueryParameters(app: FastifyInstance): void {
     const query = schema.querystring as QuerySchema
     if (query.additionalProperties !== false) return
     const known = Object.keys(query.properties ?? {})
-    if (usesProjectAccess(route) && !known.includes('project_id')) {
-      // A team key names its project with ?project_id= (auth.ts): such a route must take it.
-      throw new Error(`${route.method} ${route.url}: requireProjectAccess needs project_id in the querystring schema`)
+    if (namesProjectInQuery(route) && !known.includes('project_id')) {
+      // A team key or a person names the project with ?project_id= (accounts/authorize.ts): such a route must take it.
+      throw new Error(`${route.method} ${route.url}: a project permission needs project_id in the querystring schema`)
     }
     const knownSet = new Set(known)
     const refuseUnknown = async (request: FastifyRequest) => {
@@ -48,11 +48,14 @@ export function unknownParametersMessage(unknown: readonly string[], known: read
   return `querystring: unknown query parameter${unknown.length === 1 ? '' : 's'} ${names} (${takes})`
 }
 
-function usesProjectAccess(route: RouteOptions): boolean {
-  return asArray(route.onRequest as onRequestHookHandler | onRequestHookHandler[] | undefined).some((hook) => hook === requireProjectAccess || hook === requireSpendAccess)
+/** A route judged by a project permission whose path does not name the project (`:projectId`). */
+function namesProjectInQuery(route: RouteOptions): boolean {
+  const permission = route.config?.permission
+  if (typeof permission !== 'string' || !Object.hasOwn(permissions, permission)) return false
+  return permissions[permission as keyof typeof permissions].on === 'project' && !route.url.includes(':projectId')
 }
 
-function asArray<T>(value: T | T[] | undefined): T[] {
+export function asArray<T>(value: T | T[] | undefined): T[] {
   if (value === undefined) return []
   return Array.isArray(value) ? value : [value]
 }

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { summaryBacklog } from '@tracewell/db'
-import { requireProjectAccess } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { errorResponses } from '../schemas.ts'
 import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
 
@@ -18,7 +18,8 @@ export const summariesStatusRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/summaries/status',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'traces:read' },
       schema: {
         operationId: 'getSummariesStatus',
         summary: 'How far the trace list, sessions and usage are behind the stored spans',

@@ -26,6 +26,8 @@ export const teamRoutes: FastifyPluginAsyncTypebox<TeamRoutesOptions> = async (a
     '/api/teams',
     {
       onRequest: requireAdminKey(options.adminApiKey),
+      // The ADMIN_API_KEY alone, judged by requireAdminKey: no person or team key makes teams here.
+      config: { permission: 'admin-key' },
       schema: {
         operationId: 'createTeam',
         summary: 'Create a team and its first team key',

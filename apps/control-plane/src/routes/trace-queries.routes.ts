@@ -2,9 +2,9 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { countTraceComments, deleteTrace, findTraceSpans, findTraceSpansJson, hasSearchableWord, scoresOfTraces, searchTraces, type TraceSearchCursor, type TraceSort } from '@tracewell/db'
-import { BadRequestError, NotFoundError, UnauthorizedError } from '@tracewell/http'
+import { BadRequestError, NotFoundError } from '@tracewell/http'
+import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { callerProjectId, requireProjectAccess } from '../auth.ts'
 import { toOtlpJson } from '../otlp-export.ts'
 import { errorResponses, IsoDateSchema, ProjectScopeQuerySchema } from '../schemas.ts'
 import { StoredSpanSchema } from '@tracewell/span-schema'
@@ -200,7 +200,8 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/traces/:traceId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'traces:read' },
       schema: {
         operationId: 'getTrace',
         summary: 'One trace with all its spans',
@@ -221,10 +222,11 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/traces/:traceId',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'traces:delete' },
       schema: {
         operationId: 'deleteTrace',
-        summary: 'Delete one trace: its spans and its summary (team key)',
+        summary: 'Delete one trace: its spans and its summary',
         tags: ['traces'],
         security: [{ apiKey: [] }],
         params: TraceParamsSchema,
@@ -233,8 +235,6 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      // Deleting is for the team: a project key (what an SDK holds) may send and read, not delete.
-      if (request.apiKey?.kind !== 'team') throw new UnauthorizedError('Invalid api key unauthorized')
       const traceId = traceIdOf(request.params.traceId)
       const deleted = await deleteTrace(app.db, callerProjectId(request), traceId)
       if (deleted === 0) throw new NotFoundError('Trace not found')
@@ -245,7 +245,8 @@ export const traceQueryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/traces/:traceId/otlp',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'traces:read' },
       schema: {
         operationId: 'exportTrace',
         summary: 'One trace as an OTLP/JSON ExportTraceServiceRequest',

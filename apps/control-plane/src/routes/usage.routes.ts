@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { scoreAverages, usageOf } from '@tracewell/db'
 import { BadRequestError } from '@tracewell/http'
-import { callerProjectId, requireProjectAccess } from '../auth.ts'
+import { callerProjectId } from '../auth.ts'
+import { authorize } from '../accounts/authorize.ts'
 import { errorResponses, IsoDateSchema } from '../schemas.ts'
 import { parseIsoDate } from './trace-queries.routes.ts'
 import { includeTracewellCallsProperty } from './tracewell-calls.query.ts'
@@ -53,7 +54,8 @@ export const usageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/usage',
     {
-      onRequest: requireProjectAccess,
+      onRequest: authorize,
+      config: { permission: 'traces:read' },
       schema: {
         operationId: 'getUsage',
         summary: 'Traces, spans, errors, tokens, cost and LLM latency over time',

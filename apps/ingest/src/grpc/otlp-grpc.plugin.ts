@@ -1,6 +1,6 @@
 import { Server, ServerCredentials, type Metadata, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from '@grpc/grpc-js'
 import { presentedApiKey, type CredentialHeaders } from '@tracewell/auth'
-import { answerFailedKey, UnauthorizedError, verifyPresentedKey } from '@tracewell/http'
+import { answerFailedKey, scopeRefusal, UnauthorizedError, verifyPresentedKey } from '@tracewell/http'
 import type { SpanBatchProducer } from '@tracewell/queue'
 import fp from 'fastify-plugin'
 import { ingestMetrics, rejectionReasonOf } from '../ingest.metrics.ts'
@@ -80,6 +80,9 @@ export const otlpGrpcPlugin = fp<OtlpGrpcOptions>(
       if (key === null) await answerFailedKey(app, peerAddress(call.getPeer()))
       // A team key is the wrong kind for ingest, which makes it an invalid key here.
       if (!key || key.kind !== 'project' || key.projectId === null) throw new UnauthorizedError('Invalid API key')
+      // A key without the ingest scope (a read-only key) may not send, as on HTTP.
+      const refusal = scopeRefusal(key, 'traces:ingest')
+      if (refusal) throw refusal
       // A project whose bucket cannot hold a span yet is refused before its message is decoded.
       const early = options.rateLimiter?.refusedEarly(key.projectId)
       if (early) throw early

@@ -68,7 +68,7 @@ export function installTraceIntake(app: App, options: TraceIntakeOptions): (requ
 
   // A project key first (a team key is the wrong kind for ingest, an invalid key here), then the
   // content checks on headers alone.
-  app.addHook('onRequest', requireKey('project', { unauthorized: 'Invalid API key' }))
+  app.addHook('onRequest', requireKey('project', { unauthorized: 'Invalid API key', permission: 'traces:ingest' }))
   app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
     let refused: Error | undefined
     try {

@@ -26,6 +26,7 @@ import * as monitors from './2026-12-06T0210-monitors.ts'
 import * as notificationChannels from './2026-12-06T0220-notification-channels.ts'
 import * as dashboards from './2026-12-06T0230-dashboards.ts'
 import * as accounts from './2026-12-06T0600-accounts.ts'
+import * as labelMovesByPerson from './2026-12-06T0610-label-moves-by-person.ts'
 import * as invitations from './2026-12-06T0620-invitations.ts'
 import * as singleSignOn from './2026-12-06T0630-single-sign-on.ts'
 import * as auditLog from './2026-12-06T0640-audit-log.ts'
@@ -68,6 +69,7 @@ export const migrations: Record<string, Migration & { transactional?: boolean }>
   '2026-12-06T0220-notification-channels': notificationChannels,
   '2026-12-06T0230-dashboards': dashboards,
   '2026-12-06T0600-accounts': accounts,
+  '2026-12-06T0610-label-moves-by-person': labelMovesByPerson,
   '2026-12-06T0620-invitations': invitations,
   '2026-12-06T0630-single-sign-on': singleSignOn,
   '2026-12-06T0640-audit-log': auditLog,

@@ -23,12 +23,14 @@ export interface LabelMoveDto {
   fromVersion: number | null
   toVersion: number | null
   movedAt: string
-  /** The API key that moved it; null for a move made outside the API. */
+  /** The API key that moved it; null for a move made by a person or outside the API. */
   movedByKeyId: string | null
   movedByKeyPrefix: string | null
+  /** The signed-in person who moved it, by name; null when a key did. */
+  movedByUser: { id: string; name: string } | null
 }
 
-function toLabelMoveDto(row: PromptLabelMove): LabelMoveDto {
+function toLabelMoveDto(row: PromptLabelMove & { mover_name: string | null }): LabelMoveDto {
   return {
     id: row.id,
     label: row.label,
@@ -37,13 +39,12 @@ function toLabelMoveDto(row: PromptLabelMove): LabelMoveDto {
     movedAt: row.moved_at.toISOString(),
     movedByKeyId: row.moved_by_key_id,
     movedByKeyPrefix: row.moved_by_key_prefix,
+    movedByUser: row.moved_by_user_id === null || row.mover_name === null ? null : { id: row.moved_by_user_id, name: row.mover_name },
   }
 }
 
-/** The API key a move is made with; its display prefix is recorded beside its id. */
-export interface LabelMover {
-  keyId: string
-}
+/** Who makes a move: a signed-in person, or an API key (its display prefix is recorded beside its id). */
+export type LabelMover = { userId: string; keyId?: undefined } | { keyId: string; userId?: undefined }
 
 export interface LabelMoveRequest {
   promptsetId: string
@@ -104,7 +105,8 @@ export async function moveLabel(db: Executor, move: LabelMoveRequest): Promise<L
         from_version: currentVersion,
         to_version: version,
         moved_by_key_id: movedBy?.keyId ?? null,
-        moved_by_key_prefix: movedBy === null ? null : eb.selectFrom('api_keys').select('prefix').where('id', '=', movedBy.keyId),
+        moved_by_key_prefix: movedBy?.keyId === undefined ? null : eb.selectFrom('api_keys').select('prefix').where('id', '=', movedBy.keyId),
+        moved_by_user_id: movedBy?.userId ?? null,
       }))
       .execute()
     await trx.updateTable('promptsets').set({ updated_at: sql`now()` }).where('id', '=', promptsetId).execute()
@@ -137,12 +139,17 @@ export interface LabelMovePage {
 
 /** A registry's label moves, newest first, a page at a time. */
 export async function listLabelMoves(db: Executor, query: LabelMoveQuery): Promise<LabelMovePage> {
-  let select = db.selectFrom('prompt_label_moves').selectAll().where('promptset_id', '=', query.promptsetId)
-  if (query.label !== undefined) select = select.where('label', '=', query.label)
-  if (query.before !== undefined) select = select.where('id', '<', query.before)
-  if (query.from !== undefined) select = select.where('moved_at', '>=', query.from)
-  if (query.to !== undefined) select = select.where('moved_at', '<', query.to)
-  const rows = await select.orderBy('id', 'desc').limit(query.limit + 1).execute()
+  let select = db
+    .selectFrom('prompt_label_moves')
+    .leftJoin('users', 'users.id', 'prompt_label_moves.moved_by_user_id')
+    .selectAll('prompt_label_moves')
+    .select('users.name as mover_name')
+    .where('prompt_label_moves.promptset_id', '=', query.promptsetId)
+  if (query.label !== undefined) select = select.where('prompt_label_moves.label', '=', query.label)
+  if (query.before !== undefined) select = select.where('prompt_label_moves.id', '<', query.before)
+  if (query.from !== undefined) select = select.where('prompt_label_moves.moved_at', '>=', query.from)
+  if (query.to !== undefined) select = select.where('prompt_label_moves.moved_at', '<', query.to)
+  const rows = await select.orderBy('prompt_label_moves.id', 'desc').limit(query.limit + 1).execute()
   const page = rows.slice(0, query.limit)
   return { moves: page.map(toLabelMoveDto), next: rows.length > query.limit ? (page.at(-1)?.id ?? null) : null }
 }

@@ -131,7 +131,7 @@ export async function countTeamOwnersForUpdate(db: Executor, teamId: string): Pr
   return rows.length
 }
 
-/** Whether any team has an owner yet: until one does, the install offers its setup link. */
+/** Whether any team has an owner account yet: until one does, the install offers its setup link and the console still signs in with team keys. */
 export async function anyTeamOwnerExists(db: Executor): Promise<boolean> {
   const row = await db.selectFrom('team_members').select('user_id').where('role', '=', 'owner').limit(1).executeTakeFirst()
   return row !== undefined

@@ -1,7 +1,8 @@
 import { presentedApiKey, type KeyKind, type VerifiedKey } from '@tracewell/auth'
+import { keyAllows, type Permission } from '@tracewell/policy'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { UnauthorizedError } from '../errors.ts'
+import { ForbiddenError, UnauthorizedError } from '../errors.ts'
 import { answerFailedKey, verifyPresentedKey } from './api-keys.plugin.ts'
 
 declare module 'fastify' {
@@ -27,6 +28,14 @@ export interface RequireKeyOptions {
    * team key); null or undefined when nobody. Its rejection is the request's error.
    */
   withoutKey?(request: FastifyRequest): Promise<VerifiedKey | null> | null
+  /** What a project key's scopes must allow (@tracewell/policy's keyAllows): ingest needs traces:ingest. 403 otherwise. */
+  permission?: Permission
+}
+
+/** A 403 for a project key whose scopes do not allow `permission` (@tracewell/policy); undefined when they do. */
+export function scopeRefusal(key: VerifiedKey, permission: Permission): Error | undefined {
+  if (key.kind !== 'project' || keyAllows(key.scopes, permission)) return undefined
+  return new ForbiddenError(`Not allowed: this key's scopes (${key.scopes?.join(', ') ?? ''}) do not include what ${permission} needs (docs/permissions.md)`)
 }
 
 /**
@@ -41,6 +50,8 @@ export interface RequireKeyOptions {
 export function requireKey(kind: KeyKind, options: RequireKeyOptions) {
   const admit = (request: FastifyRequest, key: VerifiedKey | null): Error | undefined => {
     if (key === null || key.kind !== kind) return new UnauthorizedError(options.unauthorized)
+    const refusal = options.permission === undefined ? undefined : scopeRefusal(key, options.permission)
+    if (refusal) return refusal
     request.apiKey = key
     return undefined
   }
