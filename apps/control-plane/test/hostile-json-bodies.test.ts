@@ -1,3 +1,4 @@
+import { isPermission, permissions } from '@tracewell/policy'
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
@@ -23,6 +24,10 @@ interface Operation {
 
 const surrogate = 'must not contain a lone UTF-16 surrogate (\\ud800–\\udfff); send well-formed Unicode'
 const tooDeep = 'nested deeper than 100 levels of arrays and objects'
+
+
+/** Whether a route's permission is for people only (a key is refused before the body is read). */
+const peopleOnly = (access: string | undefined) => access !== undefined && isPermission(access) && (permissions[access] as { people?: true }).people === true
 
 describe('hostile JSON bodies on every JSON route', () => {
   let cp: TestControlPlane
@@ -58,8 +63,8 @@ describe('hostile JSON bodies on every JSON route', () => {
       const scoped = path === '/api/teams' || !operation.parameters?.some((p) => p.in === 'query' && p.name === 'project_id') ? url : `${url}?project_id=${ws.projectId}`
       const headers: Record<string, string> = { 'content-type': 'application/json', 'x-tracewell-csrf': '1' }
       if (path === '/api/teams') headers['x-admin-key'] = adminKey
-      // A person's own account and a team's own routes take the owner's session, not a key.
-      else if (path.includes('{teamId}') || operation['x-permission'] === 'signed-in') headers.cookie = ownerCookie
+      // A person's own account, a team's own routes and what only people do take the owner's session, not a key.
+      else if (path.includes('{teamId}') || operation['x-permission'] === 'signed-in' || peopleOnly(operation['x-permission'])) headers.cookie = ownerCookie
       else if (operation['x-permission'] !== 'anyone') headers['x-api-key'] = ws.teamKey
       const schema = operation.requestBody?.content['application/json']?.schema
       const field = Object.keys(schema?.properties ?? schema?.anyOf?.find((option) => option.properties)?.properties ?? {})[0] ?? 'value'

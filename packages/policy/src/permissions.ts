@@ -77,6 +77,7 @@ export const permissions = {
 
   // The team.
   'projects:read': { on: 'team', lowest: 'viewer', about: "List the team's projects (those the person may see)" },
+  'team:leave': { on: 'team', lowest: 'viewer', people: true, about: 'Leave the team (the last owner may not)' },
   'members:read': { on: 'team', lowest: 'viewer', about: 'List members and their roles' },
   'projects:create': { on: 'team', lowest: 'admin', about: 'Create projects' },
   'members:manage': { on: 'team', lowest: 'admin', about: 'Invite, re-role and remove members (up to their own role)' },

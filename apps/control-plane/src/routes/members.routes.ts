@@ -131,7 +131,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/teams/:teamId/leave',
     {
       onRequest: authorize,
-      config: { permission: 'members:read' },
+      config: { permission: 'team:leave' },
       schema: {
         operationId: 'leaveTeam',
         summary: 'Leave the team',
