@@ -25,6 +25,7 @@ import * as erasures from './2026-12-06T0180-erasures.ts'
 import * as monitors from './2026-12-06T0210-monitors.ts'
 import * as notificationChannels from './2026-12-06T0220-notification-channels.ts'
 import * as dashboards from './2026-12-06T0230-dashboards.ts'
+import * as traceRollups from './2026-12-06T0700-trace-rollups.ts'
 
 // Every migration, by name; names sort in the order they apply. Listed statically (not read from
 // the file system) so that the same list works from source, from a container image and in tests.
@@ -62,6 +63,7 @@ export const migrations: Record<string, Migration & { transactional?: boolean }>
   '2026-12-06T0210-monitors': monitors,
   '2026-12-06T0220-notification-channels': notificationChannels,
   '2026-12-06T0230-dashboards': dashboards,
+  '2026-12-06T0700-trace-rollups': traceRollups,
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
@@ -75,4 +77,7 @@ export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
   // nulled rollup as null + n = null: it must not run between these and the new writers.
   '2026-11-26T2310-unknown-token-counts',
   '2026-11-26T2311-estimated-tokens',
+  // A summariser of the previous version would fold traces without their error and duration
+  // figures, prompts, tags and session rows.
+  '2026-12-06T0700-trace-rollups',
 ])
