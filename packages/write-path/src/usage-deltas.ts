@@ -192,6 +192,8 @@ export class UsageCombinationMerge {
       this.#countEach(trace.project_id, TRACEWELL_MODEL, hour, trace.models, count)
       this.#countEach(trace.project_id, TRACEWELL_VENDOR, hour, trace.vendors, count)
     }
+    // The rows of the whole trace are the application's alone: Tracewell's own traces never count there.
+    if (trace.services.includes(TRACEWELL_SERVICE)) return
     const whole = { ...count, trace }
     this.#count(trace.project_id, 'session', hour, trace.session_id ?? '', whole)
     this.#countEach(trace.project_id, 'prompt', hour, trace.prompts ?? [], whole)

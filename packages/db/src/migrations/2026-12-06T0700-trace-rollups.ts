@@ -16,7 +16,8 @@ import { sql, type Kysely } from 'kysely'
 // And three dimensions of the trace as a whole, whose rows carry the trace's own figures (spans,
 // error spans, tokens, cost, beside traces, error_traces and durations), not its spans' alone:
 // 'session' (its session id), 'prompt' (each registry:version its spans named) and 'tag' (each
-// tag its spans gave it); '' for a trace without one. A user's or a session's rows an hour also
+// tag its spans gave it); '' for a trace without one. Tracewell's own traces (a span of service
+// `tracewell`) are left out of these, as the metric engine leaves them out. A user's or a session's rows an hour also
 // say who was active in it: the users and sessions metrics count the values with a trace.
 //
 // trace_summaries keep the trace's prompts and tags, so that a fold can take back what a trace
@@ -42,14 +43,21 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       union all select 'prompt', p from unnest(case when cardinality(prompts) = 0 then array[''] else prompts end) as p
       union all select 'tag', g from unnest(case when cardinality(tags) = 0 then array[''] else tags end) as g
     $$`.execute(db)
+  // Trimmed to the buckets from the lowest to the highest not 0, so that a histogram has one form.
   await sql`
     create function tracewell_histogram_add(a integer[], b integer[], factor integer) returns integer[]
     language sql immutable parallel safe as $$
       select case when b is null or cardinality(b) = 0 then a
         when (a is null or cardinality(a) = 0) and factor = 1 then b
-        else (select ('[' || min(i) || ':' || max(i) || ']=' || array_agg(coalesce(a[i], 0) + factor * coalesce(b[i], 0) order by i)::text)::integer[]
-          from generate_series(least(coalesce(array_lower(a, 1), array_lower(b, 1)), array_lower(b, 1)),
-            greatest(coalesce(array_upper(a, 1), array_upper(b, 1)), array_upper(b, 1))) as i)
+        else (
+          with s as (
+            select i, coalesce(a[i], 0) + factor * coalesce(b[i], 0) as v
+            from generate_series(least(coalesce(array_lower(a, 1), array_lower(b, 1)), array_lower(b, 1)),
+              greatest(coalesce(array_upper(a, 1), array_upper(b, 1)), array_upper(b, 1))) as i
+          ),
+          k as (select min(i) as lo, max(i) as hi from s where v <> 0)
+          select coalesce((select ('[' || k.lo || ':' || k.hi || ']=' || array_agg(s.v order by s.i)::text)::integer[]
+            from s, k where s.i between k.lo and k.hi group by k.lo, k.hi), '{}'))
       end
     $$`.execute(db)
   await sql`
@@ -92,9 +100,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 /**
- * The new figures of every stored trace and score, a UTC day of traces per statement (also what
- * bench:dashboards loads them with): error_traces and durations added to the rows of the trace's
- * spans' values, the whole-trace rows written, and the score rollups summed.
+ * The figures of traces in every rollup row, computed from the stored summaries a UTC day at a
+ * time, and the score rollups from the scores (also what bench:dashboards loads them with, and
+ * how they are rebuilt): each row's traces, error_traces and durations written over, the rows of
+ * the whole trace written whole. Run it with the summariser stopped.
  */
 export async function backfillTraceRollups(db: Kysely<unknown>): Promise<void> {
   const { rows } = await sql<{ first: Date | null; last: Date | null }>`
@@ -115,6 +124,7 @@ export async function backfillTraceRollups(db: Kysely<unknown>): Promise<void> {
         union all
         select t.*, k.dimension, k.value, true
         from t cross join lateral tracewell_trace_whole_keys(t.session_id, t.prompts, t.tags) as k
+        where not ('tracewell' = any(t.services))
       ),
       counts as (select project_id, dimension, hour, value, bucket, count(*)::int as n from keyed group by 1, 2, 3, 4, 5),
       -- Each row's buckets from its lowest to its highest, subscripted by bucket.
@@ -138,7 +148,13 @@ export async function backfillTraceRollups(db: Kysely<unknown>): Promise<void> {
         case when f.whole then f.input_tokens end, case when f.whole then f.output_tokens end, case when f.whole then f.cost_usd end,
         array_fill(0, array[128]), f.error_traces, h.durations
       from figures f join histograms h using (project_id, dimension, hour, value)
-      on conflict (project_id, dimension, hour, value) do update set error_traces = excluded.error_traces, durations = excluded.durations`.execute(db)
+      on conflict (project_id, dimension, hour, value) do update set traces = excluded.traces, error_traces = excluded.error_traces,
+        durations = excluded.durations,
+        spans = case when u.dimension in ('session', 'prompt', 'tag') then excluded.spans else u.spans end,
+        errors = case when u.dimension in ('session', 'prompt', 'tag') then excluded.errors else u.errors end,
+        input_tokens = case when u.dimension in ('session', 'prompt', 'tag') then excluded.input_tokens else u.input_tokens end,
+        output_tokens = case when u.dimension in ('session', 'prompt', 'tag') then excluded.output_tokens else u.output_tokens end,
+        cost_usd = case when u.dimension in ('session', 'prompt', 'tag') then excluded.cost_usd else u.cost_usd end`.execute(db)
   }
   await sql`delete from score_rollups`.execute(db)
   await sql`

@@ -108,12 +108,19 @@ const SPAN_IN_ROW = sql`s.project_id = u.project_id and s.start_time >= u.hour a
     else coalesce(s.user_id, '') = u.value end
   and s.llm_request_type is distinct from 'invoke_agent'`
 
+// A trace counts in a row of the whole trace (migration 2026-12-06T0700) of the hour it started, by its session, prompts or tags.
+const TRACE_IN_ROW = sql`t.project_id = u.project_id and t.start_time >= u.hour and t.start_time < u.hour + interval '1 hour'
+  and not ('tracewell' = any(t.services))
+  and case u.dimension when 'session' then coalesce(t.session_id, '') = u.value
+    when 'prompt' then u.value = any(t.prompts) or (u.value = '' and cardinality(t.prompts) = 0)
+    else u.value = any(t.tags) or (u.value = '' and cardinality(t.tags) = 0) end`
+
 /**
  * Lowers the rollup rows by what went, exactly (numeric arithmetic), so that each ends as a
  * recomputation from the remaining spans and traces would give it: a row left with no trace and
- * no span is deleted; a token or cost sum lowered to 0 (in a row of spans' values, not of whole
- * traces: session, prompt, tag) is unknown (null) when no remaining span
- * of the row reports it, as a sum over no reported value is. Call it after the spans are deleted.
+ * no span is deleted; a token or cost sum lowered to 0 is unknown (null) when no remaining span
+ * of the row (trace, in a row of the whole trace) reports it, as a sum over no reported value is.
+ * Call it after the spans and summaries are deleted.
  */
 export async function lowerUsageRollups(db: Executor, reductions: readonly RollupReduction[]): Promise<void> {
   if (reductions.length === 0) return
@@ -135,6 +142,13 @@ export async function lowerUsageRollups(db: Executor, reductions: readonly Rollu
       cost_usd = case when u.cost_usd = 0 and not exists (select 1 from spans s where ${SPAN_IN_ROW} and s.total_cost_usd is not null) then null else u.cost_usd end
     from ${recordset} where ${sameRow} and (u.input_tokens = 0 or u.output_tokens = 0 or u.cost_usd = 0)
       and u.dimension not in ('session', 'prompt', 'tag')`.execute(db)
+  await sql`
+    update usage_rollups u set
+      input_tokens = case when u.input_tokens = 0 and not exists (select 1 from trace_summaries t where ${TRACE_IN_ROW} and t.input_tokens is not null) then null else u.input_tokens end,
+      output_tokens = case when u.output_tokens = 0 and not exists (select 1 from trace_summaries t where ${TRACE_IN_ROW} and t.output_tokens is not null) then null else u.output_tokens end,
+      cost_usd = case when u.cost_usd = 0 and not exists (select 1 from trace_summaries t where ${TRACE_IN_ROW} and t.cost_usd is not null) then null else u.cost_usd end
+    from ${recordset} where ${sameRow} and (u.input_tokens = 0 or u.output_tokens = 0 or u.cost_usd = 0)
+      and u.dimension in ('session', 'prompt', 'tag')`.execute(db)
 }
 
 /** Of the sessions, those left without a row (their last trace went). */
