@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely'
+import type { AnyDb } from '../create-db.ts'
 
 // Frozen in time: never import application code here.
 //
@@ -105,7 +106,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
  * how they are rebuilt): each row's traces, error_traces and durations written over, the rows of
  * the whole trace written whole. Run it with the summariser stopped.
  */
-export async function backfillTraceRollups(db: Kysely<unknown>): Promise<void> {
+export async function backfillTraceRollups(db: AnyDb): Promise<void> {
   const { rows } = await sql<{ first: Date | null; last: Date | null }>`
     select date_trunc('day', min(start_time), 'UTC') as first, max(start_time) as last from trace_summaries`.execute(db)
   const first = rows[0]?.first

@@ -126,18 +126,25 @@ const filterKeys = (filter: TraceFilterParams | undefined): string[] =>
   Object.entries(filter ?? {}).filter(([, value]) => value !== undefined).map(([key]) => key)
 
 /**
- * The rollups answer over whole UTC hours, filtered or grouped by one dimension of theirs (not
- * both, unless the same). A window ending now may end mid-hour: its hour holds nothing later yet
- * (a budget's month to date is read this way).
+ * Whether the rollups answer a metric with this grouping and filter (over whole hours): at most
+ * one dimension of theirs, as group or filter (not both, unless the same). The rest (users or
+ * sessions of a model, scores and judgments of a model, two filters…) is read from the summaries.
  */
-function rollupAnswers(query: MetricSeriesQuery, startMs: number, granularity: number | null): boolean {
+export function rollupsAnswerQuery(query: Pick<MetricSeriesQuery, 'metric' | 'groupBy' | 'filter'>): boolean {
   const keys = filterKeys(query.filter)
   if (keys.length > 1) return false
-  const dimension = keys[0] ?? (query.groupBy === 'score_name' ? undefined : query.groupBy)
-  if (query.groupBy !== undefined && query.groupBy !== 'score_name' && query.groupBy !== dimension) return false
-  if (query.metric === 'score_avg') {
-    if (keys.length > 0) return false
-  } else if (!rollupsAnswer(query.metric, dimension, query.groupBy !== undefined)) return false
+  if (query.metric === 'score_avg') return keys.length === 0 && (query.groupBy === undefined || query.groupBy === 'score_name')
+  const dimension = keys[0] ?? query.groupBy
+  if (query.groupBy !== undefined && query.groupBy !== dimension) return false
+  return rollupsAnswer(query.metric, dimension, query.groupBy !== undefined)
+}
+
+/**
+ * The rollups answer whole UTC hours. A window ending now may end mid-hour: its hour holds nothing
+ * later yet (a budget's month to date is read this way).
+ */
+function rollupAnswers(query: MetricSeriesQuery, startMs: number, granularity: number | null): boolean {
+  if (!rollupsAnswerQuery(query)) return false
   // A single figure (granularity null) is one bucket from `from` to `to`, whatever its length.
   const wholeHours = startMs % 3_600_000 === 0 && (granularity === null || granularity % 3600 === 0)
   const endsOnHourOrNow = query.to.getTime() % 3_600_000 === 0 || query.to.getTime() >= Date.now() - 1000
