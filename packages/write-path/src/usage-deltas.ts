@@ -252,7 +252,8 @@ export class UsageCombinationMerge {
       if (row === undefined) {
         row = {
           project_id, dimension, hour, value, traces: 0, spans: 0, errors: 0, input_tokens: null, output_tokens: null, cost_usd: null,
-          latency: new Array<number>(LATENCY_BUCKETS).fill(0), error_traces: 0, durations: null,
+          // The rows of the whole trace keep no latency of calls ('{}'): a session's hour is a row of its own.
+          latency: (TRACE_DIMENSIONS as readonly string[]).includes(dimension) ? [] : new Array<number>(LATENCY_BUCKETS).fill(0), error_traces: 0, durations: null,
         }
         rows.set(key, row)
       }
