@@ -157,7 +157,7 @@ for (const engine of engines) {
         if (metric === 'score_avg' || metric === 'judge_failure_rate') continue
         for (const groupBy of [undefined, ...METRIC_GROUPS.filter((g) => g !== 'score_name')]) {
           if (spanFigures.has(metric) && (groupBy === 'model' || groupBy === 'vendor' || groupBy === 'service')) continue
-          const series = async (window: { from: Date; to: Date }) =>
+          const series = async (window: { from: Date; to: Date }): Promise<Record<string, Array<number | null>>> =>
             Object.fromEntries((await metricSeries(db, { projectId: 'metrics', metric, groupBy, ...window, granularitySeconds: 3600 })).series.map((s) => [s.group ?? 'none', s.points.map((p) => p.value)]))
           const [rolled, exact] = [await series(twoHours), await series(direct)]
           assert.deepEqual(Object.keys(rolled).sort(), Object.keys(exact).sort(), `${metric} by ${groupBy}: groups`)
