@@ -177,12 +177,12 @@ describe('dashboards', () => {
       ],
     })
 
-    // A number of a sum is summed from hours: its window is taken back to a whole hour; other numbers keep `from`.
+    // A number's window is taken back to a whole hour, which the hourly rollups answer.
     const halfPast = new Date(from.getTime() + 30 * 60_000).toISOString()
     const numbers = await cp.app.inject({ url: teamUrl(`/api/dashboards/${created.json().id}/data`, `&from=${halfPast}&to=${to.toISOString()}`), headers: as(ws.teamKey) })
     assert.deepEqual(numbers.json().widgets.slice(3), [
       { id: 'tokens', granularity: 5 * 3600, series: [{ group: null, points: [{ t: from.toISOString(), value: 400 }] }] },
-      { id: 'quality', granularity: 4.5 * 3600, series: [{ group: null, points: [{ t: halfPast, value: 0.75 }] }] },
+      { id: 'quality', granularity: 5 * 3600, series: [{ group: null, points: [{ t: from.toISOString(), value: 0.75 }] }] },
     ])
 
     const one = await cp.app.inject({ url: teamUrl(`/api/dashboards/${created.json().id}/data`, `${window}&widget_id=errors`), headers: as(ws.projectKey) })

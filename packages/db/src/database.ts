@@ -291,6 +291,9 @@ export interface TraceSummariesTable {
    * out of them, cannot write a summary (migration 2026-11-27T0600-text-blocks).
    */
   words_in_blocks: boolean
+  /** The prompts (registry:version) and tags its spans named (trace-labels.ts of @tracewell/write-path). */
+  prompts: Generated<string[]>
+  tags: Generated<string[]>
 }
 
 /** The words of a project's traces that started in one block of ten minutes (text-blocks.repository.ts). */
@@ -318,6 +321,19 @@ export interface UsageRollupsTable {
   output_tokens: Int8 | null
   cost_usd: string | null
   latency: number[]
+  /** The row's traces with an error span. */
+  error_traces: Generated<number>
+  /** The row's traces by duration: counts subscripted by latency bucket, lowest to highest bucket held (migration 2026-12-06T0700). */
+  durations: Generated<number[]>
+}
+
+/** Each score name's count and sum of values an hour, kept by triggers on scores (migration 2026-12-06T0700). */
+export interface ScoreRollupsTable {
+  project_id: string
+  name: string
+  hour: Date
+  scores: number
+  value_sum: number
 }
 
 /** What a stored batch adds to the summaries, until the summariser folds it in (write-path). */
@@ -852,6 +868,7 @@ export interface Database {
   console_session_revocations: ConsoleSessionRevocationsTable
   score_configs: ScoreConfigsTable
   scores: ScoresTable
+  score_rollups: ScoreRollupsTable
   llm_connections: LlmConnectionsTable
   evaluators: EvaluatorsTable
   evaluation_runs: EvaluationRunsTable
@@ -1035,11 +1052,12 @@ export const declaredColumns: DeclaredColumns = {
     end_time: notNull, duration_us: notNull, span_count: notNull, error_count: notNull, models: notNull, response_models: notNull, vendors: notNull,
     services: notNull, input_tokens: nullable, output_tokens: nullable, total_tokens: nullable, cost_usd: nullable,
     session_id: nullable, user_id: nullable, text_filter: nullable, tokens_estimated: notNull, fold_day: notNull, words_in_blocks: notNull,
+    prompts: notNull, tags: notNull,
   },
   trace_text_blocks: { project_id: notNull, block: notNull, words: notNull, filter: notNull },
   usage_rollups: {
     project_id: notNull, dimension: notNull, hour: notNull, value: notNull, traces: notNull, spans: notNull, errors: notNull,
-    input_tokens: nullable, output_tokens: nullable, cost_usd: nullable, latency: notNull,
+    input_tokens: nullable, output_tokens: nullable, cost_usd: nullable, latency: notNull, error_traces: notNull, durations: notNull,
   },
   session_summaries: {
     project_id: notNull, session_id: notNull, user_id: nullable, first_seen: notNull, last_seen: notNull, trace_count: notNull,
@@ -1055,6 +1073,7 @@ export const declaredColumns: DeclaredColumns = {
     value: nullable, string_value: nullable, comment: nullable, source: notNull, author: nullable, config_id: nullable,
     evaluator_id: nullable, created_at: notNull, updated_at: notNull,
   },
+  score_rollups: { project_id: notNull, name: notNull, hour: notNull, scores: notNull, value_sum: notNull },
   llm_connections: {
     id: notNull, project_id: notNull, name: notNull, provider: notNull, base_url: notNull, api_key_sealed: notNull, api_key_hint: notNull,
     created_at: notNull,

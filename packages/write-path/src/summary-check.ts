@@ -7,7 +7,8 @@ import { BlockFilter, textBlockOf } from '@tracewell/text-filter'
 // tokens and costs are compared exactly (costs as numeric, to the last digit); the model, vendor
 // and service sets as sets. Not compared: a trace's name, session and user where its spans
 // disagree (the first batch to name them wins, by design), and the traces' own word filters
-// (covered by the search tests). Every word of a trace's spans must be in the word filter of its
+// (covered by the search tests), and the prompts and tags read from spans' attributes (kept as
+// read). Every word of a trace's spans must be in the word filter of its
 // block (trace_text_blocks), or search would not find it.
 
 /** Rows that differ from the recomputation, per table (0 everywhere: the summaries are exact). */
@@ -102,13 +103,66 @@ export async function summaryMismatches(db: Executor, projectId: string): Promis
         f.input_tokens, f.output_tokens, f.cost_usd
       from span_figures f full join trace_figures t using (dimension, hour, value)
     ),
-    s as (select * from usage_rollups where project_id = ${projectId})
+    s as (select * from usage_rollups where project_id = ${projectId} and dimension not in ('session', 'prompt', 'tag'))
     select count(*)::integer as n from r full join s using (dimension, hour, value) left join latency l using (dimension, hour, value)
     where (r.dimension is null and (s.traces, s.spans) <> (0, 0)) or s.dimension is null
       or (r.traces, r.spans, r.errors, r.input_tokens, r.output_tokens, r.cost_usd) is distinct from (s.traces, s.spans, s.errors, s.input_tokens, s.output_tokens, s.cost_usd)
       or s.latency is distinct from coalesce(l.latency, array_fill(0, array[128]))`.execute(db)
 
-  return { traces: traces[0]?.n ?? -1, sessions: sessions[0]?.n ?? -1, rollups: rollups[0]?.n ?? -1, blocks: await textBlockMisses(db, projectId) }
+  return {
+    traces: traces[0]?.n ?? -1,
+    sessions: sessions[0]?.n ?? -1,
+    rollups: (rollups[0]?.n ?? -1) + (await traceRollupMismatches(db, projectId)),
+    blocks: await textBlockMisses(db, projectId),
+  }
+}
+
+/**
+ * The rollups' figures of traces recomputed from the summaries: in every row, its traces with an
+ * error and their durations' histogram (compared bucket by bucket: a fold may leave a bucket at
+ * 0); in the rows of the whole trace (session, prompt, tag), the traces' own figures too, a token
+ * or cost sum of no remaining trace being 0 or unknown alike.
+ */
+async function traceRollupMismatches(db: Executor, projectId: string): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    with t as (
+      select t.*, date_trunc('hour', t.start_time, 'UTC') as hour,
+        case when t.duration_us < 1 then 0 else least(127, floor(4 * ln(t.duration_us) / ln(2)))::int end as bucket
+      from trace_summaries t where t.project_id = ${projectId}
+    ),
+    keyed as (
+      select t.*, k.dimension, k.value from t cross join lateral tracewell_trace_rollup_keys(t.models, t.vendors, t.services, t.user_id) as k
+      union all
+      select t.*, k.dimension, k.value from t cross join lateral tracewell_trace_whole_keys(t.session_id, t.prompts, t.tags) as k
+      where not ('tracewell' = any(t.services))
+    ),
+    r as (
+      select dimension, hour, value, count(*)::integer as traces, (count(*) filter (where error_count > 0))::integer as error_traces,
+        sum(span_count)::integer as spans, sum(error_count)::integer as errors, coalesce(sum(input_tokens), 0) as input_tokens,
+        coalesce(sum(output_tokens), 0) as output_tokens, coalesce(sum(cost_usd), 0) as cost_usd
+      from keyed group by 1, 2, 3
+    ),
+    s as (select * from usage_rollups where project_id = ${projectId}),
+    figures as (
+      select count(*)::integer as n from r full join s using (dimension, hour, value)
+      where s.dimension is null
+        -- A row a trace moved out of may stay, empty.
+        or (r.dimension is null and ((s.traces, s.error_traces) <> (0, 0) or (s.dimension in ('session', 'prompt', 'tag') and s.spans <> 0)))
+        or (r.dimension is not null and (r.traces <> s.traces or r.error_traces <> s.error_traces
+          or (s.dimension in ('session', 'prompt', 'tag') and (r.spans, r.errors, r.input_tokens, r.output_tokens, r.cost_usd)
+            is distinct from (s.spans, s.errors, coalesce(s.input_tokens, 0), coalesce(s.output_tokens, 0), coalesce(s.cost_usd, 0)))))
+    ),
+    counted as (select dimension, hour, value, bucket, count(*)::integer as n from keyed group by 1, 2, 3, 4),
+    stored as (
+      select dimension, hour, value, array_lower(durations, 1) + d.o::integer - 1 as bucket, d.n
+      from s, unnest(s.durations) with ordinality as d(n, o) where d.n <> 0
+    ),
+    durations as (
+      select count(*)::integer as n from counted full join stored using (dimension, hour, value, bucket)
+      where counted.n is distinct from stored.n
+    )
+    select (select n from figures) + (select n from durations) as n`.execute(db)
+  return rows[0]?.n ?? -1
 }
 
 /** The project's traces whose block's word filter lacks a word of their spans. */

@@ -14,7 +14,7 @@ import type { TraceDelta } from './trace-deltas.ts'
 const COLUMNS = [
   'project_id', 'trace_id', 'name', 'has_root', 'service_name', 'start_time', 'end_time', 'duration_us', 'span_count', 'error_count',
   'models', 'response_models', 'vendors', 'services', 'input_tokens', 'output_tokens', 'total_tokens', 'cost_usd', 'tokens_estimated',
-  'session_id', 'user_id', 'text_filter', 'fold_day', 'words_in_blocks',
+  'session_id', 'user_id', 'text_filter', 'fold_day', 'words_in_blocks', 'prompts', 'tags',
 ] as const
 
 export const summaryCopyStatement = `copy trace_summaries (${COLUMNS.join(', ')}) from stdin`
@@ -37,7 +37,7 @@ const count = (value: number | null | undefined): string => (value === null || v
 const ISO_MICROS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/
 
 /** Microseconds since the Unix epoch of such a time; undefined for any other form, or past 2^53. */
-function epochMicros(iso: string): number | undefined {
+export function epochMicros(iso: string): number | undefined {
   if (!ISO_MICROS.test(iso)) return undefined
   const micros = Date.parse(`${iso.slice(0, 19)}Z`) * 1000 + Number(iso.slice(20, 26))
   return Number.isSafeInteger(micros) ? micros : undefined
@@ -59,6 +59,7 @@ export function summaryCopyLine(row: TraceDelta, textFilterHex: string | null, t
     field(textArrayLiteral(row.models)), field(textArrayLiteral(row.response_models ?? [])), field(textArrayLiteral(row.vendors)), field(textArrayLiteral(row.services)),
     count(row.input_tokens), count(row.output_tokens), count(row.total_tokens), row.cost_usd ?? NULL, row.tokens_estimated === true ? 't' : 'f',
     field(row.session_id), field(row.user_id), textFilterHex === null ? NULL : `x${textFilterHex}`, today, 't',
+    field(textArrayLiteral(row.prompts ?? [])), field(textArrayLiteral(row.tags ?? [])),
   ].join('\t')}\n`
 }
 

@@ -137,6 +137,8 @@ export async function foldInTransaction(db: Db, trx: Executor, client: pg.PoolCl
     response_models: textArrayLiteral(row.response_models),
     vendors: textArrayLiteral(row.vendors),
     services: textArrayLiteral(row.services),
+    prompts: textArrayLiteral(row.prompts ?? []),
+    tags: textArrayLiteral(row.tags ?? []),
     words: undefined,
     text_filter: words.of(row).toHex(),
   }))
@@ -153,16 +155,17 @@ export async function foldInTransaction(db: Db, trx: Executor, client: pg.PoolCl
     summaries as (
       insert into trace_summaries as s (project_id, trace_id, name, has_root, service_name, start_time, end_time, duration_us,
         span_count, error_count, models, response_models, vendors, services, input_tokens, output_tokens, total_tokens, cost_usd, tokens_estimated,
-        session_id, user_id, text_filter, fold_day, words_in_blocks)
+        session_id, user_id, text_filter, fold_day, words_in_blocks, prompts, tags)
       select b.project_id, b.trace_id, name, has_root, service_name, start_time, end_time,
         (extract(epoch from end_time - start_time) * 1000000)::bigint,
         span_count, error_count, models, coalesce(response_models, '{}'), vendors, services, input_tokens, output_tokens, total_tokens, cost_usd,
         coalesce(tokens_estimated, false), session_id, user_id,
-        tracewell_text_filter_union(moved.text_filter, ('x' || b.text_filter)::varbit), ${today}::date, true
+        tracewell_text_filter_union(moved.text_filter, ('x' || b.text_filter)::varbit), ${today}::date, true,
+        coalesce(prompts, '{}'), coalesce(tags, '{}')
       from json_to_recordset(${toStorableJson(JSON.stringify(summaryRows))}::json) as b(project_id text, trace_id text, name text,
         has_root boolean, service_name text, start_time timestamptz, end_time timestamptz, span_count integer, error_count integer,
         models text[], response_models text[], vendors text[], services text[], input_tokens bigint, output_tokens bigint, total_tokens bigint,
-        cost_usd numeric, tokens_estimated boolean, session_id text, user_id text, text_filter text)
+        cost_usd numeric, tokens_estimated boolean, session_id text, user_id text, text_filter text, prompts text[], tags text[])
       left join moved on moved.project_id = b.project_id and moved.trace_id = b.trace_id
       on conflict (project_id, trace_id, fold_day) do update set
         name = excluded.name, has_root = excluded.has_root, service_name = excluded.service_name,
@@ -171,14 +174,18 @@ export async function foldInTransaction(db: Db, trx: Executor, client: pg.PoolCl
         models = excluded.models, response_models = excluded.response_models, vendors = excluded.vendors, services = excluded.services,
         input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, total_tokens = excluded.total_tokens,
         cost_usd = excluded.cost_usd, tokens_estimated = excluded.tokens_estimated, session_id = excluded.session_id, user_id = excluded.user_id,
+        prompts = excluded.prompts, tags = excluded.tags,
         text_filter = tracewell_text_filter_union(s.text_filter, excluded.text_filter)
     )
-    insert into usage_rollups as u (project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd, latency)
-    select project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd, latency
+    insert into usage_rollups as u (project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd, latency, error_traces, durations)
+    select project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd, latency, error_traces, coalesce(durations::integer[], '{}')
     from json_to_recordset(${JSON.stringify(usage.rollupRows())}::json) as r(project_id text, dimension text, hour timestamptz,
-      value text, traces integer, spans integer, errors integer, input_tokens bigint, output_tokens bigint, cost_usd numeric, latency integer[])
+      value text, traces integer, spans integer, errors integer, input_tokens bigint, output_tokens bigint, cost_usd numeric, latency integer[],
+      error_traces integer, durations text)
     on conflict (project_id, dimension, hour, value) do update set
       traces = u.traces + excluded.traces,
+      error_traces = u.error_traces + excluded.error_traces,
+      durations = tracewell_histogram_add(u.durations, excluded.durations, 1),
       spans = u.spans + excluded.spans,
       errors = u.errors + excluded.errors,
       input_tokens = case when u.input_tokens is null then excluded.input_tokens when excluded.input_tokens is null then u.input_tokens else u.input_tokens + excluded.input_tokens end,
@@ -255,7 +262,7 @@ async function storedSummaries(db: Executor, traces: readonly TraceDelta[], seal
       to_char(s.start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as start_time,
       to_char(s.end_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as end_time,
       s.span_count, s.error_count, s.models, s.response_models, s.vendors, s.services, s.input_tokens, s.output_tokens, s.total_tokens,
-      s.cost_usd::text as cost_usd, s.tokens_estimated, s.session_id, s.user_id, s.fold_day::text as fold_day
+      s.cost_usd::text as cost_usd, s.tokens_estimated, s.session_id, s.user_id, s.prompts, s.tags, s.fold_day::text as fold_day
     from unnest(${textArrayLiteral(projects)}::text[], ${textArrayLiteral(ids)}::text[], ${textArrayLiteral(days)}::date[]) as k(project_id, trace_id, day)
     join lateral (select * from trace_summaries s where s.project_id = k.project_id and s.trace_id = k.trace_id and s.fold_day = k.day offset 0) as s on true`.execute(db)
   return new Map(

@@ -1,6 +1,7 @@
 import { nanosToIsoMicros, type SpanInsert } from '@tracewell/db'
 import { TextFilterWords } from '@tracewell/text-filter'
 import { addDecimals, DecimalSum } from './exact-decimal.ts'
+import { spanPrompt, spanTags } from './trace-labels.ts'
 
 // What a batch of stored spans adds to their traces' summaries: one delta per trace, folded in
 // memory as the spans are encoded, written beside the spans in the same transaction (summary
@@ -9,7 +10,7 @@ import { addDecimals, DecimalSum } from './exact-decimal.ts'
 
 type SummarySpan = Pick<
   SpanInsert,
-  'traceId' | 'parentSpanId' | 'name' | 'startTimeUnixNano' | 'endTimeUnixNano' | 'statusCode' | 'statusMessage' | 'serviceName' | 'llmModel' | 'llmResponseModel' | 'llmVendor' | 'llmRequestType' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'totalCostUsd' | 'tokensEstimated' | 'sessionId' | 'userId'
+  'traceId' | 'parentSpanId' | 'name' | 'attributes' | 'startTimeUnixNano' | 'endTimeUnixNano' | 'statusCode' | 'statusMessage' | 'serviceName' | 'llmModel' | 'llmResponseModel' | 'llmVendor' | 'llmRequestType' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'totalCostUsd' | 'tokensEstimated' | 'sessionId' | 'userId'
 >
 
 /** One trace's delta as stored in a summary delta and read by the fold (snake_case, as the table's columns). */
@@ -42,6 +43,12 @@ export interface TraceDelta {
   tokens_estimated?: boolean
   session_id: string | null
   user_id: string | null
+  /**
+   * The prompts (registry:version) and tags its spans named (trace-labels.ts), sorted. Absent in
+   * deltas of writers before 2026-12-06 (none).
+   */
+  prompts?: string[]
+  tags?: string[]
   /**
    * Its words' hashes (TextFilterWords.toBase64), or null without words: the fold adds them to the
    * trace's word filter and to its block's. Absent in deltas of writers before 2026-11-27, which
@@ -76,6 +83,8 @@ export function mergeTraceDelta(into: TraceDelta, delta: TraceDelta): void {
   into.response_models = unionSorted(into.response_models, delta.response_models)
   into.vendors = unionSorted(into.vendors, delta.vendors)
   into.services = unionSorted(into.services, delta.services)
+  into.prompts = unionSorted(into.prompts ?? [], delta.prompts ?? [])
+  into.tags = unionSorted(into.tags ?? [], delta.tags ?? [])
   into.input_tokens = addCounts(into.input_tokens, delta.input_tokens)
   into.output_tokens = addCounts(into.output_tokens, delta.output_tokens)
   into.total_tokens = addCounts(into.total_tokens, delta.total_tokens)
@@ -158,7 +167,7 @@ export class TraceDeltas {
       trace = {
         delta: {
           project_id: projectId, trace_id: span.traceId, name: span.name, has_root: isRoot, service_name: span.serviceName, start_time: start, end_time: end,
-          span_count: 0, error_count: 0, models: [], response_models: [], vendors: [], services: [],
+          span_count: 0, error_count: 0, models: [], response_models: [], vendors: [], services: [], prompts: [], tags: [],
           input_tokens: null, output_tokens: null, total_tokens: null, cost_usd: null, tokens_estimated: false, session_id: null, user_id: null, words: null,
         },
         words: new TextFilterWords(),
@@ -176,6 +185,9 @@ export class TraceDeltas {
     if (span.llmResponseModel && span.llmResponseModel !== span.llmModel) addTo(delta.response_models, span.llmResponseModel)
     if (span.llmVendor) addTo(delta.vendors, span.llmVendor)
     if (span.serviceName) addTo(delta.services, span.serviceName)
+    const prompt = spanPrompt(span.attributes)
+    if (prompt !== null) addTo(delta.prompts as string[], prompt)
+    for (const tag of spanTags(span.attributes)) addTo(delta.tags as string[], tag)
     if (span.llmRequestType !== AGGREGATE_OPERATION) {
       delta.input_tokens = addCounts(delta.input_tokens, span.inputTokens)
       delta.output_tokens = addCounts(delta.output_tokens, span.outputTokens)
@@ -203,6 +215,8 @@ export class TraceDeltas {
       delta.response_models = sorted(delta.response_models)
       delta.vendors = sorted(delta.vendors)
       delta.services = sorted(delta.services)
+      delta.prompts = sorted(delta.prompts as string[])
+      delta.tags = sorted(delta.tags as string[])
       delta.words = words.toBase64()
       deltas.push(delta)
     }

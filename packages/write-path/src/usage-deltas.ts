@@ -1,5 +1,6 @@
 import { LATENCY_BUCKETS, latencyBucket, toStorableText, TRACEWELL_SERVICE, type SpanInsert, type UsageRollupFigures } from '@tracewell/db'
 import { addDecimals, DecimalSum } from './exact-decimal.ts'
+import { epochMicros } from './summary-copy.ts'
 import { addCounts, AGGREGATE_OPERATION, type TraceDelta } from './trace-deltas.ts'
 
 // What a batch of stored spans adds to the hourly usage rollups (migration 2026-11-25T0500): the
@@ -42,6 +43,27 @@ export interface UsageCombination {
 
 /** One usage_rollups row's additions, as the fold's statement reads them. */
 export type UsageRollupDelta = UsageRollupFigures
+
+/** A trace's count in a row, and, for a row of the whole trace, the trace. */
+interface Counted {
+  change: 1 | -1
+  failed: boolean
+  bucket: number
+  trace?: CountedTrace
+}
+
+/**
+ * Sparse histogram pairs as the array literal of the rows' `durations`: subscripted by bucket,
+ * from the lowest bucket to the highest ('[40:42]={1,0,-1}'); null for none.
+ */
+export function histogramLiteral(pairs: ReadonlyArray<readonly [number, number]>): string | null {
+  if (pairs.length === 0) return null
+  const buckets = pairs.map(([bucket]) => bucket)
+  const low = Math.min(...buckets)
+  const counts = new Array<number>(Math.max(...buckets) - low + 1).fill(0)
+  for (const [bucket, traces] of pairs) counts[bucket - low] = (counts[bucket - low] as number) + traces
+  return `[${low}:${low + counts.length - 1}]={${counts.join(',')}}`
+}
 
 /** The rollups of Tracewell's own calls by model and by vendor (what usage takes back by default). */
 export const TRACEWELL_MODEL = 'tracewell.model'
@@ -110,44 +132,97 @@ export class UsageDeltas {
   }
 }
 
-/** What a trace's summary says of the rollup rows it counts in. */
-type CountedTrace = Pick<TraceDelta, 'project_id' | 'start_time' | 'models' | 'vendors' | 'services' | 'user_id'>
+/** What a trace's summary says of the rollup rows it counts in, and what it adds to them. */
+export type CountedTrace = Pick<
+  TraceDelta,
+  'project_id' | 'start_time' | 'end_time' | 'models' | 'vendors' | 'services' | 'user_id' | 'session_id' | 'prompts' | 'tags' |
+  'span_count' | 'error_count' | 'input_tokens' | 'output_tokens' | 'cost_usd'
+>
+
+/** A rollup row's additions from traces (counted, or taken back). */
+interface TraceCount {
+  project_id: string
+  dimension: string
+  hour: string
+  value: string
+  traces: number
+  error_traces: number
+  /** Latency bucket → traces. */
+  durations: Map<number, number>
+  /** The trace's own figures, added to the rows of the whole trace (TRACE_DIMENSIONS) only. */
+  whole: { spans: number; errors: number; input_tokens: number | null; output_tokens: number | null; cost_usd: string | null } | null
+}
+
+/**
+ * The dimensions of the trace as a whole (migration 2026-12-06T0700): their rows carry the
+ * trace's own figures, spans, tokens and cost, beside its count.
+ */
+export const TRACE_DIMENSIONS = ['session', 'prompt', 'tag'] as const
+
+/** The latency bucket of a trace's duration (its summary's times, ISO 8601 with microseconds). */
+function durationBucket(trace: Pick<TraceDelta, 'start_time' | 'end_time'>): number {
+  const start = epochMicros(trace.start_time) ?? Date.parse(trace.start_time) * 1000
+  const end = epochMicros(trace.end_time) ?? Date.parse(trace.end_time) * 1000
+  return latencyBucket((end - start) * 1000)
+}
+
+const negated = (decimal: string): string => (decimal.startsWith('-') ? decimal.slice(1) : `-${decimal}`)
 
 /**
  * Combinations of many batches merged by key, and the traces' counts (the summariser's steps).
  * A trace counts once in the rollup rows of the UTC hour it started: under each model, vendor
- * and service it used ('' when it used none) and under its user.
+ * and service it used ('' when it used none) and under its user, with whether it failed and its
+ * duration; and with its own figures under its session, each prompt and each tag.
  */
 export class UsageCombinationMerge {
   readonly #merged = new Map<string, UsageCombination>()
-  /** Row key → traces added (or taken back, negative). */
-  readonly #traces = new Map<string, { project_id: string; dimension: string; hour: string; value: string; traces: number }>()
+  /** Row key → what traces added (or took back, negative). */
+  readonly #traces = new Map<string, TraceCount>()
 
   /** Adds a trace to the rows it counts in (`change` 1), or takes it back from them (-1). */
   countTrace(trace: CountedTrace, change: 1 | -1): void {
     const hour = `${trace.start_time.slice(0, 13)}:00:00.000Z`
-    this.#count(trace.project_id, 'all', hour, '', change)
-    this.#countEach(trace.project_id, 'model', hour, trace.models, change)
-    this.#countEach(trace.project_id, 'vendor', hour, trace.vendors, change)
-    this.#countEach(trace.project_id, 'service', hour, trace.services, change)
-    this.#count(trace.project_id, 'user', hour, trace.user_id ?? '', change)
+    const count = { change, failed: trace.error_count > 0, bucket: durationBucket(trace) }
+    this.#count(trace.project_id, 'all', hour, '', count)
+    this.#countEach(trace.project_id, 'model', hour, trace.models, count)
+    this.#countEach(trace.project_id, 'vendor', hour, trace.vendors, count)
+    this.#countEach(trace.project_id, 'service', hour, trace.services, count)
+    this.#count(trace.project_id, 'user', hour, trace.user_id ?? '', count)
     if (trace.services.includes(TRACEWELL_SERVICE)) {
-      this.#countEach(trace.project_id, TRACEWELL_MODEL, hour, trace.models, change)
-      this.#countEach(trace.project_id, TRACEWELL_VENDOR, hour, trace.vendors, change)
+      this.#countEach(trace.project_id, TRACEWELL_MODEL, hour, trace.models, count)
+      this.#countEach(trace.project_id, TRACEWELL_VENDOR, hour, trace.vendors, count)
     }
+    // The rows of the whole trace are the application's alone: Tracewell's own traces never count there.
+    if (trace.services.includes(TRACEWELL_SERVICE)) return
+    const whole = { ...count, trace }
+    this.#count(trace.project_id, 'session', hour, trace.session_id ?? '', whole)
+    this.#countEach(trace.project_id, 'prompt', hour, trace.prompts ?? [], whole)
+    this.#countEach(trace.project_id, 'tag', hour, trace.tags ?? [], whole)
   }
 
   /** Counts the trace under each of a dimension's values, or under '' when it has none. */
-  #countEach(project_id: string, dimension: string, hour: string, values: readonly string[], change: 1 | -1): void {
-    if (values.length === 0) this.#count(project_id, dimension, hour, '', change)
-    for (const value of values) this.#count(project_id, dimension, hour, value, change)
+  #countEach(project_id: string, dimension: string, hour: string, values: readonly string[], count: Counted): void {
+    if (values.length === 0) this.#count(project_id, dimension, hour, '', count)
+    for (const value of values) this.#count(project_id, dimension, hour, value, count)
   }
 
-  #count(project_id: string, dimension: string, hour: string, value: string, change: 1 | -1): void {
+  #count(project_id: string, dimension: string, hour: string, value: string, { change, failed, bucket, trace }: Counted): void {
     const key = `${project_id}\u0000${dimension}\u0000${hour}\u0000${value}`
-    const row = this.#traces.get(key)
-    if (row === undefined) this.#traces.set(key, { project_id, dimension, hour, value, traces: change })
-    else row.traces += change
+    let row = this.#traces.get(key)
+    if (row === undefined) {
+      row = { project_id, dimension, hour, value, traces: 0, error_traces: 0, durations: new Map(), whole: null }
+      this.#traces.set(key, row)
+    }
+    row.traces += change
+    if (failed) row.error_traces += change
+    row.durations.set(bucket, (row.durations.get(bucket) ?? 0) + change)
+    if (trace === undefined) return
+    const whole = (row.whole ??= { spans: 0, errors: 0, input_tokens: null, output_tokens: null, cost_usd: null })
+    whole.spans += change * trace.span_count
+    whole.errors += change * trace.error_count
+    whole.input_tokens = addCounts(whole.input_tokens, trace.input_tokens === null ? null : change * trace.input_tokens)
+    whole.output_tokens = addCounts(whole.output_tokens, trace.output_tokens === null ? null : change * trace.output_tokens)
+    if (trace.cost_usd !== null) whole.cost_usd = addDecimals(whole.cost_usd, change === 1 ? trace.cost_usd : negated(trace.cost_usd))
   }
 
   add(combination: UsageCombination): void {
@@ -175,7 +250,11 @@ export class UsageCombinationMerge {
     const rowOf = (key: string, project_id: string, dimension: string, hour: string, value: string): UsageRollupDelta => {
       let row = rows.get(key)
       if (row === undefined) {
-        row = { project_id, dimension, hour, value, traces: 0, spans: 0, errors: 0, input_tokens: null, output_tokens: null, cost_usd: null, latency: new Array<number>(LATENCY_BUCKETS).fill(0) }
+        row = {
+          project_id, dimension, hour, value, traces: 0, spans: 0, errors: 0, input_tokens: null, output_tokens: null, cost_usd: null,
+          // The rows of the whole trace keep no latency of calls ('{}'): a session's hour is a row of its own.
+          latency: (TRACE_DIMENSIONS as readonly string[]).includes(dimension) ? [] : new Array<number>(LATENCY_BUCKETS).fill(0), error_traces: 0, durations: null,
+        }
         rows.set(key, row)
       }
       return row
@@ -194,7 +273,21 @@ export class UsageCombinationMerge {
       }
     }
     for (const [key, counted] of this.#traces) {
-      if (counted.traces !== 0) rowOf(key, counted.project_id, counted.dimension, counted.hour, counted.value).traces += counted.traces
+      const durations = [...counted.durations].filter(([, traces]) => traces !== 0)
+      const whole = counted.whole !== null && (counted.whole.spans !== 0 || counted.whole.errors !== 0 || !!counted.whole.input_tokens ||
+        !!counted.whole.output_tokens || (counted.whole.cost_usd !== null && Number(counted.whole.cost_usd) !== 0)) ? counted.whole : null
+      // A trace taken back and counted again unchanged adds nothing.
+      if (counted.traces === 0 && counted.error_traces === 0 && durations.length === 0 && whole === null) continue
+      const row = rowOf(key, counted.project_id, counted.dimension, counted.hour, counted.value)
+      row.traces += counted.traces
+      row.error_traces += counted.error_traces
+      row.durations = histogramLiteral(durations)
+      if (whole === null) continue
+      row.spans += whole.spans
+      row.errors += whole.errors
+      row.input_tokens = addCounts(row.input_tokens, whole.input_tokens)
+      row.output_tokens = addCounts(row.output_tokens, whole.output_tokens)
+      if (whole.cost_usd !== null) row.cost_usd = addDecimals(row.cost_usd, whole.cost_usd)
     }
     return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row)
   }

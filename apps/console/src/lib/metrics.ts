@@ -9,7 +9,7 @@ export const dashboardMetrics = [...monitorMetrics, 'input_tokens', 'output_toke
 export type MonitorMetric = (typeof monitorMetrics)[number]
 export type Metric = (typeof dashboardMetrics)[number]
 
-export const metricGroups = ['model', 'vendor', 'service', 'user', 'session', 'score_name'] as const
+export const metricGroups = ['model', 'vendor', 'service', 'user', 'session', 'prompt', 'tag', 'score_name'] as const
 export type MetricGroup = (typeof metricGroups)[number]
 
 export const metricLabels: Record<Metric, string> = {
@@ -29,7 +29,7 @@ export const metricLabels: Record<Metric, string> = {
   users: 'Users',
 }
 
-export const groupLabels: Record<MetricGroup, string> = { model: 'Model', vendor: 'Vendor', service: 'Service', user: 'User', session: 'Session', score_name: 'Score name' }
+export const groupLabels: Record<MetricGroup, string> = { model: 'Model', vendor: 'Vendor', service: 'Service', user: 'User', session: 'Session', prompt: 'Prompt (registry:version)', tag: 'Tag', score_name: 'Score name' }
 
 const formatPercent = (value: number) => `${(value * 100).toFixed(value < 0.1 && value > 0 ? 2 : 1)}%`
 const formatAverage = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2))
@@ -130,6 +130,7 @@ export function traceListSearch(
     if (Array.isArray(value)) for (const pair of value) params.append(key, String(pair))
     else if (value !== undefined) params.set(key, String(value))
   }
+  // The trace list has no prompt or tag filter (yet): a point of such a group opens its window's traces.
   const groupParam: Partial<Record<MetricGroup, string>> = { model: 'model', vendor: 'vendor', service: 'service', user: 'user', session: 'session', score_name: 'score_name' }
   if (groupBy && group && group !== '(none)' && groupParam[groupBy]) params.set(groupParam[groupBy], group)
   return params.toString()

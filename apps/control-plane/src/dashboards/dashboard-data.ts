@@ -1,4 +1,4 @@
-import { defaultGranularitySeconds, MAX_SERIES_POINTS, metricSeries, metricValue, type DashboardWidget, type Executor, type Metric, type MetricSeries } from '@tracewell/db'
+import { defaultGranularitySeconds, MAX_SERIES_POINTS, metricSeries, metricValue, type DashboardWidget, type Executor, type MetricSeries } from '@tracewell/db'
 import { BadRequestError } from '@tracewell/http'
 
 // A widget's series over a window, from the one metric engine (metric-series.repository.ts).
@@ -12,17 +12,16 @@ export interface WidgetData {
 const hourMs = 3_600_000
 
 /**
- * Metrics whose figure over a window is the sum of its hours': a number of these is summed from
- * hourly points, which the rollups answer (a row an hour) where the summaries would read a row a
- * trace. Its window is then taken back to a whole hour, as a series' is to a whole point.
+ * A number's window is taken back to the start of its hour, as a series' is to a whole point: the
+ * hourly rollups then answer it (a row an hour) where the summaries would read a row a trace
+ * (metric-series.repository.ts). Not for a window of more than MAX_SERIES_POINTS hours, which the
+ * summaries answer as asked.
  */
-const ADDITIVE: ReadonlySet<Metric> = new Set(['cost', 'tokens', 'input_tokens', 'output_tokens', 'traces', 'spans'])
-const additiveNumber = (widget: DashboardWidget, from: Date, to: Date) =>
-  widget.chart === 'number' && ADDITIVE.has(widget.metric) && pointsOf(from, to, 3600) <= MAX_SERIES_POINTS
+const alignedNumber = (widget: DashboardWidget, from: Date, to: Date) => widget.chart === 'number' && pointsOf(from, to, 3600) <= MAX_SERIES_POINTS
 
-/** Where a number widget's window starts: `from`, or its hour when summed from hourly points. */
+/** Where a number widget's window starts: `from`, or its hour. */
 export function numberFrom(widget: DashboardWidget, from: Date, to: Date): Date {
-  return additiveNumber(widget, from, to) ? new Date(Math.floor(from.getTime() / hourMs) * hourMs) : from
+  return alignedNumber(widget, from, to) ? new Date(Math.floor(from.getTime() / hourMs) * hourMs) : from
 }
 
 const pointsOf = (from: Date, to: Date, granularity: number) => {
@@ -55,15 +54,9 @@ export async function widgetData(db: Executor, projectId: string, widget: Dashbo
   }
   if (widget.chart === 'number') {
     const t = numberFrom(widget, from, to)
-    const value = additiveNumber(widget, from, to) ? sumOf(await metricSeries(db, { ...query, from: t, granularitySeconds: 3600 })) : await metricValue(db, query)
+    const value = await metricValue(db, { ...query, from: t })
     return { id: widget.id, granularity, series: [{ group: null, points: [{ t: t.toISOString(), value }] }] }
   }
   const { series } = await metricSeries(db, { ...query, groupBy: widget.groupBy, granularitySeconds: granularity })
   return { id: widget.id, granularity, series }
-}
-
-/** The sum of an ungrouped series' points; unknown (a cost no span could be priced for) only when every point is. */
-function sumOf({ series }: MetricSeries): number | null {
-  const values = (series[0]?.points ?? []).map((point) => point.value).filter((value): value is number => value !== null)
-  return values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0)
 }

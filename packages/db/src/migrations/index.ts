@@ -31,6 +31,7 @@ import * as invitations from './2026-12-06T0620-invitations.ts'
 import * as singleSignOn from './2026-12-06T0630-single-sign-on.ts'
 import * as auditLog from './2026-12-06T0640-audit-log.ts'
 import * as collaboration from './2026-12-06T0650-collaboration.ts'
+import * as traceRollups from './2026-12-06T0700-trace-rollups.ts'
 
 // Every migration, by name; names sort in the order they apply. Listed statically (not read from
 // the file system) so that the same list works from source, from a container image and in tests.
@@ -74,6 +75,7 @@ export const migrations: Record<string, Migration & { transactional?: boolean }>
   '2026-12-06T0630-single-sign-on': singleSignOn,
   '2026-12-06T0640-audit-log': auditLog,
   '2026-12-06T0650-collaboration': collaboration,
+  '2026-12-06T0700-trace-rollups': traceRollups,
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
@@ -87,4 +89,7 @@ export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
   // nulled rollup as null + n = null: it must not run between these and the new writers.
   '2026-11-26T2310-unknown-token-counts',
   '2026-11-26T2311-estimated-tokens',
+  // A summariser of the previous version would fold traces without their error and duration
+  // figures, prompts, tags and session rows.
+  '2026-12-06T0700-trace-rollups',
 ])

@@ -73,15 +73,29 @@ export interface ErasedTraceSummary {
   services: string[]
   user_id: string | null
   session_id: string | null
+  end_time: string
+  prompts: string[]
+  tags: string[]
+  span_count: number
+  error_count: number
+  input_tokens: number | null
+  output_tokens: number | null
+  /** Exact decimal text. */
+  cost_usd: string | null
 }
 
 /** Deletes the traces' summaries (in every fold day). */
 export async function deleteTraceSummaries(db: Executor, projectId: string, traceIds: readonly string[]): Promise<ErasedTraceSummary[]> {
-  const { rows } = await sql<ErasedTraceSummary>`
+  const { rows } = await sql<Omit<ErasedTraceSummary, 'input_tokens' | 'output_tokens'> & { input_tokens: string | null; output_tokens: string | null }>`
     delete from trace_summaries where project_id = ${projectId} and trace_id = any(${traceIds}::text[])
     returning project_id, trace_id, to_char(start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as start_time,
-      models, vendors, services, user_id, session_id`.execute(db)
-  return rows
+      to_char(end_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as end_time,
+      models, vendors, services, user_id, session_id, prompts, tags, span_count, error_count, input_tokens, output_tokens, cost_usd::text as cost_usd`.execute(db)
+  return rows.map((row) => ({
+    ...row,
+    input_tokens: row.input_tokens === null ? null : Number(row.input_tokens),
+    output_tokens: row.output_tokens === null ? null : Number(row.output_tokens),
+  }))
 }
 
 /** What went from one usage_rollups row (all figures positive: they are subtracted). */
@@ -94,22 +108,31 @@ const SPAN_IN_ROW = sql`s.project_id = u.project_id and s.start_time >= u.hour a
     else coalesce(s.user_id, '') = u.value end
   and s.llm_request_type is distinct from 'invoke_agent'`
 
+// A trace counts in a row of the whole trace (migration 2026-12-06T0700) of the hour it started, by its session, prompts or tags.
+const TRACE_IN_ROW = sql`t.project_id = u.project_id and t.start_time >= u.hour and t.start_time < u.hour + interval '1 hour'
+  and not ('tracewell' = any(t.services))
+  and case u.dimension when 'session' then coalesce(t.session_id, '') = u.value
+    when 'prompt' then u.value = any(t.prompts) or (u.value = '' and cardinality(t.prompts) = 0)
+    else u.value = any(t.tags) or (u.value = '' and cardinality(t.tags) = 0) end`
+
 /**
  * Lowers the rollup rows by what went, exactly (numeric arithmetic), so that each ends as a
  * recomputation from the remaining spans and traces would give it: a row left with no trace and
  * no span is deleted; a token or cost sum lowered to 0 is unknown (null) when no remaining span
- * of the row reports it, as a sum over no reported value is. Call it after the spans are deleted.
+ * of the row (trace, in a row of the whole trace) reports it, as a sum over no reported value is.
+ * Call it after the spans and summaries are deleted.
  */
 export async function lowerUsageRollups(db: Executor, reductions: readonly RollupReduction[]): Promise<void> {
   if (reductions.length === 0) return
   const rows = JSON.stringify(reductions)
   const recordset = sql`json_to_recordset(${rows}::json) as d(project_id text, dimension text, hour timestamptz, value text, traces integer,
-    spans integer, errors integer, input_tokens bigint, output_tokens bigint, cost_usd numeric, latency integer[])`
+    spans integer, errors integer, input_tokens bigint, output_tokens bigint, cost_usd numeric, latency integer[], error_traces integer, durations text)`
   const sameRow = sql`u.project_id = d.project_id and u.dimension = d.dimension and u.hour = d.hour and u.value = d.value`
   await sql`
     update usage_rollups u set traces = u.traces - d.traces, spans = u.spans - d.spans, errors = u.errors - d.errors,
       input_tokens = u.input_tokens - coalesce(d.input_tokens, 0), output_tokens = u.output_tokens - coalesce(d.output_tokens, 0),
-      cost_usd = u.cost_usd - coalesce(d.cost_usd, 0), latency = array(select x - y from unnest(u.latency, d.latency) as l(x, y))
+      cost_usd = u.cost_usd - coalesce(d.cost_usd, 0), latency = array(select x - y from unnest(u.latency, d.latency) as l(x, y)),
+      error_traces = u.error_traces - d.error_traces, durations = tracewell_histogram_add(u.durations, d.durations::integer[], -1)
     from ${recordset} where ${sameRow}`.execute(db)
   await sql`delete from usage_rollups u using ${recordset} where ${sameRow} and u.traces = 0 and u.spans = 0`.execute(db)
   await sql`
@@ -117,7 +140,15 @@ export async function lowerUsageRollups(db: Executor, reductions: readonly Rollu
       input_tokens = case when u.input_tokens = 0 and not exists (select 1 from spans s where ${SPAN_IN_ROW} and s.input_tokens is not null) then null else u.input_tokens end,
       output_tokens = case when u.output_tokens = 0 and not exists (select 1 from spans s where ${SPAN_IN_ROW} and s.output_tokens is not null) then null else u.output_tokens end,
       cost_usd = case when u.cost_usd = 0 and not exists (select 1 from spans s where ${SPAN_IN_ROW} and s.total_cost_usd is not null) then null else u.cost_usd end
-    from ${recordset} where ${sameRow} and (u.input_tokens = 0 or u.output_tokens = 0 or u.cost_usd = 0)`.execute(db)
+    from ${recordset} where ${sameRow} and (u.input_tokens = 0 or u.output_tokens = 0 or u.cost_usd = 0)
+      and u.dimension not in ('session', 'prompt', 'tag')`.execute(db)
+  await sql`
+    update usage_rollups u set
+      input_tokens = case when u.input_tokens = 0 and not exists (select 1 from trace_summaries t where ${TRACE_IN_ROW} and t.input_tokens is not null) then null else u.input_tokens end,
+      output_tokens = case when u.output_tokens = 0 and not exists (select 1 from trace_summaries t where ${TRACE_IN_ROW} and t.output_tokens is not null) then null else u.output_tokens end,
+      cost_usd = case when u.cost_usd = 0 and not exists (select 1 from trace_summaries t where ${TRACE_IN_ROW} and t.cost_usd is not null) then null else u.cost_usd end
+    from ${recordset} where ${sameRow} and (u.input_tokens = 0 or u.output_tokens = 0 or u.cost_usd = 0)
+      and u.dimension in ('session', 'prompt', 'tag')`.execute(db)
 }
 
 /** Of the sessions, those left without a row (their last trace went). */

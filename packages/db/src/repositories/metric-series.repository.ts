@@ -2,18 +2,21 @@ import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
 import { traceFilterConditions } from './trace-search.repository.ts'
 import { traceFilterOf, type TraceFilterParams } from './trace-filter-params.ts'
+import { rollupCells, rollupsAnswer, scoreRollupCells, type RollupDimension, type RollupMetric } from './metric-rollups.ts'
 import { notTracewellTrace } from './tracewell-calls.ts'
-import { usageOf, type UsageFigures, type UsageGroup } from './usage.repository.ts'
 
 // The metric engine of monitors and dashboards (issue 45): one figure of a project over a window,
 // or its series in buckets, read from what the writer already keeps, never from spans:
 //
-// - usage_rollups (usage.repository.ts), hourly, for sums and counts over whole hours, by at
-//   most one of model, vendor, service or user: dashboards over days read a row per hour.
-// - trace_summaries otherwise (a window not on whole hours, rates and percentiles of traces,
-//   sessions, users, any other filter of the trace list), through their time index, with the
-//   trace list's own conditions (traceFilterConditions).
-// - scores (score_avg, by name and time) and evaluation_jobs (judge_failure_rate, by finish time).
+// - the hourly rollups (metric-rollups.ts) for every metric of traces and spans and for score_avg
+//   over whole hours, by at most one of model, vendor, service, user, session, prompt or tag (as
+//   group or filter): dashboards over days read a row per hour and value. Latency percentiles
+//   are read from histograms there, within 9.1 % of the exact figure.
+// - trace_summaries otherwise (a window not on whole hours, as a monitor's last minutes, or any
+//   other filter of the trace list), through their time index, with the trace list's own
+//   conditions (traceFilterConditions): exact.
+// - scores (score_avg with a filter, by name and time) and evaluation_jobs (judge_failure_rate,
+//   by finish time).
 // Tracewell's own calls are left out, as usage and the trace list leave them out.
 
 export const MONITOR_METRICS = ['error_rate', 'latency_p50', 'latency_p95', 'latency_p99', 'cost', 'tokens', 'traces', 'score_avg', 'judge_failure_rate'] as const
@@ -21,7 +24,7 @@ export type MonitorMetric = (typeof MONITOR_METRICS)[number]
 export const METRICS = [...MONITOR_METRICS, 'input_tokens', 'output_tokens', 'spans', 'sessions', 'users'] as const
 export type Metric = (typeof METRICS)[number]
 
-export const METRIC_GROUPS = ['model', 'vendor', 'service', 'user', 'session', 'score_name'] as const
+export const METRIC_GROUPS = ['model', 'vendor', 'service', 'user', 'session', 'prompt', 'tag', 'score_name'] as const
 export type MetricGroup = (typeof METRIC_GROUPS)[number]
 
 /** A series has at most this many points per group, and this many groups (the largest first). */
@@ -58,17 +61,6 @@ const GRANULARITIES = [60, 300, 900, 3600, 6 * 3600, 86_400, 7 * 86_400]
 
 /** Counts and sums are 0 over nothing; rates, averages and percentiles of nothing are unknown (no data). */
 const COUNTED: ReadonlySet<Metric> = new Set(['cost', 'tokens', 'traces', 'input_tokens', 'output_tokens', 'spans', 'sessions', 'users'])
-
-/** What usage_rollups can answer, as the figure of a rollup row. */
-const ROLLED_UP: Partial<Record<Metric, (figures: UsageFigures) => number | null>> = {
-  cost: (f) => f.costUsd,
-  tokens: (f) => (f.inputTokens ?? 0) + (f.outputTokens ?? 0),
-  input_tokens: (f) => f.inputTokens ?? 0,
-  output_tokens: (f) => f.outputTokens ?? 0,
-  traces: (f) => f.traces,
-  spans: (f) => f.spans,
-}
-const ROLLUP_DIMENSIONS: readonly UsageGroup[] = ['model', 'vendor', 'service', 'user']
 
 /** Why a query cannot be answered (a caller's 400), or null. Names the field as the API calls it. */
 export function metricQueryProblem(query: { metric: Metric; scoreName?: string | undefined; groupBy?: MetricGroup | undefined }): string | null {
@@ -134,17 +126,25 @@ const filterKeys = (filter: TraceFilterParams | undefined): string[] =>
   Object.entries(filter ?? {}).filter(([, value]) => value !== undefined).map(([key]) => key)
 
 /**
- * Rollups answer sums and counts over whole UTC hours, filtered or grouped by one dimension of
- * theirs. A window ending now may end mid-hour: its hour holds nothing later yet (a budget's month
- * to date is read this way).
+ * Whether the rollups answer a metric with this grouping and filter (over whole hours): at most
+ * one dimension of theirs, as group or filter (not both, unless the same). The rest (users or
+ * sessions of a model, scores and judgments of a model, two filters…) is read from the summaries.
  */
-function rollupAnswers(query: MetricSeriesQuery, startMs: number, granularity: number | null): boolean {
-  if (ROLLED_UP[query.metric] === undefined) return false
+export function rollupsAnswerQuery(query: Pick<MetricSeriesQuery, 'metric' | 'groupBy' | 'filter'>): boolean {
   const keys = filterKeys(query.filter)
   if (keys.length > 1) return false
-  const dimension = (keys[0] ?? query.groupBy) as UsageGroup | undefined
-  if (dimension !== undefined && !ROLLUP_DIMENSIONS.includes(dimension)) return false
+  if (query.metric === 'score_avg') return keys.length === 0 && (query.groupBy === undefined || query.groupBy === 'score_name')
+  const dimension = keys[0] ?? query.groupBy
   if (query.groupBy !== undefined && query.groupBy !== dimension) return false
+  return rollupsAnswer(query.metric, dimension, query.groupBy !== undefined)
+}
+
+/**
+ * The rollups answer whole UTC hours. A window ending now may end mid-hour: its hour holds nothing
+ * later yet (a budget's month to date is read this way).
+ */
+function rollupAnswers(query: MetricSeriesQuery, startMs: number, granularity: number | null): boolean {
+  if (!rollupsAnswerQuery(query)) return false
   // A single figure (granularity null) is one bucket from `from` to `to`, whatever its length.
   const wholeHours = startMs % 3_600_000 === 0 && (granularity === null || granularity % 3600 === 0)
   const endsOnHourOrNow = query.to.getTime() % 3_600_000 === 0 || query.to.getTime() >= Date.now() - 1000
@@ -152,34 +152,16 @@ function rollupAnswers(query: MetricSeriesQuery, startMs: number, granularity: n
 }
 
 async function fromRollups(db: Executor, query: MetricSeriesQuery, window: Window): Promise<Cell[]> {
-  const keys = filterKeys(query.filter)
-  const filterDimension = keys[0] as UsageGroup | undefined
-  const wanted = filterDimension === undefined ? undefined : String(query.filter?.[filterDimension])
-  const usage = await usageOf(db, {
-    projectId: query.projectId,
-    from: new Date(window.startMs),
-    to: query.to,
-    bucket: 'hour',
-    timeZone: 'UTC',
-    groupBy: filterDimension ?? (query.groupBy as UsageGroup | undefined),
+  const read = { projectId: query.projectId, startMs: window.startMs, granularitySeconds: window.granularity, to: query.to, grouped: query.groupBy !== undefined }
+  if (query.metric === 'score_avg') return scoreRollupCells(db, { ...read, scoreName: query.scoreName })
+  const key = filterKeys(query.filter)[0] as RollupDimension | undefined
+  const cells = await rollupCells(db, {
+    ...read,
+    metric: query.metric as RollupMetric,
+    dimension: key ?? (query.groupBy as RollupDimension | undefined),
+    value: key === undefined ? undefined : String(query.filter?.[key as keyof TraceFilterParams]),
   })
-  const figureOf = ROLLED_UP[query.metric] as (figures: UsageFigures) => number | null
-  // The trace list matches a model or vendor in any case; a service or user exactly.
-  const caseless = filterDimension === 'model' || filterDimension === 'vendor'
-  const sums = new Map<string, Cell>()
-  for (const row of usage.series) {
-    if (wanted !== undefined && (caseless ? row.group?.toLowerCase() !== wanted.toLowerCase() : row.group !== wanted)) continue
-    const bucket = Math.floor((Date.parse(row.bucket) - window.startMs) / (window.granularity * 1000))
-    if (bucket < 0 || bucket >= window.buckets) continue
-    const group = query.groupBy === undefined ? null : row.group
-    const key = `${bucket}\u0000${group ?? ''}`
-    const figure = figureOf(row)
-    const cell = sums.get(key)
-    if (cell === undefined) sums.set(key, { bucket, group, value: figure })
-    // Unknown (a cost no span could be priced for) only while every row is unknown.
-    else if (figure !== null) cell.value = (cell.value ?? 0) + figure
-  }
-  return [...sums.values()]
+  return cells.filter((cell) => cell.bucket >= 0 && cell.bucket < window.buckets)
 }
 
 interface Source {
@@ -239,7 +221,7 @@ function traceAggregate(metric: Metric): RawBuilder<unknown> {
   }
 }
 
-/** The group of a row: a trace in each of its models, vendors or services (null for one without). */
+/** The group of a row: a trace in each of its models, vendors, services, prompts or tags (null for one without). */
 function groupOf(groupBy: MetricGroup | undefined): { join: RawBuilder<unknown>; value: RawBuilder<unknown> } {
   const each = (column: string) => ({
     join: sql`cross join lateral unnest(case when coalesce(cardinality(${sql.ref(`t.${column}`)}), 0) = 0 then array[null::text] else ${sql.ref(`t.${column}`)} end) as g(value)`,
@@ -254,6 +236,10 @@ function groupOf(groupBy: MetricGroup | undefined): { join: RawBuilder<unknown>;
       return each('vendors')
     case 'service':
       return each('services')
+    case 'prompt':
+      return each('prompts')
+    case 'tag':
+      return each('tags')
     case 'user':
       return { join: sql``, value: sql`t.user_id` }
     case 'session':

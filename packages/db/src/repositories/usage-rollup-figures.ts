@@ -14,4 +14,8 @@ export interface UsageRollupFigures {
   /** Exact decimal text. */
   cost_usd: string | null
   latency: number[]
+  /** Traces with an error span. */
+  error_traces: number
+  /** Traces by duration bucket, as an array literal subscripted by bucket ('[40:41]={2,1}'); null for none. */
+  durations: string | null
 }

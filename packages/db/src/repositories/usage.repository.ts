@@ -25,7 +25,7 @@ export interface UsageQuery {
  * they sit in the user '' row), the writer's 'tracewell.model' and 'tracewell.vendor' rows
  * (usage-deltas.ts) value by value. The service dimension just leaves its `tracewell` row out.
  */
-const ownCallRows: Record<'all' | 'user' | 'model' | 'vendor', { dimension: string; value: 'same' | 'service' }> = {
+export const ownCallRows: Record<'all' | 'user' | 'model' | 'vendor', { dimension: string; value: 'same' | 'service' }> = {
   all: { dimension: 'service', value: 'service' },
   user: { dimension: 'service', value: 'service' },
   model: { dimension: 'tracewell.model', value: 'same' },

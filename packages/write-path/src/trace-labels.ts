@@ -1,0 +1,70 @@
+import type { SpanInsert } from '@tracewell/db'
+
+// The prompts and tags a span gives its trace, which dashboards group by (issue 45: groupBy
+// prompt, "registry and version", and tag). Read where the writer folds a span into its trace's
+// delta, so that the rollups count them with no span read again:
+//
+// - prompt: `<registry>:<version>`, from Tracewell's own `tracewell.prompt.promptset_id` and
+//   `tracewell.prompt.version` (playground and experiment runs) or Langfuse's
+//   `langfuse.observation.prompt.name` and `.version`; a registry without a version is not a prompt.
+// - tags: Langfuse's `langfuse.trace.tags` and OpenInference's `tag.tags`, a list of strings (or one
+//   string: a JSON array's text, as some SDKs flatten lists, or a single tag).
+
+const PROMPT_SOURCES: ReadonlyArray<[registry: string, version: string]> = [
+  ['tracewell.prompt.promptset_id', 'tracewell.prompt.version'],
+  ['langfuse.observation.prompt.name', 'langfuse.observation.prompt.version'],
+]
+const TAG_SOURCES = ['langfuse.trace.tags', 'tag.tags']
+
+type AttributeMap = SpanInsert['attributes']
+type AnyValue = AttributeMap[string]
+
+/** A tag or a prompt longer than this is cut there: a label, not a document. */
+const MAX_LABEL = 200
+
+function scalar(value: AnyValue | undefined): string | null {
+  if (value === undefined) return null
+  if ('stringValue' in value) return value.stringValue === '' ? null : value.stringValue.slice(0, MAX_LABEL)
+  if ('intValue' in value) return value.intValue
+  if ('doubleValue' in value) return String(value.doubleValue)
+  return null
+}
+
+/** The span's prompt as `<registry>:<version>`, or null. */
+export function spanPrompt(attributes: AttributeMap | undefined): string | null {
+  if (attributes === undefined) return null
+  for (const [registryKey, versionKey] of PROMPT_SOURCES) {
+    const registry = scalar(attributes[registryKey])
+    const version = scalar(attributes[versionKey])
+    if (registry !== null && version !== null) return `${registry}:${version}`
+  }
+  return null
+}
+
+/** The tags the span names, in the order given, without repeats. */
+export function spanTags(attributes: AttributeMap | undefined): string[] {
+  if (attributes === undefined) return []
+  const tags: string[] = []
+  const add = (tag: unknown) => {
+    if (typeof tag !== 'string' || tag === '') return
+    const label = tag.slice(0, MAX_LABEL)
+    if (!tags.includes(label)) tags.push(label)
+  }
+  for (const key of TAG_SOURCES) {
+    const value = attributes[key]
+    if (value === undefined) continue
+    if ('arrayValue' in value) for (const item of value.arrayValue.values ?? []) add(scalar(item))
+    else if ('stringValue' in value) {
+      const text = value.stringValue.trim()
+      if (text.startsWith('[')) {
+        try {
+          const parsed: unknown = JSON.parse(text)
+          if (Array.isArray(parsed)) for (const item of parsed) add(item)
+        } catch {
+          add(text)
+        }
+      } else add(text)
+    }
+  }
+  return tags
+}
