@@ -72,23 +72,10 @@ export function buildSpanRecord(origin: SpanOrigin, span: SpanFields): SpanRecor
     links,
     serviceName: origin.serviceName,
     serviceVersion: origin.serviceVersion,
-    llmVendor: fields.llmVendor,
-    llmModel: fields.llmModel,
-    llmResponseModel: fields.llmResponseModel,
-    llmRequestType: fields.llmRequestType,
-    inputTokens: fields.inputTokens,
-    outputTokens: fields.outputTokens,
-    totalTokens: fields.totalTokens,
-    cachedInputTokens: fields.cachedInputTokens,
-    cacheWriteInputTokens: fields.cacheWriteInputTokens,
-    reasoningTokens: fields.reasoningTokens,
-    tokensEstimated: fields.tokensEstimated,
-    sessionId: fields.sessionId,
-    userId: fields.userId,
-    inputCostUsd: cost.inputCostUsd,
-    outputCostUsd: cost.outputCostUsd,
-    totalCostUsd: cost.totalCostUsd,
-    costSource: cost.costSource,
+    // Every derived field as @tracewell/llm-usage derives it: a field added there is stored
+    // with no change here (docs/architecture.md#span-columns).
+    ...fields,
+    ...cost,
     durationNs: times.durationNs,
   }
 }
