@@ -275,14 +275,14 @@ const COMBINED_COPY_MAX_OPEN_MS = 400
  * A job no retry can fix, whether found reading it or storing it, goes straight to the failed set.
  */
 async function storeJob(db: Db, payloads: QueueRedis, job: Job<SpanBatchJob, SpanBatchResult>, pricer: SpanPricer, combiner: CopyCombiner, lane: CopyLane): Promise<SpanBatchResult> {
-  const spanCount = spanCountOf(job.data)
   try {
-    return await withJobBodies(payloads, job.data, async (bodies) =>
+    return await withJobBodies(payloads, job.data, async (bodies) => {
+      // Counted once the job's envelope is known to be valid (withJobBodies checks it).
+      const spanCount = spanCountOf(job.data)
       // No bodies: the job is a copy, added by a resent command, of one already stored.
-      bodies.length === 0
-        ? { inserted: 0, duplicates: spanCount }
-        : storeSpans(db, await pricer.priced(spanSourcesOf(bodies)), { combiner, lane, spanCount, byStatement: job.attemptsStarted > 1 }),
-    )
+      if (bodies.length === 0) return { inserted: 0, duplicates: spanCount }
+      return storeSpans(db, await pricer.priced(spanSourcesOf(bodies)), { combiner, lane, spanCount, byStatement: job.attemptsStarted > 1 })
+    })
   } catch (error) {
     throw jobFailure(error)
   }
