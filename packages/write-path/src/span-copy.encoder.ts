@@ -9,11 +9,11 @@
 // run time, a number with a fraction, a time in year 10000 or later), encoding gives up and
 // storeSpans uses that path.
 
-import { spanColumnList, spanRowColumns, toStorableJson, toStorableText, type SpanColumn, type SpanFields } from '@tracewell/db'
+import { spanColumnList, toStorableJson, toStorableText, type SpanColumn, type SpanFields } from '@tracewell/db'
 import type { ProjectSpanSource } from './span-statement.ts'
 
-/** The statement the encoded rows are read by; columns in spanRowColumns order, as the rows are written. */
-export const spanCopyStatement = `copy spans (${spanRowColumns.map(([name]) => name).join(', ')}) from stdin with (format binary)`
+/** The statement the encoded rows are read by; columns in spanColumnList order, as the rows are written. */
+export const spanCopyStatement = `copy spans (${spanColumnList.map((column) => column.name).join(', ')}) from stdin with (format binary)`
 
 // Big enough that the per-chunk cost (a CopyData message, a socket write) is noise, small enough
 // that a chunk is filled in cache and the socket has something to send early.
@@ -21,7 +21,7 @@ const CHUNK_BYTES = 128 * 1024
 
 // 'PGCOPY\n\377\r\n\0', then int32 flags (no OIDs) and int32 header extension length, both 0.
 const HEADER = Buffer.from([0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00, 0, 0, 0, 0, 0, 0, 0, 0])
-const FIELD_COUNT = spanRowColumns.length
+const FIELD_COUNT = spanColumnList.length
 const NULL_LENGTH = -1
 // jsonb `[]`: length 3, version byte 1, then the text.
 const EMPTY_ARRAY_JSONB = Buffer.from([0, 0, 0, 3, 1, 0x5b, 0x5d])

@@ -8,7 +8,7 @@
 // the payload (no escaping) encoding a span costs about as much as decoding it, which would add
 // half again to ingest's CPU per span (docs/benchmarks.md).
 
-import { nanosToIsoMicros, spanColumnList, spanRowColumns, sql, toStorableJson, type Executor, type SpanColumn, type SpanFields, type SpanRow } from '@tracewell/db'
+import { nanosToIsoMicros, postgresTypeOf, spanColumnList, sql, toStorableJson, type Executor, type SpanColumn, type SpanFields, type SpanRow } from '@tracewell/db'
 
 /**
  * The spans of one project, produced when `spans()` is called: storeSpans asks for them once
@@ -48,8 +48,8 @@ export function spanRowsJson(projectId: string, spans: readonly SpanFields[]): s
   return toStorableJson(JSON.stringify(spans.map((span) => toSpanRow(projectId, span)))).slice(1, -1)
 }
 
-const columnList = sql.raw(spanRowColumns.map(([name]) => name).join(', '))
-const recordsetShape = sql.raw(spanRowColumns.map(([name, type]) => `${name} ${type}`).join(', '))
+const columnList = sql.raw(spanColumnList.map((column) => column.name).join(', '))
+const recordsetShape = sql.raw(spanColumnList.map((column) => `${column.name} ${postgresTypeOf[column.kind]}`).join(', '))
 
 /**
  * Stores rows made by spanRowsJson in one idempotent statement, which avoids the

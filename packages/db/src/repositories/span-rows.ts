@@ -115,7 +115,4 @@ export function nanosToIsoMicros(nanos: string): string {
   return `${iso}.${padded.slice(-9, -3)}Z`
 }
 
-/** Column name → Postgres type of the recordset a batch is unpacked through, in row key order. */
-export const spanRowColumns: ReadonlyArray<readonly [SpanColumnName, string]> = spanColumnList.map((column) => [column.name, postgresTypeOf[column.kind]] as const)
-
 export type SpanRow = Record<SpanColumnName, unknown>
