@@ -29,12 +29,6 @@ export interface StoreOptions {
    * says how many): what a shared COPY is bounded by. Counted from the sources otherwise.
    */
   spanCount?: number
-  /**
-   * Go by the idempotent statements at once, without the optimistic COPY: the batch may well be
-   * stored already (a queue job tried before), so the COPY would most likely roll back, and its
-   * sources would be asked for their spans a second time.
-   */
-  byStatement?: boolean
 }
 
 /**
@@ -57,10 +51,8 @@ export interface StoreOptions {
 export async function storeSpans(db: Db, spans: readonly SpanInsert[] | readonly ProjectSpanSource[], options: StoreOptions = {}): Promise<StoreResult> {
   if (spans.length === 0) return { inserted: 0, duplicates: 0 }
   const sources = isSourceList(spans) ? spans : projectRuns(spans)
-  if (options.byStatement !== true) {
-    const copied = await copyAsTold(db, sources, options)
-    if (copied !== undefined) return { inserted: copied, duplicates: 0 }
-  }
+  const copied = await copyAsTold(db, sources, options)
+  if (copied !== undefined) return { inserted: copied, duplicates: 0 }
   return insertSpans(db, sources)
 }
 

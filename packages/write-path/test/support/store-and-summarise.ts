@@ -1,5 +1,6 @@
 import type { Db, SpanInsert } from '@tracewell/db'
 import { storeSpans, summariseAll } from '../../src/index.ts'
+import { insertSpans } from '../../src/span-store.ts'
 
 /** Stores spans, then folds them into the summaries: what a writer and its summariser do, at once. */
 export async function storeAndSummarise(db: Db, spans: readonly SpanInsert[]): Promise<number> {
@@ -12,5 +13,5 @@ export async function storeAndSummarise(db: Db, spans: readonly SpanInsert[]): P
 export async function storeByStatement(db: Db, spans: readonly SpanInsert[]): Promise<number> {
   const byProject = Map.groupBy(spans, (span) => span.projectId)
   const sources = [...byProject].map(([projectId, projectSpans]) => ({ projectId, spans: () => projectSpans }))
-  return (await storeSpans(db, sources, { byStatement: true })).inserted
+  return (await insertSpans(db, sources)).inserted
 }
