@@ -2,13 +2,13 @@ import type { AllInOneConfig } from '@tracewell/config'
 import type { Db } from '@tracewell/db'
 import type { App } from '@tracewell/http'
 import { createBullMqSpanBatchProducer, createInProcessSpanBatchProducer, queueRedisTargetOf, type SpanBatchProducer } from '@tracewell/queue'
-import { SpanPricer, spanBatchWorkerPlugin, dayPartitionsPlugin, storeProjectSpans, summariserPlugin, erasureRunnerPlugin, workerOptionsFromSettings } from '@tracewell/writer'
+import { SpanPricer, spanBatchWorkerPlugin, dayPartitionsPlugin, inProcessSpanBatchProcessor, summariserPlugin, erasureRunnerPlugin, workerOptionsFromSettings } from '@tracewell/writer'
 
 /**
  * The queue between the ingest routes and the writer, inside one process. With REDIS_URL (or REDIS_CLUSTER_NODES) it is
  * the BullMQ queue and worker of the separate services; without it the in-process producer hands
  * each group-committed batch straight to the same writer processor, so a 200 still means stored
- * (and summarised: storeProjectSpans folds before it answers). The summariser runs either way; in
+ * (and summarised: inProcessSpanBatchProcessor folds before it answers). The summariser runs either way; in
  * process it folds what a failed fold left.
  */
 export async function registerSpanPipeline(app: App, config: AllInOneConfig, db: Db): Promise<SpanBatchProducer> {
@@ -18,8 +18,8 @@ export async function registerSpanPipeline(app: App, config: AllInOneConfig, db:
   await app.register(dayPartitionsPlugin)
   const redis = queueRedisTargetOf(config)
   if (!redis) {
-    const pricer = new SpanPricer({ db, metrics: app.metrics, logger: app.log })
-    return createInProcessSpanBatchProducer({ ...limits, process: async (batches) => void (await storeProjectSpans(db, batches, pricer)) })
+    const process = inProcessSpanBatchProcessor(db, new SpanPricer({ db, metrics: app.metrics, logger: app.log }))
+    return createInProcessSpanBatchProducer({ ...limits, process: async (batches) => void (await process(batches)) })
   }
   await app.register(spanBatchWorkerPlugin, workerOptionsFromSettings(config, redis))
   return createBullMqSpanBatchProducer({

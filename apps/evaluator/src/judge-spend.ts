@@ -55,7 +55,7 @@ export async function recordJudgeSpend(db: Db, attempt: JudgeAttempt, calls: rea
     }),
   )
   // All of an attempt's spans are stored in one transaction: none new means a redelivery counted them already.
-  if ((await storeSpans(db, spans)) === 0) return
+  if ((await storeSpans(db, spans)).inserted === 0) return
   await addJobSpend(db, attempt.jobId, {
     inputTokens: sumKnown(calls.map((call) => call.answer?.inputTokens ?? null)),
     outputTokens: sumKnown(calls.map((call) => call.answer?.outputTokens ?? null)),

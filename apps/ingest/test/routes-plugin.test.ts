@@ -4,7 +4,7 @@ import { countSpans, findTraceSpans } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { apiKeysPlugin, createApp, dbPlugin, metricsPlugin, type App } from '@tracewell/http'
 import { createInProcessSpanBatchProducer } from '@tracewell/queue'
-import { SpanPricer, storeProjectSpans } from '@tracewell/writer'
+import { inProcessSpanBatchProcessor, SpanPricer } from '@tracewell/writer'
 import { Registry } from 'prom-client'
 import { sendTracesRoutes } from '../src/index.ts'
 import { langtraceSpans, seedBody } from './support/fixtures.ts'
@@ -19,7 +19,7 @@ let tenant: Tenant
 before(async () => {
   database = await createTestDatabase()
   tenant = await createTenant(database.db)
-  const producer = createInProcessSpanBatchProducer({ process: (batches) => storeProjectSpans(database.db, batches, new SpanPricer({ db: database.db, metrics: new Registry() })).then(() => {}), maxSpansPerJob: 100, maxBacklogSpans: 1000 })
+  const producer = createInProcessSpanBatchProducer({ process: (batches) => inProcessSpanBatchProcessor(database.db, new SpanPricer({ db: database.db, metrics: new Registry() }))(batches).then(() => {}), maxSpansPerJob: 100, maxBacklogSpans: 1000 })
   app = createApp({ logger: false })
   await app.register(metricsPlugin)
   await app.register(dbPlugin, { db: database.db, closeOnShutdown: false })

@@ -1,5 +1,5 @@
 export { buildApp, type WriterDeps } from './app.ts'
-export { storeProjectSpans, type SpanBatchResult } from './span-batch.processor.ts'
+export { inProcessSpanBatchProcessor, type SpanBatchResult } from './span-batch.processor.ts'
 export { spanSourcesOf, spansOfJob } from './queued-bodies.decoder.ts'
 export { startSpanBatchWorker, type SpanBatchWorker, type SpanBatchWorkerOptions } from './span-batch.worker.ts'
 export { spanBatchWorkerPlugin, workerOptionsFromSettings, type SpanBatchWorkerPluginOptions } from './span-batch-worker.plugin.ts'

@@ -1,35 +1,19 @@
 import type { ProjectSpanSource } from '@tracewell/write-path'
 import { decodeTraceBody, type SpanRecord } from '@tracewell/otlp'
-import { InvalidSpanBatchJobError, readJobBodies, releaseBody, type ProjectSpans, type QueuedBody } from '@tracewell/queue'
+import { InvalidSpanBatchJobError, readJobBodies, type ProjectSpans, type QueuedBody } from '@tracewell/queue'
 import type { Redis } from 'ioredis'
 
 // The queue carries the request bodies ingest accepted; the writer decodes them again with the
 // same decoder (and SpanCollector), so it stores exactly the spans ingest's answer counted.
 
 /**
- * Each body as a source of its spans, decoded when storeSpanSources asks: a job is encoded one
- * request at a time, so only that request's records are alive at once, not the whole job's.
+ * Each body as a source of its spans, decoded when storeSpans asks: a job is encoded one request
+ * at a time, so only that request's records are alive at once, not the whole job's. The caller
+ * holds the bodies until the spans are stored (withJobBodies), so a fallback from the COPY to the
+ * statements decodes them again from memory, not from Redis.
  */
 export function spanSourcesOf(bodies: readonly QueuedBody[]): ProjectSpanSource[] {
   return bodies.map((queued, index) => ({ projectId: queued.projectId, spans: () => decodeQueuedBody(queued, index) }))
-}
-
-/**
- * spanSourcesOf, each body freed as soon as its spans are decoded (the records hold no view
- * into it), so a job's bodies do not wait for Postgres to answer its COPY: each source can be
- * asked for its spans only once.
- */
-export function spanSourcesFreeingBodies(bodies: readonly QueuedBody[]): ProjectSpanSource[] {
-  return bodies.map((queued, index) => ({
-    projectId: queued.projectId,
-    spans: () => {
-      try {
-        return decodeQueuedBody(queued, index)
-      } finally {
-        releaseBody(queued.body)
-      }
-    },
-  }))
 }
 
 /** Every span of a queued job, decoded at once and grouped by request (tests, and tools that inspect a queue). */

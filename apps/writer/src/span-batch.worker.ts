@@ -26,10 +26,10 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq'
 import { Registry } from 'prom-client'
 import { BodyBudget } from './body-budget.ts'
 import { spanBatchMetrics, unwritableShardMetrics } from './span-batch.metrics.ts'
-import { spanSourcesFreeingBodies, spanSourcesOf } from './queued-bodies.decoder.ts'
-import { CopyCombiner, type CopyLane } from '@tracewell/write-path'
+import { spanSourcesOf } from './queued-bodies.decoder.ts'
+import { CopyCombiner, storeSpans, type CopyLane } from '@tracewell/write-path'
+import { jobFailure, type SpanBatchResult } from './span-batch.processor.ts'
 import type { Logger } from '@tracewell/logger'
-import { copyCombinedSpanBatches, copySpanBatches, insertSpanBatchesByStatement, jobFailure, type SpanBatchResult } from './span-batch.processor.ts'
 import { SpanPricer } from './span-pricer.ts'
 
 export interface SpanBatchWorkerOptions {
@@ -100,9 +100,9 @@ const isUnrecoverable = (error: Error) => error instanceof UnrecoverableError ||
  * stalled check (every `stalledIntervalMs`, in any writer) moves the job back to waiting, and the
  * idempotent insert makes the redo harmless.
  *
- * Jobs that carry their request bodies by reference (version 2) are read from Redis and decoded
- * here; the bodies are deleted only once BullMQ has recorded the job as completed, so every retry,
- * redo or replay before that still finds them.
+ * Jobs carry their request bodies by reference (versions 2 and 3): they are read from Redis once a
+ * try and decoded here; the bodies are deleted only once BullMQ has recorded the job as completed,
+ * so every retry, redo or replay before that still finds them.
  */
 export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatchWorker {
   const registry = options.metrics ?? new Registry()
@@ -146,7 +146,7 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
         const giveBack = await budget.take(bodyBytesOf(job.data), lane === 'express')
         const stopTimer = metrics.batchDuration.startTimer()
         try {
-          const result = await storeJob(options.db, payloads, job.data, pricer, combiner, lane)
+          const result = await storeJob(options.db, payloads, job, pricer, combiner, lane)
           metrics.spansWritten.inc(result.inserted)
           metrics.spansDuplicate.inc(result.duplicates)
           return result
@@ -261,34 +261,24 @@ const COMBINED_COPY_MAX_SPANS = 5_000
 const COMBINED_COPY_MAX_OPEN_MS = 400
 
 /**
- * Stores a job's spans, decoded as they are copied, in a COPY shared with the other jobs that are
- * ready at the same moment (CopyCombiner): small jobs are stored at the cost of large ones. Each
- * body is freed once its spans are encoded for the COPY, not when Postgres has answered it: kept
- * that long, the bodies of the jobs in hand were promoted and waited for a full collection, which
- * with the COPY's chunks (releaseCopyChunks) made 30–35 MiB of the writer's peak RSS under load
- * (docs/benchmarks.md, under load). A job whose shared COPY failed is read again and copied alone,
- * so that a failure is the failing job's; a job the COPY cannot store (a redelivered one, some of
- * whose spans are stored already; every job on PGlite, which has no COPY) reads its bodies from
- * Redis again for the idempotent statements: a second read paid only on those paths. A job no
- * retry can fix, whether found reading it or storing it, goes straight to the failed set.
+ * Stores a job's spans (storeSpans), in a COPY shared with the other jobs that are ready at the
+ * same moment (CopyCombiner): small jobs are stored at the cost of large ones. The job's bodies are
+ * read from Redis once and held until its spans are stored; each is decoded when the COPY asks for
+ * its spans, one request at a time, so only that request's records are alive at once. A job tried
+ * before still goes by the COPY first: a writer killed mid-COPY, or a Postgres that went away,
+ * committed nothing of it (by statements, a crash test's redone 2,000-span jobs took 35 s instead
+ * of under 20). Only when a span is stored already are the held bodies decoded again, for the
+ * idempotent statements. A job no retry can fix, whether found reading it or storing it, goes straight to the failed set.
  */
-async function storeJob(db: Db, payloads: QueueRedis, job: SpanBatchJob, pricer: SpanPricer, combiner: CopyCombiner, lane: CopyLane): Promise<SpanBatchResult> {
-  // No bodies: the job is a copy, added by a resent command, of one already stored.
-  const alreadyStored = (): Promise<SpanBatchResult> => Promise.resolve({ inserted: 0, duplicates: spanCountOf(job) })
+async function storeJob(db: Db, payloads: QueueRedis, job: Job<SpanBatchJob, SpanBatchResult>, pricer: SpanPricer, combiner: CopyCombiner, lane: CopyLane): Promise<SpanBatchResult> {
   try {
-    const combined = await withJobBodies(payloads, job, (bodies) =>
-      bodies.length === 0 ? alreadyStored() : copyCombinedSpanBatches(combiner, spanSourcesFreeingBodies(bodies), pricer, spanCountOf(job), lane),
-    )
-    if (typeof combined === 'object') return { duplicates: 0, ...combined }
-    if (combined === 'alone') {
-      const copied = await withJobBodies(payloads, job, (bodies) =>
-        bodies.length === 0 ? alreadyStored() : copySpanBatches(db, spanSourcesFreeingBodies(bodies), pricer),
-      )
-      if (copied !== undefined) return copied
-    }
-    return await withJobBodies(payloads, job, (bodies) =>
-      bodies.length === 0 ? alreadyStored() : insertSpanBatchesByStatement(db, spanSourcesOf(bodies), pricer),
-    )
+    return await withJobBodies(payloads, job.data, async (bodies) => {
+      // Counted once the job's envelope is known to be valid (withJobBodies checks it).
+      const spanCount = spanCountOf(job.data)
+      // No bodies: the job is a copy, added by a resent command, of one already stored.
+      if (bodies.length === 0) return { inserted: 0, duplicates: spanCount }
+      return storeSpans(db, await pricer.priced(spanSourcesOf(bodies)), { combiner, lane, spanCount })
+    })
   } catch (error) {
     throw jobFailure(error)
   }

@@ -29,7 +29,7 @@ export class SpanPricer {
 
   /**
    * The sources with their spans priced when they are asked for. The projects' prices are read
-   * first (async), so pricing itself stays synchronous inside storeSpanSources' encoding loop.
+   * first (async), so pricing itself stays synchronous inside the COPY's encoding loop (storeSpans).
    */
   async priced(sources: readonly ProjectSpanSource[]): Promise<ProjectSpanSource[]> {
     const books = new Map<string, CustomPriceBook>()
@@ -48,7 +48,7 @@ export class SpanPricer {
   /** Sets the span's cost in place (the records are this job's own, and copying them is what the writer avoids). */
   #price(projectId: string, span: SpanFields, book: CustomPriceBook): void {
     if (span.llmResponseModel === undefined) rederive(span)
-    // The caller's own cost, or a span priced when storeSpanSources asked for it before.
+    // The caller's own cost, or a span priced when storeSpans asked for it before.
     if (span.costSource !== undefined && span.costSource !== null) return
     const { cost, unpriced } = priceCall(span as LlmFields, startOf(span), book)
     span.inputCostUsd = cost.inputCostUsd

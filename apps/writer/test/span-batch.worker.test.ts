@@ -12,7 +12,7 @@ import { UnrecoverableError, Worker } from 'bullmq'
 import { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
 import { acceptedTraces } from '@tracewell/test-support'
-import { buildApp, SpanPricer, startSpanBatchWorker, storeProjectSpans } from '../src/index.ts'
+import { buildApp, inProcessSpanBatchProcessor, SpanPricer, startSpanBatchWorker } from '../src/index.ts'
 import { enqueueSpans, fixtureSpans, makeSpans, openQueue, testPrefix, waitFor, producerConnected } from './helpers.ts'
 import { summaryBacklog } from '@tracewell/db'
 
@@ -107,9 +107,9 @@ describe('span-batch worker (real Redis and Postgres)', () => {
   test('the same batch delivered twice makes no duplicate rows', async () => {
     const spans = makeSpans(300)
     const batches = [{ projectId: 'project-dup', spans }]
-    const pricer = new SpanPricer({ db: database.db, metrics: new Registry() })
-    assert.deepEqual(await storeProjectSpans(database.db, batches, pricer), { inserted: 300, duplicates: 0 })
-    assert.deepEqual(await storeProjectSpans(database.db, batches, pricer), { inserted: 0, duplicates: 300 })
+    const process = inProcessSpanBatchProcessor(database.db, new SpanPricer({ db: database.db, metrics: new Registry() }))
+    assert.deepEqual(await process(batches), { inserted: 300, duplicates: 0 })
+    assert.deepEqual(await process(batches), { inserted: 0, duplicates: 300 })
 
     // And through the queue: a client retry enqueues the same spans again.
     const writer = startSpanBatchWorker({ db: database.db, redis: REDIS_URL, prefix, concurrency: 2, logger: quiet })

@@ -5,7 +5,7 @@ import { createModelPrice, createProject, createTeam, findTraceSpans, type NewMo
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { decodeJsonTraces, type SpanRecord } from '@tracewell/otlp'
 import { Registry } from 'prom-client'
-import { SpanPricer, storeProjectSpans } from '../src/index.ts'
+import { inProcessSpanBatchProcessor, SpanPricer } from '../src/index.ts'
 
 // The writer prices every LLM span as it stores it: the caller's cost first, then the project's
 // own prices (exact name, glob, effective date), then the price table; an unknown model keeps a
@@ -39,7 +39,7 @@ describe('span pricing in the writer (real Postgres)', () => {
   after(() => database.drop())
 
   async function store(pricer: SpanPricer, spans: SpanRecord[]) {
-    await storeProjectSpans(database.db, [{ projectId, spans }], pricer)
+    await inProcessSpanBatchProcessor(database.db, pricer)([{ projectId, spans }])
     return Promise.all(
       spans.map(async (span) => {
         const [stored] = await findTraceSpans(database.db, projectId, span.traceId)
@@ -120,7 +120,7 @@ describe('span pricing in the writer (real Postgres)', () => {
       decodeJsonTraces(JSON.parse(readFileSync(new URL(`../../../test-fixtures/llm-conventions/${file}`, import.meta.url), 'utf8'))).spans
     const spans = ['openinference-openai.json', 'vercel-ai-sdk-5.json', 'langtrace-python-otlp.json'].flatMap(fixture)
     const pricer = new SpanPricer({ db: database.db, metrics: new Registry() })
-    await storeProjectSpans(database.db, [{ projectId, spans }], pricer)
+    await inProcessSpanBatchProcessor(database.db, pricer)([{ projectId, spans }])
     const stored = await Promise.all(spans.map(async (span) => (await findTraceSpans(database.db, projectId, span.traceId)).find((row) => row.spanId === span.spanId)))
     assert.deepEqual(
       stored.map((row) => row && [row.llmVendor, row.llmModel, row.sessionId, row.totalTokens, row.totalCostUsd]),

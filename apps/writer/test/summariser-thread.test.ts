@@ -2,12 +2,12 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { summaryBacklog, sql } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
-import { storeSpanSources, summariserMetrics, summaryMismatches } from '@tracewell/write-path'
+import { storeSpans, summariserMetrics, summaryMismatches } from '@tracewell/write-path'
 import { Registry } from 'prom-client'
 import { startSummariserThread } from '../src/summariser-thread.ts'
 import { makeSpans, waitFor } from './helpers.ts'
 
-const store = (database: TestDatabase, projectId: string, spans: number) => storeSpanSources(database.db, [{ projectId, spans: () => makeSpans(spans) }])
+const store = (database: TestDatabase, projectId: string, spans: number) => storeSpans(database.db, [{ projectId, spans: () => makeSpans(spans) }])
 const traces = 'tracewell_writer_aggregation_traces_folded_total'
 const counted = async (registry: Registry, name: string) => (await registry.getSingleMetricAsString(name)).split('\n').find((line) => line.startsWith(name))
 

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely'
-import type { AttributeMap, SpanEvent, SpanLink } from '@tracewell/span-schema'
+import { spanColumnList, type SpanColumnName, type SpanColumns, type SpanInsert } from './repositories/span-rows.ts'
 
 // The declared shape of the migrated schema. test/database-type.test.ts compares it (through
 // `declaredColumns` below) with what the migrations actually create, so the two cannot drift.
@@ -360,47 +360,26 @@ export interface SessionSummariesTable {
   fold_day: Generated<Date>
 }
 
-export interface SpansTable {
-  project_id: string
-  trace_id: string
-  span_id: string
-  parent_span_id: string | null
-  name: string
-  kind: number
-  start_time: Timestamp
-  end_time: Timestamp
-  duration_ns: Int8
-  trace_state: string | null
-  status_code: number
-  status_message: string | null
-  service_name: string | null
-  service_version: string | null
-  scope_name: string | null
-  scope_version: string | null
-  llm_vendor: string | null
-  llm_model: string | null
-  llm_request_type: string | null
-  input_tokens: Int8 | null
-  output_tokens: Int8 | null
-  total_tokens: Int8 | null
-  llm_response_model: string | null
-  cached_input_tokens: Int8 | null
-  cache_write_input_tokens: Int8 | null
-  reasoning_tokens: Int8 | null
-  session_id: string | null
-  user_id: string | null
-  input_cost_usd: Numeric | null
-  output_cost_usd: Numeric | null
-  total_cost_usd: Numeric | null
-  cost_source: CostSource | null
-  /** The token counts (and a cost from them) are estimates, not the provider's (@tracewell/llm-usage, token-estimates.ts). */
-  tokens_estimated: Generated<boolean>
-  attributes: Json<AttributeMap>
-  resource_attributes: Json<AttributeMap>
-  events: Json<SpanEvent[]>
-  links: Json<SpanLink[]>
-  received_at: CreatedAt
-}
+/** A column's type, from how it is stored and the span field it holds (span-rows.ts). */
+type StoredAs<Kind, Field extends keyof SpanInsert> = Kind extends 'int16'
+  ? number
+  : Kind extends 'timestamp'
+    ? Timestamp
+    : Kind extends 'int64Decimal'
+      ? Int8
+      : Kind extends 'int64'
+        ? Int8 | NullIn<Field>
+        : Kind extends 'numeric'
+          ? Numeric | NullIn<Field>
+          : Kind extends 'bool'
+            ? Generated<boolean> // a boolean column added later has a default for the rows before it
+            : Kind extends 'jsonb' | 'sharedJsonb'
+              ? Json<Exclude<SpanInsert[Field], undefined>>
+              : Exclude<SpanInsert[Field], undefined>
+type NullIn<Field extends keyof SpanInsert> = null extends SpanInsert[Field] ? null : never
+
+/** The spans table, as its columns are described (spanColumns). */
+export type SpansTable = { [Column in SpanColumnName]: StoredAs<SpanColumns[Column]['kind'], SpanColumns[Column]['field']> } & { received_at: CreatedAt }
 
 /** Where a span's cost came from (see @tracewell/llm-usage). */
 export type CostSource = 'attribute' | 'custom_price' | 'price_table'
@@ -1038,14 +1017,8 @@ export const declaredColumns: DeclaredColumns = {
   retention_cleanup_status: { id: notNull, endpoint_open: notNull, schedule: nullable, next_run_at: nullable, updated_at: notNull },
   project_masking_rules: { project_id: notNull, rules: notNull, created_at: notNull, updated_at: notNull },
   spans: {
-    project_id: notNull, trace_id: notNull, span_id: notNull, parent_span_id: nullable, name: notNull, kind: notNull,
-    start_time: notNull, end_time: notNull, duration_ns: notNull, trace_state: nullable, status_code: notNull,
-    status_message: nullable, service_name: nullable, service_version: nullable, scope_name: nullable,
-    scope_version: nullable, llm_vendor: nullable, llm_model: nullable, llm_request_type: nullable,
-    input_tokens: nullable, output_tokens: nullable, total_tokens: nullable, llm_response_model: nullable,
-    cached_input_tokens: nullable, cache_write_input_tokens: nullable, reasoning_tokens: nullable, session_id: nullable,
-    user_id: nullable, input_cost_usd: nullable, output_cost_usd: nullable, total_cost_usd: nullable, cost_source: nullable,
-    tokens_estimated: notNull, attributes: notNull, resource_attributes: notNull, events: notNull, links: notNull, received_at: notNull,
+    ...(Object.fromEntries(spanColumnList.map((column) => [column.name, column.nullable === true ? nullable : notNull])) as ColumnsOf<Omit<SpansTable, 'received_at'>>),
+    received_at: notNull,
   },
   trace_summaries: {
     project_id: notNull, trace_id: notNull, name: notNull, has_root: notNull, service_name: nullable, start_time: notNull,

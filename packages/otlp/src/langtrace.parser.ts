@@ -206,7 +206,7 @@ function scopeFrom(span: JsonObject, path: ErrorPath): { name: string | null; ve
   return { name, version }
 }
 
-function spanFrom(value: unknown, path: ErrorPath): SpanRecord {
+function spanFrom(value: unknown, path: ErrorPath, derives: boolean): SpanRecord {
   if (!isObject(value)) return path.fail('expected a span object')
   const span = value
   const traceId = idFrom(span, TRACE_ID_FIELDS, 16, path)
@@ -225,7 +225,7 @@ function spanFrom(value: unknown, path: ErrorPath): SpanRecord {
   }
   const status = statusFrom(span, path)
   const scope = scopeFrom(span, path)
-  const origin = spanOrigin(resourceAttributesFrom(span, path), scope.name, scope.version)
+  const origin = spanOrigin(resourceAttributesFrom(span, path), scope.name, scope.version, derives)
   return buildSpanRecord(origin, {
     traceId,
     spanId,
@@ -243,12 +243,12 @@ function spanFrom(value: unknown, path: ErrorPath): SpanRecord {
 }
 
 /** Every span of a Langtrace SDK array body, validated and rejected one by one; errors are located as `[3].spanId`. */
-export function spansFromLangtrace(body: unknown[]): SpanCollector {
+export function spansFromLangtrace(body: unknown[], derives = true): SpanCollector {
   const path: ErrorPath = new ErrorPath()
-  const spans = new SpanCollector()
+  const spans = new SpanCollector(derives)
   for (let i = 0; i < body.length; i++) {
     path.index(i)
-    spans.collect(path, () => spanFrom(body[i], path))
+    spans.collect(path, () => spanFrom(body[i], path, derives))
     path.pop()
   }
   return spans.result()

@@ -281,6 +281,7 @@ function readScopeSpans(
       resourceAttributes,
       scope === null ? null : emptyToNull(scope.name),
       scope === null ? null : emptyToNull(scope.version),
+      out.derives,
     )
     path.field('spans')
     const spans = scopeSpans.spans
@@ -297,10 +298,10 @@ function readScopeSpans(
 }
 
 /** Every span of an ExportTraceServiceRequest, validated (and rejected one by one) exactly like OTLP JSON. */
-export function spansFromOtlpProtobuf(body: Uint8Array): SpanCollector {
+export function spansFromOtlpProtobuf(body: Uint8Array, derives = true): SpanCollector {
   const request = decodeRequest(body)
   const path: ErrorPath = new ErrorPath()
-  const spans = new SpanCollector()
+  const spans = new SpanCollector(derives)
   path.field('resourceSpans')
   const resourceSpansList = request.resourceSpans
   for (let r = 0; r < resourceSpansList.length; r++) {

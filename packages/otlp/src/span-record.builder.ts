@@ -1,4 +1,4 @@
-import { callerSpanCost, deriveLlmUsage } from '@tracewell/llm-usage'
+import { callerSpanCost, deriveLlmUsage, noCost, type LlmFields, type SpanCost } from '@tracewell/llm-usage'
 import { serviceFields } from './derived-fields.ts'
 import { limitSpan } from './span-limits.ts'
 import type { AttributeMap, SpanEventRecord, SpanLinkRecord, SpanRecord } from './span-record.ts'
@@ -9,6 +9,8 @@ import type { SpanTimes } from './times.ts'
  * resource attributes object is shared by its spans rather than copied.
  */
 export interface SpanOrigin {
+  /** Whether its spans' LLM fields are derived (DecodeOptions.derive). */
+  derives: boolean
   resourceAttributes: AttributeMap
   serviceName: string | null
   serviceVersion: string | null
@@ -16,9 +18,18 @@ export interface SpanOrigin {
   scopeVersion: string | null
 }
 
-export function spanOrigin(resourceAttributes: AttributeMap, scopeName: string | null, scopeVersion: string | null): SpanOrigin {
+export function spanOrigin(resourceAttributes: AttributeMap, scopeName: string | null, scopeVersion: string | null, derives: boolean): SpanOrigin {
   const { serviceName, serviceVersion } = serviceFields(resourceAttributes)
-  return { resourceAttributes, serviceName, serviceVersion, scopeName, scopeVersion }
+  return { derives, resourceAttributes, serviceName, serviceVersion, scopeName, scopeVersion }
+}
+
+/** The LLM fields of a span decoded only to be counted (DecodeOptions.derive false): none. */
+const NOT_DERIVED: { fields: LlmFields; cost: SpanCost } = {
+  fields: {
+    llmVendor: null, llmModel: null, llmResponseModel: null, llmRequestType: null, inputTokens: null, outputTokens: null, totalTokens: null,
+    cachedInputTokens: null, cacheWriteInputTokens: null, reasoningTokens: null, tokensEstimated: false, sessionId: null, userId: null,
+  },
+  cost: noCost,
 }
 
 /** An empty string is how protobuf says "not set"; JSON decodes the same way so both agree. */
@@ -48,11 +59,8 @@ export interface SpanFields {
  */
 export function buildSpanRecord(origin: SpanOrigin, span: SpanFields): SpanRecord {
   const { times } = span
-  const { fields, callerCost } = deriveLlmUsage(span.attributes, origin.scopeName)
+  const { fields, cost } = origin.derives ? derivedFields(span.attributes, origin.scopeName) : NOT_DERIVED
   const { attributes, events, links } = limitSpan(span.attributes, span.events, span.links)
-  // Only the caller's own cost is known here; the writer prices the rest when it stores the span
-  // (it has the project's own prices).
-  const cost = callerSpanCost(callerCost)
   return {
     traceId: span.traceId,
     spanId: span.spanId,
@@ -72,23 +80,19 @@ export function buildSpanRecord(origin: SpanOrigin, span: SpanFields): SpanRecor
     links,
     serviceName: origin.serviceName,
     serviceVersion: origin.serviceVersion,
-    llmVendor: fields.llmVendor,
-    llmModel: fields.llmModel,
-    llmResponseModel: fields.llmResponseModel,
-    llmRequestType: fields.llmRequestType,
-    inputTokens: fields.inputTokens,
-    outputTokens: fields.outputTokens,
-    totalTokens: fields.totalTokens,
-    cachedInputTokens: fields.cachedInputTokens,
-    cacheWriteInputTokens: fields.cacheWriteInputTokens,
-    reasoningTokens: fields.reasoningTokens,
-    tokensEstimated: fields.tokensEstimated,
-    sessionId: fields.sessionId,
-    userId: fields.userId,
-    inputCostUsd: cost.inputCostUsd,
-    outputCostUsd: cost.outputCostUsd,
-    totalCostUsd: cost.totalCostUsd,
-    costSource: cost.costSource,
+    // Every derived field as @tracewell/llm-usage derives it: a field added there is stored
+    // with no change here (docs/architecture.md#span-columns).
+    ...fields,
+    ...cost,
     durationNs: times.durationNs,
   }
+}
+
+/**
+ * What @tracewell/llm-usage derives from a span's attributes, with the caller's own cost: the only
+ * cost known here; the writer prices the rest when it stores the span (it has the project's own prices).
+ */
+function derivedFields(attributes: AttributeMap, scopeName: string | null): { fields: LlmFields; cost: SpanCost } {
+  const { fields, callerCost } = deriveLlmUsage(attributes, scopeName)
+  return { fields, cost: callerSpanCost(callerCost) }
 }

@@ -1,5 +1,5 @@
 import type { Db } from '@tracewell/db'
-import { copySpanSources, type EndBefore } from './span-store.ts'
+import { copySpans, type EndBefore } from './span-store.ts'
 import type { ProjectSpanSource } from './span-statement.ts'
 
 // Jobs that are ready together are stored in one COPY, in one transaction: small traces come as
@@ -65,7 +65,7 @@ export class CopyCombiner {
 
   /**
    * Stores the sources (`spans` spans in all) in the next combined COPY. Rejects only with the
-   * error of a COPY the job had to itself (what copySpanSources throws).
+   * error of a COPY the job had to itself (what copySpans throws).
    */
   copy(sources: readonly ProjectSpanSource[], spans: number, lane: CopyLane = 'usual'): Promise<CombinedCopyOutcome> {
     return new Promise((resolve, reject) => {
@@ -138,7 +138,7 @@ export class CopyCombiner {
     const cut = this.#cutAfterMaxOpen(group)
     let outcome: { inserted: number | undefined } | { error: unknown }
     try {
-      outcome = { inserted: await copySpanSources(this.#db, sources, cut.endBefore) }
+      outcome = { inserted: await copySpans(this.#db, sources, cut.endBefore) }
     } catch (error) {
       outcome = { error }
     }

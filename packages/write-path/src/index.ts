@@ -1,5 +1,5 @@
-export { storeSpans, storeSpanSources, copySpanSources, insertSpanSourcesByStatement, type StoreResult } from './span-store.ts'
-export { serializeSpanRows, insertSerializedSpanRows, type ProjectSpanSource } from './span-statement.ts'
+export { storeSpans, type StoreOptions, type StoreResult } from './span-store.ts'
+export type { ProjectSpanSource } from './span-statement.ts'
 export { SpanCopyEncoder } from './span-copy.encoder.ts'
 export { foldSummaryDeltas, foldInTransaction, DEFAULT_FOLD_LIMITS, type FoldLimits, type FoldResult } from './summary-fold.ts'
 export { summariseAll } from './summarise-all.ts'

@@ -9,11 +9,11 @@
 // run time, a number with a fraction, a time in year 10000 or later), encoding gives up and
 // storeSpans uses that path.
 
-import { spanRowColumns, toStorableJson, toStorableText, type SpanFields } from '@tracewell/db'
+import { spanColumnList, toStorableJson, toStorableText, type SpanColumn, type SpanFields } from '@tracewell/db'
 import type { ProjectSpanSource } from './span-statement.ts'
 
-/** The statement the encoded rows are read by; columns in spanRowColumns order, as the rows are written. */
-export const spanCopyStatement = `copy spans (${spanRowColumns.map(([name]) => name).join(', ')}) from stdin with (format binary)`
+/** The statement the encoded rows are read by; columns in spanColumnList order, as the rows are written. */
+export const spanCopyStatement = `copy spans (${spanColumnList.map((column) => column.name).join(', ')}) from stdin with (format binary)`
 
 // Big enough that the per-chunk cost (a CopyData message, a socket write) is noise, small enough
 // that a chunk is filled in cache and the socket has something to send early.
@@ -21,7 +21,7 @@ const CHUNK_BYTES = 128 * 1024
 
 // 'PGCOPY\n\377\r\n\0', then int32 flags (no OIDs) and int32 header extension length, both 0.
 const HEADER = Buffer.from([0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00, 0, 0, 0, 0, 0, 0, 0, 0])
-const FIELD_COUNT = spanRowColumns.length
+const FIELD_COUNT = spanColumnList.length
 const NULL_LENGTH = -1
 // jsonb `[]`: length 3, version byte 1, then the text.
 const EMPTY_ARRAY_JSONB = Buffer.from([0, 0, 0, 3, 1, 0x5b, 0x5d])
@@ -287,8 +287,8 @@ export interface SpanEncoded {
 
 /**
  * Encodes span sources into binary COPY data one source at a time, so that a COPY can send the
- * chunks one source filled while the next is encoded (storeSpanSources streams them). Text and
- * JSON are made storable as serializeSpanRows makes them (U+0000 and lone surrogates → U+FFFD).
+ * chunks one source filled while the next is encoded (copySpans streams them). Text and
+ * JSON are made storable as spanRowsJson makes them (U+0000 and lone surrogates → U+FFFD).
  * Each source's spans are asked for once and encoded before the next source's, so only one
  * source's records need to be alive at a time.
  */
@@ -335,47 +335,28 @@ export class SpanCopyEncoder {
   }
 }
 
-/** Appends a row for each of the source's spans; throws NotEncodable. */
+/** Appends a row for each of the source's spans, its columns as spanColumns describes them; throws NotEncodable. */
 function encodeSource(copy: CopyChunks, source: ProjectSpanSource, onSpan: SpanEncoded | undefined): void {
+  const searchable = onSpan?.searchableText
   for (const span of source.spans()) {
     onSpan?.span(source.projectId, span)
     copy.row()
     copy.text(source.projectId)
-    copy.text(span.traceId)
-    copy.text(span.spanId)
-    copy.text(span.parentSpanId)
-    copy.text(span.name)
-    copy.int16(span.kind)
-    copy.timestamp(span.startTimeUnixNano)
-    copy.timestamp(span.endTimeUnixNano)
-    copy.int64Decimal(span.durationNs)
-    copy.text(span.traceState)
-    copy.int16(span.statusCode)
-    copy.text(span.statusMessage)
-    copy.text(span.serviceName)
-    copy.text(span.serviceVersion)
-    copy.text(span.scopeName)
-    copy.text(span.scopeVersion)
-    copy.text(span.llmVendor)
-    copy.text(span.llmModel)
-    copy.text(span.llmRequestType)
-    copy.int64(span.inputTokens)
-    copy.int64(span.outputTokens)
-    copy.int64(span.totalTokens)
-    copy.text(span.llmResponseModel)
-    copy.int64(span.cachedInputTokens)
-    copy.int64(span.cacheWriteInputTokens)
-    copy.int64(span.reasoningTokens)
-    copy.text(span.sessionId)
-    copy.text(span.userId)
-    copy.numeric(span.inputCostUsd)
-    copy.numeric(span.outputCostUsd)
-    copy.numeric(span.totalCostUsd)
-    copy.text(span.costSource)
-    copy.bool(span.tokensEstimated)
-    copy.jsonb(span.attributes, onSpan?.searchableText)
-    copy.sharedJsonb(span.resourceAttributes)
-    copy.jsonb(span.events, onSpan?.searchableText)
-    copy.jsonb(span.links)
+    // The rest in spanColumnList order, project_id (the source's) first.
+    for (let i = 1; i < spanColumnList.length; i++) {
+      const column = spanColumnList[i] as SpanColumn
+      const value = span[column.field as keyof SpanFields]
+      switch (column.kind) {
+        case 'text': copy.text(value); break
+        case 'int16': copy.int16(value); break
+        case 'int64': copy.int64(value); break
+        case 'int64Decimal': copy.int64Decimal(value); break
+        case 'timestamp': copy.timestamp(value); break
+        case 'numeric': copy.numeric(value); break
+        case 'bool': copy.bool(value); break
+        case 'jsonb': copy.jsonb(value, column.searchable === true ? searchable : undefined); break
+        case 'sharedJsonb': copy.sharedJsonb(value); break
+      }
+    }
   }
 }

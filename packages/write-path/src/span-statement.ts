@@ -8,10 +8,10 @@
 // the payload (no escaping) encoding a span costs about as much as decoding it, which would add
 // half again to ingest's CPU per span (docs/benchmarks.md).
 
-import { nanosToIsoMicros, spanRowColumns, sql, toStorableJson, type Executor, type SpanFields, type SpanInsert, type SpanRow } from '@tracewell/db'
+import { nanosToIsoMicros, postgresTypeOf, spanColumnList, sql, toStorableJson, type Executor, type SpanColumn, type SpanFields, type SpanRow } from '@tracewell/db'
 
 /**
- * The spans of one project, produced when `spans()` is called: storeSpanSources calls it once
+ * The spans of one project, produced when `spans()` is called: storeSpans asks for them once
  * (again only if the batch falls back to the statement path), so a caller can hand over request
  * bodies to be decoded, encoded and let go one at a time instead of all at once.
  */
@@ -21,47 +21,19 @@ export interface ProjectSpanSource {
 }
 
 
-/** The row object of one span, keys in column order. */
-function toSpanRow(projectId: string, span: Omit<SpanInsert, 'projectId'>): SpanRow {
-  return {
-    project_id: projectId,
-    trace_id: span.traceId,
-    span_id: span.spanId,
-    parent_span_id: span.parentSpanId,
-    name: span.name,
-    kind: span.kind,
-    start_time: nanosToIsoMicros(span.startTimeUnixNano),
-    end_time: nanosToIsoMicros(span.endTimeUnixNano),
-    duration_ns: span.durationNs,
-    trace_state: span.traceState,
-    status_code: span.statusCode,
-    status_message: span.statusMessage,
-    service_name: span.serviceName,
-    service_version: span.serviceVersion,
-    scope_name: span.scopeName,
-    scope_version: span.scopeVersion,
-    llm_vendor: span.llmVendor,
-    llm_model: span.llmModel,
-    llm_request_type: span.llmRequestType,
-    input_tokens: span.inputTokens,
-    output_tokens: span.outputTokens,
-    total_tokens: span.totalTokens,
-    llm_response_model: span.llmResponseModel ?? null,
-    cached_input_tokens: span.cachedInputTokens ?? null,
-    cache_write_input_tokens: span.cacheWriteInputTokens ?? null,
-    reasoning_tokens: span.reasoningTokens ?? null,
-    session_id: span.sessionId ?? null,
-    user_id: span.userId ?? null,
-    input_cost_usd: span.inputCostUsd ?? null,
-    output_cost_usd: span.outputCostUsd ?? null,
-    total_cost_usd: span.totalCostUsd ?? null,
-    cost_source: span.costSource ?? null,
-    tokens_estimated: span.tokensEstimated ?? false,
-    attributes: span.attributes,
-    resource_attributes: span.resourceAttributes,
-    events: span.events,
-    links: span.links,
+/**
+ * The row object of one span, keys in column order (spanColumns). A field a record of an earlier
+ * version lacks is null, or false for a boolean: jsonb_to_recordset reads a missing key as NULL,
+ * which a NOT NULL column with a default would refuse.
+ */
+function toSpanRow(projectId: string, span: SpanFields): SpanRow {
+  const row: Record<string, unknown> = { project_id: projectId }
+  for (let i = 1; i < spanColumnList.length; i++) {
+    const column = spanColumnList[i] as SpanColumn & { name: string }
+    const value = span[column.field as keyof SpanFields]
+    row[column.name] = column.kind === 'timestamp' ? nanosToIsoMicros(value as string) : (value ?? (column.kind === 'bool' ? false : null))
   }
+  return row as SpanRow
 }
 
 /**
@@ -71,21 +43,21 @@ function toSpanRow(projectId: string, span: Omit<SpanInsert, 'projectId'>): Span
  * still has to stringify every value) and identical to the previous insert parameter by construction,
  * except that U+0000 and lone surrogates, which Postgres cannot store, become U+FFFD (storable-text.ts).
  */
-export function serializeSpanRows(projectId: string, spans: readonly SpanFields[]): string {
+export function spanRowsJson(projectId: string, spans: readonly SpanFields[]): string {
   if (spans.length === 0) return ''
   return toStorableJson(JSON.stringify(spans.map((span) => toSpanRow(projectId, span)))).slice(1, -1)
 }
 
-const columnList = sql.raw(spanRowColumns.map(([name]) => name).join(', '))
-const recordsetShape = sql.raw(spanRowColumns.map(([name, type]) => `${name} ${type}`).join(', '))
+const columnList = sql.raw(spanColumnList.map((column) => column.name).join(', '))
+const recordsetShape = sql.raw(spanColumnList.map((column) => `${column.name} ${postgresTypeOf[column.kind]}`).join(', '))
 
 /**
- * Stores rows serialised by serializeSpanRows in one idempotent statement, which avoids the
+ * Stores rows made by spanRowsJson in one idempotent statement, which avoids the
  * 65,535-parameter limit of multi-row VALUES and works the same on Postgres and PGlite. Malformed
  * text fails with a data exception (22P02). Answers the keys of the rows it inserted
  * (spanKey), as only those may be added to the summaries.
  */
-export async function insertSerializedSpanRows(db: Executor, rowsJson: readonly string[]): Promise<Set<string>> {
+export async function insertSpanRows(db: Executor, rowsJson: readonly string[]): Promise<Set<string>> {
   const rows = rowsJson.filter((chunk) => chunk !== '').join(',')
   if (rows === '') return new Set()
   const result = await sql<{ project_id: string; trace_id: string; span_id: string }>`

@@ -2,7 +2,8 @@ import type pg from 'pg'
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams'
 import { poolOf, toStorableJson, withPoolClient, type Db, type Executor, type SpanFields, type SpanInsert } from '@tracewell/db'
 import { releaseCopyChunks, spanCopyStatement, SpanCopyEncoder } from './span-copy.encoder.ts'
-import { insertSerializedSpanRows, serializeSpanRows, spanKey, type ProjectSpanSource } from './span-statement.ts'
+import type { CopyCombiner, CopyLane } from './copy-combiner.ts'
+import { insertSpanRows, spanRowsJson, spanKey, type ProjectSpanSource } from './span-statement.ts'
 import { insertSummaryDelta, SummaryDelta, summaryDeltaInsert } from './summary-delta.ts'
 
 // Storing a batch of spans: the first step of the write path. One transaction writes the spans and
@@ -15,33 +16,59 @@ export interface StoreResult {
   duplicates: number
 }
 
-/**
- * Stores a batch, idempotently, saying how many spans were new; on Postgres through a binary
- * COPY: the rows arrive in their stored form instead of as one JSON document that
- * jsonb_to_recordset unpacks, which the database does in a good deal less time.
- *
- * COPY has no ON CONFLICT, so it is optimistic: one transaction, and if a span of the batch is
- * already stored (a queue job redelivered after a crash, or the same span twice in the batch) the
- * unique violation rolls it back and the batch is stored by statements instead, which skip those
- * spans, in statements of about 5,000 spans. Such a batch costs the failed COPY on top, a price
- * paid only on redelivery. Any other error rolls back and is thrown unchanged, its SQLSTATE
- * intact for the caller's retry decision. On PGlite (embedded, no connection to save work on) it
- * is the statements.
- *
- * The sources' spans are asked for once for the COPY, and once more only for the fallback.
- */
-export async function storeSpanSources(db: Db, sources: readonly ProjectSpanSource[]): Promise<StoreResult> {
-  if (sources.length === 0) return { inserted: 0, duplicates: 0 }
-  const copied = await copySpanSources(db, sources)
-  if (copied !== undefined) return { inserted: copied, duplicates: 0 }
-  return insertSpanSourcesByStatement(db, sources)
+export interface StoreOptions {
+  /**
+   * A COPY shared with the batches ready beside this one (the writer's jobs): small jobs are stored
+   * at the cost of large ones (copy-combiner.ts). Without it the batch has a COPY of its own.
+   */
+  combiner?: CopyCombiner
+  /** How the batch waits for its shared COPY (CopyLane). */
+  lane?: CopyLane
+  /**
+   * Spans the batch holds, when the caller knows them without asking the sources (a queue job
+   * says how many): what a shared COPY is bounded by. Counted from the sources otherwise.
+   */
+  spanCount?: number
 }
 
-/** storeSpanSources for spans at hand, each naming its project; answers the spans inserted. */
-export async function storeSpans(db: Db, spans: readonly SpanInsert[]): Promise<number> {
-  if (spans.length === 0) return 0
-  return (await storeSpanSources(db, projectRuns(spans))).inserted
+/**
+ * Stores spans, idempotently: the one way spans are stored, saying how many were new and how many
+ * were stored already. Either spans at hand (each naming its project) or sources that produce a
+ * project's spans when asked (a queue job's request bodies, decoded and let go one at a time).
+ *
+ * On Postgres through a binary COPY (copySpans): the rows arrive in their stored form instead of
+ * as one JSON document that jsonb_to_recordset unpacks, which the database does in a good deal
+ * less time. COPY has no ON CONFLICT, so it is optimistic: if a span of the batch is already
+ * stored (a request a client sent twice, or the same span twice in the batch) the unique violation
+ * rolls it back and the batch is stored by statements instead (insertSpans), which skip those
+ * spans. Such a batch costs the failed COPY on top. A shared COPY that failed otherwise is tried
+ * again as the batch's own, so that the failure lands on the batch that caused it. Any other
+ * error rolls back and is thrown unchanged, its SQLSTATE intact for the caller's retry decision.
+ * On PGlite (embedded, no connection to save work on) it is the statements.
+ *
+ * The sources' spans are asked for once for the COPY, and once more only for a fallback.
+ */
+export async function storeSpans(db: Db, spans: readonly SpanInsert[] | readonly ProjectSpanSource[], options: StoreOptions = {}): Promise<StoreResult> {
+  if (spans.length === 0) return { inserted: 0, duplicates: 0 }
+  const sources = isSourceList(spans) ? spans : projectRuns(spans)
+  const copied = await copyAsTold(db, sources, options)
+  if (copied !== undefined) return { inserted: copied, duplicates: 0 }
+  return insertSpans(db, sources)
 }
+
+/** The rows a COPY inserted, shared or the batch's own, or undefined when the batch must go by statement. */
+async function copyAsTold(db: Db, sources: readonly ProjectSpanSource[], { combiner, lane, spanCount }: StoreOptions): Promise<number | undefined> {
+  if (combiner === undefined) return copySpans(db, sources)
+  const outcome = await combiner.copy(sources, spanCount ?? countSpansOf(sources), lane)
+  if (typeof outcome === 'object') return outcome.inserted
+  return outcome === 'alone' ? copySpans(db, sources) : undefined
+}
+
+const isSourceList = (spans: readonly SpanInsert[] | readonly ProjectSpanSource[]): spans is readonly ProjectSpanSource[] =>
+  typeof (spans[0] as Partial<ProjectSpanSource>).spans === 'function'
+
+/** Spans in all, asked of sources that hold them at hand (a caller with a queue job says it instead). */
+const countSpansOf = (sources: readonly ProjectSpanSource[]): number => sources.reduce((sum, source) => sum + source.spans().length, 0)
 
 /** Consecutive spans of one project, as one source each. */
 function projectRuns(spans: readonly SpanInsert[]): ProjectSpanSource[] {
@@ -58,13 +85,11 @@ function projectRuns(spans: readonly SpanInsert[]): ProjectSpanSource[] {
 }
 
 /**
- * storeSpanSources' first half, for a caller that can produce the spans again only at a cost
- * (the writer lets each request body go once its spans are encoded, and reads it again from
- * Redis for the fallback): the rows the COPY inserted, or undefined when the batch must go by
+ * storeSpans' COPY step: the rows the COPY inserted, or undefined when the batch must go by
  * statement instead (a span already stored, a value only the statement path stores exactly, or
  * PGlite), with nothing stored. The sources' spans are asked for at most once.
  */
-export async function copySpanSources(db: Db, sources: readonly ProjectSpanSource[], endBefore?: EndBefore): Promise<number | undefined> {
+export async function copySpans(db: Db, sources: readonly ProjectSpanSource[], endBefore?: EndBefore): Promise<number | undefined> {
   const pool = poolOf.get(db)
   if (pool === undefined) return undefined
   if (sources.length === 0) return 0
@@ -85,23 +110,22 @@ export async function copySpanSources(db: Db, sources: readonly ProjectSpanSourc
  */
 export type EndBefore = (sourceIndex: number) => boolean
 
-/** storeSpanSources' fallback: idempotent statements, in a transaction of their own. */
-export function insertSpanSourcesByStatement(db: Db, sources: readonly ProjectSpanSource[]): Promise<StoreResult> {
-  return db.transaction().execute((trx) => insertSourcesByStatement(trx, sources))
+/**
+ * storeSpans' statement step: idempotent statements, one per SPANS_PER_STATEMENT spans (a larger
+ * source alone), and the delta of the spans they inserted, in a transaction of their own.
+ */
+export function insertSpans(db: Db, sources: readonly ProjectSpanSource[]): Promise<StoreResult> {
+  return db.transaction().execute((trx) => insertInTransaction(trx, sources))
 }
 
-/**
- * The statement path, one statement per SPANS_PER_STATEMENT spans (a larger source alone), and
- * the delta of the spans the statements inserted; in the caller's transaction.
- */
-async function insertSourcesByStatement(db: Executor, sources: readonly ProjectSpanSource[]): Promise<StoreResult> {
+async function insertInTransaction(db: Executor, sources: readonly ProjectSpanSource[]): Promise<StoreResult> {
   const delta = new SummaryDelta()
   let inserted = 0
   let spans = 0
   let statement: Array<{ projectId: string; spans: readonly SpanFields[] }> = []
   let statementSpans = 0
   const flush = async () => {
-    const stored = await insertSerializedSpanRows(db, statement.map((run) => serializeSpanRows(run.projectId, run.spans)))
+    const stored = await insertSpanRows(db, statement.map((run) => spanRowsJson(run.projectId, run.spans)))
     inserted += stored.size
     for (const run of statement) {
       for (const span of run.spans) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createDayPartition, defaultPartitionName, partitionName, sql, type Db, type SpanInsert } from '@tracewell/db'
 import { engines } from '@tracewell/db/testing'
-import { storeSpanSources, storeSpans, summariseAll } from '../src/index.ts'
+import { storeSpans, summariseAll } from '../src/index.ts'
 import { storeByStatement } from './support/store-and-summarise.ts'
 
 // spans is partitioned by day of start_time, with (project, trace, span, start time) as its key:
@@ -45,13 +45,13 @@ for (const engine of engines) {
 
     it('stores a trace that straddles midnight once, however often it is resent, by either path', async () => {
       const trace = [lastOfDay('1'), firstOfDay('2', { parentSpanId: '1'.padStart(16, '0') }), lastOfDay('3'), firstOfDay('4')]
-      assert.equal(await storeSpans(db, trace), 4)
+      assert.equal((await storeSpans(db, trace)).inserted, 4)
       // Resent whole: the COPY meets the key and the batch goes by statement, storing nothing.
-      assert.deepEqual(await storeSpanSources(db, [{ projectId: 'boundary', spans: () => trace }]), { inserted: 0, duplicates: 4 })
+      assert.deepEqual(await storeSpans(db, [{ projectId: 'boundary', spans: () => trace }]), { inserted: 0, duplicates: 4 })
       assert.equal(await storeByStatement(db, trace), 0)
       // Resent with new spans on both sides of midnight: only those are stored.
       const more = [...trace, lastOfDay('5'), firstOfDay('6')]
-      assert.deepEqual(await storeSpanSources(db, [{ projectId: 'boundary', spans: () => more }]), { inserted: 2, duplicates: 4 })
+      assert.deepEqual(await storeSpans(db, [{ projectId: 'boundary', spans: () => more }]), { inserted: 2, duplicates: 4 })
       assert.deepEqual(await partitionsOf(db, 'boundary'), {
         [partitionName('spans', new Date(midnight.getTime() - 1))]: 3,
         [partitionName('spans', midnight)]: 3,
@@ -65,13 +65,13 @@ for (const engine of engines) {
     it('stores a span of a day without a partition once, before and after that day gets its partition', async () => {
       const later = new Date('2031-06-15T10:00:00Z')
       const lone = span('9', nanosAt(later), { projectId: 'far', traceId: 'b2'.repeat(16) })
-      assert.equal(await storeSpans(db, [lone]), 1)
+      assert.equal((await storeSpans(db, [lone])).inserted, 1)
       assert.deepEqual(await partitionsOf(db, 'far'), { [defaultPartitionName('spans')]: 1 })
-      assert.equal(await storeSpans(db, [lone]), 0)
+      assert.equal((await storeSpans(db, [lone])).inserted, 0)
       // Its day's partition is made: the span moves there, and a resend is still refused.
       assert.equal(await db.transaction().execute((trx) => createDayPartition(trx, 'spans', later)), true)
       assert.deepEqual(await partitionsOf(db, 'far'), { [partitionName('spans', later)]: 1 })
-      assert.equal(await storeSpans(db, [lone]), 0)
+      assert.equal((await storeSpans(db, [lone])).inserted, 0)
       assert.equal(await storeByStatement(db, [lone]), 0)
       assert.deepEqual(await partitionsOf(db, 'far'), { [partitionName('spans', later)]: 1 })
     })

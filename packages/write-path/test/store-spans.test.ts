@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { countSpans, createDb, findTraceSpans, nanosToIsoMicros, poolOf, sql, type Db, type SpanDto, type SpanInsert } from '@tracewell/db'
-import { copySpanSources, insertSpanSourcesByStatement, SpanCopyEncoder, storeSpanSources, storeSpans, type ProjectSpanSource } from '../src/index.ts'
+import { SpanCopyEncoder, storeSpans, type ProjectSpanSource } from '../src/index.ts'
+import { copySpans, insertSpans } from '../src/span-store.ts'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { engines } from '@tracewell/db/testing'
 import { storeByStatement } from './support/store-and-summarise.ts'
@@ -65,7 +66,7 @@ for (const engine of engines) {
       assert.ok(encoder.add({ projectId: 'copy', spans: () => spans }))
       encoder.finish()
       assert.ok(encoder.chunks.length > 2, 'the batch is COPY data of several chunks')
-      assert.equal(await storeSpans(db, withProject('copy')), spans.length)
+      assert.equal((await storeSpans(db, withProject('copy'))).inserted, spans.length)
       assert.equal(await storeByStatement(db, withProject('insert')), spans.length)
       for (const [index, project] of projects.entries()) {
         await assertStoredAsInserted(db, spans.filter((_, i) => i % 3 === index), storable(`copy ${project}`), storable(`insert ${project}`))
@@ -82,7 +83,7 @@ for (const engine of engines) {
       ]
       // A trace each: assertStoredAsInserted reads each span back as its trace's first.
       const spans = edges.map((edge, i) => ({ ...base, ...edge, traceId: `${i}`.padStart(32, '0') }))
-      assert.equal(await storeSpans(db, spans.map((span) => ({ ...span, projectId: 'edges copy' }))), spans.length)
+      assert.equal((await storeSpans(db, spans.map((span) => ({ ...span, projectId: 'edges copy' })))).inserted, spans.length)
       assert.equal(await storeByStatement(db, spans.map((span) => ({ ...span, projectId: 'edges insert' }))), spans.length)
       await assertStoredAsInserted(db, spans, 'edges copy', 'edges insert')
     })
@@ -92,7 +93,7 @@ for (const engine of engines) {
       // Spans of one resource, then another, then the first again, a COPY chunk boundary among them.
       const owners = [first, first, second, first, ...Array.from({ length: 400 }, () => second), first]
       const spans = owners.map((owner, i) => ({ ...randomSpan(i % 2 === 0), resourceAttributes: owner.resourceAttributes, events: [], links: [] }))
-      assert.equal(await storeSpans(db, spans.map((span) => ({ ...span, projectId: 'shared copy' }))), spans.length)
+      assert.equal((await storeSpans(db, spans.map((span) => ({ ...span, projectId: 'shared copy' })))).inserted, spans.length)
       assert.equal(await storeByStatement(db, spans.map((span) => ({ ...span, projectId: 'shared insert' }))), spans.length)
       assert.deepEqual(await storedRows(db, 'shared copy'), await storedRows(db, 'shared insert'))
     })
@@ -105,7 +106,7 @@ for (const engine of engines) {
         attributes: { big: { stringValue: 'é😀\ud800"\\'.repeat(60_000) }, small: { intValue: '1' } },
         events: Array.from({ length: 2_000 }, (_, i) => ({ name: `event ${i}`, timeUnixNano: span.startTimeUnixNano, attributes: {} })),
       }
-      assert.equal(await storeSpans(db, [{ ...large, projectId: 'large copy' }, ...batch('large copy', 3)]), 4)
+      assert.equal((await storeSpans(db, [{ ...large, projectId: 'large copy' }, ...batch('large copy', 3)])).inserted, 4)
       assert.equal(await storeByStatement(db, [{ ...large, projectId: 'large insert' }]), 1)
       const [copied] = await storedRows(db, 'large copy').then((rows) => rows.filter((row) => row.includes(span.traceId)))
       assert.deepEqual([copied], await storedRows(db, 'large insert'))
@@ -143,7 +144,7 @@ for (const engine of engines) {
         events: [{ name: '\ufffd', timeUnixNano: '1', attributes: { '\ufffd': { boolValue: true } } }],
         links: [{ traceId: 'ab', spanId: 'cd', traceState: '\ufffdx', attributes: {} }],
       }
-      assert.equal(await storeSpans(db, [{ ...span, projectId: 'nul copy' }]), 1)
+      assert.equal((await storeSpans(db, [{ ...span, projectId: 'nul copy' }])).inserted, 1)
       assert.equal(await storeByStatement(db, [{ ...span, projectId: 'nul insert' }]), 1)
       for (const projectId of ['nul copy', 'nul insert']) {
         const [stored] = await findTraceSpans(db, projectId, span.traceId)
@@ -156,14 +157,14 @@ for (const engine of engines) {
 
     it('stores only the new spans of a batch holding stored ones, and a span twice in a batch once', async () => {
       const stored = batch('redelivered', 5)
-      assert.equal(await storeSpans(db, stored), 5)
+      assert.equal((await storeSpans(db, stored)).inserted, 5)
       const fresh = batch('redelivered', 5)
-      assert.equal(await storeSpans(db, [...fresh.slice(0, 2), ...stored, ...fresh.slice(2)]), 5)
-      assert.equal(await storeSpans(db, stored), 0)
+      assert.equal((await storeSpans(db, [...fresh.slice(0, 2), ...stored, ...fresh.slice(2)])).inserted, 5)
+      assert.equal((await storeSpans(db, stored)).inserted, 0)
       assert.equal(await countSpans(db, 'redelivered'), 10)
 
       const [twice, other] = batch('twice', 2) as [SpanInsert, SpanInsert]
-      assert.equal(await storeSpans(db, [twice, other, { ...twice, name: 'the later copy' }]), 2)
+      assert.equal((await storeSpans(db, [twice, other, { ...twice, name: 'the later copy' }])).inserted, 2)
       assert.equal(await storeByStatement(db, [twice, other].map((span) => ({ ...span, projectId: 'twice insert' }))), 2)
       assert.deepEqual(await storedRows(db, 'twice'), await storedRows(db, 'twice insert'), 'the first copy stored')
     })
@@ -179,21 +180,21 @@ for (const engine of engines) {
       })
       const first = batch('sources', 3)
       const second = batch('sources', 2)
-      assert.deepEqual(await storeSpanSources(db, [source('first', first), source('second', second)]), { inserted: 5, duplicates: 0 })
+      assert.deepEqual(await storeSpans(db, [source('first', first), source('second', second)]), { inserted: 5, duplicates: 0 })
       // PGlite has no COPY: the statement path is its only path, one request for spans each.
       assert.deepEqual(Object.fromEntries(asked), { first: 1, second: 1 })
 
       asked.clear()
       const third = batch('sources', 4)
-      assert.deepEqual(await storeSpanSources(db, [source('second', second), source('third', third)]), { inserted: 4, duplicates: 2 })
+      assert.deepEqual(await storeSpans(db, [source('second', second), source('third', third)]), { inserted: 4, duplicates: 2 })
       // On Postgres the COPY asks first and its unique violation makes the fallback ask again.
       const expected = engine.name === 'postgres' ? 2 : 1
       assert.deepEqual(Object.fromEntries(asked), { second: expected, third: expected })
       assert.equal(await countSpans(db, 'sources'), 9)
-      assert.deepEqual(await storeSpanSources(db, []), { inserted: 0, duplicates: 0 })
+      assert.deepEqual(await storeSpans(db, []), { inserted: 0, duplicates: 0 })
     })
 
-    it('copySpanSources asks each source once and leaves a batch it cannot copy to insertSpanSourcesByStatement, storing none of it', async () => {
+    it('copySpans asks each source once and leaves a batch it cannot copy to insertSpans, storing none of it', async () => {
       let asked = 0
       const source = (spans: SpanInsert[]): ProjectSpanSource => ({
         projectId: 'halves',
@@ -203,17 +204,17 @@ for (const engine of engines) {
         },
       })
       const first = batch('halves', 3)
-      const copied = await copySpanSources(db, [source(first)])
+      const copied = await copySpans(db, [source(first)])
       // PGlite has no COPY: every batch goes by statement.
       assert.equal(copied, engine.name === 'postgres' ? 3 : undefined)
       assert.equal(asked, engine.name === 'postgres' ? 1 : 0)
-      if (copied === undefined) assert.deepEqual(await insertSpanSourcesByStatement(db, [source(first)]), { inserted: 3, duplicates: 0 })
+      if (copied === undefined) assert.deepEqual(await insertSpans(db, [source(first)]), { inserted: 3, duplicates: 0 })
 
       asked = 0
       const more = [...first, ...batch('halves more', 2)]
-      assert.equal(await copySpanSources(db, [source(more)]), undefined, 'a span already stored: rolled back')
+      assert.equal(await copySpans(db, [source(more)]), undefined, 'a span already stored: rolled back')
       assert.equal(await countSpans(db, 'halves'), 3)
-      assert.deepEqual(await insertSpanSourcesByStatement(db, [source(more)]), { inserted: 2, duplicates: 3 })
+      assert.deepEqual(await insertSpans(db, [source(more)]), { inserted: 2, duplicates: 3 })
       assert.equal(asked, engine.name === 'postgres' ? 2 : 1)
       assert.equal(await countSpans(db, 'halves'), 5)
     })
@@ -222,8 +223,8 @@ for (const engine of engines) {
       const base = batch('many', 1)[0] as SpanInsert
       const spans = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ ...base, spanId: (from + i).toString(16).padStart(16, '0') }))
       const sources = [spans(0, 3_000), spans(3_000, 3_000), spans(6_000, 1)].map((run): ProjectSpanSource => ({ projectId: 'many', spans: () => run }))
-      assert.deepEqual(await storeSpanSources(db, sources.slice(0, 1)), { inserted: 3_000, duplicates: 0 })
-      assert.deepEqual(await storeSpanSources(db, sources), { inserted: 3_001, duplicates: 3_000 })
+      assert.deepEqual(await storeSpans(db, sources.slice(0, 1)), { inserted: 3_000, duplicates: 0 })
+      assert.deepEqual(await storeSpans(db, sources), { inserted: 3_001, duplicates: 3_000 })
       assert.equal(await countSpans(db, 'many'), 6_001)
     })
 
@@ -235,8 +236,8 @@ for (const engine of engines) {
       const outOfRange = spans.map((span, i) => (i === 3 ? { ...span, kind: 40_000 } : span))
       await assert.rejects(storeSpans(db, outOfRange), { code: '22003' })
       assert.equal(await countSpans(db, 'failing'), 0)
-      assert.equal(await storeSpans(db, spans), 10)
-      assert.equal(await storeSpans(db, []), 0)
+      assert.equal((await storeSpans(db, spans)).inserted, 10)
+      assert.equal((await storeSpans(db, [])).inserted, 0)
     })
   })
 }
@@ -259,9 +260,9 @@ describe('storeSpans on postgres: connections', () => {
     pool.on('acquire', onAcquire)
     try {
       const spans = batch('paths', 4)
-      assert.equal(await storeSpans(database.db, spans.slice(0, 2)), 2)
+      assert.equal((await storeSpans(database.db, spans.slice(0, 2))).inserted, 2)
       assert.equal(acquired, 1, 'one connection: the COPY')
-      assert.equal(await storeSpans(database.db, spans), 2)
+      assert.equal((await storeSpans(database.db, spans)).inserted, 2)
       assert.equal(acquired, 3, 'the COPY, then the statement')
     } finally {
       pool.off('acquire', onAcquire)
@@ -273,8 +274,8 @@ describe('storeSpans on postgres: connections', () => {
     // Three times the pool's size, one after the other: a connection kept would starve the pool.
     for (let round = 0; round < 9; round++) {
       const spans = batch(`round ${round}`, 20)
-      assert.equal(await storeSpans(database.db, spans), 20)
-      assert.equal(await storeSpans(database.db, [...spans, ...batch(`round ${round}`, 1)]), 1)
+      assert.equal((await storeSpans(database.db, spans)).inserted, 20)
+      assert.equal((await storeSpans(database.db, [...spans, ...batch(`round ${round}`, 1)])).inserted, 1)
       await assert.rejects(storeSpans(database.db, [{ ...spans[0], name: null } as unknown as SpanInsert]), { code: '23502' })
     }
     assert.equal(pool.waitingCount, 0)
@@ -316,7 +317,7 @@ describe('storeSpans on postgres: connections', () => {
     }
     assert.equal(removed, 1, 'the broken connection left the pool')
     assert.equal(pool.idleCount, pool.totalCount)
-    assert.equal(await storeSpans(database.db, batch('broken', 50)), 50)
+    assert.equal((await storeSpans(database.db, batch('broken', 50))).inserted, 50)
   })
 
   // The COPY is sent while it is encoded, one source after another: what is found late in a
@@ -337,19 +338,19 @@ describe('storeSpans on postgres: connections', () => {
     // A negative cost: the encoder leaves numbers it does not write exactly as numeric_in reads them to the statement.
     const negative = { ...(batch('late value', 1)[0] as SpanInsert), inputCostUsd: -0.25 }
     sources.push({ projectId: 'late value', spans: () => [negative] })
-    assert.equal(await copySpanSources(database.db, sources), undefined)
+    assert.equal(await copySpans(database.db, sources), undefined)
     assert.equal(await countSpans(database.db, 'late value'), 0, 'the rows already sent were rolled back')
     assertPoolIdle()
-    assert.deepEqual(await storeSpanSources(database.db, sources), { inserted: 1_201, duplicates: 0 })
+    assert.deepEqual(await storeSpans(database.db, sources), { inserted: 1_201, duplicates: 0 })
   })
 
   it('rolls back and falls back when a stored span is met while later sources are still being sent', async () => {
     const [stored, ...rest] = manySources('met early', 8, 300) as [ProjectSpanSource, ...ProjectSpanSource[]]
-    assert.equal(await storeSpanSources(database.db, [stored]).then((result) => result.inserted), 300)
-    assert.equal(await copySpanSources(database.db, [stored, ...rest]), undefined)
+    assert.equal(await storeSpans(database.db, [stored]).then((result) => result.inserted), 300)
+    assert.equal(await copySpans(database.db, [stored, ...rest]), undefined)
     assert.equal(await countSpans(database.db, 'met early'), 300)
     assertPoolIdle()
-    assert.deepEqual(await storeSpanSources(database.db, [stored, ...rest]), { inserted: 2_100, duplicates: 300 })
+    assert.deepEqual(await storeSpans(database.db, [stored, ...rest]), { inserted: 2_100, duplicates: 300 })
   })
 
   it('throws the error of a source that cannot give its spans mid-COPY, storing nothing and keeping the connection', async () => {
@@ -360,10 +361,10 @@ describe('storeSpans on postgres: connections', () => {
         throw new Error('body 3 no longer decodes')
       },
     })
-    await assert.rejects(copySpanSources(database.db, sources), /body 3 no longer decodes/)
+    await assert.rejects(copySpans(database.db, sources), /body 3 no longer decodes/)
     assert.equal(await countSpans(database.db, 'source fails'), 0)
     assertPoolIdle()
-    assert.equal(await storeSpans(database.db, batch('source fails', 5)), 5)
+    assert.equal((await storeSpans(database.db, batch('source fails', 5))).inserted, 5)
   })
 
   it('throws when the pool is closed', async () => {

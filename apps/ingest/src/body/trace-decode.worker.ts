@@ -42,7 +42,8 @@ function maskerFor(rulesJson: string): Masker {
 export default function decodeInWorker({ body, format, maxProtobufFields, maskingRules }: DecodeTask): DecodeVerdict {
   try {
     const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
-    const decoded = decodeTraceBody(bytes, format, maxProtobufFields)
+    // Counted and masked only: the writer derives the LLM fields of the bytes queued.
+    const decoded = decodeTraceBody(bytes, format, maxProtobufFields, false)
     const counted = { kind: 'decoded', format: decoded.format, accepted: decoded.spans.length, rejected: decoded.rejected, problems: decoded.problems } as const
     const masked = maskingRules === undefined ? null : maskTraceBody(bytes, format, decoded.spans, maskerFor(maskingRules))
     return masked === null ? counted : { ...counted, maskedBody: masked.body }

@@ -152,7 +152,10 @@ export async function acceptTraceBody(options: TraceIntakeOptions, projectId: st
  */
 function queueBody(options: TraceIntakeOptions, projectId: string, format: BodyFormat, body: Buffer, masking: ProjectMasking | null): { answer: AcceptedTraceBody; queued: Promise<void> } {
   const maxFields = options.limits.maxProtobufFields
-  const decoded = decodeTraceBody(body, format, maxFields)
+  // The records' LLM fields are derived where they are stored: here only for the in-process queue,
+  // which stores these records; the writer derives them for the bytes Redis carries.
+  const storesRecords = options.producer.needsSpanRecords
+  const decoded = decodeTraceBody(body, format, maxFields, storesRecords && masking === null)
   const counted = { ...decoded, accepted: decoded.spans.length }
   // Masked spans go to the queue as a new body: nothing unmasked leaves this process.
   const masked = masking === null ? null : maskTraceBody(body, format, decoded.spans, masking.masker)
@@ -160,7 +163,7 @@ function queueBody(options: TraceIntakeOptions, projectId: string, format: BodyF
   releaseBody(body)
   // The in-process queue stores the records themselves: decoded again, their derived fields
   // (user, session) come from the masked attributes, as the writer's do.
-  const spans = options.producer.needsSpanRecords ? decodeTraceBody(masked.body, masked.format, maxFields).spans : null
+  const spans = storesRecords ? decodeTraceBody(masked.body, masked.format, maxFields, true).spans : null
   return queueCounted(options, projectId, masked.format, masked.body, counted, spans)
 }
 
@@ -187,7 +190,7 @@ function queueCounted(
   // An empty batch is a success that stores nothing.
   if (accepted === 0) return { answer, queued: Promise.resolve() }
   // The queue is done with the bytes once it has answered (SpanBatchProducer.enqueue). The writer
-  // decodes them again and keeps exactly the spans counted here (SpanCollector).
+  // decodes them, with their LLM fields, and keeps exactly the spans counted here (SpanCollector).
   const traces: AcceptedTraces = { projectId, spanCount: accepted, spans, body, bodyEncoding: format }
   const queued = rateLimiter
     ? // The records wait for the bucket's answer only where the queue stores them (the in-process queue).

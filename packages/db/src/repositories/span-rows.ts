@@ -1,7 +1,12 @@
-// A stored span's shape: the fields a span is stored with, and the columns of `spans` they go to,
-// in the order both storage paths (the COPY and the statement, @tracewell/write-path) write them.
+// A stored span's columns, described once: which field of the span (@tracewell/span-schema) each
+// column holds and how it is stored. The table's type (database.ts), its declared columns, the
+// COPY encoder and the statement insert (@tracewell/write-path) and the row-to-DTO mapping
+// (spans.repository.ts) all follow from this description. A span's origin fields (where it came
+// from, which model it used: spanOriginFields) are columns by rule, named in snake_case and stored
+// by their schema's type, so that adding one touches that schema, a migration and where its value
+// is derived (docs/architecture.md#span-columns).
 
-import type { SpanRecord, spanOriginFields } from '@tracewell/span-schema'
+import { spanOriginFields, type SpanRecord } from '@tracewell/span-schema'
 
 /** What a span says about where it came from and which model it used, stored in columns of their own. */
 export type SpanOriginFields = Pick<SpanRecord, keyof typeof spanOriginFields>
@@ -11,6 +16,87 @@ export type SpanInsert = SpanRecord & { projectId: string }
 
 /** A span without its project: what a ProjectSpanSource yields. */
 export type SpanFields = Omit<SpanInsert, 'projectId'>
+
+/**
+ * How a column is stored: its Postgres type, how the COPY encodes it and how a read row gives it
+ * back. `int64Decimal` is a bigint the record holds as a decimal string (it may exceed 2^53);
+ * `int64` one it holds as a number (token counts); `timestamp` nanoseconds since the epoch, stored
+ * to the microsecond; `sharedJsonb` a jsonb value the spans of one resource share by reference.
+ */
+export type SpanColumnKind = 'text' | 'int16' | 'int64' | 'int64Decimal' | 'timestamp' | 'numeric' | 'bool' | 'jsonb' | 'sharedJsonb'
+
+export interface SpanColumn {
+  /** The span's field (SpanInsert) the column holds. */
+  readonly field: keyof SpanInsert
+  readonly kind: SpanColumnKind
+  /** Whether it may hold null (an origin field: whether its schema admits null). */
+  readonly nullable?: boolean
+  /** Whether full-text search reads its words (attributes, events): the COPY hands its bytes on. */
+  readonly searchable?: true
+}
+
+// A span's own fields, as OTLP defines them: these do not change.
+const spanCoreColumns = {
+  project_id: { field: 'projectId', kind: 'text' },
+  trace_id: { field: 'traceId', kind: 'text' },
+  span_id: { field: 'spanId', kind: 'text' },
+  parent_span_id: { field: 'parentSpanId', kind: 'text', nullable: true },
+  name: { field: 'name', kind: 'text' },
+  kind: { field: 'kind', kind: 'int16' },
+  start_time: { field: 'startTimeUnixNano', kind: 'timestamp' },
+  end_time: { field: 'endTimeUnixNano', kind: 'timestamp' },
+  duration_ns: { field: 'durationNs', kind: 'int64Decimal' },
+  trace_state: { field: 'traceState', kind: 'text', nullable: true },
+  status_code: { field: 'statusCode', kind: 'int16' },
+  status_message: { field: 'statusMessage', kind: 'text', nullable: true },
+} as const satisfies Record<string, SpanColumn>
+
+// The JSON columns, last: most of a row's bytes.
+const spanJsonColumns = {
+  attributes: { field: 'attributes', kind: 'jsonb', searchable: true },
+  resource_attributes: { field: 'resourceAttributes', kind: 'sharedJsonb' },
+  events: { field: 'events', kind: 'jsonb', searchable: true },
+  links: { field: 'links', kind: 'jsonb' },
+} as const satisfies Record<string, SpanColumn>
+
+/** camelCase → snake_case, as a type: an origin field's column name. */
+export type SnakeCase<Name extends string> = Name extends `${infer Head}${infer Tail}`
+  ? `${Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}${SnakeCase<Tail>}`
+  : Name
+
+type OriginSchemas = typeof spanOriginFields
+/** A schema's non-null member (`Nullable(X)` is `anyOf: [X, null]`). */
+type NonNullMember<Schema> = Schema extends { anyOf: ReadonlyArray<infer Member> } ? Exclude<Member, { type: 'null' }> : Schema
+/** How an origin field is stored, from its schema: integers are token counts, numbers USD amounts. */
+export type OriginKind<Schema> = NonNullMember<Schema> extends { type: 'integer' } ? 'int64' : NonNullMember<Schema> extends { type: 'number' } ? 'numeric' : NonNullMember<Schema> extends { type: 'boolean' } ? 'bool' : 'text'
+type SpanOriginColumns = { [Field in keyof OriginSchemas as SnakeCase<Field>]: { field: Field; kind: OriginKind<OriginSchemas[Field]>; nullable: boolean } }
+
+const snakeCase = (name: string): string => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
+
+/** The runtime twin of OriginKind, and whether the schema admits null. */
+function originColumn(field: string, schema: unknown): SpanColumn {
+  const { anyOf } = schema as { anyOf?: Array<{ type?: unknown }> }
+  const member = (anyOf?.find((option) => option.type !== 'null') ?? schema) as { type?: unknown }
+  const kind = member.type === 'integer' ? 'int64' : member.type === 'number' ? 'numeric' : member.type === 'boolean' ? 'bool' : 'text'
+  return { field: field as keyof SpanInsert, kind, nullable: anyOf?.some((option) => option.type === 'null') ?? false }
+}
+
+const spanOriginColumns = Object.fromEntries(
+  Object.entries(spanOriginFields).map(([field, schema]) => [snakeCase(field), originColumn(field, schema)]),
+) as unknown as SpanOriginColumns
+
+/** Every column of `spans` a span is stored in (received_at is the database's), in the order both storage paths write them. */
+export const spanColumns = { ...spanCoreColumns, ...spanOriginColumns, ...spanJsonColumns }
+export type SpanColumns = typeof spanColumns
+export type SpanColumnName = keyof SpanColumns
+
+/** The description as a list, for the loops that write and read rows. */
+export const spanColumnList: ReadonlyArray<SpanColumn & { name: SpanColumnName }> = Object.entries(spanColumns).map(([name, column]) => ({ name: name as SpanColumnName, ...(column as SpanColumn) }))
+
+/** Each kind's Postgres type, as the statement path's recordset declares it. */
+export const postgresTypeOf: Record<SpanColumnKind, string> = {
+  text: 'text', int16: 'smallint', int64: 'bigint', int64Decimal: 'bigint', timestamp: 'timestamptz', numeric: 'numeric', bool: 'boolean', jsonb: 'jsonb', sharedJsonb: 'jsonb',
+}
 
 // Spans of one batch start and end within a few distinct seconds: formatting the date (half the
 // cost of serialising a row) is done once per second seen, in a small cache that is reset when full.
@@ -29,17 +115,4 @@ export function nanosToIsoMicros(nanos: string): string {
   return `${iso}.${padded.slice(-9, -3)}Z`
 }
 
-/** Column name → Postgres type of the recordset a batch is unpacked through, in row key order. */
-export const spanRowColumns = [
-  ['project_id', 'text'], ['trace_id', 'text'], ['span_id', 'text'], ['parent_span_id', 'text'], ['name', 'text'],
-  ['kind', 'smallint'], ['start_time', 'timestamptz'], ['end_time', 'timestamptz'], ['duration_ns', 'bigint'],
-  ['trace_state', 'text'], ['status_code', 'smallint'], ['status_message', 'text'], ['service_name', 'text'],
-  ['service_version', 'text'], ['scope_name', 'text'], ['scope_version', 'text'], ['llm_vendor', 'text'],
-  ['llm_model', 'text'], ['llm_request_type', 'text'], ['input_tokens', 'bigint'], ['output_tokens', 'bigint'],
-  ['total_tokens', 'bigint'], ['llm_response_model', 'text'], ['cached_input_tokens', 'bigint'], ['cache_write_input_tokens', 'bigint'],
-  ['reasoning_tokens', 'bigint'], ['session_id', 'text'], ['user_id', 'text'], ['input_cost_usd', 'numeric'], ['output_cost_usd', 'numeric'],
-  ['total_cost_usd', 'numeric'], ['cost_source', 'text'], ['tokens_estimated', 'boolean'], ['attributes', 'jsonb'], ['resource_attributes', 'jsonb'], ['events', 'jsonb'], ['links', 'jsonb'],
-] as const
-
-export type SpanRow = Record<(typeof spanRowColumns)[number][0], unknown>
-
+export type SpanRow = Record<SpanColumnName, unknown>

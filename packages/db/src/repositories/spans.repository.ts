@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
-import type { StoredSpan } from '@tracewell/span-schema'
+import { spanOriginFields, type StoredSpan } from '@tracewell/span-schema'
 import type { Executor } from './executor.ts'
-import { nanosToIsoMicros, spanRowColumns } from './span-rows.ts'
+import { nanosToIsoMicros, spanColumnList, type SpanColumnKind } from './span-rows.ts'
 
 // Reading stored spans. Storing them is the write path's (@tracewell/write-path).
 
@@ -50,6 +50,26 @@ function spanFieldsOf(row: TraceRow): Omit<SpanDto, 'attributes' | 'resourceAttr
   return fields
 }
 
+/** Each kind's stored value as the DTO has it: int8 and numeric are read as decimal strings. */
+const readStored: Partial<Record<SpanColumnKind, (value: unknown) => unknown>> = {
+  int64: (value) => toNumberOrNull(value as string | null),
+  numeric: (value) => toNumberOrNull(value as string | null),
+}
+
+const originColumns = spanColumnList.filter((column) => column.field in spanOriginFields)
+
+/** The origin fields of a row (spanOriginFields), as spanColumns describes their columns. */
+function originFieldsOf(row: TraceRow): SpanOriginDto {
+  const fields: Record<string, unknown> = {}
+  for (const column of originColumns) {
+    const value = row[column.name as keyof TraceRow]
+    fields[column.field] = readStored[column.kind]?.(value) ?? value
+  }
+  return fields as SpanOriginDto
+}
+
+type SpanOriginDto = Pick<SpanDto, keyof typeof spanOriginFields>
+
 function spanDtoOf(row: TraceRow): SpanDto {
   return {
     traceId: row.trace_id,
@@ -64,27 +84,7 @@ function spanDtoOf(row: TraceRow): SpanDto {
     durationNs: row.duration_ns,
     traceState: row.trace_state,
     status: { code: row.status_code, message: row.status_message },
-    serviceName: row.service_name,
-    serviceVersion: row.service_version,
-    scopeName: row.scope_name,
-    scopeVersion: row.scope_version,
-    llmVendor: row.llm_vendor,
-    llmModel: row.llm_model,
-    llmRequestType: row.llm_request_type,
-    inputTokens: toNumberOrNull(row.input_tokens),
-    outputTokens: toNumberOrNull(row.output_tokens),
-    totalTokens: toNumberOrNull(row.total_tokens),
-    llmResponseModel: row.llm_response_model,
-    cachedInputTokens: toNumberOrNull(row.cached_input_tokens),
-    cacheWriteInputTokens: toNumberOrNull(row.cache_write_input_tokens),
-    reasoningTokens: toNumberOrNull(row.reasoning_tokens),
-    sessionId: row.session_id,
-    userId: row.user_id,
-    inputCostUsd: toNumberOrNull(row.input_cost_usd),
-    outputCostUsd: toNumberOrNull(row.output_cost_usd),
-    totalCostUsd: toNumberOrNull(row.total_cost_usd),
-    costSource: row.cost_source,
-    tokensEstimated: row.tokens_estimated,
+    ...originFieldsOf(row),
     attributes: row.attributes,
     resourceAttributes: row.resource_attributes,
     events: row.events,
@@ -104,8 +104,7 @@ interface JsonColumnsAsText {
   links_json: string
 }
 
-const jsonColumns = new Set(['attributes', 'resource_attributes', 'events', 'links'])
-const scalarColumns = sql.raw([...spanRowColumns.map(([name]) => name).filter((name) => !jsonColumns.has(name)), 'received_at'].join(', '))
+const scalarColumns = sql.raw([...spanColumnList.filter((column) => column.kind !== 'jsonb' && column.kind !== 'sharedJsonb').map((column) => column.name), 'received_at'].join(', '))
 
 /**
  * A trace's spans as the JSON text of the trace API's `spans` array, or null when there are none.

@@ -1,9 +1,10 @@
 import type { Db, SpanInsert } from '@tracewell/db'
-import { insertSpanSourcesByStatement, storeSpans, summariseAll } from '../../src/index.ts'
+import { storeSpans, summariseAll } from '../../src/index.ts'
+import { insertSpans } from '../../src/span-store.ts'
 
 /** Stores spans, then folds them into the summaries: what a writer and its summariser do, at once. */
 export async function storeAndSummarise(db: Db, spans: readonly SpanInsert[]): Promise<number> {
-  const inserted = await storeSpans(db, spans)
+  const { inserted } = await storeSpans(db, spans)
   await summariseAll(db)
   return inserted
 }
@@ -12,5 +13,5 @@ export async function storeAndSummarise(db: Db, spans: readonly SpanInsert[]): P
 export async function storeByStatement(db: Db, spans: readonly SpanInsert[]): Promise<number> {
   const byProject = Map.groupBy(spans, (span) => span.projectId)
   const sources = [...byProject].map(([projectId, projectSpans]) => ({ projectId, spans: () => projectSpans }))
-  return (await insertSpanSourcesByStatement(db, sources)).inserted
+  return (await insertSpans(db, sources)).inserted
 }
