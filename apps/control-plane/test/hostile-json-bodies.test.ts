@@ -1,11 +1,10 @@
-import { isPermission, permissions } from '@tracewell/policy'
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
+import { isPermission, permissions } from '@tracewell/policy'
 import { loneSurrogateJson, nestedArraysJson } from '@tracewell/test-support'
 import { addPerson, signIn } from './accounts-helper.ts'
 import { adminKey, seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
-import { personWithRole, type TestPerson } from './sso-support.ts'
 
 // Every JSON-body route of the control plane, as its OpenAPI document (built from the registered
 // routes) lists them, sent each body that parses badly or holds what Postgres cannot store: a 400
@@ -32,7 +31,6 @@ const peopleOnly = (access: string | undefined) => access !== undefined && isPer
 describe('hostile JSON bodies on every JSON route', () => {
   let cp: TestControlPlane
   let ws: Workspace
-  let owner: TestPerson
   before(async () => {
     cp = await startControlPlane({ LLM_CONNECTION_ENCRYPTION_KEY: randomBytes(32).toString('hex'), SESSION_SECRET: 'session-secret-for-tests-0123456789abcdef' })
     ws = await seedWorkspace(cp.db, 'Acme')

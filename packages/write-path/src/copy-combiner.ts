@@ -1,6 +1,9 @@
 import type { Db } from '@tracewell/db'
 import { copySpans, type EndBefore } from './span-store.ts'
 import type { ProjectSpanSource } from './span-statement.ts'
+import type { CombinedCopyOutcome, CopyLane, SharedCopy } from './shared-copy.ts'
+
+export type { CombinedCopyOutcome, CopyLane } from './shared-copy.ts'
 
 // Jobs that are ready together are stored in one COPY, in one transaction: small traces come as
 // small jobs (one-span requests, grouped by ingest into jobs of tens of spans), and one
@@ -24,23 +27,6 @@ export interface CopyCombinerOptions {
   maxOpenMs: number
 }
 
-/**
- * How a job waits for its COPY. `express`: a job whose project had little else unfinished when it
- * was queued (one of its first turns, project-turns.ts). Express jobs go first into every COPY, and when
- * `maxInFlight` COPYs are running, express jobs alone may still start one more: a project that
- * sends a trace now and then is stored beside a flooding project's COPYs, not behind them.
- */
-export type CopyLane = 'usual' | 'express'
-
-/**
- * What a job's share of a combined COPY came to: the spans it inserted; `statements` when its
- * spans must go by the idempotent statements instead (a span of the COPY was already stored, or
- * held a value only statements store exactly), nothing of it stored; `alone` when the combined
- * COPY failed otherwise, nothing stored, so that each job is tried by itself and the failure
- * lands on the job that caused it, not on those that shared its COPY.
- */
-export type CombinedCopyOutcome = { inserted: number } | 'statements' | 'alone'
-
 interface Waiting {
   sources: readonly ProjectSpanSource[]
   spans: number
@@ -49,7 +35,7 @@ interface Waiting {
   reject(error: unknown): void
 }
 
-export class CopyCombiner {
+export class CopyCombiner implements SharedCopy {
   readonly #db: Db
   readonly #options: CopyCombinerOptions
   #waiting: Waiting[] = []

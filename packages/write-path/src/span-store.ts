@@ -2,7 +2,7 @@ import type pg from 'pg'
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams'
 import { poolOf, toStorableJson, withPoolClient, type Db, type Executor, type SpanFields, type SpanInsert } from '@tracewell/db'
 import { releaseCopyChunks, spanCopyStatement, SpanCopyEncoder } from './span-copy.encoder.ts'
-import type { CopyCombiner, CopyLane } from './copy-combiner.ts'
+import type { CopyLane, SharedCopy } from './shared-copy.ts'
 import { insertSpanRows, spanRowsJson, spanKey, type ProjectSpanSource } from './span-statement.ts'
 import { insertSummaryDelta, SummaryDelta, summaryDeltaInsert } from './summary-delta.ts'
 
@@ -21,7 +21,7 @@ export interface StoreOptions {
    * A COPY shared with the batches ready beside this one (the writer's jobs): small jobs are stored
    * at the cost of large ones (copy-combiner.ts). Without it the batch has a COPY of its own.
    */
-  combiner?: CopyCombiner
+  combiner?: SharedCopy
   /** How the batch waits for its shared COPY (CopyLane). */
   lane?: CopyLane
   /**
