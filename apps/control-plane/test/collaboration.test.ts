@@ -6,7 +6,7 @@ import { createScoreConfig, createTraceShare, listComments, takeNextQueueItem, t
 import type { AttributeMap } from '@tracewell/span-schema'
 import { storeSpans, summariseAll } from '@tracewell/write-path'
 import { seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
-import { personIn, type Person } from './people.ts'
+import { addPerson, csrf, signIn } from './accounts-helper.ts'
 
 // Issue 47: comments, annotation queues, saved views and share links, through the routes, as the
 // people of a team (and a person of another team) would use them.
@@ -26,6 +26,13 @@ function span(projectId: string, traceId: string, index: number): SpanInsert {
   }
 }
 
+interface Person {
+  userId: string
+  name: string
+  /** Headers of a request from this person's signed-in console (cookie and CSRF header). */
+  headers: Record<string, string>
+}
+
 describe('working on traces together', { timeout: 60_000 }, () => {
   let cp: TestControlPlane
   let ws: Workspace
@@ -38,14 +45,20 @@ describe('working on traces together', { timeout: 60_000 }, () => {
   const call = (person: Person | { headers: Record<string, string> }, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
     cp.app.inject({ method, url: `${url}${url.includes('?') ? '&' : '?'}project_id=${ws.projectId}`, headers: person.headers, ...(payload === undefined ? {} : { payload: payload as object }) })
 
+  /** A person of the team with `role`, signed in through the sign-in route. */
+  async function personIn(teamId: string, role: 'viewer' | 'member' | 'admin' | 'owner', name: string): Promise<Person> {
+    const person = await addPerson(cp.db, teamId, role, `${name}@acme.example`)
+    return { userId: person.id, name: person.name, headers: { cookie: await signIn(cp.app, person.email), ...csrf } }
+  }
+
   before(async () => {
     cp = await startControlPlane({ SESSION_SECRET: secret })
     ws = await seedWorkspace(cp.db, 'Acme')
     otherTeam = await seedWorkspace(cp.db, 'Other')
-    ada = await personIn(cp.db, ws.teamId, 'member', { name: 'Ada' })
-    grace = await personIn(cp.db, ws.teamId, 'member', { name: 'Grace' })
-    viewer = await personIn(cp.db, ws.teamId, 'viewer', { name: 'Vera' })
-    outsider = await personIn(cp.db, otherTeam.teamId, 'owner', { name: 'Oscar' })
+    ada = await personIn(ws.teamId, 'member', 'Ada')
+    grace = await personIn(ws.teamId, 'member', 'Grace')
+    viewer = await personIn(ws.teamId, 'viewer', 'Vera')
+    outsider = await personIn(otherTeam.teamId, 'owner', 'Oscar')
     await storeSpans(cp.db, traceIds.map((traceId, index) => span(ws.projectId, traceId, index)))
     await summariseAll(cp.db)
   })

@@ -3,8 +3,8 @@ import { useParams } from 'react-router'
 import { useSharedTrace } from '../api/trace-shares.api.ts'
 import { SpanPanel } from '../components/span-panel.tsx'
 import { ErrorMessage, Loading } from '../components/status.tsx'
+import { TraceSummaryStrip } from '../components/trace-summary-strip.tsx'
 import { Waterfall } from '../components/waterfall.tsx'
-import { formatCount, formatDuration, formatTime } from '../lib/format.ts'
 import { buildWaterfall } from '../lib/span-tree.ts'
 
 /**
@@ -34,20 +34,7 @@ export default function SharedTracePage() {
         <h1 id="shared-title">{root?.name ?? trace.data.traceId}</h1>
         <span className="badge">Shared, read-only</span>
       </div>
-      <dl className="summary-strip">
-        <div>
-          <dt>Started</dt>
-          <dd>{formatTime(root?.startTime)}</dd>
-        </div>
-        <div>
-          <dt>Duration</dt>
-          <dd>{formatDuration(waterfall.totalMicros / 1000)}</dd>
-        </div>
-        <div>
-          <dt>Spans</dt>
-          <dd>{formatCount(waterfall.rows.length)}</dd>
-        </div>
-      </dl>
+      <TraceSummaryStrip waterfall={waterfall} />
       <div className="trace-split">
         <Waterfall waterfall={waterfall} selectedSpanId={selected?.spanId ?? null} onSelect={setSelectedId} />
         {selected && <SpanPanel span={selected} traceStartMicros={waterfall.startMicros} projectId={null} scores={[]} />}

@@ -12,8 +12,8 @@ import { useCan } from '../components/can.tsx'
 import { ScorePanel } from '../components/score-panel.tsx'
 import { SpanPanel } from '../components/span-panel.tsx'
 import { ErrorMessage, Loading } from '../components/status.tsx'
+import { TraceSummaryStrip } from '../components/trace-summary-strip.tsx'
 import { Waterfall } from '../components/waterfall.tsx'
-import { formatCount, formatDuration, formatTime } from '../lib/format.ts'
 import { scoresOf } from '../lib/score-format.ts'
 import { buildWaterfall } from '../lib/span-tree.ts'
 import { Can } from '../components/can.tsx'
@@ -45,7 +45,6 @@ export default function TracePage() {
   const selectedId = params.get('span') ?? waterfall.rows[0]?.span.spanId ?? null
   const selected = waterfall.rows.find((row) => row.span.spanId === selectedId)?.span
   const root = waterfall.rows[0]?.span
-  const errors = waterfall.rows.filter((row) => row.isError).length
   const select = (spanId: string) => {
     const next = new URLSearchParams(params)
     next.set('span', spanId)
@@ -63,23 +62,7 @@ export default function TracePage() {
           <code>{traceId}</code>
         </span>
       </div>
-      <dl className="summary-strip">
-        <div>
-          <dt>Started</dt>
-          <dd>{formatTime(root?.startTime)}</dd>
-        </div>
-        <div>
-          <dt>Duration</dt>
-          <dd>{formatDuration(waterfall.totalMicros / 1000)}</dd>
-        </div>
-        <div>
-          <dt>Spans</dt>
-          <dd>{formatCount(waterfall.rows.length)}</dd>
-        </div>
-        <div>
-          <dt>Errors</dt>
-          <dd className={errors > 0 ? 'error-text' : undefined}>{formatCount(errors)}</dd>
-        </div>
+      <TraceSummaryStrip waterfall={waterfall}>
         <div className="strip-actions">
           <AddToDataset projectId={projectId} traceId={traceId} />
           {canShare && <ShareTrace projectId={projectId} traceId={traceId} />}
@@ -99,7 +82,7 @@ export default function TracePage() {
             </button>
           </Can>
         </div>
-      </dl>
+      </TraceSummaryStrip>
       {remove.isError && <ErrorMessage error={remove.error} what="the deletion" />}
       <ScorePanel projectId={projectId} traceId={traceId} scores={scoresOf(trace.data.scores, null)} subject="this trace" />
       {person && <CommentThreads target={{ projectId, objectType: 'trace', objectId: traceId }} meId={person.id} canComment={canComment} />}
