@@ -10,6 +10,8 @@ import { traceListOptions, traceOptions } from './traces.api.ts'
  * trace or trace list of the URL. A wrong guess costs one request; the components use the answers.
  */
 export function prefetchFirstPage(client: QueryClient, location: Location): void {
+  // A share link's page reads its one trace and nothing else (no session, no projects).
+  if (location.pathname.startsWith('/shared/')) return
   void client.prefetchQuery(sessionQuery)
   void client.prefetchQuery(projectsQuery)
   const params = new URLSearchParams(location.search)

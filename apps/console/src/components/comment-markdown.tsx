@@ -9,6 +9,9 @@ const mentionPrefix = 'user:'
 
 const keepMentions = (url: string) => (url.startsWith(mentionPrefix) ? url : defaultUrlTransform(url))
 
+/** `@[Name](user:id)` as the link `[@Name](user:id)`, so that the @ is part of the mention. */
+const mentionLinks = (text: string) => text.replace(/@\[([^\]\n]{0,200})\]\(user:([A-Za-z0-9_-]{1,64})\)/g, '[@$1](user:$2)')
+
 export function CommentMarkdown({ text }: { text: string }) {
   return (
     <div className="comment-body">
@@ -17,7 +20,7 @@ export function CommentMarkdown({ text }: { text: string }) {
         components={{
           a: ({ href, children }) =>
             href?.startsWith(mentionPrefix) ? (
-              <span className="mention">@{children}</span>
+              <span className="mention">{children}</span>
             ) : (
               <a href={href} target="_blank" rel="noopener noreferrer nofollow">
                 {children}
@@ -26,7 +29,7 @@ export function CommentMarkdown({ text }: { text: string }) {
           img: ({ alt }) => <span className="muted">[image: {alt}]</span>,
         }}
       >
-        {text}
+        {mentionLinks(text)}
       </Markdown>
     </div>
   )

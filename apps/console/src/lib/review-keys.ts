@@ -17,7 +17,7 @@ export function reviewOptions(configs: readonly ScoreConfig[]): ReviewOption[] {
   const options: Omit<ReviewOption, 'key'>[] = []
   for (const config of configs) {
     if (config.dataType === 'boolean') {
-      options.push({ scoreName: config.name, label: '👍 yes', value: true }, { scoreName: config.name, label: '👎 no', value: false })
+      options.push({ scoreName: config.name, label: 'Yes', value: true }, { scoreName: config.name, label: 'No', value: false })
     } else if (config.dataType === 'categorical') {
       for (const category of config.categories ?? []) options.push({ scoreName: config.name, label: category.label, value: category.label })
     } else if (config.minValue !== null && config.maxValue !== null && Number.isInteger(config.minValue) && Number.isInteger(config.maxValue) && config.maxValue - config.minValue < 9) {

@@ -65,6 +65,8 @@ export const pageChunks = {
 export function chunkOfPath(pathname: string): keyof typeof pageChunks | undefined {
   const [, section, id] = pathname.split('/')
   switch (section) {
+    case 'shared':
+      return 'sharedTrace'
     case '':
     case 'traces':
       return id ? 'trace' : 'traces'

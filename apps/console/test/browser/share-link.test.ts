@@ -30,7 +30,7 @@ describe('a share link in the browser', () => {
     })
     const response = await visitor.page.goto(new URL(link).pathname)
     assert.equal(response?.headers()['x-robots-tag'], 'noindex, nofollow')
-    await visitor.page.getByRole('heading', { name: 'POST /invoice/explain' }).waitFor()
+    await visitor.page.getByRole('heading', { name: 'POST /invoice/explain', level: 1 }).waitFor()
     await visitor.page.locator('.waterfall-row').nth(1).waitFor()
     assert.equal(await visitor.page.locator('meta[name="robots"]').getAttribute('content'), 'noindex, nofollow')
     assert.equal(await visitor.page.getByText('Shared, read-only').count(), 1)

@@ -213,6 +213,7 @@ export const commentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { permission: 'signed-in' },
       schema: {
         operationId: 'listNotifications',
+        security: [{ userSession: [] }],
         summary: 'The signed-in person’s notifications (mentions), newest first (the last 100)',
         tags: ['collaboration'],
         response: { 200: Type.Object({ notifications: Type.Array(NotificationSchema) }), ...errorResponses(401, 403) },
@@ -228,6 +229,7 @@ export const commentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { permission: 'signed-in' },
       schema: {
         operationId: 'markNotificationsRead',
+        security: [{ userSession: [] }],
         summary: 'Mark notifications read',
         tags: ['collaboration'],
         body: Type.Object({ ids: Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 }) }, { additionalProperties: false }),

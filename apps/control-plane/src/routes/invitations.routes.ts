@@ -101,6 +101,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InvitationRoutesOptions
       config: { permission: 'members:manage' },
       schema: {
         operationId: 'createInvitation',
+        security: [{ userSession: [] }, { apiKey: [] }],
         summary: 'Invite someone to the team',
         description:
           'Up to your own role (an admin invites admins, members and viewers; only an owner invites owners). The link works once, for 7 days; it is mailed when SMTP_URL and MAIL_FROM are set, and answered here in any case. Inviting an email again revokes its earlier open invitation.',
@@ -149,6 +150,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InvitationRoutesOptions
       config: { permission: 'members:read' },
       schema: {
         operationId: 'listInvitations',
+        security: [{ userSession: [] }, { apiKey: [] }],
         summary: "The team's open invitations",
         description: 'Pending and expired ones, newest first; accepted and revoked ones are not listed.',
         tags,
@@ -169,6 +171,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InvitationRoutesOptions
       config: { permission: 'members:manage' },
       schema: {
         operationId: 'revokeInvitation',
+        security: [{ userSession: [] }, { apiKey: [] }],
         summary: 'Revoke an invitation',
         description: 'Its link stops working at once.',
         tags,

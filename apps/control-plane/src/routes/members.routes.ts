@@ -52,6 +52,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { permission: 'members:read' },
       schema: {
         operationId: 'listMembers',
+        security: [{ userSession: [] }, { apiKey: [] }],
         summary: "The team's members and their roles",
         tags,
         params: TeamParamsSchema,
@@ -68,6 +69,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { permission: 'members:manage' },
       schema: {
         operationId: 'changeMember',
+        security: [{ userSession: [] }, { apiKey: [] }],
         summary: "Change a member's team role or per-project roles",
         description: 'Up to your own role, for members not above it. The last owner cannot be demoted (409).',
         tags,
@@ -103,6 +105,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { permission: 'members:manage' },
       schema: {
         operationId: 'removeMember',
+        security: [{ userSession: [] }, { apiKey: [] }],
         summary: 'Remove a member from the team',
         description: "Their roles in the team and its projects go, and every session of theirs ends at once (on every replica). Not a member above your own role; not the last owner (409).",
         tags,
@@ -134,6 +137,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { permission: 'team:leave' },
       schema: {
         operationId: 'leaveTeam',
+        security: [{ userSession: [] }],
         summary: 'Leave the team',
         description: 'The signed-in person leaves (their sessions go on: they may belong to other teams). The last owner cannot leave (409).',
         tags,

@@ -105,6 +105,7 @@ export const traceShareRoutes: FastifyPluginAsyncTypebox<TraceShareRoutesOptions
       onRequest: authorize,
       schema: {
         operationId: 'readSharedTrace',
+        security: [],
         summary: 'The trace a share link opens, read-only, without signing in',
         tags,
         params: TokenParamsSchema,
