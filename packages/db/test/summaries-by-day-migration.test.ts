@@ -66,7 +66,9 @@ for (const engine of engines) {
       await seedSummaries(db)
       const before = Object.fromEntries(await Promise.all(TABLES.map(async (table) => [table, { rows: await rowsOf(db, table), indexes: await indexNames(db, table) }])))
 
-      await migrateToLatest(db)
+      // This migration alone: later ones add columns of their own (and backfill them).
+      const everyVersion = new Migrator({ db, provider: { getMigrations: async () => migrations as Record<string, Migration> } })
+      assert.equal((await everyVersion.migrateTo(THIS_MIGRATION)).error, undefined)
       for (const table of TABLES) {
         assert.equal(await isPartitioned(db, table), true, table)
         assert.deepEqual(await rowsOf(db, table), before[table].rows, `${table} keeps its rows`)
@@ -99,7 +101,6 @@ for (const engine of engines) {
       const { rows: [sum] } = await sql<{ traces: number }>`select sum(traces)::int as traces from usage_rollups`.execute(db)
       assert.equal(sum!.traces, 40)
 
-      const everyVersion = new Migrator({ db, provider: { getMigrations: async () => migrations as Record<string, Migration> } })
       const { error: downError } = await everyVersion.migrateTo(Object.keys(migrations).filter((name) => name < THIS_MIGRATION).at(-1)!)
       assert.equal(downError, undefined)
       await sql`update usage_rollups set traces = traces - 1`.execute(db)

@@ -90,7 +90,7 @@ export async function deleteSummariesOfWindow(db: Executor, projectId: string, w
   const hourBefore = (instant: Date) => new Date(instant.getTime() - 3_600_000)
   await sql`
     delete from usage_rollups
-    where project_id = ${projectId} and dimension in ('all', 'model', 'vendor', 'service', 'user', 'tracewell.model', 'tracewell.vendor')
+    where project_id = ${projectId} and dimension in ('all', 'model', 'vendor', 'service', 'user', 'tracewell.model', 'tracewell.vendor', 'session', 'prompt', 'tag')
       and hour <= ${hourBefore(to)} ${from ? sql`and hour > ${hourBefore(from)}` : sql``}`.execute(db)
   // A block of full-text search's word filters goes, as an hour does, once the window passed its end.
   const blockBefore = (instant: Date) => new Date(instant.getTime() - TEXT_BLOCK_MS)
