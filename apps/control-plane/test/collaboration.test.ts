@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createScoreConfig, createTraceShare, listComments, takeNextQueueItem, type SpanInsert } from '@tracewell/db'
 import type { AttributeMap } from '@tracewell/span-schema'
+import { startSmtpReceiver, type SmtpReceiver } from '@tracewell/test-support'
 import { storeSpans, summariseAll } from '@tracewell/write-path'
 import { seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
 import { addPerson, csrf, signIn } from './accounts-helper.ts'
@@ -269,5 +270,43 @@ describe('working on traces together', { timeout: 60_000 }, () => {
       assert.equal((await call(ada, 'POST', `/api/traces/${traceIds[2]}/share`, { expiresAt: '2020-01-01T00:00:00Z' })).statusCode, 400)
       assert.equal((await call(viewer, 'POST', `/api/traces/${traceIds[2]}/share`, {})).statusCode, 403, 'a viewer does not share')
     })
+  })
+})
+
+describe('a mention by mail', { timeout: 60_000 }, () => {
+  let cp: TestControlPlane
+  let smtp: SmtpReceiver
+  let ws: Workspace
+
+  before(async () => {
+    smtp = await startSmtpReceiver()
+    cp = await startControlPlane({ SESSION_SECRET: secret, SMTP_URL: smtp.url, MAIL_FROM: 'tracewell@example.com', PUBLIC_URL: 'https://tracewell.example.com' })
+    ws = await seedWorkspace(cp.db, 'Acme')
+    await storeSpans(cp.db, [span(ws.projectId, traceIds[0]!, 0)])
+  })
+  after(async () => {
+    await cp?.close()
+    await smtp?.close()
+  })
+
+  it('mails the person mentioned (not the author) with the comment and a link to the trace', async () => {
+    const ada = await addPerson(cp.db, ws.teamId, 'member', 'Ada@acme.example')
+    const grace = await addPerson(cp.db, ws.teamId, 'member', 'Grace@acme.example')
+    const headers = { cookie: await signIn(cp.app, ada.email), ...csrf }
+    const made = await cp.app.inject({
+      method: 'POST',
+      url: `/api/comments?project_id=${ws.projectId}`,
+      headers,
+      payload: { objectType: 'trace', objectId: traceIds[0], body: `@[Grace](user:${grace.id}) @[Ada](user:${ada.id}) look at this` },
+    })
+    assert.equal(made.statusCode, 201, made.body)
+    for (let waited = 0; smtp.mails.length === 0 && waited < 10_000; waited += 50) await sleep(50)
+    await sleep(200)
+    assert.deepEqual(smtp.mails.map((mail) => mail.to), [['Grace@acme.example']])
+    // Quoted-printable: soft line breaks joined, '=' written as =3D.
+    const mail = smtp.mails[0]!.data.replace(/=\r?\n/g, '').replaceAll('=3D', '=')
+    assert.match(mail, /Subject: \[Tracewell\] Ada mentioned you/)
+    assert.match(mail, /@Grace @Ada look at this/)
+    assert.match(mail, new RegExp(`https://tracewell.example.com/traces/${traceIds[0]}\\?project_id=${ws.projectId}`))
   })
 })

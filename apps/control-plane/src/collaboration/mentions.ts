@@ -8,3 +8,8 @@ const mention = /@\[[^\]\n]{0,200}\]\(user:([A-Za-z0-9_-]{1,64})\)/g
 export function mentionedUserIds(body: string): string[] {
   return [...new Set(Array.from(body.matchAll(mention), (match) => match[1] as string))]
 }
+
+/** The body with each mention written as `@Name`, for a plain-text mail. */
+export function withPlainMentions(body: string): string {
+  return body.replace(mention, (whole) => `@${whole.slice(2, whole.indexOf(']('))}`)
+}

@@ -15,8 +15,9 @@ import {
   type CommentDto,
 } from '@tracewell/db'
 import { BadRequestError, ForbiddenError, NotFoundError } from '@tracewell/http'
+import type { Mailer } from '@tracewell/notifications'
 import { authorize } from '../accounts/authorize.ts'
-import { mentionedUserIds } from '../collaboration/mentions.ts'
+import { mentionedUserIds, withPlainMentions } from '../collaboration/mentions.ts'
 import { signedInPerson } from '../collaboration/signed-in-person.ts'
 import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
 
@@ -78,17 +79,57 @@ const NotificationSchema = Type.Object({
 type Comment = Static<typeof CommentSchema>
 const asComment = (dto: CommentDto) => dto as Comment
 
-/** The user ids a body mentions, each a member of the team; a 400 naming anyone else. */
-async function checkedMentions(request: { server: { db: Parameters<typeof listTeamMembers>[0] }; teamId: string | null }, body: string): Promise<string[]> {
-  const mentioned = mentionedUserIds(body)
-  if (mentioned.length === 0) return []
-  const members = new Set((await listTeamMembers(request.server.db, request.teamId as string)).map((member) => member.userId))
-  const outsider = mentioned.find((userId) => !members.has(userId))
-  if (outsider !== undefined) throw new BadRequestError(`body/body: mentions user ${outsider}, who is not a member of this project's team`)
-  return mentioned
+interface Mentioned {
+  userId: string
+  email: string
 }
 
-export const commentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+/** The members a body mentions; a 400 naming anyone who is not a member of the team. */
+async function checkedMentions(request: { server: { db: Parameters<typeof listTeamMembers>[0] }; teamId: string | null }, body: string): Promise<Mentioned[]> {
+  const mentioned = mentionedUserIds(body)
+  if (mentioned.length === 0) return []
+  const members = new Map((await listTeamMembers(request.server.db, request.teamId as string)).map((member) => [member.userId, member.email]))
+  const outsider = mentioned.find((userId) => !members.has(userId))
+  if (outsider !== undefined) throw new BadRequestError(`body/body: mentions user ${outsider}, who is not a member of this project's team`)
+  return mentioned.map((userId) => ({ userId, email: members.get(userId) as string }))
+}
+
+export interface CommentRoutesOptions {
+  /** SMTP_URL and MAIL_FROM's mailer: mentioned people are also told by mail; undefined, in the console only. */
+  mailer: Mailer | undefined
+  /** PUBLIC_URL, for the link in the mail (else the console path alone). */
+  publicUrl: string | undefined
+}
+
+/** Where the console shows what a comment is about. */
+function consolePathOf(comment: CommentDto, projectId: string): string {
+  const query = `?project_id=${encodeURIComponent(projectId)}`
+  if (comment.objectType === 'trace') return `/traces/${comment.objectId}${query}`
+  if (comment.objectType === 'session') return `/sessions/${encodeURIComponent(comment.objectId)}${query}`
+  return `/traces${query}`
+}
+
+export const commentRoutes: FastifyPluginAsyncTypebox<CommentRoutesOptions> = async (app, options) => {
+  /**
+   * Tells the newly mentioned: in the console, and by mail where SMTP is set. The mail goes after
+   * the answer (a slow mail server never holds the comment); a failure is logged.
+   */
+  async function tellMentioned(projectId: string, comment: CommentDto, authorName: string, mentioned: readonly Mentioned[]): Promise<void> {
+    await notifyMentions(app.db, projectId, comment.id, mentioned.map((person) => person.userId))
+    const mailer = options.mailer
+    if (mailer === undefined || mentioned.length === 0) return
+    const link = `${options.publicUrl?.replace(/\/+$/, '') ?? ''}${consolePathOf(comment, projectId)}`
+    setImmediate(() => {
+      for (const person of mentioned) {
+        void mailer
+          .send({ to: person.email, subject: `[Tracewell] ${authorName} mentioned you`, text: `${authorName} mentioned you in a comment:\n\n${withPlainMentions(comment.body)}\n\n${link}\n` })
+          .then((outcome) => {
+            if (!outcome.ok) app.log.warn({ commentId: comment.id, error: outcome.error }, 'mention mail not sent')
+          })
+      }
+    })
+  }
+
   app.get(
     '/api/comments',
     {
@@ -137,9 +178,9 @@ export const commentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       } else if (!(await commentTargetExists(app.db, projectId, objectType, objectId))) {
         throw new NotFoundError(`The project has no ${objectType.replace('_', ' ')} ${objectId}`)
       }
-      const mentions = await checkedMentions(request, request.body.body)
-      const comment = await createComment(app.db, { projectId, objectType, objectId, threadId, authorUserId: author.id, body: request.body.body, mentions })
-      await notifyMentions(app.db, projectId, comment.id, mentions.filter((userId) => userId !== author.id))
+      const mentioned = await checkedMentions(request, request.body.body)
+      const comment = await createComment(app.db, { projectId, objectType, objectId, threadId, authorUserId: author.id, body: request.body.body, mentions: mentioned.map((person) => person.userId) })
+      await tellMentioned(projectId, comment, author.name, mentioned.filter((person) => person.userId !== author.id))
       return reply.code(201).send(asComment(comment))
     },
   )
@@ -167,10 +208,10 @@ export const commentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (comment === undefined) throw new NotFoundError('Comment not found')
       if (request.body.body !== undefined) {
         if (comment.author?.id !== person.id) throw new ForbiddenError('Only its author may edit a comment')
-        const mentions = await checkedMentions(request, request.body.body)
-        await editComment(app.db, projectId, comment.id, { body: request.body.body, mentions })
-        const newlyMentioned = mentions.filter((userId) => userId !== person.id && !comment.mentions.includes(userId))
-        await notifyMentions(app.db, projectId, comment.id, newlyMentioned)
+        const mentioned = await checkedMentions(request, request.body.body)
+        await editComment(app.db, projectId, comment.id, { body: request.body.body, mentions: mentioned.map((someone) => someone.userId) })
+        const edited = { ...comment, body: request.body.body }
+        await tellMentioned(projectId, edited, person.name, mentioned.filter((someone) => someone.userId !== person.id && !comment.mentions.includes(someone.userId)))
       }
       if (request.body.resolved !== undefined) {
         if (comment.threadId !== null) throw new BadRequestError('body/resolved: only the first comment of a thread is resolved')

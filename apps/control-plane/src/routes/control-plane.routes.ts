@@ -190,7 +190,6 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(datasetRoutes)
   await app.register(dashboardRoutes)
   await app.register(experimentRoutes)
-  await app.register(commentRoutes)
   await app.register(annotationQueueRoutes)
   await app.register(savedViewRoutes)
   await app.register(traceShareRoutes, { publicUrl: options.notifications.publicUrl })
@@ -203,6 +202,7 @@ export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOpt
   await app.register(setupRoutes, { onSetupDone: options.onSetupDone })
   await app.register(signUpRoutes, { signup })
   await app.register(invitationRoutes, { mailer, publicUrl: notifications.publicUrl, signup })
+  await app.register(commentRoutes, { mailer, publicUrl: notifications.publicUrl })
   await app.register(memberRoutes)
   await app.register(passwordResetRoutes, { mailer, publicUrl: notifications.publicUrl })
   const sender = createChannelSender({
