@@ -51,8 +51,10 @@ export function DashboardGrid(props: {
   onEdit: (widget: Widget) => void
   onRemove: (widget: Widget) => void
   onPoint: (widget: Widget, point: ChartPoint) => void
+  /** Whether the widgets may be moved, resized, edited and removed (dashboards:write). */
+  editable: boolean
 }) {
-  const { widgets, data, loading, onLayout, onEdit, onRemove, onPoint } = props
+  const { widgets, data, loading, onLayout, onEdit, onRemove, onPoint, editable } = props
   const { width, containerRef, mounted } = useContainerWidth()
   useDraggableStyleStandIn()
   const layout: Layout = widgets.map((widget, index) => ({ i: widget.id, ...layoutOf(widget, index), minW: 2, minH: 2 }))
@@ -64,8 +66,8 @@ export function DashboardGrid(props: {
           width={width}
           layout={layout}
           gridConfig={{ cols: columns, rowHeight, margin: [margin, margin] }}
-          dragConfig={{ enabled: true, handle: '.widget-handle' }}
-          resizeConfig={{ enabled: true, handles: ['se'] }}
+          dragConfig={{ enabled: editable, handle: '.widget-handle' }}
+          resizeConfig={{ enabled: editable, handles: ['se'] }}
           compactor={verticalCompactor}
           onDragStop={settle}
           onResizeStop={settle}
@@ -79,12 +81,16 @@ export function DashboardGrid(props: {
                     <h3>{widget.title}</h3>
                     {subtitleOf(widget) && <span className="muted small">{subtitleOf(widget)}</span>}
                   </span>
-                  <button type="button" className="widget-action" aria-label={`Edit ${widget.title}`} title="Edit" onClick={() => onEdit(widget)}>
-                    ✎
-                  </button>
-                  <button type="button" className="widget-action" aria-label={`Remove ${widget.title}`} title="Remove" onClick={() => onRemove(widget)}>
-                    ×
-                  </button>
+                  {editable && (
+                    <>
+                      <button type="button" className="widget-action" aria-label={`Edit ${widget.title}`} title="Edit" onClick={() => onEdit(widget)}>
+                        ✎
+                      </button>
+                      <button type="button" className="widget-action" aria-label={`Remove ${widget.title}`} title="Remove" onClick={() => onRemove(widget)}>
+                        ×
+                      </button>
+                    </>
+                  )}
                 </header>
                 <div className="widget-body">
                   {data?.get(widget.id) || !loading ? (

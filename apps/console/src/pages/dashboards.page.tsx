@@ -1,3 +1,4 @@
+import { Can, useCan } from '../components/can.tsx'
 import '../alerting.css'
 import { useMemo, useRef, useState } from 'react'
 import { useNavigate, useParams } from 'react-router'
@@ -84,21 +85,25 @@ function DashboardsHeader({ projectId, dashboards, chosenId }: { projectId: stri
           </label>
         )}
         <span className="topbar-spacer" />
-        <button
-          type="button"
-          className="button"
-          disabled={create.isPending}
-          onClick={() => {
-            const name = window.prompt('Name of the new dashboard')?.trim()
-            if (name) create.mutate({ name, widgets: [] }, { onSuccess: (made) => open(made.id) })
-          }}
-        >
-          New dashboard
-        </button>
-        <label className="button file-button">
-          Import JSON
-          <input ref={file} type="file" accept="application/json,.json" className="visually-hidden" onChange={(event) => void importFile(event.target.files?.[0])} />
-        </label>
+        <Can permission="dashboards:write">
+          <button
+            type="button"
+            className="button"
+            disabled={create.isPending}
+            onClick={() => {
+              const name = window.prompt('Name of the new dashboard')?.trim()
+              if (name) create.mutate({ name, widgets: [] }, { onSuccess: (made) => open(made.id) })
+            }}
+          >
+            New dashboard
+          </button>
+        </Can>
+        <Can permission="dashboards:write">
+          <label className="button file-button">
+            Import JSON
+            <input ref={file} type="file" accept="application/json,.json" className="visually-hidden" onChange={(event) => void importFile(event.target.files?.[0])} />
+          </label>
+        </Can>
       </div>
       {create.isError && <ErrorMessage error={create.error} what="the dashboard" action="create" />}
       {importProblem && (
@@ -130,6 +135,7 @@ function DashboardView({ projectId, dashboard }: { projectId: string; dashboard:
   const remove = useDeleteDashboard(projectId)
   const data = useDashboardData(projectId, dashboard.id, from, to, dashboard.updatedAt)
   const widgets = dashboard.widgets
+  const mayWrite = useCan('dashboards:write', projectId)
 
   const saveWidgets = (next: Widget[]) => save.mutate({ name: dashboard.name, widgets: next })
 
@@ -181,17 +187,19 @@ function DashboardView({ projectId, dashboard }: { projectId: string; dashboard:
         <span className="muted small" role="status" aria-live="polite">
           {save.isPending ? 'Saving…' : save.isSuccess ? 'Saved' : ''}
         </span>
-        <button
-          type="button"
-          className="button primary"
-          onClick={() => setEditing({ id: crypto.randomUUID(), title: '', metric: 'traces', chart: 'line', layout: { x: 0, y: bottomOf(widgets), w: 6, h: 4 } })}
-        >
-          Add widget
-        </button>
+        <Can permission="dashboards:write">
+          <button
+            type="button"
+            className="button primary"
+            onClick={() => setEditing({ id: crypto.randomUUID(), title: '', metric: 'traces', chart: 'line', layout: { x: 0, y: bottomOf(widgets), w: 6, h: 4 } })}
+          >
+            Add widget
+          </button>
+        </Can>
         <button type="button" className="button" onClick={() => void download()}>
           Export JSON
         </button>
-        {!dashboard.isDefault && (
+        {!dashboard.isDefault && mayWrite && (
           <button
             type="button"
             className="button danger"
@@ -218,6 +226,7 @@ function DashboardView({ projectId, dashboard }: { projectId: string; dashboard:
           onEdit={setEditing}
           onRemove={(widget) => saveWidgets(widgets.filter((existing) => existing.id !== widget.id))}
           onPoint={openTraces}
+          editable={mayWrite}
         />
       )}
     </>

@@ -1,3 +1,4 @@
+import { Can } from '../components/can.tsx'
 import { useState } from 'react'
 import { Link, useNavigate, useParams } from 'react-router'
 import { useCreateEvaluationRun, useDeleteEvaluator, useEvaluationRuns, useEvaluator, useJudgments, useJudgmentScores, useSetEvaluatorEnabled, type JudgmentStatus } from '../api/evaluators.api.ts'
@@ -49,21 +50,23 @@ function EvaluatorView({ projectId, evaluator, busy }: { projectId: string; eval
         <h1 id="evaluator-title">{evaluator.name}</h1>
         <EvaluatorState evaluator={evaluator} />
         <span className="topbar-spacer" />
-        <button type="button" className="button" disabled={setEnabled.isPending} onClick={() => setEnabled.mutate({ evaluatorId: evaluator.id, enabled: !evaluator.enabled })}>
-          {evaluator.enabled ? 'Pause' : 'Resume'}
-        </button>
-        <button
-          type="button"
-          className="button danger"
-          disabled={remove.isPending}
-          onClick={() => {
-            if (window.confirm(`Delete the evaluator ${evaluator.name} with its runs and judgments? The scores it gave stay.`)) {
-              remove.mutate(evaluator.id, { onSuccess: () => navigate(projectPath('/evaluators', projectId)) })
-            }
-          }}
-        >
-          Delete
-        </button>
+        <Can permission="evaluators:write">
+          <button type="button" className="button" disabled={setEnabled.isPending} onClick={() => setEnabled.mutate({ evaluatorId: evaluator.id, enabled: !evaluator.enabled })}>
+            {evaluator.enabled ? 'Pause' : 'Resume'}
+          </button>
+          <button
+            type="button"
+            className="button danger"
+            disabled={remove.isPending}
+            onClick={() => {
+              if (window.confirm(`Delete the evaluator ${evaluator.name} with its runs and judgments? The scores it gave stay.`)) {
+                remove.mutate(evaluator.id, { onSuccess: () => navigate(projectPath('/evaluators', projectId)) })
+              }
+            }}
+          >
+            Delete
+          </button>
+        </Can>
       </div>
       {setEnabled.isError && <ErrorMessage error={setEnabled.error} what="the evaluator" action="change" />}
       {remove.isError && <ErrorMessage error={remove.error} what="the evaluator" action="delete" />}

@@ -75,15 +75,17 @@ export default function EvaluatorsPage() {
                     <JudgeSpend judge={evaluator.judge} />
                   </td>
                   <td className="actions">
-                    <button
-                      type="button"
-                      className="button small"
-                      aria-label={`${evaluator.enabled ? 'Pause' : 'Resume'} ${evaluator.name}`}
-                      disabled={setEnabled.isPending}
-                      onClick={() => setEnabled.mutate({ evaluatorId: evaluator.id, enabled: !evaluator.enabled })}
-                    >
-                      {evaluator.enabled ? 'Pause' : 'Resume'}
-                    </button>
+                    <Can permission="evaluators:write">
+                      <button
+                        type="button"
+                        className="button small"
+                        aria-label={`${evaluator.enabled ? 'Pause' : 'Resume'} ${evaluator.name}`}
+                        disabled={setEnabled.isPending}
+                        onClick={() => setEnabled.mutate({ evaluatorId: evaluator.id, enabled: !evaluator.enabled })}
+                      >
+                        {evaluator.enabled ? 'Pause' : 'Resume'}
+                      </button>
+                    </Can>
                   </td>
                 </tr>
               ))}

@@ -69,18 +69,18 @@ function ConnectionRow({ projectId, connection, deleting, onDelete }: { projectI
           <button type="button" className="button small" aria-label={`Test ${connection.name}`} disabled={test.isPending} onClick={() => test.mutate(connection.id)}>
             Test
           </button>
+          <button
+            type="button"
+            className="button small danger"
+            aria-label={`Delete ${connection.name}`}
+            disabled={deleting}
+            onClick={() => {
+              if (window.confirm(`Delete the connection ${connection.name}? Its key is forgotten; an evaluator that uses it must be deleted first.`)) onDelete()
+            }}
+          >
+            Delete
+          </button>
         </Can>
-        <button
-          type="button"
-          className="button small danger"
-          aria-label={`Delete ${connection.name}`}
-          disabled={deleting}
-          onClick={() => {
-            if (window.confirm(`Delete the connection ${connection.name}? Its key is forgotten; an evaluator that uses it must be deleted first.`)) onDelete()
-          }}
-        >
-          Delete
-        </button>
       </td>
     </tr>
   )

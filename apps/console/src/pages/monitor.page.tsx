@@ -1,3 +1,4 @@
+import { Can } from '../components/can.tsx'
 import '../alerting.css'
 import { useState, type FormEvent } from 'react'
 import { Link, useNavigate, useParams } from 'react-router'
@@ -187,9 +188,11 @@ function MonitorEditor({ projectId, monitor }: { projectId: string; monitor: Mon
           <h2 className="subheading">Which traces</h2>
           <TraceFilterForm filters={filters} onApply={setFilters} scope label="Which traces the monitor counts" />
           <div className="form-actions">
-            <button type="submit" form="monitor-form" className="button primary" disabled={saving || draft.name.trim() === '' || threshold.trim() === '' || !Number.isFinite(thresholdValue)}>
-              {monitor ? 'Save monitor' : 'Create monitor'}
-            </button>
+            <Can permission="monitors:write">
+              <button type="submit" form="monitor-form" className="button primary" disabled={saving || draft.name.trim() === '' || threshold.trim() === '' || !Number.isFinite(thresholdValue)}>
+                {monitor ? 'Save monitor' : 'Create monitor'}
+              </button>
+            </Can>
             {saveError && <ErrorMessage error={saveError} what="the monitor" action="save" />}
             {update.isSuccess && !saving && (
               <span role="status" className="success">

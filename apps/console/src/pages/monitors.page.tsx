@@ -64,17 +64,19 @@ export default function MonitorsPage() {
                   <td title={monitor.stateChangedAt ?? undefined}>{monitor.stateChangedAt ? formatAgo(monitor.stateChangedAt) : '—'}</td>
                   <td className="muted small">{describeFilter(monitor.filter)}</td>
                   <td className="actions">
-                    <button
-                      type="button"
-                      className="button small danger"
-                      aria-label={`Delete ${monitor.name}`}
-                      disabled={remove.isPending}
-                      onClick={() => {
-                        if (window.confirm(`Delete the monitor ${monitor.name} and its history?`)) remove.mutate(monitor.id)
-                      }}
-                    >
-                      Delete
-                    </button>
+                    <Can permission="monitors:write">
+                      <button
+                        type="button"
+                        className="button small danger"
+                        aria-label={`Delete ${monitor.name}`}
+                        disabled={remove.isPending}
+                        onClick={() => {
+                          if (window.confirm(`Delete the monitor ${monitor.name} and its history?`)) remove.mutate(monitor.id)
+                        }}
+                      >
+                        Delete
+                      </button>
+                    </Can>
                   </td>
                 </tr>
               ))}

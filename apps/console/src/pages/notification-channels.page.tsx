@@ -91,29 +91,33 @@ function ChannelRow(props: { projectId: string; channel: NotificationChannel; lo
         {test.isError && <ErrorMessage error={test.error} what="a test message" action="send" />}
       </td>
       <td className="actions">
-        <button
-          type="button"
-          className="button small"
-          aria-label={`Send a test to ${channel.name}`}
-          disabled={test.isPending}
-          onClick={() => test.mutate(undefined, { onSuccess: () => !logOpen && onToggleLog() })}
-        >
-          Send test
-        </button>
+        <Can permission="notification-channels:write">
+          <button
+            type="button"
+            className="button small"
+            aria-label={`Send a test to ${channel.name}`}
+            disabled={test.isPending}
+            onClick={() => test.mutate(undefined, { onSuccess: () => !logOpen && onToggleLog() })}
+          >
+            Send test
+          </button>
+        </Can>
         <button type="button" className="button small" aria-expanded={logOpen} aria-label={`Deliveries of ${channel.name}`} onClick={onToggleLog}>
           Deliveries
         </button>
-        <button
-          type="button"
-          className="button small danger"
-          aria-label={`Delete ${channel.name}`}
-          disabled={deleting}
-          onClick={() => {
-            if (window.confirm(`Delete the channel ${channel.name}? Monitors stop sending to it.`)) onDelete()
-          }}
-        >
-          Delete
-        </button>
+        <Can permission="notification-channels:write">
+          <button
+            type="button"
+            className="button small danger"
+            aria-label={`Delete ${channel.name}`}
+            disabled={deleting}
+            onClick={() => {
+              if (window.confirm(`Delete the channel ${channel.name}? Monitors stop sending to it.`)) onDelete()
+            }}
+          >
+            Delete
+          </button>
+        </Can>
       </td>
     </tr>
   )
