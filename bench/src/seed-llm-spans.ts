@@ -16,7 +16,7 @@
 // that day and an hour either side (a generated trace lasts seconds); buildSummaries checks
 // that every span was counted, so a trace longer than that fails the seed instead of being cut.
 import { performance } from 'node:perf_hooks'
-import { addWordsToTextBlocks, createDayPartition, DAY_PARTITIONED_TABLES, isoDay, sql, startOfUtcDay, wordsByBlock, type Db, type TextBlockWords } from '@tracewell/db'
+import { addWordsToTextBlocks, backfillTraceRollups, createDayPartition, DAY_PARTITIONED_TABLES, isoDay, sql, startOfUtcDay, wordsByBlock, type Db, type TextBlockWords } from '@tracewell/db'
 import { TextFilterWords } from '@tracewell/text-filter'
 import type { RawBuilder } from 'kysely'
 
@@ -164,6 +164,9 @@ export async function buildSummaries(db: Db, { textFilters }: { textFilters: boo
 
   started = performance.now()
   await inParallel(days, (day) => insertUsageRollups(db, day))
+  // The whole traces' figures (error traces, duration histograms, session, prompt and tag rows) as
+  // the trace-rollups migration computes them from the summaries.
+  await backfillTraceRollups(db)
   const usageRollupsMs = performance.now() - started
 
   started = performance.now()

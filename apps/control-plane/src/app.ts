@@ -24,8 +24,9 @@ export const controlPlaneService = defineService<ControlPlaneConfig, ControlPlan
   openApi: (config) => ({
     title: 'Tracewell control plane',
     description: 'API keys, prompt registry, projects, retention settings and trace queries.',
-    // The console's session routes exist only where sessions can be signed.
-    securitySchemes: config.SESSION_SECRET === undefined ? ['apiKey', 'adminKey'] : ['apiKey', 'adminKey', 'consoleSession', 'userSession'],
+    // The console's team-key session routes exist only where sessions can be signed; people's
+    // routes name their session's scheme either way (without SESSION_SECRET nobody signs in).
+    securitySchemes: config.SESSION_SECRET === undefined ? ['apiKey', 'adminKey', 'userSession'] : ['apiKey', 'adminKey', 'consoleSession', 'userSession'],
   }),
   apiKeys: true,
   migrations: 'check',
@@ -34,7 +35,12 @@ export const controlPlaneService = defineService<ControlPlaneConfig, ControlPlan
     await ensureInitialOwner(app.db, config, app.log)
     // Until someone owns a team, the log says where to make the owner account (every replica's
     // start offers a link of its own; using one ends them all).
-    const setupToken = await offerSetupLink(app.db)
+    // A database that does not answer yet must not stop the start (the API answers 503 until it
+    // does, as ingest does): the link is then offered by the next start.
+    const setupToken = await offerSetupLink(app.db).catch((error: unknown) => {
+      app.log.warn({ err: error }, 'could not look for a team owner: the setup link, if one is needed, is offered at the next start')
+      return null
+    })
     if (setupToken !== null) {
       const link = config.PUBLIC_URL === undefined ? `<this control plane's console address>${setupPath(setupToken)}` : consolePageUrl(config.PUBLIC_URL, setupPath(setupToken))
       app.log.warn({ setupLink: link }, `No team has an owner yet: open ${link} to make the owner account (once), or set INIT_USER_EMAIL and INIT_USER_PASSWORD`)

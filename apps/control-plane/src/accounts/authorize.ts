@@ -199,7 +199,7 @@ async function admitToProject(request: FastifyRequest, principal: Principal, per
     return
   }
   const projectId = namedProjectId(request)
-  if (projectId === undefined) throw new BadRequestError(`querystring/project_id: required with ${principal.kind === 'key' ? 'a team key' : 'a signed-in session'}`)
+  if (projectId === undefined) throw new BadRequestError('querystring/project_id: required with a team key or a signed-in session')
   if (principal.kind === 'key') {
     const project = await findTeamProject(request.server.db, principal.key.teamId, projectId)
     if (project === undefined) throw new NotFoundError('Project not found')
