@@ -13,8 +13,15 @@ export function roleAllows(role: ProjectRole, permission: Permission): boolean {
 export function keyAllows(scopes: readonly KeyScope[] | null, permission: Permission): boolean {
   const needed: KeyScope | undefined = (permissions[permission] as { keyScope?: KeyScope }).keyScope
   if (needed === undefined) return false
-  return scopes === null || scopes.includes(needed)
+  if (scopes === null) return !notForKeysMadeBeforeScopes.has(permission)
+  return scopes.includes(needed)
 }
+
+/**
+ * What a `write` key may that a project key could not before scopes existed: keys made then keep
+ * exactly the rights they had (issue 44 §4), so these stay refused to them.
+ */
+const notForKeysMadeBeforeScopes: ReadonlySet<Permission> = new Set(['dashboards:write'])
 
 /** What a team key may: it acts as an admin of its team. */
 export function teamKeyAllows(permission: Permission): boolean {

@@ -65,7 +65,7 @@ export const permissions = {
 
   // Running a project: admins and up.
   'prompts:label-production': { on: 'project', lowest: 'admin', keyScope: 'write', about: 'Move the production label (what the SDKs are served)' },
-  'traces:delete': { on: 'project', lowest: 'admin', keyScope: 'write', about: 'Delete a trace' },
+  'traces:delete': { on: 'project', lowest: 'admin', about: 'Delete a trace' },
   'traces:export': { on: 'project', lowest: 'admin', keyScope: 'read', about: "Export a project's spans" },
   'erasures:manage': { on: 'project', lowest: 'admin', about: 'Erase what is stored about a user, session or traces' },
   'llm-connections:write': { on: 'project', lowest: 'admin', about: 'Add, test and delete LLM connections' },
