@@ -61,6 +61,8 @@ export interface Project {
 export interface TraceSummary {
   traceId: string
   name: string
+  /** Comments on the trace (the trace list's only; absent on a session's traces). */
+  commentCount?: number
   serviceName: string | null
   startTime: string
   endTime: string

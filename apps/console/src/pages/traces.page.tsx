@@ -107,6 +107,13 @@ export default function TracesPage() {
             ),
           meta: { width: 'minmax(84px, 6rem)', minPx: 84 },
         }),
+        helper.accessor((trace) => trace.commentCount ?? 0, {
+          id: 'comments',
+          header: 'Comments',
+          enableSorting: false,
+          cell: (info) => (info.getValue() > 0 ? <span title={`${info.getValue()} comments on this trace`}>{formatCount(info.getValue())}</span> : ''),
+          meta: { width: 'minmax(70px, 6rem)', align: 'end', minPx: 70, priority: 3 },
+        }),
         // Sorted by the server, by the average of the filtered score; without a score filter there
         // is no one score to sort by.
         helper.accessor((trace) => (filters.scoreName ? averageOf(trace, filters.scoreName) : null), {
