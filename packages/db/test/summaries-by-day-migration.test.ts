@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Migrator, sql, type Migration } from 'kysely'
-import { migrateToLatest, type Db } from '../src/index.ts'
+import type { Db } from '../src/index.ts'
 import { migrations } from '../src/migrations/index.ts'
 import { engines, migrateToBefore } from '../src/testing/index.ts'
 
