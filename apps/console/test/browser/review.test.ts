@@ -94,4 +94,30 @@ describe('reviewing and discussing traces', () => {
     assertNoProblems(opened)
     await opened.context.close()
   })
+
+  for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    it(`fits a queue item and a comment thread at ${viewport.width}×${viewport.height}`, async () => {
+      // Ada holds the queue's last item (taken after her last Enter above).
+      const opened = await signedInPerson(fx.browser, fx.stack, 'ada@acme.example', password)
+      const { page } = opened
+      await page.setViewportSize(viewport)
+      const overflow = () =>
+        page.evaluate(() => {
+          const content = document.querySelector<HTMLElement>('.content')
+          return Math.max(document.documentElement.scrollWidth - window.innerWidth, content ? content.scrollWidth - content.clientWidth : 0)
+        })
+      await page.goto(`/annotation-queues/${fx.seeded.queueId}?project_id=${fx.stack.projectId}`)
+      await page.getByRole('group', { name: 'Scores to give' }).waitFor()
+      await page.locator('.waterfall-row').first().waitFor({ state: 'attached' })
+      await screenshot(page, `review-item-${viewport.width}`)
+      assert.equal(await overflow(), 0, 'the queue item does not scroll sideways')
+      await page.goto(`/traces/${fx.seeded.scenario.billingTraceId}?project_id=${fx.stack.projectId}`)
+      await page.getByRole('region', { name: 'Comments' }).waitFor()
+      await page.locator('.thread').first().waitFor()
+      await screenshot(page, `comments-${viewport.width}`)
+      assert.equal(await overflow(), 0, 'the comment thread does not scroll sideways')
+      assertNoProblems(opened)
+      await opened.context.close()
+    })
+  }
 })
