@@ -7,7 +7,7 @@ import { canonicalVendor } from './vendor-names.ts'
 //
 // Precedence, within each column, top to bottom; the first attribute present with a usable value
 // wins (a value of the wrong kind is skipped, not an error):
-//  1. Langtrace's original `llm.*` names (the seed format, SPEC §2), kept first so spans stored
+//  1. Langtrace's original `llm.*` names (the seed format, docs/api.md#send-traces), kept first so spans stored
 //     before this table read the same;
 //  2. the OpenTelemetry GenAI conventions as they are now (`gen_ai.provider.name`,
 //     `gen_ai.usage.cache_read.input_tokens`, …), which OpenLLMetry, Langtrace and newer Vercel
