@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
-import { createHash } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { secretTokenHash } from '@tracewell/auth'
 import { createScoreConfig, createTraceShare, listComments, takeNextQueueItem, type SpanInsert } from '@tracewell/db'
 import type { AttributeMap } from '@tracewell/span-schema'
 import { startSmtpReceiver, type SmtpReceiver } from '@tracewell/test-support'
@@ -265,7 +265,7 @@ describe('working on traces together', { timeout: 60_000 }, () => {
       assert.equal((await cp.app.inject({ url: `/api/shared/traces/${made.token}` })).statusCode, 404)
 
       const expiredToken = 'e'.repeat(43)
-      await createTraceShare(cp.db, { tokenHash: createHash('sha256').update(expiredToken).digest('hex'), projectId: ws.projectId, traceId: traceIds[2]!, createdByUserId: ada.userId, createdByKeyId: null, expiresAt: new Date(Date.now() - 1_000) })
+      await createTraceShare(cp.db, { tokenHash: secretTokenHash(expiredToken), projectId: ws.projectId, traceId: traceIds[2]!, createdByUserId: ada.userId, createdByKeyId: null, expiresAt: new Date(Date.now() - 1_000) })
       assert.equal((await cp.app.inject({ url: `/api/shared/traces/${expiredToken}` })).statusCode, 404)
       assert.equal((await call(ada, 'POST', `/api/traces/${traceIds[2]}/share`, { expiresAt: '2020-01-01T00:00:00Z' })).statusCode, 400)
       assert.equal((await call(viewer, 'POST', `/api/traces/${traceIds[2]}/share`, {})).statusCode, 403, 'a viewer does not share')

@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
+import { newSecretToken, secretTokenHash } from '@tracewell/auth'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { createTraceShare, findLiveTraceShare, listTraceShares, revokeTraceShare } from '@tracewell/db'
+import { commentTargetExists, createTraceShare, findLiveTraceShare, listTraceShares, revokeTraceShare } from '@tracewell/db'
 import { answerFailedKey, BadRequestError, NotFoundError } from '@tracewell/http'
 import { authorize } from '../accounts/authorize.ts'
 import { sharedPageHeaders } from '../collaboration/shared-page-headers.ts'
@@ -27,8 +27,6 @@ const ShareSchema = Type.Object({
   revokedAt: Type.Union([IsoDateSchema, Type.Null()]),
 })
 const TokenParamsSchema = Type.Object({ token: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'the token of a share link' }) })
-
-const tokenHashOf = (token: string) => createHash('sha256').update(token).digest('hex')
 
 
 export const traceShareRoutes: FastifyPluginAsyncTypebox<TraceShareRoutesOptions> = async (app, options) => {
@@ -59,11 +57,12 @@ export const traceShareRoutes: FastifyPluginAsyncTypebox<TraceShareRoutesOptions
       const expiresAt = expiresAtText === undefined ? null : new Date(expiresAtText)
       if (expiresAt !== null && Number.isNaN(expiresAt.getTime())) throw new BadRequestError('body/expiresAt: expected an ISO 8601 date-time')
       if (expiresAt !== null && expiresAt.getTime() <= Date.now()) throw new BadRequestError('body/expiresAt: must be in the future')
-      if ((await traceDocument(app, projectId, traceId)) === null) throw new NotFoundError('Trace not found')
-      const token = randomBytes(32).toString('base64url')
+      // Whether the trace is there, not the trace itself: its spans are read when the link is opened.
+      if (!(await commentTargetExists(app.db, projectId, 'trace', traceId))) throw new NotFoundError('Trace not found')
+      const { token, tokenHash } = newSecretToken()
       const principal = request.principal
       const share = await createTraceShare(app.db, {
-        tokenHash: tokenHashOf(token),
+        tokenHash,
         projectId,
         traceId,
         createdByUserId: principal?.kind === 'user' ? principal.user.id : null,
@@ -114,7 +113,7 @@ export const traceShareRoutes: FastifyPluginAsyncTypebox<TraceShareRoutesOptions
     },
     async (request, reply) => {
       void reply.headers(sharedPageHeaders)
-      const share = await findLiveTraceShare(app.db, tokenHashOf(request.params.token))
+      const share = await findLiveTraceShare(app.db, secretTokenHash(request.params.token))
       // A wrong token is a failed secret like a wrong key: its answer waits its turn.
       if (share === undefined) await answerFailedKey(app, request.ip)
       const body = share === undefined ? null : await traceDocument(app, share.projectId, share.traceId)
