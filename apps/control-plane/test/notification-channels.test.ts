@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
+import { claimDueDeliveries } from '@tracewell/db'
 import { verifyWebhookSignature } from '@tracewell/notifications'
 import { startHttpReceiver, startSmtpReceiver, type HttpReceiver, type SmtpReceiver } from '@tracewell/test-support'
 import { seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
@@ -183,6 +184,26 @@ describe('notification channels', { timeout: 120_000 }, () => {
     assert.equal(limited.json().deliveries.length, 1)
   })
 
+  it('sends a test message once: no delivery worker finds it while the receiver takes its time', async () => {
+    const channel = (await call('POST', '/api/notification-channels', { name: 'Slow', type: 'slack', url: receiver.url })).json()
+    const before = receiver.requests.length
+    let answerNow = () => {}
+    receiver.answer = (_, response) => {
+      answerNow = () => response.end('ok')
+    }
+    const sending = call('POST', `/api/notification-channels/${channel.id}/test`)
+    for (const deadline = Date.now() + 5_000; receiver.requests.length === before;) {
+      assert.ok(Date.now() < deadline, 'the test message reached the receiver')
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    // A delivery worker looking now must find nothing to send: the test is the route's one try.
+    assert.deepEqual(await claimDueDeliveries(cp.db, 100, 60_000), [])
+    answerNow()
+    const sent = await sending
+    assert.equal(sent.json().ok, true)
+    assert.equal(receiver.requests.length, before + 1)
+  })
+
   it('sends an email test message that arrives at the SMTP server', async () => {
     const channel = (await call('POST', '/api/notification-channels', { name: 'Mail', type: 'email', address: 'oncall@example.com' })).json()
     assert.deepEqual([channel.type, channel.address, channel.url, channel.secretHint], ['email', 'oncall@example.com', null, null])
@@ -193,7 +214,7 @@ describe('notification channels', { timeout: 120_000 }, () => {
 
   it('keeps each project’s channels to itself', async () => {
     const mine = (await call('GET', '/api/notification-channels')).json().notificationChannels as Array<{ id: string; name: string }>
-    assert.deepEqual(mine.map((channel) => channel.name), ['Flaky', 'Mail', 'Set secret'])
+    assert.deepEqual(mine.map((channel) => channel.name), ['Flaky', 'Mail', 'Set secret', 'Slow'])
     const id = mine[0]?.id as string
     for (const [method, path] of [['GET', `/api/notification-channels/${id}`], ['GET', `/api/notification-channels/${id}/deliveries`], ['POST', `/api/notification-channels/${id}/test`], ['DELETE', `/api/notification-channels/${id}`]] as const) {
       const response = await call(method, path, undefined, other.teamKey, other)

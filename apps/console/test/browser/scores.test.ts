@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { eventuallyEqual, screenshot } from '../support/browser.ts'
+import { columnTexts } from '../support/grid.ts'
 import { assertNoProblems, signedInConsole } from '../support/console-session.ts'
 import { consoleFixture } from '../support/console-fixture.ts'
 import { seedScenario } from '../support/scenario.ts'
@@ -85,7 +86,7 @@ describe('scores in the console', () => {
     const { page } = opened
     const rows = page.locator('table.grid tbody tr')
     await rows.nth(4).waitFor()
-    const scoreCells = async () => page.locator('table.grid tbody tr td:nth-child(10)').allTextContents()
+    const scoreCells = () => columnTexts(page, /^Scores/)
     const cells = await eventuallyEqual(async () => (await scoreCells()).filter((text) => text !== '—').length, 2)
     assert.equal(cells, 2)
     assert.ok((await scoreCells()).some((text) => text.includes('accuracy 4') && text.includes('helpful thumbs down')), String(await scoreCells()))

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import {
@@ -210,8 +211,10 @@ export const notificationChannelRoutes: FastifyPluginAsyncTypebox<NotificationCh
       const projectId = callerProjectId(request)
       const channel = await channelOf(projectId, request.params.channelId)
       const notification = testNotification(projectId, options.publicUrl)
-      const deliveryId = await createNotificationDelivery(app.db, { channelId: channel.id, kind: 'test', eventId: null, payload: notification })
+      // Logged once sent, not before: a pending row would be the delivery worker's to send again.
+      const deliveryId = randomUUID()
       const outcome = await options.sender.send(channel, notification, deliveryId)
+      await createNotificationDelivery(app.db, { id: deliveryId, channelId: channel.id, kind: 'test', eventId: null, payload: notification })
       await recordDeliveryAttempt(
         app.db,
         deliveryId,

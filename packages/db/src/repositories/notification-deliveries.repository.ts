@@ -44,11 +44,11 @@ export interface ClaimedDelivery {
 
 export async function createNotificationDelivery(
   db: Executor,
-  delivery: { channelId: string; kind: 'event' | 'test'; eventId: string | null; payload: unknown },
+  delivery: { id?: string; channelId: string; kind: 'event' | 'test'; eventId: string | null; payload: unknown },
 ): Promise<string> {
   const row = await db
     .insertInto('notification_deliveries')
-    .values({ channel_id: delivery.channelId, kind: delivery.kind, event_id: delivery.eventId, payload: JSON.stringify(delivery.payload) })
+    .values({ ...(delivery.id === undefined ? {} : { id: delivery.id }), channel_id: delivery.channelId, kind: delivery.kind, event_id: delivery.eventId, payload: JSON.stringify(delivery.payload) })
     .returning('id')
     .executeTakeFirstOrThrow()
   return row.id
