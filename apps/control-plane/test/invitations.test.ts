@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { verifyPassword } from '@tracewell/auth'
 import { findUserCredentialsByEmail, sql, teamRoleOf } from '@tracewell/db'
 import { startSmtpReceiver, type SmtpReceiver } from '@tracewell/test-support'
-import { csrf, mailText, seedTeam, sessionCookieSet, signedInPerson, testPassword, type Person } from './accounts.helper.ts'
+import { csrf, mailText, seedTeam, sessionCookieSet, signedInPerson, testPassword, type SignedInPerson } from './people.helper.ts'
 import { seedWorkspace, startControlPlane, type TestControlPlane } from './helper.ts'
 
 const sessionSecret = 'session-secret-for-tests-0123456789abcdef'
@@ -14,9 +14,9 @@ describe('invitations', () => {
   let smtp: SmtpReceiver
   let teamId: string
   let projectIds: [string, string]
-  let owner: Person
-  let admin: Person
-  let member: Person
+  let owner: SignedInPerson
+  let admin: SignedInPerson
+  let member: SignedInPerson
 
   before(async () => {
     smtp = await startSmtpReceiver()
@@ -31,7 +31,7 @@ describe('invitations', () => {
     await smtp?.close()
   })
 
-  const invite = (by: Person, body: Record<string, unknown>, team = teamId) =>
+  const invite = (by: SignedInPerson, body: Record<string, unknown>, team = teamId) =>
     cp.app.inject({ method: 'POST', url: `/api/teams/${team}/invitations`, headers: { cookie: by.cookie, ...csrf }, payload: body })
   const accept = (token: string, body: Record<string, unknown>, headers: Record<string, string> = csrf) =>
     cp.app.inject({ method: 'POST', url: `/api/invitations/${token}/accept`, headers, payload: body })
@@ -202,7 +202,7 @@ describe('invitations', () => {
 describe('invitations without SMTP, with SIGNUP=off', () => {
   let cp: TestControlPlane
   let teamId: string
-  let owner: Person
+  let owner: SignedInPerson
 
   before(async () => {
     cp = await startControlPlane({ SESSION_SECRET: sessionSecret, SIGNUP: 'off' })

@@ -4,7 +4,7 @@ import { createTeam, createUser, findUserCredentialsByEmail, putTeamMember, team
 import { freePort, installOidcSettings, startOidcProvider, type TestOidcProvider } from '@tracewell/test-support'
 import { chromium, type Browser, type BrowserContext } from 'playwright-core'
 import { seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
-import { asPerson, personWithRole } from './sso-support.ts'
+import { addPerson, asPerson, withSession } from './people.helper.ts'
 
 // Single sign-on through a real OpenID Connect provider (oidc-provider, started here), signed in
 // on the provider's own login page in Chromium (issue 44 §3): success, and each way it must fail.
@@ -182,7 +182,7 @@ describe('OpenID Connect sign-in', () => {
 
   it('signs a person in through a team’s own provider, into that team, its client secret kept sealed', async () => {
     const team = await createTeam(cp.db, { name: 'Beta' })
-    const owner = await personWithRole(cp.db, team.id, 'owner@beta.test', 'owner')
+    const owner = await withSession(addPerson(cp.db, team.id, 'owner', 'owner@beta.test', { password: false }), cp.db)
     const saved = await cp.app.inject({
       method: 'PUT',
       url: `/api/teams/${team.id}/sso`,
