@@ -75,6 +75,9 @@ export default programs.map(([entry, bundle]) => ({
   output: {
     file: join(root, bundle),
     format: 'esm',
+    // One file a program: a module imported when needed (a migration, when it runs) is bundled
+    // in, and still evaluated only when imported.
+    codeSplitting: false,
     // Comments are most of our source text, and a module's source stays in memory for as long
     // as the process runs.
     comments: false,

@@ -3,11 +3,13 @@
 import type { ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { testEnvironment } from '@tracewell/config'
+import { sql } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { QueueNames } from '@tracewell/queue'
 import { Queue } from 'bullmq'
 import { Redis } from 'ioredis'
 import { stopChild } from './child-processes.ts'
+import { parentOf, scopeServer } from './process-stats.ts'
 import { discardQueue } from './discard-queue.ts'
 
 export interface WritePathStack {
@@ -36,6 +38,7 @@ export async function openWritePathStack(name: string): Promise<WritePathStack> 
   const queue = new Queue(QueueNames.spanBatches, { connection: { url: REDIS_URL }, prefix })
   const redis = new Redis(REDIS_URL)
   const children: ChildProcess[] = []
+  await scopeServers(database, redis)
   const env = { DATABASE_URL: database.url, REDIS_URL, QUEUE_PREFIX: prefix }
   return {
     database,
@@ -53,4 +56,16 @@ export async function openWritePathStack(name: string): Promise<WritePathStack> 
       await database.drop()
     },
   }
+}
+
+/**
+ * The CPU figures count the Postgres and Redis this stack uses, not others of the machine's
+ * (process-stats.ts): the postmaster is the parent of this connection's backend.
+ */
+async function scopeServers(database: TestDatabase, redis: Redis): Promise<void> {
+  const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(database.db)
+  const postmaster = parentOf(rows[0]?.pid as number)
+  if (postmaster !== undefined) scopeServer('postgres', postmaster)
+  const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1])
+  if (Number.isInteger(redisPid)) scopeServer('redis-server', redisPid)
 }

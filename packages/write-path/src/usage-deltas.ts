@@ -150,7 +150,7 @@ interface TraceCount {
   /** Latency bucket → traces. */
   durations: Map<number, number>
   /** The trace's own figures, added to the rows of the whole trace (TRACE_DIMENSIONS) only. */
-  whole: { spans: number; errors: number; input_tokens: number | null; output_tokens: number | null; cost_usd: string | null } | null
+  whole: { spans: number; errors: number; input_tokens: number | null; output_tokens: number | null; cost: DecimalSum } | null
 }
 
 /**
@@ -217,12 +217,12 @@ export class UsageCombinationMerge {
     if (failed) row.error_traces += change
     row.durations.set(bucket, (row.durations.get(bucket) ?? 0) + change)
     if (trace === undefined) return
-    const whole = (row.whole ??= { spans: 0, errors: 0, input_tokens: null, output_tokens: null, cost_usd: null })
+    const whole = (row.whole ??= { spans: 0, errors: 0, input_tokens: null, output_tokens: null, cost: new DecimalSum() })
     whole.spans += change * trace.span_count
     whole.errors += change * trace.error_count
     whole.input_tokens = addCounts(whole.input_tokens, trace.input_tokens === null ? null : change * trace.input_tokens)
     whole.output_tokens = addCounts(whole.output_tokens, trace.output_tokens === null ? null : change * trace.output_tokens)
-    if (trace.cost_usd !== null) whole.cost_usd = addDecimals(whole.cost_usd, change === 1 ? trace.cost_usd : negated(trace.cost_usd))
+    if (trace.cost_usd !== null) whole.cost.add(change === 1 ? trace.cost_usd : negated(trace.cost_usd))
   }
 
   add(combination: UsageCombination): void {
@@ -247,6 +247,14 @@ export class UsageCombinationMerge {
    */
   rollupRows(): UsageRollupDelta[] {
     const rows = new Map<string, UsageRollupDelta>()
+    // Each row's cost summed as it goes and written once at the end: a sum kept as text was parsed
+    // again at every addition, which was most of the fold's rollup counting (bench:writer's profile).
+    const costs = new Map<UsageRollupDelta, DecimalSum>()
+    const addCost = (row: UsageRollupDelta, cost: string) => {
+      let sum = costs.get(row)
+      if (sum === undefined) costs.set(row, (sum = new DecimalSum()))
+      sum.add(cost)
+    }
     const rowOf = (key: string, project_id: string, dimension: string, hour: string, value: string): UsageRollupDelta => {
       let row = rows.get(key)
       if (row === undefined) {
@@ -268,14 +276,15 @@ export class UsageCombinationMerge {
         row.errors += c.errors
         row.input_tokens = addCounts(row.input_tokens, c.input_tokens)
         row.output_tokens = addCounts(row.output_tokens, c.output_tokens)
-        if (c.cost_usd !== null) row.cost_usd = addDecimals(row.cost_usd, c.cost_usd)
+        if (c.cost_usd !== null) addCost(row, c.cost_usd)
         for (const [bucket, calls] of c.latency) (row.latency[bucket] as number) += calls
       }
     }
     for (const [key, counted] of this.#traces) {
       const durations = [...counted.durations].filter(([, traces]) => traces !== 0)
+      const wholeCost = counted.whole === null ? null : counted.whole.cost.text
       const whole = counted.whole !== null && (counted.whole.spans !== 0 || counted.whole.errors !== 0 || !!counted.whole.input_tokens ||
-        !!counted.whole.output_tokens || (counted.whole.cost_usd !== null && Number(counted.whole.cost_usd) !== 0)) ? counted.whole : null
+        !!counted.whole.output_tokens || (wholeCost !== null && Number(wholeCost) !== 0)) ? counted.whole : null
       // A trace taken back and counted again unchanged adds nothing.
       if (counted.traces === 0 && counted.error_traces === 0 && durations.length === 0 && whole === null) continue
       const row = rowOf(key, counted.project_id, counted.dimension, counted.hour, counted.value)
@@ -287,8 +296,9 @@ export class UsageCombinationMerge {
       row.errors += whole.errors
       row.input_tokens = addCounts(row.input_tokens, whole.input_tokens)
       row.output_tokens = addCounts(row.output_tokens, whole.output_tokens)
-      if (whole.cost_usd !== null) row.cost_usd = addDecimals(row.cost_usd, whole.cost_usd)
+      if (wholeCost !== null) addCost(row, wholeCost)
     }
+    for (const [row, sum] of costs) row.cost_usd = sum.text
     return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row)
   }
 }

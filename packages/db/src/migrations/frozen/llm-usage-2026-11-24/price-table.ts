@@ -1,4 +1,5 @@
-import { calcPrice, type ModelInfo, type ModelPrice, type Provider, type TieredPrices } from 'genai-prices-0.1.8'
+import { createRequire } from 'node:module'
+import type { calcPrice as CalcPrice, ModelInfo, ModelPrice, Provider, TieredPrices } from 'genai-prices-0.1.8'
 import { costAtRates, roundedCost, type Cost, type PricedTokens } from './token-usage.ts'
 
 // Prices from @pydantic/genai-prices, chosen over tokenlens (both compared on npm, 2026-11):
@@ -19,6 +20,15 @@ import { costAtRates, roundedCost, type Cost, type PricedTokens } from './token-
 // looked up once (cached) and priced from its rates here; models whose prices change with time or
 // that charge per request go through calcPrice every time. test/price-table.test.ts checks the
 // two give the same price for every model of the bundled catalogue.
+
+// Loaded on the first price asked for (a change of imports only, as README.md allows): every
+// service imports the migrations' package, and this catalogue held ~18 MiB of each one's memory
+// while only the migration that prices stored spans reads it.
+let loadedCalcPrice: typeof CalcPrice | undefined
+const calcPrice: typeof CalcPrice = (...args) => {
+  loadedCalcPrice ??= (createRequire(import.meta.url)('genai-prices-0.1.8') as { calcPrice: typeof CalcPrice }).calcPrice
+  return loadedCalcPrice(...args)
+}
 
 /** Canonical vendor (vendor-names.ts) → genai-prices provider id. */
 const PROVIDER_IDS: Readonly<Record<string, string>> = {
