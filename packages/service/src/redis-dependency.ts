@@ -1,6 +1,6 @@
 import type { StartupDependency } from '@tracewell/config'
 
-// ioredis is imported by the probe, not with this module: every service loads @tracewell/http,
+// ioredis is imported by the probe, not with this module: every service loads @tracewell/service,
 // and the control plane and the janitor, which never talk to Redis, rested ~1-2 MiB heavier for
 // a client they never made (docs/benchmarks.md, "At rest").
 
