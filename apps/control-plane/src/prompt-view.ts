@@ -28,9 +28,9 @@ export interface PromptView {
 }
 
 /**
- * A string's JSON text without the quotes. needsJsonEscape is checked first because
- * JSON.stringify costs ~0.2 µs even for a short string, more than the rest of a fill, and most
- * values need no escaping.
+ * A string's JSON text without the quotes. needsJsonEscape is checked first: JSON.stringify of
+ * even a short string costs more than the rest of a fill, and most values need no escaping
+ * (docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
  */
 const jsonEscaped = (text: string): string => (needsJsonEscape(text) ? JSON.stringify(text).slice(1, -1) : text)
 
