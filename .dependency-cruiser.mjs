@@ -1,5 +1,6 @@
-// `npm run lint` runs dependency-cruiser with this one rule: no import circle, between files or
-// between workspaces, type-only imports included. Chosen over madge (no release since 2024, and it
+// `npm run lint` runs dependency-cruiser with these rules: no import circle, between files or
+// between workspaces, type-only imports included; and @tracewell/http reaches no database code.
+// Chosen over madge (no release since 2024, and it
 // does not read package.json "exports", which every workspace here uses) and over
 // eslint-plugin-import-x's no-cycle (needs a TypeScript resolver besides, and walks the graph once
 // per file): dependency-cruiser is maintained, resolves "exports" and .ts imports as Node does, and
@@ -13,6 +14,15 @@ export default {
       comment: 'An import circle: invert the dependency (pass a function or type in) so each module depends one way.',
       from: {},
       to: { circular: true },
+    },
+    {
+      name: 'http-knows-no-database',
+      severity: 'error',
+      comment:
+        '@tracewell/http is the Fastify kit and stays free of database code: what needs both (the db plugin, the key store, the schema check) is @tracewell/service, and the error handler is told the database\'s failures (createApp\'s databaseFailures).',
+      from: { path: '^packages/http/' },
+      // Reachable, not only imported: a package in between must not carry the database in either.
+      to: { path: '^packages/db/', reachable: true },
     },
   ],
   options: {

@@ -34,7 +34,8 @@ export function announcePort(server: { address(): unknown }): void {
 /**
  * Whether the services run as in the image, from the bundles of `npm run build:services`
  * (BENCH_SERVICES=bundles), instead of from their TypeScript sources as in development. The
- * bundles leave out what type stripping keeps in memory (~30 MiB a process), so peak RSS differs.
+ * bundles leave out what type stripping keeps in memory, so peak RSS differs
+ * (docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
  */
 export const servicesFromBundles = process.env.BENCH_SERVICES === 'bundles'
 let bundlesBuilt = false

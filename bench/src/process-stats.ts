@@ -27,7 +27,7 @@ export function cpuSeconds(pids: readonly number[]): number {
  * postmaster's "children" times when it is reaped. A list taken once before a measurement counted
  * a backend that exited during it (a writer's pool closes idle connections) with less CPU after
  * than before, and one that started during it not at all: a drain of 100-span traces once showed
- * Postgres at 3 µs a span against the 20 it spends.
+ * Postgres at a fraction of what it spends (docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
  */
 export function serverCpuSeconds(name: string): number {
   const root = serverRoots.get(name)

@@ -8,7 +8,8 @@ export const serviceNodeFlags = ['--max-semi-space-size=8', '--heap-growing-perc
 /**
  * The writer's own, given after those (a later V8 flag wins). Its garbage is mostly 150 KB body
  * strings, which V8 allocates in the old generation: letting that grow to twice the live heap
- * between full collections instead of 1.5× took 17% off its CPU per span (docs/benchmarks.md).
+ * between full collections instead of 1.5× took a sixth off its CPU per span
+ * (docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
  */
 export const writerNodeFlags = ['--heap-growing-percent=100']
 

@@ -18,8 +18,9 @@ export const out = (line: string) => process.stdout.write(`${line}\n`)
 export const defaultConnections = 50
 const defaultSeconds = 5
 // How often a drain asks the writers how many spans they have stored. Every ask is a scrape of the
-// writer's /metrics, work taken from the writer being measured: at 25 ms it was 8% of the writer's
-// CPU in a drain of one-span traces. 100 ms is within 2% of a drain's seconds.
+// writer's /metrics, work taken from the writer being measured: asked too often, it showed in the
+// writer's CPU (docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
+// 100 ms is within 2% of a drain's seconds.
 const storedPollMs = 100
 // How often a writer-alone drain asks Redis whether the queue is empty.
 const drainPollMs = 25

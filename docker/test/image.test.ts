@@ -4,8 +4,9 @@
 // own). A trace goes in through ingest and comes back through the control plane; the janitor
 // answers its health checks and a cleanup call.
 //
-// Where Docker is not installed (no docker command: CI, most laptops running the unit tests),
-// every test skips at once and says why. Where it is installed, the image must build and start:
+// Where Docker is not installed (no docker command: most laptops running the unit tests, a CI
+// machine without it; .ci/run starts the daemon where the command exists), every test skips at
+// once and says why. Where it is installed, the image must build and start:
 // a daemon that does not answer or a missing base image fails the tests, saying what to do (the
 // image once crashed at start for months while these tests skipped). Every docker command has a
 // time limit, so nothing here hangs.

@@ -1,6 +1,6 @@
 // The container files checked by reading them: each manifest must agree with the settings schemas
 // and default ports of @tracewell/config and with the repository (image.test.ts builds and runs
-// the image where a Docker daemon is available).
+// the image wherever Docker is installed, and fails when its daemon does not answer).
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'

@@ -1,5 +1,5 @@
 import { AllInOneConfigSchema } from '@tracewell/config'
-import { runService } from '@tracewell/http'
+import { runService } from '@tracewell/service'
 import { listenOtlpGrpcOrExit } from '@tracewell/ingest'
 import { allInOneService } from './app.ts'
 import { defaultKeysBanner, setupLinkBanner, shownBaseUrl } from './default-keys.banner.ts'

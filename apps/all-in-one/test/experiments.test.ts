@@ -158,8 +158,8 @@ for (const mode of ['Postgres and Redis', 'embedded PGlite and in-process queue'
   })
 
   it('runs two prompt versions over the dataset, each output judged, within the concurrency limit', async () => {
-    const registry = await api('POST', '/api/promptsets', { name: 'geo-answer' })
-    promptsetId = registry.body.id
+    const promptset = await api('POST', '/api/promptsets', { name: 'geo-answer' })
+    promptsetId = promptset.body.id
     assert.equal((await api('POST', `/api/promptsets/${promptsetId}/prompts`, { value: 'Tell me: {{input}}', model: 'gpt-4o-mini', live: true })).status, 201)
     const chat = JSON.stringify([{ role: 'system', content: 'Reply with the city only.' }, { role: 'user', content: '{{input}}' }])
     assert.equal((await api('POST', `/api/promptsets/${promptsetId}/prompts`, { value: chat, model: 'gpt-4o-mini', modelSettings: { temperature: 0.2 } })).status, 201)

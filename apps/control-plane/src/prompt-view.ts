@@ -6,7 +6,7 @@ import { compileTemplate, type CompiledTemplate } from '@tracewell/llm-messages'
 const variablePrefix = 'variables.'
 
 /**
- * A registry with one selected prompt, ready to answer GET /api/promptset without serialising
+ * A promptset with one selected prompt, ready to answer GET /api/promptset without serialising
  * anything per request: the response is `valueHead + value as JSON text + valueTail`, where only
  * the value depends on the request's variables. Everything that does not depend on the request
  * (the query keys to read, the JSON-escaped text around the placeholders) is worked out here once
@@ -28,21 +28,21 @@ export interface PromptView {
 }
 
 /**
- * A string's JSON text without the quotes. needsJsonEscape is checked first because
- * JSON.stringify costs ~0.2 µs even for a short string, more than the rest of a fill, and most
- * values need no escaping.
+ * A string's JSON text without the quotes. needsJsonEscape is checked first: JSON.stringify of
+ * even a short string costs more than the rest of a fill, and most values need no escaping
+ * (docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
  */
 const jsonEscaped = (text: string): string => (needsJsonEscape(text) ? JSON.stringify(text).slice(1, -1) : text)
 
-export function toPromptView(registry: PromptsetDto, prompt: PromptDto): PromptView {
+export function toPromptView(promptset: PromptsetDto, prompt: PromptDto): PromptView {
   // Field order follows docs/api.md#get-a-prompt; the fields are picked explicitly so that nothing else can leak in.
-  const registryJson = JSON.stringify({
-    id: registry.id,
-    name: registry.name,
-    description: registry.description,
-    projectId: registry.projectId,
-    createdAt: registry.createdAt,
-    updatedAt: registry.updatedAt,
+  const promptsetJson = JSON.stringify({
+    id: promptset.id,
+    name: promptset.name,
+    description: promptset.description,
+    projectId: promptset.projectId,
+    createdAt: promptset.createdAt,
+    updatedAt: promptset.updatedAt,
   })
   const promptRest = JSON.stringify({
     variables: prompt.variables,
@@ -57,7 +57,7 @@ export function toPromptView(registry: PromptsetDto, prompt: PromptDto): PromptV
     createdAt: prompt.createdAt,
     updatedAt: prompt.updatedAt,
   })
-  const valueHead = `${registryJson.slice(0, -1)},"prompts":[{"id":${JSON.stringify(prompt.id)},"value":"`
+  const valueHead = `${promptsetJson.slice(0, -1)},"prompts":[{"id":${JSON.stringify(prompt.id)},"value":"`
   const valueTail = `",${promptRest.slice(1)}]}`
   const template = compileTemplate(prompt.value, prompt.variables)
   return {

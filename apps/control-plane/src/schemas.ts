@@ -19,7 +19,7 @@ export function errorResponses<const Status extends number>(...statuses: Status[
 /** Ids are UUIDs by default, or ids carried over from Langtrace (INIT_PROJECT_ID). */
 export const IdSchema = Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: '1–64 of A-Z a-z 0-9 _ -' })
 
-/** The body that creates a named resource (a project, a prompt registry): same bounds for both. */
+/** The body that creates a named resource (a project, a promptset): same bounds for both. */
 export const NamedResourceBodySchema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
   description: Type.Optional(Type.String({ maxLength: 2000 })),
@@ -89,7 +89,7 @@ export const PromptSchema = Type.Object({
 })
 export type Prompt = Static<typeof PromptSchema>
 
-const registryFields = {
+const promptsetFields = {
   id: Type.String(),
   name: Type.String(),
   description: Type.String(),
@@ -98,13 +98,13 @@ const registryFields = {
   updatedAt: IsoDateSchema,
 }
 
-/** A prompt registry ("promptset") without its prompts. */
-export const PromptsetSchema = Type.Object(registryFields)
+/** A promptset without its prompts. */
+export const PromptsetSchema = Type.Object(promptsetFields)
 export type Promptset = Static<typeof PromptsetSchema>
 
-/** A prompt registry with the prompt selected by GET /api/promptset. */
-export const RegistrySchema = Type.Object({ ...registryFields, prompts: Type.Array(PromptSchema) })
-export type Registry = Static<typeof RegistrySchema>
+/** A promptset with the prompt selected by GET /api/promptset. */
+export const PromptsetWithPromptsSchema = Type.Object({ ...promptsetFields, prompts: Type.Array(PromptSchema) })
+export type PromptsetWithPrompts = Static<typeof PromptsetWithPromptsSchema>
 
 /** A prompt version as the management API shows it: with the labels pointing at it. */
 export const PromptWithLabelsSchema = Type.Composite([
@@ -113,6 +113,6 @@ export const PromptWithLabelsSchema = Type.Composite([
 ])
 export type PromptWithLabels = Static<typeof PromptWithLabelsSchema>
 
-/** A prompt registry with every version and its labels. */
-export const RegistryWithLabelsSchema = Type.Object({ ...registryFields, prompts: Type.Array(PromptWithLabelsSchema) })
-export type RegistryWithLabels = Static<typeof RegistryWithLabelsSchema>
+/** A promptset with every version and its labels. */
+export const PromptsetWithLabelsSchema = Type.Object({ ...promptsetFields, prompts: Type.Array(PromptWithLabelsSchema) })
+export type PromptsetWithLabels = Static<typeof PromptsetWithLabelsSchema>

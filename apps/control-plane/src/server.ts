@@ -1,6 +1,6 @@
 import { ControlPlaneConfigSchema } from '@tracewell/config'
-import { runService } from '@tracewell/http'
+import { runService } from '@tracewell/service'
 import { controlPlaneService } from './app.ts'
 
-// `npm run start:control-plane`: the management API, the prompt registry and the web console.
+// `npm run start:control-plane`: the management API, the promptsets and the web console.
 await runService(controlPlaneService, ControlPlaneConfigSchema)

@@ -252,18 +252,18 @@ describe('console sessions', () => {
     const created = await cp.app.inject({ method: 'POST', url: `/api/promptsets?project_id=${ws.projectId}`, headers: { cookie, ...csrf }, payload: { name: 'greeting' } })
     assert.equal(created.statusCode, 201)
     assert.equal(await countRegistries(), '1')
-    const registry = created.json().id as string
+    const promptset = created.json().id as string
     const version = await cp.app.inject({
-      method: 'POST', url: `/api/promptsets/${registry}/prompts?project_id=${ws.projectId}`, headers: { cookie, ...csrf }, payload: { value: 'Hi ${name}', model: 'gpt-4o' },
+      method: 'POST', url: `/api/promptsets/${promptset}/prompts?project_id=${ws.projectId}`, headers: { cookie, ...csrf }, payload: { value: 'Hi ${name}', model: 'gpt-4o' },
     })
     assert.equal(version.statusCode, 201)
     // The SDK's lookup, as the console's preview asks for it.
-    const preview = await cp.app.inject({ url: `/api/promptset?project_id=${ws.projectId}&promptset_id=${registry}&version=1&variables.name=Ada`, headers: { cookie } })
+    const preview = await cp.app.inject({ url: `/api/promptset?project_id=${ws.projectId}&promptset_id=${promptset}&version=1&variables.name=Ada`, headers: { cookie } })
     assert.equal(preview.statusCode, 200)
     assert.equal(preview.json().prompts[0].value, 'Hi Ada')
-    const previewWithoutProject = await cp.app.inject({ url: `/api/promptset?promptset_id=${registry}&version=1`, headers: { cookie } })
+    const previewWithoutProject = await cp.app.inject({ url: `/api/promptset?promptset_id=${promptset}&version=1`, headers: { cookie } })
     assert.deepEqual([previewWithoutProject.statusCode, previewWithoutProject.json()], [400, { message: 'querystring/project_id: required with a team key or a signed-in session' }])
-    const teamKeyHeader = await cp.app.inject({ url: `/api/promptset?project_id=${ws.projectId}&promptset_id=${registry}&version=1`, headers: { cookie, 'x-api-key': ws.teamKey } })
+    const teamKeyHeader = await cp.app.inject({ url: `/api/promptset?project_id=${ws.projectId}&promptset_id=${promptset}&version=1`, headers: { cookie, 'x-api-key': ws.teamKey } })
     // A team key reads prompts of its team's projects (prompts:read), as the console's session does.
     assert.equal(teamKeyHeader.statusCode, 200, 'a team key names the project')
 

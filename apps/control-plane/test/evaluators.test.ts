@@ -59,10 +59,10 @@ describe('LLM connections and evaluators', () => {
     assert.equal((await call('DELETE', `/api/llm-connections/${id}`)).statusCode, 204)
   })
 
-  it('makes an evaluator from a registry prompt by label, pauses it, and answers for its runs and judgments', async () => {
+  it('makes an evaluator from a promptset prompt by label, pauses it, and answers for its runs and judgments', async () => {
     const connectionId = (await call('POST', '/api/llm-connections', { ...connection, name: 'second' })).json().id as string
-    const registry = (await call('POST', '/api/promptsets', { name: 'judges' })).json().id as string
-    assert.equal((await call('POST', `/api/promptsets/${registry}/prompts`, { value: 'Rate {{ output }} for {{input}}', model: 'gpt-4o', live: true })).statusCode, 201)
+    const promptset = (await call('POST', '/api/promptsets', { name: 'judges' })).json().id as string
+    assert.equal((await call('POST', `/api/promptsets/${promptset}/prompts`, { value: 'Rate {{ output }} for {{input}}', model: 'gpt-4o', live: true })).statusCode, 201)
     const created = await call('POST', '/api/evaluators', {
       name: 'from registry',
       connectionId,

@@ -32,8 +32,8 @@ describe('a NUL character (\\u0000)', () => {
     assert.deepEqual([team.statusCode, team.json()], [400, nul('body/name')])
     assert.equal(await countTeams(cp.db), teams)
 
-    const registry = await cp.app.inject({ method: 'POST', url: '/api/promptsets', headers: { 'x-api-key': ws.projectKey }, payload: { name: 'ok', description: 'x\u0000' } })
-    assert.deepEqual([registry.statusCode, registry.json()], [400, nul('body/description')])
+    const promptset = await cp.app.inject({ method: 'POST', url: '/api/promptsets', headers: { 'x-api-key': ws.projectKey }, payload: { name: 'ok', description: 'x\u0000' } })
+    assert.deepEqual([promptset.statusCode, promptset.json()], [400, nul('body/description')])
     assert.deepEqual((await listProjectPromptsets(cp.db, ws.projectId)).map((r) => r.name), ['registry'])
   })
 

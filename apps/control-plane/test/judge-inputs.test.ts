@@ -75,9 +75,9 @@ describe('judge inputs and Tracewell’s own calls', () => {
       assert.deepEqual([response.statusCode, response.json()], [200, { input: null, output: null, prompt: null, skipped: 'the trace has no output to judge (the template uses {{output}})' }])
     })
 
-    it('fills a registry prompt by label', async () => {
-      const registry = (await call('POST', '/api/promptsets', { name: 'judges' })).json().id as string
-      assert.equal((await call('POST', `/api/promptsets/${registry}/prompts`, { value: 'Was "{{output}}" helpful?', model: 'gpt-4o', live: true })).statusCode, 201)
+    it('fills a promptset prompt by label', async () => {
+      const promptset = (await call('POST', '/api/promptsets', { name: 'judges' })).json().id as string
+      assert.equal((await call('POST', `/api/promptsets/${promptset}/prompts`, { value: 'Was "{{output}}" helpful?', model: 'gpt-4o', live: true })).statusCode, 201)
       const response = await call('POST', '/api/evaluators/preview', { promptRef: { name: 'judges', label: 'production' }, traceId: appTrace })
       assert.deepEqual([response.statusCode, response.json().prompt], [200, 'Was "assistant: It ships today." helpful?'])
       const missing = await call('POST', '/api/evaluators/preview', { promptRef: { name: 'judges', label: 'staging' }, traceId: appTrace })

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { PromptCache, type RegistryLookup } from '../src/prompt-cache.ts'
+import { PromptCache, type PromptsetLookup } from '../src/prompt-cache.ts'
 
-const notFound: RegistryLookup = { kind: 'registry-not-found' }
-const noLive: RegistryLookup = { kind: 'no-live' }
+const notFound: PromptsetLookup = { kind: 'promptset-not-found' }
+const noLive: PromptsetLookup = { kind: 'no-live' }
 
 describe('prompt cache', () => {
   it('serves a lookup until its TTL, counted from before the load, then loads again', async () => {
@@ -33,7 +33,7 @@ describe('prompt cache', () => {
     assert.deepEqual(results, [notFound, notFound, notFound])
   })
 
-  it('drops every entry of a registry on invalidation, and only that registry', async () => {
+  it('drops every entry of a promptset on invalidation, and only that promptset', async () => {
     const cache = new PromptCache({ ttlMs: 5_000 })
     await cache.load('a', 'p', null, async () => noLive)
     await cache.load('a', 'p', 2, async () => notFound)
@@ -47,15 +47,15 @@ describe('prompt cache', () => {
   it('does not store a load that overlapped an invalidation (it may have read the old state)', async () => {
     const cache = new PromptCache({ ttlMs: 5_000 })
     let release: () => void = () => {}
-    const pending = cache.load('a', 'p', null, () => new Promise<RegistryLookup>((resolve) => (release = () => resolve(noLive))))
+    const pending = cache.load('a', 'p', null, () => new Promise<PromptsetLookup>((resolve) => (release = () => resolve(noLive))))
     cache.invalidate('a')
     release()
     assert.equal(await pending, noLive)
     assert.equal(cache.peek('a', 'p', null), undefined)
   })
 
-  it('keeps at most maxRegistries registries, dropping the oldest', async () => {
-    const cache = new PromptCache({ ttlMs: 5_000, maxRegistries: 2 })
+  it('keeps at most maxPromptsets promptsets, dropping the oldest', async () => {
+    const cache = new PromptCache({ ttlMs: 5_000, maxPromptsets: 2 })
     for (const id of ['a', 'b', 'c']) await cache.load(id, 'p', null, async () => noLive)
     assert.equal(cache.peek('a', 'p', null), undefined)
     assert.equal(cache.peek('c', 'p', null), noLive)
@@ -63,11 +63,11 @@ describe('prompt cache', () => {
 
   it('keeps versions, labels and the default apart, even a label named like a version', async () => {
     const cache = new PromptCache({ ttlMs: 5_000 })
-    const version2: RegistryLookup = { kind: 'version-not-found', version: 2 }
-    const label2: RegistryLookup = { kind: 'label-not-found', label: '2' }
-    const production: RegistryLookup = { kind: 'label-not-found', label: 'production' }
+    const version2: PromptsetLookup = { kind: 'version-not-found', version: 2 }
+    const label2: PromptsetLookup = { kind: 'label-not-found', label: '2' }
+    const production: PromptsetLookup = { kind: 'label-not-found', label: 'production' }
     let loads = 0
-    const loading = (lookup: RegistryLookup) => async () => {
+    const loading = (lookup: PromptsetLookup) => async () => {
       loads++
       return lookup
     }
@@ -79,7 +79,7 @@ describe('prompt cache', () => {
     assert.deepEqual([cache.peek('a', 'p', 2), cache.peek('a', 'p', '2'), cache.peek('a', 'p', null)], [undefined, undefined, undefined])
   })
 
-  it('keeps at most maxSelectors lookups per registry and project: unknown labels cannot grow it without bound', async () => {
+  it('keeps at most maxSelectors lookups per promptset and project: unknown labels cannot grow it without bound', async () => {
     const cache = new PromptCache({ ttlMs: 5_000, maxSelectors: 3 })
     for (const label of ['a', 'b', 'c']) await cache.load('r', 'p', label, async () => ({ kind: 'label-not-found', label }))
     await cache.load('r', 'q', 'a', async () => notFound)
@@ -90,9 +90,9 @@ describe('prompt cache', () => {
     assert.equal(cache.peek('r', 'q', 'a'), notFound)
   })
 
-  it('keeps the lookups of each project and version of a registry apart', async () => {
+  it('keeps the lookups of each project and version of a promptset apart', async () => {
     const cache = new PromptCache({ ttlMs: 5_000 })
-    const version1: RegistryLookup = { kind: 'version-not-found', version: 1 }
+    const version1: PromptsetLookup = { kind: 'version-not-found', version: 1 }
     await cache.load('a', 'p', null, async () => noLive)
     await cache.load('a', 'p', 1, async () => version1)
     await cache.load('a', 'q', null, async () => notFound)

@@ -13,8 +13,8 @@ describe('prompt labels (management API)', () => {
     cp.app.inject({ method, url, headers: { 'x-api-key': key }, ...(payload ? { payload } : {}) })
   const getPrompt = (query: string) => request('GET', `/api/promptset?${query}`)
 
-  /** A registry with versions v1…vN; v1 is live (production) when `live`. */
-  async function registryWithVersions(name: string, versions: number, live = true): Promise<string> {
+  /** A promptset with versions v1…vN; v1 is live (production) when `live`. */
+  async function promptsetWithVersions(name: string, versions: number, live = true): Promise<string> {
     const id = (await request('POST', '/api/promptsets', { name })).json().id as string
     for (let version = 1; version <= versions; version++) {
       const created = await request('POST', `/api/promptsets/${id}/prompts`, { value: `${name} v${version}`, model: 'm', live: live && version === 1 })
@@ -45,7 +45,7 @@ describe('prompt labels (management API)', () => {
   after(() => cp.close())
 
   it('lists, moves and removes labels, and lists each version’s labels', async () => {
-    const id = await registryWithVersions('moves', 3)
+    const id = await promptsetWithVersions('moves', 3)
     const prefix = displayPrefix(ws.projectKey)
 
     const listed = await request('GET', `/api/promptsets/${id}/labels`)
@@ -61,8 +61,8 @@ describe('prompt labels (management API)', () => {
     const again = await request('PUT', `/api/promptsets/${id}/labels/staging`, { version: 2 })
     assert.deepEqual([again.statusCode, again.json()], [200, { label: body.label, previousVersion: 2, moved: false }])
 
-    const registry = (await request('GET', `/api/promptsets/${id}`)).json()
-    assert.deepEqual(registry.prompts.map((prompt: { version: number; live: boolean; labels: string[] }) => [prompt.version, prompt.live, prompt.labels]), [
+    const promptset = (await request('GET', `/api/promptsets/${id}`)).json()
+    assert.deepEqual(promptset.prompts.map((prompt: { version: number; live: boolean; labels: string[] }) => [prompt.version, prompt.live, prompt.labels]), [
       [1, true, ['production']],
       [2, false, ['staging']],
       [3, false, []],
@@ -84,7 +84,7 @@ describe('prompt labels (management API)', () => {
   })
 
   it('answers 404 for an unknown version and 409 when the label is not where the caller expects it, changing nothing', async () => {
-    const id = await registryWithVersions('refusals', 3)
+    const id = await promptsetWithVersions('refusals', 3)
     await request('PUT', `/api/promptsets/${id}/labels/staging`, { version: 2 })
     const before = await moveRows(id)
 
@@ -105,7 +105,7 @@ describe('prompt labels (management API)', () => {
   })
 
   it('lets exactly one of two concurrent moves expecting the same version win', async () => {
-    const id = await registryWithVersions('race', 3)
+    const id = await promptsetWithVersions('race', 3)
     const [first, second] = await Promise.all([
       request('PUT', `/api/promptsets/${id}/labels/production`, { version: 2, expectedVersion: 1 }),
       request('PUT', `/api/promptsets/${id}/labels/production`, { version: 3, expectedVersion: 1 }),
@@ -121,7 +121,7 @@ describe('prompt labels (management API)', () => {
   })
 
   it('rolls back by moving the label to where the history says it was', async () => {
-    const id = await registryWithVersions('rollback', 3)
+    const id = await promptsetWithVersions('rollback', 3)
     await request('PUT', `/api/promptsets/${id}/labels/production`, { version: 3 })
     assert.equal((await getPrompt(`promptset_id=${id}`)).json().prompts[0].version, 3)
 
@@ -135,7 +135,7 @@ describe('prompt labels (management API)', () => {
   })
 
   it('pages the history newest first, filtered by label when asked', async () => {
-    const id = await registryWithVersions('history', 2, false)
+    const id = await promptsetWithVersions('history', 2, false)
     for (const [label, version] of [['a', 1], ['b', 1], ['a', 2], ['b', 2], ['a', 1]] as const) {
       assert.equal((await request('PUT', `/api/promptsets/${id}/labels/${label}`, { version })).statusCode, 200)
     }
@@ -161,7 +161,7 @@ describe('prompt labels (management API)', () => {
   })
 
   it('keeps PUT /live as a move of production, recorded like any other', async () => {
-    const id = await registryWithVersions('live', 2)
+    const id = await promptsetWithVersions('live', 2)
     const live = await request('PUT', `/api/promptsets/${id}/live`, { version: 2 })
     assert.equal(live.statusCode, 200)
     assert.deepEqual([live.json().live.version, live.json().live.live, live.json().live.labels], [2, true, ['production']])
@@ -174,7 +174,7 @@ describe('prompt labels (management API)', () => {
   })
 
   it('treats removing production as "nothing is live": the default lookup is a 404 until it is set again', async () => {
-    const id = await registryWithVersions('no production', 2)
+    const id = await promptsetWithVersions('no production', 2)
     await request('PUT', `/api/promptsets/${id}/labels/staging`, { version: 2 })
     assert.equal((await request('DELETE', `/api/promptsets/${id}/labels/production`)).statusCode, 204)
     const none = await getPrompt(`promptset_id=${id}`)
@@ -189,7 +189,7 @@ describe('prompt labels (management API)', () => {
   })
 
   it('validates label names and bodies (400), changing nothing', async () => {
-    const id = await registryWithVersions('validation', 1)
+    const id = await promptsetWithVersions('validation', 1)
     const pattern = 'must match pattern "^(?!\\.\\.?$)[a-z0-9_.-]{1,36}$"'
     // `.` and `..` never arrive as a path segment (URL clients resolve them away; the pattern
     // refuses them so that no label exists that could not be moved): see the query below.
@@ -219,23 +219,23 @@ describe('prompt labels (management API)', () => {
     assert.deepEqual(await labelRows(id), [[longest, 1], ['production', 1]])
   })
 
-  it('answers 400 for a team key without project_id and 404 for another project’s registry or an unknown one', async () => {
-    const id = await registryWithVersions('auth', 1)
+  it('answers 400 for a team key without project_id and 404 for another project’s promptset or an unknown one', async () => {
+    const id = await promptsetWithVersions('auth', 1)
     const theirs = (await request('POST', '/api/promptsets', { name: 'theirs' }, other.projectKey)).json().id as string
     await request('POST', `/api/promptsets/${theirs}/prompts`, { value: 'v', model: 'm', live: true }, other.projectKey)
-    const calls = (registry: string, key?: string) => [
-      request('GET', `/api/promptsets/${registry}/labels`, undefined, key),
-      request('PUT', `/api/promptsets/${registry}/labels/production`, { version: 1 }, key),
-      request('DELETE', `/api/promptsets/${registry}/labels/production`, undefined, key),
-      request('GET', `/api/promptsets/${registry}/label-history`, undefined, key),
+    const calls = (promptset: string, key?: string) => [
+      request('GET', `/api/promptsets/${promptset}/labels`, undefined, key),
+      request('PUT', `/api/promptsets/${promptset}/labels/production`, { version: 1 }, key),
+      request('DELETE', `/api/promptsets/${promptset}/labels/production`, undefined, key),
+      request('GET', `/api/promptsets/${promptset}/label-history`, undefined, key),
     ]
     for (const response of await Promise.all(calls(id, ws.teamKey))) {
       assert.deepEqual([response.statusCode, response.json()], [400, { message: 'querystring/project_id: required with a team key or a signed-in session' }])
     }
     const withProject = await request('GET', `/api/promptsets/${id}/labels?project_id=${ws.projectId}`, undefined, ws.teamKey)
     assert.equal(withProject.statusCode, 200, 'a team key names the project')
-    for (const registry of [theirs, 'unknown']) {
-      for (const response of await Promise.all(calls(registry))) assert.deepEqual([response.statusCode, response.json()], [404, { message: 'Prompt registry not found' }])
+    for (const promptset of [theirs, 'unknown']) {
+      for (const response of await Promise.all(calls(promptset))) assert.deepEqual([response.statusCode, response.json()], [404, { message: 'Prompt registry not found' }])
     }
     assert.deepEqual(await labelRows(theirs), [['production', 1]])
     assert.deepEqual(await labelRows(id), [['production', 1]])

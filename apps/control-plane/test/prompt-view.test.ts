@@ -5,7 +5,7 @@ import { fillTemplate } from '@tracewell/llm-messages'
 import { declaredValues, filledJson, missingValues, toPromptView } from '../src/prompt-view.ts'
 import { seededRandom } from '@tracewell/test-support'
 
-const registry: PromptsetDto = {
+const promptset: PromptsetDto = {
   id: 'registry-1',
   name: 'support "desk"',
   description: 'line\nbreak',
@@ -27,19 +27,19 @@ function promptOf(value: string, variables: string[]): PromptDto {
     tags: ['a'],
     spanId: null,
     note: '',
-    promptsetId: registry.id,
+    promptsetId: promptset.id,
     createdAt: '2026-01-02T03:04:07.000Z',
     updatedAt: '2026-01-02T03:04:08.000Z',
   }
 }
 
 /**
- * What the body must be: the registry with the prompt (value as given), serialised in one piece,
+ * What the body must be: the promptset with the prompt (value as given), serialised in one piece,
  * in the SDKs' shape (docs/api.md#get-a-prompt): a version's labels are the management API's, not part of it.
  */
 function expectedBody(value: string, variables: string[]): string {
   const { labels: _labels, ...prompt } = promptOf(value, variables)
-  return JSON.stringify({ ...registry, prompts: [prompt] })
+  return JSON.stringify({ ...promptset, prompts: [prompt] })
 }
 
 // Text that JSON has to escape, or that looks like a placeholder, at every position.
@@ -54,14 +54,14 @@ function generator(seed: number) {
 describe('prompt views', () => {
   it('serialise the unfilled prompt exactly as JSON.stringify would', () => {
     const value = 'Hi ${a}, "quoted" \\ {{ b }}\n'
-    assert.equal(toPromptView(registry, promptOf(value, ['a', 'b'])).unfilledJson, expectedBody(value, ['a', 'b']))
+    assert.equal(toPromptView(promptset, promptOf(value, ['a', 'b'])).unfilledJson, expectedBody(value, ['a', 'b']))
   })
 
   it('fill placeholders into JSON text equal to serialising the filled value in one piece', () => {
     for (let seed = 1; seed <= 200; seed++) {
       const random = generator(seed)
       const value = `${random.text(3)}\${a}${random.text(2)}{{ b }}{a}${random.text(4)}\${undeclared}`
-      const view = toPromptView(registry, promptOf(value, ['a', 'b']))
+      const view = toPromptView(promptset, promptOf(value, ['a', 'b']))
       const values = [random.text(5), random.text(3)]
       const filled = fillTemplate(view.template, new Map([['a', values[0] as string], ['b', values[1] as string]]))
       assert.equal(filledJson(view, values), expectedBody(filled, ['a', 'b']), `seed ${seed}`)
@@ -70,14 +70,14 @@ describe('prompt views', () => {
   })
 
   it('escape lone surrogates, which JSON.stringify writes as \\u escapes', () => {
-    const view = toPromptView(registry, promptOf('${a}|${b}', ['a', 'b']))
+    const view = toPromptView(promptset, promptOf('${a}|${b}', ['a', 'b']))
     const body = filledJson(view, ['\ud800', 'x\udfffy'])
     assert.match(body, /"value":"\\ud800\|x\\udfffy"/)
     assert.equal((JSON.parse(body) as { prompts: { value: string }[] }).prompts[0]?.value, '\ud800|x\udfffy')
   })
 
   it('read the declared variables by name, in declared order, and say when none was given', () => {
-    const view = toPromptView(registry, promptOf('${x} ${y} ${z}', ['z', 'x', 'y']))
+    const view = toPromptView(promptset, promptOf('${x} ${y} ${z}', ['z', 'x', 'y']))
     const query = (entries: Record<string, unknown>) => Object.assign(Object.create(null) as Record<string, unknown>, entries)
     assert.deepEqual(declaredValues(view, query({ 'variables.x': '1', 'variables.z': '3', 'variables.y': '2', 'variables.extra': 'e' })), ['3', '1', '2'])
     assert.deepEqual(declaredValues(view, query({ 'variables.x': '1', 'variables.y': '' })), ['', '1', ''])

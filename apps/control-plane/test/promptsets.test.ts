@@ -3,14 +3,14 @@ import { after, before, describe, it } from 'node:test'
 import { listPrompts } from '@tracewell/db'
 import { seedWorkspace, startControlPlane, unauthorized, type TestControlPlane, type Workspace } from './helper.ts'
 
-describe('prompt registry management', () => {
+describe('promptset management', () => {
   let cp: TestControlPlane
   let ws: Workspace
   let other: Workspace
 
   const request = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object, key = ws.projectKey) =>
     cp.app.inject({ method, url, headers: { 'x-api-key': key }, ...(payload ? { payload } : {}) })
-  const newRegistry = async (name = 'r') => (await request('POST', '/api/promptsets', { name })).json().id as string
+  const newPromptset = async (name = 'r') => (await request('POST', '/api/promptsets', { name })).json().id as string
 
   before(async () => {
     cp = await startControlPlane()
@@ -19,16 +19,16 @@ describe('prompt registry management', () => {
   })
   after(() => cp.close())
 
-  it('creates a registry (201, no prompts) and lists the project’s registries only', async () => {
+  it('creates a promptset (201, no prompts) and lists the project’s promptsets only', async () => {
     const created = await request('POST', '/api/promptsets', { name: 'Onboarding' })
     assert.equal(created.statusCode, 201)
-    const registry = created.json()
-    assert.deepEqual(Object.keys(registry), ['id', 'name', 'description', 'projectId', 'createdAt', 'updatedAt'])
-    assert.deepEqual([registry.name, registry.description, registry.projectId], ['Onboarding', '', ws.projectId])
+    const promptset = created.json()
+    assert.deepEqual(Object.keys(promptset), ['id', 'name', 'description', 'projectId', 'createdAt', 'updatedAt'])
+    assert.deepEqual([promptset.name, promptset.description, promptset.projectId], ['Onboarding', '', ws.projectId])
     await request('POST', '/api/promptsets', { name: 'Theirs', description: 'x' }, other.projectKey)
     const listed = await request('GET', '/api/promptsets')
     assert.equal(listed.statusCode, 200)
-    assert.deepEqual(listed.json().promptsets.map((r: { id: string }) => r.id), [registry.id])
+    assert.deepEqual(listed.json().promptsets.map((r: { id: string }) => r.id), [promptset.id])
   })
 
   it('takes a team key with project_id (400 without it), and answers 400 for a bad body', async () => {
@@ -43,7 +43,7 @@ describe('prompt registry management', () => {
   })
 
   it('creates versions with variables derived from the value when omitted, and defaults', async () => {
-    const id = await newRegistry()
+    const id = await newPromptset()
     const created = await request('POST', `/api/promptsets/${id}/prompts`, { value: 'Hi ${name}, {{ city }} {name} {x-y}', model: 'gpt-4o' })
     assert.equal(created.statusCode, 201)
     const prompt = created.json()
@@ -58,12 +58,12 @@ describe('prompt registry management', () => {
       [explicit.json().version, explicit.json().variables, explicit.json().tags, explicit.json().note, explicit.json().spanId, explicit.json().modelSettings],
       [2, ['name', 'extra'], ['a'], 'n', 'abcdef0123456789', { top_p: 1 }],
     )
-    const registry = await request('GET', `/api/promptsets/${id}`)
-    assert.deepEqual(registry.json().prompts.map((p: { version: number }) => p.version), [1, 2])
+    const promptset = await request('GET', `/api/promptsets/${id}`)
+    assert.deepEqual(promptset.json().prompts.map((p: { version: number }) => p.version), [1, 2])
   })
 
   it('validates prompt bodies strictly (JSON types are not coerced)', async () => {
-    const id = await newRegistry()
+    const id = await newPromptset()
     const cases: [object, string][] = [
       [{ model: 'm' }, "body: must have required property 'value'"],
       [{ value: 'v' }, "body: must have required property 'model'"],
@@ -78,7 +78,7 @@ describe('prompt registry management', () => {
     assert.deepEqual(await listPrompts(cp.db, id), [])
   })
 
-  it('answers 404 for an unknown registry or another project’s', async () => {
+  it('answers 404 for an unknown promptset or another project’s', async () => {
     const theirs = (await request('POST', '/api/promptsets', { name: 't' }, other.projectKey)).json().id
     for (const id of [theirs, 'unknown']) {
       for (const response of [
@@ -93,7 +93,7 @@ describe('prompt registry management', () => {
   })
 
   it('gives concurrent creates distinct consecutive versions', async () => {
-    const id = await newRegistry('concurrent')
+    const id = await newPromptset('concurrent')
     const responses = await Promise.all(
       Array.from({ length: 20 }, (_, index) => request('POST', `/api/promptsets/${id}/prompts`, { value: `v${index}`, model: 'm', live: index % 3 === 0 })),
     )
@@ -106,7 +106,7 @@ describe('prompt registry management', () => {
   })
 
   it('makes a version live and unsets the previous one atomically, also under concurrent switches', async () => {
-    const id = await newRegistry('live')
+    const id = await newPromptset('live')
     for (let index = 0; index < 5; index++) await request('POST', `/api/promptsets/${id}/prompts`, { value: `v${index + 1}`, model: 'm', live: index === 0 })
     const switched = await request('PUT', `/api/promptsets/${id}/live`, { version: 3 })
     assert.equal(switched.statusCode, 200)
@@ -123,7 +123,7 @@ describe('prompt registry management', () => {
   })
 
   it('answers 404 for setting an unknown version live and 400 for a bad version, leaving the live one', async () => {
-    const id = await newRegistry('bad live')
+    const id = await newPromptset('bad live')
     await request('POST', `/api/promptsets/${id}/prompts`, { value: 'v1', model: 'm', live: true })
     const unknown = await request('PUT', `/api/promptsets/${id}/live`, { version: 9 })
     assert.deepEqual([unknown.statusCode, unknown.json()], [404, { message: 'Prompt version 9 not found' }])

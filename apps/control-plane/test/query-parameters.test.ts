@@ -100,7 +100,7 @@ describe('query parameters of the list routes', () => {
     })
     const none = await get('/api/projects?x=1', ws.teamKey)
     assert.deepEqual([none.statusCode, none.json()], [400, { message: 'querystring: unknown query parameter "x" (this route takes none)' }])
-    // The prompt lookup keeps taking the SDKs' variables.<name>: a 404 for the unknown registry, not a 400.
+    // The prompt lookup keeps taking the SDKs' variables.<name>: a 404 for the unknown promptset, not a 400.
     assert.equal((await get('/api/promptset?promptset_id=nope&variables.name=Ann')).statusCode, 404)
   })
 
@@ -129,18 +129,18 @@ describe('query parameters of the list routes', () => {
     }
   })
 
-  it('windows a registry’s label history by when the moves were made', async () => {
+  it('windows a promptset’s label history by when the moves were made', async () => {
     const post = (url: string, body: unknown) => cp.app.inject({ method: 'POST', url, headers: { 'x-api-key': ws.projectKey, 'content-type': 'application/json' }, payload: JSON.stringify(body) })
-    const registry = (await post('/api/promptsets', { name: 'windowed' })).json().id as string
+    const promptset = (await post('/api/promptsets', { name: 'windowed' })).json().id as string
     const before = new Date()
-    assert.equal((await post(`/api/promptsets/${registry}/prompts`, { value: 'Hi', model: 'gpt-4o-mini', live: true })).statusCode, 201)
+    assert.equal((await post(`/api/promptsets/${promptset}/prompts`, { value: 'Hi', model: 'gpt-4o-mini', live: true })).statusCode, 201)
     const after = new Date(Date.now() + 1)
-    const moves = async (query: string) => (await get(`/api/promptsets/${registry}/label-history?${query}`)).json().moves.map((move: { label: string }) => move.label)
+    const moves = async (query: string) => (await get(`/api/promptsets/${promptset}/label-history?${query}`)).json().moves.map((move: { label: string }) => move.label)
     assert.deepEqual(await moves(''), ['production'])
     assert.deepEqual(await moves(`from=${new Date(before.getTime() - 1).toISOString()}&to=${after.toISOString()}`), ['production'])
     assert.deepEqual(await moves(`from=${after.toISOString()}`), [])
     assert.deepEqual(await moves(`to=${new Date(before.getTime() - 1).toISOString()}`), [])
-    assert.equal((await get(`/api/promptsets/${registry}/label-history?from=${after.toISOString()}&to=${before.toISOString()}`)).statusCode, 400)
+    assert.equal((await get(`/api/promptsets/${promptset}/label-history?from=${after.toISOString()}&to=${before.toISOString()}`)).statusCode, 400)
   })
 
   it('shows and sorts unknown tokens as null, last in both directions, with the cost likewise', async () => {

@@ -1,5 +1,6 @@
 import type { EvaluatorConfig } from '@tracewell/config'
-import { defineService, type App, type ServiceDeps } from '@tracewell/http'
+import type { App } from '@tracewell/http'
+import { defineService, type ServiceDeps } from '@tracewell/service'
 import { createOutbound, outboundOptionsOf } from '@tracewell/outbound'
 import { queueRedisTargetOf } from '@tracewell/queue'
 import { evaluatorPlugin } from './evaluator.plugin.ts'

@@ -3,9 +3,9 @@ import { Counter, type Registry } from 'prom-client'
 import type { Outbound } from '@tracewell/outbound'
 import { LlmCallError } from '@tracewell/llm-calls'
 import { createBullMqProjectJobQueue, createInProcessProjectJobQueue, type ProjectJobQueue, type ProjectJobQueueOptions, type QueueRedisTarget } from '@tracewell/queue'
-import { processJudgment } from './evaluation.processor.ts'
+import { processJudgment } from './judgment.processor.ts'
 import { processExperimentResult } from './experiment-item.processor.ts'
-import { startScheduler, type Scheduler } from './evaluation.scheduler.ts'
+import { startScheduler, type Scheduler } from './judgment.scheduler.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -41,7 +41,7 @@ export interface EvaluatorPluginOptions {
 }
 
 /** The judgments' queue, beside the span queue (its BullMQ name: jobs queued by earlier releases still run). */
-export const evaluationQueueName = 'evaluations'
+export const judgmentQueueName = 'evaluations'
 /** Experiment items: a queue of their own, with its own concurrency. */
 export const experimentQueueName = 'experiment-items'
 
@@ -88,7 +88,7 @@ export const evaluatorPlugin = fp<EvaluatorPluginOptions>(
       options.redis === undefined ? createInProcessProjectJobQueue(queueOptions) : createBullMqProjectJobQueue({ ...queueOptions, redis: options.redis, prefix: options.prefix })
     // A judge error no retry can help (a refused key, a model that does not exist) fails the job at once.
     const common = { maxAttempts: options.maxAttempts, backoffMs: options.backoffMs, logger: app.log, isPermanent: (error: unknown) => error instanceof LlmCallError && !error.retryable }
-    const queue = makeQueue({ ...common, name: evaluationQueueName, jobKind: 'judgment', concurrency: options.concurrency, process: judge })
+    const queue = makeQueue({ ...common, name: judgmentQueueName, jobKind: 'judgment', concurrency: options.concurrency, process: judge })
     const experimentOptions = {
       db: app.db,
       encryptionKey: options.encryptionKey,

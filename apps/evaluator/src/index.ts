@@ -1,7 +1,7 @@
 export { buildApp, evaluatorService, type EvaluatorDeps } from './app.ts'
 export { evaluatorPlugin, type EvaluatorPluginOptions } from './evaluator.plugin.ts'
 export { evaluatorOptionsFromSettings } from './settings.ts'
-export { evalScoreId } from './evaluation.processor.ts'
+export { evalScoreId } from './judgment.processor.ts'
 export { experimentIdKey } from './experiment-item.processor.ts'
 export { monitorsPlugin, type MonitorsPluginOptions } from './monitors/monitors.plugin.ts'
 export { monitorOptionsFromSettings } from './settings.ts'

@@ -1,4 +1,4 @@
-import { addJobSpend, type Db, type EvaluatorDto } from '@tracewell/db'
+import { addJudgmentSpend, type Db, type EvaluatorDto } from '@tracewell/db'
 import { callCost, derivedIds, llmCallSpan } from '@tracewell/llm-calls'
 import { noCost } from '@tracewell/llm-usage'
 import { storeSpans } from '@tracewell/write-path'
@@ -56,7 +56,7 @@ export async function recordJudgeSpend(db: Db, attempt: JudgeAttempt, calls: rea
   )
   // All of an attempt's spans are stored in one transaction: none new means a redelivery counted them already.
   if ((await storeSpans(db, spans)).inserted === 0) return
-  await addJobSpend(db, attempt.jobId, {
+  await addJudgmentSpend(db, attempt.jobId, {
     inputTokens: sumKnown(calls.map((call) => call.answer?.inputTokens ?? null)),
     outputTokens: sumKnown(calls.map((call) => call.answer?.outputTokens ?? null)),
     costUsd: sumKnown(priced.map(({ cost }) => cost.totalCostUsd)),

@@ -11,7 +11,7 @@ import {
   createLlmConnection,
   createProject,
   createTeam,
-  listEvaluationJobs,
+  listJudgments,
   listScores,
   llmConnectionKeyContext,
   type Db,
@@ -131,7 +131,7 @@ describe('the evaluator service', { timeout: 120_000 }, () => {
       metrics = (await app.inject({ url: '/metrics' })).body
     }
     assert.match(metrics, completed)
-    const jobs = (await listEvaluationJobs(database.db, { projectId, evaluatorId: evaluator.id, limit: 10 })).jobs
+    const jobs = (await listJudgments(database.db, { projectId, evaluatorId: evaluator.id, limit: 10 })).jobs
     assert.deepEqual(jobs.map((job) => [job.status, job.attempts, job.error, job.inputTokens, job.outputTokens]), [['completed', 1, null, 30, 8], ['completed', 1, null, 30, 8]])
     const queued = await database.db.selectFrom('annotation_queue_items').select(['object_type', 'object_id']).where('queue_id', '=', review.id).execute()
     assert.deepEqual(queued, [{ object_type: 'trace', object_id: wrong }], 'only the trace scored below 3')
@@ -144,7 +144,7 @@ describe('the evaluator service', { timeout: 120_000 }, () => {
     })
     const traceId = randomBytes(16).toString('hex')
     await insertSpans(database.db, [span(projectId, traceId, '4')])
-    const failed = async () => (await listEvaluationJobs(database.db, { projectId, evaluatorId: evaluator.id, status: 'failed', limit: 10 })).jobs
+    const failed = async () => (await listJudgments(database.db, { projectId, evaluatorId: evaluator.id, status: 'failed', limit: 10 })).jobs
     for (const deadline = Date.now() + 20_000; (await failed()).length < 1 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 100))
     // Only this trace: the first test's arrived before this evaluator existed. Failed on its first attempt of four.
     const jobs = await failed()
@@ -176,7 +176,7 @@ describe('the evaluator service', { timeout: 120_000 }, () => {
     const allSkipped = [{ trace_id: empty, statuses: ['skipped', 'skipped', 'skipped'] }]
     for (const deadline = Date.now() + 20_000; JSON.stringify(await jobsOf()) !== JSON.stringify(allSkipped) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 100))
     assert.deepEqual(await jobsOf(), allSkipped)
-    const { jobs } = await listEvaluationJobs(database.db, { projectId, evaluatorId: evaluator.id, limit: 10 })
+    const { jobs } = await listJudgments(database.db, { projectId, evaluatorId: evaluator.id, limit: 10 })
     assert.deepEqual(jobs.map((job) => [job.traceId, job.status, job.attempts, job.skipReason, job.error, job.scoreId]), [
       [empty, 'skipped', 1, 'the trace has no input and no output to judge (the template uses {{input}} and {{output}})', null, null],
     ])

@@ -3,9 +3,10 @@ import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { EvaluatorConfigSchema, loadConfig, TestEnvironmentSchema, type EvaluatorConfig } from '@tracewell/config'
-import { findExperiment, listEvaluationJobs, listExperimentResults, type EvaluationJobDto } from '@tracewell/db'
+import { findExperiment, listJudgments, listExperimentResults, type JudgmentDto } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
-import { dbPlugin, metricsPlugin } from '@tracewell/http'
+import { metricsPlugin } from '@tracewell/http'
+import { dbPlugin } from '@tracewell/service'
 import { createOutbound, outboundOptionsOf } from '@tracewell/outbound'
 import { createSpanBatchQueueConnection } from '@tracewell/queue'
 import { storeSpans, summariseAll } from '@tracewell/write-path'
@@ -98,8 +99,8 @@ for (const variant of variants) {
       const db = database.db
       const a = await judgedProject(db, keyHex, judge.url, 'busy')
       const b = await judgedProject(db, keyHex, judge.url, 'quiet')
-      const jobsOf = async (project: { projectId: string; evaluatorId: string }): Promise<EvaluationJobDto[]> =>
-        (await listEvaluationJobs(db, { projectId: project.projectId, evaluatorId: project.evaluatorId, limit: 100 })).jobs
+      const jobsOf = async (project: { projectId: string; evaluatorId: string }): Promise<JudgmentDto[]> =>
+        (await listJudgments(db, { projectId: project.projectId, evaluatorId: project.evaluatorId, limit: 100 })).jobs
 
       await storeSpans(db, Array.from({ length: 10 }, (_, i) => span(a.projectId, `ANSWER-a-${i}`)))
       await summariseAll(db)
@@ -109,7 +110,7 @@ for (const variant of variants) {
       const addedAt = Date.now()
       await storeSpans(db, [span(b.projectId, 'ANSWER-b-0')])
       await summariseAll(db)
-      let bJob: EvaluationJobDto | undefined
+      let bJob: JudgmentDto | undefined
       for (const deadline = Date.now() + 30_000; bJob?.status !== 'completed' && Date.now() < deadline; await sleep(50)) [bJob] = await jobsOf(b)
       const tookMs = Date.now() - addedAt
       const aDoneThen = (await jobsOf(a)).filter((job) => job.status === 'completed').length

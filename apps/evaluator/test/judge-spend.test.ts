@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { createEvaluator, createLlmConnection, createProject, createTeam, recordJobAttempt, sql, takeNewTraces, type Db, type EvaluatorDto } from '@tracewell/db'
+import { createEvaluator, createLlmConnection, createProject, createTeam, recordJudgmentAttempt, sql, takeNewTraces, type Db, type EvaluatorDto } from '@tracewell/db'
 import { createTestDatabase } from '@tracewell/db/testing'
 import { derivedIds, type ChatAnswer } from '@tracewell/llm-calls'
 import { summariseAll } from '@tracewell/write-path'
@@ -42,7 +42,7 @@ describe('a judgment’s spend', () => {
   after(() => drop())
 
   it('stores every call of a failed attempt as a judge span and adds its usage to the row, once however often it is recorded', async () => {
-    assert.equal(await recordJobAttempt(db, jobId), 1)
+    assert.equal(await recordJudgmentAttempt(db, jobId), 1)
     const startedAtMs = Date.now() - 1_000
     const calls: JudgeCallRecord[] = [
       { startedAtMs, messages, answer: null, error: 'the judge answered 400: response_format json_schema is not supported' },
@@ -66,7 +66,7 @@ describe('a judgment’s spend', () => {
 
   it('adds the next attempt’s calls to the same judgment, as spans of the same trace', async () => {
     const before = await row()
-    assert.equal(await recordJobAttempt(db, jobId), 2)
+    assert.equal(await recordJudgmentAttempt(db, jobId), 2)
     await recordJudgeSpend(db, { jobId, attempt: 2, evaluator, traceId: judgedTrace }, [{ startedAtMs: Date.now(), messages, answer: answer('{"score": 1, "reasoning": "Paris."}'), error: null }])
     const after = await row()
     assert.deepEqual([after?.input_tokens, after?.output_tokens], [240, 40])

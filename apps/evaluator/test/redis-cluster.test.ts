@@ -5,7 +5,7 @@ import { once } from 'node:events'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { EvaluatorConfigSchema, loadConfig } from '@tracewell/config'
-import { findExperiment, listEvaluationJobs, listExperimentResults, listScores } from '@tracewell/db'
+import { findExperiment, listJudgments, listExperimentResults, listScores } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import type { App } from '@tracewell/http'
 import { OwnRedisCluster } from '@tracewell/test-support'
@@ -69,7 +69,7 @@ describe('the evaluator on a Redis Cluster', { timeout: 120_000 }, () => {
 
     const experiment = await promptExperiment(db, project, ['ANSWER-item'], [project.evaluatorId])
 
-    const jobs = async () => (await listEvaluationJobs(db, { projectId: project.projectId, evaluatorId: project.evaluatorId, limit: 10 })).jobs
+    const jobs = async () => (await listJudgments(db, { projectId: project.projectId, evaluatorId: project.evaluatorId, limit: 10 })).jobs
     for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(100)) {
       const done = (await findExperiment(db, project.projectId, experiment.id))?.status === 'completed'
       const judged = await jobs()
@@ -126,7 +126,7 @@ describe('an evaluator killed mid-judgment on a Redis Cluster', { timeout: 120_0
     const killedAt = Date.now()
     survivor = await buildApp(loadConfig(EvaluatorConfigSchema, settings), { db })
     await survivor.ready()
-    const jobs = async () => (await listEvaluationJobs(db, { projectId: project.projectId, evaluatorId: project.evaluatorId, limit: 10 })).jobs
+    const jobs = async () => (await listJudgments(db, { projectId: project.projectId, evaluatorId: project.evaluatorId, limit: 10 })).jobs
     for (const deadline = Date.now() + 40_000; (await jobs())[0]?.status !== 'completed' && Date.now() < deadline; ) await sleep(200)
     // Its lock lapses after 10 s, and a stalled check every 5 s hands it on; then a 3 s call.
     const redoneMs = Date.now() - killedAt

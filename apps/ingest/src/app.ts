@@ -1,6 +1,7 @@
 import { spanLimitsOf, type IngestConfig } from '@tracewell/config'
 import { configureSpanLimits } from '@tracewell/otlp'
-import { defineService, type App, type ServiceDeps } from '@tracewell/http'
+import type { App } from '@tracewell/http'
+import { defineService, type ServiceDeps } from '@tracewell/service'
 import { createBullMqSpanBatchProducer, queueRedisTargetOf, type SpanBatchProducer } from '@tracewell/queue'
 import { otlpGrpcPlugin } from './grpc/otlp-grpc.plugin.ts'
 import { TraceDecodePool } from './body/trace-decode.pool.ts'

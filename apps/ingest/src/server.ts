@@ -1,5 +1,5 @@
 import { IngestConfigSchema } from '@tracewell/config'
-import { runService } from '@tracewell/http'
+import { runService } from '@tracewell/service'
 import { ingestService } from './app.ts'
 import { listenOtlpGrpcOrExit } from './grpc/listen-otlp-grpc.ts'
 

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
 import { countSpans, findTraceSpans } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
-import { apiKeysPlugin, createApp, dbPlugin, metricsPlugin, type App } from '@tracewell/http'
+import { apiKeysPlugin, createApp, metricsPlugin, type App } from '@tracewell/http'
+import { apiKeyStore, dbPlugin } from '@tracewell/service'
 import { createInProcessSpanBatchProducer } from '@tracewell/queue'
 import { inProcessSpanBatchProcessor, SpanPricer } from '@tracewell/writer'
 import { Registry } from 'prom-client'
@@ -23,7 +24,7 @@ before(async () => {
   app = createApp({ logger: false })
   await app.register(metricsPlugin)
   await app.register(dbPlugin, { db: database.db, closeOnShutdown: false })
-  await app.register(apiKeysPlugin, { ttlMs: 1000 })
+  await app.register(apiKeysPlugin, { store: apiKeyStore(database.db), ttlMs: 1000 })
   const limits = { maxBodyBytes: 1 << 20, maxInflatedBytes: 4 << 20, maxSpansPerRequest: 100, maxJsonValues: 1_000_000, maxProtobufFields: 1_000_000 }
   await app.register(sendTracesRoutes, { producer, limits })
   await app.register(sendTracesRoutes, { producer, limits, prefix: '/second' })

@@ -1,5 +1,6 @@
 import type { JanitorConfig } from '@tracewell/config'
-import { defineService, type App, type ServiceDeps } from '@tracewell/http'
+import type { App } from '@tracewell/http'
+import { defineService, type ServiceDeps } from '@tracewell/service'
 import { cleanupDetails } from './cleanup/cleanup-status.ts'
 import { cleanupRoutes } from './routes/cleanup.routes.ts'
 

@@ -1,5 +1,5 @@
 import { JanitorConfigSchema } from '@tracewell/config'
-import { runService } from '@tracewell/http'
+import { runService } from '@tracewell/service'
 import { janitorService } from './app.ts'
 
 // `npm run start:janitor`. The cleanup itself is triggered from outside (a Kubernetes CronJob

@@ -1,6 +1,7 @@
 import { spanLimitsOf, type WriterConfig } from '@tracewell/config'
 import { summaryBacklog } from '@tracewell/db'
-import { defineService, type App, type ServiceDeps } from '@tracewell/http'
+import type { App } from '@tracewell/http'
+import { defineService, type ServiceDeps } from '@tracewell/service'
 import { configureSpanLimits } from '@tracewell/otlp'
 import { queueRedisTargetOf } from '@tracewell/queue'
 import { spanBatchWorkerPlugin, workerOptionsFromSettings } from './span-batch-worker.plugin.ts'

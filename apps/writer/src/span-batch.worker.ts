@@ -266,9 +266,10 @@ const COMBINED_COPY_MAX_OPEN_MS = 400
  * read from Redis once and held until its spans are stored; each is decoded when the COPY asks for
  * its spans, one request at a time, so only that request's records are alive at once. A job tried
  * before still goes by the COPY first: a writer killed mid-COPY, or a Postgres that went away,
- * committed nothing of it (by statements, a crash test's redone 2,000-span jobs took 35 s instead
- * of under 20). Only when a span is stored already are the held bodies decoded again, for the
- * idempotent statements. A job no retry can fix, whether found reading it or storing it, goes straight to the failed set.
+ * committed nothing of it (by statements, a crash test's redone jobs took nearly twice as long:
+ * docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
+ * Only when a span is stored already are the held bodies decoded again, for the idempotent
+ * statements. A job no retry can fix, whether found reading it or storing it, goes straight to the failed set.
  */
 async function storeJob(db: Db, payloads: QueueRedis, job: Job<SpanBatchJob, SpanBatchResult>, pricer: SpanPricer, combiner: CopyCombiner, lane: CopyLane): Promise<SpanBatchResult> {
   try {

@@ -1,6 +1,6 @@
 import { once } from 'node:events'
 import { Worker } from 'node:worker_threads'
-import { workerModuleFile } from '@tracewell/http'
+import { workerModuleFile } from '@tracewell/service'
 import type { FoldLimits, Summariser, SummariserMetrics } from '@tracewell/write-path'
 import type { Logger } from '@tracewell/logger'
 import type { SummariserThreadData, SummariserThreadMessage } from './summariser.thread.ts'

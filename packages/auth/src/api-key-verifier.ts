@@ -77,8 +77,8 @@ export class ApiKeyVerifier {
   readonly #byHash = new Map<string, CacheEntry>()
   /**
    * Valid keys by the text presented, sharing their entry (and so its expiry) with `#byHash`: a
-   * repeat request costs a map lookup instead of a SHA-256, which was ~3% of a cached GET
-   * /api/promptset. Only keys that verified are here, so a flood of made-up keys cannot grow it.
+   * repeat request costs a map lookup instead of a SHA-256, a visible share of a cached GET
+   * /api/promptset (docs/benchmarks.md#figures-behind-code-comments-2026-12-06). Only keys that verified are here, so a flood of made-up keys cannot grow it.
    */
   readonly #bySecret = new Map<string, CacheEntry>()
   readonly #inflight = new Map<string, Promise<CacheEntry>>()

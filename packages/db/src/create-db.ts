@@ -63,7 +63,7 @@ export function createDb(options: DbOptions): Db {
   // int8 and numeric stay strings, as node-postgres returns them, so mappers see one shape.
   const keepText = (value: string) => value
   // PGlite is imported when the first query opens it, not with this module: every service loads
-  // it, and one given a DATABASE_URL rested ~2.5 MiB heavier for it (docs/benchmarks.md, "At rest").
+  // it, and one given a DATABASE_URL rested heavier for it (docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
   const open = async () => {
     const { PGlite } = await import('@electric-sql/pglite')
     return new PGlite(dataDir, {

@@ -199,7 +199,7 @@ export interface PromptsTable {
   updated_at: CreatedAt
 }
 
-/** A named pointer at one version of a registry; `production` is the version GET /api/promptset serves. */
+/** A named pointer at one version of a promptset; `production` is the version GET /api/promptset serves. */
 export interface PromptLabelsTable {
   promptset_id: string
   name: string
@@ -291,7 +291,7 @@ export interface TraceSummariesTable {
    * out of them, cannot write a summary (migration 2026-11-27T0600-text-blocks).
    */
   words_in_blocks: boolean
-  /** The prompts (registry:version) and tags its spans named (trace-labels.ts of @tracewell/write-path). */
+  /** The prompts (promptset:version) and tags its spans named (trace-labels.ts of @tracewell/write-path). */
   prompts: Generated<string[]>
   tags: Generated<string[]>
 }
@@ -486,16 +486,16 @@ export interface EvaluationRunsTable {
   finished_at: Timestamp | null
 }
 
-export type EvaluationJobStatus = 'pending' | 'completed' | 'failed' | 'skipped'
+export type JudgmentStatus = 'pending' | 'completed' | 'failed' | 'skipped'
 
 /** One judgment of one trace by one evaluator (for new traces, or within a run). */
-export interface EvaluationJobsTable {
+export interface JudgmentsTable {
   id: Generated<string>
   project_id: string
   evaluator_id: string
   run_id: string | null
   trace_id: string
-  status: Generated<EvaluationJobStatus>
+  status: Generated<JudgmentStatus>
   attempts: Generated<number>
   error: string | null
   /** Why a skipped judgment was skipped (sampling, or nothing to judge). */
@@ -851,7 +851,7 @@ export interface Database {
   llm_connections: LlmConnectionsTable
   evaluators: EvaluatorsTable
   evaluation_runs: EvaluationRunsTable
-  evaluation_jobs: EvaluationJobsTable
+  evaluation_jobs: JudgmentsTable
   datasets: DatasetsTable
   dataset_items: DatasetItemsTable
   experiments: ExperimentsTable

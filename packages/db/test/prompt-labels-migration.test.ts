@@ -74,19 +74,19 @@ for (const engine of engines) {
     it('shows a change of the live flag by the previous release as a move of production', async () => {
       const team = await createTeam(db, { name: 'old writes' })
       const project = await createProject(db, { teamId: team.id, name: 'p' })
-      const registry = await createPromptset(db, { projectId: project.id, name: 'r' })
-      await previousReleaseCreates(db, registry.id, 1, true)
-      await previousReleaseCreates(db, registry.id, 2, false)
-      await previousReleaseCreates(db, registry.id, 3, true)
-      assert.deepEqual((await listPromptLabels(db, registry.id)).map((label) => [label.name, label.version]), [['production', 3]])
+      const promptset = await createPromptset(db, { projectId: project.id, name: 'r' })
+      await previousReleaseCreates(db, promptset.id, 1, true)
+      await previousReleaseCreates(db, promptset.id, 2, false)
+      await previousReleaseCreates(db, promptset.id, 3, true)
+      assert.deepEqual((await listPromptLabels(db, promptset.id)).map((label) => [label.name, label.version]), [['production', 3]])
 
-      await previousReleaseSetsLive(db, registry.id, 2)
-      assert.deepEqual((await listPromptLabels(db, registry.id)).map((label) => [label.name, label.version]), [['production', 2]])
-      await previousReleaseSetsLive(db, registry.id, null)
-      assert.deepEqual(await listPromptLabels(db, registry.id), [])
+      await previousReleaseSetsLive(db, promptset.id, 2)
+      assert.deepEqual((await listPromptLabels(db, promptset.id)).map((label) => [label.name, label.version]), [['production', 2]])
+      await previousReleaseSetsLive(db, promptset.id, null)
+      assert.deepEqual(await listPromptLabels(db, promptset.id), [])
 
       // Newest first; clearing one flag and setting another reads as a removal, then a move.
-      const { moves } = await listLabelMoves(db, { promptsetId: registry.id, limit: 20 })
+      const { moves } = await listLabelMoves(db, { promptsetId: promptset.id, limit: 20 })
       assert.deepEqual(moveSummary(moves), [
         ['production', 2, null, null],
         ['production', null, 2, null],
@@ -101,28 +101,28 @@ for (const engine of engines) {
     it('mirrors moves of production into the live flag for the previous release, and only production', async () => {
       const team = await createTeam(db, { name: 'new writes' })
       const project = await createProject(db, { teamId: team.id, name: 'p' })
-      const registry = await createPromptset(db, { projectId: project.id, name: 'r' })
-      for (const version of [1, 2, 3]) await previousReleaseCreates(db, registry.id, version, false)
+      const promptset = await createPromptset(db, { projectId: project.id, name: 'r' })
+      for (const version of [1, 2, 3]) await previousReleaseCreates(db, promptset.id, version, false)
 
-      const move = (label: string, version: number | null) => moveLabel(db, { promptsetId: registry.id, label, version, movedBy: null })
+      const move = (label: string, version: number | null) => moveLabel(db, { promptsetId: promptset.id, label, version, movedBy: null })
       await move('staging', 1)
-      assert.deepEqual(await liveColumn(db, registry.id), [])
+      assert.deepEqual(await liveColumn(db, promptset.id), [])
       await move('production', 1)
-      assert.deepEqual(await liveColumn(db, registry.id), [1])
+      assert.deepEqual(await liveColumn(db, promptset.id), [1])
       await move('production', 3)
-      assert.deepEqual(await liveColumn(db, registry.id), [3])
+      assert.deepEqual(await liveColumn(db, promptset.id), [3])
       await move('staging', 3)
       await move('staging', null)
-      assert.deepEqual(await liveColumn(db, registry.id), [3])
+      assert.deepEqual(await liveColumn(db, promptset.id), [3])
       await move('production', null)
-      assert.deepEqual(await liveColumn(db, registry.id), [])
+      assert.deepEqual(await liveColumn(db, promptset.id), [])
 
       // The previous release then makes 2 live, and label-aware code moves it on: one live row, and
       // one history row per move (the mirror writes none of its own).
-      await previousReleaseSetsLive(db, registry.id, 2)
+      await previousReleaseSetsLive(db, promptset.id, 2)
       await move('production', 1)
-      assert.deepEqual(await liveColumn(db, registry.id), [1])
-      assert.deepEqual(moveSummary((await listLabelMoves(db, { promptsetId: registry.id, label: 'production', limit: 20 })).moves), [
+      assert.deepEqual(await liveColumn(db, promptset.id), [1])
+      assert.deepEqual(moveSummary((await listLabelMoves(db, { promptsetId: promptset.id, label: 'production', limit: 20 })).moves), [
         ['production', 2, 1, null],
         ['production', null, 2, null],
         ['production', 3, null, null],

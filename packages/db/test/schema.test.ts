@@ -28,7 +28,7 @@ for (const engine of engines) {
       assert.deepEqual(actual, declaredColumns)
     })
 
-    it('refuses a second live prompt in a registry', async () => {
+    it('refuses a second live prompt in a promptset', async () => {
       const team = await createTeam(db, { name: 't' })
       const project = await createProject(db, { teamId: team.id, name: 'p' })
       const promptset = await createPromptset(db, { projectId: project.id, name: 'r' })
@@ -53,7 +53,7 @@ for (const engine of engines) {
       await db.insertInto('spans').values({ ...row, project_id: 'p2' }).execute()
     })
 
-    it('cascades a project deletion to its keys, registries, prompts, labels and policy', async () => {
+    it('cascades a project deletion to its keys, promptsets, prompts, labels and policy', async () => {
       const team = await createTeam(db, { name: 'cascade' })
       const project = await createProject(db, { teamId: team.id, name: 'doomed' })
       await insertApiKey(db, { kind: 'project', teamId: team.id, projectId: project.id, keyHash: 'hash-cascade', prefix: 'tw_proj_x' })

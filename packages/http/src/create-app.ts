@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type RawServerDefault, type RawRequestDefaultExpression, type RawReplyDefaultExpression } from 'fastify'
+import { noDatabaseFailures, type DatabaseFailures } from './error-handler.ts'
 
 /** A Fastify instance typed by our TypeBox schemas: what every service's buildApp returns. */
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>
@@ -21,6 +22,8 @@ export interface CreateAppOptions {
   logger?: boolean
   /** Where log lines go; standard output unless a test captures them. */
   logDestination?: { write(line: string): void }
+  /** How the error handlers recognise the database's outages and statement timeouts (none, for an app without one). */
+  databaseFailures?: DatabaseFailures
 }
 
 // Secrets that arrive in headers never reach the logs (the console's session cookie among them).
@@ -28,7 +31,9 @@ const redactedPaths = ['req.headers["x-api-key"]', 'req.headers["cron-api-key"]'
 
 /** The Fastify instance every Tracewell service starts from: logging, request ids, TypeBox. */
 export function createApp(options: CreateAppOptions = {}): App {
-  return Fastify(appServerOptions(options)).withTypeProvider<TypeBoxTypeProvider>()
+  const app = Fastify(appServerOptions(options)).withTypeProvider<TypeBoxTypeProvider>()
+  app.decorate('databaseFailures', options.databaseFailures ?? noDatabaseFailures)
+  return app
 }
 
 /**

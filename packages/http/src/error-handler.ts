@@ -1,6 +1,26 @@
-import { isDatabaseUnavailable, isStatementTimeout } from '@tracewell/db'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import { databaseUnavailable, queryTimedOut } from './errors.ts'
+
+/**
+ * Which database errors are not bugs. This package knows no database: whoever opens one says how
+ * to recognise its failures (createApp's `databaseFailures`; @tracewell/service passes @tracewell/db's).
+ */
+export interface DatabaseFailures {
+  /** The database cannot be reached right now. */
+  isUnavailable(error: unknown): boolean
+  /** Postgres cancelled a statement at its timeout. */
+  isStatementTimeout(error: unknown): boolean
+}
+
+/** An app without a database: no error is one of its failures. */
+export const noDatabaseFailures: DatabaseFailures = { isUnavailable: () => false, isStatementTimeout: () => false }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Set once by createApp; every error handler of the app's contexts reads it. */
+    databaseFailures: DatabaseFailures
+  }
+}
 
 /** How a service (or a group of its routes) shapes an error body; ingest and the control plane differ (docs/api.md#conventions). */
 export type ErrorBodyShape = (statusCode: number, message: string) => Record<string, unknown>
@@ -20,8 +40,9 @@ interface HttpError extends FastifyError {
  * where; anything else is logged with the request id and answered without detail.
  */
 export function installErrorHandler(app: FastifyInstance, shape: ErrorBodyShape): void {
+  const databaseFailures = app.hasDecorator('databaseFailures') ? app.databaseFailures : noDatabaseFailures
   app.setErrorHandler((raw: HttpError, request, reply) => {
-    const error = asHttpError(raw)
+    const error = asHttpError(raw, databaseFailures)
     const statusCode = error.statusCode ?? 500
     if (statusCode >= 400 && statusCode < 500) {
       if (error.retryAfterSeconds !== undefined) void reply.header('retry-after', String(error.retryAfterSeconds))
@@ -43,10 +64,10 @@ export function installErrorHandler(app: FastifyInstance, shape: ErrorBodyShape)
  * 503 with Retry-After (the request may succeed in a moment, as key checks already answer), a
  * statement cancelled by its timeout a 400 that says to narrow the query. Anything else is as thrown.
  */
-function asHttpError(error: HttpError): HttpError {
+function asHttpError(error: HttpError, databaseFailures: DatabaseFailures): HttpError {
   if (error.statusCode !== undefined && error.statusCode !== 500) return error
-  if (isDatabaseUnavailable(error)) return Object.assign(databaseUnavailable(), { cause: error }) as unknown as HttpError
-  if (isStatementTimeout(error)) return queryTimedOut() as HttpError
+  if (databaseFailures.isUnavailable(error)) return Object.assign(databaseUnavailable(), { cause: error }) as unknown as HttpError
+  if (databaseFailures.isStatementTimeout(error)) return queryTimedOut() as HttpError
   return error
 }
 

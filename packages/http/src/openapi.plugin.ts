@@ -14,8 +14,8 @@ const notForwarded = new Set(['content-length', 'transfer-encoding', 'connection
  *
  * The OpenAPI tooling (@fastify/swagger, @fastify/swagger-ui and what they load: `yaml`, a schema
  * resolver, @fastify/static) is loaded only when /docs is first asked for: every service would
- * otherwise keep its source text in memory for its whole life, ~2–3 MiB of an idle process that
- * nobody may ever ask for its document (docs/benchmarks.md, "At rest"). Until then this plugin
+ * otherwise keep its source text in memory for its whole life, in an idle process that nobody
+ * may ever ask for its document (docs/benchmarks.md#figures-behind-code-comments-2026-12-06). Until then this plugin
  * only notes the routes as they are added; the first request builds a docs app from them
  * (openapi/docs-app.ts) and every /docs request is answered by it.
  */

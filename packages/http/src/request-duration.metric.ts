@@ -19,8 +19,8 @@ interface Series {
  * and status, registered in the app's prom-client registry, which renders it like its own.
  *
  * It is not a prom-client `Histogram` because that one validates and hashes the label set on
- * every observation, even through a `labels()` child: about 1 µs per request, a visible share of
- * a cached GET /api/promptset (see docs/benchmarks.md). Here an observation is a map lookup
+ * every observation, even through a `labels()` child: a visible share of a cached GET
+ * /api/promptset (docs/benchmarks.md#figures-behind-code-comments-2026-12-06). Here an observation is a map lookup
  * and a few additions; the label work happens once per series and at scrape time.
  */
 export class RequestDurationHistogram {

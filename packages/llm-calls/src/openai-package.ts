@@ -1,8 +1,8 @@
 import type * as OpenAIPackage from 'openai'
 
 // The `openai` package is imported by the first call to a model, not when a service starts: it
-// is ~10 MiB of a control plane at rest, which most control planes never call a model from
-// (docs/benchmarks.md, "At rest").
+// weighs on a control plane at rest, and most control planes never call a model
+// (docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
 
 let imported: typeof OpenAIPackage | undefined
 let importing: Promise<typeof OpenAIPackage> | undefined

@@ -16,14 +16,14 @@ import { costAtRates, roundedCost, type Cost, type PricedTokens } from './token-
 // The data is the one bundled with the installed version (no network at run time): prices are
 // updated by upgrading the package (docs/semantic-conventions.md, "Updating prices").
 //
-// calcPrice takes 20–80 µs a call, more than storing the span costs the writer, so a model is
+// calcPrice costs more a call than storing the span costs the writer (docs/benchmarks.md#figures-behind-code-comments-2026-12-06), so a model is
 // looked up once (cached) and priced from its rates here; models whose prices change with time or
 // that charge per request go through calcPrice every time. test/price-table.test.ts checks the
 // two give the same price for every model of the bundled catalogue.
 
 // The price catalogue is loaded on the first price asked for, not at import: only the writer (and
-// the backfill) price spans, and the catalogue costs every other process 8–9 MiB of memory it never
-// uses (ingest reads this package for the conventions alone). Its CommonJS build is required
+// the backfill) price spans, and the catalogue costs every other process memory it never uses
+// (docs/benchmarks.md#figures-behind-code-comments-2026-12-06; ingest reads this package for the conventions alone). Its CommonJS build is required
 // synchronously, so pricing stays a plain function call.
 let loadedCalcPrice: typeof CalcPrice | undefined
 const calcPrice: typeof CalcPrice = (...args) => {

@@ -54,9 +54,9 @@ const VENDOR_ALIASES: ReadonlyArray<readonly [string, string]> = [
 // The API part of a Vercel AI SDK provider name ("togetherai.chat"), dropped from unknown vendors.
 const VERCEL_API_SUFFIX = /\.(chat|completion|responses|messages|embedding|textEmbedding|image|transcription|speech)$/i
 
-// Spans report a handful of names, each on every span: an answer is worked out once per name (on
-// the writer's path, the alias scan was 1.3% of its CPU under bench:ingest), in a cache that is
-// emptied when full.
+// Spans report a handful of names, each on every span: an answer is worked out once per name (the
+// alias scan showed in the writer's profile: docs/benchmarks.md#figures-behind-code-comments-2026-12-06),
+// in a cache that is emptied when full.
 const canonicalOf = new Map<string, string>()
 const CACHED_NAMES_MAX = 1024
 

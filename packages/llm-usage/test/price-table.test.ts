@@ -5,7 +5,7 @@ import { seededRandom } from '@tracewell/test-support'
 import type { PricedTokens } from '../src/index.ts'
 import { genaiUsage, providerPrice } from '../src/price-table.ts'
 
-// tablePrice prices most models from their cached rates instead of calling calcPrice (20–80 µs a
+// tablePrice prices most models from their cached rates instead of calling calcPrice (a costly
 // call, see price-table.ts). This proves the two agree on every model of the bundled catalogue,
 // for random calls (uncached, cached, cache writes, reasoning, past long-context tiers) at random
 // times, so a new release of @pydantic/genai-prices with a pricing rule we do not mirror fails here.

@@ -7,8 +7,8 @@ import type { AttributeMap, SpanEventRecord, SpanLinkRecord } from './span-recor
 // links it was given and counts the rest as dropped. Attributes past the limit are not even
 // converted (the converters stop at ATTRIBUTE_COUNT_LIMIT and only count the rest), so the LLM
 // columns derive from the kept ones, as an OpenTelemetry SDK would have sent them. One request can then no longer hand the
-// writer, the database and every later read of the span a million attributes (a span of 999,000
-// attributes took 6.5 s and 29.9 MB to read back). The resource's attributes are held to the same
+// writer, the database and every later read of the span a million attributes (what such a span
+// cost to read back: docs/benchmarks.md#figures-behind-code-comments-2026-12-06). The resource's attributes are held to the same
 // count, since every span of the resource stores them.
 //
 // What was dropped is recorded on the span as OpenTelemetry records it where a format has no field

@@ -77,12 +77,12 @@ export function keyedJob(payloadKey: string, requests: readonly QueuedRequest[],
 
 /**
  * Writes the bodies of each job (HSET, then EXPIRE, sent back to back), all jobs at once. Plain
- * commands, because the alternatives measured worse under 1-span requests from 50 connections:
- * - an ioredis pipeline copies the ~50 scripts BullMQ defines on the connection each time, and
- *   with two pipelines per group write that copying and its garbage cost ingest more CPU than
- *   everything else it does for a 1-span request (84 µs of CPU per request against 58);
- * - a Lua script doing both atomically copies every body twice more inside Redis: 30% more Redis
- *   CPU and 10% more for ingest.
+ * commands, because the alternatives measured worse under 1-span requests from 50 connections
+ * (docs/benchmarks.md#figures-behind-code-comments-2026-12-06):
+ * - an ioredis pipeline copies the scripts BullMQ defines on the connection each time, and with
+ *   two pipelines per group write that copying and its garbage cost ingest more CPU than
+ *   everything else it does for a 1-span request;
+ * - a Lua script doing both atomically copies every body twice more inside Redis.
  * Both commands are idempotent, so a resend of either changes nothing. A connection lost between
  * them leaves a payload without a TTL; its request got a 503, and the orphan sweep removes it.
  */
@@ -139,7 +139,7 @@ export async function withJobBodies<T>(redis: QueueRedis, job: unknown, use: (bo
   }
 }
 
-/** The job schema compiled once: every job is checked, and the interpreting Value.Check was 1% of the writer's CPU. */
+/** The job schema compiled once: every job is checked, and the interpreting Value.Check showed in the writer's profile (docs/benchmarks.md#figures-behind-code-comments-2026-12-06). */
 const spanBatchJob = TypeCompiler.Compile(SpanBatchJobSchema)
 
 /**

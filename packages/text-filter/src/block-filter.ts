@@ -3,8 +3,8 @@ import { PROBES, stepOf } from './text-filter.ts'
 // The word filter of a block of time: the words of every trace of a project that started in the
 // same ten minutes. Full-text search reads these first, one row a block (4,320 over 30 days,
 // however many traces they hold), and then the trace filters of only the blocks that may hold
-// every word; reading every trace's filter grew with the traces and cost ~500 ms at ten million
-// spans (docs/benchmarks.md).
+// every word; reading every trace's filter grew with the traces
+// (docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
 //
 // Made by the summariser from the words' hashes (a summary delta carries them), not by OR-ing the
 // traces' filters: those are sized by each trace's own words, and repeated to a block's size they

@@ -16,9 +16,9 @@
 // characters JSON escapes are all punctuation or control characters.
 //
 // The text is read as UTF-8 bytes of JSON: on the writer's path, the very bytes of the attributes
-// in the binary COPY it sends (no second walk over the attribute objects, no string reads: a
-// profile of the writer under bench:ingest put the walk over the decoded values at 15% of its
-// CPU); elsewhere the JSON text encoded as UTF-8. A search reads its text as a JSON string.
+// in the binary COPY it sends (no second walk over the attribute objects, no string reads: the
+// walk over the decoded values was a large share of the writer's CPU, docs/benchmarks.md#figures-behind-code-comments-2026-12-06);
+// elsewhere the JSON text encoded as UTF-8. A search reads its text as a JSON string.
 //
 // Sizes: a trace's filter has 16 bits (rounded up to a power of two, 256 to 65,536) for each
 // distinct word, and every word sets PROBES bits, so a word not in the trace passes with a
@@ -78,8 +78,8 @@ const LETTER_U = 0x75
 export class TextFilterWords {
   // Allocated on the first word, sized for what is being added: a trace's words come as one span's
   // text or one delta's hashes, and a table made at 64 slots and then made again at its size was
-  // two typed arrays a trace (off the V8 heap, each with its own backing store), 7% of the fold's
-  // own CPU on one-span traces (docs/benchmarks.md).
+  // two typed arrays a trace (off the V8 heap, each with its own backing store), a visible share of
+  // the fold's CPU (docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
   #slots = NO_SLOTS
   #count = 0
 
@@ -158,8 +158,8 @@ export class TextFilterWords {
 
   /**
    * The distinct word hashes added. An array, not a generator: the fold asks for every trace's
-   * hashes two or three times, and a generator's resumptions were 7% of its thread (bench:writer's
-   * CPU profile).
+   * hashes two or three times, and a generator's resumptions showed in its thread's profile
+   * (docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
    */
   hashes(): Uint32Array {
     const hashes = new Uint32Array(this.#count)

@@ -44,8 +44,8 @@ export function addDecimals(a: string | null, b: number | string | null): string
 
 /**
  * A running sum of decimals, exact, kept as units and scale until its text is asked for: a sum
- * kept as text was parsed again with every span added to it, 6% of the writer's event loop on
- * 100-span traces. A sum of one value (a one-span trace's cost) is never parsed.
+ * kept as text was parsed again with every span added to it, a visible share of the writer's
+ * event loop on 100-span traces (docs/benchmarks.md#figures-behind-code-comments-2026-12-06). A sum of one value (a one-span trace's cost) is never parsed.
  */
 export class DecimalSum {
   #count = 0

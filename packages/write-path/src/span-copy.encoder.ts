@@ -192,8 +192,8 @@ class CopyChunks {
 
   /**
    * A safe integer as int8, in two 32-bit words: the bytes writeBigInt64BE writes, without making
-   * a BigInt, which for every timestamp, duration and token count of a span was ~4% of the
-   * writer's CPU (docs/benchmarks.md).
+   * a BigInt for every timestamp, duration and token count of a span, which showed in the
+   * writer's profile (docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
    */
   #safeInt64(value: number): void {
     this.#reserve(12)
@@ -205,7 +205,7 @@ class CopyChunks {
 
 // Costs repeat (the same model, the same token counts): each number's field is built once, in a
 // cache that is emptied when full. Building one takes a few string operations (numericDigits),
-// which a profile of the writer under bench:ingest put at 4% of its CPU.
+// which showed in the writer's profile (docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
 const numericFields = new Map<number, Buffer>()
 const NUMERIC_FIELDS_MAX = 4096
 
@@ -260,8 +260,8 @@ function numericDigits(value: number): { digits: number[]; weight: number; scale
  * once Postgres has acknowledged the COPY, when nothing of them is left to write (after a failed
  * COPY pg-copy-streams may still be flushing them). A batch's chunks live through its COPY, long
  * enough to be promoted, and would then wait, garbage, for a full collection: with the writer's
- * concurrent jobs of ~3 MB of chunks each, they were the bulk of its `arrayBuffers` at its peak
- * RSS (docs/benchmarks.md). Each chunk is the only view of its ArrayBuffer (CopyChunks allocates
+ * concurrent jobs, they were the bulk of its `arrayBuffers` at its peak RSS
+ * (docs/benchmarks.md#figures-behind-code-comments-2026-12-06). Each chunk is the only view of its ArrayBuffer (CopyChunks allocates
  * one per chunk, at least 128 KB, so never from Node's shared pool).
  */
 export function releaseCopyChunks(chunks: readonly Buffer[]): void {

@@ -6,7 +6,7 @@
 // Having ingest queue rows ready to store instead of request bodies was measured twice and
 // rejected: inside BullMQ's job JSON the text was escaped again, and even as binary COPY rows in
 // the payload (no escaping) encoding a span costs about as much as decoding it, which would add
-// half again to ingest's CPU per span (docs/benchmarks.md).
+// that much to ingest's CPU per span (docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
 
 import { nanosToIsoMicros, postgresTypeOf, spanColumnList, sql, toStorableJson, type Executor, type SpanColumn, type SpanFields, type SpanRow } from '@tracewell/db'
 

@@ -199,8 +199,8 @@ async function copyInTransaction(
  * Encodes the sources into the COPY one at a time, writing each chunk as soon as it is full, and
  * resolves with the COPY's row count once Postgres has applied it. Streamed so that Postgres
  * parses and inserts a job's first rows while the writer encodes the later ones: encoded whole
- * first, a 2,000-span job kept the writer busy for ~30 ms with Postgres idle, and then Postgres
- * busy with the writer idle (docs/benchmarks.md). It yields to the event loop after each chunk,
+ * first, a large job kept the writer busy with Postgres idle, and then Postgres busy with the
+ * writer idle (docs/benchmarks.md#figures-behind-code-comments-2026-12-06). It yields to the event loop after each chunk,
  * so that the other jobs' round trips are answered while a large one is encoded.
  *
  * Resolves undefined when a source holds a value only the statement path stores exactly: the COPY

@@ -44,7 +44,7 @@ export interface TraceDelta {
   session_id: string | null
   user_id: string | null
   /**
-   * The prompts (registry:version) and tags its spans named (trace-labels.ts), sorted. Absent in
+   * The prompts (promptset:version) and tags its spans named (trace-labels.ts), sorted. Absent in
    * deltas of writers before 2026-12-06 (none).
    */
   prompts?: string[]

@@ -1,16 +1,16 @@
 import type { SpanInsert } from '@tracewell/db'
 
 // The prompts and tags a span gives its trace, which dashboards group by (issue 45: groupBy
-// prompt, "registry and version", and tag). Read where the writer folds a span into its trace's
+// prompt, "promptset and version", and tag). Read where the writer folds a span into its trace's
 // delta, so that the rollups count them with no span read again:
 //
-// - prompt: `<registry>:<version>`, from Tracewell's own `tracewell.prompt.promptset_id` and
+// - prompt: `<promptset>:<version>`, from Tracewell's own `tracewell.prompt.promptset_id` and
 //   `tracewell.prompt.version` (playground and experiment runs) or Langfuse's
-//   `langfuse.observation.prompt.name` and `.version`; a registry without a version is not a prompt.
+//   `langfuse.observation.prompt.name` and `.version`; a promptset without a version is not a prompt.
 // - tags: Langfuse's `langfuse.trace.tags` and OpenInference's `tag.tags`, a list of strings (or one
 //   string: a JSON array's text, as some SDKs flatten lists, or a single tag).
 
-const PROMPT_SOURCES: ReadonlyArray<[registry: string, version: string]> = [
+const PROMPT_SOURCES: ReadonlyArray<[promptset: string, version: string]> = [
   ['tracewell.prompt.promptset_id', 'tracewell.prompt.version'],
   ['langfuse.observation.prompt.name', 'langfuse.observation.prompt.version'],
 ]
@@ -30,13 +30,13 @@ function scalar(value: AnyValue | undefined): string | null {
   return null
 }
 
-/** The span's prompt as `<registry>:<version>`, or null. */
+/** The span's prompt as `<promptset>:<version>`, or null. */
 export function spanPrompt(attributes: AttributeMap | undefined): string | null {
   if (attributes === undefined) return null
-  for (const [registryKey, versionKey] of PROMPT_SOURCES) {
-    const registry = scalar(attributes[registryKey])
+  for (const [promptsetKey, versionKey] of PROMPT_SOURCES) {
+    const promptset = scalar(attributes[promptsetKey])
     const version = scalar(attributes[versionKey])
-    if (registry !== null && version !== null) return `${registry}:${version}`
+    if (promptset !== null && version !== null) return `${promptset}:${version}`
   }
   return null
 }

@@ -5,10 +5,10 @@ import { spanPrompt, spanTags } from '../src/trace-labels.ts'
 // The prompts and tags a span gives its trace (dashboards' groupBy prompt and tag).
 
 describe('trace labels', () => {
-  it('reads a prompt as registry:version, from Tracewell’s or Langfuse’s attributes', () => {
+  it('reads a prompt as promptset:version, from Tracewell’s or Langfuse’s attributes', () => {
     assert.equal(spanPrompt({ 'tracewell.prompt.promptset_id': { stringValue: 'ps-1' }, 'tracewell.prompt.version': { intValue: '3' } }), 'ps-1:3')
     assert.equal(spanPrompt({ 'langfuse.observation.prompt.name': { stringValue: 'support' }, 'langfuse.observation.prompt.version': { doubleValue: 2 } }), 'support:2')
-    // A registry without its version is no prompt version.
+    // A promptset without its version is no prompt version.
     assert.equal(spanPrompt({ 'langfuse.observation.prompt.name': { stringValue: 'support' } }), null)
     assert.equal(spanPrompt({}), null)
   })

@@ -1,6 +1,6 @@
 import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query'
 import { apiGet, apiPath, apiRequest } from './client.ts'
-import { refreshRegistry } from './prompt-labels.api.ts'
+import { refreshPromptset } from './prompt-labels.api.ts'
 import type { Experiment, ExperimentWithResults } from './types.ts'
 
 /** Experiments still running are read again every 2 s, until they are done. */
@@ -50,13 +50,13 @@ export interface Promotion {
   expectedVersion: number | null
 }
 
-/** Points `production` at a version: the prompt labels API (compared experiments may be of several registries, so not useMoveLabel). */
+/** Points `production` at a version: the prompt labels API (compared experiments may be of several promptsets, so not useMoveLabel). */
 export function usePromote(projectId: string) {
   const client = useQueryClient()
   return useMutation({
     mutationFn: ({ promptsetId, version, expectedVersion }: Promotion) =>
       apiRequest<{ moved: boolean; previousVersion: number | null }>('PUT', apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}/labels/production`, { project_id: projectId }), { version, expectedVersion }),
     // Refreshed after a refusal too: a 409 means someone moved the label meanwhile.
-    onSettled: (_answer, _error, { promptsetId }) => refreshRegistry(client, projectId, promptsetId),
+    onSettled: (_answer, _error, { promptsetId }) => refreshPromptset(client, projectId, promptsetId),
   })
 }

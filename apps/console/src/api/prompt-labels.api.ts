@@ -2,7 +2,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient, type QueryClie
 import { apiGet, apiPath, apiRequest } from './client.ts'
 import type { LabelHistory, PromptLabel } from './types.ts'
 
-// A registry's labels (named pointers at versions; `production` is the live one) and the history
+// A promptset's labels (named pointers at versions; `production` is the live one) and the history
 // of their moves: docs/prompts.md.
 
 const labelsPath = (promptsetId: string, label?: string) => `/api/promptsets/${encodeURIComponent(promptsetId)}/${label === undefined ? 'labels' : `labels/${encodeURIComponent(label)}`}`
@@ -29,8 +29,8 @@ export function useLabelHistory(projectId: string, promptsetId: string) {
  * After a change of labels (a move, a removal, a version made live, which moves production): the
  * labels, their history, and the versions with their labels and live one are read again.
  */
-export function refreshRegistry(client: QueryClient, projectId: string, promptsetId: string) {
-  return Promise.all([['prompt-labels', projectId, promptsetId], ['label-history', projectId, promptsetId], ['registry', projectId, promptsetId]].map((queryKey) => client.invalidateQueries({ queryKey })))
+export function refreshPromptset(client: QueryClient, projectId: string, promptsetId: string) {
+  return Promise.all([['prompt-labels', projectId, promptsetId], ['label-history', projectId, promptsetId], ['promptset', projectId, promptsetId]].map((queryKey) => client.invalidateQueries({ queryKey })))
 }
 
 function useLabelChange<Input>(projectId: string, promptsetId: string, change: (input: Input) => Promise<unknown>) {
@@ -38,7 +38,7 @@ function useLabelChange<Input>(projectId: string, promptsetId: string, change: (
   return useMutation({
     mutationFn: change,
     // Refreshed after a refusal too: a 409 means someone else moved the label meanwhile.
-    onSettled: () => refreshRegistry(client, projectId, promptsetId),
+    onSettled: () => refreshPromptset(client, projectId, promptsetId),
   })
 }
 

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { apiGet, apiPath, apiRequest } from './client.ts'
-import { refreshRegistry } from './prompt-labels.api.ts'
-import type { Prompt, Promptset, Registry } from './types.ts'
+import { refreshPromptset } from './prompt-labels.api.ts'
+import type { Prompt, Promptset, PromptsetWithPrompts } from './types.ts'
 
 export function usePromptsets(projectId: string) {
   return useQuery({
@@ -19,12 +19,12 @@ export function useCreatePromptset(projectId: string) {
   })
 }
 
-export function useRegistry(projectId: string, promptsetId: string) {
+export function usePromptset(projectId: string, promptsetId: string) {
   return useQuery({
-    queryKey: ['registry', projectId, promptsetId],
-    // A picker with nothing chosen yet asks for no registry.
+    queryKey: ['promptset', projectId, promptsetId],
+    // A picker with nothing chosen yet asks for no promptset.
     enabled: promptsetId !== '',
-    queryFn: () => apiGet<Registry>(apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}`, { project_id: projectId })),
+    queryFn: () => apiGet<PromptsetWithPrompts>(apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}`, { project_id: projectId })),
   })
 }
 
@@ -41,7 +41,7 @@ export function useCreatePromptVersion(projectId: string, promptsetId: string) {
   return useMutation({
     mutationFn: (body: NewPromptVersion) => apiRequest<Prompt>('POST', apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}/prompts`, { project_id: projectId }), body),
     // A version made live moves production.
-    onSuccess: () => refreshRegistry(client, projectId, promptsetId),
+    onSuccess: () => refreshPromptset(client, projectId, promptsetId),
   })
 }
 
@@ -51,14 +51,14 @@ export function useSetLiveVersion(projectId: string, promptsetId: string) {
     mutationFn: (version: number | null) =>
       apiRequest<{ live: Prompt | null }>('PUT', apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}/live`, { project_id: projectId }), { version }),
     // Live is the production label: the labels and their history change with it.
-    onSuccess: () => refreshRegistry(client, projectId, promptsetId),
+    onSuccess: () => refreshPromptset(client, projectId, promptsetId),
   })
 }
 
 /** GET /api/promptset with variables filled in, as an SDK would read the prompt. */
-export async function previewPrompt(projectId: string, promptsetId: string, version: number, variables: Record<string, string>): Promise<Registry> {
+export async function previewPrompt(projectId: string, promptsetId: string, version: number, variables: Record<string, string>): Promise<PromptsetWithPrompts> {
   const query = new URLSearchParams({ project_id: projectId, promptset_id: promptsetId, version: String(version) })
   // Empty values are sent too: the server names the variables still missing.
   for (const [name, value] of Object.entries(variables)) query.set(`variables.${name}`, value)
-  return apiGet<Registry>(`/api/promptset?${query.toString()}`)
+  return apiGet<PromptsetWithPrompts>(`/api/promptset?${query.toString()}`)
 }

@@ -211,7 +211,7 @@ export interface Promptset {
   updatedAt: string
 }
 
-export interface Registry extends Promptset {
+export interface PromptsetWithPrompts extends Promptset {
   prompts: Prompt[]
 }
 

@@ -5,19 +5,19 @@ import { formatAgo, formatTime } from '../lib/format.ts'
 import { ErrorMessage, Loading } from './status.tsx'
 import { Can, useCan } from './can.tsx'
 
-interface RegistryProps {
+interface PromptLabelsProps {
   projectId: string
   promptsetId: string
-  /** The registry's versions, newest first. */
+  /** The promptset's versions, newest first. */
   versions: Prompt[]
 }
 
 /**
- * A registry's labels, each moved to another version or removed in one click, a new one set, and
+ * A promptset's labels, each moved to another version or removed in one click, a new one set, and
  * the history of every move. A move says where the page saw the label (expectedVersion): if
  * someone moved it meanwhile the server refuses, and the page shows where it is now.
  */
-export function PromptLabels({ projectId, promptsetId, versions }: RegistryProps) {
+export function PromptLabels({ projectId, promptsetId, versions }: PromptLabelsProps) {
   const labels = usePromptLabels(projectId, promptsetId)
   const move = useMoveLabel(projectId, promptsetId)
   const remove = useRemoveLabel(projectId, promptsetId)
@@ -120,7 +120,7 @@ function LabelRow({ label, versions, busy, onMove, onRemove }: { label: PromptLa
   )
 }
 
-function NewLabelForm({ projectId, promptsetId, versions }: RegistryProps) {
+function NewLabelForm({ projectId, promptsetId, versions }: PromptLabelsProps) {
   const move = useMoveLabel(projectId, promptsetId)
   const [name, setName] = useState('')
   const [version, setVersion] = useState(String(versions[0]?.version ?? ''))

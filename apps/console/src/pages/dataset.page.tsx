@@ -4,7 +4,7 @@ import { itemsDownloadPath, useAddItems, useDataset, useDeleteItem } from '../ap
 import { useEvaluators } from '../api/evaluators.api.ts'
 import { useCreateExperiment, useExperiments } from '../api/experiments.api.ts'
 import { useLlmConnections } from '../api/llm-connections.api.ts'
-import { usePromptsets, useRegistry } from '../api/prompts.api.ts'
+import { usePromptsets, usePromptset } from '../api/prompts.api.ts'
 import type { DatasetWithItems, Experiment } from '../api/types.ts'
 import { projectPath, useProject } from '../components/project-scope.tsx'
 import { Empty, ErrorMessage, Loading } from '../components/status.tsx'
@@ -254,19 +254,19 @@ function RunExperimentForm({ projectId, dataset }: { projectId: string; dataset:
   const evaluators = useEvaluators(projectId)
   const create = useCreateExperiment(projectId)
   const [promptsetId, setPromptsetId] = useState('')
-  const chosenRegistry = promptsetId || promptsets.data?.[0]?.id || ''
-  const registry = useRegistry(projectId, chosenRegistry)
+  const chosenPromptset = promptsetId || promptsets.data?.[0]?.id || ''
+  const promptset = usePromptset(projectId, chosenPromptset)
   const [version, setVersion] = useState('')
   const [connectionId, setConnectionId] = useState('')
   const [model, setModel] = useState('')
   const [evaluatorIds, setEvaluatorIds] = useState<string[]>([])
-  const versions = [...(registry.data?.prompts ?? [])].sort((a, b) => b.version - a.version)
+  const versions = [...(promptset.data?.prompts ?? [])].sort((a, b) => b.version - a.version)
   const chosenVersion = version || String(versions[0]?.version ?? '')
   const chosenConnection = connectionId || connections.data?.[0]?.id || ''
 
   function submit(event: FormEvent) {
     event.preventDefault()
-    create.mutate({ datasetId: dataset.id, promptsetId: chosenRegistry, version: Number(chosenVersion), connectionId: chosenConnection, ...(model.trim() ? { model: model.trim() } : {}), evaluatorIds })
+    create.mutate({ datasetId: dataset.id, promptsetId: chosenPromptset, version: Number(chosenVersion), connectionId: chosenConnection, ...(model.trim() ? { model: model.trim() } : {}), evaluatorIds })
   }
 
   if (promptsets.data?.length === 0 || connections.data?.length === 0) {
@@ -285,7 +285,7 @@ function RunExperimentForm({ projectId, dataset }: { projectId: string; dataset:
       <div className="two-columns">
         <label>
           <span>Prompt registry</span>
-          <select aria-label="Prompt registry" value={chosenRegistry} onChange={(event) => (setPromptsetId(event.target.value), setVersion(''))}>
+          <select aria-label="Prompt registry" value={chosenPromptset} onChange={(event) => (setPromptsetId(event.target.value), setVersion(''))}>
             {(promptsets.data ?? []).map((promptset) => (
               <option key={promptset.id} value={promptset.id}>
                 {promptset.name}

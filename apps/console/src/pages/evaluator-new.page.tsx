@@ -14,7 +14,7 @@ import { useDebounced } from '../lib/debounced.ts'
 import { formatTime } from '../lib/format.ts'
 
 // A new LLM judge: who judges (connection, model), what it is asked (a template over the trace's
-// {{input}} and {{output}}, or a registry's version by label), which traces (the trace list's
+// {{input}} and {{output}}, or a promptset's version by label), which traces (the trace list's
 // filters, a share of them) and the score it gives; beside it, the template filled from a real
 // trace, exactly as the judge would be sent it, or why the judge would skip that trace.
 
@@ -47,9 +47,9 @@ export default function EvaluatorNewPage() {
   const [connectionId, setConnectionId] = useState('')
   const [model, setModel] = useState('gpt-4o-mini')
   const [scoreName, setScoreName] = useState('')
-  const [source, setSource] = useState<'template' | 'registry'>('template')
+  const [source, setSource] = useState<'template' | 'promptset'>('template')
   const [template, setTemplate] = useState(defaultTemplate)
-  const [registryName, setRegistryName] = useState('')
+  const [promptsetName, setPromptsetName] = useState('')
   const [label, setLabel] = useState('production')
   const [filterText, setFilterText] = useState<FilterText>({ service: '', model: '', name: '', q: '' })
   const [status, setStatus] = useState('')
@@ -58,8 +58,8 @@ export default function EvaluatorNewPage() {
   const [enabled, setEnabled] = useState(true)
 
   const chosenConnection = connectionId || connections.data?.[0]?.id || ''
-  const chosenRegistry = registryName || promptsets.data?.[0]?.name || ''
-  const registryId = promptsets.data?.find((promptset) => promptset.name === chosenRegistry)?.id ?? ''
+  const chosenPromptset = promptsetName || promptsets.data?.[0]?.name || ''
+  const promptsetId = promptsets.data?.find((promptset) => promptset.name === chosenPromptset)?.id ?? ''
 
   const filter = useMemo(() => {
     const result: Record<string, string | string[]> = {}
@@ -73,7 +73,7 @@ export default function EvaluatorNewPage() {
     return result
   }, [filterText, status, attributes])
 
-  const prompt: NewEvaluator['prompt'] = source === 'template' ? template : { name: chosenRegistry, label: label.trim() || 'production' }
+  const prompt: NewEvaluator['prompt'] = source === 'template' ? template : { name: chosenPromptset, label: label.trim() || 'production' }
 
   function submit(event: FormEvent) {
     event.preventDefault()
@@ -138,7 +138,7 @@ export default function EvaluatorNewPage() {
               <input type="radio" name="prompt-source" checked={source === 'template'} onChange={() => setSource('template')} /> A template
             </label>
             <label className="checkbox">
-              <input type="radio" name="prompt-source" checked={source === 'registry'} onChange={() => setSource('registry')} disabled={(promptsets.data ?? []).length === 0} /> A prompt registry’s version, by label
+              <input type="radio" name="prompt-source" checked={source === 'promptset'} onChange={() => setSource('promptset')} disabled={(promptsets.data ?? []).length === 0} /> A prompt registry’s version, by label
             </label>
           </fieldset>
           {source === 'template' ? (
@@ -152,7 +152,7 @@ export default function EvaluatorNewPage() {
               </p>
             </>
           ) : (
-            <RegistryChoice projectId={projectId} registryId={registryId} names={(promptsets.data ?? []).map((promptset) => promptset.name)} registryName={chosenRegistry} onRegistry={setRegistryName} label={label} onLabel={setLabel} />
+            <PromptsetChoice projectId={projectId} promptsetId={promptsetId} names={(promptsets.data ?? []).map((promptset) => promptset.name)} promptsetName={chosenPromptset} onPromptset={setPromptsetName} label={label} onLabel={setLabel} />
           )}
 
           <fieldset className="filter-fields">
@@ -188,23 +188,23 @@ export default function EvaluatorNewPage() {
             </div>
           </fieldset>
           {create.isError && <ErrorMessage error={create.error} what="the evaluator" action="create" />}
-          <button type="submit" className="button primary" disabled={create.isPending || chosenConnection === '' || (source === 'registry' && chosenRegistry === '')}>
+          <button type="submit" className="button primary" disabled={create.isPending || chosenConnection === '' || (source === 'promptset' && chosenPromptset === '')}>
             Create evaluator
           </button>
         </form>
-        <Preview projectId={projectId} filter={filter} request={source === 'template' ? { prompt: template } : { promptRef: { name: chosenRegistry, label: label.trim() || 'production' } }} />
+        <Preview projectId={projectId} filter={filter} request={source === 'template' ? { prompt: template } : { promptRef: { name: chosenPromptset, label: label.trim() || 'production' } }} />
       </div>
     </section>
   )
 }
 
-function RegistryChoice({ projectId, registryId, names, registryName, onRegistry, label, onLabel }: { projectId: string; registryId: string; names: string[]; registryName: string; onRegistry: (name: string) => void; label: string; onLabel: (label: string) => void }) {
-  const labels = usePromptLabels(projectId, registryId)
+function PromptsetChoice({ projectId, promptsetId, names, promptsetName, onPromptset, label, onLabel }: { projectId: string; promptsetId: string; names: string[]; promptsetName: string; onPromptset: (name: string) => void; label: string; onLabel: (label: string) => void }) {
+  const labels = usePromptLabels(projectId, promptsetId)
   return (
     <div className="two-columns">
       <label>
         <span>Prompt registry</span>
-        <select aria-label="Prompt registry" value={registryName} onChange={(event) => onRegistry(event.target.value)}>
+        <select aria-label="Prompt registry" value={promptsetName} onChange={(event) => onPromptset(event.target.value)}>
           {names.map((name) => (
             <option key={name} value={name}>
               {name}
@@ -214,8 +214,8 @@ function RegistryChoice({ projectId, registryId, names, registryName, onRegistry
       </label>
       <label>
         <span>Label</span>
-        <input list="registry-labels" value={label} onChange={(event) => onLabel(event.target.value)} title="Read at each judgment: moving the label changes the judge’s prompt." />
-        <datalist id="registry-labels">
+        <input list="promptset-labels" value={label} onChange={(event) => onLabel(event.target.value)} title="Read at each judgment: moving the label changes the judge’s prompt." />
+        <datalist id="promptset-labels">
           {(labels.data ?? []).map((candidate) => (
             <option key={candidate.name} value={candidate.name}>
               v{candidate.version}

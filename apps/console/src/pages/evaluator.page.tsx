@@ -134,11 +134,11 @@ function filterText(filter: Record<string, unknown>): string {
 function PromptOf({ projectId, evaluator }: { projectId: string; evaluator: Evaluator }) {
   const promptsets = usePromptsets(projectId)
   if (evaluator.promptRef !== null) {
-    const registry = promptsets.data?.find((promptset) => promptset.name === evaluator.promptRef?.name)
+    const promptset = promptsets.data?.find((promptset) => promptset.name === evaluator.promptRef?.name)
     return (
       <p>
         Asks the version of the prompt registry{' '}
-        {registry ? <Link to={projectPath(`/prompts/${registry.id}`, projectId)}>{evaluator.promptRef.name}</Link> : <strong>{evaluator.promptRef.name}</strong>} labelled <code>{evaluator.promptRef.label}</code>, read at each judgment.
+        {promptset ? <Link to={projectPath(`/prompts/${promptset.id}`, projectId)}>{evaluator.promptRef.name}</Link> : <strong>{evaluator.promptRef.name}</strong>} labelled <code>{evaluator.promptRef.label}</code>, read at each judgment.
       </p>
     )
   }

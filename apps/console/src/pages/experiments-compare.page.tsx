@@ -111,7 +111,7 @@ export default function ExperimentsComparePage() {
       </table>
       {promote.isSuccess && (
         <p role="status" className="success">
-          {registryName(promptsets.data, promote.variables.promptsetId)}:{' '}
+          {promptsetName(promptsets.data, promote.variables.promptsetId)}:{' '}
           {promote.data.moved ? `production now points at v${promote.variables.version}${promote.data.previousVersion === null ? '' : ` (was v${promote.data.previousVersion})`}.` : `production already pointed at v${promote.variables.version}.`}
         </p>
       )}
@@ -147,7 +147,7 @@ export default function ExperimentsComparePage() {
   )
 }
 
-const registryName = (promptsets: Promptset[] | undefined, promptsetId: string) => promptsets?.find((promptset) => promptset.id === promptsetId)?.name ?? 'the prompt'
+const promptsetName = (promptsets: Promptset[] | undefined, promptsetId: string) => promptsets?.find((promptset) => promptset.id === promptsetId)?.name ?? 'the prompt'
 
 /**
  * Moves production to an experiment's version once the person has confirmed what moves: which
@@ -158,7 +158,7 @@ function PromoteButton({ projectId, promptsetId, version, pending, onPromote }: 
   const labels = usePromptLabels(projectId, promptsetId)
   const promptsets = usePromptsets(projectId)
   const current = labels.data?.find((label) => label.name === 'production')?.version ?? null
-  const name = registryName(promptsets.data, promptsetId)
+  const name = promptsetName(promptsets.data, promptsetId)
   if (labels.isSuccess && current === version) return <span className="badge ok">production</span>
   return (
     <button

@@ -4,7 +4,7 @@ import { Link } from 'react-router'
 import { apiPath, apiRequest } from '../api/client.ts'
 import { useLlmConnections } from '../api/llm-connections.api.ts'
 import { runPlayground } from '../api/playground.api.ts'
-import { usePromptsets, useRegistry } from '../api/prompts.api.ts'
+import { usePromptsets, usePromptset } from '../api/prompts.api.ts'
 import type { PlaygroundMessage, PlaygroundRun, Prompt } from '../api/types.ts'
 import { projectPath, useProject } from '../components/project-scope.tsx'
 import { ErrorMessage } from '../components/status.tsx'
@@ -12,7 +12,7 @@ import { formatCost, formatCount, formatDuration } from '../lib/format.ts'
 
 // The playground: messages (written, or loaded from a prompt version), variables, a connection,
 // model and settings; run, streamed as the model answers; every run is a trace. What works can be
-// saved as the next version of a prompt registry (a chat prompt: the messages as JSON).
+// saved as the next version of a promptset (a chat prompt: the messages as JSON).
 
 const roles: Array<PlaygroundMessage['role']> = ['system', 'developer', 'user', 'assistant']
 const placeholder = /\$\{([A-Za-z_][\w.-]*)\}|\{\{\s*([A-Za-z_][\w.-]*)\s*\}\}/g
@@ -39,8 +39,8 @@ export default function PlaygroundPage() {
   const { projectId } = useProject()
   const connections = useLlmConnections(projectId)
   const promptsets = usePromptsets(projectId)
-  const [registryId, setRegistryId] = useState('')
-  const registry = useRegistry(projectId, registryId)
+  const [promptsetId, setPromptsetId] = useState('')
+  const promptset = usePromptset(projectId, promptsetId)
   const [messages, setMessages] = useState<PlaygroundMessage[]>([{ role: 'system', content: 'You are a helpful assistant.' }, { role: 'user', content: '{{question}}' }])
   const [loaded, setLoaded] = useState<{ promptsetId: string; version: number } | null>(null)
   const [values, setValues] = useState<Record<string, string>>({})
@@ -81,7 +81,7 @@ export default function PlaygroundPage() {
     run.mutate()
   }
 
-  const versions = [...(registry.data?.prompts ?? [])].sort((a, b) => b.version - a.version)
+  const versions = [...(promptset.data?.prompts ?? [])].sort((a, b) => b.version - a.version)
   return (
     <section className="page playground" aria-labelledby="playground-title">
       <div className="page-header">
@@ -91,7 +91,7 @@ export default function PlaygroundPage() {
       <div className="toolbar" aria-label="Load a prompt version">
         <label>
           <span>Prompt registry</span>
-          <select aria-label="Prompt registry" value={registryId} onChange={(event) => setRegistryId(event.target.value)}>
+          <select aria-label="Prompt registry" value={promptsetId} onChange={(event) => setPromptsetId(event.target.value)}>
             <option value="">—</option>
             {(promptsets.data ?? []).map((promptset) => (
               <option key={promptset.id} value={promptset.id}>
@@ -100,12 +100,12 @@ export default function PlaygroundPage() {
             ))}
           </select>
         </label>
-        {registryId && (
+        {promptsetId && (
           <label>
             <span>Version</span>
             <select
               aria-label="Version"
-              value={loaded?.promptsetId === registryId ? loaded.version : ''}
+              value={loaded?.promptsetId === promptsetId ? loaded.version : ''}
               onChange={(event) => {
                 const prompt = versions.find((candidate) => String(candidate.version) === event.target.value)
                 if (prompt) load(prompt)
@@ -249,8 +249,8 @@ function Output({ projectId, pending, streamed, run, error }: { projectId: strin
 
 function SaveAsVersion({ projectId, messages, model, settings }: { projectId: string; messages: PlaygroundMessage[]; model: string; settings: Record<string, unknown> }) {
   const promptsets = usePromptsets(projectId)
-  const [registryId, setRegistryId] = useState('')
-  const chosen = registryId || promptsets.data?.[0]?.id || ''
+  const [promptsetId, setPromptsetId] = useState('')
+  const chosen = promptsetId || promptsets.data?.[0]?.id || ''
   const client = useQueryClient()
   const save = useMutation({
     mutationFn: () =>
@@ -260,7 +260,7 @@ function SaveAsVersion({ projectId, messages, model, settings }: { projectId: st
         modelSettings: settings,
         note: 'saved from the playground',
       }),
-    onSuccess: () => void client.invalidateQueries({ queryKey: ['registry', projectId, chosen] }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['promptset', projectId, chosen] }),
   })
   if ((promptsets.data ?? []).length === 0) return null
   return (
@@ -270,7 +270,7 @@ function SaveAsVersion({ projectId, messages, model, settings }: { projectId: st
       <div className="inline-form">
         <label>
           <span>Prompt registry</span>
-          <select aria-label="Registry to save in" value={chosen} onChange={(event) => setRegistryId(event.target.value)}>
+          <select aria-label="Registry to save in" value={chosen} onChange={(event) => setPromptsetId(event.target.value)}>
             {(promptsets.data ?? []).map((promptset) => (
               <option key={promptset.id} value={promptset.id}>
                 {promptset.name}

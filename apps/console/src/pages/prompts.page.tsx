@@ -57,8 +57,8 @@ export default function PromptsPage() {
           </table>
         ))}
       {mayWrite && (
-        <form className="card form" onSubmit={submit} aria-labelledby="new-registry-title">
-          <h2 id="new-registry-title">New registry</h2>
+        <form className="card form" onSubmit={submit} aria-labelledby="new-promptset-title">
+          <h2 id="new-promptset-title">New registry</h2>
           <label>
             <span>Name</span>
             <input required maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />

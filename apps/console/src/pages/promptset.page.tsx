@@ -1,6 +1,6 @@
 import { useMemo, useState, type FormEvent } from 'react'
 import { Link, useParams, useSearchParams } from 'react-router'
-import { previewPrompt, useCreatePromptVersion, useRegistry, useSetLiveVersion } from '../api/prompts.api.ts'
+import { previewPrompt, useCreatePromptVersion, usePromptset, useSetLiveVersion } from '../api/prompts.api.ts'
 import type { Prompt } from '../api/types.ts'
 import { projectPath, useProject } from '../components/project-scope.tsx'
 import { PromptLabels } from '../components/prompt-labels.tsx'
@@ -13,14 +13,14 @@ export default function PromptsetPage() {
   const { promptsetId = '' } = useParams()
   const { projectId } = useProject()
   const mayMakeLive = useCan('prompts:label-production')
-  const registry = useRegistry(projectId, promptsetId)
+  const promptset = usePromptset(projectId, promptsetId)
   const setLive = useSetLiveVersion(projectId, promptsetId)
   const [params, setParams] = useSearchParams()
 
-  if (registry.isPending) return <Loading label="Loading the registry" />
-  if (registry.isError) return <ErrorMessage error={registry.error} what={`prompt registry ${promptsetId}`} />
+  if (promptset.isPending) return <Loading label="Loading the registry" />
+  if (promptset.isError) return <ErrorMessage error={promptset.error} what={`prompt registry ${promptsetId}`} />
 
-  const versions = [...registry.data.prompts].sort((a, b) => b.version - a.version)
+  const versions = [...promptset.data.prompts].sort((a, b) => b.version - a.version)
   const latest = versions[0]
   // The compared versions live in the URL (?left=&right=): the previous and the latest by default.
   const pick = (name: string, fallback: Prompt | undefined) => versions.find((prompt) => String(prompt.version) === params.get(name)) ?? fallback
@@ -33,17 +33,17 @@ export default function PromptsetPage() {
   }
 
   return (
-    <section className="page" aria-labelledby="registry-title">
+    <section className="page" aria-labelledby="promptset-title">
       <div className="page-header">
         <Link to={projectPath('/prompts', projectId)} className="back">
           ← Prompts
         </Link>
-        <h1 id="registry-title">{registry.data.name}</h1>
+        <h1 id="promptset-title">{promptset.data.name}</h1>
         <span className="muted">
-          id <code>{registry.data.id}</code>
+          id <code>{promptset.data.id}</code>
         </span>
       </div>
-      {registry.data.description && <p>{registry.data.description}</p>}
+      {promptset.data.description && <p>{promptset.data.description}</p>}
 
       <h2>Versions</h2>
       {versions.length === 0 ? (

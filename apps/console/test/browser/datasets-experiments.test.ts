@@ -48,10 +48,10 @@ async function seed(stack: Stack, models: FakeModels): Promise<Seeded> {
     name: 'expected city', connectionId: connection.id, model: 'gpt-4o-mini', scoreName: 'correct', enabled: false,
     prompt: 'Question: {{input}}\nExpected: {{expected_output}}\nAnswer: {{output}}',
   })
-  const registry = await api('POST', '/api/promptsets', { name: 'geo-answer' })
-  await api('POST', `/api/promptsets/${registry.id}/prompts`, { value: 'Tell me: {{input}}', model: 'gpt-4o-mini', live: true })
-  await api('POST', `/api/promptsets/${registry.id}/prompts`, { value: JSON.stringify([{ role: 'system', content: 'Reply with the city only.' }, { role: 'user', content: '{{input}}' }]), model: 'gpt-4o-mini', note: 'city only' })
-  return { traceIds, promptsetId: registry.id as string }
+  const promptset = await api('POST', '/api/promptsets', { name: 'geo-answer' })
+  await api('POST', `/api/promptsets/${promptset.id}/prompts`, { value: 'Tell me: {{input}}', model: 'gpt-4o-mini', live: true })
+  await api('POST', `/api/promptsets/${promptset.id}/prompts`, { value: JSON.stringify([{ role: 'system', content: 'Reply with the city only.' }, { role: 'user', content: '{{input}}' }]), model: 'gpt-4o-mini', note: 'city only' })
+  return { traceIds, promptsetId: promptset.id as string }
 }
 
 describe('datasets, experiments and the playground in the console', { timeout: 240_000 }, () => {
@@ -188,7 +188,7 @@ describe('datasets, experiments and the playground in the console', { timeout: 2
     const sent = models.requests.at(-1)?.body
     assert.deepEqual([sent?.stream, sent?.messages.map((message) => message.content)], [true, ['Reply with the city only.', 'What is the capital of Peru?']])
 
-    // Edited, run again as written, then kept as the registry's next version.
+    // Edited, run again as written, then kept as the promptset's next version.
     await page.getByLabel('Message 1', { exact: true }).fill('Reply with the city only, in capitals.')
     await page.getByLabel('Temperature').fill('0.5')
     await page.getByRole('button', { name: 'Run', exact: true }).click()
@@ -199,8 +199,8 @@ describe('datasets, experiments and the playground in the console', { timeout: 2
     await save.getByText('Saved as version 3.').waitFor()
     await save.scrollIntoViewIfNeeded()
     await screenshot(page, 'playground-saved')
-    const registry = (await (await fetch(`${fx.stack.url}/api/promptsets/${fx.seeded.promptsetId}`, { headers: { 'x-api-key': fx.stack.projectKey } })).json()) as { prompts: Array<{ version: number; value: string; modelSettings: Record<string, unknown> }> }
-    const saved = registry.prompts.find((prompt) => prompt.version === 3)
+    const promptset = (await (await fetch(`${fx.stack.url}/api/promptsets/${fx.seeded.promptsetId}`, { headers: { 'x-api-key': fx.stack.projectKey } })).json()) as { prompts: Array<{ version: number; value: string; modelSettings: Record<string, unknown> }> }
+    const saved = promptset.prompts.find((prompt) => prompt.version === 3)
     assert.deepEqual([JSON.parse(saved?.value ?? '[]')[0], saved?.modelSettings], [{ role: 'system', content: 'Reply with the city only, in capitals.' }, { temperature: 0.5 }])
 
     // Each run is a trace.

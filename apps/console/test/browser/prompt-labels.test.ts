@@ -17,8 +17,8 @@ async function api<T>(stack: Stack, method: string, path: string, body?: unknown
   return (response.status === 204 ? undefined : await response.json()) as T
 }
 
-/** A registry with three versions, the first live (production). */
-async function seedRegistry(stack: Stack): Promise<{ promptsetId: string }> {
+/** A promptset with three versions, the first live (production). */
+async function seedPromptset(stack: Stack): Promise<{ promptsetId: string }> {
   const { id } = await api<{ id: string }>(stack, 'POST', '/api/promptsets', { name: 'trip-planner-system' })
   for (const [index, value] of ['Plan trips.', 'Plan trips. Be brief.', 'Plan trips. Be brief. Check the weather.'].entries()) {
     await api(stack, 'POST', `/api/promptsets/${id}/prompts`, { value, model: 'gpt-4o-mini', live: index === 0 })
@@ -27,7 +27,7 @@ async function seedRegistry(stack: Stack): Promise<{ promptsetId: string }> {
 }
 
 describe('prompt labels in the console', () => {
-  const fx = consoleFixture(seedRegistry)
+  const fx = consoleFixture(seedPromptset)
 
   it('adds, moves and removes labels, refuses a move over someone else’s, and shows the history', async () => {
     // The move refused on purpose is answered 409, which the browser logs.

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { findRegistryPrompt, findTraceSpans } from '@tracewell/db'
+import { findPromptByPromptsetName, findTraceSpans } from '@tracewell/db'
 import { BadRequestError, NotFoundError } from '@tracewell/http'
 import { judgeRequestOf } from '@tracewell/llm-messages'
 import { callerProjectId } from '../auth.ts'
@@ -38,7 +38,7 @@ export const evaluatorPreviewRoutes: FastifyPluginAsyncTypebox = async (app) => 
   async function templateOf(projectId: string, { prompt, promptRef }: Static<typeof PreviewBodySchema>): Promise<string> {
     if (prompt !== undefined && promptRef === undefined) return prompt
     if (promptRef === undefined || prompt !== undefined) throw new BadRequestError('body: give exactly one of prompt and promptRef')
-    const found = await findRegistryPrompt(app.db, projectId, promptRef.name, promptRef.label)
+    const found = await findPromptByPromptsetName(app.db, projectId, promptRef.name, promptRef.label)
     if (found === undefined) throw new BadRequestError(`body/promptRef: no prompt registry ${JSON.stringify(promptRef.name)} with a version labelled ${JSON.stringify(promptRef.label)}`)
     return found.value
   }

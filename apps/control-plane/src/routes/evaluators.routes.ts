@@ -10,8 +10,8 @@ import {
   findEvaluationRun,
   findEvaluator,
   findLlmConnection,
-  findRegistryPrompt,
-  listEvaluationJobs,
+  findPromptByPromptsetName,
+  listJudgments,
   listEvaluationRuns,
   listEvaluators,
   setEvaluatorEnabled,
@@ -151,7 +151,7 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return { prompt, promptRef: null }
     }
     const label = prompt.label ?? 'production'
-    const found = await findRegistryPrompt(app.db, projectId, prompt.name, label)
+    const found = await findPromptByPromptsetName(app.db, projectId, prompt.name, label)
     if (found === undefined) throw new BadRequestError(`body/prompt: no prompt registry ${JSON.stringify(prompt.name)} with a version labelled ${JSON.stringify(label)}`)
     if (!showsTrace(found.value)) throw new BadRequestError(`body/prompt: the ${label} version of ${JSON.stringify(prompt.name)} shows the judge neither {{input}} nor {{output}}`)
     return { prompt: null, promptRef: { name: prompt.name, label } }
@@ -390,7 +390,7 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const projectId = callerProjectId(request)
       const evaluator = await ownedEvaluator(projectId, request.params.evaluatorId)
       const query = request.query
-      const page = await listEvaluationJobs(app.db, {
+      const page = await listJudgments(app.db, {
         projectId,
         evaluatorId: evaluator.id,
         status: query.status,

@@ -71,7 +71,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return experiment
   }
 
-  async function promptOf(request: FastifyRequest, promptsetId: string, version: number | undefined, label: string | undefined): Promise<{ prompt: PromptDto; registryName: string }> {
+  async function promptOf(request: FastifyRequest, promptsetId: string, version: number | undefined, label: string | undefined): Promise<{ prompt: PromptDto; promptsetName: string }> {
     if (version !== undefined && label !== undefined) throw new BadRequestError('body: pass either version or label, not both')
     const promptset = await findProjectPromptset(app.db, callerProjectId(request), promptsetId)
     if (promptset === undefined) throw new BadRequestError(`body/promptsetId: no prompt registry ${JSON.stringify(promptsetId)} in this project`)
@@ -79,7 +79,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (prompt === undefined) {
       throw new BadRequestError(version !== undefined ? `body/version: the registry has no version ${version}` : `body/label: no version of the registry is labelled ${JSON.stringify(label ?? 'production')}`)
     }
-    return { prompt, registryName: promptset.name }
+    return { prompt, promptsetName: promptset.name }
   }
 
   app.post(
@@ -125,7 +125,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
       // A prompt experiment calls the model on the project's connection; an SDK one spends nothing of ours.
       await requirePermission(request, 'experiments:run')
-      const { prompt, registryName } = await promptOf(request, body.promptsetId, body.version, body.label)
+      const { prompt, promptsetName } = await promptOf(request, body.promptsetId, body.version, body.label)
       if (body.connectionId === undefined) throw new BadRequestError('body/connectionId: required with promptsetId')
       if ((await findLlmConnection(app.db, projectId, body.connectionId)) === undefined) throw new BadRequestError(`body/connectionId: no LLM connection ${JSON.stringify(body.connectionId)} in this project`)
       for (const [index, evaluatorId] of (body.evaluatorIds ?? []).entries()) {
@@ -136,7 +136,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         app.db,
         {
           ...common,
-          name: body.name ?? `${registryName} v${prompt.version} · ${model}`,
+          name: body.name ?? `${promptsetName} v${prompt.version} · ${model}`,
           kind: 'prompt',
           promptsetId: prompt.promptsetId,
           promptVersion: prompt.version,

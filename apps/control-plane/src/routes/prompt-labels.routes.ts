@@ -9,9 +9,9 @@ import type { PromptCache } from '../prompt-cache.ts'
 import { timeWindow } from './query-bounds.ts'
 import { errorResponses, ProjectScopeQuerySchema, IdSchema, IsoDateSchema, LabelNameSchema } from '../schemas.ts'
 
-// Prompt labels: named pointers at versions of a registry, moved in one call; `production` is the
+// Prompt labels: named pointers at versions of a promptset, moved in one call; `production` is the
 // version GET /api/promptset serves by default (the "live" one). Authorised like the rest of the
-// registry, with the project key.
+// promptset, with the project key.
 
 const VersionSchema = Type.Integer({ minimum: 1, maximum: 2_147_483_647 })
 
@@ -89,7 +89,7 @@ const productionNeedsMore = chooseAccess(['prompts:write', 'prompts:label-produc
   (request.params as { label?: unknown }).label === productionLabel ? 'prompts:label-production' : 'prompts:write',
 )
 
-/** The history's cursor is the last move's id: moves of a registry are numbered in the order they happened. */
+/** The history's cursor is the last move's id: moves of a promptset are numbered in the order they happened. */
 function parseCursor(raw: string | undefined): string | undefined {
   if (raw === undefined || raw === '') return undefined
   if (!/^[1-9][0-9]{0,18}$/.test(raw) || BigInt(raw) > maxMoveId) throw new BadRequestError('querystring/cursor: not a nextCursor returned by this API')
@@ -97,7 +97,7 @@ function parseCursor(raw: string | undefined): string | undefined {
 }
 
 export interface PromptLabelRoutesOptions {
-  /** Dropped for a registry whenever one of its labels moves here; other instances follow within its TTL. */
+  /** Dropped for a promptset whenever one of its labels moves here; other instances follow within its TTL. */
   promptCache: PromptCache
 }
 

@@ -5,9 +5,9 @@ import { BadRequestError, NotFoundError } from '@tracewell/http'
 import type { FastifyReply } from 'fastify'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import type { PromptCache, PromptSelector, RegistryLookup } from '../prompt-cache.ts'
+import type { PromptCache, PromptSelector, PromptsetLookup } from '../prompt-cache.ts'
 import { declaredValues, filledJson, missingValues, toPromptView } from '../prompt-view.ts'
-import { errorResponses, LabelNameSchema, RegistrySchema } from '../schemas.ts'
+import { errorResponses, LabelNameSchema, PromptsetWithPromptsSchema } from '../schemas.ts'
 
 // GET /api/promptset, what the Langtrace SDKs call: the TypeScript SDK sends
 // `promptset_id`, `version` and `variables.<name>` through URLSearchParams, the Python SDK through
@@ -45,30 +45,30 @@ function parseSelector(query: GetPromptQuery): PromptSelector {
   return query.label
 }
 
-async function lookUp(db: Db, projectId: string, promptsetId: string, selector: PromptSelector): Promise<RegistryLookup> {
-  const registry = await findProjectPromptset(db, projectId, promptsetId)
-  if (!registry) return { kind: 'registry-not-found' }
+async function lookUp(db: Db, projectId: string, promptsetId: string, selector: PromptSelector): Promise<PromptsetLookup> {
+  const promptset = await findProjectPromptset(db, projectId, promptsetId)
+  if (!promptset) return { kind: 'promptset-not-found' }
   let prompt: PromptDto | undefined
   if (selector === null) {
-    prompt = await findLivePrompt(db, registry.id)
+    prompt = await findLivePrompt(db, promptset.id)
     if (!prompt) return { kind: 'no-live' }
   } else if (typeof selector === 'string') {
-    prompt = await findLabelledPrompt(db, registry.id, selector)
+    prompt = await findLabelledPrompt(db, promptset.id, selector)
     if (!prompt) return { kind: 'label-not-found', label: selector }
   } else {
-    if (selector <= maxVersion) prompt = await findPromptVersion(db, registry.id, selector)
+    if (selector <= maxVersion) prompt = await findPromptVersion(db, promptset.id, selector)
     if (!prompt) return { kind: 'version-not-found', version: selector }
   }
-  return { kind: 'found', view: toPromptView(registry, prompt) }
+  return { kind: 'found', view: toPromptView(promptset, prompt) }
 }
 
 export interface PromptLookupRoutesOptions {
   promptCache: PromptCache
 }
 
-/** Answers from a lookup: the registry with the selected prompt, its variables filled. */
-function answer(reply: FastifyReply, query: GetPromptQuery, lookup: RegistryLookup): void {
-  if (lookup.kind === 'registry-not-found') throw new NotFoundError('Prompt registry not found')
+/** Answers from a lookup: the promptset with the selected prompt, its variables filled. */
+function answer(reply: FastifyReply, query: GetPromptQuery, lookup: PromptsetLookup): void {
+  if (lookup.kind === 'promptset-not-found') throw new NotFoundError('Prompt registry not found')
   if (lookup.kind === 'no-live') throw new NotFoundError('No live prompt in this registry; pass a version')
   if (lookup.kind === 'version-not-found') throw new NotFoundError(`Prompt version ${lookup.version} not found`)
   if (lookup.kind === 'label-not-found') throw new NotFoundError(`Prompt label ${lookup.label} not found`)
@@ -79,7 +79,7 @@ function answer(reply: FastifyReply, query: GetPromptQuery, lookup: RegistryLook
     if (missing.length > 0) throw new BadRequestError(`Missing variables: ${missing.join(', ')}`)
     body = filledJson(lookup.view, values)
   }
-  // Already serialised (RegistrySchema's shape, built by toPromptView): Fastify sends a string
+  // Already serialised (PromptsetWithPromptsSchema's shape, built by toPromptView): Fastify sends a string
   // with a JSON content type as it is, skipping the per-request serialisation.
   void reply.type('application/json; charset=utf-8').send(body)
 }
@@ -100,7 +100,7 @@ export const promptLookupRoutes: FastifyPluginAsyncTypebox<PromptLookupRoutesOpt
         tags: ['prompt registry'],
         security: [{ apiKey: [] }],
         querystring: GetPromptQuerySchema,
-        response: { 200: RegistrySchema, ...errorResponses(400, 401, 404) },
+        response: { 200: PromptsetWithPromptsSchema, ...errorResponses(400, 401, 404) },
       },
     },
     // Not an async function: a cached lookup is answered at once, without a promise and a turn of

@@ -7,7 +7,7 @@ import { authorize, requirePermission } from '../accounts/authorize.ts'
 import { ownedPromptset } from '../owned-promptset.ts'
 import type { PromptCache } from '../prompt-cache.ts'
 import { extractVariables } from '@tracewell/llm-messages'
-import { errorResponses, ProjectScopeQuerySchema, IdSchema, NamedResourceBodySchema, type NamedResourceBody, PromptsetSchema, PromptWithLabelsSchema, RegistryWithLabelsSchema } from '../schemas.ts'
+import { errorResponses, ProjectScopeQuerySchema, IdSchema, NamedResourceBodySchema, type NamedResourceBody, PromptsetSchema, PromptWithLabelsSchema, PromptsetWithLabelsSchema } from '../schemas.ts'
 
 export const CreatePromptsetBodySchema = NamedResourceBodySchema
 export type CreatePromptsetBody = NamedResourceBody
@@ -45,11 +45,11 @@ export const LiveResponseSchema = Type.Object({ live: Type.Union([PromptWithLabe
 export type LiveResponse = Static<typeof LiveResponseSchema>
 
 export interface PromptsetRoutesOptions {
-  /** Dropped for a registry whenever one of its prompts or labels changes here. */
+  /** Dropped for a promptset whenever one of its prompts or labels changes here. */
   promptCache: PromptCache
 }
 
-/** Prompt registries and their versions (project key). Labels have routes of their own. */
+/** Promptsets and their versions (project key). Labels have routes of their own. */
 export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> = async (app, { promptCache }) => {
   const tags = ['prompt registry']
   const security = [{ apiKey: [] }]
@@ -100,7 +100,7 @@ export const promptsetRoutes: FastifyPluginAsyncTypebox<PromptsetRoutesOptions> 
         tags,
         security,
         params: PromptsetParamsSchema,
-        response: { 200: RegistryWithLabelsSchema, ...errorResponses(400, 401, 404) },
+        response: { 200: PromptsetWithLabelsSchema, ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {

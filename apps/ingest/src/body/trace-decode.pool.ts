@@ -1,5 +1,6 @@
 import { SpanValidationError, type SpanLimits, type TraceBodyFormat } from '@tracewell/otlp'
-import { BadRequestError, PayloadTooLargeError, workerModuleFile } from '@tracewell/http'
+import { BadRequestError, PayloadTooLargeError } from '@tracewell/http'
+import { workerModuleFile } from '@tracewell/service'
 import { Piscina } from 'piscina'
 import { decodersBusy } from '../errors.ts'
 import { PARSE_DIRECTLY_UP_TO_BYTES } from './json-body.screen.ts'

@@ -4,7 +4,7 @@ import type { Executor } from './executor.ts'
 import type { TraceFilterParams } from './trace-filter-params.ts'
 
 // Evaluators (LLM judges of a project's traces) and their on-demand runs. What each judgment did
-// is in evaluation_jobs (evaluation-jobs.repository.ts); an evaluator's figures are summed from there.
+// is in evaluation_jobs (judgments.repository.ts); an evaluator's figures are summed from there.
 
 export interface EvaluatorDto {
   id: string
@@ -12,9 +12,9 @@ export interface EvaluatorDto {
   name: string
   connectionId: string
   model: string
-  /** The template over {{input}} and {{output}}; null when a registry prompt is used. */
+  /** The template over {{input}} and {{output}}; null when a promptset prompt is used. */
   prompt: string | null
-  /** A prompt registry (by name) and the label whose version is the template. */
+  /** A promptset (by name) and the label whose version is the template. */
   promptRef: { name: string; label: string } | null
   scoreName: string
   filter: TraceFilterParams

@@ -8,7 +8,7 @@ import type { QueuedRow } from './queued-row.ts'
 // whatever becomes of it, the last error kept until one is final (failed) or it completes, swept
 // when it stayed pending too long (its queue job may have been lost), and the batch it belongs to
 // (a run, an experiment) completed once none of its rows is pending. One implementation for both
-// kinds; evaluation-jobs.repository.ts and experiments.repository.ts name the steps for theirs.
+// kinds; judgments.repository.ts and experiments.repository.ts name the steps for theirs.
 
 /** A kind of job row: its table, its batch's table and the column that links them, and where the kinds differ. */
 export interface JobRowKind {

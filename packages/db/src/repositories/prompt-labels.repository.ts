@@ -63,10 +63,10 @@ export type LabelMoveResult =
   | { kind: 'conflict'; currentVersion: number | null }
 
 /**
- * Points a label at a version (or removes it) and records the move. The registry's row is held
- * for the transaction, as a version create holds it: moves of one registry are serialised, so of
+ * Points a label at a version (or removes it) and records the move. The promptset's row is held
+ * for the transaction, as a version create holds it: moves of one promptset are serialised, so of
  * two concurrent moves one is applied after the other, and each history row's `from_version` is
- * the version the label really left. The primary key (registry, name) is what guarantees that a
+ * the version the label really left. The primary key (promptset, name) is what guarantees that a
  * label never points at two versions, whatever path writes it.
  */
 export async function moveLabel(db: Executor, move: LabelMoveRequest): Promise<LabelMoveResult> {
@@ -114,7 +114,7 @@ export async function moveLabel(db: Executor, move: LabelMoveRequest): Promise<L
   })
 }
 
-/** A registry's labels, by name. */
+/** A promptset's labels, by name. */
 export async function listPromptLabels(db: Executor, promptsetId: string): Promise<PromptLabelDto[]> {
   const rows = await db.selectFrom('prompt_labels').selectAll().where('promptset_id', '=', promptsetId).orderBy('name').execute()
   return rows.map(toPromptLabelDto)
@@ -137,7 +137,7 @@ export interface LabelMovePage {
   next: string | null
 }
 
-/** A registry's label moves, newest first, a page at a time. */
+/** A promptset's label moves, newest first, a page at a time. */
 export async function listLabelMoves(db: Executor, query: LabelMoveQuery): Promise<LabelMovePage> {
   let select = db
     .selectFrom('prompt_label_moves')

@@ -74,7 +74,7 @@ export interface NewPromptVersion {
 }
 
 /**
- * Adds the next version of a registry's prompt. The registry row is locked for the transaction,
+ * Adds the next version of a promptset's prompt. The promptset row is locked for the transaction,
  * so concurrent creates get distinct consecutive versions instead of racing on max(version)+1.
  */
 export async function createPromptVersion(db: Executor, prompt: NewPromptVersion): Promise<PromptDto> {
@@ -119,6 +119,22 @@ export async function findLabelledPrompt(db: Executor, promptsetId: string, labe
     .where('target.name', '=', label)
     .executeTakeFirst()
   return row && toPromptDto(row)
+}
+
+/**
+ * The version a label points at in the project's promptset of this name (the oldest promptset,
+ * should two share a name): what an evaluator's judge prompt is when it names one.
+ */
+export async function findPromptByPromptsetName(db: Executor, projectId: string, promptsetName: string, label: string): Promise<PromptDto | undefined> {
+  const promptset = await db
+    .selectFrom('promptsets')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('name', '=', promptsetName)
+    .orderBy('created_at')
+    .orderBy('id')
+    .executeTakeFirst()
+  return promptset === undefined ? undefined : findLabelledPrompt(db, promptset.id, label)
 }
 
 /** The version `production` points at. */

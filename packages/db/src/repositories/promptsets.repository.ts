@@ -30,7 +30,7 @@ export async function createPromptset(db: Executor, promptset: { projectId: stri
   return toPromptsetDto(row)
 }
 
-/** A registry only if it belongs to the project: another project's registry reads as missing. */
+/** A promptset only if it belongs to the project: another project's promptset reads as missing. */
 export async function findProjectPromptset(db: Executor, projectId: string, promptsetId: string): Promise<PromptsetDto | undefined> {
   const row = await db.selectFrom('promptsets').selectAll().where('id', '=', promptsetId).where('project_id', '=', projectId).executeTakeFirst()
   return row && toPromptsetDto(row)

@@ -274,7 +274,7 @@ export async function searchTraces(db: Executor, search: TraceSearch): Promise<{
   const direction = sql.raw(descending ? 'desc' : 'asc')
   // With words to look for, the project's blocks that may hold them first, then each block's
   // matching traces. The conditions stay inside the lateral: with them above it, a page of a word
-  // in every trace took 1.9 s at 1M spans instead of 36 ms (bench:query).
+  // in every trace was some fifty times slower (bench:query; docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
   const probes = search.text ? textFilterProbes(search.text) : []
   const matching = sql.join(where, sql` and `)
   const traces = probes.length === 0

@@ -79,7 +79,7 @@ export async function backfillTextBlocks(db: Db, { tracesPerBatch = 2_000, folde
       const last = traces.at(-1)
       if (last === undefined) break
       // JIT off: the spans' lookup over every day partition is costed past jit_above_cost, and
-      // compiling it took 250 ms of a batch that runs in a few hundred.
+      // compiling it took most of a batch's time (docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
       await db.transaction().execute(async (trx) => {
         await sql`select set_config('jit', 'off', true)`.execute(trx)
         const words = await wordsOfStoredTraces(trx, traces)

@@ -1,5 +1,4 @@
-import { ApiKeyVerifier, FailedKeyAttempts, type VerifiedKey } from '@tracewell/auth'
-import { findApiKeyIdentitiesByHashes, touchApiKeys } from '@tracewell/db'
+import { ApiKeyVerifier, FailedKeyAttempts, type ApiKeyVerifierOptions, type VerifiedKey } from '@tracewell/auth'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { keyStoreUnavailable, TooManyRequestsError } from '../errors.ts'
@@ -12,7 +11,11 @@ declare module 'fastify' {
   }
 }
 
+/** Where keys are looked up and their use recorded: the database, in a service (@tracewell/service's apiKeyStore). */
+export type ApiKeyStore = Pick<ApiKeyVerifierOptions, 'lookupMany' | 'touch'>
+
 export interface ApiKeysPluginOptions {
+  store: ApiKeyStore
   /** How long a verified key is trusted (KEY_CACHE_TTL_MS, at most 5 s). */
   ttlMs: number
   /** How long keys verified before a database outage keep working during it (KEY_OUTAGE_GRACE_MS). */
@@ -25,14 +28,14 @@ export const apiKeysPlugin = fp<ApiKeysPluginOptions>(
     const verifier = new ApiKeyVerifier({
       ttlMs: options.ttlMs,
       outageGraceMs: options.outageGraceMs,
-      lookupMany: (keyHashes) => findApiKeyIdentitiesByHashes(app.db, keyHashes),
-      touch: (ids, usedAt) => touchApiKeys(app.db, ids, usedAt),
+      lookupMany: options.store.lookupMany,
+      touch: options.store.touch,
     })
     app.decorate('apiKeys', verifier)
     app.decorate('failedKeys', new FailedKeyAttempts())
     app.addHook('onClose', async () => verifier.close().catch((err: unknown) => app.log.warn({ err }, 'could not record key usage')))
   },
-  { name: 'api-keys', fastify: '5.x', dependencies: ['db'] },
+  { name: 'api-keys', fastify: '5.x' },
 )
 
 /**

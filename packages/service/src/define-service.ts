@@ -1,13 +1,21 @@
 import { assertSchemaIsCurrent, createDb, migrateToLatest, type Db } from '@tracewell/db'
-import { createApp, trustProxyOf, type App } from '../create-app.ts'
-import { installErrorHandler, messageBody } from '../error-handler.ts'
-import { healthPlugin, type ReadinessCheck } from '../health.plugin.ts'
-import { metricsPlugin } from '../metrics.plugin.ts'
-import { openApiPlugin, type OpenApiOptions } from '../openapi.plugin.ts'
-import { apiKeysPlugin } from '../plugins/api-keys.plugin.ts'
-import { authPlugin } from '../plugins/auth.plugin.ts'
-import { databaseAnswers, dbPlugin } from '../plugins/db.plugin.ts'
-import { installResponseHeaders } from '../response-headers.ts'
+import {
+  apiKeysPlugin,
+  authPlugin,
+  createApp,
+  healthPlugin,
+  installErrorHandler,
+  installResponseHeaders,
+  messageBody,
+  metricsPlugin,
+  openApiPlugin,
+  trustProxyOf,
+  type App,
+  type OpenApiOptions,
+  type ReadinessCheck,
+} from '@tracewell/http'
+import { apiKeyStore, postgresFailures } from './database-kit.ts'
+import { databaseAnswers, dbPlugin } from './db.plugin.ts'
 
 /** The settings every service reads (packages/config composes them into each service's schema). */
 export interface ServiceConfig {
@@ -71,7 +79,14 @@ export function defineService<C extends ServiceConfig, D extends ServiceDeps = S
   return {
     spec,
     async build(config, deps = {} as D) {
-      const app = createApp({ logLevel: config.LOG_LEVEL, bodyLimit: spec.bodyLimit?.(config), requestTimeoutMs: config.BODY_TIMEOUT_MS, trustProxy: trustProxyOf(config.TRUST_PROXY), ...(deps.logger === undefined ? {} : { logger: deps.logger }) })
+      const app = createApp({
+        logLevel: config.LOG_LEVEL,
+        bodyLimit: spec.bodyLimit?.(config),
+        requestTimeoutMs: config.BODY_TIMEOUT_MS,
+        trustProxy: trustProxyOf(config.TRUST_PROXY),
+        databaseFailures: postgresFailures,
+        ...(deps.logger === undefined ? {} : { logger: deps.logger }),
+      })
       installErrorHandler(app, messageBody)
       installResponseHeaders(app)
       await app.register(metricsPlugin)
@@ -92,7 +107,7 @@ export function defineService<C extends ServiceConfig, D extends ServiceDeps = S
       }
       else if (deps.db === undefined) await assertSchemaIsCurrent(db)
       if (spec.apiKeys) {
-        await app.register(apiKeysPlugin, { ttlMs: config.KEY_CACHE_TTL_MS ?? 5_000, outageGraceMs: config.KEY_OUTAGE_GRACE_MS ?? 15 * 60_000 })
+        await app.register(apiKeysPlugin, { store: apiKeyStore(db), ttlMs: config.KEY_CACHE_TTL_MS ?? 5_000, outageGraceMs: config.KEY_OUTAGE_GRACE_MS ?? 15 * 60_000 })
         await app.register(authPlugin)
       }
       const parts = (await spec.register(app, config, deps)) ?? {}

@@ -1,10 +1,9 @@
 import type { TObject } from '@sinclair/typebox'
 import { loadConfigOrExit, waitForDependenciesOrExit, type StartupDependency } from '@tracewell/config'
 import { MigrationError, postgresDependency } from '@tracewell/db'
-import type { App } from '../create-app.ts'
-import { runServer } from '../run-server.ts'
-import { redisClusterDependency, redisDependency } from '../startup/redis-dependency.ts'
-import { releaseStartupGarbage } from '../startup/release-startup-garbage.ts'
+import { runServer, type App } from '@tracewell/http'
+import { redisClusterDependency, redisDependency } from './redis-dependency.ts'
+import { releaseStartupGarbage } from './release-startup-garbage.ts'
 import type { Service, ServiceConfig, ServiceDeps } from './define-service.ts'
 
 interface ListeningConfig extends ServiceConfig {

@@ -4,14 +4,14 @@ import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import {
   completeFinishedRuns,
-  completeJob,
+  completeJudgment,
   createEvaluationRun,
   createEvaluator,
   createLlmConnection,
   createProject,
   createTeam,
   findEvaluationRun,
-  listEvaluationJobs,
+  listJudgments,
   startQueuedRuns,
   takeNewTraces,
   TRACEWELL_SERVICE,
@@ -85,7 +85,7 @@ for (const engine of engines) {
       const taken = await takeNewTraces(db, later, { ...window, quietMs: 10 })
       assert.equal(taken.length, 1)
       assert.deepEqual(await takeNewTraces(db, later, { ...window, quietMs: 10 }), [], 'taken once')
-      const { jobs } = await listEvaluationJobs(db, { projectId, evaluatorId: later.id, limit: 10 })
+      const { jobs } = await listJudgments(db, { projectId, evaluatorId: later.id, limit: 10 })
       assert.deepEqual(jobs.map((job) => [job.traceId, job.status]), [[late, 'pending']])
     })
 
@@ -96,7 +96,7 @@ for (const engine of engines) {
       await insertSpans(db, traces.map((traceId) => span(projectId, traceId, 'bot')))
       await new Promise((resolve) => setTimeout(resolve, 20))
       assert.deepEqual(await takeNewTraces(db, none, { ...window, quietMs: 10 }), [])
-      const noneJobs = (await listEvaluationJobs(db, { projectId, evaluatorId: none.id, limit: 100 })).jobs
+      const noneJobs = (await listJudgments(db, { projectId, evaluatorId: none.id, limit: 100 })).jobs
       assert.ok(noneJobs.length >= 40 && noneJobs.every((job) => job.status === 'skipped' && job.skipReason === "not sampled (the evaluator's sampling rate)"))
       const taken = await takeNewTraces(db, half, { ...window, quietMs: 10 })
       assert.ok(taken.length > 5 && taken.length < 35, `${taken.length} of ~41 sampled at 0.5`)
@@ -135,7 +135,7 @@ for (const engine of engines) {
       assert.deepEqual([started?.status, started?.traceCount, started?.judgments.pending], ['running', 2, 2])
       await completeFinishedRuns(db)
       assert.equal((await findEvaluationRun(db, projectId, judge.id, run.id))?.status, 'running')
-      for (const { jobId } of jobIds) await completeJob(db, jobId, { scoreId: 's', judgeModel: 'm', latencyMs: 1 })
+      for (const { jobId } of jobIds) await completeJudgment(db, jobId, { scoreId: 's', judgeModel: 'm', latencyMs: 1 })
       await completeFinishedRuns(db)
       const done = await findEvaluationRun(db, projectId, judge.id, run.id)
       assert.deepEqual([done?.status, done?.judgments.completed, typeof done?.finishedAt], ['completed', 2, 'string'])

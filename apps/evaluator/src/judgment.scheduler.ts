@@ -2,7 +2,7 @@ import {
   completeFinishedExperiments,
   completeFinishedRuns,
   listEnabledEvaluators,
-  stalePendingJobs,
+  stalePendingJudgments,
   stalePendingResults,
   startQueuedExperiments,
   startQueuedRuns,
@@ -76,7 +76,7 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
       }
       await queue.add(await timed((executor) => startQueuedRuns(executor)))
       await timed((executor) => completeFinishedRuns(executor))
-      await queue.add(await timed((executor) => stalePendingJobs(executor, stalePendingMs, 1_000)))
+      await queue.add(await timed((executor) => stalePendingJudgments(executor, stalePendingMs, 1_000)))
       await options.experimentQueue.add(await timed((executor) => startQueuedExperiments(executor)))
       await timed((executor) => completeFinishedExperiments(executor))
       await options.experimentQueue.add(await timed((executor) => stalePendingResults(executor, stalePendingMs, 1_000)))

@@ -1,18 +1,18 @@
 import { openSecret } from '@tracewell/auth'
 import {
   addAnnotationQueueItems,
-  completeJob,
-  findEvaluationJob,
+  completeJudgment,
+  findJudgment,
   findEvaluatorById,
-  findRegistryPrompt,
+  findPromptByPromptsetName,
   findSealedLlmConnection,
   findTraceSpans,
   llmConnectionKeyContext,
-  recordJobAttempt,
-  recordJobError,
+  recordJudgmentAttempt,
+  recordJudgmentError,
   recordScore,
   ScoreValueError,
-  skipJob,
+  skipJudgment,
   type Db,
   type EvaluatorDto,
 } from '@tracewell/db'
@@ -45,10 +45,10 @@ export const evalScoreId = (evaluatorId: string, traceId: string) => `eval:${eva
  */
 export async function processJudgment(options: ProcessorOptions, jobId: string, final: boolean): Promise<'completed' | 'skipped' | 'gone'> {
   const { db } = options
-  const job = await findEvaluationJob(db, jobId)
+  const job = await findJudgment(db, jobId)
   // Deleted with its evaluator, or judged already (a redelivered queue job).
   if (job === undefined || job.status !== 'pending') return 'gone'
-  const attempt = await recordJobAttempt(db, jobId)
+  const attempt = await recordJudgmentAttempt(db, jobId)
   if (attempt === null) return 'gone'
   let evaluator: EvaluatorDto | undefined
   try {
@@ -56,7 +56,7 @@ export async function processJudgment(options: ProcessorOptions, jobId: string, 
     if (evaluator === undefined) return 'gone'
     const request = await judgeRequest(db, evaluator, job.traceId)
     if (request.skipped !== null) {
-      await skipJob(db, jobId, request.skipped)
+      await skipJudgment(db, jobId, request.skipped)
       return 'skipped'
     }
     const judgment = await judge(options, evaluator, request.prompt)
@@ -79,7 +79,7 @@ export async function processJudgment(options: ProcessorOptions, jobId: string, 
       if (error instanceof ScoreValueError) throw new JudgeError(error.message, true)
       throw error
     })
-    await completeJob(db, jobId, { scoreId: score.id, judgeModel: judgment.model, latencyMs: judgment.latencyMs })
+    await completeJudgment(db, jobId, { scoreId: score.id, judgeModel: judgment.model, latencyMs: judgment.latencyMs })
     // Scored low: people look at it too (an item already in the queue stays where it is).
     const review = evaluator.reviewQueue
     if (review !== null && judgment.score < review.below) await addAnnotationQueueItems(db, review.queueId, 'trace', [job.traceId])
@@ -87,7 +87,7 @@ export async function processJudgment(options: ProcessorOptions, jobId: string, 
   } catch (error) {
     const failure = error instanceof JudgeError ? error : new JudgeError(error instanceof Error ? error.message : String(error), true)
     if (evaluator !== undefined) await recordJudgeSpend(db, { jobId, attempt, evaluator, traceId: job.traceId }, failure.calls)
-    await recordJobError(db, jobId, failure.message, final || !failure.retryable)
+    await recordJudgmentError(db, jobId, failure.message, final || !failure.retryable)
     throw failure
   }
 }
@@ -116,7 +116,7 @@ async function judge(options: ProcessorOptions, evaluator: EvaluatorDto, prompt:
 async function templateOf(db: Db, evaluator: EvaluatorDto): Promise<string> {
   if (evaluator.prompt !== null) return evaluator.prompt
   const ref = evaluator.promptRef as { name: string; label: string }
-  const prompt = await findRegistryPrompt(db, evaluator.projectId, ref.name, ref.label)
+  const prompt = await findPromptByPromptsetName(db, evaluator.projectId, ref.name, ref.label)
   if (prompt === undefined) throw new JudgeError(`the prompt registry ${JSON.stringify(ref.name)} has no version labelled ${JSON.stringify(ref.label)}`, false)
   return prompt.value
 }

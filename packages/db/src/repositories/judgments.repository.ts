@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely'
-import type { EvaluationJobStatus } from '../database.ts'
+import type { JudgmentStatus } from '../database.ts'
 import { findEvaluatorById, type EvaluatorDto } from './evaluators.repository.ts'
 import type { Executor } from './executor.ts'
 import { engineOf, type Db } from '../create-db.ts'
@@ -116,7 +116,7 @@ export function newTracesPageStatement(evaluator: EvaluatorDto, window: NewTrace
   const filter = [...traceFilterConditions(traceFilterOf(evaluator.projectId, evaluator.filter)), notTracewellTrace]
   const ofTrace = sql`s.project_id = t.project_id and s.trace_id = t.trace_id and s.start_time >= t.start_time and s.start_time <= t.end_time`
   const after = window.after
-  return sql<{ id: string | null; status: EvaluationJobStatus | null; scanned: number; last_start: Date | null; last_trace: string | null }>`
+  return sql<{ id: string | null; status: JudgmentStatus | null; scanned: number; last_start: Date | null; last_trace: string | null }>`
     with page as materialized (
       select t.project_id, t.trace_id, t.start_time,
         (${sql.join(filter, sql` and `)})
@@ -195,15 +195,15 @@ export async function startQueuedRuns(db: Executor): Promise<QueuedRow[]> {
 export const completeFinishedRuns = (db: Executor): Promise<void> => completeFinishedBatches(db, judgmentRows)
 
 /** Pending judgments untouched for this long: their queue job may have been lost (a crash between the row and the queue). */
-export const stalePendingJobs = (db: Executor, olderThanMs: number, limit: number): Promise<QueuedRow[]> => stalePendingRows(db, judgmentRows, olderThanMs, limit)
+export const stalePendingJudgments = (db: Executor, olderThanMs: number, limit: number): Promise<QueuedRow[]> => stalePendingRows(db, judgmentRows, olderThanMs, limit)
 
-export interface EvaluationJobDto {
+export interface JudgmentDto {
   id: string
   projectId: string
   evaluatorId: string
   runId: string | null
   traceId: string
-  status: EvaluationJobStatus
+  status: JudgmentStatus
   attempts: number
   error: string | null
   /** Why a skipped judgment was skipped: not sampled, or nothing to judge in the trace. */
@@ -224,7 +224,7 @@ interface JobRow {
   evaluator_id: string
   run_id: string | null
   trace_id: string
-  status: EvaluationJobStatus
+  status: JudgmentStatus
   attempts: number
   error: string | null
   skip_reason: string | null
@@ -238,7 +238,7 @@ interface JobRow {
   updated_at: Date
 }
 
-const toJobDto = (row: JobRow): EvaluationJobDto => ({
+const toJobDto = (row: JobRow): JudgmentDto => ({
   id: row.id,
   projectId: row.project_id,
   evaluatorId: row.evaluator_id,
@@ -258,16 +258,16 @@ const toJobDto = (row: JobRow): EvaluationJobDto => ({
   updatedAt: row.updated_at.toISOString(),
 })
 
-export async function findEvaluationJob(db: Executor, id: string): Promise<EvaluationJobDto | undefined> {
+export async function findJudgment(db: Executor, id: string): Promise<JudgmentDto | undefined> {
   const row = await db.selectFrom('evaluation_jobs').selectAll().where('id', '=', id).executeTakeFirst()
   return row === undefined ? undefined : toJobDto(row as unknown as JobRow)
 }
 
 /** Counts an attempt at a pending judgment; its number (1 for the first), or null when the judgment is no longer pending. */
-export const recordJobAttempt = (db: Executor, id: string): Promise<number | null> => recordRowAttempt(db, judgmentRows, id)
+export const recordJudgmentAttempt = (db: Executor, id: string): Promise<number | null> => recordRowAttempt(db, judgmentRows, id)
 
 /** Adds calls' spend to a judgment, whatever becomes of it (job-rows.repository.ts). */
-export const addJobSpend = (db: Executor, id: string, spend: CallSpend): Promise<void> => addRowSpend(db, judgmentRows, id, spend)
+export const addJudgmentSpend = (db: Executor, id: string, spend: CallSpend): Promise<void> => addRowSpend(db, judgmentRows, id, spend)
 
 /** Judgment rows' tokens and cost are added up by addJobSpend, attempt by attempt; completing one records what answered. */
 export interface JudgmentResult {
@@ -276,7 +276,7 @@ export interface JudgmentResult {
   latencyMs: number
 }
 
-export async function completeJob(db: Executor, id: string, result: JudgmentResult): Promise<void> {
+export async function completeJudgment(db: Executor, id: string, result: JudgmentResult): Promise<void> {
   await sql`
     update evaluation_jobs set status = 'completed', error = null, score_id = ${result.scoreId}, judge_model = ${result.judgeModel},
       latency_ms = ${result.latencyMs}, updated_at = now()
@@ -284,17 +284,17 @@ export async function completeJob(db: Executor, id: string, result: JudgmentResu
 }
 
 /** Marks a pending judgment skipped, with why: the trace was never sent to the judge. */
-export async function skipJob(db: Executor, id: string, reason: string): Promise<void> {
+export async function skipJudgment(db: Executor, id: string, reason: string): Promise<void> {
   await sql`update evaluation_jobs set status = 'skipped', skip_reason = ${reason}, error = null, updated_at = now() where id = ${id} and status = 'pending'`.execute(db)
 }
 
 /** Keeps the last error of an attempt; `final` marks the judgment failed (no retry is left). */
-export const recordJobError = (db: Executor, id: string, error: string, final: boolean): Promise<void> => recordRowError(db, judgmentRows, id, error, final)
+export const recordJudgmentError = (db: Executor, id: string, error: string, final: boolean): Promise<void> => recordRowError(db, judgmentRows, id, error, final)
 
-export interface EvaluationJobSearch {
+export interface JudgmentSearch {
   projectId: string
   evaluatorId: string
-  status?: EvaluationJobStatus | undefined
+  status?: JudgmentStatus | undefined
   runId?: string | undefined
   /** Judgments created at or after `from` and before `to`. */
   from?: Date | undefined
@@ -304,7 +304,7 @@ export interface EvaluationJobSearch {
 }
 
 /** An evaluator's judgments, newest first. */
-export async function listEvaluationJobs(db: Executor, search: EvaluationJobSearch): Promise<{ jobs: EvaluationJobDto[]; next: { createdAt: string; id: string } | null }> {
+export async function listJudgments(db: Executor, search: JudgmentSearch): Promise<{ jobs: JudgmentDto[]; next: { createdAt: string; id: string } | null }> {
   const where: RawBuilder<unknown>[] = [sql`project_id = ${search.projectId}`, sql`evaluator_id = ${search.evaluatorId}`]
   if (search.status) where.push(sql`status = ${search.status}`)
   if (search.runId) where.push(sql`run_id = ${search.runId}`)

@@ -1,8 +1,8 @@
 import type { StartupDependency } from '@tracewell/config'
 
-// ioredis is imported by the probe, not with this module: every service loads @tracewell/http,
-// and the control plane and the janitor, which never talk to Redis, rested ~1-2 MiB heavier for
-// a client they never made (docs/benchmarks.md, "At rest").
+// ioredis is imported by the probe, not with this module: every service loads @tracewell/service,
+// and the control plane and the janitor, which never talk to Redis, rested heavier for a client
+// they never made (docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
 
 /** The Redis at `redisUrl`, as a start-up dependency: answers once PING does. */
 export function redisDependency(redisUrl: string): StartupDependency {

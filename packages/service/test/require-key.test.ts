@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test'
 import { displayPrefix, generateApiKey, hashApiKey, type VerifiedKey } from '@tracewell/auth'
 import { createDb, createProject, createTeam, insertApiKey, type Db } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
-import { apiKeysPlugin, authPlugin, createApp, dbPlugin, installErrorHandler, messageBody, requireKey, UnauthorizedError, type App } from '../src/index.ts'
+import { apiKeysPlugin, authPlugin, createApp, installErrorHandler, messageBody, requireKey, UnauthorizedError, type App } from '@tracewell/http'
+import { apiKeyStore } from '../src/index.ts'
 
 // requireKey: the one hook every service checks keys with. A key of the route's kind is admitted
 // (x-api-key or Bearer) and left at request.apiKey; any other is the API's own 401; a key store
@@ -12,8 +13,7 @@ import { apiKeysPlugin, authPlugin, createApp, dbPlugin, installErrorHandler, me
 async function appOn(db: Db, withoutKey?: (request: unknown) => Promise<VerifiedKey | null> | null): Promise<App> {
   const app = createApp({ logger: false })
   installErrorHandler(app, messageBody)
-  await app.register(dbPlugin, { db, closeOnShutdown: false })
-  await app.register(apiKeysPlugin, { ttlMs: 1_000 })
+  await app.register(apiKeysPlugin, { store: apiKeyStore(db), ttlMs: 1_000 })
   await app.register(authPlugin)
   app.get('/project', { onRequest: requireKey('project', { unauthorized: 'Invalid API key', ...(withoutKey ? { withoutKey } : {}) }) }, async (request) => ({
     projectId: request.apiKey?.projectId,

@@ -1,0 +1,6 @@
+export { apiKeyStore, postgresFailures } from './database-kit.ts'
+export { databaseAnswers, dbPlugin, type DbPluginOptions } from './db.plugin.ts'
+export { defineService, type Service, type ServiceConfig, type ServiceDeps, type ServiceParts, type ServiceSpec } from './define-service.ts'
+export { redisClusterDependency, redisDependency } from './redis-dependency.ts'
+export { runService, type RunServiceOptions } from './run-service.ts'
+export { workerModuleFile } from './worker-module.ts'
