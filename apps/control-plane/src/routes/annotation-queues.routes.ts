@@ -21,7 +21,7 @@ import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
 import { authorize } from '../accounts/authorize.ts'
 import { signedInPerson } from '../collaboration/signed-in-person.ts'
 import { maxTracesFromFilter, traceIdsMatching } from '../collaboration/traces-matching.ts'
-import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
+import { errorResponses, IdSchema, IsoDateSchema } from '@tracewell/api-schemas'
 import { checkTraceFilter, TraceFilterBodySchema } from './trace-filter-body.ts'
 
 // Annotation queues (docs/collaboration.md#annotation-queues): traces, spans or sessions handed

@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify'
 import { authorize, chooseAccess } from '../accounts/authorize.ts'
 import { callerTeamId } from '../auth.ts'
 import { mintApiKey } from '../mint-api-key.ts'
-import { ApiKeySchema, errorResponses, IdSchema, NewSecretSchema } from '../schemas.ts'
+import { ApiKeySchema, errorResponses, IdSchema, NewSecretSchema } from '@tracewell/api-schemas'
 
 export const KeyScopeQuerySchema = Type.Object({
   project_id: Type.Optional({ ...IdSchema, description: 'a project of the caller’s team: its project keys' }),

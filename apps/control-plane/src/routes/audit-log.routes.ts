@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { listAuditEntries } from '@tracewell/db'
 import { BadRequestError } from '@tracewell/http'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
+import { errorResponses, IdSchema, IsoDateSchema } from '@tracewell/api-schemas'
 import { timeWindow } from './query-bounds.ts'
 
 // GET /api/teams/:teamId/audit-log (docs/api.md#audit-log): the team's audit log, newest first,

@@ -19,7 +19,7 @@ import type { Mailer } from '@tracewell/notifications'
 import { authorize } from '../accounts/authorize.ts'
 import { mentionedUserIds, withPlainMentions } from '../collaboration/mentions.ts'
 import { signedInPerson } from '../collaboration/signed-in-person.ts'
-import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
+import { errorResponses, IdSchema, IsoDateSchema } from '@tracewell/api-schemas'
 
 // Comments on a trace, a span, a session, a prompt version or a dataset item
 // (docs/collaboration.md#comments). Markdown is stored as written and shown by the console

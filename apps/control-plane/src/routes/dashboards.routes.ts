@@ -4,7 +4,7 @@ import { createDashboard, deleteDashboard, ensureDefaultDashboard, findDashboard
 import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses } from '../schemas.ts'
+import { errorResponses } from '@tracewell/api-schemas'
 import { checkedWidgets } from '../dashboards/dashboard-widgets.ts'
 import { widgetData, widgetGranularity } from '../dashboards/dashboard-data.ts'
 import { DEFAULT_DASHBOARD_NAME, defaultDashboardWidgets } from '../dashboards/default-dashboard.ts'

@@ -5,7 +5,7 @@ import { BadRequestError, NotFoundError } from '@tracewell/http'
 import type { FastifyRequest } from 'fastify'
 import { callerLabel, callerTeamId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
+import { errorResponses, IdSchema, IsoDateSchema } from '@tracewell/api-schemas'
 import { ProjectParamsSchema } from './projects.routes.ts'
 
 // Erasure requests (GDPR art. 17): everything stored about a user, a session or some traces,

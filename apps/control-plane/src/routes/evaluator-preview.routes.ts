@@ -5,7 +5,7 @@ import { BadRequestError, NotFoundError } from '@tracewell/http'
 import { judgeRequestOf } from '@tracewell/llm-messages'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses, LabelNameSchema, ProjectScopeQuerySchema } from '../schemas.ts'
+import { errorResponses, LabelNameSchema, ProjectScopeQuerySchema } from '@tracewell/api-schemas'
 
 // What a judge would be sent for one trace, before an evaluator is made (docs/api.md#preview):
 // the same reading and filling the evaluator worker judges with (judgeRequestOf of

@@ -18,23 +18,13 @@ import { BadRequestError, ConflictError, ForbiddenError, GoneError, NotFoundErro
 import type { Mailer } from '@tracewell/notifications'
 import { consolePageUrl, linkBase } from '../accounts/account-links.ts'
 import { invitationMail } from '../accounts/account-mail.ts'
-import {
-  EmailSchema,
-  InvitationSchema,
-  JoinedSchema,
-  LinkTokenParamsSchema,
-  NewPasswordSchema,
-  PersonNameSchema,
-  ProjectRoleGrantsSchema,
-  TeamRoleSchema,
-} from '../accounts/account.schemas.ts'
+import { EmailSchema, errorResponses, IdSchema, InvitationSchema, IsoDateSchema, JoinedSchema, LinkTokenParamsSchema, NewPasswordSchema, PersonNameSchema, ProjectRoleGrantsSchema, TeamRoleSchema } from '@tracewell/api-schemas'
 import { authorize } from '../accounts/authorize.ts'
 import { checkProjectGrants, granterRoleOf, requireMayGrant } from '../accounts/grants.ts'
 import { createPasswordAccount, joinTeam } from '../accounts/new-account.ts'
 import { signInAfterJoining } from '../accounts/sign-in-after-joining.ts'
 import type { SignupMode } from '../accounts/signup-mode.ts'
 import { requireCsrfHeader } from '../console/csrf.ts'
-import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
 
 // Invitations (docs/accounts.md#invitations-and-members; issue 44 §2): an admin invites an email
 // with a role and per-project roles; the link is mailed over SMTP when the server has it, and

@@ -7,7 +7,7 @@ import { answeredMessage, LlmCallError, openConnection, outboundFailureMessage, 
 import { BaseUrlError, outboundErrorIn, type Outbound } from '@tracewell/outbound'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
+import { errorResponses, IdSchema, IsoDateSchema } from '@tracewell/api-schemas'
 import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
 
 // A project's LLM connections (docs/api.md#llm-connections): the OpenAI-compatible endpoints its

@@ -3,10 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { countTeamOwnersForUpdate, endUserSessions, listTeamMembers, removeTeamMember, putTeamMember, setProjectRole, type Executor } from '@tracewell/db'
 import { ConflictError, ForbiddenError, NotFoundError } from '@tracewell/http'
 import type { TeamRole } from '@tracewell/policy'
-import { ProjectRoleSchema, TeamMemberSchema, TeamRoleSchema, type TeamMember } from '../accounts/account.schemas.ts'
+import { errorResponses, IdSchema, ProjectRoleSchema, type TeamMember, TeamMemberSchema, TeamRoleSchema } from '@tracewell/api-schemas'
 import { authorize } from '../accounts/authorize.ts'
 import { checkProjectGrants, granterRoleOf, requireMayGrant, requireMayManage } from '../accounts/grants.ts'
-import { errorResponses, IdSchema } from '../schemas.ts'
 
 // A team's members (docs/accounts.md#invitations-and-members; issue 44 §2): listed, re-roled (the
 // team role and per-project roles), removed, or leaving. Nobody grants above their own role or

@@ -5,7 +5,7 @@ import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
 import { globProblem } from '@tracewell/llm-usage'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
+import { errorResponses, IdSchema, IsoDateSchema } from '@tracewell/api-schemas'
 import { ProjectParamsSchema } from './projects.routes.ts'
 import { parseIsoDate } from './trace-queries.routes.ts'
 

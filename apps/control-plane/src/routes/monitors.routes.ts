@@ -20,7 +20,7 @@ import {
 import { BadRequestError, NotFoundError } from '@tracewell/http'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
+import { errorResponses, IdSchema, IsoDateSchema } from '@tracewell/api-schemas'
 import { ScoreNameSchema } from './score-configs.routes.ts'
 import { parseIsoDate, ProjectScopeQuerySchema } from './trace-queries.routes.ts'
 import { checkTraceFilter, TraceFilterBodySchema } from './trace-filter-body.ts'

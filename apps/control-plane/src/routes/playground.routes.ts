@@ -11,7 +11,7 @@ import type { FastifyReply } from 'fastify'
 import type { Outbound } from '@tracewell/outbound'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses, IdSchema, LabelNameSchema } from '../schemas.ts'
+import { errorResponses, IdSchema, LabelNameSchema } from '@tracewell/api-schemas'
 import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
 
 // The playground (docs/api.md#playground): a prompt version or messages written by hand, variables

@@ -5,7 +5,7 @@ import { effectiveProjectRole } from '@tracewell/policy'
 import { NotFoundError } from '@tracewell/http'
 import { callerTeamId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses, IdSchema, NamedResourceBodySchema, type NamedResourceBody, ProjectSchema } from '../schemas.ts'
+import { errorResponses, IdSchema, type NamedResourceBody, NamedResourceBodySchema, ProjectSchema } from '@tracewell/api-schemas'
 
 export const CreateProjectBodySchema = NamedResourceBodySchema
 export type CreateProjectBody = NamedResourceBody

@@ -7,7 +7,7 @@ import { authorize, chooseAccess } from '../accounts/authorize.ts'
 import { ownedPromptset } from '../owned-promptset.ts'
 import type { PromptCache } from '../prompt-cache.ts'
 import { timeWindow } from './query-bounds.ts'
-import { errorResponses, ProjectScopeQuerySchema, IdSchema, IsoDateSchema, LabelNameSchema } from '../schemas.ts'
+import { errorResponses, IdSchema, IsoDateSchema, LabelNameSchema, ProjectScopeQuerySchema } from '@tracewell/api-schemas'
 
 // Prompt labels: named pointers at versions of a registry, moved in one call; `production` is the
 // version GET /api/promptset serves by default (the "live" one). Authorised like the rest of the

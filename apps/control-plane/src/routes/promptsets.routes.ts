@@ -7,7 +7,7 @@ import { authorize, requirePermission } from '../accounts/authorize.ts'
 import { ownedPromptset } from '../owned-promptset.ts'
 import type { PromptCache } from '../prompt-cache.ts'
 import { extractVariables } from '@tracewell/llm-messages'
-import { errorResponses, ProjectScopeQuerySchema, IdSchema, NamedResourceBodySchema, type NamedResourceBody, PromptsetSchema, PromptWithLabelsSchema, RegistryWithLabelsSchema } from '../schemas.ts'
+import { errorResponses, IdSchema, type NamedResourceBody, NamedResourceBodySchema, ProjectScopeQuerySchema, PromptsetSchema, PromptWithLabelsSchema, RegistryWithLabelsSchema } from '@tracewell/api-schemas'
 
 export const CreatePromptsetBodySchema = NamedResourceBodySchema
 export type CreatePromptsetBody = NamedResourceBody

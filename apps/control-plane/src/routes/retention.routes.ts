@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { getCleanupStatus, getRetentionPolicy, latestCleanupRun, upsertRetentionPolicy, type Executor, type RetentionPolicyDto } from '@tracewell/db'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses, IsoDateSchema } from '../schemas.ts'
+import { errorResponses, IsoDateSchema } from '@tracewell/api-schemas'
 import { ProjectParamsSchema } from './projects.routes.ts'
 
 export const CleanupRunSchema = Type.Object({

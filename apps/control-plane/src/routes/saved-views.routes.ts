@@ -5,7 +5,7 @@ import { ForbiddenError, NotFoundError } from '@tracewell/http'
 import { effectiveProjectRole, roleAllows } from '@tracewell/policy'
 import { authorize } from '../accounts/authorize.ts'
 import { signedInPerson } from '../collaboration/signed-in-person.ts'
-import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
+import { errorResponses, IdSchema, IsoDateSchema } from '@tracewell/api-schemas'
 
 // Saved views of the trace list (docs/collaboration.md#saved-views): its filters, columns and sort
 // under a name, private to their owner or shared with the project, and a default view per person.

@@ -4,8 +4,7 @@ import { createScoreConfig, deleteScoreConfig, listScoreConfigs, SCORE_CONFIG_EX
 import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses, IdSchema } from '../schemas.ts'
-import { ScoreCategorySchema, ScoreConfigSchema, ScoreDataTypeSchema } from '../scores/score.schemas.ts'
+import { errorResponses, IdSchema, ScoreCategorySchema, ScoreConfigSchema, ScoreDataTypeSchema } from '@tracewell/api-schemas'
 import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
 
 // A project's score configurations: scores of a configured name must fit its type and range or

@@ -11,7 +11,7 @@ import { authorize } from '../accounts/authorize.ts'
 import { errorChainMessage, OidcConfigurations } from '../accounts/sso/oidc-configurations.ts'
 import type { SsoOptions } from '../accounts/sso/sso-options.ts'
 import { samlPaths } from '../accounts/sso/saml-service-provider.ts'
-import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
+import { errorResponses, IdSchema, IsoDateSchema } from '@tracewell/api-schemas'
 
 // A team's own single sign-on (docs/accounts.md#single-sign-on): read by admins, changed by
 // owners. The OIDC client secret is sealed before it is stored and never returned.

@@ -15,7 +15,7 @@ import { errorChainMessage, OidcConfigurations } from '../accounts/sso/oidc-conf
 import type { SsoOptions } from '../accounts/sso/sso-options.ts'
 import { notConfiguredMessage, resolveOidcProvider, teamProviderKey } from '../accounts/sso/sso-providers.ts'
 import { samlAttemptTtlMs, samlIdentity, samlPaths, samlServiceProvider } from '../accounts/sso/saml-service-provider.ts'
-import { errorResponses, IdSchema } from '../schemas.ts'
+import { errorResponses, IdSchema } from '@tracewell/api-schemas'
 
 // Signing in through an identity provider (docs/accounts.md#single-sign-on): OpenID Connect's
 // authorization code flow with PKCE, state and nonce, and SAML 2.0's SP-initiated POST binding.

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { summaryBacklog } from '@tracewell/db'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses } from '../schemas.ts'
+import { errorResponses } from '@tracewell/api-schemas'
 import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
 
 const SummariesStatusSchema = Type.Object({

@@ -5,7 +5,7 @@ import { commentTargetExists, createTraceShare, findLiveTraceShare, listTraceSha
 import { answerFailedKey, BadRequestError, NotFoundError } from '@tracewell/http'
 import { authorize } from '../accounts/authorize.ts'
 import { sharedPageHeaders } from '../collaboration/shared-page-headers.ts'
-import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
+import { errorResponses, IdSchema, IsoDateSchema } from '@tracewell/api-schemas'
 import { TraceParamsSchema, TraceSchema, traceDocument, traceIdOf } from './trace-queries.routes.ts'
 
 // Share links (docs/collaboration.md#share-links): a token that opens one trace, read-only, to

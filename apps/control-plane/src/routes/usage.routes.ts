@@ -4,7 +4,7 @@ import { scoreAverages, usageOf } from '@tracewell/db'
 import { BadRequestError } from '@tracewell/http'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses, IsoDateSchema } from '../schemas.ts'
+import { errorResponses, IsoDateSchema } from '@tracewell/api-schemas'
 import { parseIsoDate } from './trace-queries.routes.ts'
 import { includeTracewellCallsProperty } from './tracewell-calls.query.ts'
 

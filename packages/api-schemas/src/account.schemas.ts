@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { passwordRules } from '@tracewell/auth'
-import { projectRoles, teamRoles } from '@tracewell/policy'
-import { IsoDateSchema } from '../schemas.ts'
+import { passwordRules, projectRoles, teamRoles } from '@tracewell/policy'
+import { IsoDateSchema } from './common.schemas.ts'
 
 // Shapes of the accounts routes (invitations, members, password reset, setup, sign-up).
 

@@ -1,0 +1,7 @@
+export * from './common.schemas.ts'
+export * from './account.schemas.ts'
+export * from './own-account.schemas.ts'
+export * from './score.schemas.ts'
+export * from './dataset.schemas.ts'
+export * from './experiment.schemas.ts'
+export * from './notification-channel.schemas.ts'
