@@ -50,3 +50,18 @@ export const ScoreConfigSchema = Type.Object({
   description: Type.String(),
   createdAt: IsoDateSchema,
 })
+
+export const ScoreNameSchema = Type.String({ minLength: 1, maxLength: 200, pattern: '^\\S(.*\\S)?$', description: 'no leading or trailing space' })
+
+export const ScoreConfigBodySchema = Type.Object(
+  {
+    name: ScoreNameSchema,
+    dataType: ScoreDataTypeSchema,
+    minValue: Type.Optional(Type.Number({ description: 'numeric only: the lowest value allowed' })),
+    maxValue: Type.Optional(Type.Number({ description: 'numeric only: the highest value allowed' })),
+    categories: Type.Optional(Type.Array(ScoreCategorySchema, { minItems: 1, maxItems: 100, description: 'categorical only (required): the labels allowed, each with its number' })),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: false },
+)
+export type ScoreConfigBody = Static<typeof ScoreConfigBodySchema>
