@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 
-// The shapes of a project's ingest rate limit (docs/api.md#ingest-limits).
+// The shapes of a project's ingest rate limit (docs/api.md#ingest-rate-limits).
 
 const LimitValuesSchema = Type.Object({
   spansPerSecond: Type.Union([Type.Integer(), Type.Null()], { description: 'spans per second on average; null: no limit' }),

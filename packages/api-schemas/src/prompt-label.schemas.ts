@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { IdSchema, IsoDateSchema, LabelNameSchema, ProjectScopeQuerySchema } from './common.schemas.ts'
 
-// The shapes of the prompt label routes (docs/prompts.md#labels): named pointers at versions of a registry.
+// The shapes of the prompt label routes (docs/prompts.md#managing-labels): named pointers at versions of a registry.
 
 const VersionSchema = Type.Integer({ minimum: 1, maximum: 2_147_483_647 })
 

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { IsoDateSchema } from './common.schemas.ts'
 
-// The shapes of the retention routes (docs/api.md#retention): a project's policy and how the cleanup runs.
+// The shapes of the retention routes (docs/api.md#retention-settings): a project's policy and how the cleanup runs.
 
 export const CleanupRunSchema = Type.Object({
   startedAt: IsoDateSchema,

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { IsoDateSchema } from './common.schemas.ts'
 import { TraceRowSchema } from './trace.schemas.ts'
 
-// The shapes of the session routes (docs/api.md#sessions): traces sharing a session id.
+// The shapes of the session routes (docs/api.md#trace-queries): traces sharing a session id.
 
 export const SessionRowSchema = Type.Object({
   sessionId: Type.String(),

@@ -3,7 +3,7 @@ import { StoredSpanSchema } from '@tracewell/span-schema'
 import { IsoDateSchema } from './common.schemas.ts'
 import { ScoreSchema } from './score.schemas.ts'
 
-// The shapes of the trace routes (docs/api.md#traces): the trace list, one trace.
+// The shapes of the trace routes (docs/api.md#trace-queries): the trace list, one trace.
 
 export const TraceRowSchema = Type.Object({
   traceId: Type.String(),

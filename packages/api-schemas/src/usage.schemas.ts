@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { IsoDateSchema } from './common.schemas.ts'
 
-// The shape of GET /api/usage (docs/api.md#usage).
+// The shape of GET /api/usage (docs/api.md#trace-queries).
 
 const Nullable = Type.Union([Type.Number(), Type.Null()])
 
