@@ -10,8 +10,6 @@ import { errorResponses, ProjectScopeQuerySchema, type Trace, TraceListQuerySche
 import { toScore } from '../scores/to-score.ts'
 import { figureBounds, parseIsoDate, timeWindow } from './query-bounds.ts'
 
-export { ProjectScopeQuerySchema }
-
 export const TraceParamsSchema = Type.Object({ traceId: Type.String({ description: '32 hex characters (either case)' }) })
 export type TraceParams = Static<typeof TraceParamsSchema>
 
