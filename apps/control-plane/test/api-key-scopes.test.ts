@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { hashApiKey } from '@tracewell/auth'
 import { findApiKeyIdentityByHash } from '@tracewell/db'
-import { addPerson, csrf, signIn } from './accounts-helper.ts'
+import { addPerson, csrf, signIn } from './people.helper.ts'
 import { seedWorkspace, startControlPlane, unauthorized, type TestControlPlane, type Workspace } from './helper.ts'
 
 // Keys that say what they may do, and who made them (issue 44 §4, docs/accounts.md#keys).

@@ -7,7 +7,7 @@ import type { AttributeMap } from '@tracewell/span-schema'
 import { startSmtpReceiver, type SmtpReceiver } from '@tracewell/test-support'
 import { storeSpans, summariseAll } from '@tracewell/write-path'
 import { seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
-import { addPerson, csrf, signIn } from './accounts-helper.ts'
+import { addPerson, csrf, signIn } from './people.helper.ts'
 
 // Issue 47: comments, annotation queues, saved views and share links, through the routes, as the
 // people of a team (and a person of another team) would use them.

@@ -6,7 +6,7 @@ import { anyTeamOwnerExists, findUserCredentialsByEmail, listTeamMembers, member
 import { createTestDatabase } from '@tracewell/db/testing'
 import { buildApp } from '../src/index.ts'
 import { offerSetupLink } from '../src/accounts/first-owner.ts'
-import { csrf, sessionCookieSet, testPassword } from './accounts.helper.ts'
+import { csrf, sessionCookieSet, testPassword } from './people.helper.ts'
 import { seedWorkspace, startControlPlane, type TestControlPlane } from './helper.ts'
 
 const sessionSecret = 'session-secret-for-tests-0123456789abcdef'

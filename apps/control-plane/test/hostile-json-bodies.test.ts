@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { isPermission, permissions } from '@tracewell/policy'
 import { loneSurrogateJson, nestedArraysJson } from '@tracewell/test-support'
-import { addPerson, signIn } from './accounts-helper.ts'
+import { addPerson, signIn } from './people.helper.ts'
 import { adminKey, seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
 
 // Every JSON-body route of the control plane, as its OpenAPI document (built from the registered

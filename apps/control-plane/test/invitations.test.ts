@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { verifyPassword } from '@tracewell/auth'
 import { findUserCredentialsByEmail, sql, teamRoleOf } from '@tracewell/db'
 import { startSmtpReceiver, type SmtpReceiver } from '@tracewell/test-support'
-import { csrf, mailText, seedTeam, sessionCookieSet, signedInPerson, testPassword, type Person } from './accounts.helper.ts'
+import { csrf, mailText, seedTeam, sessionCookieSet, signedInPerson, testPassword, type SignedInPerson } from './people.helper.ts'
 import { seedWorkspace, startControlPlane, type TestControlPlane } from './helper.ts'
 
 const sessionSecret = 'session-secret-for-tests-0123456789abcdef'
@@ -14,9 +14,9 @@ describe('invitations', () => {
   let smtp: SmtpReceiver
   let teamId: string
   let projectIds: [string, string]
-  let owner: Person
-  let admin: Person
-  let member: Person
+  let owner: SignedInPerson
+  let admin: SignedInPerson
+  let member: SignedInPerson
 
   before(async () => {
     smtp = await startSmtpReceiver()
@@ -31,7 +31,7 @@ describe('invitations', () => {
     await smtp?.close()
   })
 
-  const invite = (by: Person, body: Record<string, unknown>, team = teamId) =>
+  const invite = (by: SignedInPerson, body: Record<string, unknown>, team = teamId) =>
     cp.app.inject({ method: 'POST', url: `/api/teams/${team}/invitations`, headers: { cookie: by.cookie, ...csrf }, payload: body })
   const accept = (token: string, body: Record<string, unknown>, headers: Record<string, string> = csrf) =>
     cp.app.inject({ method: 'POST', url: `/api/invitations/${token}/accept`, headers, payload: body })
@@ -197,12 +197,34 @@ describe('invitations', () => {
     const projectKey = await cp.app.inject({ method: 'POST', url: `/api/teams/${ws.teamId}/invitations`, headers: { 'x-api-key': ws.projectKey }, payload: { email: 'p@example.com', role: 'viewer' } })
     assert.equal(projectKey.statusCode, 403)
   })
+
+  it('refuses a team its 101st invitation of the hour with 429 and when to come back, sending no mail', async () => {
+    const busy = await seedTeam(cp.db, 'Busy')
+    const busyOwner = await signedInPerson(cp.db, busy.teamId, 'owner', 'Bea Busy')
+    // 100 invitations made in the last hour (the oldest 50 minutes ago), as the route makes them.
+    await cp.db
+      .insertInto('invitations')
+      .values(Array.from({ length: 100 }, (_, i) => ({
+        team_id: busy.teamId, email: `person${i}@busy.example`, role: 'member', project_roles: '[]', token_hash: `busy-${i}`,
+        expires_at: new Date(Date.now() + 86_400_000), created_at: new Date(Date.now() - (i === 0 ? 50 : 1) * 60_000),
+      })))
+      .execute()
+    const mailsBefore = smtp.mails.length
+    const refused = await invite(busyOwner, { email: 'one.more@busy.example', role: 'member' }, busy.teamId)
+    assert.equal(refused.statusCode, 429, refused.body)
+    assert.match(refused.json().message, /^This team made 100 invitations in the last hour, the most an hour allows \(100\); try again in \d+ s$/)
+    const retryAfter = Number(refused.headers['retry-after'])
+    assert.ok(retryAfter > 500 && retryAfter <= 600, `retry-after ${retryAfter}: when the oldest leaves the hour`)
+    assert.equal(smtp.mails.length, mailsBefore)
+    // Another team is not held back by this one.
+    assert.equal((await invite(owner, { email: 'not.busy@acme.example', role: 'viewer' })).statusCode, 201)
+  })
 })
 
 describe('invitations without SMTP, with SIGNUP=off', () => {
   let cp: TestControlPlane
   let teamId: string
-  let owner: Person
+  let owner: SignedInPerson
 
   before(async () => {
     cp = await startControlPlane({ SESSION_SECRET: sessionSecret, SIGNUP: 'off' })
@@ -239,4 +261,5 @@ describe('invitations without SMTP, with SIGNUP=off', () => {
     assert.equal(joined.statusCode, 200, joined.body)
     assert.equal((await findUserCredentialsByEmail(cp.db, person.email))?.emailVerified, false)
   })
+
 })

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { rolesOnProject, sql, teamRoleOf } from '@tracewell/db'
-import { csrf, seedTeam, sessionCookieOf, signedInPerson, type Person } from './accounts.helper.ts'
+import { csrf, seedTeam, sessionCookieOf, signedInPerson, type SignedInPerson } from './people.helper.ts'
 import { startControlPlane, type TestControlPlane } from './helper.ts'
 
 const sessionSecret = 'session-secret-for-tests-0123456789abcdef'
@@ -10,10 +10,10 @@ describe('members', () => {
   let cp: TestControlPlane
   let teamId: string
   let projectIds: [string, string]
-  let owner: Person
-  let admin: Person
-  let member: Person
-  let viewer: Person
+  let owner: SignedInPerson
+  let admin: SignedInPerson
+  let member: SignedInPerson
+  let viewer: SignedInPerson
   let team = 0
 
   // Every test on a team of its own: roles change here.
@@ -29,10 +29,10 @@ describe('members', () => {
   })
   after(() => cp?.close())
 
-  const change = (by: Person, target: Person, body: Record<string, unknown>) =>
+  const change = (by: SignedInPerson, target: SignedInPerson, body: Record<string, unknown>) =>
     cp.app.inject({ method: 'PATCH', url: `/api/teams/${teamId}/members/${target.id}`, headers: { cookie: by.cookie, ...csrf }, payload: body })
-  const remove = (by: Person, target: Person) => cp.app.inject({ method: 'DELETE', url: `/api/teams/${teamId}/members/${target.id}`, headers: { cookie: by.cookie, ...csrf } })
-  const leave = (who: Person) => cp.app.inject({ method: 'POST', url: `/api/teams/${teamId}/leave`, headers: { cookie: who.cookie, ...csrf } })
+  const remove = (by: SignedInPerson, target: SignedInPerson) => cp.app.inject({ method: 'DELETE', url: `/api/teams/${teamId}/members/${target.id}`, headers: { cookie: by.cookie, ...csrf } })
+  const leave = (who: SignedInPerson) => cp.app.inject({ method: 'POST', url: `/api/teams/${teamId}/leave`, headers: { cookie: who.cookie, ...csrf } })
   const roles = async () =>
     Object.fromEntries(
       (await cp.app.inject({ url: `/api/teams/${teamId}/members`, headers: { cookie: owner.cookie } })).json().members.map((m: { name: string; role: string }) => [m.name.replace(/ \d+$/, ''), m.role]),

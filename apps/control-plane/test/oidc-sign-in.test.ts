@@ -4,7 +4,7 @@ import { createTeam, createUser, findUserCredentialsByEmail, putTeamMember, team
 import { freePort, installOidcSettings, startOidcProvider, type TestOidcProvider } from '@tracewell/test-support'
 import { chromium, type Browser, type BrowserContext } from 'playwright-core'
 import { seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
-import { asPerson, personWithRole } from './sso-support.ts'
+import { addPerson, asPerson, withSession } from './people.helper.ts'
 
 // Single sign-on through a real OpenID Connect provider (oidc-provider, started here), signed in
 // on the provider's own login page in Chromium (issue 44 §3): success, and each way it must fail.
@@ -66,7 +66,10 @@ describe('OpenID Connect sign-in', () => {
     if (page.url().startsWith(oidc.issuer) && (await page.getByRole('button', { name: 'Continue' }).count()) > 0) await page.getByRole('button', { name: 'Continue' }).click()
     const answer = await callback
     const body = answer.status() >= 300 && answer.status() < 400 ? null : ((await answer.json()) as { message: string })
-    return { page, status: answer.status(), location: answer.headers().location, body, callbackUrl: answer.url() }
+    const location = answer.headers().location
+    // A refused sign-in sends the browser back to the console's sign-in page with the reason.
+    const refusal = answer.status() === 303 && location?.startsWith('/sign-in?') ? new URL(location, publicUrl).searchParams.get('sso_error') : null
+    return { page, status: answer.status(), location, body, refusal, callbackUrl: answer.url() }
   }
 
   const sessionCount = async () => Number((await cp.db.selectFrom('user_sessions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n)
@@ -135,15 +138,15 @@ describe('OpenID Connect sign-in', () => {
   it('refuses an unverified email: it neither makes an account nor takes one over', async () => {
     const context = await browser.newContext()
     const made = await signIn(context, 'eve')
-    assert.equal(made.status, 403)
-    assert.match(made.body?.message ?? '', /did not say that your email address is verified/)
+    assert.equal(made.status, 303)
+    assert.match(made.refusal ?? '', /did not say that your email address is verified/)
     assert.equal(await findUserCredentialsByEmail(cp.db, 'eve@acme.test'), undefined)
 
     const owner = await createUser(cp.db, { email: 'eve@acme.test', name: 'The real Eve', passwordHash: null, emailVerified: true })
     assert.ok(owner)
     await context.clearCookies()
     const takeover = await signIn(context, 'eve')
-    assert.equal(takeover.status, 403)
+    assert.match(takeover.refusal ?? '', /did not say that your email address is verified/)
     assert.equal((await cp.db.selectFrom('sso_identities').selectAll().where('user_id', '=', owner.id).execute()).length, 0)
     assert.equal((await context.cookies(publicUrl)).find((cookie) => cookie.name === 'tw_sid'), undefined)
     await context.close()
@@ -152,8 +155,8 @@ describe('OpenID Connect sign-in', () => {
   it('refuses a new person of a domain not allowed', async () => {
     const context = await browser.newContext()
     const result = await signIn(context, 'mallory')
-    assert.equal(result.status, 403)
-    assert.equal(result.body?.message, 'Single sign-on refused: people of the domain elsewhere.test do not get an account here (allowed: acme.test)')
+    assert.equal(result.status, 303)
+    assert.equal(result.refusal, 'Single sign-on refused: people of the domain elsewhere.test do not get an account here (allowed: acme.test)')
     assert.equal(await findUserCredentialsByEmail(cp.db, 'mallory@elsewhere.test'), undefined)
     await context.close()
   })
@@ -169,9 +172,9 @@ describe('OpenID Connect sign-in', () => {
       oidc.tampering = tampering
       try {
         const result = await signIn(context, 'ada')
-        assert.equal(result.status, 401, JSON.stringify(result.body))
-        assert.match(result.body?.message ?? '', /^The identity provider’s answer was refused: /)
-        assert.match(result.body?.message ?? '', reason)
+        assert.equal(result.status, 303, JSON.stringify(result.body))
+        assert.match(result.refusal ?? '', /^The identity provider’s answer was refused: /)
+        assert.match(result.refusal ?? '', reason)
       } finally {
         oidc.tampering = 'none'
       }
@@ -182,7 +185,7 @@ describe('OpenID Connect sign-in', () => {
 
   it('signs a person in through a team’s own provider, into that team, its client secret kept sealed', async () => {
     const team = await createTeam(cp.db, { name: 'Beta' })
-    const owner = await personWithRole(cp.db, team.id, 'owner@beta.test', 'owner')
+    const owner = await withSession(addPerson(cp.db, team.id, 'owner', 'owner@beta.test', { password: false }), cp.db)
     const saved = await cp.app.inject({
       method: 'PUT',
       url: `/api/teams/${team.id}/sso`,
@@ -214,8 +217,8 @@ describe('OpenID Connect sign-in', () => {
     await putTeamMember(cp.db, gamma.id, dan.id, 'viewer')
     await context.clearCookies()
     const refused = await signIn(context, 'dan', '/', team.id)
-    assert.equal(refused.status, 403)
-    assert.match(refused.body?.message ?? '', /not \(only\) a member of this team/)
+    assert.equal(refused.status, 303)
+    assert.match(refused.refusal ?? '', /not \(only\) a member of this team/)
     await context.close()
   })
 
@@ -228,6 +231,11 @@ describe('OpenID Connect sign-in', () => {
     const elsewhere = await cp.app.inject({ method: 'GET', url: `/api/auth/oidc/callback?code=stolen&state=${encodeURIComponent(state)}` })
     assert.equal(elsewhere.statusCode, 400)
     assert.match(elsewhere.json().message, /started in another browser/)
+    // A browser (it asks for HTML) lands on the console's sign-in page with the same reason.
+    const inBrowser = await cp.app.inject({ method: 'GET', url: `/api/auth/oidc/callback?code=stolen&state=${encodeURIComponent(state)}`, headers: { accept: 'text/html,application/xhtml+xml' } })
+    assert.equal(inBrowser.statusCode, 303)
+    assert.equal(new URL(inBrowser.headers.location as string, publicUrl).pathname, '/sign-in')
+    assert.match(new URL(inBrowser.headers.location as string, publicUrl).searchParams.get('sso_error') ?? '', /unknown, expired or already used/)
     await context.close()
   })
 

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { verifyPassword } from '@tracewell/auth'
 import { findUserCredentialsByEmail, sql } from '@tracewell/db'
 import { startSmtpReceiver, type SmtpReceiver } from '@tracewell/test-support'
-import { csrf, eventually, mailText, seedTeam, sessionCookieOf, signedInPerson, type Person } from './accounts.helper.ts'
+import { csrf, eventually, mailText, seedTeam, sessionCookieOf, signedInPerson, type SignedInPerson } from './people.helper.ts'
 import { startControlPlane, type TestControlPlane } from './helper.ts'
 
 const sessionSecret = 'session-secret-for-tests-0123456789abcdef'
@@ -14,7 +14,7 @@ const asked = { message: 'If an account has this email, a link to choose a new p
 describe('password reset', () => {
   let cp: TestControlPlane
   let smtp: SmtpReceiver
-  let person: Person
+  let person: SignedInPerson
   let teamId: string
 
   before(async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { SpanInsert } from '@tracewell/db'
 import { storeSpans, summariseAll } from '@tracewell/write-path'
-import { addPerson, csrf, signIn } from './accounts-helper.ts'
+import { addPerson, csrf, signIn } from './people.helper.ts'
 import { adminKey, seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
 
 // What the list routes take: every unknown query parameter refused by name, on every route;

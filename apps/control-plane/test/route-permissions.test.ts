@@ -5,7 +5,7 @@ import Fastify from 'fastify'
 import { authorize } from '../src/accounts/authorize.ts'
 import { requireRoutePermissions } from '../src/accounts/route-permissions.ts'
 import { mintApiKey } from '../src/mint-api-key.ts'
-import { addPerson, csrf, signIn } from './accounts-helper.ts'
+import { addPerson, csrf, signIn } from './people.helper.ts'
 import { seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
 
 // The route walk (issue 44 §2): every operation of the OpenAPI document, called by each role of
@@ -59,9 +59,9 @@ describe('every route answers as the permission matrix says', () => {
       await addPerson(cp.db, a.teamId, role, `${role}@a.example`)
       callers.push(asPerson(role, await signIn(cp.app, `${role}@a.example`), role))
     }
-    await addPerson(cp.db, a.teamId, 'member', 'hidden@a.example', { [a.projectId]: 'none' })
+    await addPerson(cp.db, a.teamId, 'member', 'hidden@a.example', { projectRoles: { [a.projectId]: 'none' } })
     callers.push(asPerson('member with the project hidden', await signIn(cp.app, 'hidden@a.example'), 'member', 'none'))
-    await addPerson(cp.db, a.teamId, 'viewer', 'raised@a.example', { [a.projectId]: 'admin' })
+    await addPerson(cp.db, a.teamId, 'viewer', 'raised@a.example', { projectRoles: { [a.projectId]: 'admin' } })
     callers.push(asPerson('viewer made admin of the project', await signIn(cp.app, 'raised@a.example'), 'viewer', 'admin'))
 
     // Another team's owner, naming team A as the console's team switcher would.

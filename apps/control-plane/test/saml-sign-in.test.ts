@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { createTeam, findUserCredentialsByEmail, teamRoleOf } from '@tracewell/db'
 import { startSamlIdp, type SamlAnswerOptions, type SamlTestUser, type TestSamlIdp } from '@tracewell/test-support'
 import { seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
-import { asPerson, personWithRole } from './sso-support.ts'
+import { addPerson, asPerson, withSession } from './people.helper.ts'
 
 // SAML 2.0 single sign-on of one team against an identity provider the test runs (samlify acting
 // as one): SP metadata, SP-initiated sign-in, signed assertions, and each way it must fail
@@ -21,7 +21,7 @@ describe('SAML sign-in', () => {
     idp = await startSamlIdp()
     cp = await startControlPlane({ SESSION_SECRET: 'a-session-secret-for-the-saml-tests-0123456789', PUBLIC_URL: publicUrl })
     workspace = await seedWorkspace(cp.db, 'Acme')
-    const owner = await personWithRole(cp.db, workspace.teamId, 'owner@acme.test', 'owner')
+    const owner = await withSession(addPerson(cp.db, workspace.teamId, 'owner', 'owner@acme.test', { password: false }), cp.db)
     const saved = await cp.app.inject({
       method: 'PUT',
       url: `/api/teams/${workspace.teamId}/sso`,
@@ -126,11 +126,11 @@ describe('SAML sign-in', () => {
 
   it('never signs in an account of another team, whatever email the team’s IdP asserts', async () => {
     const other = await createTeam(cp.db, { name: 'Other' })
-    const victim = await personWithRole(cp.db, other.id, 'victim@acme.test', 'owner')
+    const victim = await withSession(addPerson(cp.db, other.id, 'owner', 'victim@acme.test', { password: false }), cp.db)
     const result = await signIn({ email: 'victim@acme.test' })
     assert.equal(result.statusCode, 403)
     assert.match(result.json().message, /not \(only\) a member of this team/)
-    assert.equal(await teamRoleOf(cp.db, workspace.teamId, victim.userId), undefined)
+    assert.equal(await teamRoleOf(cp.db, workspace.teamId, victim.id), undefined)
   })
 
   it('refuses an answer to a sign-in it never started (an unsolicited response)', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { addPerson, csrf, signIn, testPassword } from './accounts-helper.ts'
+import { addPerson, csrf, signIn, testPassword } from './people.helper.ts'
 import { seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
 
 // Signing in with an email and password, and a person's own account (issue 44 §1, docs/accounts.md).
@@ -12,7 +12,7 @@ describe('people: sign-in, sign-out and their own account', () => {
   before(async () => {
     cp = await startControlPlane({ SESSION_SECRET: 'sign-in-session-secret-0123456789abcdef' })
     ws = await seedWorkspace(cp.db, 'Acme')
-    await addPerson(cp.db, ws.teamId, 'member', 'Mia@Acme.example', { [ws.projectId]: 'viewer' })
+    await addPerson(cp.db, ws.teamId, 'member', 'Mia@Acme.example', { projectRoles: { [ws.projectId]: 'viewer' } })
   })
   after(() => cp.close())
 

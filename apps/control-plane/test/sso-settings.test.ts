@@ -6,7 +6,7 @@ import { startSamlIdp } from '@tracewell/test-support'
 import { ssoOptionsOf } from '../src/accounts/sso/sso-options.ts'
 import { roleFromClaims } from '../src/accounts/sso/sso-accounts.ts'
 import { seedWorkspace, startControlPlane, type TestControlPlane, type Workspace } from './helper.ts'
-import { asPerson, personWithRole, type TestPerson } from './sso-support.ts'
+import { addPerson, asPerson, withSession, type SignedInPerson } from './people.helper.ts'
 
 // A team's single sign-on settings (GET/PUT /api/teams/:teamId/sso): who may read and change
 // them, what is refused and why, and the password sign-in they can turn off (issue 44 §3).
@@ -27,24 +27,24 @@ let validCertificate = ''
 describe('team single sign-on settings', () => {
   let cp: TestControlPlane
   let workspace: Workspace
-  let owner: TestPerson
-  let admin: TestPerson
-  let viewer: TestPerson
-  let member: TestPerson
+  let owner: SignedInPerson
+  let admin: SignedInPerson
+  let viewer: SignedInPerson
+  let member: SignedInPerson
 
   before(async () => {
     validCertificate = (await startSamlIdp()).certificate
     cp = await startControlPlane({ SESSION_SECRET: 'a-session-secret-for-the-sso-settings-0123', PUBLIC_URL: 'https://tracewell.acme.test/' })
     workspace = await seedWorkspace(cp.db, 'Acme')
-    owner = await personWithRole(cp.db, workspace.teamId, 'owner@acme.test', 'owner')
-    admin = await personWithRole(cp.db, workspace.teamId, 'admin@acme.test', 'admin')
-    member = await personWithRole(cp.db, workspace.teamId, 'member@acme.test', 'member')
-    viewer = await personWithRole(cp.db, workspace.teamId, 'viewer@acme.test', 'viewer')
+    owner = await withSession(addPerson(cp.db, workspace.teamId, 'owner', 'owner@acme.test', { password: false }), cp.db)
+    admin = await withSession(addPerson(cp.db, workspace.teamId, 'admin', 'admin@acme.test', { password: false }), cp.db)
+    member = await withSession(addPerson(cp.db, workspace.teamId, 'member', 'member@acme.test', { password: false }), cp.db)
+    viewer = await withSession(addPerson(cp.db, workspace.teamId, 'viewer', 'viewer@acme.test', { password: false }), cp.db)
   })
   after(() => cp?.close())
 
   const url = () => `/api/teams/${workspace.teamId}/sso`
-  const put = (person: TestPerson, payload: unknown) => cp.app.inject({ method: 'PUT', url: url(), headers: asPerson(person), payload: payload as object })
+  const put = (person: SignedInPerson, payload: unknown) => cp.app.inject({ method: 'PUT', url: url(), headers: asPerson(person), payload: payload as object })
 
   it('shows an admin the defaults and what to register at the providers', async () => {
     const response = await cp.app.inject({ method: 'GET', url: url(), headers: { cookie: admin.cookie } })
@@ -117,13 +117,13 @@ describe('team single sign-on settings', () => {
     assert.deepEqual(saved.json().saml, { entryPoint: 'https://idp.acme.test/sso', idpIssuer: null, idpCertificate: validCertificate, displayName: 'Acme ADFS' })
     assert.equal((await cp.app.inject({ method: 'GET', url: url(), headers: { cookie: admin.cookie } })).json().passwordSignIn, false)
 
-    assert.deepEqual(await passwordSignInRefusedBy(cp.db, member.userId), { teamId: workspace.teamId, teamName: 'Acme' })
-    assert.deepEqual(await passwordSignInRefusedBy(cp.db, admin.userId), { teamId: workspace.teamId, teamName: 'Acme' })
-    assert.equal(await passwordSignInRefusedBy(cp.db, owner.userId), undefined, 'the owner’s break-glass path')
+    assert.deepEqual(await passwordSignInRefusedBy(cp.db, member.id), { teamId: workspace.teamId, teamName: 'Acme' })
+    assert.deepEqual(await passwordSignInRefusedBy(cp.db, admin.id), { teamId: workspace.teamId, teamName: 'Acme' })
+    assert.equal(await passwordSignInRefusedBy(cp.db, owner.id), undefined, 'the owner’s break-glass path')
 
     const back = await put(owner, samlOnly({ passwordSignIn: true }))
     assert.equal(back.statusCode, 200)
-    assert.equal(await passwordSignInRefusedBy(cp.db, member.userId), undefined)
+    assert.equal(await passwordSignInRefusedBy(cp.db, member.id), undefined)
   })
 
   it('refuses a client secret where it could not be sealed (no LLM_CONNECTION_ENCRYPTION_KEY)', async () => {

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react'
-import { Link } from 'react-router'
+import { Link, useSearchParams } from 'react-router'
 import { ApiError } from '../api/client.ts'
 import { useKeySignIn, useSignIn } from '../api/session.api.ts'
 import { SsoButtons } from '../components/sso-buttons.tsx'
@@ -20,6 +20,9 @@ export function SignInPage() {
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
   const signIn = useSignIn()
+  // Where a refused single sign-on sends the browser back to, with the server's reason.
+  const [search] = useSearchParams()
+  const ssoError = search.get('sso_error')
 
   function submit(event: FormEvent) {
     event.preventDefault()
@@ -63,6 +66,11 @@ export function SignInPage() {
         <p className="small">
           <Link to="/forgot-password">Forgot your password?</Link>
         </p>
+        {ssoError && (
+          <p className="error-message" role="alert" aria-label="Single sign-on failed">
+            Single sign-on failed: {ssoError}
+          </p>
+        )}
         <SsoButtons />
         <KeySignIn />
       </div>

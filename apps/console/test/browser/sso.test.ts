@@ -63,6 +63,20 @@ describe('single sign-on in the console', () => {
     await context.close()
   })
 
+  it('brings a refused sign-in back to the sign-in page, with the reason', async () => {
+    const opened = await openConsole(fx.browser, fx.stack.url, signedOutErrors)
+    const { page, context } = opened
+    // A provider's callback for a sign-in that was never started here (or was already used).
+    await page.goto('/api/auth/oidc/callback?state=never-started&code=x')
+    await page.waitForURL(/\/sign-in\?sso_error=/)
+    const alert = page.getByRole('alert', { name: 'Single sign-on failed' })
+    assert.match((await alert.textContent()) ?? '', /^Single sign-on failed: This sign-in is unknown, expired or already used/)
+    await page.getByRole('link', { name: 'Sign in with Acme SSO' }).waitFor()
+    await screenshot(page, 'sso-refused')
+    assertNoProblems(opened)
+    await context.close()
+  })
+
   it('shows an admin (the team key) the settings without a control to change them', async () => {
     const opened = await signedInConsole(fx.browser, fx.stack)
     const { page } = opened

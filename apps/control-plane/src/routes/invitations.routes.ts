@@ -11,10 +11,11 @@ import {
   markInvitationMailed,
   markUserEmailVerified,
   revokeInvitation,
+  teamInvitationsSince,
   teamRoleOf,
   type InvitationByToken,
 } from '@tracewell/db'
-import { BadRequestError, ConflictError, ForbiddenError, GoneError, NotFoundError } from '@tracewell/http'
+import { BadRequestError, ConflictError, ForbiddenError, GoneError, NotFoundError, TooManyRequestsError } from '@tracewell/http'
 import type { Mailer } from '@tracewell/notifications'
 import { consolePageUrl, linkBase } from '../accounts/account-links.ts'
 import { invitationMail } from '../accounts/account-mail.ts'
@@ -31,6 +32,8 @@ import { requireCsrfHeader } from '../console/csrf.ts'
 // answered in any case for the admin to copy. It works once, for 7 days, and can be revoked.
 
 export const invitationLifetimeMs = 7 * 24 * 60 * 60 * 1000
+/** Invitations a team may make in an hour: far above a team's onboarding, far below a spam run. */
+export const invitationsPerTeamHour = 100
 
 export interface InvitationRoutesOptions {
   /** SMTP_URL and MAIL_FROM's mailer; undefined: links are only shown, never mailed. */
@@ -55,6 +58,15 @@ function usable(invitation: InvitationByToken | undefined): InvitationByToken {
 }
 
 export const invitationRoutes: FastifyPluginAsyncTypebox<InvitationRoutesOptions> = async (app, options) => {
+  /** Each invitation may be a mail to a stranger: a team (or a stolen admin session) cannot flood inboxes. */
+  async function refuseBeyondHourlyLimit(teamId: string): Promise<void> {
+    const hourAgo = new Date(Date.now() - 3_600_000)
+    const { count, oldest } = await teamInvitationsSince(app.db, teamId, hourAgo)
+    if (count < invitationsPerTeamHour) return
+    const retryAfterSeconds = Math.max(1, Math.ceil(((oldest ?? new Date()).getTime() + 3_600_000 - Date.now()) / 1000))
+    throw new TooManyRequestsError(`This team made ${count} invitations in the last hour, the most an hour allows (${invitationsPerTeamHour}); try again in ${retryAfterSeconds} s`, retryAfterSeconds)
+  }
+
   app.post(
     '/api/teams/:teamId/invitations',
     {
@@ -65,11 +77,11 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InvitationRoutesOptions
         security: [{ userSession: [] }, { apiKey: [] }],
         summary: 'Invite someone to the team',
         description:
-          'Up to your own role (an admin invites admins, members and viewers; only an owner invites owners). The link works once, for 7 days; it is mailed when SMTP_URL and MAIL_FROM are set, and answered here in any case. Inviting an email again revokes its earlier open invitation.',
+          'Up to your own role (an admin invites admins, members and viewers; only an owner invites owners). The link works once, for 7 days; it is mailed when SMTP_URL and MAIL_FROM are set, and answered here in any case. Inviting an email again revokes its earlier open invitation. A team makes at most 100 invitations an hour (429 with Retry-After beyond).',
         tags,
         params: TeamParamsSchema,
         body: CreateInvitationBodySchema,
-        response: { 201: CreatedInvitationSchema, ...errorResponses(400, 401, 403, 404, 409) },
+        response: { 201: CreatedInvitationSchema, ...errorResponses(400, 401, 403, 404, 409, 429) },
       },
     },
     async (request, reply) => {
@@ -84,6 +96,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InvitationRoutesOptions
         throw new ConflictError(`body/email: ${email} is already a member of this team; change their role instead`)
       }
 
+      await refuseBeyondHourlyLimit(teamId)
       const { token, tokenHash } = newSecretToken()
       const inviter = request.principal?.kind === 'user' ? request.principal.user : null
       const invitation = await createInvitation(app.db, {

@@ -9,6 +9,7 @@ import { OutboundError, type Outbound } from '@tracewell/outbound'
 import * as oidc from 'openid-client'
 import type { FastifyRequest } from 'fastify'
 import { authorize } from '../accounts/authorize.ts'
+import { backToSignInOnFailure } from '../accounts/sso/back-to-sign-in.ts'
 import { accountOfIdentity, type AssertedIdentity } from '../accounts/sso/sso-accounts.ts'
 import { bindAttemptToBrowser, takeBrowserHash } from '../accounts/sso/sso-attempt-cookie.ts'
 import { errorChainMessage, OidcConfigurations } from '../accounts/sso/oidc-configurations.ts'
@@ -20,7 +21,8 @@ import { errorResponses, IdSchema, SsoProvidersSchema } from '@tracewell/api-sch
 // Signing in through an identity provider (docs/accounts.md#single-sign-on): OpenID Connect's
 // authorization code flow with PKCE, state and nonce, and SAML 2.0's SP-initiated POST binding.
 // A successful callback starts a session (app.userSessions.start) and sends the browser on to the
-// console; a refused one answers 4xx naming the reason, and changes nothing.
+// console; a refused one answers 4xx naming the reason, and changes nothing (a browser is sent to
+// the sign-in page with that reason instead).
 
 export interface SsoRoutesOptions {
   sso: SsoOptions
@@ -53,6 +55,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<SsoRoutesOptions> = async (app
     if (sso.publicUrl === undefined) throw new NotFoundError(notConfiguredMessage('PUBLIC_URL is unset, so no provider could send people back'))
     return sso.publicUrl
   }
+  const errorHandler = backToSignInOnFailure(() => app.errorHandler)
 
   app.get(
     '/api/auth/sso/providers',
@@ -124,6 +127,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<SsoRoutesOptions> = async (app
     '/api/auth/oidc/callback',
     {
       config: { permission: 'anyone' },
+      errorHandler,
       onRequest: authorize,
       schema: {
         operationId: 'finishOidcSignIn',
@@ -246,6 +250,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<SsoRoutesOptions> = async (app
     '/api/auth/saml/:teamId/acs',
     {
       config: { permission: 'anyone' },
+      errorHandler,
       onRequest: authorize,
       schema: {
         operationId: 'finishSamlSignIn',

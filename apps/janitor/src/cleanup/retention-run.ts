@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import {
-  dayAfter, deleteOldestSpansBefore, pruneAuditLog, deleteSummariesOfWindow, ensureDayPartitions, listDayPartitions, listEnabledRetentionPolicies,
+  dayAfter, deleteOldestSpansBefore, deleteSpentAccountRows, pruneAuditLog, deleteSummariesOfWindow, ensureDayPartitions, listDayPartitions, listEnabledRetentionPolicies,
   recordCleanupRun, recordRetentionRun, sql, startOfUtcDay, withAdvisoryLock, type Db, type DayPartition, type DeletedWindow, type RetentionPolicyDto,
   type RetentionRunTrigger,
 } from '@tracewell/db'
@@ -74,6 +74,8 @@ export interface RetentionRunReport {
   projects: ProjectCleanupReport[]
   /** Audit log entries removed for being older than AUDIT_LOG_RETENTION_DAYS. */
   prunedAuditEntries: number
+  /** Sessions, invitations and password resets unusable for longer than `spentAccountRowsKeptDays`. */
+  sweptAccountRows: number
   durationMs: number
 }
 
@@ -248,6 +250,7 @@ async function runLocked(db: Db, options: RetentionRunOptions): Promise<Retentio
     failedProjects: projects.filter((project) => project.error !== undefined).length,
     projects,
     prunedAuditEntries: await pruneAuditEntries(db, options),
+    sweptAccountRows: await sweepSpentAccountRows(db, options),
     durationMs: performance.now() - startedAt,
   }
 }
@@ -265,6 +268,22 @@ async function pruneAuditEntries(db: Db, options: RetentionRunOptions): Promise<
     return pruned
   } catch (error) {
     options.log.error({ err: error }, 'audit log retention failed')
+    return 0
+  }
+}
+
+/** How long an ended session, a spent invitation or password reset stays (the members page shows recent ones). */
+export const spentAccountRowsKeptDays = 30
+
+/** People's spent links and ended sessions, in the same run; a failure is logged and the next run tries again. */
+async function sweepSpentAccountRows(db: Db, options: RetentionRunOptions): Promise<number> {
+  try {
+    const swept = await deleteSpentAccountRows(db, new Date((options.now ?? new Date()).getTime() - spentAccountRowsKeptDays * dayMs))
+    const total = swept.sessions + swept.invitations + swept.passwordResets
+    if (total > 0) options.log.info({ swept, keptDays: spentAccountRowsKeptDays }, 'ended sessions and spent links removed')
+    return total
+  } catch (error) {
+    options.log.error({ err: error }, 'sweeping ended sessions and spent links failed')
     return 0
   }
 }

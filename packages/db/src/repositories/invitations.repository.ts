@@ -88,6 +88,17 @@ export interface NewInvitation {
   expiresAt: Date
 }
 
+/** How many invitations the team made since `since`, and when the oldest of them was made. */
+export async function teamInvitationsSince(db: Executor, teamId: string, since: Date): Promise<{ count: number; oldest: Date | null }> {
+  const row = await db
+    .selectFrom('invitations')
+    .select((eb) => [eb.fn.countAll<string>().as('count'), eb.fn.min('created_at').as('oldest')])
+    .where('team_id', '=', teamId)
+    .where('created_at', '>=', since)
+    .executeTakeFirstOrThrow()
+  return { count: Number(row.count), oldest: row.oldest === null ? null : new Date(row.oldest) }
+}
+
 /**
  * Stores an invitation. An open invitation of the team for the same email (in any case) is
  * revoked first: inviting again is how a lost or expired link is replaced, and only the newest
