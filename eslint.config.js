@@ -25,6 +25,16 @@ export default tseslint.config(
     rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'error' },
   },
   {
+    // The console takes its API types from the route schemas, as types only: no schema (nor
+    // TypeBox) code enters its bundle.
+    files: ['apps/console/src/**/*.tsx', 'apps/console/src/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        paths: ['@tracewell/api-schemas', '@sinclair/typebox'].map((name) => ({ name, allowTypeImports: true, message: 'The console imports the API schemas as types only (import type).' })),
+      }],
+    },
+  },
+  {
     // Only packages/config reads the environment: settings are validated once, in one place.
     files: ['apps/**/*.ts', 'packages/**/*.ts'],
     ignores: ['packages/config/**', '**/test/**', '**/*.test.ts'],

@@ -1,5 +1,6 @@
 import { argon2, randomBytes, timingSafeEqual } from 'node:crypto'
 import { promisify } from 'node:util'
+import { passwordRules } from '@tracewell/policy'
 
 // Passwords are hashed with Argon2id at OWASP's recommended minimum (19 MiB, 2 passes, 1 lane:
 // https://cheatsheetseries.owasp.org/cheatsheets/Password_Storage_Cheat_Sheet.html), by Node 24's
@@ -47,9 +48,6 @@ export async function verifyDecoyPassword(password: string): Promise<false> {
   await verifyPassword(password, await decoy)
   return false
 }
-
-/** The rule every new password meets (NIST SP 800-63B: length, not composition). */
-export const passwordRules = { minLength: 12, maxLength: 256 } as const
 
 /** Why a new password is refused, or undefined when it is acceptable. */
 export function passwordProblem(password: string, context: { email?: string; name?: string } = {}): string | undefined {

@@ -1,26 +1,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import type { TeamRole } from '@tracewell/policy'
 import { apiGet, apiRequest } from './client.ts'
 import { sessionKey } from './session.api.ts'
+import type { Static } from '@sinclair/typebox'
+import type { AcceptBodySchema, InvitationPreviewSchema, Joined } from '@tracewell/api-schemas'
 
 // The pages a link opens, signed out or in (docs/accounts.md): an invitation, the setup link, a
 // password reset. Each link's state is read first, so the page can say at once that it was used or
 // has expired instead of after the form is filled.
 
-export interface Joined {
-  user: { id: string; email: string; name: string }
-  teamId: string | null
-  signedIn: boolean
-}
-
-export interface InvitationPreview {
-  teamName: string
-  email: string
-  role: TeamRole
-  expiresAt: string
-  accountExists: boolean
-  signupAllowed: boolean
-}
+export type { Joined }
+export type InvitationPreview = Static<typeof InvitationPreviewSchema>
 
 const linkQuery = { retry: false, staleTime: Infinity, refetchOnMount: false } as const
 const tokenPath = (token: string) => encodeURIComponent(token)
@@ -39,7 +28,7 @@ function useJoin<Body>(path: string) {
 }
 
 export function useAcceptInvitation(token: string) {
-  return useJoin<{ name?: string; password?: string }>(`/api/invitations/${tokenPath(token)}/accept`)
+  return useJoin<Static<typeof AcceptBodySchema>>(`/api/invitations/${tokenPath(token)}/accept`)
 }
 
 export function useSetupLink(token: string) {

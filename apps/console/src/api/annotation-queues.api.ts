@@ -1,24 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { apiGet, apiPath, apiRequest } from './client.ts'
+import type { Static } from '@sinclair/typebox'
+import type { QueueBody, QueueItemSchema, QueueSchema, QueueWithPeopleSchema } from '@tracewell/api-schemas'
 
-export interface AnnotationQueue {
-  id: string
-  name: string
-  description: string
-  scoreConfigIds: string[]
-  assigneeIds: string[]
-  progress: { total: number; completed: number; pending: number }
-  progressByPerson?: Array<{ userId: string; name: string; completed: number }>
-}
-
-export interface QueueItem {
-  id: string
-  queueId: string
-  objectType: 'trace' | 'span' | 'session'
-  objectId: string
-  status: 'pending' | 'completed'
-  heldUntil: string | null
-}
+/** The list's queues have no progressByPerson; one queue (GET …/:queueId) has. */
+export type AnnotationQueue = Static<typeof QueueSchema> & { progressByPerson?: Static<typeof QueueWithPeopleSchema>['progressByPerson'] }
+export type QueueItem = Static<typeof QueueItemSchema>
 
 export function useAnnotationQueues(projectId: string) {
   return useQuery({
@@ -38,7 +25,7 @@ export function useAnnotationQueue(projectId: string, queueId: string) {
 export function useCreateAnnotationQueue(projectId: string) {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: (queue: { name: string; description?: string; scoreConfigIds: string[] }) => apiRequest<AnnotationQueue>('POST', apiPath('/api/annotation-queues', { project_id: projectId }), queue),
+    mutationFn: (queue: QueueBody) => apiRequest<AnnotationQueue>('POST', apiPath('/api/annotation-queues', { project_id: projectId }), queue),
     onSuccess: () => void client.invalidateQueries({ queryKey: ['annotation-queues', projectId] }),
   })
 }

@@ -1,21 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { apiGet, apiPath, apiRequest } from './client.ts'
+import type { Static } from '@sinclair/typebox'
+import type { CommentSchema } from '@tracewell/api-schemas'
 
-export type CommentObjectType = 'trace' | 'span' | 'session' | 'prompt' | 'dataset_item'
-
-export interface Comment {
-  id: string
-  objectType: CommentObjectType
-  objectId: string
-  threadId: string | null
-  author: { id: string; name: string } | null
-  body: string
-  mentions: string[]
-  resolvedAt: string | null
-  resolvedBy: { id: string; name: string } | null
-  createdAt: string
-  updatedAt: string
-}
+export type Comment = Static<typeof CommentSchema>
+export type CommentObjectType = Comment['objectType']
 
 export interface CommentTarget {
   projectId: string

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { ApiError, apiGet, apiPath, apiRequest, csrfHeader } from './client.ts'
 import type { Dataset, DatasetItem, DatasetWithItems } from './types.ts'
+import type { DatasetItemBody } from '@tracewell/api-schemas'
 
 export function useDatasets(projectId: string) {
   return useQuery({
@@ -25,12 +26,7 @@ export function useCreateDataset(projectId: string) {
   })
 }
 
-export interface NewItem {
-  input?: unknown
-  expectedOutput?: unknown
-  sourceTraceId?: string
-  sourceSpanId?: string
-}
+export type NewItem = DatasetItemBody
 
 /** Items added: as JSON ({items}) or as the text of a JSONL file, sent as it is. */
 export function useAddItems(projectId: string) {

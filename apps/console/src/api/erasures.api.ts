@@ -1,18 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { apiGet, apiRequest } from './client.ts'
+import type { Erasure } from '@tracewell/api-schemas'
 
 /** GET /api/projects/:projectId/erasures/:id (and the list's items). */
-export interface Erasure {
-  id: string
-  status: 'queued' | 'running' | 'rechecking' | 'completed'
-  userId: string | null
-  sessionId: string | null
-  traceCount: number
-  deleted: { spans: number; traces: number; sessions: number; scores: number; judgments: number; datasetItems: number }
-  requestedBy: string | null
-  createdAt: string
-  completedAt: string | null
-}
+export type { Erasure }
 
 export type ErasureSubject = { userId: string } | { sessionId: string } | { traceIds: string[] }
 

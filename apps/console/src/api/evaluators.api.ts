@@ -1,6 +1,8 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query'
 import { apiGet, apiPath, apiRequest } from './client.ts'
 import type { EvaluationRun, Evaluator, EvaluatorPreview, Judgment, Score } from './types.ts'
+import type { Static } from '@sinclair/typebox'
+import type { EvaluatorBody, EvaluatorPreviewBodySchema } from '@tracewell/api-schemas'
 
 // LLM judges of a project's traces, their runs and judgments (docs/api.md#llm-as-judge-evaluators).
 
@@ -42,16 +44,7 @@ export function useEvaluator(projectId: string, evaluatorId: string, busy: boole
   })
 }
 
-export interface NewEvaluator {
-  name: string
-  connectionId: string
-  model: string
-  prompt: string | { name: string; label: string }
-  scoreName: string
-  filter: Record<string, string | string[]>
-  samplingRate: number
-  enabled: boolean
-}
+export type NewEvaluator = EvaluatorBody
 
 export function useCreateEvaluator(projectId: string) {
   const client = useQueryClient()
@@ -81,11 +74,7 @@ export function useDeleteEvaluator(projectId: string) {
   })
 }
 
-export interface PreviewRequest {
-  prompt?: string
-  promptRef?: { name: string; label: string }
-  traceId: string
-}
+export type PreviewRequest = Static<typeof EvaluatorPreviewBodySchema>
 
 /** The template filled from one trace, exactly as a judge would be sent it, or why the judge would skip the trace. */
 export function useEvaluatorPreview(projectId: string, request: PreviewRequest | null) {

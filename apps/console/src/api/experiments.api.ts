@@ -2,6 +2,8 @@ import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/rea
 import { apiGet, apiPath, apiRequest } from './client.ts'
 import { refreshPromptset } from './prompt-labels.api.ts'
 import type { Experiment, ExperimentWithResults } from './types.ts'
+import type { Static } from '@sinclair/typebox'
+import type { CreateExperimentBodySchema, MoveLabelBody, MoveLabelResponse } from '@tracewell/api-schemas'
 
 /** Experiments still running are read again every 2 s, until they are done. */
 const whileRunning = (experiments: Array<Pick<Experiment, 'status' | 'aggregates'>>) =>
@@ -26,14 +28,7 @@ export function useExperimentsWithResults(projectId: string, ids: string[]) {
   })
 }
 
-export interface NewExperiment {
-  datasetId: string
-  promptsetId: string
-  version: number
-  connectionId: string
-  model?: string
-  evaluatorIds: string[]
-}
+export type NewExperiment = Static<typeof CreateExperimentBodySchema>
 
 export function useCreateExperiment(projectId: string) {
   const client = useQueryClient()
@@ -43,19 +38,15 @@ export function useCreateExperiment(projectId: string) {
   })
 }
 
-export interface Promotion {
-  promptsetId: string
-  version: number
-  /** Where the page saw `production` (null: nowhere): the server refuses with 409 if it moved since. */
-  expectedVersion: number | null
-}
+/** expectedVersion is where the page saw `production` (null: nowhere): the server refuses with 409 if it moved since. */
+export type Promotion = Required<MoveLabelBody> & { promptsetId: string }
 
 /** Points `production` at a version: the prompt labels API (compared experiments may be of several promptsets, so not useMoveLabel). */
 export function usePromote(projectId: string) {
   const client = useQueryClient()
   return useMutation({
     mutationFn: ({ promptsetId, version, expectedVersion }: Promotion) =>
-      apiRequest<{ moved: boolean; previousVersion: number | null }>('PUT', apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}/labels/production`, { project_id: projectId }), { version, expectedVersion }),
+      apiRequest<MoveLabelResponse>('PUT', apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}/labels/production`, { project_id: projectId }), { version, expectedVersion }),
     // Refreshed after a refusal too: a 409 means someone moved the label meanwhile.
     onSettled: (_answer, _error, { promptsetId }) => refreshPromptset(client, projectId, promptsetId),
   })

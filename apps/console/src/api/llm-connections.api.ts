@@ -1,6 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { apiGet, apiPath, apiRequest } from './client.ts'
 import type { ConnectionTest, LlmConnection } from './types.ts'
+import type { Static } from '@sinclair/typebox'
+import type { LlmConnectionBodySchema } from '@tracewell/api-schemas'
 
 // A project's LLM connections: the OpenAI-compatible endpoints its judges, experiments and
 // playground call (docs/api.md#llm-connections). The key is sent once and never read back.
@@ -15,11 +17,8 @@ export function useLlmConnections(projectId: string) {
   })
 }
 
-export interface NewLlmConnection {
-  name: string
-  baseUrl: string
-  apiKey: string
-}
+// The provider is always OpenAI-compatible: added as the connection is sent.
+export type NewLlmConnection = Omit<Static<typeof LlmConnectionBodySchema>, 'provider'>
 
 export function useCreateLlmConnection(projectId: string) {
   const client = useQueryClient()

@@ -1,42 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import type { ProjectRole, TeamRole } from '@tracewell/policy'
 import { apiGet, apiRequest } from './client.ts'
+import type { Static } from '@sinclair/typebox'
+import type { ChangeMemberBodySchema, CreatedInvitationSchema, CreateInvitationBodySchema, InvitationSchema, ProjectRoleGrant, TeamMember } from '@tracewell/api-schemas'
 
 // A team's members and invitations (docs/accounts.md#invitations-and-members).
 
-export interface ProjectRoleGrant {
-  projectId: string
-  role: ProjectRole
-}
-
-export interface Member {
-  userId: string
-  email: string
-  name: string
-  role: TeamRole
-  projectRoles: ProjectRoleGrant[]
-  joinedAt: string
-}
-
-export interface Invitation {
-  id: string
-  email: string
-  role: TeamRole
-  projectRoles: ProjectRoleGrant[]
-  invitedBy: { id: string; name: string } | null
-  mailed: boolean
-  state: 'pending' | 'expired'
-  createdAt: string
-  expiresAt: string
-}
-
-export interface CreatedInvitation {
-  id: string
-  url: string
-  expiresAt: string
-  mailed: boolean
-  mailError: string | null
-}
+export type { ProjectRoleGrant }
+export type Member = TeamMember
+export type Invitation = Static<typeof InvitationSchema>
+export type CreatedInvitation = Static<typeof CreatedInvitationSchema>
 
 const teamPath = (teamId: string) => `/api/teams/${encodeURIComponent(teamId)}`
 const membersKey = (teamId: string) => ['members', teamId] as const
@@ -53,7 +25,7 @@ export function useInvitations(teamId: string) {
 export function useInvite(teamId: string) {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: (body: { email: string; role: TeamRole; projectRoles: ProjectRoleGrant[] }) => apiRequest<CreatedInvitation>('POST', `${teamPath(teamId)}/invitations`, body),
+    mutationFn: (body: Static<typeof CreateInvitationBodySchema>) => apiRequest<CreatedInvitation>('POST', `${teamPath(teamId)}/invitations`, body),
     onSuccess: () => client.invalidateQueries({ queryKey: invitationsKey(teamId) }),
   })
 }
@@ -69,7 +41,7 @@ export function useRevokeInvitation(teamId: string) {
 export function useChangeMember(teamId: string, userId: string) {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: (body: { role?: TeamRole; projectRoles?: { projectId: string; role: ProjectRole | null }[] }) =>
+    mutationFn: (body: Static<typeof ChangeMemberBodySchema>) =>
       apiRequest<Member>('PATCH', `${teamPath(teamId)}/members/${encodeURIComponent(userId)}`, body),
     onSuccess: () => client.invalidateQueries({ queryKey: membersKey(teamId) }),
   })

@@ -1,57 +1,22 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { apiGet, apiPath, apiRequest } from './client.ts'
+import type { Static } from '@sinclair/typebox'
+import type { ChannelTestResultSchema, DeliveryAttemptSchema, NotificationChannelSchema, NotificationDeliverySchema, SavedNotificationChannelSchema } from '@tracewell/api-schemas'
 
 // Where a project's monitors send their notifications (docs/api.md#notification-channels), and
 // the log of every delivery and its tries.
 
-export type ChannelType = 'webhook' | 'slack' | 'email'
-
-export interface NotificationChannel {
-  id: string
-  projectId: string
-  name: string
-  type: ChannelType
-  url: string | null
-  address: string | null
-  secretHint: string | null
-  createdAt: string
-  updatedAt: string
-}
+export type NotificationChannel = Static<typeof NotificationChannelSchema>
+export type ChannelType = NotificationChannel['type']
 
 /** The answer to a new webhook channel: its signing secret, this once. */
-export type CreatedChannel = NotificationChannel & { secret?: string | null }
+export type CreatedChannel = Static<typeof SavedNotificationChannelSchema>
 
-export interface DeliveryAttempt {
-  at: string
-  ok: boolean
-  status: number | null
-  error: string | null
-  durationMs: number
-}
-
-export interface Delivery {
-  id: string
-  channelId: string
-  kind: 'event' | 'test'
-  eventId: string | null
-  status: 'pending' | 'delivered' | 'failed'
-  attempts: number
-  nextAttemptAt: string | null
-  lastStatus: number | null
-  lastError: string | null
-  createdAt: string
-  deliveredAt: string | null
-  log: DeliveryAttempt[]
-}
+export type Delivery = Static<typeof NotificationDeliverySchema>
+export type DeliveryAttempt = Static<typeof DeliveryAttemptSchema>
 
 /** What the receiver made of a test message (its try is in the delivery log too). */
-export interface ChannelTestResult {
-  ok: boolean
-  status: number | null
-  latencyMs: number
-  message: string
-  deliveryId: string
-}
+export type ChannelTestResult = Static<typeof ChannelTestResultSchema>
 
 export interface NewChannel {
   name: string

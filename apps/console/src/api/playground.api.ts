@@ -1,15 +1,8 @@
 import { ApiError, apiPath, csrfHeader } from './client.ts'
-import type { PlaygroundMessage, PlaygroundRun } from './types.ts'
+import type { PlaygroundRun } from './types.ts'
+import type { PlaygroundRunBody } from '@tracewell/api-schemas'
 
-export interface PlaygroundRequest {
-  connectionId: string
-  model?: string
-  messages?: PlaygroundMessage[]
-  promptsetId?: string
-  version?: number
-  variables: Record<string, string>
-  modelSettings: Record<string, unknown>
-}
+export type PlaygroundRequest = PlaygroundRunBody
 
 /**
  * One playground run, streamed: the server sends {type:"text"} events as the model answers, then

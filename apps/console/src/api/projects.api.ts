@@ -1,8 +1,9 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { apiGet, apiPath, apiRequest } from './client.ts'
-import type { ApiKey, ApiKeyScope, IngestLimit, Project, RetentionPolicy } from './types.ts'
+import type { IngestLimit, Project, RetentionPolicy } from './types.ts'
+import type { ApiKeyList, CreateApiKeyBody, CreateProjectBody, IngestLimitBody, NewSecret, ProjectList, RetentionPolicyBody } from '@tracewell/api-schemas'
 
-export const projectsQuery = queryOptions({ queryKey: ['projects'], queryFn: () => apiGet<{ projects: Project[] }>('/api/projects') })
+export const projectsQuery = queryOptions({ queryKey: ['projects'], queryFn: () => apiGet<ProjectList>('/api/projects') })
 
 export function useProjects() {
   return useQuery({ ...projectsQuery, select: (data) => data.projects })
@@ -11,7 +12,7 @@ export function useProjects() {
 export function useCreateProject() {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: (body: { name: string; description?: string }) => apiRequest<Project>('POST', '/api/projects', body),
+    mutationFn: (body: CreateProjectBody) => apiRequest<Project>('POST', '/api/projects', body),
     onSuccess: () => client.invalidateQueries({ queryKey: ['projects'] }),
   })
 }
@@ -26,7 +27,7 @@ function scopeQuery(scope: KeyScope) {
 export function useApiKeys(scope: KeyScope) {
   return useQuery({
     queryKey: ['api-keys', scope],
-    queryFn: () => apiGet<{ apiKeys: ApiKey[] }>(apiPath('/api/api-keys', scopeQuery(scope))),
+    queryFn: () => apiGet<ApiKeyList>(apiPath('/api/api-keys', scopeQuery(scope))),
     select: (data) => data.apiKeys,
   })
 }
@@ -34,7 +35,7 @@ export function useApiKeys(scope: KeyScope) {
 export function useCreateApiKey(scope: KeyScope) {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: (terms: { scopes?: ApiKeyScope[]; expiresAt?: string } = {}) => apiRequest<{ apiKey: string }>('POST', apiPath('/api/api-key', scopeQuery(scope)), terms),
+    mutationFn: (terms: CreateApiKeyBody = {}) => apiRequest<NewSecret>('POST', apiPath('/api/api-key', scopeQuery(scope)), terms),
     onSuccess: () => client.invalidateQueries({ queryKey: ['api-keys', scope] }),
   })
 }
@@ -55,7 +56,7 @@ export function useRetention(projectId: string) {
 export function useSaveRetention(projectId: string) {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: (body: { enabled: boolean; retentionDays: number }) => apiRequest<RetentionPolicy>('PUT', `/api/projects/${encodeURIComponent(projectId)}/retention`, body),
+    mutationFn: (body: RetentionPolicyBody) => apiRequest<RetentionPolicy>('PUT', `/api/projects/${encodeURIComponent(projectId)}/retention`, body),
     onSuccess: (policy) => client.setQueryData(['retention', projectId], policy),
   })
 }
@@ -70,7 +71,7 @@ export function useIngestLimit(projectId: string) {
 export function useSaveIngestLimit(projectId: string) {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: async (body: { spansPerSecond: number | null; burst?: number } | null) =>
+    mutationFn: async (body: IngestLimitBody | null) =>
       body === null ? (await apiRequest<void>('DELETE', ingestLimitPath(projectId)), null) : apiRequest<IngestLimit>('PUT', ingestLimitPath(projectId), body),
     onSuccess: () => client.invalidateQueries({ queryKey: ['ingest-limit', projectId] }),
   })

@@ -1,6 +1,7 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query'
 import { apiGet, apiPath, apiRequest } from './client.ts'
-import type { LabelHistory, PromptLabel } from './types.ts'
+import type { LabelHistory } from './types.ts'
+import type { MoveLabelBody, PromptLabelList } from '@tracewell/api-schemas'
 
 // A promptset's labels (named pointers at versions; `production` is the live one) and the history
 // of their moves: docs/prompts.md.
@@ -10,7 +11,7 @@ const labelsPath = (promptsetId: string, label?: string) => `/api/promptsets/${e
 export function usePromptLabels(projectId: string, promptsetId: string) {
   return useQuery({
     queryKey: ['prompt-labels', projectId, promptsetId],
-    queryFn: () => apiGet<{ labels: PromptLabel[] }>(apiPath(labelsPath(promptsetId), { project_id: projectId })),
+    queryFn: () => apiGet<PromptLabelList>(apiPath(labelsPath(promptsetId), { project_id: projectId })),
     select: (data) => data.labels,
   })
 }
@@ -42,12 +43,8 @@ function useLabelChange<Input>(projectId: string, promptsetId: string, change: (
   })
 }
 
-export interface LabelMoveInput {
-  label: string
-  version: number
-  /** Where the page saw the label (null: not there): the server refuses with 409 if it moved since. */
-  expectedVersion: number | null
-}
+/** expectedVersion is where the page saw the label (null: not there): the server refuses with 409 if it moved since. */
+export type LabelMoveInput = Required<MoveLabelBody> & { label: string }
 
 export function useMoveLabel(projectId: string, promptsetId: string) {
   return useLabelChange(projectId, promptsetId, ({ label, version, expectedVersion }: LabelMoveInput) =>

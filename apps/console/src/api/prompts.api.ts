@@ -1,12 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { apiGet, apiPath, apiRequest } from './client.ts'
 import { refreshPromptset } from './prompt-labels.api.ts'
-import type { Prompt, Promptset, PromptsetWithPrompts } from './types.ts'
+import type { Prompt, Promptset, PromptsetWithLabels } from './types.ts'
+import type { CreatePromptBody, LiveResponse, PromptsetList, PromptsetWithPrompts as ServedPromptset } from '@tracewell/api-schemas'
 
 export function usePromptsets(projectId: string) {
   return useQuery({
     queryKey: ['promptsets', projectId],
-    queryFn: () => apiGet<{ promptsets: Promptset[] }>(apiPath('/api/promptsets', { project_id: projectId })),
+    queryFn: () => apiGet<PromptsetList>(apiPath('/api/promptsets', { project_id: projectId })),
     select: (data) => data.promptsets,
   })
 }
@@ -24,17 +25,11 @@ export function usePromptset(projectId: string, promptsetId: string) {
     queryKey: ['promptset', projectId, promptsetId],
     // A picker with nothing chosen yet asks for no promptset.
     enabled: promptsetId !== '',
-    queryFn: () => apiGet<PromptsetWithPrompts>(apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}`, { project_id: projectId })),
+    queryFn: () => apiGet<PromptsetWithLabels>(apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}`, { project_id: projectId })),
   })
 }
 
-export interface NewPromptVersion {
-  value: string
-  model: string
-  note?: string
-  live?: boolean
-  tags?: string[]
-}
+export type NewPromptVersion = CreatePromptBody
 
 export function useCreatePromptVersion(projectId: string, promptsetId: string) {
   const client = useQueryClient()
@@ -49,16 +44,16 @@ export function useSetLiveVersion(projectId: string, promptsetId: string) {
   const client = useQueryClient()
   return useMutation({
     mutationFn: (version: number | null) =>
-      apiRequest<{ live: Prompt | null }>('PUT', apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}/live`, { project_id: projectId }), { version }),
+      apiRequest<LiveResponse>('PUT', apiPath(`/api/promptsets/${encodeURIComponent(promptsetId)}/live`, { project_id: projectId }), { version }),
     // Live is the production label: the labels and their history change with it.
     onSuccess: () => refreshPromptset(client, projectId, promptsetId),
   })
 }
 
-/** GET /api/promptset with variables filled in, as an SDK would read the prompt. */
-export async function previewPrompt(projectId: string, promptsetId: string, version: number, variables: Record<string, string>): Promise<PromptsetWithPrompts> {
+/** GET /api/promptset with variables filled in, as an SDK would read the prompt (the SDKs' shape: no labels). */
+export async function previewPrompt(projectId: string, promptsetId: string, version: number, variables: Record<string, string>): Promise<ServedPromptset> {
   const query = new URLSearchParams({ project_id: projectId, promptset_id: promptsetId, version: String(version) })
   // Empty values are sent too: the server names the variables still missing.
   for (const [name, value] of Object.entries(variables)) query.set(`variables.${name}`, value)
-  return apiGet<PromptsetWithPrompts>(`/api/promptset?${query.toString()}`)
+  return apiGet<ServedPromptset>(`/api/promptset?${query.toString()}`)
 }

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { apiGet, apiPath, apiRequest } from './client.ts'
-import type { Score, ScoreConfig, ScoreDataType } from './types.ts'
+import type { Score, ScoreConfig } from './types.ts'
+import type { ScoreConfigBody } from '@tracewell/api-schemas'
 
 export function useScoreConfigs(projectId: string) {
   return useQuery({
@@ -11,13 +12,7 @@ export function useScoreConfigs(projectId: string) {
   })
 }
 
-export interface NewScoreConfig {
-  name: string
-  dataType: ScoreDataType
-  minValue?: number
-  maxValue?: number
-  categories?: Array<{ label: string; value: number }>
-}
+export type NewScoreConfig = ScoreConfigBody
 
 export function useCreateScoreConfig(projectId: string) {
   const client = useQueryClient()

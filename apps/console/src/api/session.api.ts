@@ -1,6 +1,7 @@
 import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query'
 import { ApiError, apiGet, apiRequest, chooseRequestTeam } from './client.ts'
 import type { Me, Session } from './types.ts'
+import type { ConsoleSession } from '@tracewell/api-schemas'
 
 export const sessionKey = ['session'] as const
 
@@ -33,7 +34,7 @@ function sessionOfPerson(me: Me): Session | null {
 }
 
 /** A team-key session (an upgraded install's console): it acts as an admin of its team. */
-function sessionOfTeamKey(session: { teamId: string; teamName: string }): Session {
+function sessionOfTeamKey(session: ConsoleSession): Session {
   chooseRequestTeam(null)
   return { kind: 'team-key', teamId: session.teamId, teamName: session.teamName, role: 'admin', teams: [] }
 }
@@ -52,7 +53,7 @@ export const sessionQuery = queryOptions({
   queryKey: sessionKey,
   // The team-key session is asked first: GET /api/me is a person's, and refuses a key (403).
   queryFn: async (): Promise<Session | null> => {
-    const keySession = await orNullWhenSignedOut(apiGet<{ teamId: string; teamName: string }>('/api/session'))
+    const keySession = await orNullWhenSignedOut(apiGet<ConsoleSession>('/api/session'))
     if (keySession !== null) return sessionOfTeamKey(keySession)
     const me = await orNullWhenSignedOut(apiGet<Me>('/api/me'))
     return me === null ? null : sessionOfPerson(me)
@@ -79,7 +80,7 @@ export function useSignIn() {
 export function useKeySignIn() {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: (apiKey: string) => apiRequest<{ teamId: string; teamName: string }>('POST', '/api/session', { apiKey }),
+    mutationFn: (apiKey: string) => apiRequest<ConsoleSession>('POST', '/api/session', { apiKey }),
     onSuccess: async (session) => {
       await settleSession(client, sessionOfTeamKey(session))
     },

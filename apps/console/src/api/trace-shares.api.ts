@@ -1,14 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { apiGet, apiPath, apiRequest } from './client.ts'
 import type { Trace } from './types.ts'
+import type { Static } from '@sinclair/typebox'
+import type { TraceShareSchema } from '@tracewell/api-schemas'
 
-export interface TraceShare {
-  id: string
-  traceId: string
-  createdAt: string
-  expiresAt: string | null
-  revokedAt: string | null
-}
+export type TraceShare = Static<typeof TraceShareSchema>
 
 const sharesKey = (projectId: string, traceId: string) => ['trace-shares', projectId, traceId]
 

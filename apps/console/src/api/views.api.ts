@@ -1,22 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { apiGet, apiPath, apiRequest } from './client.ts'
+import type { Static } from '@sinclair/typebox'
+import type { ViewSchema } from '@tracewell/api-schemas'
 
 /** A saved trace-list view: its filters (GET /api/traces parameters), columns and sort. */
-export interface ViewState {
-  filters?: Record<string, string | number | boolean | string[]>
-  columns?: string[]
-  sort?: string
-  order?: 'asc' | 'desc'
-}
-
-export interface SavedView {
-  id: string
-  name: string
-  shared: boolean
-  owner: { id: string; name: string }
-  state: ViewState
-  isDefault: boolean
-}
+export type SavedView = Static<typeof ViewSchema>
+export type ViewState = SavedView['state']
 
 export function useSavedViews(projectId: string) {
   return useQuery({

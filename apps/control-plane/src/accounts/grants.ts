@@ -2,7 +2,7 @@ import { listTeamProjects, teamRoleOf, type Executor } from '@tracewell/db'
 import { BadRequestError, ForbiddenError } from '@tracewell/http'
 import { mayGrant, type ProjectRole, type TeamRole } from '@tracewell/policy'
 import type { FastifyRequest } from 'fastify'
-import type { ProjectRoleGrant } from './account.schemas.ts'
+import type { ProjectRoleGrant } from '@tracewell/api-schemas'
 
 // Who may hand out which role (issue 44 §2): nobody grants above their own role, and nobody
 // changes or removes a person whose role is above their own. @tracewell/policy's mayGrant decides;

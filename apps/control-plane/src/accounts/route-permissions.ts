@@ -1,6 +1,6 @@
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import { asArray } from '../routes/strict-query.ts'
-import { MessageSchema } from '../schemas.ts'
+import { MessageSchema } from '@tracewell/api-schemas'
 import { authorize } from './authorize.ts'
 
 // Every control-plane route states what it needs (`config.permission`) and is judged by the one

@@ -1,6 +1,6 @@
 import type { UserDto } from '@tracewell/db'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { Joined } from './account.schemas.ts'
+import type { Joined } from '@tracewell/api-schemas'
 
 /**
  * Signs a person in who just made their account (an invitation, the setup link, an open sign-up):

@@ -1,9 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { METRIC_GROUPS, METRICS } from '@tracewell/db'
-import { IdSchema, IsoDateSchema } from '../schemas.ts'
-import { ScoreNameSchema } from '../routes/score-configs.routes.ts'
-import { TraceFilterBodySchema } from '../routes/trace-filter-body.ts'
-import { stringEnum } from '../scores/score.schemas.ts'
+import { IdSchema, IsoDateSchema, ScoreNameSchema, stringEnum, TraceFilterBodySchema } from '@tracewell/api-schemas'
 
 // The shapes of the dashboard routes (docs/api.md#dashboards). A widget is one metric of the
 // metric engine (metric-series.repository.ts, shared with monitors), drawn as a chart.

@@ -1,6 +1,6 @@
 import AjvModule, { type ErrorObject } from 'ajv'
 import { BadRequestError } from '@tracewell/http'
-import { DatasetItemBodySchema, maxItemsPerRequest, type DatasetItemBody } from './dataset.schemas.ts'
+import { type DatasetItemBody, DatasetItemBodySchema, maxItemsPerRequest } from '@tracewell/api-schemas'
 
 // The three forms POST /api/datasets/:id/items takes (one item, {items: [...]}, JSONL lines) as
 // one list, with a 400 that names the item and the field when one is wrong: the union the route

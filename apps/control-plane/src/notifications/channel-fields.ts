@@ -3,7 +3,7 @@ import { sealSecret } from '@tracewell/auth'
 import { notificationChannelSecretContext, type NotificationChannelFields, type SealedNotificationChannel } from '@tracewell/db'
 import { BadRequestError, ServiceUnavailableError } from '@tracewell/http'
 import { BaseUrlError, type Outbound } from '@tracewell/outbound'
-import type { NotificationChannelBody } from './notification-channel.schemas.ts'
+import type { NotificationChannelBody } from '@tracewell/api-schemas'
 
 // A channel's body checked and turned into what is stored: the fields its type needs and no
 // other, the URL checked by the outbound guard as it is saved, a webhook's secret sealed.

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import {
   addAnnotationQueueItems,
@@ -21,8 +21,8 @@ import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
 import { authorize } from '../accounts/authorize.ts'
 import { signedInPerson } from '../collaboration/signed-in-person.ts'
 import { maxTracesFromFilter, traceIdsMatching } from '../collaboration/traces-matching.ts'
-import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
-import { checkTraceFilter, TraceFilterBodySchema } from './trace-filter-body.ts'
+import { errorResponses, IsoDateSchema, QueueItemParamsSchema, type QueueBody, QueueBodySchema, QueueItemSchema, QueueObjectTypeSchema, QueueParamsSchema, QueueSchema, QueueWithPeopleSchema, TraceFilterBodySchema } from '@tracewell/api-schemas'
+import { checkTraceFilter } from './trace-filter-body.ts'
 
 // Annotation queues (docs/collaboration.md#annotation-queues): traces, spans or sessions handed
 // to people to score. `next` holds an item for its taker for ten minutes, so two people never
@@ -31,47 +31,6 @@ import { checkTraceFilter, TraceFilterBodySchema } from './trace-filter-body.ts'
 export const queueHoldMs = 10 * 60 * 1000
 
 const ProjectQuerySchema = Type.Object({ project_id: Type.Optional(Type.String()) })
-const QueueParamsSchema = Type.Object({ queueId: IdSchema })
-const ItemParamsSchema = Type.Object({ queueId: IdSchema, itemId: IdSchema })
-const QueueObjectTypeSchema = Type.Union([Type.Literal('trace'), Type.Literal('span'), Type.Literal('session')])
-
-const QueueBodySchema = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    description: Type.Optional(Type.String({ maxLength: 2000 })),
-    scoreConfigIds: Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50, description: 'the score configurations a reviewer gives on each item' }),
-    assigneeIds: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 200, description: 'user ids of the team; empty: anyone who may annotate' })),
-  },
-  { additionalProperties: false },
-)
-type QueueBody = Static<typeof QueueBodySchema>
-
-const ProgressSchema = Type.Object({ total: Type.Integer(), completed: Type.Integer(), pending: Type.Integer() })
-const QueueSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  description: Type.String(),
-  scoreConfigIds: Type.Array(Type.String()),
-  assigneeIds: Type.Array(Type.String()),
-  progress: ProgressSchema,
-  createdAt: IsoDateSchema,
-  updatedAt: IsoDateSchema,
-})
-const QueueWithPeopleSchema = Type.Object({
-  ...QueueSchema.properties,
-  progressByPerson: Type.Array(Type.Object({ userId: Type.String(), name: Type.String(), completed: Type.Integer() })),
-})
-const ItemSchema = Type.Object({
-  id: Type.String(),
-  queueId: Type.String(),
-  objectType: QueueObjectTypeSchema,
-  objectId: Type.String(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('completed')]),
-  heldBy: Type.Union([Type.String(), Type.Null()]),
-  heldUntil: Type.Union([IsoDateSchema, Type.Null()]),
-  completedBy: Type.Union([Type.String(), Type.Null()]),
-  completedAt: Type.Union([IsoDateSchema, Type.Null()]),
-})
 
 const AddItemsBodySchema = Type.Union([
   Type.Object(
@@ -229,7 +188,7 @@ export const annotationQueueRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security,
         params: QueueParamsSchema,
         querystring: ProjectQuerySchema,
-        response: { 200: Type.Object({ item: Type.Union([ItemSchema, Type.Null()], { description: 'null when nothing is left to take' }) }), ...errorResponses(400, 401, 403, 404) },
+        response: { 200: Type.Object({ item: Type.Union([QueueItemSchema, Type.Null()], { description: 'null when nothing is left to take' }) }), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
@@ -244,7 +203,7 @@ export const annotationQueueRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: authorize,
       config: { permission: 'annotation-queues:write' },
-      schema: { operationId: 'skipAnnotationQueueItem', summary: 'Give a held item back: it goes to the end of the queue', tags, security, params: ItemParamsSchema, querystring: ProjectQuerySchema, response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404, 409) } },
+      schema: { operationId: 'skipAnnotationQueueItem', summary: 'Give a held item back: it goes to the end of the queue', tags, security, params: QueueItemParamsSchema, querystring: ProjectQuerySchema, response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404, 409) } },
     },
     async (request, reply) => {
       const person = signedInPerson(request, 'Skipping queue items')
@@ -260,7 +219,7 @@ export const annotationQueueRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: authorize,
       config: { permission: 'annotation-queues:write' },
-      schema: { operationId: 'completeAnnotationQueueItem', summary: 'Mark an item done, after its scores are given', tags, security, params: ItemParamsSchema, querystring: ProjectQuerySchema, response: { 200: ItemSchema, ...errorResponses(400, 401, 403, 404, 409) } },
+      schema: { operationId: 'completeAnnotationQueueItem', summary: 'Mark an item done, after its scores are given', tags, security, params: QueueItemParamsSchema, querystring: ProjectQuerySchema, response: { 200: QueueItemSchema, ...errorResponses(400, 401, 403, 404, 409) } },
     },
     async (request) => {
       const person = signedInPerson(request, 'Completing queue items')

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { findTeamApiKeyHash, listApiKeys, revokeApiKey } from '@tracewell/db'
 import { BadRequestError, NotFoundError } from '@tracewell/http'
@@ -7,40 +7,7 @@ import type { FastifyRequest } from 'fastify'
 import { authorize, chooseAccess } from '../accounts/authorize.ts'
 import { callerTeamId } from '../auth.ts'
 import { mintApiKey } from '../mint-api-key.ts'
-import { ApiKeySchema, errorResponses, IdSchema, NewSecretSchema } from '../schemas.ts'
-
-export const KeyScopeQuerySchema = Type.Object({
-  project_id: Type.Optional({ ...IdSchema, description: 'a project of the caller’s team: its project keys' }),
-  team_id: Type.Optional({ ...IdSchema, description: 'the caller’s team: its team keys' }),
-})
-export type KeyScopeQuery = Static<typeof KeyScopeQuerySchema>
-
-export const CreateApiKeyBodySchema = Type.Object(
-  {
-    scopes: Type.Optional(
-      Type.Array(Type.Union(keyScopes.map((scope) => Type.Literal(scope))), {
-        minItems: 1,
-        maxItems: keyScopes.length,
-        uniqueItems: true,
-        description: 'project keys only: ingest (send traces and feedback), read (queries, prompts), write (what a member may do through the API); default all three',
-      }),
-    ),
-    expiresAt: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601, in the future: the key stops working then; default never' })),
-  },
-  { additionalProperties: false },
-)
-export type CreateApiKeyBody = Static<typeof CreateApiKeyBodySchema>
-
-export const ApiKeyListSchema = Type.Object({ apiKeys: Type.Array(ApiKeySchema) })
-export type ApiKeyList = Static<typeof ApiKeyListSchema>
-
-export const ApiKeyParamsSchema = Type.Object({ id: IdSchema })
-export type ApiKeyParams = Static<typeof ApiKeyParamsSchema>
-
-export const RevokeApiKeyQuerySchema = Type.Object({
-  project_id: Type.Optional({ ...IdSchema, description: 'the key’s project: revoking a project key needs keys:manage on it; without, team-keys:manage' }),
-})
-export type RevokeApiKeyQuery = Static<typeof RevokeApiKeyQuerySchema>
+import { ApiKeyListSchema, ApiKeyParamsSchema, type CreateApiKeyBody, CreateApiKeyBodySchema, errorResponses, type KeyScopeQuery, KeyScopeQuerySchema, NewSecretSchema, type RevokeApiKeyQuery, RevokeApiKeyQuerySchema } from '@tracewell/api-schemas'
 
 /** A new key's scopes when the request names none: what a member may do through the API, as before scopes. */
 export const defaultKeyScopes: readonly KeyScope[] = keyScopes

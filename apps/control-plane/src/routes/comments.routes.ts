@@ -19,62 +19,13 @@ import type { Mailer } from '@tracewell/notifications'
 import { authorize } from '../accounts/authorize.ts'
 import { mentionedUserIds, withPlainMentions } from '../collaboration/mentions.ts'
 import { signedInPerson } from '../collaboration/signed-in-person.ts'
-import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
+import { CommentBodySchema, CommentCreateQuerySchema, CommentListQuerySchema, CommentNotificationSchema, CommentParamsSchema, CommentPatchBodySchema, CommentSchema, errorResponses } from '@tracewell/api-schemas'
 
 // Comments on a trace, a span, a session, a prompt version or a dataset item
 // (docs/collaboration.md#comments). Markdown is stored as written and shown by the console
 // through a renderer that allows no HTML; mentions must name members of the project's team.
 
-const ObjectTypeSchema = Type.Union([Type.Literal('trace'), Type.Literal('span'), Type.Literal('session'), Type.Literal('prompt'), Type.Literal('dataset_item')], {
-  description: 'what the comment is about',
-})
-const ObjectIdSchema = Type.String({ minLength: 1, maxLength: 256, description: 'the trace, span, session, prompt version or dataset item id' })
-const BodyTextSchema = Type.String({ minLength: 1, maxLength: 10_000, description: 'markdown; mention a member as @[Name](user:<id>)' })
-
-const PersonSchema = Type.Object({ id: Type.String(), name: Type.String() })
-export const CommentSchema = Type.Object({
-  id: Type.String(),
-  objectType: ObjectTypeSchema,
-  objectId: Type.String(),
-  threadId: Type.Union([Type.String(), Type.Null()], { description: "the thread's first comment; null for a first comment" }),
-  author: Type.Union([PersonSchema, Type.Null()], { description: 'null once the author’s account is gone' }),
-  body: Type.String(),
-  mentions: Type.Array(Type.String(), { description: 'user ids' }),
-  resolvedAt: Type.Union([IsoDateSchema, Type.Null()]),
-  resolvedBy: Type.Union([PersonSchema, Type.Null()]),
-  createdAt: IsoDateSchema,
-  updatedAt: IsoDateSchema,
-})
-
-const ListQuerySchema = Type.Object({ project_id: Type.Optional(Type.String()), objectType: ObjectTypeSchema, objectId: ObjectIdSchema })
-const CreateQuerySchema = Type.Object({ project_id: Type.Optional(Type.String()), objectType: Type.Optional(ObjectTypeSchema), objectId: Type.Optional(ObjectIdSchema) })
 const ProjectQuerySchema = Type.Object({ project_id: Type.Optional(Type.String()) })
-const CreateBodySchema = Type.Object(
-  {
-    objectType: Type.Optional(ObjectTypeSchema),
-    objectId: Type.Optional(ObjectIdSchema),
-    threadId: Type.Optional(Type.String({ description: 'reply to this first comment' })),
-    body: BodyTextSchema,
-  },
-  { additionalProperties: false },
-)
-const PatchBodySchema = Type.Object(
-  {
-    body: Type.Optional(BodyTextSchema),
-    resolved: Type.Optional(Type.Boolean({ description: 'resolve (true) or reopen (false) the thread this first comment starts' })),
-  },
-  { additionalProperties: false, minProperties: 1 },
-)
-const CommentParamsSchema = Type.Object({ commentId: IdSchema })
-
-const NotificationSchema = Type.Object({
-  id: Type.String(),
-  kind: Type.Literal('mention'),
-  projectId: Type.String(),
-  comment: Type.Union([CommentSchema, Type.Null()]),
-  createdAt: IsoDateSchema,
-  readAt: Type.Union([IsoDateSchema, Type.Null()]),
-})
 
 type Comment = Static<typeof CommentSchema>
 const asComment = (dto: CommentDto) => dto as Comment
@@ -140,7 +91,7 @@ export const commentRoutes: FastifyPluginAsyncTypebox<CommentRoutesOptions> = as
         summary: 'The comments on a trace, span, session, prompt version or dataset item, oldest first',
         tags: ['collaboration'],
         security: [{ apiKey: [] }],
-        querystring: ListQuerySchema,
+        querystring: CommentListQuerySchema,
         response: { 200: Type.Object({ comments: Type.Array(CommentSchema) }), ...errorResponses(400, 401, 403, 404) },
       },
     },
@@ -158,8 +109,8 @@ export const commentRoutes: FastifyPluginAsyncTypebox<CommentRoutesOptions> = as
         description: 'Members it mentions are notified in the console (and by email where SMTP is set).',
         tags: ['collaboration'],
         security: [{ apiKey: [] }],
-        querystring: CreateQuerySchema,
-        body: CreateBodySchema,
+        querystring: CommentCreateQuerySchema,
+        body: CommentBodySchema,
         response: { 201: CommentSchema, ...errorResponses(400, 401, 403, 404) },
       },
     },
@@ -197,7 +148,7 @@ export const commentRoutes: FastifyPluginAsyncTypebox<CommentRoutesOptions> = as
         security: [{ apiKey: [] }],
         params: CommentParamsSchema,
         querystring: ProjectQuerySchema,
-        body: PatchBodySchema,
+        body: CommentPatchBodySchema,
         response: { 200: CommentSchema, ...errorResponses(400, 401, 403, 404) },
       },
     },
@@ -257,10 +208,10 @@ export const commentRoutes: FastifyPluginAsyncTypebox<CommentRoutesOptions> = as
         security: [{ userSession: [] }],
         summary: 'The signed-in person’s notifications (mentions), newest first (the last 100)',
         tags: ['collaboration'],
-        response: { 200: Type.Object({ notifications: Type.Array(NotificationSchema) }), ...errorResponses(401, 403) },
+        response: { 200: Type.Object({ notifications: Type.Array(CommentNotificationSchema) }), ...errorResponses(401, 403) },
       },
     },
-    async (request) => ({ notifications: (await listUserNotifications(app.db, signedInPerson(request, 'Notifications').id)) as Static<typeof NotificationSchema>[] }),
+    async (request) => ({ notifications: (await listUserNotifications(app.db, signedInPerson(request, 'Notifications').id)) as Static<typeof CommentNotificationSchema>[] }),
   )
 
   app.post(

@@ -5,17 +5,10 @@ import { answerFailedKey, ForbiddenError, keyStoreUnavailable, UnauthorizedError
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ConsoleSessions } from '../console/console-sessions.ts'
 import { csrfHeader, requireCsrfHeader } from '../console/csrf.ts'
-import { errorResponses, IsoDateSchema } from '../schemas.ts'
+import { type ConsoleSession, ConsoleSessionSchema, errorResponses } from '@tracewell/api-schemas'
 
 export const SignInBodySchema = Type.Object({ apiKey: Type.String({ minLength: 1, maxLength: 512, description: 'a team API key (tw_team_…)' }) })
 export type SignInBody = Static<typeof SignInBodySchema>
-
-export const ConsoleSessionSchema = Type.Object({
-  teamId: Type.String(),
-  teamName: Type.String(),
-  expiresAt: IsoDateSchema,
-})
-export type ConsoleSession = Static<typeof ConsoleSessionSchema>
 
 export interface ConsoleSessionRoutesOptions {
   sessions: ConsoleSessions

@@ -4,7 +4,7 @@ import { createDashboard, deleteDashboard, ensureDefaultDashboard, findDashboard
 import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses } from '../schemas.ts'
+import { errorResponses, ProjectScopeQuerySchema } from '@tracewell/api-schemas'
 import { checkedWidgets } from '../dashboards/dashboard-widgets.ts'
 import { widgetData, widgetGranularity } from '../dashboards/dashboard-data.ts'
 import { DEFAULT_DASHBOARD_NAME, defaultDashboardWidgets } from '../dashboards/default-dashboard.ts'
@@ -18,7 +18,7 @@ import {
   DashboardSchema,
   type DashboardDocument,
 } from '../dashboards/dashboard.schemas.ts'
-import { parseIsoDate, ProjectScopeQuerySchema } from './trace-queries.routes.ts'
+import { parseIsoDate } from './trace-queries.routes.ts'
 
 // Dashboards (docs/api.md#dashboards): a project's charts of the metrics monitors watch, read
 // with a project key or a team key, changed with a team key or the console's session. Project keys

@@ -20,19 +20,9 @@ import type { FastifyRequest } from 'fastify'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
 import { isUnstorableKeyword } from './storable-input.validator.ts'
-import {
-  AddedItemsSchema,
-  CreateDatasetBodySchema,
-  DatasetItemIdSchema,
-  DatasetItemsBodySchema,
-  DatasetSchema,
-  DatasetWithItemsSchema,
-  type DatasetItemBody,
-} from '../datasets/dataset.schemas.ts'
+import { AddedItemsSchema, CreateDatasetBodySchema, type DatasetItemBody, DatasetItemIdSchema, DatasetItemsBodySchema, DatasetSchema, DatasetWithItemsSchema, errorResponses, IdSchema, ProjectScopeQuerySchema } from '@tracewell/api-schemas'
 import { itemFieldsOf } from '../datasets/item-from-span.ts'
 import { itemsOfBody, parseJsonl } from '../datasets/item-bodies.ts'
-import { errorResponses, IdSchema } from '../schemas.ts'
-import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
 
 // Datasets (docs/api.md#datasets): a project's items of {input, expectedOutput?, metadata?},
 // versioned so that an experiment names the items it ran on. Items come one at a time, many at

@@ -24,15 +24,7 @@ import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
 import type { FastifyRequest } from 'fastify'
 import { callerProjectId } from '../auth.ts'
 import { authorize, requirePermission } from '../accounts/authorize.ts'
-import { errorResponses, IdSchema } from '../schemas.ts'
-import {
-  CreateExperimentBodySchema,
-  ExperimentResultSchema,
-  ExperimentSchema,
-  ExperimentWithResultsSchema,
-  ExternalResultsBodySchema,
-} from '../experiments/experiment.schemas.ts'
-import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
+import { CreateExperimentBodySchema, errorResponses, ExperimentResultSchema, ExperimentSchema, ExperimentWithResultsSchema, ExternalResultsBodySchema, IdSchema, ProjectScopeQuerySchema } from '@tracewell/api-schemas'
 
 // Experiments (docs/api.md#experiments): a prompt version run over every item of one version of a
 // dataset by the evaluator worker (its experiment-items queue, EXPERIMENT_CONCURRENCY at a time),

@@ -6,8 +6,7 @@ import { BadRequestError, NotFoundError } from '@tracewell/http'
 import { callerTeamId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
 import { jsonLines, parquetChunks, parseCursor } from '../export/span-export.ts'
-import { errorResponses } from '../schemas.ts'
-import { ProjectParamsSchema } from './projects.routes.ts'
+import { errorResponses, ProjectParamsSchema } from '@tracewell/api-schemas'
 import { timeWindow } from './query-bounds.ts'
 
 export const ExportQuerySchema = Type.Object(

@@ -19,23 +19,13 @@ import { BadRequestError, ConflictError, ForbiddenError, GoneError, NotFoundErro
 import type { Mailer } from '@tracewell/notifications'
 import { consolePageUrl, linkBase } from '../accounts/account-links.ts'
 import { invitationMail } from '../accounts/account-mail.ts'
-import {
-  EmailSchema,
-  InvitationSchema,
-  JoinedSchema,
-  LinkTokenParamsSchema,
-  NewPasswordSchema,
-  PersonNameSchema,
-  ProjectRoleGrantsSchema,
-  TeamRoleSchema,
-} from '../accounts/account.schemas.ts'
+import { AcceptBodySchema, CreatedInvitationSchema, CreateInvitationBodySchema, errorResponses, IdSchema, InvitationPreviewSchema, InvitationSchema, JoinedSchema, LinkTokenParamsSchema } from '@tracewell/api-schemas'
 import { authorize } from '../accounts/authorize.ts'
 import { checkProjectGrants, granterRoleOf, requireMayGrant } from '../accounts/grants.ts'
 import { createPasswordAccount, joinTeam } from '../accounts/new-account.ts'
 import { signInAfterJoining } from '../accounts/sign-in-after-joining.ts'
 import type { SignupMode } from '../accounts/signup-mode.ts'
 import { requireCsrfHeader } from '../console/csrf.ts'
-import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
 
 // Invitations (docs/accounts.md#invitations-and-members; issue 44 §2): an admin invites an email
 // with a role and per-project roles; the link is mailed over SMTP when the server has it, and
@@ -55,35 +45,6 @@ export interface InvitationRoutesOptions {
 
 const TeamParamsSchema = Type.Object({ teamId: IdSchema })
 const InvitationParamsSchema = Type.Object({ teamId: IdSchema, invitationId: Type.String({ minLength: 1, maxLength: 64 }) })
-
-const CreateInvitationBodySchema = Type.Object(
-  { email: EmailSchema, role: TeamRoleSchema, projectRoles: Type.Optional(ProjectRoleGrantsSchema) },
-  { additionalProperties: false },
-)
-const CreatedInvitationSchema = Type.Object({
-  id: Type.String(),
-  url: Type.String({ description: 'the link to accept it; shown to the inviter to copy whether or not it was mailed' }),
-  expiresAt: IsoDateSchema,
-  mailed: Type.Boolean({ description: 'whether the mail server took the mail' }),
-  mailError: Type.Union([Type.String(), Type.Null()], { description: 'why it was not mailed: no SMTP_URL, or what the mail server said' }),
-})
-
-const InvitationPreviewSchema = Type.Object({
-  teamName: Type.String(),
-  email: Type.String(),
-  role: TeamRoleSchema,
-  expiresAt: IsoDateSchema,
-  accountExists: Type.Boolean({ description: 'whether the invited email has an account: then the person signs in and accepts, else creates one here' }),
-  signupAllowed: Type.Boolean({ description: 'false with SIGNUP=off: only an existing account may accept' }),
-})
-
-const AcceptBodySchema = Type.Object(
-  {
-    name: Type.Optional(PersonNameSchema),
-    password: Type.Optional(NewPasswordSchema),
-  },
-  { additionalProperties: false, description: 'name and password for a new account; empty when a signed-in person joins' },
-)
 
 const tags = ['invitations']
 

@@ -4,7 +4,7 @@ import { listScores, storedSpanPairs, type Executor, type ScoreDto } from '@trac
 import { BadRequestError } from '@tracewell/http'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses, IsoDateSchema } from '../schemas.ts'
+import { errorResponses, IsoDateSchema } from '@tracewell/api-schemas'
 import { parseJsonKeepingBigIntegers } from '../scores/big-integer-json.ts'
 import { jsonBodyError } from './json-body-error.ts'
 import { idInForm, spanIdReadings, traceIdReadings, type IdForm, type IdReading } from '../scores/langtrace-ids.ts'

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sealSecret } from '@tracewell/auth'
 import { createLlmConnection, deleteLlmConnection, findLlmConnection, listLlmConnections, LLM_CONNECTION_EXISTS, llmConnectionKeyContext } from '@tracewell/db'
@@ -7,8 +7,7 @@ import { answeredMessage, LlmCallError, openConnection, outboundFailureMessage, 
 import { BaseUrlError, outboundErrorIn, type Outbound } from '@tracewell/outbound'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
-import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
+import { errorResponses, IdSchema, LlmConnectionBodySchema, LlmConnectionSchema, type LlmConnectionTest, LlmConnectionTestSchema, ProjectScopeQuerySchema } from '@tracewell/api-schemas'
 
 // A project's LLM connections (docs/api.md#llm-connections): the OpenAI-compatible endpoints its
 // evaluators call. The API key is sealed before it is stored and never returned, only its last
@@ -18,38 +17,6 @@ import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
 // Not a passing outage: a setting to add. A 503 still (the server cannot do it as configured),
 // with an hour's Retry-After, which is what a restart with the setting takes at most.
 const notConfigured = () => new ServiceUnavailableError('LLM connections need LLM_CONNECTION_ENCRYPTION_KEY set on the server, to keep their keys sealed', 3600)
-
-export const LlmConnectionSchema = Type.Object({
-  id: Type.String(),
-  projectId: Type.String(),
-  name: Type.String(),
-  provider: Type.Literal('openai'),
-  baseUrl: Type.String(),
-  apiKeyHint: Type.String({ description: 'the last four characters of the key, to recognise it; the key itself is never returned' }),
-  createdAt: IsoDateSchema,
-})
-
-const LlmConnectionBodySchema = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    provider: Type.Literal('openai', { description: 'openai: the OpenAI chat completions API, or any endpoint that speaks it (vLLM, Ollama, LiteLLM, Azure’s /openai/v1, …)' }),
-    baseUrl: Type.String({
-      minLength: 1,
-      maxLength: 2000,
-      description: 'the API’s base URL, e.g. https://api.openai.com/v1: scheme, host, port and path, without query, fragment or credentials; its host must resolve to addresses the outbound policy allows (chat completions are POSTed to <baseUrl>/chat/completions)',
-    }),
-    apiKey: Type.String({ minLength: 1, maxLength: 2000, description: 'sent as `Authorization: Bearer <apiKey>`; stored sealed (AES-256-GCM), never returned' }),
-  },
-  { additionalProperties: false },
-)
-
-export const LlmConnectionTestSchema = Type.Object({
-  ok: Type.Boolean({ description: 'the endpoint answered GET <baseUrl>/models with a 2xx' }),
-  status: Type.Union([Type.Integer(), Type.Null()], { description: 'the status it answered; null when it was refused by the outbound policy or not reached' }),
-  latencyMs: Type.Integer(),
-  message: Type.String({ description: 'what happened, in Tracewell’s words (nothing of the endpoint’s reply beyond its status)' }),
-})
-type LlmConnectionTest = Static<typeof LlmConnectionTestSchema>
 
 // A person waits on the answer (the console's Test button), and a model list is small.
 const connectionTestTimeoutMs = 15_000

@@ -6,8 +6,7 @@ import { BadRequestError, NotFoundError } from '@tracewell/http'
 import type { FastifyRequest } from 'fastify'
 import { authorize } from '../accounts/authorize.ts'
 import { callerTeamId } from '../auth.ts'
-import { errorResponses } from '../schemas.ts'
-import { ProjectParamsSchema } from './projects.routes.ts'
+import { errorResponses, ProjectParamsSchema } from '@tracewell/api-schemas'
 
 export const ProjectMaskingSchema = Type.Object({
   projectId: Type.String(),

@@ -7,8 +7,7 @@ import type { FastifyRequest } from 'fastify'
 import { authorize } from '../accounts/authorize.ts'
 import { meOf } from '../accounts/me.ts'
 import type { SessionUser, UserSessions } from '../accounts/user-sessions.ts'
-import { errorResponses } from '../schemas.ts'
-import { ChangePasswordBodySchema, MeSchema, OwnSessionListSchema, OwnSessionParamsSchema, ProfileBodySchema } from './account.schemas.ts'
+import { ChangePasswordBodySchema, errorResponses, MeSchema, OwnSessionListSchema, OwnSessionParamsSchema, ProfileBodySchema } from '@tracewell/api-schemas'
 
 // A signed-in person's own account (docs/accounts.md#your-account): who they are and where,
 // their name, their password, their sessions. Keys have no account: these are 403 to them.

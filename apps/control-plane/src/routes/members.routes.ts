@@ -3,10 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { countTeamOwnersForUpdate, endUserSessions, listTeamMembers, removeTeamMember, putTeamMember, setProjectRole, type Executor } from '@tracewell/db'
 import { ConflictError, ForbiddenError, NotFoundError } from '@tracewell/http'
 import type { TeamRole } from '@tracewell/policy'
-import { ProjectRoleSchema, TeamMemberSchema, TeamRoleSchema, type TeamMember } from '../accounts/account.schemas.ts'
+import { ChangeMemberBodySchema, errorResponses, IdSchema, type TeamMember, TeamMemberSchema } from '@tracewell/api-schemas'
 import { authorize } from '../accounts/authorize.ts'
 import { checkProjectGrants, granterRoleOf, requireMayGrant, requireMayManage } from '../accounts/grants.ts'
-import { errorResponses, IdSchema } from '../schemas.ts'
 
 // A team's members (docs/accounts.md#invitations-and-members; issue 44 §2): listed, re-roled (the
 // team role and per-project roles), removed, or leaving. Nobody grants above their own role or
@@ -15,19 +14,6 @@ import { errorResponses, IdSchema } from '../schemas.ts'
 
 const TeamParamsSchema = Type.Object({ teamId: IdSchema })
 const MemberParamsSchema = Type.Object({ teamId: IdSchema, userId: Type.String({ minLength: 1, maxLength: 64 }) })
-
-const ChangeMemberBodySchema = Type.Object(
-  {
-    role: Type.Optional(TeamRoleSchema),
-    projectRoles: Type.Optional(
-      Type.Array(Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 64 }), role: Type.Union([ProjectRoleSchema, Type.Null()], { description: 'null removes the override' }) }), {
-        maxItems: 1000,
-        description: 'per-project roles to set (null: back to the team role); projects not named keep theirs',
-      }),
-    ),
-  },
-  { additionalProperties: false, minProperties: 1 },
-)
 
 const tags = ['members']
 

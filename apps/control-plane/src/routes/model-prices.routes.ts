@@ -1,68 +1,16 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { createModelPrice, deleteModelPrice, listModelPrices, MODEL_PRICE_EXISTS, updateModelPrice, type NewModelPrice } from '@tracewell/db'
 import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
 import { globProblem } from '@tracewell/llm-usage'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
-import { ProjectParamsSchema } from './projects.routes.ts'
+import { errorResponses, type ModelPriceBody, ModelPriceBodySchema, ModelPriceListSchema, ModelPriceParamsSchema, ModelPriceSchema, ProjectParamsSchema } from '@tracewell/api-schemas'
 import { parseIsoDate } from './trace-queries.routes.ts'
 
 // A project's own model prices (self-hosted, fine-tuned and local models), managed with the team
 // key like the project's other settings. The writer applies them within MODEL_PRICE_CACHE_TTL_MS
 // (10 s) to spans stored from then on; spans already stored keep the cost they were stored with.
-
-const Usd = (description: string) => Type.Number({ minimum: 0, maximum: 1_000_000, description })
-const NullableUsd = (description: string) => Type.Union([Usd(description), Type.Null()])
-
-export const ModelPriceSchema = Type.Object({
-  id: Type.String(),
-  projectId: Type.String(),
-  model: Type.String(),
-  match: Type.Union([Type.Literal('exact'), Type.Literal('glob')]),
-  usdPerMillionTokens: Type.Object({
-    input: Type.Number(),
-    output: Type.Number(),
-    cacheRead: Type.Union([Type.Number(), Type.Null()], { description: 'null: cache reads are priced as input' }),
-    cacheWrite: Type.Union([Type.Number(), Type.Null()], { description: 'null: cache writes are priced as input' }),
-    reasoning: Type.Union([Type.Number(), Type.Null()], { description: 'null: reasoning tokens are priced as output' }),
-  }),
-  effectiveFrom: Type.Union([IsoDateSchema, Type.Null()], { description: 'applies to spans started at or after; null: to every span' }),
-  createdAt: IsoDateSchema,
-})
-export type ModelPrice = Static<typeof ModelPriceSchema>
-
-export const ModelPriceListSchema = Type.Object({ modelPrices: Type.Array(ModelPriceSchema) })
-export type ModelPriceList = Static<typeof ModelPriceListSchema>
-
-export const ModelPriceBodySchema = Type.Object(
-  {
-    model: Type.String({ minLength: 1, maxLength: 200, description: 'the model name, or a glob pattern when match is "glob"' }),
-    match: Type.Optional(
-      Type.Union([Type.Literal('exact'), Type.Literal('glob')], {
-        default: 'exact',
-        description: 'exact: the whole name, case-insensitive; glob: * is any run of characters, ? one character (case-insensitive)',
-      }),
-    ),
-    usdPerMillionTokens: Type.Object(
-      {
-        input: Usd('USD per million input tokens'),
-        output: Usd('USD per million output tokens'),
-        cacheRead: Type.Optional(NullableUsd('USD per million input tokens read from the prompt cache (default: the input price)')),
-        cacheWrite: Type.Optional(NullableUsd('USD per million input tokens written to the prompt cache (default: the input price)')),
-        reasoning: Type.Optional(NullableUsd('USD per million reasoning tokens (default: the output price)')),
-      },
-      { additionalProperties: false },
-    ),
-    effectiveFrom: Type.Optional(Type.Union([IsoDateSchema, Type.Null()], { description: 'ISO 8601; omitted or null: applies to every span' })),
-  },
-  { additionalProperties: false },
-)
-export type ModelPriceBody = Static<typeof ModelPriceBodySchema>
-
-export const ModelPriceParamsSchema = Type.Object({ projectId: IdSchema, priceId: IdSchema })
-export type ModelPriceParams = Static<typeof ModelPriceParamsSchema>
 
 const isUniqueViolation = (error: unknown) =>
   (error as { code?: unknown }).code === '23505' && (error as { constraint?: unknown }).constraint === MODEL_PRICE_EXISTS

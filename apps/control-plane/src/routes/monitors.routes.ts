@@ -20,10 +20,9 @@ import {
 import { BadRequestError, NotFoundError } from '@tracewell/http'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
-import { ScoreNameSchema } from './score-configs.routes.ts'
-import { parseIsoDate, ProjectScopeQuerySchema } from './trace-queries.routes.ts'
-import { checkTraceFilter, TraceFilterBodySchema } from './trace-filter-body.ts'
+import { errorResponses, IdSchema, IsoDateSchema, ProjectScopeQuerySchema, ScoreNameSchema, TraceFilterBodySchema } from '@tracewell/api-schemas'
+import { parseIsoDate } from './trace-queries.routes.ts'
+import { checkTraceFilter } from './trace-filter-body.ts'
 
 // Monitors (docs/api.md#monitors, issue 45 §1): a metric of the project over a window against a
 // threshold, evaluated by the evaluator worker every evaluateEverySeconds; its state changes are

@@ -18,14 +18,7 @@ import { testNotification, type ChannelSender } from '@tracewell/notifications'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
 import { checkedChannelFields, type ChannelFieldsOptions } from '../notifications/channel-fields.ts'
-import {
-  ChannelTestResultSchema,
-  NotificationChannelBodySchema,
-  NotificationChannelSchema,
-  NotificationDeliverySchema,
-  SavedNotificationChannelSchema,
-} from '../notifications/notification-channel.schemas.ts'
-import { errorResponses, IdSchema, ProjectScopeQuerySchema } from '../schemas.ts'
+import { ChannelTestResultSchema, errorResponses, IdSchema, NotificationChannelBodySchema, NotificationChannelSchema, NotificationDeliverySchema, ProjectScopeQuerySchema, SavedNotificationChannelSchema } from '@tracewell/api-schemas'
 
 // A project's notification channels (docs/api.md#notification-channels): where its monitors'
 // notifications go. Changing them takes a team key or the console's session (requireSpendAccess):

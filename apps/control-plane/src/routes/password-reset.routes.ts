@@ -17,11 +17,10 @@ import type { Mailer } from '@tracewell/notifications'
 import type { FastifyBaseLogger } from 'fastify'
 import { consolePageUrl } from '../accounts/account-links.ts'
 import { passwordResetMail } from '../accounts/account-mail.ts'
-import { EmailSchema, LinkTokenParamsSchema, NewPasswordSchema } from '../accounts/account.schemas.ts'
+import { EmailSchema, errorResponses, IsoDateSchema, LinkTokenParamsSchema, MessageSchema, NewPasswordSchema } from '@tracewell/api-schemas'
 import { authorize } from '../accounts/authorize.ts'
 import { refusedPassword } from '../accounts/new-account.ts'
 import { requireCsrfHeader } from '../console/csrf.ts'
-import { errorResponses, IsoDateSchema, MessageSchema } from '../schemas.ts'
 
 // Forgotten passwords (docs/accounts.md#password-reset): a link by mail, valid for an hour, used
 // once. Asking answers the same whether or not the email has an account, and the lookup and the

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto'
-import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { callChat, callCost, LlmCallError, llmCallSpan, openConnection, type ChatAnswer, type ChatRequestMessage } from '@tracewell/llm-calls'
 import { findLabelledPrompt, findLlmConnection, findProjectPromptset, findPromptVersion } from '@tracewell/db'
@@ -11,55 +10,13 @@ import type { FastifyReply } from 'fastify'
 import type { Outbound } from '@tracewell/outbound'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses, IdSchema, LabelNameSchema } from '../schemas.ts'
-import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
+import { errorResponses, type PlaygroundRun, type PlaygroundRunBody, PlaygroundRunBodySchema, PlaygroundRunSchema, ProjectScopeQuerySchema } from '@tracewell/api-schemas'
 
 // The playground (docs/api.md#playground): a prompt version or messages written by hand, variables
 // filled, sent to a model through one of the project's LLM connections from the control plane,
 // answered whole or streamed as server-sent events. Every run is a trace of the project (service
 // tracewell, tracewell.playground = true), like an experiment's items. A model that refuses or
 // fails is an answer too: 200 with `error` set, and the trace of the failed call.
-
-const MessageSchema = Type.Object(
-  {
-    role: Type.Union([Type.Literal('system'), Type.Literal('developer'), Type.Literal('user'), Type.Literal('assistant')]),
-    content: Type.String({ maxLength: 200_000 }),
-  },
-  { additionalProperties: false },
-)
-
-const PlaygroundRunBodySchema = Type.Object(
-  {
-    connectionId: IdSchema,
-    model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'default: the prompt version’s model (required with messages)' })),
-    messages: Type.Optional(Type.Array(MessageSchema, { minItems: 1, maxItems: 200, description: 'messages written by hand; {{name}} placeholders are filled from variables' })),
-    promptsetId: Type.Optional({ ...IdSchema, description: 'or a prompt version: its registry…' }),
-    version: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: '…and version (or label; neither: production)' })),
-    label: Type.Optional(LabelNameSchema),
-    variables: Type.Optional(Type.Record(Type.String({ maxLength: 200 }), Type.String({ maxLength: 200_000 }))),
-    modelSettings: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'over the prompt version’s own: temperature, max_tokens, …' })),
-    stream: Type.Optional(Type.Boolean({ description: 'answer as server-sent events: {type:"text", text} as the answer comes, then {type:"done", …the run}' })),
-  },
-  { additionalProperties: false },
-)
-type PlaygroundRunBody = Static<typeof PlaygroundRunBodySchema>
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])
-
-const PlaygroundRunSchema = Type.Object({
-  traceId: Type.String({ description: 'the run’s trace' }),
-  messages: Type.Array(MessageSchema, { description: 'what was sent, variables filled' }),
-  output: Type.String(),
-  toolCalls: Type.Array(Type.Object({ name: Type.String(), arguments: Type.String(), id: Type.Optional(Type.String()) })),
-  error: Nullable(Type.String({ description: 'why the model gave no answer; null when it did' })),
-  model: Type.String({ description: 'the model that answered (or was asked)' }),
-  inputTokens: Nullable(Type.Integer()),
-  outputTokens: Nullable(Type.Integer()),
-  costUsd: Nullable(Type.Number()),
-  latencyMs: Type.Integer(),
-  firstTokenMs: Nullable(Type.Integer({ description: 'streamed: the time to the first text' })),
-})
-type PlaygroundRun = Static<typeof PlaygroundRunSchema>
 
 export interface PlaygroundRoutesOptions {
   /** LLM_CONNECTION_ENCRYPTION_KEY: opens the connection's key; without it nothing can be run (503). */

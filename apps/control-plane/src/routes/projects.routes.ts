@@ -1,20 +1,10 @@
-import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { createProject, findTeamProject, listTeamProjects, membershipsOf } from '@tracewell/db'
 import { effectiveProjectRole } from '@tracewell/policy'
 import { NotFoundError } from '@tracewell/http'
 import { callerTeamId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses, IdSchema, NamedResourceBodySchema, type NamedResourceBody, ProjectSchema } from '../schemas.ts'
-
-export const CreateProjectBodySchema = NamedResourceBodySchema
-export type CreateProjectBody = NamedResourceBody
-
-export const ProjectListSchema = Type.Object({ projects: Type.Array(ProjectSchema) })
-export type ProjectList = Static<typeof ProjectListSchema>
-
-export const ProjectParamsSchema = Type.Object({ projectId: IdSchema })
-export type ProjectParams = Static<typeof ProjectParamsSchema>
+import { CreateProjectBodySchema, errorResponses, ProjectListSchema, ProjectParamsSchema, ProjectSchema } from '@tracewell/api-schemas'
 
 /** Projects of the caller's team: a team key's, or the signed-in person's (those they may see). */
 export const projectRoutes: FastifyPluginAsyncTypebox = async (app) => {

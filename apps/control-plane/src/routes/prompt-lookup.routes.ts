@@ -7,7 +7,7 @@ import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
 import type { PromptCache, PromptSelector, PromptsetLookup } from '../prompt-cache.ts'
 import { declaredValues, filledJson, missingValues, toPromptView } from '../prompt-view.ts'
-import { errorResponses, LabelNameSchema, PromptsetWithPromptsSchema } from '../schemas.ts'
+import { errorResponses, LabelNameSchema, PromptsetWithPromptsSchema } from '@tracewell/api-schemas'
 
 // GET /api/promptset, what the Langtrace SDKs call: the TypeScript SDK sends
 // `promptset_id`, `version` and `variables.<name>` through URLSearchParams, the Python SDK through

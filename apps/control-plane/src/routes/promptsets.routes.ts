@@ -1,4 +1,3 @@
-import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { createPromptset, createPromptVersion, listProjectPromptsets, listPrompts, setLiveVersion } from '@tracewell/db'
 import { NotFoundError } from '@tracewell/http'
@@ -7,42 +6,7 @@ import { authorize, requirePermission } from '../accounts/authorize.ts'
 import { ownedPromptset } from '../owned-promptset.ts'
 import type { PromptCache } from '../prompt-cache.ts'
 import { extractVariables } from '@tracewell/llm-messages'
-import { errorResponses, ProjectScopeQuerySchema, IdSchema, NamedResourceBodySchema, type NamedResourceBody, PromptsetSchema, PromptWithLabelsSchema, PromptsetWithLabelsSchema } from '../schemas.ts'
-
-export const CreatePromptsetBodySchema = NamedResourceBodySchema
-export type CreatePromptsetBody = NamedResourceBody
-
-export const PromptsetListSchema = Type.Object({ promptsets: Type.Array(PromptsetSchema) })
-export type PromptsetList = Static<typeof PromptsetListSchema>
-
-export const PromptsetParamsSchema = Type.Object({ promptsetId: IdSchema })
-export type PromptsetParams = Static<typeof PromptsetParamsSchema>
-
-const VariableNameSchema = Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_.-]*$', maxLength: 200, description: 'a placeholder name' })
-
-export const CreatePromptBodySchema = Type.Object({
-  value: Type.String({ minLength: 1, description: 'the prompt text; placeholders are ${name}, {{name}} or {name}' }),
-  model: Type.String({ minLength: 1, maxLength: 200 }),
-  modelSettings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  tags: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { maxItems: 100 })),
-  note: Type.Optional(Type.String({ maxLength: 10_000 })),
-  spanId: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
-  variables: Type.Optional(
-    Type.Array(VariableNameSchema, { uniqueItems: true, maxItems: 200, description: 'when omitted, the placeholder names found in value' }),
-  ),
-  live: Type.Optional(Type.Boolean({ description: 'point the production label at this version, in the same transaction' })),
-})
-export type CreatePromptBody = Static<typeof CreatePromptBodySchema>
-
-export const SetLiveBodySchema = Type.Object({
-  version: Type.Union([Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), Type.Null()], {
-    description: 'the version to point the production label at, or null to remove the label',
-  }),
-})
-export type SetLiveBody = Static<typeof SetLiveBodySchema>
-
-export const LiveResponseSchema = Type.Object({ live: Type.Union([PromptWithLabelsSchema, Type.Null()]) })
-export type LiveResponse = Static<typeof LiveResponseSchema>
+import { CreatePromptBodySchema, CreatePromptsetBodySchema, errorResponses, LiveResponseSchema, ProjectScopeQuerySchema, PromptsetListSchema, PromptsetParamsSchema, PromptsetSchema, PromptWithLabelsSchema, PromptsetWithLabelsSchema, SetLiveBodySchema } from '@tracewell/api-schemas'
 
 export interface PromptsetRoutesOptions {
   /** Dropped for a promptset whenever one of its prompts or labels changes here. */

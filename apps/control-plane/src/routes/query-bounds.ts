@@ -1,25 +1,9 @@
-import { Type } from '@sinclair/typebox'
 import { BadRequestError } from '@tracewell/http'
 
 // The bounds users reach for on every list of traces or sessions: a time window and lower and
 // upper bounds on duration, tokens and cost. Bounds are inclusive; the window is [from, to).
 // A figure that is unknown (a null cost or token count) matches no bound on it: it could be
 // anything, so it is neither "at most" nor "at least" a number.
-
-// Bounded so that a number like 1e999 (Infinity once parsed) is a 400 here, not a 500 in Postgres.
-const milliseconds = (side: string) => Type.Optional(Type.Number({ minimum: 0, maximum: 1e12, description: `milliseconds (0–10^12), ${side} inclusive` }))
-const usd = (side: string) => Type.Optional(Type.Number({ minimum: 0, maximum: 1e12, description: `USD (0–10^12), ${side} inclusive; an unknown cost matches no cost bound` }))
-const tokens = (side: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: 1e15, description: `total tokens, ${side} inclusive; unknown tokens match no token bound` }))
-
-/** The figure bounds as query parameters (snake_case, as every query parameter). */
-export const figureBoundProperties = {
-  min_duration_ms: milliseconds('lower bound,'),
-  max_duration_ms: milliseconds('upper bound,'),
-  min_cost: usd('lower bound,'),
-  max_cost: usd('upper bound,'),
-  min_tokens: tokens('lower bound,'),
-  max_tokens: tokens('upper bound,'),
-}
 
 interface FigureBoundQuery {
   min_duration_ms?: number | undefined

@@ -5,7 +5,7 @@ import { ForbiddenError, NotFoundError } from '@tracewell/http'
 import { effectiveProjectRole, roleAllows } from '@tracewell/policy'
 import { authorize } from '../accounts/authorize.ts'
 import { signedInPerson } from '../collaboration/signed-in-person.ts'
-import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
+import { errorResponses, ViewBodySchema, ViewParamsSchema, ViewSchema } from '@tracewell/api-schemas'
 
 // Saved views of the trace list (docs/collaboration.md#saved-views): its filters, columns and sort
 // under a name, private to their owner or shared with the project, and a default view per person.
@@ -13,35 +13,6 @@ import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
 // kept whole, bounded in size, and handed back as it came.
 
 const ProjectQuerySchema = Type.Object({ project_id: Type.Optional(Type.String()) })
-const ViewParamsSchema = Type.Object({ viewId: IdSchema })
-
-const ViewStateSchema = Type.Object(
-  {
-    filters: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Union([Type.String({ maxLength: 2_000 }), Type.Number(), Type.Boolean(), Type.Array(Type.String({ maxLength: 2_000 }), { maxItems: 50 })]), { description: 'GET /api/traces parameters' })),
-    columns: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })),
-    sort: Type.Optional(Type.String({ maxLength: 64 })),
-    order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
-  },
-  { additionalProperties: false },
-)
-const ViewBodySchema = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    shared: Type.Optional(Type.Boolean({ description: 'seen by everyone in the project (needs the views:share permission); private by default' })),
-    state: ViewStateSchema,
-  },
-  { additionalProperties: false },
-)
-const ViewSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  shared: Type.Boolean(),
-  owner: Type.Object({ id: Type.String(), name: Type.String() }),
-  state: ViewStateSchema,
-  isDefault: Type.Boolean({ description: 'the caller’s default view in this project' }),
-  createdAt: IsoDateSchema,
-  updatedAt: IsoDateSchema,
-})
 
 /** Sharing a view with the project needs views:share (members and up), on top of views:write. */
 async function checkMayShare(db: Db, projectId: string, userId: string): Promise<void> {

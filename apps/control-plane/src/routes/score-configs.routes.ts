@@ -1,30 +1,13 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { createScoreConfig, deleteScoreConfig, listScoreConfigs, SCORE_CONFIG_EXISTS } from '@tracewell/db'
 import { BadRequestError, ConflictError, NotFoundError } from '@tracewell/http'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses, IdSchema } from '../schemas.ts'
-import { ScoreCategorySchema, ScoreConfigSchema, ScoreDataTypeSchema } from '../scores/score.schemas.ts'
-import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
+import { errorResponses, IdSchema, ProjectScopeQuerySchema, type ScoreConfigBody, ScoreConfigBodySchema, ScoreConfigSchema } from '@tracewell/api-schemas'
 
 // A project's score configurations: scores of a configured name must fit its type and range or
 // categories, and the console offers an input for each (docs/api.md#score-configurations).
-
-export const ScoreNameSchema = Type.String({ minLength: 1, maxLength: 200, pattern: '^\\S(.*\\S)?$', description: 'no leading or trailing space' })
-
-const ScoreConfigBodySchema = Type.Object(
-  {
-    name: ScoreNameSchema,
-    dataType: ScoreDataTypeSchema,
-    minValue: Type.Optional(Type.Number({ description: 'numeric only: the lowest value allowed' })),
-    maxValue: Type.Optional(Type.Number({ description: 'numeric only: the highest value allowed' })),
-    categories: Type.Optional(Type.Array(ScoreCategorySchema, { minItems: 1, maxItems: 100, description: 'categorical only (required): the labels allowed, each with its number' })),
-    description: Type.Optional(Type.String({ maxLength: 2000 })),
-  },
-  { additionalProperties: false },
-)
-type ScoreConfigBody = Static<typeof ScoreConfigBodySchema>
 
 const isUniqueViolation = (error: unknown) =>
   (error as { code?: unknown }).code === '23505' && (error as { constraint?: unknown }).constraint === SCORE_CONFIG_EXISTS

@@ -4,11 +4,10 @@ import { findSessionTraces, scoresOfTraces, searchSessions } from '@tracewell/db
 import { BadRequestError, NotFoundError } from '@tracewell/http'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses, IsoDateSchema } from '../schemas.ts'
-import { toScore } from '../scores/score.schemas.ts'
-import { figureBoundProperties, figureBounds, timeWindow } from './query-bounds.ts'
-import { postgresTimeAsIso, ProjectScopeQuerySchema, TraceRowSchema } from './trace-queries.routes.ts'
-import { includeTracewellCallsProperty } from './tracewell-calls.query.ts'
+import { errorResponses, figureBoundProperties, includeTracewellCallsProperty, ProjectScopeQuerySchema, SessionListSchema, SessionSchema } from '@tracewell/api-schemas'
+import { toScore } from '../scores/to-score.ts'
+import { figureBounds, timeWindow } from './query-bounds.ts'
+import { postgresTimeAsIso } from './trace-queries.routes.ts'
 
 const SessionListQuerySchema = Type.Object({
   project_id: Type.Optional(Type.String({ description: 'the project, with a team key' })),
@@ -19,16 +18,6 @@ const SessionListQuerySchema = Type.Object({
   user: Type.Optional(Type.String({ maxLength: 500 })),
   ...figureBoundProperties,
   ...includeTracewellCallsProperty,
-})
-
-const SessionRowSchema = Type.Object({
-  sessionId: Type.String(),
-  userId: Type.Union([Type.String(), Type.Null()]),
-  firstSeen: IsoDateSchema,
-  lastSeen: IsoDateSchema,
-  traceCount: Type.Integer(),
-  totalTokens: Type.Union([Type.Integer(), Type.Null()], { description: 'the sum of its traces’ known totals; null when none is known' }),
-  costUsd: Type.Union([Type.Number(), Type.Null()]),
 })
 
 // The session cursor: base64url of the last row's last-seen time (as Postgres wrote it) and id.
@@ -63,7 +52,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: [{ apiKey: [] }],
         querystring: SessionListQuerySchema,
         response: {
-          200: Type.Object({ sessions: Type.Array(SessionRowSchema), nextCursor: Type.Union([Type.String(), Type.Null()]) }),
+          200: SessionListSchema,
           ...errorResponses(400, 401, 404),
         },
       },
@@ -97,7 +86,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: Type.Object({ sessionId: Type.String({ minLength: 1, maxLength: 500 }) }),
         querystring: ProjectScopeQuerySchema,
         response: {
-          200: Type.Object({ sessionId: Type.String(), userId: Type.Union([Type.String(), Type.Null()]), traces: Type.Array(TraceRowSchema) }),
+          200: SessionSchema,
           ...errorResponses(400, 401, 404),
         },
       },

@@ -3,13 +3,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { secretTokenHash } from '@tracewell/auth'
 import { anyTeamOwnerExists, createTeam, findOldestTeam, findSetupLink, lockWorkspaceBootstrap, useSetupLinks, type Executor } from '@tracewell/db'
 import { GoneError, NotFoundError } from '@tracewell/http'
-import { EmailSchema, JoinedSchema, LinkTokenParamsSchema, NewPasswordSchema, PersonNameSchema } from '../accounts/account.schemas.ts'
+import { EmailSchema, errorResponses, JoinedSchema, LinkTokenParamsSchema, NewPasswordSchema, PersonNameSchema } from '@tracewell/api-schemas'
 import { authorize } from '../accounts/authorize.ts'
 import { createPasswordAccount, joinTeam } from '../accounts/new-account.ts'
 import { signInAfterJoining } from '../accounts/sign-in-after-joining.ts'
 import { defaultTeamName } from '../bootstrap.ts'
 import { requireCsrfHeader } from '../console/csrf.ts'
-import { errorResponses } from '../schemas.ts'
 
 // The setup link (docs/accounts.md#the-first-owner; issue 44 §1): a fresh or upgraded install has
 // no owner and no open sign-up; the link printed at start lets the first person make the owner

@@ -6,8 +6,7 @@ import { answerFailedKey, keyStoreUnavailable, UnauthorizedError } from '@tracew
 import { meOf } from '../accounts/me.ts'
 import type { UserSessions } from '../accounts/user-sessions.ts'
 import { csrfHeader, requireCsrfHeader } from '../console/csrf.ts'
-import { errorResponses } from '../schemas.ts'
-import { MeSchema, SignInBodySchema } from './account.schemas.ts'
+import { errorResponses, MeSchema, SignInBodySchema } from '@tracewell/api-schemas'
 
 // Signing in with an email and password, and out (docs/accounts.md#people-and-sign-in).
 

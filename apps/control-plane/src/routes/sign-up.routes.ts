@@ -1,13 +1,12 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ForbiddenError } from '@tracewell/http'
-import { EmailSchema, JoinedSchema, NewPasswordSchema, PersonNameSchema } from '../accounts/account.schemas.ts'
+import { EmailSchema, errorResponses, JoinedSchema, NewPasswordSchema, PersonNameSchema } from '@tracewell/api-schemas'
 import { authorize } from '../accounts/authorize.ts'
 import { createPasswordAccount } from '../accounts/new-account.ts'
 import { signInAfterJoining } from '../accounts/sign-in-after-joining.ts'
 import type { SignupMode } from '../accounts/signup-mode.ts'
 import { requireCsrfHeader } from '../console/csrf.ts'
-import { errorResponses } from '../schemas.ts'
 
 // Open sign-up (SIGNUP=open; docs/accounts.md#sign-up): anyone makes an account, which belongs to
 // no team until invited. With SIGNUP=invite (the default) or off, refused with the reason.

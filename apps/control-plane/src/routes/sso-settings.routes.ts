@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto'
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sealSecret } from '@tracewell/auth'
 import { findTeamSsoSettings, putTeamSsoSettings, ssoClientSecretContext, teamRoleOf, type TeamSsoSettings } from '@tracewell/db'
@@ -11,63 +11,10 @@ import { authorize } from '../accounts/authorize.ts'
 import { errorChainMessage, OidcConfigurations } from '../accounts/sso/oidc-configurations.ts'
 import type { SsoOptions } from '../accounts/sso/sso-options.ts'
 import { samlPaths } from '../accounts/sso/saml-service-provider.ts'
-import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
+import { errorResponses, IdSchema, PutTeamSsoSettingsSchema, type TeamSsoSettingsBody, TeamSsoSettingsSchema } from '@tracewell/api-schemas'
 
 // A team's own single sign-on (docs/accounts.md#single-sign-on): read by admins, changed by
 // owners. The OIDC client secret is sealed before it is stored and never returned.
-
-const TeamRoleSchema = Type.Union([Type.Literal('viewer'), Type.Literal('member'), Type.Literal('admin'), Type.Literal('owner')])
-const DomainSchema = Type.String({ pattern: '^(\\*|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+)$', maxLength: 253, description: 'a lower-case email domain, e.g. acme.com, or * for any' })
-const IssuerSchema = Type.String({ pattern: '^https?://[^?#\\s]+$', maxLength: 2000, description: 'the provider’s issuer URL, e.g. https://acme.okta.com' })
-
-const oidcFields = {
-  issuer: IssuerSchema,
-  clientId: Type.String({ minLength: 1, maxLength: 512 }),
-  displayName: Type.String({ minLength: 1, maxLength: 100, description: 'the label of its sign-in button' }),
-}
-const SamlSettingsSchema = Type.Object({
-  entryPoint: Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 2000, description: 'the IdP’s single sign-on URL (HTTP-Redirect binding)' }),
-  idpIssuer: Type.Union([Type.String({ minLength: 1, maxLength: 2000 }), Type.Null()], { description: 'the IdP’s entity id: its responses must name it (null: not checked)' }),
-  idpCertificate: Type.String({ minLength: 1, maxLength: 20_000, description: 'the IdP’s signing certificate, PEM or its base64 body' }),
-  displayName: Type.String({ minLength: 1, maxLength: 100 }),
-})
-const JoinRulesSchema = {
-  allowedDomains: Type.Array(DomainSchema, { maxItems: 100, description: 'people of these email domains get an account at their first sign-in' }),
-  defaultRole: TeamRoleSchema,
-  roleClaim: Type.Union([Type.String({ pattern: '^[A-Za-z0-9_:/.-]+$', maxLength: 200 }), Type.Null()], { description: 'the claim or SAML attribute that says the role (e.g. groups), applied at every sign-in' }),
-  roleMap: Type.Record(Type.String({ minLength: 1, maxLength: 200 }), TeamRoleSchema, { description: 'claim values → roles; empty: values that are role names stand for themselves' }),
-  passwordSignIn: Type.Boolean({ description: 'false: members other than owners must sign in through single sign-on' }),
-}
-
-export const TeamSsoSettingsSchema = Type.Object({
-  oidc: Type.Union([Type.Object({ ...oidcFields, clientSecretSet: Type.Boolean() }), Type.Null()]),
-  saml: Type.Union([SamlSettingsSchema, Type.Null()]),
-  ...JoinRulesSchema,
-  serviceProvider: Type.Union([
-    Type.Object({
-      oidcRedirectUri: Type.String({ description: 'register it at the OIDC provider' }),
-      samlMetadataUrl: Type.String({ description: 'the SP metadata, and the entity id' }),
-      samlAcsUrl: Type.String(),
-    }),
-    Type.Null(),
-  ], { description: 'what to register at the providers; null while PUBLIC_URL is unset' }),
-  updatedAt: Type.Union([IsoDateSchema, Type.Null()]),
-  mayChange: Type.Boolean({ description: 'whether the caller may change them (sso:write): the console shows no control they may not use' }),
-})
-export type TeamSsoSettingsBody = Static<typeof TeamSsoSettingsSchema>
-
-export const PutTeamSsoSettingsSchema = Type.Object({
-  oidc: Type.Union([
-    Type.Object({
-      ...oidcFields,
-      clientSecret: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 2048 }), Type.Null()], { description: 'omitted: keep the one stored; null: a public client (PKCE alone)' })),
-    }),
-    Type.Null(),
-  ]),
-  saml: Type.Union([SamlSettingsSchema, Type.Null()]),
-  ...JoinRulesSchema,
-})
-export type PutTeamSsoSettings = Static<typeof PutTeamSsoSettingsSchema>
 
 export interface SsoSettingsRoutesOptions {
   sso: SsoOptions

@@ -16,7 +16,7 @@ import { errorChainMessage, OidcConfigurations } from '../accounts/sso/oidc-conf
 import type { SsoOptions } from '../accounts/sso/sso-options.ts'
 import { notConfiguredMessage, resolveOidcProvider, teamProviderKey } from '../accounts/sso/sso-providers.ts'
 import { samlAttemptTtlMs, samlIdentity, samlPaths, samlServiceProvider } from '../accounts/sso/saml-service-provider.ts'
-import { errorResponses, IdSchema } from '../schemas.ts'
+import { errorResponses, IdSchema, SsoProvidersSchema } from '@tracewell/api-schemas'
 
 // Signing in through an identity provider (docs/accounts.md#single-sign-on): OpenID Connect's
 // authorization code flow with PKCE, state and nonce, and SAML 2.0's SP-initiated POST binding.
@@ -36,15 +36,6 @@ const oidcAttemptTtlMs = 10 * 60_000
 
 const ReturnToSchema = Type.String({ pattern: '^/(?![/\\\\])[^\\s]*$', maxLength: 2000, description: 'the console path to land on once signed in (a local path, e.g. /traces); default /' })
 const RedirectSchema = Type.Null({ description: 'a redirect (Location) to the identity provider, or once signed in to the console' })
-
-export const SsoProviderSchema = Type.Object({
-  id: Type.String({ description: 'oidc (the install’s own), oidc:<teamId> or saml:<teamId>' }),
-  protocol: Type.Union([Type.Literal('oidc'), Type.Literal('saml')]),
-  teamId: Type.Union([Type.String(), Type.Null()]),
-  displayName: Type.String(),
-  loginUrl: Type.String({ description: 'where the sign-in button goes' }),
-})
-export const SsoProvidersSchema = Type.Object({ providers: Type.Array(SsoProviderSchema) })
 
 const tags = ['single sign-on']
 

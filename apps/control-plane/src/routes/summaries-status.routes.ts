@@ -1,14 +1,7 @@
-import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { summaryBacklog } from '@tracewell/db'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses } from '../schemas.ts'
-import { ProjectScopeQuerySchema } from './trace-queries.routes.ts'
-
-const SummariesStatusSchema = Type.Object({
-  pendingTraces: Type.Integer({ description: 'traces with spans stored but not yet in the summaries (a trace stored by two batches counts twice)' }),
-  lagSeconds: Type.Number({ description: 'how long the oldest of them has waited; 0 when none waits' }),
-})
+import { errorResponses, ProjectScopeQuerySchema, SummariesStatusSchema } from '@tracewell/api-schemas'
 
 /**
  * How far the summaries (the trace list, sessions, usage) are behind the stored spans: the

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { createTeam } from '@tracewell/db'
 import { requireAdminKey } from '../auth.ts'
 import { mintApiKey } from '../mint-api-key.ts'
-import { errorResponses, IsoDateSchema } from '../schemas.ts'
+import { errorResponses, IsoDateSchema } from '@tracewell/api-schemas'
 
 export const CreateTeamBodySchema = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) })
 export type CreateTeamBody = Static<typeof CreateTeamBodySchema>

@@ -6,91 +6,12 @@ import { BadRequestError, NotFoundError } from '@tracewell/http'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
 import { toOtlpJson } from '../otlp-export.ts'
-import { errorResponses, IsoDateSchema, ProjectScopeQuerySchema } from '../schemas.ts'
-import { StoredSpanSchema } from '@tracewell/span-schema'
-import { ScoreSchema, toScore } from '../scores/score.schemas.ts'
-import { includeTracewellCallsProperty } from './tracewell-calls.query.ts'
-import { figureBoundProperties, figureBounds, parseIsoDate, timeWindow } from './query-bounds.ts'
-
-const ProjectScope = {
-  project_id: Type.Optional(Type.String({ description: 'the project, with a team key (a project key implies its own)' })),
-}
-
-export const TraceListQuerySchema = Type.Object({
-  ...ProjectScope,
-  limit: Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'traces per page (1–500)' }),
-  cursor: Type.Optional(Type.String({ maxLength: 300, description: 'nextCursor of the previous page' })),
-  from: Type.Optional(Type.String({ description: 'ISO 8601: traces starting at or after (inclusive)' })),
-  to: Type.Optional(Type.String({ description: 'ISO 8601: traces starting before (exclusive)' })),
-  service: Type.Optional(Type.String({ maxLength: 500, description: 'a span of the trace has this service.name' })),
-  model: Type.Optional(Type.String({ maxLength: 500, description: 'an LLM span of the trace used this model' })),
-  vendor: Type.Optional(Type.String({ maxLength: 500, description: 'an LLM span of the trace called this vendor' })),
-  status: Type.Optional(Type.Union([Type.Literal('error'), Type.Literal('ok')], { description: 'error: a span failed; ok: none did' })),
-  name: Type.Optional(Type.String({ maxLength: 500, description: 'contained in the root span’s name or any span’s (case-insensitive)' })),
-  attr: Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 10, description: 'key=value on a span’s or its resource’s attributes (repeatable; all must hold)' })),
-  session: Type.Optional(Type.String({ maxLength: 500, description: 'session id' })),
-  user: Type.Optional(Type.String({ maxLength: 500, description: 'user id' })),
-  ...figureBoundProperties,
-  q: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 500,
-      description: 'text contained in a span’s attributes: prompts, completions (case-insensitive), its words as whole words; must hold a word (letters or digits)',
-    }),
-  ),
-  score_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'the trace has a score of this name (what min_score, max_score, score_value and sort=score apply to)' })),
-  min_score: Type.Optional(Type.Number({ minimum: -1e12, maximum: 1e12, description: 'with score_name: a score of that name at least this (its number: the value, 1/0, or the category’s value)' })),
-  max_score: Type.Optional(Type.Number({ minimum: -1e12, maximum: 1e12, description: 'with score_name: a score of that name at most this' })),
-  score_value: Type.Optional(Type.String({ maxLength: 200, description: 'with score_name: a score of that name with this label (a category, or true/false)' })),
-  sort: Type.Union([Type.Literal('time'), Type.Literal('duration'), Type.Literal('cost'), Type.Literal('tokens'), Type.Literal('score')], {
-    default: 'time',
-    description:
-      'cost, tokens: traces of unknown cost or tokens (null) come last in either order; score: the average of the trace’s score_name scores (with score_name, only traces that have one are listed)',
-  }),
-  order: Type.Union([Type.Literal('desc'), Type.Literal('asc')], { default: 'desc' }),
-  ...includeTracewellCallsProperty,
-})
-export type TraceListQuery = Static<typeof TraceListQuerySchema>
-
-export const TraceRowSchema = Type.Object({
-  traceId: Type.String(),
-  name: Type.String({ description: 'the root span’s name (the earliest span’s until the root arrives)' }),
-  serviceName: Type.Union([Type.String(), Type.Null()]),
-  startTime: IsoDateSchema,
-  endTime: IsoDateSchema,
-  durationMs: Type.Number(),
-  spanCount: Type.Integer(),
-  errorCount: Type.Integer(),
-  models: Type.Array(Type.String()),
-  inputTokens: Type.Union([Type.Integer(), Type.Null()], { description: 'the sum of the counts the spans reported; null when none reported one (unknown, not 0)' }),
-  outputTokens: Type.Union([Type.Integer(), Type.Null()], { description: 'as inputTokens' }),
-  totalTokens: Type.Union([Type.Integer(), Type.Null()], { description: 'as inputTokens; a span without a total counts its input and output' }),
-  costUsd: Type.Union([Type.Number(), Type.Null()], { description: 'null when no span of the trace could be priced' }),
-  tokensEstimated: Type.Boolean({ description: 'a span’s token counts are estimates (spans[].tokensEstimated): the tokens and the cost are not exact' }),
-  sessionId: Type.Union([Type.String(), Type.Null()]),
-  userId: Type.Union([Type.String(), Type.Null()]),
-  scores: Type.Array(ScoreSchema, { description: 'the trace’s scores (and its spans’), oldest first' }),
-})
-export const TraceListSchema = Type.Object({
-  traces: Type.Array(Type.Object({ ...TraceRowSchema.properties, commentCount: Type.Integer({ description: 'comments on the trace (docs/collaboration.md#comments)' }) })),
-  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as cursor for the next page; null on the last' }),
-})
-export type TraceList = Static<typeof TraceListSchema>
-
-export { ProjectScopeQuerySchema }
+import { errorResponses, ProjectScopeQuerySchema, type Trace, TraceListQuerySchema, TraceListSchema, TraceSchema } from '@tracewell/api-schemas'
+import { toScore } from '../scores/to-score.ts'
+import { figureBounds, parseIsoDate, timeWindow } from './query-bounds.ts'
 
 export const TraceParamsSchema = Type.Object({ traceId: Type.String({ description: '32 hex characters (either case)' }) })
 export type TraceParams = Static<typeof TraceParamsSchema>
-
-
-/** A stored span with every field; attributes in the map form (the one definition, @tracewell/span-schema). */
-export const SpanSchema = StoredSpanSchema
-export const TraceSchema = Type.Object({
-  traceId: Type.String(),
-  spans: Type.Array(SpanSchema),
-  scores: Type.Array(ScoreSchema, { description: 'the trace’s scores and its spans’ (spanId set), oldest first' }),
-})
-export type Trace = Static<typeof TraceSchema>
 
 // The cursor is opaque to clients: base64url of the sort it belongs to, the last row's sort value
 // and its trace id. A cursor of another sort, or one not made here, is a 400.

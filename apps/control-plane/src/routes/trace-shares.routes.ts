@@ -5,8 +5,8 @@ import { commentTargetExists, createTraceShare, findLiveTraceShare, listTraceSha
 import { answerFailedKey, BadRequestError, NotFoundError } from '@tracewell/http'
 import { authorize } from '../accounts/authorize.ts'
 import { sharedPageHeaders } from '../collaboration/shared-page-headers.ts'
-import { errorResponses, IdSchema, IsoDateSchema } from '../schemas.ts'
-import { TraceParamsSchema, TraceSchema, traceDocument, traceIdOf } from './trace-queries.routes.ts'
+import { errorResponses, IdSchema, IsoDateSchema, TraceShareSchema, ShareTokenParamsSchema, TraceSchema } from '@tracewell/api-schemas'
+import { TraceParamsSchema, traceDocument, traceIdOf } from './trace-queries.routes.ts'
 
 // Share links (docs/collaboration.md#share-links): a token that opens one trace, read-only, to
 // anyone who has it, without signing in. The public route answers that trace and nothing else;
@@ -18,16 +18,6 @@ export interface TraceShareRoutesOptions {
 }
 
 const ProjectQuerySchema = Type.Object({ project_id: Type.Optional(Type.String()) })
-const ShareSchema = Type.Object({
-  id: Type.String(),
-  traceId: Type.String(),
-  createdBy: Type.Object({ userId: Type.Union([Type.String(), Type.Null()]), keyId: Type.Union([Type.String(), Type.Null()]) }),
-  createdAt: IsoDateSchema,
-  expiresAt: Type.Union([IsoDateSchema, Type.Null()]),
-  revokedAt: Type.Union([IsoDateSchema, Type.Null()]),
-})
-const TokenParamsSchema = Type.Object({ token: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'the token of a share link' }) })
-
 
 export const traceShareRoutes: FastifyPluginAsyncTypebox<TraceShareRoutesOptions> = async (app, options) => {
   const tags = ['collaboration']
@@ -47,7 +37,7 @@ export const traceShareRoutes: FastifyPluginAsyncTypebox<TraceShareRoutesOptions
         params: TraceParamsSchema,
         querystring: ProjectQuerySchema,
         body: Type.Optional(Type.Object({ expiresAt: Type.Optional(IsoDateSchema) }, { additionalProperties: false })),
-        response: { 201: Type.Object({ ...ShareSchema.properties, url: Type.String(), token: Type.String() }), ...errorResponses(400, 401, 403, 404) },
+        response: { 201: Type.Object({ ...TraceShareSchema.properties, url: Type.String(), token: Type.String() }), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request, reply) => {
@@ -79,7 +69,7 @@ export const traceShareRoutes: FastifyPluginAsyncTypebox<TraceShareRoutesOptions
     {
       onRequest: authorize,
       config: { permission: 'traces:share' },
-      schema: { operationId: 'listTraceShares', summary: 'A trace’s share links (never their tokens), newest first', tags, security, params: TraceParamsSchema, querystring: ProjectQuerySchema, response: { 200: Type.Object({ shares: Type.Array(ShareSchema) }), ...errorResponses(400, 401, 403, 404) } },
+      schema: { operationId: 'listTraceShares', summary: 'A trace’s share links (never their tokens), newest first', tags, security, params: TraceParamsSchema, querystring: ProjectQuerySchema, response: { 200: Type.Object({ shares: Type.Array(TraceShareSchema) }), ...errorResponses(400, 401, 403, 404) } },
     },
     async (request) => ({ shares: await listTraceShares(app.db, request.controlPlaneProjectId as string, traceIdOf(request.params.traceId)) }),
   )
@@ -107,7 +97,7 @@ export const traceShareRoutes: FastifyPluginAsyncTypebox<TraceShareRoutesOptions
         security: [],
         summary: 'The trace a share link opens, read-only, without signing in',
         tags,
-        params: TokenParamsSchema,
+        params: ShareTokenParamsSchema,
         response: { 200: TraceSchema, ...errorResponses(400, 404, 429) },
       },
     },

@@ -4,9 +4,8 @@ import { scoreAverages, usageOf } from '@tracewell/db'
 import { BadRequestError } from '@tracewell/http'
 import { callerProjectId } from '../auth.ts'
 import { authorize } from '../accounts/authorize.ts'
-import { errorResponses, IsoDateSchema } from '../schemas.ts'
+import { errorResponses, includeTracewellCallsProperty, UsageSchema } from '@tracewell/api-schemas'
 import { parseIsoDate } from './trace-queries.routes.ts'
-import { includeTracewellCallsProperty } from './tracewell-calls.query.ts'
 
 const UsageQuerySchema = Type.Object({
   project_id: Type.Optional(Type.String({ description: 'the project, with a team key' })),
@@ -17,24 +16,6 @@ const UsageQuerySchema = Type.Object({
   group_by: Type.Optional(Type.Union([Type.Literal('model'), Type.Literal('vendor'), Type.Literal('service'), Type.Literal('user')])),
   ...includeTracewellCallsProperty,
 })
-
-const Nullable = Type.Union([Type.Number(), Type.Null()])
-const figures = {
-  traces: Type.Integer(),
-  spans: Type.Integer(),
-  errors: Type.Integer(),
-  inputTokens: Type.Union([Type.Integer(), Type.Null()], { description: 'the sum of the counts spans reported; null when none reported one' }),
-  outputTokens: Type.Union([Type.Integer(), Type.Null()], { description: 'as inputTokens' }),
-  costUsd: Nullable,
-  latencyP50Ms: Type.Union([Type.Number(), Type.Null()], { description: 'of LLM calls (spans with a model)' }),
-  latencyP95Ms: Nullable,
-}
-
-const scoreAverage = {
-  name: Type.String(),
-  average: Type.Number({ description: 'of the numbers of the scores of this name given in the window or bucket' }),
-  count: Type.Integer(),
-}
 
 const dayMs = 24 * 3600_000
 // Bounds one answer: 31 days of hours, or ten years of days.
@@ -63,17 +44,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: [{ apiKey: [] }],
         querystring: UsageQuerySchema,
         response: {
-          200: Type.Object({
-            totals: Type.Object(figures),
-            series: Type.Array(Type.Object({ bucket: IsoDateSchema, group: Type.Union([Type.String(), Type.Null()]), ...figures })),
-            scores: Type.Object(
-              {
-                totals: Type.Array(Type.Object(scoreAverage)),
-                series: Type.Array(Type.Object({ bucket: IsoDateSchema, ...scoreAverage })),
-              },
-              { description: 'each score’s average, by when it was given (not grouped by group_by)' },
-            ),
-          }),
+          200: UsageSchema,
           ...errorResponses(400, 401, 404),
         },
       },

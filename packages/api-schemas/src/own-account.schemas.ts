@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { passwordRules } from '@tracewell/auth'
-import { IsoDateSchema } from '../schemas.ts'
+import { passwordRules } from '@tracewell/policy'
+import { IsoDateSchema } from './common.schemas.ts'
 
 // The shapes of sign-in and of a person's own account (docs/api.md#accounts).
 

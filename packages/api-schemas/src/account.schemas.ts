@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { passwordRules } from '@tracewell/auth'
-import { projectRoles, teamRoles } from '@tracewell/policy'
-import { IsoDateSchema } from '../schemas.ts'
+import { passwordRules, projectRoles, teamRoles } from '@tracewell/policy'
+import { IsoDateSchema } from './common.schemas.ts'
 
 // Shapes of the accounts routes (invitations, members, password reset, setup, sign-up).
 
@@ -51,3 +50,45 @@ export type Joined = Static<typeof JoinedSchema>
 
 /** The token of a link (invitation, password reset, setup), as its path parameter. */
 export const LinkTokenParamsSchema = Type.Object({ token: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' }) })
+
+export const CreateInvitationBodySchema = Type.Object(
+  { email: EmailSchema, role: TeamRoleSchema, projectRoles: Type.Optional(ProjectRoleGrantsSchema) },
+  { additionalProperties: false },
+)
+export const CreatedInvitationSchema = Type.Object({
+  id: Type.String(),
+  url: Type.String({ description: 'the link to accept it; shown to the inviter to copy whether or not it was mailed' }),
+  expiresAt: IsoDateSchema,
+  mailed: Type.Boolean({ description: 'whether the mail server took the mail' }),
+  mailError: Type.Union([Type.String(), Type.Null()], { description: 'why it was not mailed: no SMTP_URL, or what the mail server said' }),
+})
+
+export const InvitationPreviewSchema = Type.Object({
+  teamName: Type.String(),
+  email: Type.String(),
+  role: TeamRoleSchema,
+  expiresAt: IsoDateSchema,
+  accountExists: Type.Boolean({ description: 'whether the invited email has an account: then the person signs in and accepts, else creates one here' }),
+  signupAllowed: Type.Boolean({ description: 'false with SIGNUP=off: only an existing account may accept' }),
+})
+
+export const AcceptBodySchema = Type.Object(
+  {
+    name: Type.Optional(PersonNameSchema),
+    password: Type.Optional(NewPasswordSchema),
+  },
+  { additionalProperties: false, description: 'name and password for a new account; empty when a signed-in person joins' },
+)
+
+export const ChangeMemberBodySchema = Type.Object(
+  {
+    role: Type.Optional(TeamRoleSchema),
+    projectRoles: Type.Optional(
+      Type.Array(Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 64 }), role: Type.Union([ProjectRoleSchema, Type.Null()], { description: 'null removes the override' }) }), {
+        maxItems: 1000,
+        description: 'per-project roles to set (null: back to the team role); projects not named keep theirs',
+      }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+)

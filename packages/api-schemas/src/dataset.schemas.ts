@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { IsoDateSchema } from '../schemas.ts'
+import { IsoDateSchema } from './common.schemas.ts'
 
 // The shapes of the dataset routes (docs/api.md#datasets).
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
-import { IdSchema, IsoDateSchema, LabelNameSchema } from '../schemas.ts'
-import { DatasetItemIdSchema } from '../datasets/dataset.schemas.ts'
+import { IdSchema, IsoDateSchema, LabelNameSchema } from './common.schemas.ts'
+import { DatasetItemIdSchema } from './dataset.schemas.ts'
 
 // The shapes of the experiment routes (docs/api.md#experiments).
 

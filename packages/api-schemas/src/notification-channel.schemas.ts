@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { IsoDateSchema } from '../schemas.ts'
+import { IsoDateSchema } from './common.schemas.ts'
 
 // The notification channels' API shapes (docs/api.md#notification-channels), which the console's
 // channel pages speak too.

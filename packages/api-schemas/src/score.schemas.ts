@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { ScoreDto } from '@tracewell/db'
-import { IsoDateSchema } from '../schemas.ts'
+import { IsoDateSchema } from './common.schemas.ts'
 
 // The shapes of scores and score configurations, shared by the score routes, the trace routes
 // (a trace's scores) and the Langtrace feedback route.
@@ -35,30 +34,6 @@ export const ScoreSchema = Type.Object({
 })
 export type Score = Static<typeof ScoreSchema>
 
-/** A stored score as the API shows it: `value` in its own type. */
-export function toScore(dto: ScoreDto): Score {
-  const value =
-    dto.dataType === 'numeric' ? (dto.numericValue as number) : dto.dataType === 'boolean' ? dto.stringValue === 'true' : (dto.stringValue as string)
-  return {
-    id: dto.id,
-    traceId: dto.traceId,
-    spanId: dto.spanId,
-    sessionId: dto.sessionId,
-    name: dto.name,
-    dataType: dto.dataType,
-    value,
-    numericValue: dto.numericValue,
-    comment: dto.comment,
-    source: dto.source,
-    author: dto.author,
-    configId: dto.configId,
-    evaluatorId: dto.evaluatorId,
-    evaluatorName: dto.evaluatorName,
-    createdAt: dto.createdAt,
-    updatedAt: dto.updatedAt,
-  }
-}
-
 export const ScoreCategorySchema = Type.Object(
   { label: Type.String({ minLength: 1, maxLength: 200 }), value: Type.Number({ description: 'the number averages use' }) },
   { additionalProperties: false },
@@ -75,3 +50,18 @@ export const ScoreConfigSchema = Type.Object({
   description: Type.String(),
   createdAt: IsoDateSchema,
 })
+
+export const ScoreNameSchema = Type.String({ minLength: 1, maxLength: 200, pattern: '^\\S(.*\\S)?$', description: 'no leading or trailing space' })
+
+export const ScoreConfigBodySchema = Type.Object(
+  {
+    name: ScoreNameSchema,
+    dataType: ScoreDataTypeSchema,
+    minValue: Type.Optional(Type.Number({ description: 'numeric only: the lowest value allowed' })),
+    maxValue: Type.Optional(Type.Number({ description: 'numeric only: the highest value allowed' })),
+    categories: Type.Optional(Type.Array(ScoreCategorySchema, { minItems: 1, maxItems: 100, description: 'categorical only (required): the labels allowed, each with its number' })),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: false },
+)
+export type ScoreConfigBody = Static<typeof ScoreConfigBodySchema>
