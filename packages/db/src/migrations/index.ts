@@ -32,6 +32,7 @@ import * as singleSignOn from './2026-12-06T0630-single-sign-on.ts'
 import * as auditLog from './2026-12-06T0640-audit-log.ts'
 import * as collaboration from './2026-12-06T0650-collaboration.ts'
 import * as traceRollups from './2026-12-06T0700-trace-rollups.ts'
+import * as activeDays from './2026-12-06T0710-active-days.ts'
 
 // Every migration, by name; names sort in the order they apply. Listed statically (not read from
 // the file system) so that the same list works from source, from a container image and in tests.
@@ -76,6 +77,7 @@ export const migrations: Record<string, Migration & { transactional?: boolean }>
   '2026-12-06T0640-audit-log': auditLog,
   '2026-12-06T0650-collaboration': collaboration,
   '2026-12-06T0700-trace-rollups': traceRollups,
+  '2026-12-06T0710-active-days': activeDays,
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
@@ -92,4 +94,6 @@ export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
   // A summariser of the previous version would fold traces without their error and duration
   // figures, prompts, tags and session rows.
   '2026-12-06T0700-trace-rollups',
+  // A summariser of the previous version would fold traces without their rows of the day.
+  '2026-12-06T0710-active-days',
 ])
