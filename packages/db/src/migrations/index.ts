@@ -33,6 +33,7 @@ import * as auditLog from './2026-12-06T0640-audit-log.ts'
 import * as collaboration from './2026-12-06T0650-collaboration.ts'
 import * as traceRollups from './2026-12-06T0700-trace-rollups.ts'
 import * as activeDays from './2026-12-06T0710-active-days.ts'
+import * as memberRollupIndex from './2026-12-06T0720-member-rollup-index.ts'
 
 // Every migration, by name; names sort in the order they apply. Listed statically (not read from
 // the file system) so that the same list works from source, from a container image and in tests.
@@ -78,6 +79,7 @@ export const migrations: Record<string, Migration & { transactional?: boolean }>
   '2026-12-06T0650-collaboration': collaboration,
   '2026-12-06T0700-trace-rollups': traceRollups,
   '2026-12-06T0710-active-days': activeDays,
+  '2026-12-06T0720-member-rollup-index': memberRollupIndex,
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([

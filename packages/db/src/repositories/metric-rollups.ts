@@ -111,9 +111,9 @@ function signedRows(read: RollupRead): RawBuilder<unknown> {
   const inWindow = (of: string) => sql`project_id = ${read.projectId} and dimension = ${of} and hour >= ${from} and hour < ${read.to}`
   const valueIs = valueCondition(read)
   const columns = sql`hour, value, traces, error_traces, spans, input_tokens, output_tokens, cost_usd, durations`
-  let rows: RawBuilder<unknown> = sql`select ${columns}, 1 as sign from usage_rollups where ${inWindow(dimension)}${valueIs}`
-  if (dimension === 'service') rows = sql`${rows} and value <> ${TRACEWELL_SERVICE}`
-  else if (dimension === 'all' || dimension === 'user' || dimension === 'model' || dimension === 'vendor') {
+  if (dimension === 'service') return sql`select ${columns}, 1 as sign from usage_rollups where ${inWindow(dimension)}${valueIs} and value <> ${TRACEWELL_SERVICE}`
+  let rows = rowsIn(read.projectId, dimension, [from, read.to], sql`${columns}, 1 as sign`, valueIs)
+  if (dimension === 'all' || dimension === 'user' || dimension === 'model' || dimension === 'vendor') {
     const own = ownCallRows[dimension]
     const ownValue = own.value === 'same' ? sql`value` : sql`''::text`
     const ownRows = own.value === 'same' ? valueIs : sql` and value = ${TRACEWELL_SERVICE}`
@@ -126,6 +126,29 @@ function signedRows(read: RollupRead): RawBuilder<unknown> {
     }
   }
   return rows
+}
+
+/** The dimensions of a row a value and hour (or day) with a trace: as many rows as traces, nearly. */
+const MANY_VALUES: ReadonlySet<string> = new Set(['user', 'session', ...Object.values(ACTIVE_DAY_DIMENSIONS)])
+
+/**
+ * The rows of a dimension in [from, to) meeting `condition`. Those of a dimension of many values
+ * (MANY_VALUES) are looked up hour by hour (day by day for the rows of the day) through the
+ * primary key's shape, whatever the statistics believe (autovacuum may be off): a range over them
+ * was planned as a sequential scan of every day partition (370 MB for the 58,000 session rows of a
+ * week in bench:dashboards). The lookups read the covering index of migration 2026-12-06T0720.
+ */
+function rowsIn(projectId: string, dimension: string, [from, to]: [Date, Date], columns: RawBuilder<unknown>, condition: RawBuilder<unknown>): RawBuilder<unknown> {
+  if (!MANY_VALUES.has(dimension)) {
+    return sql`select ${columns} from usage_rollups where project_id = ${projectId} and dimension = ${dimension} and hour >= ${from} and hour < ${to}${condition}`
+  }
+  const step = dimension.endsWith('.day') ? '1 day' : '1 hour'
+  return sql`
+    select r.* from generate_series(${from}::timestamptz, ${to}::timestamptz, ${step}::interval) as h(at)
+    cross join lateral (
+      select ${columns} from usage_rollups where project_id = ${projectId} and dimension = ${dimension} and hour = h.at${condition} offset 0
+    ) as r
+    where h.at < ${to}`
 }
 
 /** The filter on the read's value; model and vendor match in any case, as the trace list's. */
@@ -194,11 +217,9 @@ async function memberCells(db: Executor, read: RollupRead, members: 'user' | 'se
     if (from > at) hours.push([at, from])
     at = Math.max(at, to)
   }
-  const inRanges = (ranges: Array<[number, number]>) => sql.join(ranges.map(([from, to]) => sql`(hour >= ${new Date(from)} and hour < ${new Date(to)})`), sql` or `)
-  const active = (dimension: string, ranges: Array<[number, number]>) => sql`
-    select hour, value from usage_rollups
-    where project_id = ${read.projectId} and dimension = ${dimension} and (${inRanges(ranges)})${valueCondition(read)} and traces > 0 and value <> ''`
-  const parts = [...(hours.length > 0 ? [active(members, hours)] : []), ...(days.length > 0 ? [active(ACTIVE_DAY_DIMENSIONS[members], days)] : [])]
+  const active = (dimension: string, ranges: Array<[number, number]>) =>
+    ranges.map(([from, to]) => rowsIn(read.projectId, dimension, [new Date(from), new Date(to)], sql`hour, value`, sql`${valueCondition(read)} and traces > 0 and value <> ''`))
+  const parts = [...active(members, hours), ...active(ACTIVE_DAY_DIMENSIONS[members], days)]
   if (parts.length === 0) return []
   // A bucket of one hour holds each value once (the rows' key): counted without sorting them.
   const count = days.length === 0 && read.granularitySeconds === 3600 ? sql`count(*)` : sql`count(distinct value)`
