@@ -66,8 +66,10 @@ export function rollupsAnswer(metric: string, dimension: string | undefined, gro
   return true
 }
 
+// date_part, not extract: a double, where extract's numeric arithmetic was a third of a grouped read's time.
+// Exact: times in milliseconds are integers far below 2^53.
 const bucketOf = (startMs: number, granularitySeconds: number) =>
-  sql`floor((extract(epoch from hour) * 1000 - ${startMs}) / ${granularitySeconds * 1000})::int`
+  sql`floor((date_part('epoch', hour) * 1000 - ${startMs}) / ${granularitySeconds * 1000})::int`
 
 const PERCENTILES: Partial<Record<RollupMetric, number>> = { latency_p50: 0.5, latency_p95: 0.95, latency_p99: 0.99 }
 
@@ -84,13 +86,26 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
   const members = MEMBERS[read.metric]
   if (members !== undefined) return memberCells(db, read, members)
   const q = PERCENTILES[read.metric]
-  const cells = q === undefined ? figureCells(read) : percentileCells(read, q)
+  const figure = SUMS[read.metric as keyof typeof SUMS]
   // Ties in code point order, the group of none ('') last: the order toSeries sorts in.
-  const query = read.grouped
-    ? sql`with cells as (${cells}),
-        kept as (select value from cells group by value order by coalesce(sum(abs(figure)), 0) desc, value = '', value collate "C" limit ${read.maxGroups})
+  const order = sql`value = '', value collate "C" limit ${read.maxGroups}`
+  let query: RawBuilder<unknown>
+  if (!read.grouped) query = sql`select bucket, null::text as grp, figure as value from (${q === undefined ? figureCells(read) : percentileCells(read, q)}) c`
+  else if (figure !== undefined) {
+    // A sum's points are sums of figures that are never negative (own calls are taken back from
+    // the rows that hold them): a group's points' absolute values add up to its sum over the
+    // window, read without points; then the points of the groups kept only.
+    const kept = sql`value in (select value from kept)`
+    query = sql`with kept as (
+        select value from (${signedRows(read)}) r group by value having sum(sign * traces) <> 0 or sum(sign * spans) <> 0
+        order by abs(coalesce((${figure})::float8, 0)) desc, ${order})
+      select bucket, nullif(value, '') as grp, figure as value from (${figureCells(read, sql` and ${kept}`)}) c where ${kept}`
+  } else {
+    // A rate's or a percentile's points are ranked as they are.
+    query = sql`with cells as (${q === undefined ? figureCells(read) : percentileCells(read, q)}),
+        kept as (select value from cells group by value order by coalesce(sum(abs(figure)), 0) desc, ${order})
       select bucket, nullif(value, '') as grp, figure as value from cells where value in (select value from kept)`
-    : sql`select bucket, null::text as grp, figure as value from (${cells}) c`
+  }
   const { rows } = await (query as RawBuilder<RollupRow>).execute(db)
   return rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
 }
@@ -105,11 +120,11 @@ interface RollupRow {
  * The rows read, and Tracewell's own calls' rows negated beside them (usage.repository.ts):
  * hour, value and figures, with `sign`.
  */
-function signedRows(read: RollupRead): RawBuilder<unknown> {
+function signedRows(read: RollupRead, only: RawBuilder<unknown> = sql``): RawBuilder<unknown> {
   const dimension = read.dimension ?? 'all'
   const from = new Date(read.startMs)
   const inWindow = (of: string) => sql`project_id = ${read.projectId} and dimension = ${of} and hour >= ${from} and hour < ${read.to}`
-  const valueIs = valueCondition(read)
+  const valueIs = sql`${valueCondition(read)}${only}`
   const columns = sql`hour, value, traces, error_traces, spans, input_tokens, output_tokens, cost_usd, durations`
   if (dimension === 'service') return sql`select ${columns}, 1 as sign from usage_rollups where ${inWindow(dimension)}${valueIs} and value <> ${TRACEWELL_SERVICE}`
   let rows = rowsIn(read.projectId, dimension, [from, read.to], sql`${columns}, 1 as sign`, valueIs)
@@ -157,21 +172,24 @@ function valueCondition(read: RollupRead): RawBuilder<unknown> {
   return read.dimension === 'model' || read.dimension === 'vendor' ? sql` and lower(value) = lower(${read.value})` : sql` and value = ${read.value}`
 }
 
-/** bucket, value ('' for every row when not grouped) and figure of the sums and the error rate. */
-function figureCells(read: RollupRead): RawBuilder<unknown> {
-  const figures: Record<Exclude<RollupMetric, 'users' | 'sessions' | 'latency_p50' | 'latency_p95' | 'latency_p99'>, RawBuilder<unknown>> = {
-    cost: sql`sum(sign * cost_usd)`,
-    tokens: sql`coalesce(sum(sign * input_tokens), 0) + coalesce(sum(sign * output_tokens), 0)`,
-    input_tokens: sql`coalesce(sum(sign * input_tokens), 0)`,
-    output_tokens: sql`coalesce(sum(sign * output_tokens), 0)`,
-    traces: sql`sum(sign * traces)`,
-    spans: sql`sum(sign * spans)`,
-    error_rate: sql`sum(sign * error_traces)::float8 / nullif(sum(sign * traces), 0)`,
-  }
-  const figure = figures[read.metric as keyof typeof figures]
+/** The sums' figures, as aggregates of signed rows. */
+const SUMS = {
+  cost: sql`sum(sign * cost_usd)`,
+  tokens: sql`coalesce(sum(sign * input_tokens), 0) + coalesce(sum(sign * output_tokens), 0)`,
+  input_tokens: sql`coalesce(sum(sign * input_tokens), 0)`,
+  output_tokens: sql`coalesce(sum(sign * output_tokens), 0)`,
+  traces: sql`sum(sign * traces)`,
+  spans: sql`sum(sign * spans)`,
+} satisfies Partial<Record<RollupMetric, RawBuilder<unknown>>>
+
+const ERROR_RATE = sql`sum(sign * error_traces)::float8 / nullif(sum(sign * traces), 0)`
+
+/** bucket, value ('' for every row when not grouped) and figure of the sums and the error rate, of the rows meeting `only`. */
+function figureCells(read: RollupRead, only?: RawBuilder<unknown>): RawBuilder<unknown> {
+  const figure = read.metric === 'error_rate' ? ERROR_RATE : SUMS[read.metric as keyof typeof SUMS]
   return sql`
     select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${read.grouped ? sql`value` : sql`''::text`} as value, (${figure})::float8 as figure
-    from (${signedRows(read)}) r group by 1, 2
+    from (${signedRows(read, only)}) r group by 1, 2
     having sum(sign * traces) <> 0 or sum(sign * spans) <> 0`
 }
 
