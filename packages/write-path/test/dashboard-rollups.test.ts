@@ -73,25 +73,28 @@ for (const engine of engines) {
 
     it('computes percentiles as histogramPercentileMs does, to the last bit', async () => {
       const window = { from: new Date(day0), to: new Date(day0 + dayMs) }
-      // The hourly rows' histograms summed by 6-hour point and user, here.
-      const { rows } = await sql<{ hour: Date; value: string; lo: number; counts: number[] }>`
-        select hour, value, array_lower(durations, 1) as lo, durations[array_lower(durations, 1):array_upper(durations, 1)] as counts
-        from usage_rollups where project_id = 'dash' and dimension = 'user' and hour >= ${window.from} and hour < ${window.to} and cardinality(durations) > 0`.execute(db)
-      const histograms = new Map<string, Map<number, number>>()
-      for (const row of rows) {
-        const key = `${Math.floor((row.hour.getTime() - day0) / (6 * hourMs))}/${row.value}`
-        const histogram = histograms.get(key) ?? new Map<number, number>()
-        row.counts.forEach((n, o) => histogram.set(row.lo + o, (histogram.get(row.lo + o) ?? 0) + n))
-        histograms.set(key, histogram)
-      }
-      for (const [metric, q] of [['latency_p50', 0.5], ['latency_p95', 0.95], ['latency_p99', 0.99]] as const) {
-        const { series } = await metricSeries(db, { projectId: 'dash', metric, groupBy: 'user', ...window, granularitySeconds: 6 * 3600 })
-        assert.equal(series.length, MAX_SERIES_GROUPS)
-        for (const { group, points } of series) {
-          points.forEach((point, bucket) => {
-            const histogram = histograms.get(`${bucket}/${group}`)
-            assert.equal(point.value, histogram === undefined ? null : histogramPercentileMs(histogram, q), `${metric} of ${group} at ${bucket}`)
-          })
+      // Points of an hour (a row each: a user's of one trace, a session's of up to three) and of six hours (rows summed).
+      for (const [dimension, hours] of [['user', 1], ['user', 6], ['session', 1], ['session', 6]] as const) {
+        const { rows } = await sql<{ hour: Date; value: string; lo: number; counts: number[] }>`
+          select hour, value, array_lower(durations, 1) as lo, durations[array_lower(durations, 1):array_upper(durations, 1)] as counts
+          from usage_rollups where project_id = 'dash' and dimension = ${dimension} and hour >= ${window.from} and hour < ${window.to} and cardinality(durations) > 0`.execute(db)
+        // The hourly rows' histograms summed by point and user, here.
+        const histograms = new Map<string, Map<number, number>>()
+        for (const row of rows) {
+          const key = `${Math.floor((row.hour.getTime() - day0) / (hours * hourMs))}/${row.value}`
+          const histogram = histograms.get(key) ?? new Map<number, number>()
+          row.counts.forEach((n, o) => histogram.set(row.lo + o, (histogram.get(row.lo + o) ?? 0) + n))
+          histograms.set(key, histogram)
+        }
+        for (const [metric, q] of [['latency_p50', 0.5], ['latency_p95', 0.95], ['latency_p99', 0.99]] as const) {
+          const { series } = await metricSeries(db, { projectId: 'dash', metric, groupBy: dimension, ...window, granularitySeconds: hours * 3600 })
+          assert.equal(series.length, MAX_SERIES_GROUPS)
+          for (const { group, points } of series) {
+            points.forEach((point, bucket) => {
+              const histogram = histograms.get(`${bucket}/${group}`)
+              assert.equal(point.value, histogram === undefined ? null : histogramPercentileMs(histogram, q), `${metric} of ${dimension} ${group} at ${bucket} of ${hours} h`)
+            })
+          }
         }
       }
     })

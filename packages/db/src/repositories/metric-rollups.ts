@@ -199,12 +199,18 @@ function figureCells(read: RollupRead, only?: RawBuilder<unknown>): RawBuilder<u
  * the same doubles: the figure is the one JavaScript would give.
  */
 function percentileCells(read: RollupRead, q: number): RawBuilder<unknown> {
+  // Points of an hour by a dimension of many values are a row each (the key), but those of the
+  // value '' (which Tracewell's own calls are taken back from): a row of one bucket is its point,
+  // that bucket's middle, as the general way below would compute it (low and high the same).
+  const alone = read.grouped && read.granularitySeconds === 3600 && MANY_VALUES.has(read.dimension ?? 'all')
+  const single = sql`r.value <> '' and cardinality(r.durations) = 1 and r.durations[array_lower(r.durations, 1)] > 0`
   return sql`
-    with counts as (
+    with rows as (${signedRows(read)}),
+    counts as (
       select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${read.grouped ? sql`r.value` : sql`''::text`} as value,
         array_lower(r.durations, 1) + d.o::int - 1 as i, sum(r.sign * d.n)::float8 as n
-      from (${signedRows(read)}) r, unnest(r.durations) with ordinality as d(n, o)
-      where d.n <> 0 group by 1, 2, 3 having sum(r.sign * d.n) > 0
+      from rows r, unnest(r.durations) with ordinality as d(n, o)
+      where d.n <> 0${alone ? sql` and not (${single})` : sql``} group by 1, 2, 3 having sum(r.sign * d.n) > 0
     ),
     seen as (
       select bucket, value, i, sum(n) over (partition by bucket, value order by i) as seen, sum(n) over (partition by bucket, value) as total
@@ -217,7 +223,10 @@ function percentileCells(read: RollupRead, q: number): RawBuilder<unknown> {
       from seen group by bucket, value, total
     )
     select bucket, value, ms[low + 1] + (rank - floor(rank)) * (ms[high + 1] - ms[low + 1]) as figure
-    from ranks, (select ${BUCKET_MS}::float8[] as ms) as m`
+    from ranks, (select ${BUCKET_MS}::float8[] as ms) as m
+    ${alone ? sql`union all
+    select ${bucketOf(read.startMs, read.granularitySeconds)}, r.value, m.ms[array_lower(r.durations, 1) + 1]
+    from rows r, (select ${BUCKET_MS}::float8[] as ms) as m where ${single}` : sql``}`
 }
 
 const HOUR_MS = 3_600_000
