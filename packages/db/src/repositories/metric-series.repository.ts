@@ -276,6 +276,9 @@ function byCodePoint(a: string | null, b: string | null): number {
   return a.length - b.length
 }
 
+/** byCodePoint for strings without a unit from U+D800: the engine's own comparison, several times faster. */
+const byUnits = (a: string | null, b: string | null): number => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1)
+
 /** A UTF-16 unit's place in code point order: surrogates (code points from U+10000) after U+E000–U+FFFF. */
 const codePointRank = (unit: number): number => (unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit)
 
@@ -288,10 +291,15 @@ function toSeries(query: MetricSeriesQuery, cells: Cell[], window: Window): Metr
   }
   if (groups.size === 0 && query.groupBy === undefined) groups.set(null, new Map())
   const total = (points: Map<number, number | null>) => [...points.values()].reduce<number>((sum, v) => sum + Math.abs(v ?? 0), 0)
+  // UTF-16 units compare in code point order but for the surrogates (code points from U+10000),
+  // which order after U+E000–U+FFFF: compared unit by unit only when a group holds one of those.
+  const tieOrder = [...groups.keys()].some((group) => group !== null && /[\ud800-\uffff]/.test(group)) ? byCodePoint : byUnits
+  // Each group's total once, not at every comparison (20,000 sessions' groups from the summaries).
   const kept = [...groups.entries()]
-    .sort(([a, pa], [b, pb]) => total(pb) - total(pa) || byCodePoint(a, b))
+    .map(([group, points]) => ({ group, points, total: total(points) }))
+    .sort((a, b) => b.total - a.total || tieOrder(a.group, b.group))
     .slice(0, MAX_SERIES_GROUPS)
-  return kept.map(([group, points]) => ({
+  return kept.map(({ group, points }) => ({
     group,
     points: Array.from({ length: window.buckets }, (_, bucket) => ({
       t: new Date(window.startMs + bucket * window.granularity * 1000).toISOString(),
