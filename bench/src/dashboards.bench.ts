@@ -13,14 +13,17 @@
 // users, 5 traces a session, 1 in 50 failing, 6 prompt versions on 3 traces in 4, two of 6 tags on 4
 // traces in 5), their hourly rollups by each dimension grouped from the summaries (the figures of
 // traces by backfillTraceRollups, as migration 2026-12-06T0700 computes them), and a score `quality`
-// on one trace in ten. The measured project holds a third.
-// KEEP_DATABASE=1 keeps the database (its name is printed); REUSE_DATABASE=<name> measures it again.
+// on one trace in ten, and the rows of who was active each day (as migration 2026-12-06T0710). The
+// measured project holds a third.
+// KEEP_DATABASE=1 keeps the database (its name is printed); REUSE_DATABASE=<name> measures it again,
+// migrated to the latest first (a migration of the rollups computes their new rows there).
+// WINDOW_DAYS=7 or 30 measures one window only (default both); ONLY=<regexp> the widgets it matches.
 import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
 import { ControlPlaneConfigSchema, loadConfig, testEnvironment } from '@tracewell/config'
 import { buildApp } from '@tracewell/control-plane'
-import { backfillTraceRollups, createDb, createProject, createTeam, insertApiKey, METRIC_GROUPS, metricQueryProblem, METRICS, migrateToLatest, rollupsAnswerQuery, sql, type Db } from '@tracewell/db'
+import { backfillActiveDays, backfillTraceRollups, createDb, createProject, createTeam, insertApiKey, METRIC_GROUPS, metricQueryProblem, METRICS, migrateToLatest, rollupsAnswerQuery, sql, type Db } from '@tracewell/db'
 import { createDayPartitions, dayMs } from './seed-llm-spans.ts'
 import { percentile } from './statistics.ts'
 
@@ -28,6 +31,8 @@ const totalSpans = Number(process.env.SPANS ?? 10_000_000)
 const repetitions = Number(process.env.REPETITIONS ?? 20)
 const fallbackRepetitions = Number(process.env.FALLBACK_REPETITIONS ?? 1)
 const days = 30
+/** ONLY=<regular expression>: the widgets whose label matches, alone (to measure a change back and forth). */
+const only = process.env.ONLY ? new RegExp(process.env.ONLY) : undefined
 const targetMs = 300
 
 const { DATABASE_URL: adminUrl } = testEnvironment()
@@ -98,11 +103,11 @@ try {
     ...usage.widgets.map((w) => ({ dashboard: usage.id, id: w.id, label: `${w.title} (${w.chart})`, fallback: false })),
     ...extraWidgets.map((w) => ({ dashboard: extra.id as string, id: w.id, label: `${w.title} (${w.chart})`, fallback: false })),
     ...matrix.map(({ dashboard, widget: w }) => ({ dashboard, id: w.id, label: w.title, fallback: !rollupsAnswerQuery(w) })),
-  ]
+  ].filter((w) => only === undefined || only.test(w.label))
   const fallbacks = new Set(widgets.filter((w) => w.fallback).map((w) => w.label))
 
   const sample = (await sql<{ trace_id: string }>`select trace_id from trace_summaries where project_id = ${project.id} limit 1 offset 1000`.execute(db)).rows[0]!
-  for (const windowDays of [7, days]) {
+  for (const windowDays of process.env.WINDOW_DAYS ? [Number(process.env.WINDOW_DAYS)] : [7, days]) {
     // The last N days up to now, as of each request, as a console refreshing its view asks.
     const window = () => `from=${new Date(Date.now() - windowDays * dayMs).toISOString()}&to=${new Date().toISOString()}`
     const cases: Array<[string, () => Promise<unknown>]> = [
@@ -214,6 +219,9 @@ async function seed(projectIds: string[], now: number): Promise<void> {
   began = performance.now()
   await backfillTraceRollups(db)
   log(`figures of traces (backfillTraceRollups, as migration 2026-12-06T0700) in ${fmt((performance.now() - began) / 1000)} s`)
+  began = performance.now()
+  await backfillActiveDays(db)
+  log(`rows of who was active each day (backfillActiveDays, as migration 2026-12-06T0710) in ${fmt((performance.now() - began) / 1000)} s`)
   began = performance.now()
   await sql`vacuum analyze`.execute(db)
   log(`analyse in ${fmt((performance.now() - began) / 1000)} s`)

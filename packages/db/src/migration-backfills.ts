@@ -24,6 +24,10 @@ export async function backfillTraceRollups(db: AnyDb): Promise<void> {
   await (await import('./migrations/2026-12-06T0700-trace-rollups.ts')).backfillTraceRollups(db)
 }
 
+export async function backfillActiveDays(db: AnyDb): Promise<void> {
+  await (await import('./migrations/2026-12-06T0710-active-days.ts')).backfillActiveDays(db)
+}
+
 export async function nullUnknownTokenCounts(db: AnyDb): Promise<void> {
   await (await import('./migrations/2026-11-26T2310-unknown-token-counts.ts')).nullUnknownTokenCounts(db)
 }

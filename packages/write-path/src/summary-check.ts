@@ -103,7 +103,7 @@ export async function summaryMismatches(db: Executor, projectId: string): Promis
         f.input_tokens, f.output_tokens, f.cost_usd
       from span_figures f full join trace_figures t using (dimension, hour, value)
     ),
-    s as (select * from usage_rollups where project_id = ${projectId} and dimension not in ('session', 'prompt', 'tag'))
+    s as (select * from usage_rollups where project_id = ${projectId} and dimension not in ('session', 'prompt', 'tag', 'user.day', 'session.day'))
     select count(*)::integer as n from r full join s using (dimension, hour, value) left join latency l using (dimension, hour, value)
     where (r.dimension is null and (s.traces, s.spans) <> (0, 0)) or s.dimension is null
       or (r.traces, r.spans, r.errors, r.input_tokens, r.output_tokens, r.cost_usd) is distinct from (s.traces, s.spans, s.errors, s.input_tokens, s.output_tokens, s.cost_usd)
@@ -121,7 +121,7 @@ export async function summaryMismatches(db: Executor, projectId: string): Promis
  * The rollups' figures of traces recomputed from the summaries: in every row, its traces with an
  * error and their durations' histogram (compared bucket by bucket: a fold may leave a bucket at
  * 0); in the rows of the whole trace (session, prompt, tag), the traces' own figures too, a token
- * or cost sum of no remaining trace being 0 or unknown alike.
+ * or cost sum of no remaining trace being 0 or unknown alike; in the rows of the day, the traces.
  */
 async function traceRollupMismatches(db: Executor, projectId: string): Promise<number> {
   const { rows } = await sql<{ n: number }>`
@@ -142,7 +142,17 @@ async function traceRollupMismatches(db: Executor, projectId: string): Promise<n
         coalesce(sum(output_tokens), 0) as output_tokens, coalesce(sum(cost_usd), 0) as cost_usd
       from keyed group by 1, 2, 3
     ),
-    s as (select * from usage_rollups where project_id = ${projectId}),
+    s as (select * from usage_rollups where project_id = ${projectId} and dimension not in ('user.day', 'session.day')),
+    -- Who was active on each day: the traces that started on it under their user, and (but Tracewell's own) under their session.
+    days as (
+      select count(*)::integer as n from (
+        select k.dimension, date_trunc('day', t.start_time, 'UTC') as hour, k.value, count(*)::integer as traces
+        from t cross join lateral (values ('user.day', coalesce(t.user_id, '')),
+          ('session.day', case when 'tracewell' = any(t.services) then null else coalesce(t.session_id, '') end)) as k(dimension, value)
+        where k.value is not null group by 1, 2, 3
+      ) r full join (select * from usage_rollups where project_id = ${projectId} and dimension in ('user.day', 'session.day')) d using (dimension, hour, value)
+      where d.dimension is null or (r.dimension is null and d.traces <> 0) or r.traces <> d.traces
+    ),
     figures as (
       select count(*)::integer as n from r full join s using (dimension, hour, value)
       where s.dimension is null
@@ -161,7 +171,7 @@ async function traceRollupMismatches(db: Executor, projectId: string): Promise<n
       select count(*)::integer as n from counted full join stored using (dimension, hour, value, bucket)
       where counted.n is distinct from stored.n
     )
-    select (select n from figures) + (select n from durations) as n`.execute(db)
+    select (select n from figures) + (select n from durations) + (select n from days) as n`.execute(db)
   return rows[0]?.n ?? -1
 }
 

@@ -1,4 +1,4 @@
-import { LATENCY_BUCKETS, latencyBucket, toStorableText, TRACEWELL_SERVICE, type SpanInsert, type UsageRollupFigures } from '@tracewell/db'
+import { ACTIVE_DAY_DIMENSIONS, LATENCY_BUCKETS, latencyBucket, toStorableText, TRACEWELL_SERVICE, type SpanInsert, type UsageRollupFigures } from '@tracewell/db'
 import { addDecimals, DecimalSum } from './exact-decimal.ts'
 import { epochMicros } from './summary-copy.ts'
 import { addCounts, AGGREGATE_OPERATION, type TraceDelta } from './trace-deltas.ts'
@@ -166,13 +166,18 @@ function durationBucket(trace: Pick<TraceDelta, 'start_time' | 'end_time'>): num
   return latencyBucket((end - start) * 1000)
 }
 
+/** The rows that keep no latency histogram of calls: those of the whole trace, and of the day. */
+const WITHOUT_CALL_LATENCY: ReadonlySet<string> = new Set([...TRACE_DIMENSIONS, ...Object.values(ACTIVE_DAY_DIMENSIONS)])
+
 const negated = (decimal: string): string => (decimal.startsWith('-') ? decimal.slice(1) : `-${decimal}`)
 
 /**
  * Combinations of many batches merged by key, and the traces' counts (the summariser's steps).
  * A trace counts once in the rollup rows of the UTC hour it started: under each model, vendor
  * and service it used ('' when it used none) and under its user, with whether it failed and its
- * duration; and with its own figures under its session, each prompt and each tag.
+ * duration; and with its own figures under its session, each prompt and each tag. It also counts
+ * in the rows of its UTC day under its user and its session (ACTIVE_DAY_DIMENSIONS): two more rows
+ * a trace, fewer a fold (a user's traces of a day share one).
  */
 export class UsageCombinationMerge {
   readonly #merged = new Map<string, UsageCombination>()
@@ -188,6 +193,8 @@ export class UsageCombinationMerge {
     this.#countEach(trace.project_id, 'vendor', hour, trace.vendors, count)
     this.#countEach(trace.project_id, 'service', hour, trace.services, count)
     this.#count(trace.project_id, 'user', hour, trace.user_id ?? '', count)
+    const day = `${trace.start_time.slice(0, 10)}T00:00:00.000Z`
+    this.#countActive(trace.project_id, ACTIVE_DAY_DIMENSIONS.user, day, trace.user_id ?? '', change)
     if (trace.services.includes(TRACEWELL_SERVICE)) {
       this.#countEach(trace.project_id, TRACEWELL_MODEL, hour, trace.models, count)
       this.#countEach(trace.project_id, TRACEWELL_VENDOR, hour, trace.vendors, count)
@@ -196,6 +203,7 @@ export class UsageCombinationMerge {
     if (trace.services.includes(TRACEWELL_SERVICE)) return
     const whole = { ...count, trace }
     this.#count(trace.project_id, 'session', hour, trace.session_id ?? '', whole)
+    this.#countActive(trace.project_id, ACTIVE_DAY_DIMENSIONS.session, day, trace.session_id ?? '', change)
     this.#countEach(trace.project_id, 'prompt', hour, trace.prompts ?? [], whole)
     this.#countEach(trace.project_id, 'tag', hour, trace.tags ?? [], whole)
   }
@@ -207,13 +215,7 @@ export class UsageCombinationMerge {
   }
 
   #count(project_id: string, dimension: string, hour: string, value: string, { change, failed, bucket, trace }: Counted): void {
-    const key = `${project_id}\u0000${dimension}\u0000${hour}\u0000${value}`
-    let row = this.#traces.get(key)
-    if (row === undefined) {
-      row = { project_id, dimension, hour, value, traces: 0, error_traces: 0, durations: new Map(), whole: null }
-      this.#traces.set(key, row)
-    }
-    row.traces += change
+    const row = this.#countActive(project_id, dimension, hour, value, change)
     if (failed) row.error_traces += change
     row.durations.set(bucket, (row.durations.get(bucket) ?? 0) + change)
     if (trace === undefined) return
@@ -223,6 +225,18 @@ export class UsageCombinationMerge {
     whole.input_tokens = addCounts(whole.input_tokens, trace.input_tokens === null ? null : change * trace.input_tokens)
     whole.output_tokens = addCounts(whole.output_tokens, trace.output_tokens === null ? null : change * trace.output_tokens)
     if (trace.cost_usd !== null) whole.cost.add(change === 1 ? trace.cost_usd : negated(trace.cost_usd))
+  }
+
+  /** Counts the trace in a row (of the day, for ACTIVE_DAY_DIMENSIONS: the trace's count alone); answers the row. */
+  #countActive(project_id: string, dimension: string, hour: string, value: string, change: 1 | -1): TraceCount {
+    const key = `${project_id}\u0000${dimension}\u0000${hour}\u0000${value}`
+    let row = this.#traces.get(key)
+    if (row === undefined) {
+      row = { project_id, dimension, hour, value, traces: 0, error_traces: 0, durations: new Map(), whole: null }
+      this.#traces.set(key, row)
+    }
+    row.traces += change
+    return row
   }
 
   add(combination: UsageCombination): void {
@@ -261,7 +275,7 @@ export class UsageCombinationMerge {
         row = {
           project_id, dimension, hour, value, traces: 0, spans: 0, errors: 0, input_tokens: null, output_tokens: null, cost_usd: null,
           // The rows of the whole trace keep no latency of calls ('{}'): a session's hour is a row of its own.
-          latency: (TRACE_DIMENSIONS as readonly string[]).includes(dimension) ? [] : new Array<number>(LATENCY_BUCKETS).fill(0), error_traces: 0, durations: null,
+          latency: WITHOUT_CALL_LATENCY.has(dimension) ? [] : new Array<number>(LATENCY_BUCKETS).fill(0), error_traces: 0, durations: null,
         }
         rows.set(key, row)
       }

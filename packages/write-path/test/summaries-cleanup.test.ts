@@ -14,7 +14,8 @@ const at = (minutes: number) => new Date(Number((t0 + BigInt(minutes) * minute) 
 // gpt-4o. So trace t's summary starts at minute 30t, session s's last trace ends 60s + 30
 // minutes and 3 s in, and the hours 00:00, 01:00 and 02:00 have two traces each: eight rollup
 // rows an hour (all, model, vendor, service and user, and the whole traces' session, prompt and
-// tag, the last two under '' as they name none).
+// tag, the last two under '' as they name none). The rows of the day (its users and sessions) go
+// with the day: dashboard-rollups.test.ts.
 function spansOf(projectId: string): SpanInsert[] {
   return Array.from({ length: 6 }, (_, t) => [0n, 1n].map((child) => {
     const startNs = t0 + BigInt(t * 30) * minute + child * second
@@ -33,7 +34,8 @@ async function left(db: Db, projectId: string) {
   const traces = await sql<{ trace_id: string }>`select trace_id from trace_summaries where project_id = ${projectId} order by 1`.execute(db)
   const sessions = await sql<{ session_id: string }>`select session_id from session_summaries where project_id = ${projectId} order by 1`.execute(db)
   const hours = await sql<{ hour: Date; rows: number }>`
-    select hour, count(*)::int as rows from usage_rollups where project_id = ${projectId} group by 1 order by 1`.execute(db)
+    select hour, count(*)::int as rows from usage_rollups where project_id = ${projectId} and dimension not in ('user.day', 'session.day')
+    group by 1 order by 1`.execute(db)
   return {
     traces: traces.rows.map((row) => Number.parseInt(row.trace_id, 16)),
     sessions: sessions.rows.map((row) => row.session_id),

@@ -63,6 +63,8 @@ export const migrations: Record<string, LazyMigration> = {
   '2026-12-06T0640-audit-log': lazy(() => import('./2026-12-06T0640-audit-log.ts')),
   '2026-12-06T0650-collaboration': lazy(() => import('./2026-12-06T0650-collaboration.ts')),
   '2026-12-06T0700-trace-rollups': lazy(() => import('./2026-12-06T0700-trace-rollups.ts')),
+  '2026-12-06T0710-active-days': lazy(() => import('./2026-12-06T0710-active-days.ts')),
+  '2026-12-06T0720-member-rollup-index': lazy(() => import('./2026-12-06T0720-member-rollup-index.ts')),
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
@@ -79,4 +81,6 @@ export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
   // A summariser of the previous version would fold traces without their error and duration
   // figures, prompts, tags and session rows.
   '2026-12-06T0700-trace-rollups',
+  // A summariser of the previous version would fold traces without their rows of the day.
+  '2026-12-06T0710-active-days',
 ])

@@ -92,6 +92,12 @@ export async function deleteSummariesOfWindow(db: Executor, projectId: string, w
     delete from usage_rollups
     where project_id = ${projectId} and dimension in ('all', 'model', 'vendor', 'service', 'user', 'tracewell.model', 'tracewell.vendor', 'session', 'prompt', 'tag')
       and hour <= ${hourBefore(to)} ${from ? sql`and hour > ${hourBefore(from)}` : sql``}`.execute(db)
+  // A day of who was active (migration 2026-12-06T0710) goes, as an hour does, once the window passed the day's end.
+  const dayBefore = (instant: Date) => new Date(instant.getTime() - 86_400_000)
+  await sql`
+    delete from usage_rollups
+    where project_id = ${projectId} and dimension in ('user.day', 'session.day')
+      and hour <= ${dayBefore(to)} ${from ? sql`and hour > ${dayBefore(from)}` : sql``}`.execute(db)
   // A block of full-text search's word filters goes, as an hour does, once the window passed its end.
   const blockBefore = (instant: Date) => new Date(instant.getTime() - TEXT_BLOCK_MS)
   await sql`

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
-import { latencyBucketMs } from './usage-histogram.ts'
+import { LATENCY_BUCKETS, latencyBucketMs } from './usage-histogram.ts'
+import { ACTIVE_DAY_DIMENSIONS } from './usage-rollup-figures.ts'
 import { ownCallRows } from './usage.repository.ts'
 import { TRACEWELL_SERVICE } from './tracewell-calls.ts'
 
@@ -10,7 +11,8 @@ import { TRACEWELL_SERVICE } from './tracewell-calls.ts'
 // - usage_rollups: sums of spans, tokens and cost (of the spans with the row's model, vendor,
 //   service or user; of the whole traces for a session, prompt or tag), the traces that started
 //   in the hour, those of them with an error, and their durations' histogram; a user's or a
-//   session's row in an hour with a trace says the user or session was active in it.
+//   session's row in an hour with a trace says the user or session was active in it, and its row
+//   of the day (ACTIVE_DAY_DIMENSIONS) that it was active on the day.
 // - score_rollups: each score name's count and sum of values an hour.
 //
 // Tracewell's own calls are taken back as usage takes them back (ownCallRows); the rows of the
@@ -30,7 +32,7 @@ export const ROLLUP_METRICS: ReadonlySet<string> = new Set<RollupMetric>([
 export const ROLLUP_DIMENSIONS: ReadonlySet<string> = new Set<RollupDimension>(['model', 'vendor', 'service', 'user', 'session', 'prompt', 'tag'])
 
 /** The dimension whose values distinct users and sessions are. */
-const MEMBERS: Partial<Record<RollupMetric, RollupDimension>> = { users: 'user', sessions: 'session' }
+const MEMBERS: Partial<Record<RollupMetric, 'user' | 'session'>> = { users: 'user', sessions: 'session' }
 
 export interface RollupRead {
   projectId: string
@@ -40,6 +42,8 @@ export interface RollupRead {
   /** Only the rows of this value (a filter); model and vendor match in any case, as the trace list's. */
   value?: string | undefined
   grouped: boolean
+  /** Grouped, the groups kept (the largest first, as the metric engine orders them). */
+  maxGroups: number
   /** Whole UTC hours: the first bucket's start, the bucket width (a multiple of an hour), and the end. */
   startMs: number
   granularitySeconds: number
@@ -62,32 +66,69 @@ export function rollupsAnswer(metric: string, dimension: string | undefined, gro
   return true
 }
 
+// date_part, not extract: a double, where extract's numeric arithmetic was a third of a grouped read's time.
+// Exact: times in milliseconds are integers far below 2^53.
 const bucketOf = (startMs: number, granularitySeconds: number) =>
-  sql`floor((extract(epoch from hour) * 1000 - ${startMs}) / ${granularitySeconds * 1000})::int`
+  sql`floor((date_part('epoch', hour) * 1000 - ${startMs}) / ${granularitySeconds * 1000})::int`
 
+const PERCENTILES: Partial<Record<RollupMetric, number>> = { latency_p50: 0.5, latency_p95: 0.95, latency_p99: 0.99 }
+
+/** latencyBucketMs of every bucket as a float8[] literal: the database reads the very doubles JavaScript computes. */
+const BUCKET_MS = `{${Array.from({ length: LATENCY_BUCKETS }, (_, bucket) => latencyBucketMs(bucket)).join(',')}}`
+
+/**
+ * The cells of a metric: one statement, whose points are computed where the rows are. Grouped, it
+ * keeps the read.maxGroups groups of the largest sum of absolute values over the points (the
+ * metric engine's order), so that a grouping by user or session sends 50 groups' points, not
+ * every group's.
+ */
 export async function rollupCells(db: Executor, read: RollupRead): Promise<RollupCell[]> {
+  const members = MEMBERS[read.metric]
+  if (members !== undefined) return memberCells(db, read, members)
+  const q = PERCENTILES[read.metric]
+  const figure = SUMS[read.metric as keyof typeof SUMS]
+  // Ties in code point order, the group of none ('') last: the order toSeries sorts in.
+  const order = sql`value = '', value collate "C" limit ${read.maxGroups}`
+  let query: RawBuilder<unknown>
+  if (!read.grouped) query = sql`select bucket, null::text as grp, figure as value from (${q === undefined ? figureCells(read) : percentileCells(read, q)}) c`
+  else if (figure !== undefined) {
+    // A sum's points are sums of figures that are never negative (own calls are taken back from
+    // the rows that hold them): a group's points' absolute values add up to its sum over the
+    // window, read without points; then the points of the groups kept only.
+    const kept = sql`value in (select value from kept)`
+    query = sql`with kept as (
+        select value from (${signedRows(read)}) r group by value having sum(sign * traces) <> 0 or sum(sign * spans) <> 0
+        order by abs(coalesce((${figure})::float8, 0)) desc, ${order})
+      select bucket, nullif(value, '') as grp, figure as value from (${figureCells(read, sql` and ${kept}`)}) c where ${kept}`
+  } else {
+    // A rate's or a percentile's points are ranked as they are.
+    query = sql`with cells as (${q === undefined ? figureCells(read) : percentileCells(read, q)}),
+        kept as (select value from cells group by value order by coalesce(sum(abs(figure)), 0) desc, ${order})
+      select bucket, nullif(value, '') as grp, figure as value from cells where value in (select value from kept)`
+  }
+  const { rows } = await (query as RawBuilder<RollupRow>).execute(db)
+  return rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
+}
+
+interface RollupRow {
+  bucket: number
+  grp: string | null
+  value: number | null
+}
+
+/**
+ * The rows read, and Tracewell's own calls' rows negated beside them (usage.repository.ts):
+ * hour, value and figures, with `sign`.
+ */
+function signedRows(read: RollupRead, only: RawBuilder<unknown> = sql``): RawBuilder<unknown> {
   const dimension = read.dimension ?? 'all'
   const from = new Date(read.startMs)
   const inWindow = (of: string) => sql`project_id = ${read.projectId} and dimension = ${of} and hour >= ${from} and hour < ${read.to}`
-  const caseless = dimension === 'model' || dimension === 'vendor'
-  const valueIs = read.value === undefined ? sql`` : caseless ? sql` and lower(value) = lower(${read.value})` : sql` and value = ${read.value}`
-  const bucket = bucketOf(read.startMs, read.granularitySeconds)
-  const group = read.grouped ? sql`nullif(value, '')` : sql`null::text`
-
-  const members = MEMBERS[read.metric]
-  if (members !== undefined) {
-    const { rows } = await sql<{ bucket: number; value: number }>`
-      select ${bucket} as bucket, count(distinct value)::float8 as value
-      from usage_rollups where ${inWindow(members)}${valueIs} and traces > 0 and value <> ''
-      group by 1`.execute(db)
-    return rows.map((row) => ({ bucket: row.bucket, group: null, value: row.value }))
-  }
-
-  // The rows read, and Tracewell's own calls' rows negated beside them (usage.repository.ts).
+  const valueIs = sql`${valueCondition(read)}${only}`
   const columns = sql`hour, value, traces, error_traces, spans, input_tokens, output_tokens, cost_usd, durations`
-  let rows: RawBuilder<unknown> = sql`select ${columns}, 1 as sign from usage_rollups where ${inWindow(dimension)}${valueIs}`
-  if (dimension === 'service') rows = sql`${rows} and value <> ${TRACEWELL_SERVICE}`
-  else if (dimension === 'all' || dimension === 'user' || dimension === 'model' || dimension === 'vendor') {
+  if (dimension === 'service') return sql`select ${columns}, 1 as sign from usage_rollups where ${inWindow(dimension)}${valueIs} and value <> ${TRACEWELL_SERVICE}`
+  let rows = rowsIn(read.projectId, dimension, [from, read.to], sql`${columns}, 1 as sign`, valueIs)
+  if (dimension === 'all' || dimension === 'user' || dimension === 'model' || dimension === 'vendor') {
     const own = ownCallRows[dimension]
     const ownValue = own.value === 'same' ? sql`value` : sql`''::text`
     const ownRows = own.value === 'same' ? valueIs : sql` and value = ${TRACEWELL_SERVICE}`
@@ -99,39 +140,138 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
         from usage_rollups where ${inWindow(own.dimension)}${ownRows}`
     }
   }
+  return rows
+}
 
-  if (read.metric === 'latency_p50' || read.metric === 'latency_p95' || read.metric === 'latency_p99') {
-    const q = { latency_p50: 0.5, latency_p95: 0.95, latency_p99: 0.99 }[read.metric]
-    // Histograms summed bucket by bucket, only the buckets that hold a trace.
-    const { rows: counts } = await sql<{ bucket: number; grp: string | null; i: number; n: number }>`
-      select ${bucket} as bucket, ${group} as grp, array_lower(r.durations, 1) + d.o::int - 1 as i, sum(r.sign * d.n)::float8 as n
-      from (${rows}) r, unnest(r.durations) with ordinality as d(n, o)
-      where d.n <> 0 group by 1, 2, 3 having sum(r.sign * d.n) > 0`.execute(db)
-    const histograms = new Map<string, RollupCell & { counts: Map<number, number> }>()
-    for (const row of counts) {
-      const key = `${row.bucket}\u0000${row.grp ?? ''}`
-      let cell = histograms.get(key)
-      if (cell === undefined) histograms.set(key, (cell = { bucket: row.bucket, group: row.grp, value: null, counts: new Map() }))
-      cell.counts.set(row.i, row.n)
-    }
-    return [...histograms.values()].map(({ counts: histogram, ...cell }) => ({ ...cell, value: histogramPercentileMs(histogram, q) }))
-  }
+/** The dimensions of a row a value and hour (or day) with a trace: as many rows as traces, nearly. */
+const MANY_VALUES: ReadonlySet<string> = new Set(['user', 'session', ...Object.values(ACTIVE_DAY_DIMENSIONS)])
 
-  const figures: Record<Exclude<RollupMetric, 'users' | 'sessions' | 'latency_p50' | 'latency_p95' | 'latency_p99'>, RawBuilder<unknown>> = {
-    cost: sql`sum(sign * cost_usd)`,
-    tokens: sql`coalesce(sum(sign * input_tokens), 0) + coalesce(sum(sign * output_tokens), 0)`,
-    input_tokens: sql`coalesce(sum(sign * input_tokens), 0)`,
-    output_tokens: sql`coalesce(sum(sign * output_tokens), 0)`,
-    traces: sql`sum(sign * traces)`,
-    spans: sql`sum(sign * spans)`,
-    error_rate: sql`sum(sign * error_traces)::float8 / nullif(sum(sign * traces), 0)`,
+/**
+ * The rows of a dimension in [from, to) meeting `condition`. Those of a dimension of many values
+ * (MANY_VALUES) are looked up hour by hour (day by day for the rows of the day) through the
+ * primary key's shape, whatever the statistics believe (autovacuum may be off): a range over them
+ * was planned as a sequential scan of every day partition (370 MB for the 58,000 session rows of a
+ * week in bench:dashboards). The lookups read the covering index of migration 2026-12-06T0720.
+ */
+function rowsIn(projectId: string, dimension: string, [from, to]: [Date, Date], columns: RawBuilder<unknown>, condition: RawBuilder<unknown>): RawBuilder<unknown> {
+  if (!MANY_VALUES.has(dimension)) {
+    return sql`select ${columns} from usage_rollups where project_id = ${projectId} and dimension = ${dimension} and hour >= ${from} and hour < ${to}${condition}`
   }
-  const figure = figures[read.metric as keyof typeof figures]
-  const { rows: cells } = await sql<{ bucket: number; grp: string | null; value: number | null }>`
-    select ${bucket} as bucket, ${group} as grp, (${figure})::float8 as value
-    from (${rows}) r group by 1, 2
-    having sum(sign * traces) <> 0 or sum(sign * spans) <> 0`.execute(db)
-  return cells.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
+  const step = dimension.endsWith('.day') ? '1 day' : '1 hour'
+  return sql`
+    select r.* from generate_series(${from}::timestamptz, ${to}::timestamptz, ${step}::interval) as h(at)
+    cross join lateral (
+      select ${columns} from usage_rollups where project_id = ${projectId} and dimension = ${dimension} and hour = h.at${condition} offset 0
+    ) as r
+    where h.at < ${to}`
+}
+
+/** The filter on the read's value; model and vendor match in any case, as the trace list's. */
+function valueCondition(read: RollupRead): RawBuilder<unknown> {
+  if (read.value === undefined) return sql``
+  return read.dimension === 'model' || read.dimension === 'vendor' ? sql` and lower(value) = lower(${read.value})` : sql` and value = ${read.value}`
+}
+
+/** The sums' figures, as aggregates of signed rows. */
+const SUMS = {
+  cost: sql`sum(sign * cost_usd)`,
+  tokens: sql`coalesce(sum(sign * input_tokens), 0) + coalesce(sum(sign * output_tokens), 0)`,
+  input_tokens: sql`coalesce(sum(sign * input_tokens), 0)`,
+  output_tokens: sql`coalesce(sum(sign * output_tokens), 0)`,
+  traces: sql`sum(sign * traces)`,
+  spans: sql`sum(sign * spans)`,
+} satisfies Partial<Record<RollupMetric, RawBuilder<unknown>>>
+
+const ERROR_RATE = sql`sum(sign * error_traces)::float8 / nullif(sum(sign * traces), 0)`
+
+/** bucket, value ('' for every row when not grouped) and figure of the sums and the error rate, of the rows meeting `only`. */
+function figureCells(read: RollupRead, only?: RawBuilder<unknown>): RawBuilder<unknown> {
+  const figure = read.metric === 'error_rate' ? ERROR_RATE : SUMS[read.metric as keyof typeof SUMS]
+  return sql`
+    select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${read.grouped ? sql`value` : sql`''::text`} as value, (${figure})::float8 as figure
+    from (${signedRows(read, only)}) r group by 1, 2
+    having sum(sign * traces) <> 0 or sum(sign * spans) <> 0`
+}
+
+/**
+ * A percentile of each bucket's and value's histogram (summed bucket by bucket, only the buckets
+ * that hold a trace), computed as histogramPercentileMs computes it, operation for operation on
+ * the same doubles: the figure is the one JavaScript would give.
+ */
+function percentileCells(read: RollupRead, q: number): RawBuilder<unknown> {
+  // Points of an hour by a dimension of many values are a row each (the key), but those of the
+  // value '' (which Tracewell's own calls are taken back from): a row of one bucket is its point,
+  // that bucket's middle, as the general way below would compute it (low and high the same).
+  const alone = read.grouped && read.granularitySeconds === 3600 && MANY_VALUES.has(read.dimension ?? 'all')
+  const single = sql`r.value <> '' and cardinality(r.durations) = 1 and r.durations[array_lower(r.durations, 1)] > 0`
+  return sql`
+    with rows as (${signedRows(read)}),
+    counts as (
+      select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${read.grouped ? sql`r.value` : sql`''::text`} as value,
+        array_lower(r.durations, 1) + d.o::int - 1 as i, sum(r.sign * d.n)::float8 as n
+      from rows r, unnest(r.durations) with ordinality as d(n, o)
+      where d.n <> 0${alone ? sql` and not (${single})` : sql``} group by 1, 2, 3 having sum(r.sign * d.n) > 0
+    ),
+    seen as (
+      select bucket, value, i, sum(n) over (partition by bucket, value order by i) as seen, sum(n) over (partition by bucket, value) as total
+      from counts
+    ),
+    ranks as (
+      select bucket, value, ${q}::float8 * (total - 1) as rank,
+        coalesce(min(i) filter (where seen > floor(${q}::float8 * (total - 1))), max(i)) as low,
+        coalesce(min(i) filter (where seen > ceil(${q}::float8 * (total - 1))), max(i)) as high
+      from seen group by bucket, value, total
+    )
+    select bucket, value, ms[low + 1] + (rank - floor(rank)) * (ms[high + 1] - ms[low + 1]) as figure
+    from ranks, (select ${BUCKET_MS}::float8[] as ms) as m
+    ${alone ? sql`union all
+    select ${bucketOf(read.startMs, read.granularitySeconds)}, r.value, m.ms[array_lower(r.durations, 1) + 1]
+    from rows r, (select ${BUCKET_MS}::float8[] as ms) as m where ${single}` : sql``}`
+}
+
+const HOUR_MS = 3_600_000
+const DAY_MS = 86_400_000
+
+/**
+ * Distinct users or sessions with a trace in each bucket: the UTC days wholly inside a bucket (and
+ * the window) from the rows of who was active on the day, the other hours from the hourly rows.
+ */
+async function memberCells(db: Executor, read: RollupRead, members: 'user' | 'session'): Promise<RollupCell[]> {
+  const days = wholeDays(read)
+  const hours: Array<[number, number]> = []
+  let at = read.startMs
+  for (const [from, to] of [...days, [read.to.getTime(), read.to.getTime()] as [number, number]]) {
+    if (from > at) hours.push([at, from])
+    at = Math.max(at, to)
+  }
+  const active = (dimension: string, ranges: Array<[number, number]>) =>
+    ranges.map(([from, to]) => rowsIn(read.projectId, dimension, [new Date(from), new Date(to)], sql`hour, value`, sql`${valueCondition(read)} and traces > 0 and value <> ''`))
+  const parts = [...active(members, hours), ...active(ACTIVE_DAY_DIMENSIONS[members], days)]
+  if (parts.length === 0) return []
+  // A bucket of one hour holds each value once (the rows' key): counted without sorting them.
+  const count = days.length === 0 && read.granularitySeconds === 3600 ? sql`count(*)` : sql`count(distinct value)`
+  const { rows } = await sql<{ bucket: number; value: number }>`
+    select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${count}::float8 as value
+    from (${sql.join(parts, sql` union all `)}) r group by 1`.execute(db)
+  return rows.map((row) => ({ bucket: row.bucket, group: null, value: row.value }))
+}
+
+/**
+ * The UTC days, as ranges [from, to) of whole days, that lie wholly inside one bucket and whose
+ * every hour is before the window's end (the hourly rows read are those of hours before `to`).
+ */
+function wholeDays(read: RollupRead): Array<[number, number]> {
+  const width = read.granularitySeconds * 1000
+  const end = read.to.getTime()
+  const ranges: Array<[number, number]> = []
+  for (let day = Math.ceil(read.startMs / DAY_MS) * DAY_MS; day + DAY_MS - HOUR_MS < end; day += DAY_MS) {
+    const bucketEnd = read.startMs + (Math.floor((day - read.startMs) / width) + 1) * width
+    if (day + DAY_MS > bucketEnd) continue
+    const last = ranges.at(-1)
+    if (last !== undefined && last[1] === day) last[1] = day + DAY_MS
+    else ranges.push([day, day + DAY_MS])
+  }
+  return ranges
 }
 
 /** score_avg over whole hours, of one score or of each (grouped by name). */

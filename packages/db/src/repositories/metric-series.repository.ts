@@ -152,7 +152,7 @@ function rollupAnswers(query: MetricSeriesQuery, startMs: number, granularity: n
 }
 
 async function fromRollups(db: Executor, query: MetricSeriesQuery, window: Window): Promise<Cell[]> {
-  const read = { projectId: query.projectId, startMs: window.startMs, granularitySeconds: window.granularity, to: query.to, grouped: query.groupBy !== undefined }
+  const read = { projectId: query.projectId, startMs: window.startMs, granularitySeconds: window.granularity, to: query.to, grouped: query.groupBy !== undefined, maxGroups: MAX_SERIES_GROUPS }
   if (query.metric === 'score_avg') return scoreRollupCells(db, { ...read, scoreName: query.scoreName })
   const key = filterKeys(query.filter)[0] as RollupDimension | undefined
   const cells = await rollupCells(db, {
@@ -261,6 +261,27 @@ async function fromSummaries(db: Executor, query: MetricSeriesQuery, window: Win
   return rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
 }
 
+/**
+ * Groups of equal totals in code point order, none (null) last: the order the rollups keep their
+ * groups in (collate "C", metric-rollups.ts), so that the groups they keep are the ones kept here.
+ */
+function byCodePoint(a: string | null, b: string | null): number {
+  if (a === b) return 0
+  if (a === null || b === null) return a === null ? 1 : -1
+  for (let i = 0; i < a.length && i < b.length; i++) {
+    const x = a.charCodeAt(i)
+    const y = b.charCodeAt(i)
+    if (x !== y) return codePointRank(x) - codePointRank(y)
+  }
+  return a.length - b.length
+}
+
+/** byCodePoint for strings without a unit from U+D800: the engine's own comparison, several times faster. */
+const byUnits = (a: string | null, b: string | null): number => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1)
+
+/** A UTF-16 unit's place in code point order: surrogates (code points from U+10000) after U+E000–U+FFFF. */
+const codePointRank = (unit: number): number => (unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit)
+
 function toSeries(query: MetricSeriesQuery, cells: Cell[], window: Window): MetricSeries['series'] {
   const groups = new Map<string | null, Map<number, number | null>>()
   for (const cell of cells) {
@@ -270,10 +291,15 @@ function toSeries(query: MetricSeriesQuery, cells: Cell[], window: Window): Metr
   }
   if (groups.size === 0 && query.groupBy === undefined) groups.set(null, new Map())
   const total = (points: Map<number, number | null>) => [...points.values()].reduce<number>((sum, v) => sum + Math.abs(v ?? 0), 0)
+  // UTF-16 units compare in code point order but for the surrogates (code points from U+10000),
+  // which order after U+E000–U+FFFF: compared unit by unit only when a group holds one of those.
+  const tieOrder = [...groups.keys()].some((group) => group !== null && /[\ud800-\uffff]/.test(group)) ? byCodePoint : byUnits
+  // Each group's total once, not at every comparison (20,000 sessions' groups from the summaries).
   const kept = [...groups.entries()]
-    .sort(([a, pa], [b, pb]) => total(pb) - total(pa) || (a ?? '\uffff').localeCompare(b ?? '\uffff'))
+    .map(([group, points]) => ({ group, points, total: total(points) }))
+    .sort((a, b) => b.total - a.total || tieOrder(a.group, b.group))
     .slice(0, MAX_SERIES_GROUPS)
-  return kept.map(([group, points]) => ({
+  return kept.map(({ group, points }) => ({
     group,
     points: Array.from({ length: window.buckets }, (_, bucket) => ({
       t: new Date(window.startMs + bucket * window.granularity * 1000).toISOString(),

@@ -19,3 +19,10 @@ export interface UsageRollupFigures {
   /** Traces by duration bucket, as an array literal subscripted by bucket ('[40:41]={2,1}'); null for none. */
   durations: string | null
 }
+
+/**
+ * The rows of who was active on a UTC day (migration 2026-12-06T0710): a user's or a session's
+ * traces that started on the day, `hour` the day's start. Kept beside the hourly 'user' and
+ * 'session' rows, so that distinct users and sessions over days read a row a day and value.
+ */
+export const ACTIVE_DAY_DIMENSIONS = { user: 'user.day', session: 'session.day' } as const

@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { deleteSummariesOfWindow, histogramPercentileMs, MAX_SERIES_GROUPS, metricSeries, metricValue, sql, type Db, type Metric, type MetricGroup, type SpanInsert } from '@tracewell/db'
+import { engines } from '@tracewell/db/testing'
+import { storeSpans, summariseAll, summaryMismatches } from '../src/index.ts'
+
+// What dashboards read at scale (issue 45 §3): the 50 groups a grouping by user or session keeps,
+// chosen where the rows are; percentiles computed there; users and sessions over whole days from
+// the rows of the day (migration 2026-12-06T0710) and those rows kept through writes and retention
+// (erasure: erasure.test.ts, whose from-scratch comparison covers them).
+
+const ms = 1_000_000n
+const day0 = Date.parse('2026-01-01T00:00:00Z')
+const hourMs = 3_600_000
+const dayMs = 86_400_000
+
+// 420 one-span traces 7 minutes apart (two days and a bit): 61 users with uneven counts (every
+// 11th trace left out), sessions of three traces, one in five failing, durations and costs varied.
+const TRACES = Array.from({ length: 420 }, (_, i) => i).filter((i) => (i * 7) % 11 !== 0)
+
+function span(projectId: string, i: number): SpanInsert {
+  const start = BigInt(day0 + i * 7 * 60_000) * ms
+  const duration = BigInt(100 + ((i * 53) % 900)) * ms
+  return {
+    projectId, traceId: i.toString(16).padStart(32, '0'), spanId: '1'.padStart(16, '0'), parentSpanId: null,
+    name: 'op', kind: 1, startTimeUnixNano: String(start), endTimeUnixNano: String(start + duration), durationNs: String(duration), traceState: null,
+    statusCode: i % 5 === 0 ? 2 : 0, statusMessage: null, serviceName: 'api', serviceVersion: null, scopeName: null, scopeVersion: null,
+    llmVendor: 'openai', llmModel: 'gpt-4o', llmRequestType: 'chat', inputTokens: 10 + (i % 7), outputTokens: 5, totalTokens: null, totalCostUsd: (i % 13) / 100,
+    sessionId: `s-${Math.floor(i / 3)}`, userId: `u-${i % 61}`, resourceAttributes: {}, events: [], links: [], attributes: {},
+  }
+}
+
+/** A series by group: group → points. */
+const byGroup = (series: Awaited<ReturnType<typeof metricSeries>>['series']) => Object.fromEntries(series.map((s) => [s.group ?? 'none', s.points.map((p) => p.value)]))
+
+for (const engine of engines) {
+  describe(`dashboards' rollup reads on ${engine.name}`, () => {
+    let db: Db
+    let drop: () => Promise<void>
+    before(async () => {
+      ;({ db, drop } = await engine.open())
+      await sql`insert into teams (id, name) values ('t', 't')`.execute(db)
+      await sql`insert into projects (id, team_id, name) values ('dash', 't', 'dash'), ('gone', 't', 'gone')`.execute(db)
+      await storeSpans(db, [...TRACES.map((i) => span('dash', i)), ...TRACES.map((i) => span('gone', i))])
+      await summariseAll(db)
+    })
+    after(() => drop())
+
+    it('keeps by user and by session the same 50 groups, with the same points, as the summaries keep', async () => {
+      // Whole hours from the rollups; the same window but for its last millisecond (no trace starts in it) from the summaries.
+      const rolled = { from: new Date(day0), to: new Date(day0 + 2 * dayMs) }
+      const exact = { from: new Date(day0), to: new Date(day0 + 2 * dayMs - 1) }
+      for (const groupBy of ['user', 'session'] satisfies MetricGroup[]) {
+        for (const metric of ['traces', 'cost', 'error_rate', 'tokens'] satisfies Metric[]) {
+          for (const granularitySeconds of [3600, 6 * 3600]) {
+            const query = { projectId: 'dash', metric, groupBy, granularitySeconds }
+            const [fromRollups, fromSummaries] = [byGroup((await metricSeries(db, { ...query, ...rolled })).series), byGroup((await metricSeries(db, { ...query, ...exact })).series)]
+            assert.equal(Object.keys(fromRollups).length, MAX_SERIES_GROUPS, `${metric} by ${groupBy}`)
+            // The groups kept; and their order where the totals are whole numbers (sums of decimals
+            // are added in the order rows come, which may part equal totals by a last bit).
+            assert.deepEqual(Object.keys(fromRollups).sort(), Object.keys(fromSummaries).sort(), `${metric} by ${groupBy} every ${granularitySeconds} s: groups`)
+            if (metric === 'traces' || metric === 'tokens') assert.deepEqual(Object.keys(fromRollups), Object.keys(fromSummaries), `${metric} by ${groupBy} every ${granularitySeconds} s: their order`)
+            for (const [group, points] of Object.entries(fromSummaries)) {
+              points.forEach((value, i) => {
+                const got = fromRollups[group]?.[i] ?? null
+                assert.ok(value === null ? got === null : got !== null && Math.abs(got - value) < 1e-9, `${metric} by ${groupBy}, ${group} at ${i}: ${got} ≠ ${value}`)
+              })
+            }
+          }
+        }
+      }
+    })
+
+    it('computes percentiles as histogramPercentileMs does, to the last bit', async () => {
+      const window = { from: new Date(day0), to: new Date(day0 + dayMs) }
+      // Points of an hour (a row each: a user's of one trace, a session's of up to three) and of six hours (rows summed).
+      for (const [dimension, hours] of [['user', 1], ['user', 6], ['session', 1], ['session', 6]] as const) {
+        const { rows } = await sql<{ hour: Date; value: string; lo: number; counts: number[] }>`
+          select hour, value, array_lower(durations, 1) as lo, durations[array_lower(durations, 1):array_upper(durations, 1)] as counts
+          from usage_rollups where project_id = 'dash' and dimension = ${dimension} and hour >= ${window.from} and hour < ${window.to} and cardinality(durations) > 0`.execute(db)
+        // The hourly rows' histograms summed by point and user, here.
+        const histograms = new Map<string, Map<number, number>>()
+        for (const row of rows) {
+          const key = `${Math.floor((row.hour.getTime() - day0) / (hours * hourMs))}/${row.value}`
+          const histogram = histograms.get(key) ?? new Map<number, number>()
+          row.counts.forEach((n, o) => histogram.set(row.lo + o, (histogram.get(row.lo + o) ?? 0) + n))
+          histograms.set(key, histogram)
+        }
+        for (const [metric, q] of [['latency_p50', 0.5], ['latency_p95', 0.95], ['latency_p99', 0.99]] as const) {
+          const { series } = await metricSeries(db, { projectId: 'dash', metric, groupBy: dimension, ...window, granularitySeconds: hours * 3600 })
+          assert.equal(series.length, MAX_SERIES_GROUPS)
+          for (const { group, points } of series) {
+            points.forEach((point, bucket) => {
+              const histogram = histograms.get(`${bucket}/${group}`)
+              assert.equal(point.value, histogram === undefined ? null : histogramPercentileMs(histogram, q), `${metric} of ${dimension} ${group} at ${bucket} of ${hours} h`)
+            })
+          }
+        }
+      }
+    })
+
+    it('counts users and sessions over whole days from the rows of the day, as the summaries count them', async () => {
+      const count = async (metric: Metric, from: number, to: number, granularitySeconds?: number) => {
+        if (granularitySeconds === undefined) return [await metricValue(db, { projectId: 'dash', metric, from: new Date(from), to: new Date(to) })]
+        return (await metricSeries(db, { projectId: 'dash', metric, from: new Date(from), to: new Date(to), granularitySeconds })).series[0]?.points.map((p) => p.value)
+      }
+      // Windows of whole hours (the rollups) and the same but for their last millisecond (the summaries):
+      // a partial day at each end, whole days within, and points of a day, of six hours, of an hour.
+      const cases: Array<[number, number, number | undefined]> = [
+        [day0 + 5 * hourMs, day0 + 2 * dayMs + 3 * hourMs, undefined],
+        [day0, day0 + 2 * dayMs, undefined],
+        [day0, day0 + 3 * dayMs, 86_400],
+        [day0 + 5 * hourMs, day0 + 2 * dayMs + 5 * hourMs, 86_400],
+        [day0, day0 + 2 * dayMs, 6 * 3600],
+        [day0 + 20 * hourMs, day0 + 30 * hourMs, 3600],
+      ]
+      for (const metric of ['users', 'sessions'] satisfies Metric[]) {
+        for (const [from, to, granularity] of cases) {
+          assert.deepEqual(await count(metric, from, to, granularity), await count(metric, from, to - 1, granularity), `${metric} from ${new Date(from).toISOString()} to ${new Date(to).toISOString()} every ${granularity}`)
+        }
+      }
+      assert.deepEqual(await count('users', day0, day0 + 2 * dayMs), [61])
+    })
+
+    it('keeps a row of the day per user and session through writes and retention', async () => {
+      // Rows a trace moved out of may stay, empty (as hours do): values are those with a trace.
+      const days = async (projectId: string) => {
+        const { rows } = await sql<{ dimension: string; day: string; values: number; traces: number }>`
+          select dimension, to_char(hour at time zone 'UTC', 'MM-DD') as day, (count(*) filter (where traces > 0))::int as values, sum(traces)::int as traces
+          from usage_rollups where project_id = ${projectId} and dimension in ('user.day', 'session.day') group by 1, 2 order by 1, 2`.execute(db)
+        return rows.map((row) => `${row.dimension} ${row.day}: ${row.values} values, ${row.traces} traces`)
+      }
+      // The first trace of the second day; a span of it, stored later, will start on the first.
+      const moved = TRACES.find((i) => i * 7 * 60_000 >= dayMs)!
+      const expected = (from: number, dayOf: (i: number) => number) => {
+        const perDay = [0, 1, 2].map((d) => TRACES.filter((i) => dayOf(i) === d))
+        const distinct = (list: number[], of: (i: number) => string) => new Set(list.map(of)).size
+        return [
+          ...[0, 1, 2].slice(from).map((d) => `session.day 01-0${d + 1}: ${distinct(perDay[d]!, (i) => `s-${Math.floor(i / 3)}`)} values, ${perDay[d]!.length} traces`),
+          ...[0, 1, 2].slice(from).map((d) => `user.day 01-0${d + 1}: ${distinct(perDay[d]!, (i) => `u-${i % 61}`)} values, ${perDay[d]!.length} traces`),
+        ]
+      }
+      const dayOf = (i: number) => Math.floor((i * 7 * 60_000) / dayMs)
+      const dayAfterMove = (i: number) => (i === moved ? 0 : dayOf(i))
+      assert.deepEqual(await days('gone'), expected(0, dayOf))
+      assert.deepEqual(await summaryMismatches(db, 'gone'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
+
+      // A span that moves a trace's start to the previous day moves its count there.
+      await storeSpans(db, [{ ...span('gone', moved), spanId: '2'.padStart(16, '0'), startTimeUnixNano: String(BigInt(day0 + dayMs - 60_000) * ms) }])
+      await summariseAll(db)
+      assert.deepEqual(await summaryMismatches(db, 'gone'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
+      assert.deepEqual(await days('gone'), expected(0, dayAfterMove))
+
+      // Retention takes a day's rows once its window passed the day's end, not before.
+      await deleteSummariesOfWindow(db, 'gone', { from: null, to: new Date(day0 + dayMs - hourMs) })
+      assert.equal((await days('gone')).length, 6)
+      await deleteSummariesOfWindow(db, 'gone', { from: new Date(day0 + dayMs - hourMs), to: new Date(day0 + dayMs) })
+      assert.deepEqual(await days('gone'), expected(1, dayAfterMove))
+      assert.deepEqual((await days('dash')).length, 6, 'another project keeps its rows')
+    })
+  })
+}
