@@ -1,5 +1,5 @@
-import { sql, type RawBuilder } from 'kysely'
-import type { JudgmentStatus } from '../database.ts'
+import { sql, type RawBuilder, type Selectable } from 'kysely'
+import type { JudgmentStatus, JudgmentsTable } from '../database.ts'
 import { findEvaluatorById, type EvaluatorDto } from './evaluators.repository.ts'
 import type { Executor } from './executor.ts'
 import { engineOf, type Db } from '../create-db.ts'
@@ -218,25 +218,8 @@ export interface JudgmentDto {
   updatedAt: string
 }
 
-interface JobRow {
-  id: string
-  project_id: string
-  evaluator_id: string
-  run_id: string | null
-  trace_id: string
-  status: JudgmentStatus
-  attempts: number
-  error: string | null
-  skip_reason: string | null
-  score_id: string | null
-  judge_model: string | null
-  input_tokens: number | null
-  output_tokens: number | null
-  cost_usd: string | null
-  latency_ms: number | null
-  created_at: Date
-  updated_at: Date
-}
+/** A judgment's row as Postgres answers it. */
+type JobRow = Selectable<JudgmentsTable>
 
 const toJobDto = (row: JobRow): JudgmentDto => ({
   id: row.id,
@@ -260,7 +243,7 @@ const toJobDto = (row: JobRow): JudgmentDto => ({
 
 export async function findJudgment(db: Executor, id: string): Promise<JudgmentDto | undefined> {
   const row = await db.selectFrom('evaluation_jobs').selectAll().where('id', '=', id).executeTakeFirst()
-  return row === undefined ? undefined : toJobDto(row as unknown as JobRow)
+  return row === undefined ? undefined : toJobDto(row)
 }
 
 /** Counts an attempt at a pending judgment; its number (1 for the first), or null when the judgment is no longer pending. */
