@@ -5,12 +5,12 @@ import { sql } from 'kysely'
 import {
   completeFinishedRuns,
   completeJudgment,
-  createEvaluationRun,
+  createEvaluatorRun,
   createEvaluator,
   createLlmConnection,
   createProject,
   createTeam,
-  findEvaluationRun,
+  findEvaluatorRun,
   listJudgments,
   startQueuedRuns,
   takeNewTraces,
@@ -116,7 +116,7 @@ for (const engine of engines) {
       const day = Date.parse('2026-04-01T00:00:00Z')
       const [ownOld, appOld] = [hex(16), hex(16)]
       await insertSpans(db, [span(projectId, ownOld, selfServiceName, day + 1_000), span(projectId, appOld, 'bot', day + 2_000)])
-      const run = await createEvaluationRun(db, { projectId, evaluatorId: judge.id, from: new Date(day), to: new Date(day + 3_600_000) })
+      const run = await createEvaluatorRun(db, { projectId, evaluatorId: judge.id, from: new Date(day), to: new Date(day + 3_600_000) })
       assert.equal((await startQueuedRuns(db)).length, 1)
       const inRun = await sql<{ trace_id: string }>`select trace_id from evaluation_jobs where run_id = ${run.id}`.execute(db)
       assert.deepEqual(inRun.rows.map((row) => row.trace_id), [appOld])
@@ -127,17 +127,17 @@ for (const engine of engines) {
       const day = Date.parse('2026-03-01T00:00:00Z')
       const inside = [hex(16), hex(16)]
       await insertSpans(db, [span(projectId, inside[0] as string, 'bot', day + 1_000), span(projectId, inside[1] as string, 'bot', day + 2_000), span(projectId, hex(16), 'billing', day + 3_000), span(projectId, hex(16), 'bot', day + 86_400_000)])
-      const run = await createEvaluationRun(db, { projectId, evaluatorId: judge.id, from: new Date(day), to: new Date(day + 86_400_000) })
+      const run = await createEvaluatorRun(db, { projectId, evaluatorId: judge.id, from: new Date(day), to: new Date(day + 86_400_000) })
       const jobIds = await startQueuedRuns(db)
       assert.equal(jobIds.length, 2)
       assert.deepEqual(await startQueuedRuns(db), [], 'a run starts once')
-      const started = await findEvaluationRun(db, projectId, judge.id, run.id)
+      const started = await findEvaluatorRun(db, projectId, judge.id, run.id)
       assert.deepEqual([started?.status, started?.traceCount, started?.judgments.pending], ['running', 2, 2])
       await completeFinishedRuns(db)
-      assert.equal((await findEvaluationRun(db, projectId, judge.id, run.id))?.status, 'running')
+      assert.equal((await findEvaluatorRun(db, projectId, judge.id, run.id))?.status, 'running')
       for (const { jobId } of jobIds) await completeJudgment(db, jobId, { scoreId: 's', judgeModel: 'm', latencyMs: 1 })
       await completeFinishedRuns(db)
-      const done = await findEvaluationRun(db, projectId, judge.id, run.id)
+      const done = await findEvaluatorRun(db, projectId, judge.id, run.id)
       assert.deepEqual([done?.status, done?.judgments.completed, typeof done?.finishedAt], ['completed', 2, 'string'])
     })
   })

@@ -471,16 +471,16 @@ export interface EvaluatorsTable {
   review_below: number | null
 }
 
-export type EvaluationRunStatus = 'queued' | 'running' | 'completed'
+export type EvaluatorRunStatus = 'queued' | 'running' | 'completed'
 
 /** An on-demand run of an evaluator over the traces of a time range. */
-export interface EvaluationRunsTable {
+export interface EvaluatorRunsTable {
   id: Generated<string>
   project_id: string
   evaluator_id: string
   from_time: Timestamp
   to_time: Timestamp
-  status: Generated<EvaluationRunStatus>
+  status: Generated<EvaluatorRunStatus>
   trace_count: number | null
   created_at: CreatedAt
   finished_at: Timestamp | null
@@ -850,7 +850,7 @@ export interface Database {
   score_rollups: ScoreRollupsTable
   llm_connections: LlmConnectionsTable
   evaluators: EvaluatorsTable
-  evaluation_runs: EvaluationRunsTable
+  evaluation_runs: EvaluatorRunsTable
   evaluation_jobs: JudgmentsTable
   datasets: DatasetsTable
   dataset_items: DatasetItemsTable

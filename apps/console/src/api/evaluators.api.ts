@@ -1,6 +1,6 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query'
 import { apiGet, apiPath, apiRequest } from './client.ts'
-import type { EvaluationRun, Evaluator, EvaluatorPreview, Judgment, Score } from './types.ts'
+import type { EvaluatorRun, Evaluator, EvaluatorPreview, Judgment, Score } from './types.ts'
 import type { Static } from '@sinclair/typebox'
 import type { EvaluatorBody, EvaluatorPreviewBodySchema } from '@tracewell/api-schemas'
 
@@ -87,19 +87,19 @@ export function useEvaluatorPreview(projectId: string, request: PreviewRequest |
   })
 }
 
-export function useEvaluationRuns(projectId: string, evaluatorId: string) {
+export function useEvaluatorRuns(projectId: string, evaluatorId: string) {
   return useQuery({
     queryKey: ['evaluation-runs', projectId, evaluatorId],
-    queryFn: () => apiGet<{ runs: EvaluationRun[] }>(apiPath(evaluatorPath(evaluatorId, '/runs'), { project_id: projectId })),
+    queryFn: () => apiGet<{ runs: EvaluatorRun[] }>(apiPath(evaluatorPath(evaluatorId, '/runs'), { project_id: projectId })),
     select: (answer) => answer.runs,
     refetchInterval: (query) => whilePending((query.state.data?.runs ?? []).some((run) => run.status !== 'completed')),
   })
 }
 
-export function useCreateEvaluationRun(projectId: string, evaluatorId: string) {
+export function useCreateEvaluatorRun(projectId: string, evaluatorId: string) {
   const client = useQueryClient()
   return useMutation({
-    mutationFn: (window: { from: string; to: string }) => apiRequest<EvaluationRun>('POST', apiPath(evaluatorPath(evaluatorId, '/runs'), { project_id: projectId }), window),
+    mutationFn: (window: { from: string; to: string }) => apiRequest<EvaluatorRun>('POST', apiPath(evaluatorPath(evaluatorId, '/runs'), { project_id: projectId }), window),
     onSuccess: () => void client.invalidateQueries({ queryKey: ['evaluation-runs', projectId, evaluatorId] }),
   })
 }

@@ -124,7 +124,7 @@ export type ConnectionTest = LlmConnectionTest
 /** docs/api.md#llm-as-judge-evaluators */
 export type Evaluator = Static<typeof EvaluatorSchema>
 export type JudgmentCounts = Evaluator['judgments']
-export type EvaluationRun = Static<typeof RunSchema>
+export type EvaluatorRun = Static<typeof RunSchema>
 export type Judgment = Static<typeof JudgmentSchema>
 /** POST /api/evaluators/preview: the template filled from a trace, or why a judge would skip it. */
 export type EvaluatorPreview = Static<typeof EvaluatorPreviewSchema>

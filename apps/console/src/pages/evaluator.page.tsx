@@ -1,10 +1,10 @@
 import { Can } from '../components/can.tsx'
 import { useState } from 'react'
 import { Link, useNavigate, useParams } from 'react-router'
-import { useCreateEvaluationRun, useDeleteEvaluator, useEvaluationRuns, useEvaluator, useJudgments, useJudgmentScores, useSetEvaluatorEnabled, type JudgmentStatus } from '../api/evaluators.api.ts'
+import { useCreateEvaluatorRun, useDeleteEvaluator, useEvaluatorRuns, useEvaluator, useJudgments, useJudgmentScores, useSetEvaluatorEnabled, type JudgmentStatus } from '../api/evaluators.api.ts'
 import { useLlmConnections } from '../api/llm-connections.api.ts'
 import { usePromptsets } from '../api/prompts.api.ts'
-import type { EvaluationRun, Evaluator, Judgment, Score } from '../api/types.ts'
+import type { EvaluatorRun, Evaluator, Judgment, Score } from '../api/types.ts'
 import { EvaluatorState, JudgmentCountsText } from '../components/evaluator-state.tsx'
 import { projectPath, useProject } from '../components/project-scope.tsx'
 import { ScoreValue } from '../components/score-value.tsx'
@@ -25,7 +25,7 @@ const runRanges: Array<{ range: TimeRange; label: string }> = [
 export default function EvaluatorPage() {
   const { projectId } = useProject()
   const { evaluatorId = '' } = useParams()
-  const runs = useEvaluationRuns(projectId, evaluatorId)
+  const runs = useEvaluatorRuns(projectId, evaluatorId)
   const runUnderWay = (runs.data ?? []).some((run) => run.status !== 'completed')
   const evaluator = useEvaluator(projectId, evaluatorId, runUnderWay)
   if (evaluator.isPending) return <Loading label="Loading the evaluator" />
@@ -151,8 +151,8 @@ function PromptOf({ projectId, evaluator }: { projectId: string; evaluator: Eval
 }
 
 function Runs({ projectId, evaluatorId, chosen, onChoose }: { projectId: string; evaluatorId: string; chosen: string | undefined; onChoose: (runId: string | undefined) => void }) {
-  const runs = useEvaluationRuns(projectId, evaluatorId)
-  const start = useCreateEvaluationRun(projectId, evaluatorId)
+  const runs = useEvaluatorRuns(projectId, evaluatorId)
+  const start = useCreateEvaluatorRun(projectId, evaluatorId)
   const [range, setRange] = useState<TimeRange>('24h')
   return (
     <section aria-labelledby="runs-title">
@@ -209,7 +209,7 @@ function Runs({ projectId, evaluatorId, chosen, onChoose }: { projectId: string;
   )
 }
 
-function RunRow({ run, chosen, onChoose }: { run: EvaluationRun; chosen: boolean; onChoose: () => void }) {
+function RunRow({ run, chosen, onChoose }: { run: EvaluatorRun; chosen: boolean; onChoose: () => void }) {
   return (
     <tr className={chosen ? 'chosen' : undefined}>
       <td>

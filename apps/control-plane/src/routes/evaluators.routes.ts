@@ -2,17 +2,17 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import {
   findAnnotationQueue,
-  createEvaluationRun,
+  createEvaluatorRun,
   createEvaluator,
   deleteEvaluator,
   EVALUATOR_EXISTS,
   evaluatorStats,
-  findEvaluationRun,
+  findEvaluatorRun,
   findEvaluator,
   findLlmConnection,
   findPromptByPromptsetName,
   listJudgments,
-  listEvaluationRuns,
+  listEvaluatorRuns,
   listEvaluators,
   setEvaluatorEnabled,
   type EvaluatorDto,
@@ -228,7 +228,7 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const from = parseIsoDate('from', request.body.from, 'body') as Date
       const to = parseIsoDate('to', request.body.to, 'body') as Date
       if (from >= to) throw new BadRequestError('body/from: must be before to')
-      return reply.code(202).send(await createEvaluationRun(app.db, { projectId, evaluatorId: evaluator.id, from, to }))
+      return reply.code(202).send(await createEvaluatorRun(app.db, { projectId, evaluatorId: evaluator.id, from, to }))
     },
   )
 
@@ -250,7 +250,7 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const projectId = callerProjectId(request)
       const evaluator = await ownedEvaluator(projectId, request.params.evaluatorId)
-      return { runs: await listEvaluationRuns(app.db, projectId, evaluator.id) }
+      return { runs: await listEvaluatorRuns(app.db, projectId, evaluator.id) }
     },
   )
 
@@ -270,7 +270,7 @@ export const evaluatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const run = await findEvaluationRun(app.db, callerProjectId(request), request.params.evaluatorId, request.params.runId)
+      const run = await findEvaluatorRun(app.db, callerProjectId(request), request.params.evaluatorId, request.params.runId)
       if (run === undefined) throw new NotFoundError('Run not found')
       return run
     },

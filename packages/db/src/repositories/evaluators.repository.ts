@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { EvaluationRunStatus } from '../database.ts'
+import type { EvaluatorRunStatus } from '../database.ts'
 import type { Executor } from './executor.ts'
 import type { TraceFilterParams } from './trace-filter-params.ts'
 
@@ -170,12 +170,12 @@ export async function evaluatorStats(db: Executor, evaluatorIds: readonly string
   return stats
 }
 
-export interface EvaluationRunDto {
+export interface EvaluatorRunDto {
   id: string
   evaluatorId: string
   from: string
   to: string
-  status: EvaluationRunStatus
+  status: EvaluatorRunStatus
   /** The traces the run judges, known once it has started. */
   traceCount: number | null
   judgments: { pending: number; completed: number; failed: number; skipped: number }
@@ -188,22 +188,22 @@ interface RunRow {
   evaluator_id: string
   from_time: Date
   to_time: Date
-  status: EvaluationRunStatus
+  status: EvaluatorRunStatus
   trace_count: number | null
   created_at: Date
   finished_at: Date | null
 }
 
-export async function createEvaluationRun(db: Executor, run: { projectId: string; evaluatorId: string; from: Date; to: Date }): Promise<EvaluationRunDto> {
+export async function createEvaluatorRun(db: Executor, run: { projectId: string; evaluatorId: string; from: Date; to: Date }): Promise<EvaluatorRunDto> {
   const row = await db
     .insertInto('evaluation_runs')
     .values({ project_id: run.projectId, evaluator_id: run.evaluatorId, from_time: run.from, to_time: run.to })
     .returningAll()
     .executeTakeFirstOrThrow()
-  return (await withJudgments(db, [row as unknown as RunRow]))[0] as EvaluationRunDto
+  return (await withJudgments(db, [row as unknown as RunRow]))[0] as EvaluatorRunDto
 }
 
-export async function findEvaluationRun(db: Executor, projectId: string, evaluatorId: string, runId: string): Promise<EvaluationRunDto | undefined> {
+export async function findEvaluatorRun(db: Executor, projectId: string, evaluatorId: string, runId: string): Promise<EvaluatorRunDto | undefined> {
   const row = await db
     .selectFrom('evaluation_runs')
     .selectAll()
@@ -214,7 +214,7 @@ export async function findEvaluationRun(db: Executor, projectId: string, evaluat
   return row === undefined ? undefined : (await withJudgments(db, [row as unknown as RunRow]))[0]
 }
 
-export async function listEvaluationRuns(db: Executor, projectId: string, evaluatorId: string): Promise<EvaluationRunDto[]> {
+export async function listEvaluatorRuns(db: Executor, projectId: string, evaluatorId: string): Promise<EvaluatorRunDto[]> {
   const rows = await db
     .selectFrom('evaluation_runs')
     .selectAll()
@@ -226,13 +226,13 @@ export async function listEvaluationRuns(db: Executor, projectId: string, evalua
   return withJudgments(db, rows as unknown as RunRow[])
 }
 
-async function withJudgments(db: Executor, rows: RunRow[]): Promise<EvaluationRunDto[]> {
-  const counts = new Map<string, EvaluationRunDto['judgments']>()
+async function withJudgments(db: Executor, rows: RunRow[]): Promise<EvaluatorRunDto[]> {
+  const counts = new Map<string, EvaluatorRunDto['judgments']>()
   for (const row of rows) counts.set(row.id, { pending: 0, completed: 0, failed: 0, skipped: 0 })
   if (rows.length > 0) {
     const { rows: found } = await sql<{ run_id: string; status: 'pending' | 'completed' | 'failed' | 'skipped'; n: string }>`
       select run_id, status, count(*)::text as n from evaluation_jobs where run_id in (${sql.join(rows.map((row) => row.id))}) group by 1, 2`.execute(db)
-    for (const row of found) (counts.get(row.run_id) as EvaluationRunDto['judgments'])[row.status] = Number(row.n)
+    for (const row of found) (counts.get(row.run_id) as EvaluatorRunDto['judgments'])[row.status] = Number(row.n)
   }
   return rows.map((row) => ({
     id: row.id,
@@ -241,7 +241,7 @@ async function withJudgments(db: Executor, rows: RunRow[]): Promise<EvaluationRu
     to: row.to_time.toISOString(),
     status: row.status,
     traceCount: row.trace_count,
-    judgments: counts.get(row.id) as EvaluationRunDto['judgments'],
+    judgments: counts.get(row.id) as EvaluatorRunDto['judgments'],
     createdAt: row.created_at.toISOString(),
     finishedAt: row.finished_at?.toISOString() ?? null,
   }))
