@@ -15,6 +15,7 @@ import { TraceFilterForm } from '../components/trace-filter-form.tsx'
 import { gridFeatures, VirtualGrid } from '../components/virtual-grid.tsx'
 import { formatCost, formatCostExact, formatCount, formatDuration, formatTime } from '../lib/format.ts'
 import { ScoreValue } from '../components/score-value.tsx'
+import { CommentsIcon } from '../components/comments-icon.tsx'
 import { authorText } from '../lib/score-format.ts'
 import { readTraceFilters, serverSorts, writeTraceFilters, type TraceFilters, type TraceSort } from '../lib/trace-filters.ts'
 
@@ -109,10 +110,10 @@ export default function TracesPage() {
         }),
         helper.accessor((trace) => trace.commentCount ?? 0, {
           id: 'comments',
-          header: 'Comments',
+          header: () => <CommentsIcon />,
           enableSorting: false,
           cell: (info) => (info.getValue() > 0 ? <span title={`${info.getValue()} comments on this trace`}>{formatCount(info.getValue())}</span> : ''),
-          meta: { width: 'minmax(70px, 6rem)', align: 'end', minPx: 70, priority: 3 },
+          meta: { width: 'minmax(48px, 4rem)', align: 'end', minPx: 48, priority: 3 },
         }),
         // Sorted by the server, by the average of the filtered score; without a score filter there
         // is no one score to sort by.
@@ -135,7 +136,8 @@ export default function TracesPage() {
               </span>
             )
           },
-          meta: { width: 'minmax(140px, 1.6fr)', minPx: 140, priority: 2 },
+          // Filtered, the header names the score, and the sort arrow follows it.
+          meta: filters.scoreName ? { width: 'minmax(190px, 1.8fr)', minPx: 190, priority: 2 } : { width: 'minmax(140px, 1.6fr)', minPx: 140, priority: 2 },
         }),
       ]),
     [projectId, filters.scoreName, evaluatorNames],

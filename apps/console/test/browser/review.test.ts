@@ -91,6 +91,7 @@ describe('reviewing and discussing traces', () => {
     await page.goto(`/traces?project_id=${fx.stack.projectId}`)
     await page.locator('table.grid tbody tr').first().waitFor()
     assert.equal(await page.getByTitle('2 comments on this trace').count(), 1, 'the trace list counts the comments')
+    assert.equal(await page.getByRole('columnheader', { name: 'Comments' }).count(), 1, 'the icon names its column')
     assertNoProblems(opened)
     await opened.context.close()
   })

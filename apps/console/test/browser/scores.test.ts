@@ -111,6 +111,9 @@ describe('scores in the console', () => {
     await page.waitForURL(/order=asc/)
     assert.deepEqual(await eventuallyEqual(names, ['POST /invoice/explain', 'POST /chat']), ['POST /invoice/explain', 'POST /chat'])
     await screenshot(page, 'traces-by-score')
+    // Eleven columns at 1,440 px: every header must read whole, not cut to an ellipsis.
+    const cutHeaders = await page.locator('table.grid thead th').evaluateAll((headers) => headers.filter((th) => th.scrollWidth > th.clientWidth).map((th) => th.textContent))
+    assert.deepEqual(cutHeaders, [])
     assertNoProblems(opened)
     await opened.context.close()
   })
