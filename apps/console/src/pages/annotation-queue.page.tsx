@@ -43,8 +43,18 @@ export default function AnnotationQueuePage() {
     },
     [item, score],
   )
-  const complete = useCallback(() => item && work.complete.mutate(item.id, { onSuccess: takeNext }), [item, work.complete, takeNext])
-  const skip = useCallback(() => item && work.skip.mutate(item.id, { onSuccess: takeNext }), [item, work.skip, takeNext])
+  // The item leaves the page as soon as it is completed or skipped: a key pressed before the next
+  // one arrives would otherwise score, skip or complete the item already done.
+  const moveOn = useCallback(
+    (move: { mutate: (itemId: string, then: { onSuccess: () => void; onError: () => void }) => void }) => {
+      if (!item) return
+      setItem(undefined)
+      move.mutate(item.id, { onSuccess: takeNext, onError: () => setItem(item) })
+    },
+    [item, takeNext],
+  )
+  const complete = useCallback(() => moveOn(work.complete), [moveOn, work.complete])
+  const skip = useCallback(() => moveOn(work.skip), [moveOn, work.skip])
 
   useEffect(() => {
     function onKey(event: KeyboardEvent) {
@@ -76,7 +86,7 @@ export default function AnnotationQueuePage() {
         </span>
       </div>
       {item === undefined ? (
-        <Loading label="Taking the next item" />
+        work.next.isError ? <ErrorMessage error={work.next.error} what="the next item" /> : <Loading label="Taking the next item" />
       ) : item === null ? (
         <p className="card">Nothing is left to review in this queue.</p>
       ) : (

@@ -43,9 +43,13 @@ describe('reviewing and discussing traces', () => {
 
     await page.keyboard.press('1')
     await page.getByRole('button', { name: /\bYes$/, pressed: true }).waitFor()
+    const scoresToGive = page.getByRole('group', { name: 'Scores to give' })
     await page.keyboard.press('Enter')
     await page.getByText('1 of 3 done').waitFor()
+    // Each move takes the item off the page until the next arrives, so keys never act on the last.
+    await scoresToGive.waitFor()
     await page.keyboard.press('s')
+    await scoresToGive.waitFor()
     await page.keyboard.press('2')
     await page.getByRole('button', { name: /\bNo$/, pressed: true }).waitFor()
     await page.keyboard.press('Enter')
