@@ -11,7 +11,7 @@ export interface SummariserOnFirstDeltas extends Summariser {
 /**
  * Starts the summariser thread (a second isolate with its own modules, heap and pool) when a
  * delta first waits to be folded, not at boot: a writer that has stored nothing rests at a
- * fraction of the memory (docs/benchmarks.md#memory). Until then the event loop asks every poll
+ * fraction of the memory (docs/benchmarks.md#at-rest). Until then the event loop asks every poll
  * whether any writer's delta waits, the poll the thread itself would make; once started it stays.
  */
 export function startSummariserThreadOnFirstDeltas(db: Db, options: SummariserThreadOptions): SummariserOnFirstDeltas {

@@ -5,9 +5,9 @@ const fastifysOwn = SerializerSelector()
 
 /**
  * Fastify's own response serializers (fast-json-stringify, compiled from the routes' response
- * schemas), each compiled by its first reply instead of at start-up: a control plane's 200 were
- * megabytes of generated code held by an idle process (docs/benchmarks.md#memory). That reply
- * pays the compile, once; every later one calls the compiled function as before.
+ * schemas), each compiled by its first reply instead of at start-up: a control plane's ~200 were
+ * generated code an idle process held (docs/benchmarks.md#at-rest). That reply pays the compile,
+ * once; every later one calls the compiled function as before.
  */
 export const serializersOnFirstUse: FastifyServerOptions['schemaController'] = {
   compilersFactory: {

@@ -42,7 +42,7 @@ export interface Mailer {
   close(): void
 }
 
-/** nodemailer (~4 MiB of heap) is loaded by the first mail sent, not with the module: most processes send none. */
+/** nodemailer is loaded by the first mail sent, not with the module: most processes send none (docs/benchmarks.md#at-rest). */
 const smtpTransport = async (settings: EmailSettings, timeoutMs: number): Promise<Transporter> => {
   const { default: nodemailer } = await import('nodemailer')
   return nodemailer.createTransport(settings.smtpUrl, {

@@ -102,7 +102,7 @@ export const PARQUET_ROW_GROUP_SPANS = 5 * EXPORT_PAGE_SPANS
  * `tracewell.next_cursor`.
  */
 export async function* parquetChunks(db: Db, projectId: string, window: ExportWindow): AsyncGenerator<Uint8Array> {
-  // Loaded by the first export, not with the control plane: ~1.5 MiB of heap most never use.
+  // Loaded by the first export, not with the control plane, which most never ask for (docs/benchmarks.md#at-rest).
   const { ByteWriter, ParquetWriter, schemaFromColumnData } = await import('hyparquet-writer')
   const writer = new ByteWriter(1 << 20)
   const take = (): Uint8Array => {

@@ -18,7 +18,8 @@ export const samlPaths = (teamId: string) => ({
 
 /**
  * The team's service provider; `requests` keeps the ids of the AuthnRequests it sent
- * (InResponseTo). node-saml and its XML libraries (~4 MiB of heap) load on the first SAML request.
+ * (InResponseTo). node-saml and its XML libraries load on the first SAML request, not with the
+ * control plane: most never see one (docs/benchmarks.md#at-rest).
  */
 export async function samlServiceProvider(publicUrl: string, teamId: string, settings: TeamSamlSettings, requests: CacheProvider): Promise<SAML> {
   const { SAML, ValidateInResponseTo } = await import('@node-saml/node-saml')
