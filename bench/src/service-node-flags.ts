@@ -1,9 +1,18 @@
+import { fileURLToPath } from 'node:url'
+
 /**
  * The Node flags the services run with (the npm start scripts and the image's ENTRYPOINT): every
  * server a benchmark starts, ceilings included, gets the same, so ratios compare like with like
  * and peak RSS is what an operator would see.
  */
 export const serviceNodeFlags = ['--max-semi-space-size=8', '--heap-growing-percent=50']
+
+/**
+ * Node's compile cache, which the npm start scripts give a service run from its TypeScript
+ * sources (the image's bundles run without): a module whose stripped source and bytecode are
+ * cached is not type-stripped again, and a process that strips nothing never loads the stripper.
+ */
+export const sourcesCompileCache = fileURLToPath(new URL('../../node_modules/.cache/node-compile-cache', import.meta.url))
 
 /**
  * The writer's own, given after those (a later V8 flag wins). Its garbage is mostly 150 KB body

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type RawServerDefault, type RawRequestDefaultExpression, type RawReplyDefaultExpression } from 'fastify'
 import { noDatabaseFailures, type DatabaseFailures } from './error-handler.ts'
+import { serializersOnFirstUse } from './serializers-on-first-use.ts'
 
 /** A Fastify instance typed by our TypeBox schemas: what every service's buildApp returns. */
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>
@@ -55,6 +56,7 @@ export function appServerOptions(options: CreateAppOptions = {}): FastifyServerO
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+    schemaController: serializersOnFirstUse,
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: 'idle',
     trustProxy: options.trustProxy ?? false,

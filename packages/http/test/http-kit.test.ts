@@ -22,6 +22,27 @@ function buildTestApp(readiness: Record<string, () => Promise<unknown>> = {}) {
 }
 
 describe('http kit', () => {
+  it("answers in the shape of a route's response schema, from the first reply on", async () => {
+    // Serializers are compiled by a route's first reply with a status (serializers-on-first-use.ts):
+    // that reply and the next must both leave out what the schema does not name, and type what it does.
+    const app = createApp({ logger: false })
+    const Reply = Type.Object({ id: Type.String(), count: Type.Integer() })
+    const found = { id: 'a', count: 2, secret: 'not in the schema' }
+    const gone = { message: 'gone', stack: 'internal' }
+    app.get('/shaped', { schema: { response: { 200: Reply, 404: Type.Object({ message: Type.String() }) } } }, async (request, reply) =>
+      (request.query as { missing?: string }).missing === undefined ? found : reply.code(404).send(gone),
+    )
+    for (let round = 0; round < 2; round++) {
+      const shaped = await app.inject({ url: '/shaped' })
+      assert.equal(shaped.statusCode, 200)
+      assert.equal(shaped.body, '{"id":"a","count":2}')
+      const missing = await app.inject({ url: '/shaped?missing=1' })
+      assert.equal(missing.statusCode, 404)
+      assert.equal(missing.body, '{"message":"gone"}')
+    }
+    await app.close()
+  })
+
   it('believes X-Forwarded-For only from the proxies TRUST_PROXY names', async () => {
     const addressOf = async (setting: string | undefined, remoteAddress: string) => {
       const app = createApp({ logger: false, trustProxy: trustProxyOf(setting) })

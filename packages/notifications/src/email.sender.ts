@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer'
+import type { Transporter } from 'nodemailer'
 import { headline, type Notification } from './notification.ts'
 import type { SendOutcome } from './send-outcome.ts'
 
@@ -42,18 +42,26 @@ export interface Mailer {
   close(): void
 }
 
-export function createMailer(settings: EmailSettings, timeoutMs: number): Mailer {
-  const transport = nodemailer.createTransport(settings.smtpUrl, {
+/** nodemailer is loaded by the first mail sent, not with the module: most processes send none (docs/benchmarks.md#at-rest). */
+const smtpTransport = async (settings: EmailSettings, timeoutMs: number): Promise<Transporter> => {
+  const { default: nodemailer } = await import('nodemailer')
+  return nodemailer.createTransport(settings.smtpUrl, {
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
   } as Parameters<typeof nodemailer.createTransport>[1])
+}
+
+export function createMailer(settings: EmailSettings, timeoutMs: number): Mailer {
+  let transport: Promise<Transporter> | undefined
   return {
     async send(message) {
+      transport ??= smtpTransport(settings, timeoutMs)
+      const ready = await transport
       const started = performance.now()
       const elapsed = () => Math.round(performance.now() - started)
       try {
-        await transport.sendMail({ from: settings.from, ...message })
+        await ready.sendMail({ from: settings.from, ...message })
         return { ok: true, status: 250, error: null, retryable: false, durationMs: elapsed() }
       } catch (error) {
         const { responseCode, code, message: reason } = error as { responseCode?: number; code?: string; message?: string }
@@ -64,7 +72,7 @@ export function createMailer(settings: EmailSettings, timeoutMs: number): Mailer
         return { ok: false, status, error: `the mail server did not take the message (${said})`, retryable: status === null || status < 500, durationMs: elapsed() }
       }
     },
-    close: () => transport.close(),
+    close: () => void transport?.then((ready) => ready.close()),
   }
 }
 

@@ -1,5 +1,5 @@
 import { spansForExport, type Db, type SpanDto, type SpanExportCursor } from '@tracewell/db'
-import { ByteWriter, ParquetWriter, schemaFromColumnData, type ColumnSource } from 'hyparquet-writer'
+import type { ColumnSource, ParquetWriter } from 'hyparquet-writer'
 import { toOtlpJson } from '../otlp-export.ts'
 
 // A project's spans streamed out (GET /api/projects/:projectId/export): pages read by keyset over
@@ -102,6 +102,8 @@ export const PARQUET_ROW_GROUP_SPANS = 5 * EXPORT_PAGE_SPANS
  * `tracewell.next_cursor`.
  */
 export async function* parquetChunks(db: Db, projectId: string, window: ExportWindow): AsyncGenerator<Uint8Array> {
+  // Loaded by the first export, not with the control plane, which most never ask for (docs/benchmarks.md#at-rest).
+  const { ByteWriter, ParquetWriter, schemaFromColumnData } = await import('hyparquet-writer')
   const writer = new ByteWriter(1 << 20)
   const take = (): Uint8Array => {
     const bytes = new Uint8Array(writer.buffer, 0, writer.index).slice()

@@ -206,7 +206,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<SsoRoutesOptions> = async (app
       const settings = await findTeamSsoSettings(app.db, team.id)
       // The SP's metadata does not depend on the IdP (it is what the IdP is configured from, so it
       // exists before the IdP does), but node-saml's constructor asks for an IdP certificate.
-      const saml = samlServiceProvider(publicUrl, team.id, settings?.saml ?? { entryPoint: publicUrl, idpIssuer: null, idpCertificate: 'not-yet-configured', displayName: '' }, noRequests)
+      const saml = await samlServiceProvider(publicUrl, team.id, settings?.saml ?? { entryPoint: publicUrl, idpIssuer: null, idpCertificate: 'not-yet-configured', displayName: '' }, noRequests)
       return reply.type('application/samlmetadata+xml').send(saml.generateServiceProviderMetadata(null, null))
     },
   )
@@ -240,7 +240,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<SsoRoutesOptions> = async (app
           return { value: instant, createdAt: Date.now() }
         },
       }
-      const url = await samlServiceProvider(publicUrl, teamId, settings.saml, requests).getAuthorizeUrlAsync('', undefined, {})
+      const url = await (await samlServiceProvider(publicUrl, teamId, settings.saml, requests)).getAuthorizeUrlAsync('', undefined, {})
       void reply.header('cache-control', 'no-store')
       return reply.redirect(url, 302)
     },
@@ -276,7 +276,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<SsoRoutesOptions> = async (app
         getAsync: async (id) => ((await ssoAttemptIsLive(app.db, id, 'saml')) ? new Date().toISOString() : null),
         removeAsync: async (id) => (id === null ? null : ((await take(id))?.id ?? null)),
       }
-      const saml = samlServiceProvider(publicUrl, teamId, settings.saml, requests)
+      const saml = await samlServiceProvider(publicUrl, teamId, settings.saml, requests)
       let profile
       try {
         ;({ profile } = await saml.validatePostResponseAsync({ SAMLResponse: request.body.SAMLResponse, ...(request.body.RelayState === undefined ? {} : { RelayState: request.body.RelayState }) }))

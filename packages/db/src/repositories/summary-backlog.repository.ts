@@ -20,3 +20,9 @@ export async function summaryBacklog(db: Executor): Promise<SummaryBacklog> {
   const row = rows[0]
   return { deltas: Number(row?.deltas ?? 0), traces: Number(row?.traces ?? 0), lagSeconds: Math.max(0, row?.lag ?? 0) }
 }
+
+/** Whether any stored batch waits to be folded: the one statement an idle writer's summariser asks. */
+export async function summaryDeltasWaiting(db: Executor): Promise<boolean> {
+  const { rows } = await sql<{ waiting: boolean }>`select exists (select from summary_deltas) as waiting`.execute(db)
+  return rows[0]?.waiting === true
+}

@@ -1,4 +1,4 @@
-import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml'
+import type { CacheProvider, Profile, SAML } from '@node-saml/node-saml'
 import type { TeamSamlSettings } from '@tracewell/db'
 import type { AssertedIdentity } from './sso-accounts.ts'
 
@@ -16,8 +16,13 @@ export const samlPaths = (teamId: string) => ({
   acs: `/api/auth/saml/${encodeURIComponent(teamId)}/acs`,
 })
 
-/** The team's service provider; `requests` keeps the ids of the AuthnRequests it sent (InResponseTo). */
-export function samlServiceProvider(publicUrl: string, teamId: string, settings: TeamSamlSettings, requests: CacheProvider): SAML {
+/**
+ * The team's service provider; `requests` keeps the ids of the AuthnRequests it sent
+ * (InResponseTo). node-saml and its XML libraries load on the first SAML request, not with the
+ * control plane: most never see one (docs/benchmarks.md#at-rest).
+ */
+export async function samlServiceProvider(publicUrl: string, teamId: string, settings: TeamSamlSettings, requests: CacheProvider): Promise<SAML> {
+  const { SAML, ValidateInResponseTo } = await import('@node-saml/node-saml')
   const paths = samlPaths(teamId)
   const entityId = `${publicUrl}${paths.metadata}`
   return new SAML({
