@@ -65,6 +65,7 @@ export const migrations: Record<string, LazyMigration> = {
   '2026-12-06T0700-trace-rollups': lazy(() => import('./2026-12-06T0700-trace-rollups.ts')),
   '2026-12-06T0710-active-days': lazy(() => import('./2026-12-06T0710-active-days.ts')),
   '2026-12-06T0720-member-rollup-index': lazy(() => import('./2026-12-06T0720-member-rollup-index.ts')),
+  '2026-12-06T0800-sort-indexes-both-ways': lazy(() => import('./2026-12-06T0800-sort-indexes-both-ways.ts')),
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
