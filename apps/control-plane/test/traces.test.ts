@@ -178,8 +178,8 @@ describe('trace queries', () => {
       const paged: string[] = []
       let cursor: string | null = null
       do {
-        const page = (await get(`/api/traces?sort=tokens&order=${order}&limit=1${cursor === null ? '' : `&cursor=${cursor}`}`)).json()
-        paged.push(...page.traces.map((t: { traceId: string }) => t.traceId))
+        const page: { traces: Array<{ traceId: string }>; nextCursor: string | null } = (await get(`/api/traces?sort=tokens&order=${order}&limit=1${cursor === null ? '' : `&cursor=${cursor}`}`)).json()
+        paged.push(...page.traces.map((t) => t.traceId))
         cursor = page.nextCursor
       } while (cursor !== null && paged.length < 5)
       assert.deepEqual(paged, expected[order].map(([traceId]) => traceId), `${order}, a trace a page`)
