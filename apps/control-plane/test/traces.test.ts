@@ -174,6 +174,15 @@ describe('trace queries', () => {
     for (const order of ['asc', 'desc'] as const) {
       const byTokens = (await get(`/api/traces?sort=tokens&order=${order}`)).json()
       assert.deepEqual(byTokens.traces.map((t: { traceId: string; totalTokens: number | null }) => [t.traceId, t.totalTokens]), expected[order], order)
+      // A trace a page: the cursors lead from the known counts into the unknown ones and through them.
+      const paged: string[] = []
+      let cursor: string | null = null
+      do {
+        const page: { traces: Array<{ traceId: string }>; nextCursor: string | null } = (await get(`/api/traces?sort=tokens&order=${order}&limit=1${cursor === null ? '' : `&cursor=${cursor}`}`)).json()
+        paged.push(...page.traces.map((t) => t.traceId))
+        cursor = page.nextCursor
+      } while (cursor !== null && paged.length < 5)
+      assert.deepEqual(paged, expected[order].map(([traceId]) => traceId), `${order}, a trace a page`)
     }
   })
 

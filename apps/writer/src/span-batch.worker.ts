@@ -52,7 +52,7 @@ export interface SpanBatchWorkerOptions {
    */
   concurrency: number
   /**
-   * Request-body bytes of the jobs in hand, at most (WRITER_MAX_BODY_BYTES, default 16 MiB): many
+   * Request-body bytes of the jobs in hand, at most (WRITER_MAX_BODY_BYTES, default 8 MiB): many
    * small jobs at once, few large ones (body-budget.ts).
    */
   maxBodyBytes?: number
@@ -250,7 +250,7 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
 const laneOf = (job: Job<SpanBatchJob, SpanBatchResult>): CopyLane =>
   job.data.version === 3 && job.data.projectId !== undefined && isLightTurn(job.opts.priority) ? 'express' : 'usual'
 
-const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
+const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 
 // Bounds a combined COPY's work (and its transaction's length); a job larger than this (up to
 // ENQUEUE_MAX_SPANS_PER_JOB, a larger request) goes in a COPY of its own.

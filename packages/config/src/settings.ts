@@ -232,8 +232,9 @@ export const writerSettings = {
   }),
   WRITER_MAX_BODY_BYTES: Type.Integer({
     minimum: 1024 * 1024,
-    default: 16 * 1024 * 1024,
-    description: 'request-body bytes of the jobs a writer holds at once, at most (default 16777216, 16 MiB: the bodies of about nine jobs of grouped 100-span requests); a larger job is taken alone',
+    // 16 MiB held a peak RSS above 256 MiB on 100-span traces, at no less CPU a span (docs/benchmarks.md, 2026-12-06).
+    default: 8 * 1024 * 1024,
+    description: 'request-body bytes of the jobs a writer holds at once, at most (default 8388608, 8 MiB: the bodies of about five jobs of grouped 100-span requests); a larger job is taken alone',
   }),
   WRITER_MAX_ATTEMPTS: Type.Integer({ minimum: 1, default: 12, description: 'tries per job before it goes to the failed set (default 12)' }),
   // Short lock, renewed by the worker every half of it, and a frequent stalled check: a job whose

@@ -341,8 +341,9 @@ export interface SummaryDeltasTable {
   id: Generated<Int8>
   created_at: Generated<Date>
   trace_count: number
-  traces: Json<unknown[]>
-  usage: Json<unknown[]>
+  /** JSON text, not checked by Postgres (migration 2026-12-06T0801). */
+  traces: string
+  usage: string
 }
 
 /** One row per session, kept by the writer (session-summaries.ts). */

@@ -65,6 +65,8 @@ export const migrations: Record<string, LazyMigration> = {
   '2026-12-06T0700-trace-rollups': lazy(() => import('./2026-12-06T0700-trace-rollups.ts')),
   '2026-12-06T0710-active-days': lazy(() => import('./2026-12-06T0710-active-days.ts')),
   '2026-12-06T0720-member-rollup-index': lazy(() => import('./2026-12-06T0720-member-rollup-index.ts')),
+  '2026-12-06T0800-sort-indexes-both-ways': lazy(() => import('./2026-12-06T0800-sort-indexes-both-ways.ts')),
+  '2026-12-06T0801-summary-deltas-as-text': lazy(() => import('./2026-12-06T0801-summary-deltas-as-text.ts')),
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([

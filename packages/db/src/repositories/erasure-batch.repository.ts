@@ -56,7 +56,7 @@ export async function deleteSpansOfTraces(db: Executor, projectId: string, trace
 export async function pendingDeltasName(db: Executor, erasure: ErasureDto, traceIds: readonly string[]): Promise<boolean> {
   const { rows } = await sql<{ found: boolean }>`
     select exists (
-      select 1 from summary_deltas d cross join lateral json_array_elements(d.traces) as e
+      select 1 from summary_deltas d cross join lateral json_array_elements(d.traces::json) as e
       where e->>'project_id' = ${erasure.projectId}
         and (e->>'trace_id' = any(${traceIds}::text[]) or e->>'user_id' = ${erasure.userId} or e->>'session_id' = ${erasure.sessionId})) as found`.execute(db)
   return rows[0]?.found === true

@@ -105,25 +105,33 @@ interface TraceRow {
   sort_value: string
 }
 
-// Unknown costs and token counts (null) sort last in both directions: each sort's expression puts
-// them past every known value, below them descending and above them ascending. The descending
-// expressions are those the indexes hold (migrations 2026-11-24T1100 and 2026-11-26T2310).
-const NULL_LAST_ASC_COST = sql`100000000000000000000000000000::numeric`
-const NULL_LAST_ASC_TOKENS = sql`9223372036854775807::bigint`
+// Unknown costs and token counts (null) sort last in both directions. One plain index a column
+// serves both (migration 2026-12-06T0800, scanned backwards for descending), so a page reads the
+// known values first and then the unknown ones by trace id: two keyset phases over the same index.
+// A cursor in the second phase carries the value that sorted them last before there were two
+// phases, below every value descending and above them ascending, so that cursors stay as they were.
+const UNKNOWN_COST = { desc: '-1', asc: '100000000000000000000000000000' }
+const UNKNOWN_TOKENS = { desc: '-1', asc: '9223372036854775807' }
 
-type SortColumn = { expression: RawBuilder<unknown>; cast: (value: string) => RawBuilder<unknown> }
+type SortColumn = {
+  expression: RawBuilder<unknown>
+  cast: (value: string) => RawBuilder<unknown>
+  /** For a column that may be null (unknown), the cursor value of its null rows in each direction. */
+  unknownCursorValue?: { desc: string; asc: string }
+}
 
-/** Each sort's expression in one direction, and the cast that reads a cursor's value back in its type. */
-function sortColumn(sort: Exclude<TraceSort, 'score'>, order: 'asc' | 'desc'): SortColumn {
+
+/** Each sort's expression, and the cast that reads a cursor's value back in its type. */
+function sortColumn(sort: Exclude<TraceSort, 'score'>): SortColumn {
   switch (sort) {
     case 'time':
       return { expression: sql`t.start_time`, cast: (value) => sql`${value}::timestamptz` }
     case 'duration':
       return { expression: sql`t.duration_us`, cast: (value) => sql`${value}::bigint` }
     case 'cost':
-      return { expression: order === 'desc' ? sql`coalesce(t.cost_usd, -1)` : sql`coalesce(t.cost_usd, ${NULL_LAST_ASC_COST})`, cast: (value) => sql`${value}::numeric` }
+      return { expression: sql`t.cost_usd`, cast: (value) => sql`${value}::numeric`, unknownCursorValue: UNKNOWN_COST }
     case 'tokens':
-      return { expression: order === 'desc' ? sql`coalesce(t.total_tokens, -1)` : sql`coalesce(t.total_tokens, ${NULL_LAST_ASC_TOKENS})`, cast: (value) => sql`${value}::bigint` }
+      return { expression: sql`t.total_tokens`, cast: (value) => sql`${value}::bigint`, unknownCursorValue: UNKNOWN_TOKENS }
   }
 }
 
@@ -137,7 +145,7 @@ export function hasSearchableWord(text: string): boolean {
 }
 
 /** The average of the trace's scores of this name (-Infinity without one: never null, which a cursor could not pass). */
-const scoreSort = (name: string) => ({
+const scoreSort = (name: string): SortColumn => ({
   expression: sql`coalesce((select avg(sc.value) from scores sc where sc.project_id = t.project_id and sc.trace_id = t.trace_id and sc.name = ${name}), '-Infinity'::float8)`,
   cast: (value: string) => sql`${value}::float8`,
 })
@@ -263,15 +271,34 @@ function textBlocksHolding(search: TraceSearch, probes: readonly number[], direc
 
 /** One page of the trace list, and the cursor of the next (null on the last). */
 export async function searchTraces(db: Executor, search: TraceSearch): Promise<{ traces: TraceRowDto[]; next: TraceSearchCursor | null }> {
-  const { expression, cast } = search.sort === 'score' ? scoreSort(search.sortScoreName ?? '') : sortColumn(search.sort, search.order)
+  const { expression, cast, unknownCursorValue } = search.sort === 'score' ? scoreSort(search.sortScoreName ?? '') : sortColumn(search.sort)
   const where = traceFilterConditions(search)
   if (search.includeTracewellCalls !== true) where.push(notTracewellTrace)
-  const descending = search.order === 'desc'
-  if (search.cursor) {
-    const after = sql`(${expression}, t.trace_id) ${sql.raw(descending ? '<' : '>')} (${cast(search.cursor.value)}, ${search.cursor.traceId})`
-    where.push(after)
-  }
-  const direction = sql.raw(descending ? 'desc' : 'asc')
+  const { cursor, limit } = search
+  const past = sql.raw(search.order === 'desc' ? '<' : '>')
+  const afterCursor = cursor ? [sql`(${expression}, t.trace_id) ${past} (${cast(cursor.value)}, ${cursor.traceId})`] : []
+  if (unknownCursorValue === undefined) return pageOf(search, await searchPhase(db, search, expression, [...where, ...afterCursor], limit + 1))
+
+  const unknownValue = unknownCursorValue[search.order]
+  const cursorAmongUnknown = cursor !== undefined && cursor.value === unknownValue
+  const known = cursorAmongUnknown ? [] : await searchPhase(db, search, expression, [...where, sql`${expression} is not null`, ...afterCursor], limit + 1)
+  if (known.length > limit) return pageOf(search, known)
+  // Then the unknown rows, after the known ones or after the cursor's trace among them.
+  const afterUnknown = cursorAmongUnknown ? [sql`t.trace_id ${past} ${cursor.traceId}`] : []
+  const unknown = await searchPhase(db, search, expression, [...where, sql`${expression} is null`, ...afterUnknown], limit + 1 - known.length)
+  return pageOf(search, [...known, ...unknown.map((row) => ({ ...row, sort_value: unknownValue }))])
+}
+
+function pageOf(search: TraceSearch, rows: TraceRow[]): { traces: TraceRowDto[]; next: TraceSearchCursor | null } {
+  const page = rows.slice(0, search.limit)
+  const last = page.at(-1)
+  const next = rows.length > search.limit && last ? { value: last.sort_value, traceId: last.trace_id } : null
+  return { traces: page.map(toTraceRow), next }
+}
+
+/** Up to `limit` rows meeting the conditions, in the sort's order. */
+async function searchPhase(db: Executor, search: TraceSearch, expression: RawBuilder<unknown>, where: RawBuilder<unknown>[], limit: number): Promise<TraceRow[]> {
+  const direction = sql.raw(search.order === 'desc' ? 'desc' : 'asc')
   // With words to look for, the project's blocks that may hold them first, then each block's
   // matching traces. The conditions stay inside the lateral: with them above it, a page of a word
   // in every trace was some fifty times slower (bench:query; docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
@@ -290,11 +317,8 @@ export async function searchTraces(db: Executor, search: TraceSearch): Promise<{
     select ${traceColumns}, ${expression}::text as sort_value
     from ${traces}
     order by ${blockFirst}${expression} ${direction}, t.trace_id ${direction}
-    limit ${search.limit + 1}`.execute(db)
-  const page = rows.slice(0, search.limit)
-  const last = page.at(-1)
-  const next = rows.length > search.limit && last ? { value: last.sort_value, traceId: last.trace_id } : null
-  return { traces: page.map(toTraceRow), next }
+    limit ${limit}`.execute(db)
+  return rows
 }
 
 export interface SessionRowDto {
