@@ -65,6 +65,7 @@ export const migrations: Record<string, LazyMigration> = {
   '2026-12-06T0700-trace-rollups': lazy(() => import('./2026-12-06T0700-trace-rollups.ts')),
   '2026-12-06T0710-active-days': lazy(() => import('./2026-12-06T0710-active-days.ts')),
   '2026-12-06T0720-member-rollup-index': lazy(() => import('./2026-12-06T0720-member-rollup-index.ts')),
+  '2026-12-06T0820-user-day-figures': lazy(() => import('./2026-12-06T0820-user-day-figures.ts')),
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
@@ -83,4 +84,6 @@ export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
   '2026-12-06T0700-trace-rollups',
   // A summariser of the previous version would fold traces without their rows of the day.
   '2026-12-06T0710-active-days',
+  // A summariser of the previous version would fold traces without their figures in the users' rows of the day.
+  '2026-12-06T0820-user-day-figures',
 ])

@@ -97,7 +97,7 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
     // window, read without points; then the points of the groups kept only.
     const kept = sql`value in (select value from kept)`
     query = sql`with kept as (
-        select value from (${signedRows(read)}) r group by value having sum(sign * traces) <> 0 or sum(sign * spans) <> 0
+        select value from (${signedRows(read, sql``, { wholeDays: true })}) r group by value having sum(sign * traces) <> 0 or sum(sign * spans) <> 0
         order by abs(coalesce((${figure})::float8, 0)) desc, ${order})
       select bucket, nullif(value, '') as grp, figure as value from (${figureCells(read, sql` and ${kept}`)}) c where ${kept}`
   } else {
@@ -118,16 +118,20 @@ interface RollupRow {
 
 /**
  * The rows read, and Tracewell's own calls' rows negated beside them (usage.repository.ts):
- * hour, value and figures, with `sign`.
+ * hour, value and figures, with `sign`. With `wholeDays`, a user's figures over the window's whole
+ * UTC days are read from their rows of the day (one a user and day, for a total over the window:
+ * their `hour` is the day's), those of the hours around from the hourly rows.
  */
-function signedRows(read: RollupRead, only: RawBuilder<unknown> = sql``): RawBuilder<unknown> {
+function signedRows(read: RollupRead, only: RawBuilder<unknown> = sql``, { wholeDays = false } = {}): RawBuilder<unknown> {
   const dimension = read.dimension ?? 'all'
   const from = new Date(read.startMs)
   const inWindow = (of: string) => sql`project_id = ${read.projectId} and dimension = ${of} and hour >= ${from} and hour < ${read.to}`
   const valueIs = sql`${valueCondition(read)}${only}`
   const columns = sql`hour, value, traces, error_traces, spans, input_tokens, output_tokens, cost_usd, durations`
   if (dimension === 'service') return sql`select ${columns}, 1 as sign from usage_rollups where ${inWindow(dimension)}${valueIs} and value <> ${TRACEWELL_SERVICE}`
-  let rows = rowsIn(read.projectId, dimension, [from, read.to], sql`${columns}, 1 as sign`, valueIs)
+  let rows = wholeDays && dimension === 'user'
+    ? byDaysAndHours(read, dimension, (of, range) => rowsIn(read.projectId, of, range, sql`${columns}, 1 as sign`, valueIs), read.to.getTime() - read.startMs)
+    : rowsIn(read.projectId, dimension, [from, read.to], sql`${columns}, 1 as sign`, valueIs)
   if (dimension === 'all' || dimension === 'user' || dimension === 'model' || dimension === 'vendor') {
     const own = ownCallRows[dimension]
     const ownValue = own.value === 'same' ? sql`value` : sql`''::text`
@@ -237,31 +241,47 @@ const DAY_MS = 86_400_000
  * the window) from the rows of who was active on the day, the other hours from the hourly rows.
  */
 async function memberCells(db: Executor, read: RollupRead, members: 'user' | 'session'): Promise<RollupCell[]> {
-  const days = wholeDays(read)
+  let days = false
+  const parts = byDaysAndHours(read, members, (dimension, range) => {
+    days ||= dimension !== members
+    return rowsIn(read.projectId, dimension, range, sql`hour, value`, sql`${valueCondition(read)} and traces > 0 and value <> ''`)
+  }, read.granularitySeconds * 1000)
+  // A bucket of one hour holds each value once (the rows' key): counted without sorting them.
+  const count = !days && read.granularitySeconds === 3600 ? sql`count(*)` : sql`count(distinct value)`
+  const { rows } = await sql<{ bucket: number; value: number }>`
+    select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${count}::float8 as value
+    from (${parts}) r group by 1`.execute(db)
+  return rows.map((row) => ({ bucket: row.bucket, group: null, value: row.value }))
+}
+
+/**
+ * The rows of a user or session dimension over the window, those of the UTC days wholly inside a
+ * bucket of `widthMs` from their rows of the day (ACTIVE_DAY_DIMENSIONS), the other hours' from
+ * the hourly rows: `rows` of a dimension and range, joined by union all.
+ */
+function byDaysAndHours(
+  read: RollupRead, members: 'user' | 'session', rows: (dimension: string, range: [Date, Date]) => RawBuilder<unknown>, widthMs: number,
+): RawBuilder<unknown> {
+  const days = wholeDays(read, widthMs)
   const hours: Array<[number, number]> = []
   let at = read.startMs
   for (const [from, to] of [...days, [read.to.getTime(), read.to.getTime()] as [number, number]]) {
     if (from > at) hours.push([at, from])
     at = Math.max(at, to)
   }
-  const active = (dimension: string, ranges: Array<[number, number]>) =>
-    ranges.map(([from, to]) => rowsIn(read.projectId, dimension, [new Date(from), new Date(to)], sql`hour, value`, sql`${valueCondition(read)} and traces > 0 and value <> ''`))
-  const parts = [...active(members, hours), ...active(ACTIVE_DAY_DIMENSIONS[members], days)]
-  if (parts.length === 0) return []
-  // A bucket of one hour holds each value once (the rows' key): counted without sorting them.
-  const count = days.length === 0 && read.granularitySeconds === 3600 ? sql`count(*)` : sql`count(distinct value)`
-  const { rows } = await sql<{ bucket: number; value: number }>`
-    select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${count}::float8 as value
-    from (${sql.join(parts, sql` union all `)}) r group by 1`.execute(db)
-  return rows.map((row) => ({ bucket: row.bucket, group: null, value: row.value }))
+  const parts = [
+    ...hours.map(([from, to]) => rows(members, [new Date(from), new Date(to)])),
+    ...days.map(([from, to]) => rows(ACTIVE_DAY_DIMENSIONS[members], [new Date(from), new Date(to)])),
+  ]
+  // A window of no hour (to at its start) reads nothing.
+  return parts.length === 0 ? rows(members, [read.to, read.to]) : sql.join(parts, sql` union all `)
 }
 
 /**
- * The UTC days, as ranges [from, to) of whole days, that lie wholly inside one bucket and whose
- * every hour is before the window's end (the hourly rows read are those of hours before `to`).
+ * The UTC days, as ranges [from, to) of whole days, that lie wholly inside one bucket of `width`
+ * ms and whose every hour is before the window's end (the hourly rows read are those of hours before `to`).
  */
-function wholeDays(read: RollupRead): Array<[number, number]> {
-  const width = read.granularitySeconds * 1000
+function wholeDays(read: RollupRead, width: number): Array<[number, number]> {
   const end = read.to.getTime()
   const ranges: Array<[number, number]> = []
   for (let day = Math.ceil(read.startMs / DAY_MS) * DAY_MS; day + DAY_MS - HOUR_MS < end; day += DAY_MS) {
