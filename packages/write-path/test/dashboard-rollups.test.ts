@@ -74,6 +74,18 @@ for (const engine of engines) {
       }
     })
 
+    it('ranks the groups of a rate by its figure over the window, from the rollups as from the summaries', async () => {
+      // The error rate over the window by user, as the summaries count it: the 50 highest, ties in code point order.
+      const { rows } = await sql<{ user_id: string }>`
+        select user_id from trace_summaries where project_id = 'dash' group by user_id
+        order by avg((error_count > 0)::int)::float8 desc, user_id collate "C" limit ${MAX_SERIES_GROUPS}`.execute(db)
+      const expected = rows.map((row) => row.user_id)
+      for (const [from, to] of [[day0, day0 + 2 * dayMs + hourMs], [day0, day0 + 2 * dayMs + hourMs - 1]] as const) {
+        const { series } = await metricSeries(db, { projectId: 'dash', metric: 'error_rate', groupBy: 'user', from: new Date(from), to: new Date(to), granularitySeconds: 6 * 3600 })
+        assert.deepEqual(series.map((s) => s.group), expected, `to ${new Date(to).toISOString()}`)
+      }
+    })
+
     it("holds in a user's row of the day what their hourly rows of the day hold, which the check compares", async () => {
       const { rows } = await sql<{ differing: number; days: number }>`
         with h as (

@@ -51,7 +51,8 @@ export interface RollupRead {
 }
 
 export interface RollupCell {
-  bucket: number
+  /** The point's bucket; null for a group's figure over the whole window, by which rates, percentiles and averages rank. */
+  bucket: number | null
   group: string | null
   value: number | null
 }
@@ -78,9 +79,10 @@ const BUCKET_MS = `{${Array.from({ length: LATENCY_BUCKETS }, (_, bucket) => lat
 
 /**
  * The cells of a metric: one statement, whose points are computed where the rows are. Grouped, it
- * keeps the read.maxGroups groups of the largest sum of absolute values over the points (the
- * metric engine's order), so that a grouping by user or session sends 50 groups' points, not
- * every group's.
+ * keeps the read.maxGroups groups the metric engine keeps, so that a grouping by user or session
+ * sends 50 groups' points, not every group's: of a sum, the largest sum of absolute values over the
+ * points; of a rate or a percentile, the largest absolute figure over the window (sent beside the
+ * points, bucket null).
  */
 export async function rollupCells(db: Executor, read: RollupRead): Promise<RollupCell[]> {
   const members = MEMBERS[read.metric]
@@ -101,17 +103,23 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
         order by abs(coalesce((${figure})::float8, 0)) desc, ${order})
       select bucket, nullif(value, '') as grp, figure as value from (${figureCells(read, sql` and ${kept}`)}) c where ${kept}`
   } else {
-    // A rate's or a percentile's points are ranked as they are.
-    query = sql`with cells as (${q === undefined ? figureCells(read) : percentileCells(read, q)}),
-        kept as (select value from cells group by value order by coalesce(sum(abs(figure)), 0) desc, ${order})
-      select bucket, nullif(value, '') as grp, figure as value from cells where value in (select value from kept)`
+    // A rate's or a percentile's groups ranked by their figure over the window (a bucket as wide
+    // as the window, read from a row a user and day over whole days); then the points of the kept.
+    const cellsOf = (of: RollupRead, only?: RawBuilder<unknown>, wholeDays = false) =>
+      q === undefined ? figureCells(of, only, wholeDays) : percentileCells(of, q, only, wholeDays)
+    const window = { ...read, granularitySeconds: (read.to.getTime() - read.startMs) / 1000 }
+    query = sql`with kept as (select value, figure from (${cellsOf(window, undefined, true)}) w order by abs(coalesce(figure, 0)) desc, ${order})
+      select bucket, nullif(value, '') as grp, figure as value from (${cellsOf(read, sql` and value in (select value from kept)`)}) c
+      where value in (select value from kept)
+      union all
+      select null, nullif(value, ''), figure from kept`
   }
   const { rows } = await (query as RawBuilder<RollupRow>).execute(db)
   return rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
 }
 
 interface RollupRow {
-  bucket: number
+  bucket: number | null
   grp: string | null
   value: number | null
 }
@@ -122,7 +130,7 @@ interface RollupRow {
  * UTC days are read from their rows of the day (one a user and day, for a total over the window:
  * their `hour` is the day's), those of the hours around from the hourly rows.
  */
-function signedRows(read: RollupRead, only: RawBuilder<unknown> = sql``, { wholeDays = false } = {}): RawBuilder<unknown> {
+function signedRows(read: RollupRead, only: RawBuilder<unknown> = sql``, { wholeDays = false }: { wholeDays?: boolean } = {}): RawBuilder<unknown> {
   const dimension = read.dimension ?? 'all'
   const from = new Date(read.startMs)
   const inWindow = (of: string) => sql`project_id = ${read.projectId} and dimension = ${of} and hour >= ${from} and hour < ${read.to}`
@@ -188,12 +196,15 @@ const SUMS = {
 
 const ERROR_RATE = sql`sum(sign * error_traces)::float8 / nullif(sum(sign * traces), 0)`
 
-/** bucket, value ('' for every row when not grouped) and figure of the sums and the error rate, of the rows meeting `only`. */
-function figureCells(read: RollupRead, only?: RawBuilder<unknown>): RawBuilder<unknown> {
+/**
+ * bucket, value ('' for every row when not grouped) and figure of the sums and the error rate, of
+ * the rows meeting `only` (`wholeDays`: signedRows').
+ */
+function figureCells(read: RollupRead, only?: RawBuilder<unknown>, wholeDays = false): RawBuilder<unknown> {
   const figure = read.metric === 'error_rate' ? ERROR_RATE : SUMS[read.metric as keyof typeof SUMS]
   return sql`
     select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${read.grouped ? sql`value` : sql`''::text`} as value, (${figure})::float8 as figure
-    from (${signedRows(read, only)}) r group by 1, 2
+    from (${signedRows(read, only, { wholeDays })}) r group by 1, 2
     having sum(sign * traces) <> 0 or sum(sign * spans) <> 0`
 }
 
@@ -202,14 +213,14 @@ function figureCells(read: RollupRead, only?: RawBuilder<unknown>): RawBuilder<u
  * that hold a trace), computed as histogramPercentileMs computes it, operation for operation on
  * the same doubles: the figure is the one JavaScript would give.
  */
-function percentileCells(read: RollupRead, q: number): RawBuilder<unknown> {
+function percentileCells(read: RollupRead, q: number, only?: RawBuilder<unknown>, wholeDays = false): RawBuilder<unknown> {
   // Points of an hour by a dimension of many values are a row each (the key), but those of the
   // value '' (which Tracewell's own calls are taken back from): a row of one bucket is its point,
   // that bucket's middle, as the general way below would compute it (low and high the same).
   const alone = read.grouped && read.granularitySeconds === 3600 && MANY_VALUES.has(read.dimension ?? 'all')
   const single = sql`r.value <> '' and cardinality(r.durations) = 1 and r.durations[array_lower(r.durations, 1)] > 0`
   return sql`
-    with rows as (${signedRows(read)}),
+    with rows as (${signedRows(read, only, { wholeDays })}),
     counts as (
       select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${read.grouped ? sql`r.value` : sql`''::text`} as value,
         array_lower(r.durations, 1) + d.o::int - 1 as i, sum(r.sign * d.n)::float8 as n
@@ -294,18 +305,18 @@ function wholeDays(read: RollupRead, width: number): Array<[number, number]> {
   return ranges
 }
 
-/** score_avg over whole hours, of one score or of each (grouped by name). */
+/** score_avg over whole hours, of one score or of each (grouped by name, with each one's average over the window: bucket null). */
 export async function scoreRollupCells(
   db: Executor,
   read: { projectId: string; scoreName?: string | undefined; grouped: boolean; startMs: number; granularitySeconds: number; to: Date },
 ): Promise<RollupCell[]> {
-  const { rows } = await sql<{ bucket: number; grp: string | null; value: number | null }>`
+  const { rows } = await sql<{ bucket: number | null; grp: string | null; value: number | null }>`
     select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${read.grouped ? sql`name` : sql`null::text`} as grp,
       sum(value_sum) / nullif(sum(scores), 0) as value
     from score_rollups
     where project_id = ${read.projectId} and hour >= ${new Date(read.startMs)} and hour < ${read.to}
       ${read.scoreName === undefined ? sql`` : sql`and name = ${read.scoreName}`}
-    group by 1, 2 having sum(scores) > 0`.execute(db)
+    group by ${read.grouped ? sql`grouping sets ((1, 2), (2))` : sql`1, 2`} having sum(scores) > 0`.execute(db)
   return rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
 }
 
