@@ -3,8 +3,8 @@ import type { AnyDb } from './any-db.ts'
 
 // Frozen in time: never import application code here.
 //
-// Dashboards grouped by user over 30 days (issue 45 §3) rank the users by their window's sums,
-// read from a row per user and hour: 417,000 rows of one project's month in bench:dashboards.
+// Dashboards grouped by user over 30 days (issue 45 §3) rank the users by their figures over the
+// window, read from a row per user and hour (docs/benchmarks.md counts them).
 // A user's row of the day ('user.day', migration 2026-12-06T0710) now holds what its hourly rows
 // of the day hold (traces, error_traces, durations, and the sums of its spans: spans, errors,
 // tokens, cost), but the calls' latency ('{}'), so that whole days are ranked from a row a user

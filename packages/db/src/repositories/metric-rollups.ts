@@ -91,17 +91,20 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
   const figure = SUMS[read.metric as keyof typeof SUMS]
   // Ties in code point order, the group of none ('') last: the order toSeries sorts in.
   const order = sql`value = '', value collate "C" limit ${read.maxGroups}`
+  // The rows of the groups kept, as an array: looked up in the index hour by hour (a subquery's
+  // `in` filtered every group's rows of the hour).
+  const ofKept = sql` and value = any(array(select value from kept))`
+  const isKept = sql`value in (select value from kept)`
   let query: RawBuilder<unknown>
   if (!read.grouped) query = sql`select bucket, null::text as grp, figure as value from (${q === undefined ? figureCells(read) : percentileCells(read, q)}) c`
   else if (figure !== undefined) {
     // A sum's points are sums of figures that are never negative (own calls are taken back from
     // the rows that hold them): a group's points' absolute values add up to its sum over the
     // window, read without points; then the points of the groups kept only.
-    const kept = sql`value in (select value from kept)`
     query = sql`with kept as (
         select value from (${signedRows(read, sql``, { wholeDays: true })}) r group by value having sum(sign * traces) <> 0 or sum(sign * spans) <> 0
         order by abs(coalesce((${figure})::float8, 0)) desc, ${order})
-      select bucket, nullif(value, '') as grp, figure as value from (${figureCells(read, sql` and ${kept}`)}) c where ${kept}`
+      select bucket, nullif(value, '') as grp, figure as value from (${figureCells(read, ofKept)}) c where ${isKept}`
   } else {
     // A rate's or a percentile's groups ranked by their figure over the window (a bucket as wide
     // as the window, read from a row a user and day over whole days); then the points of the kept.
@@ -109,8 +112,7 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
       q === undefined ? figureCells(of, only, wholeDays) : percentileCells(of, q, only, wholeDays)
     const window = { ...read, granularitySeconds: (read.to.getTime() - read.startMs) / 1000 }
     query = sql`with kept as (select value, figure from (${cellsOf(window, undefined, true)}) w order by abs(coalesce(figure, 0)) desc, ${order})
-      select bucket, nullif(value, '') as grp, figure as value from (${cellsOf(read, sql` and value in (select value from kept)`)}) c
-      where value in (select value from kept)
+      select bucket, nullif(value, '') as grp, figure as value from (${cellsOf(read, ofKept)}) c where ${isKept}
       union all
       select null, nullif(value, ''), figure from kept`
   }
