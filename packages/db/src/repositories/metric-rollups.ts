@@ -105,11 +105,17 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
         select value from (${signedRows(read, sql``, { wholeDays: true })}) r group by value having sum(sign * traces) <> 0 or sum(sign * spans) <> 0
         order by abs(coalesce((${figure})::float8, 0)) desc, ${order})
       select bucket, nullif(value, '') as grp, figure as value from (${figureCells(read, ofKept)}) c where ${isKept}`
+  } else if (!MANY_VALUES.has(read.dimension ?? 'all')) {
+    // A rate's or a percentile's groups ranked by their figure over the window: of a few values,
+    // computed with their points from the same rows (bucket null).
+    query = sql`with cells as (${q === undefined ? figureCells(read, undefined, { windowToo: true }) : percentileCells(read, q, undefined, { windowToo: true })}),
+        kept as (select value from cells where bucket is null order by abs(coalesce(figure, 0)) desc, ${order})
+      select bucket, nullif(value, '') as grp, figure as value from cells where ${isKept}`
   } else {
-    // A rate's or a percentile's groups ranked by their figure over the window (a bucket as wide
-    // as the window, read from a row a user and day over whole days); then the points of the kept.
+    // Of a user or session, first ranked (a bucket as wide as the window, read from a row a user
+    // and day over whole days); then the points of the kept only.
     const cellsOf = (of: RollupRead, only?: RawBuilder<unknown>, wholeDays = false) =>
-      q === undefined ? figureCells(of, only, wholeDays) : percentileCells(of, q, only, wholeDays)
+      q === undefined ? figureCells(of, only, { wholeDays }) : percentileCells(of, q, only, { wholeDays })
     const window = { ...read, granularitySeconds: (read.to.getTime() - read.startMs) / 1000 }
     query = sql`with kept as (select value, figure from (${cellsOf(window, undefined, true)}) w order by abs(coalesce(figure, 0)) desc, ${order})
       select bucket, nullif(value, '') as grp, figure as value from (${cellsOf(read, ofKept)}) c where ${isKept}
@@ -198,15 +204,21 @@ const SUMS = {
 
 const ERROR_RATE = sql`sum(sign * error_traces)::float8 / nullif(sum(sign * traces), 0)`
 
+/** How cells are read: `wholeDays` as signedRows reads; `windowToo`, each value's figure over the window too (bucket null). */
+interface CellsOptions {
+  wholeDays?: boolean
+  windowToo?: boolean
+}
+
 /**
  * bucket, value ('' for every row when not grouped) and figure of the sums and the error rate, of
- * the rows meeting `only` (`wholeDays`: signedRows').
+ * the rows meeting `only`.
  */
-function figureCells(read: RollupRead, only?: RawBuilder<unknown>, wholeDays = false): RawBuilder<unknown> {
+function figureCells(read: RollupRead, only?: RawBuilder<unknown>, { wholeDays = false, windowToo = false }: CellsOptions = {}): RawBuilder<unknown> {
   const figure = read.metric === 'error_rate' ? ERROR_RATE : SUMS[read.metric as keyof typeof SUMS]
   return sql`
     select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${read.grouped ? sql`value` : sql`''::text`} as value, (${figure})::float8 as figure
-    from (${signedRows(read, only, { wholeDays })}) r group by 1, 2
+    from (${signedRows(read, only, { wholeDays })}) r group by ${windowToo ? sql`grouping sets ((1, 2), (2))` : sql`1, 2`}
     having sum(sign * traces) <> 0 or sum(sign * spans) <> 0`
 }
 
@@ -215,7 +227,7 @@ function figureCells(read: RollupRead, only?: RawBuilder<unknown>, wholeDays = f
  * that hold a trace), computed as histogramPercentileMs computes it, operation for operation on
  * the same doubles: the figure is the one JavaScript would give.
  */
-function percentileCells(read: RollupRead, q: number, only?: RawBuilder<unknown>, wholeDays = false): RawBuilder<unknown> {
+function percentileCells(read: RollupRead, q: number, only?: RawBuilder<unknown>, { wholeDays = false, windowToo = false }: CellsOptions = {}): RawBuilder<unknown> {
   // Points of an hour by a dimension of many values are a row each (the key), but those of the
   // value '' (which Tracewell's own calls are taken back from): a row of one bucket is its point,
   // that bucket's middle, as the general way below would compute it (low and high the same).
@@ -227,7 +239,8 @@ function percentileCells(read: RollupRead, q: number, only?: RawBuilder<unknown>
       select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${read.grouped ? sql`r.value` : sql`''::text`} as value,
         array_lower(r.durations, 1) + d.o::int - 1 as i, sum(r.sign * d.n)::float8 as n
       from rows r, unnest(r.durations) with ordinality as d(n, o)
-      where d.n <> 0${alone ? sql` and not (${single})` : sql``} group by 1, 2, 3 having sum(r.sign * d.n) > 0
+      where d.n <> 0${alone ? sql` and not (${single})` : sql``}
+      group by ${windowToo ? sql`grouping sets ((1, 2, 3), (2, 3))` : sql`1, 2, 3`} having sum(r.sign * d.n) > 0
     ),
     seen as (
       select bucket, value, i, sum(n) over (partition by bucket, value order by i) as seen, sum(n) over (partition by bucket, value) as total
