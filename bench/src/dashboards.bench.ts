@@ -13,7 +13,8 @@
 // users, 5 traces a session, 1 in 50 failing, 6 prompt versions on 3 traces in 4, two of 6 tags on 4
 // traces in 5), their hourly rollups by each dimension grouped from the summaries (the figures of
 // traces by backfillTraceRollups, as migration 2026-12-06T0700 computes them), and a score `quality`
-// on one trace in ten, and the rows of who was active each day (as migration 2026-12-06T0710). The
+// on one trace in ten, and the rows of who was active each day (as migration 2026-12-06T0710, with
+// the users' figures of the day as T0820). The
 // measured project holds a third.
 // KEEP_DATABASE=1 keeps the database (its name is printed); REUSE_DATABASE=<name> measures it again,
 // migrated to the latest first (a migration of the rollups computes their new rows there).
@@ -23,7 +24,7 @@ import { performance } from 'node:perf_hooks'
 import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
 import { ControlPlaneConfigSchema, loadConfig, testEnvironment } from '@tracewell/config'
 import { buildApp } from '@tracewell/control-plane'
-import { backfillActiveDays, backfillTraceRollups, createDb, createProject, createTeam, insertApiKey, METRIC_GROUPS, metricQueryProblem, METRICS, migrateToLatest, rollupsAnswerQuery, sql, type Db } from '@tracewell/db'
+import { backfillActiveDays, backfillTraceRollups, backfillUserDayFigures, createDb, createProject, createTeam, insertApiKey, METRIC_GROUPS, metricQueryProblem, METRICS, migrateToLatest, rollupsAnswerQuery, sql, type Db } from '@tracewell/db'
 import { createDayPartitions, dayMs } from './seed-llm-spans.ts'
 import { percentile } from './statistics.ts'
 
@@ -222,6 +223,9 @@ async function seed(projectIds: string[], now: number): Promise<void> {
   began = performance.now()
   await backfillActiveDays(db)
   log(`rows of who was active each day (backfillActiveDays, as migration 2026-12-06T0710) in ${fmt((performance.now() - began) / 1000)} s`)
+  began = performance.now()
+  await backfillUserDayFigures(db)
+  log(`users' figures of the day (backfillUserDayFigures, as migration 2026-12-06T0820) in ${fmt((performance.now() - began) / 1000)} s`)
   began = performance.now()
   await sql`vacuum analyze`.execute(db)
   log(`analyse in ${fmt((performance.now() - began) / 1000)} s`)

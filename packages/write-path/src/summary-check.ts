@@ -121,7 +121,8 @@ export async function summaryMismatches(db: Executor, projectId: string): Promis
  * The rollups' figures of traces recomputed from the summaries: in every row, its traces with an
  * error and their durations' histogram (compared bucket by bucket: a fold may leave a bucket at
  * 0); in the rows of the whole trace (session, prompt, tag), the traces' own figures too, a token
- * or cost sum of no remaining trace being 0 or unknown alike; in the rows of the day, the traces.
+ * or cost sum of no remaining trace being 0 or unknown alike; in the rows of the day, the traces,
+ * and in a user's, every figure its hourly rows of the day hold.
  */
 async function traceRollupMismatches(db: Executor, projectId: string): Promise<number> {
   const { rows } = await sql<{ n: number }>`
@@ -170,8 +171,28 @@ async function traceRollupMismatches(db: Executor, projectId: string): Promise<n
     durations as (
       select count(*)::integer as n from counted full join stored using (dimension, hour, value, bucket)
       where counted.n is distinct from stored.n
+    ),
+    -- A user's row of the day holds what its hourly rows of the day hold (those checked above).
+    user_days as (select * from usage_rollups where project_id = ${projectId} and dimension = 'user.day'),
+    user_day_figures as (
+      select count(*)::integer as n from (
+        select date_trunc('day', hour, 'UTC') as hour, value, sum(traces) as traces, sum(error_traces) as error_traces, sum(spans) as spans,
+          sum(errors) as errors, sum(input_tokens) as input_tokens, sum(output_tokens) as output_tokens, sum(cost_usd) as cost_usd
+        from s where dimension = 'user' group by 1, 2
+      ) h full join user_days d using (hour, value)
+      where (d.value is null and (h.traces, h.spans) <> (0, 0)) or (h.value is null and (d.traces, d.spans) <> (0, 0))
+        or (h.value is not null and d.value is not null and (h.error_traces, h.spans, h.errors, h.input_tokens, h.output_tokens, h.cost_usd)
+          is distinct from (d.error_traces, d.spans, d.errors, d.input_tokens, d.output_tokens, d.cost_usd))
+    ),
+    user_day_durations as (
+      select count(*)::integer as n from (
+        select date_trunc('day', hour, 'UTC') as hour, value, bucket, sum(n) as n from stored where dimension = 'user' group by 1, 2, 3 having sum(n) <> 0
+      ) h full join (
+        select hour, value, array_lower(durations, 1) + d.o::integer - 1 as bucket, d.n from user_days, unnest(durations) with ordinality as d(n, o) where d.n <> 0
+      ) d using (hour, value, bucket)
+      where h.n is distinct from d.n
     )
-    select (select n from figures) + (select n from durations) + (select n from days) as n`.execute(db)
+    select (select n from figures) + (select n from durations) + (select n from days) + (select n from user_day_figures) + (select n from user_day_durations) as n`.execute(db)
   return rows[0]?.n ?? -1
 }
 

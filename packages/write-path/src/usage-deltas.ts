@@ -169,6 +169,9 @@ function durationBucket(trace: Pick<TraceDelta, 'start_time' | 'end_time'>): num
 /** The rows that keep no latency histogram of calls: those of the whole trace, and of the day. */
 const WITHOUT_CALL_LATENCY: ReadonlySet<string> = new Set([...TRACE_DIMENSIONS, ...Object.values(ACTIVE_DAY_DIMENSIONS)])
 
+/** The UTC day (ISO 8601, its start) of a time or hour in ISO 8601. */
+const dayOf = (iso: string): string => `${iso.slice(0, 10)}T00:00:00.000Z`
+
 const negated = (decimal: string): string => (decimal.startsWith('-') ? decimal.slice(1) : `-${decimal}`)
 
 /**
@@ -177,7 +180,8 @@ const negated = (decimal: string): string => (decimal.startsWith('-') ? decimal.
  * and service it used ('' when it used none) and under its user, with whether it failed and its
  * duration; and with its own figures under its session, each prompt and each tag. It also counts
  * in the rows of its UTC day under its user and its session (ACTIVE_DAY_DIMENSIONS): two more rows
- * a trace, fewer a fold (a user's traces of a day share one).
+ * a trace, fewer a fold (a user's traces of a day share one). A user's row of the day holds all
+ * that its hourly rows of the day hold but the calls' latency (migration 2026-12-06T0820).
  */
 export class UsageCombinationMerge {
   readonly #merged = new Map<string, UsageCombination>()
@@ -193,8 +197,8 @@ export class UsageCombinationMerge {
     this.#countEach(trace.project_id, 'vendor', hour, trace.vendors, count)
     this.#countEach(trace.project_id, 'service', hour, trace.services, count)
     this.#count(trace.project_id, 'user', hour, trace.user_id ?? '', count)
-    const day = `${trace.start_time.slice(0, 10)}T00:00:00.000Z`
-    this.#countActive(trace.project_id, ACTIVE_DAY_DIMENSIONS.user, day, trace.user_id ?? '', change)
+    // A user's day row holds the figures of its hourly rows of the day (the user's spans' too, rollupRows).
+    this.#count(trace.project_id, ACTIVE_DAY_DIMENSIONS.user, dayOf(trace.start_time), trace.user_id ?? '', count)
     if (trace.services.includes(TRACEWELL_SERVICE)) {
       this.#countEach(trace.project_id, TRACEWELL_MODEL, hour, trace.models, count)
       this.#countEach(trace.project_id, TRACEWELL_VENDOR, hour, trace.vendors, count)
@@ -203,7 +207,7 @@ export class UsageCombinationMerge {
     if (trace.services.includes(TRACEWELL_SERVICE)) return
     const whole = { ...count, trace }
     this.#count(trace.project_id, 'session', hour, trace.session_id ?? '', whole)
-    this.#countActive(trace.project_id, ACTIVE_DAY_DIMENSIONS.session, day, trace.session_id ?? '', change)
+    this.#countActive(trace.project_id, ACTIVE_DAY_DIMENSIONS.session, dayOf(trace.start_time), trace.session_id ?? '', change)
     this.#countEach(trace.project_id, 'prompt', hour, trace.prompts ?? [], whole)
     this.#countEach(trace.project_id, 'tag', hour, trace.tags ?? [], whole)
   }
@@ -255,8 +259,8 @@ export class UsageCombinationMerge {
   }
 
   /**
-   * Each combination added to its five rows (dimension 'all' with value '', then one per value;
-   * seven for Tracewell's own calls),
+   * Each combination added to its six rows (dimension 'all' with value '', then one per value, and
+   * its user's row of the day; eight for Tracewell's own calls),
    * with the traces counted in each, rows in key order.
    */
   rollupRows(): UsageRollupDelta[] {
@@ -282,16 +286,19 @@ export class UsageCombinationMerge {
       return row
     }
     for (const c of this.#merged.values()) {
-      const dimensions: Array<[string, string]> = [['all', ''], ['model', c.model], ['vendor', c.vendor], ['service', c.service], ['user', c.user]]
-      if (c.service === TRACEWELL_SERVICE) dimensions.push([TRACEWELL_MODEL, c.model], [TRACEWELL_VENDOR, c.vendor])
-      for (const [dimension, value] of dimensions) {
-        const row = rowOf(`${c.project_id}\u0000${dimension}\u0000${c.hour}\u0000${value}`, c.project_id, dimension, c.hour, value)
+      const dimensions: Array<[string, string, string]> = [
+        ['all', c.hour, ''], ['model', c.hour, c.model], ['vendor', c.hour, c.vendor], ['service', c.hour, c.service], ['user', c.hour, c.user],
+        [ACTIVE_DAY_DIMENSIONS.user, dayOf(c.hour), c.user],
+      ]
+      if (c.service === TRACEWELL_SERVICE) dimensions.push([TRACEWELL_MODEL, c.hour, c.model], [TRACEWELL_VENDOR, c.hour, c.vendor])
+      for (const [dimension, hour, value] of dimensions) {
+        const row = rowOf(`${c.project_id}\u0000${dimension}\u0000${hour}\u0000${value}`, c.project_id, dimension, hour, value)
         row.spans += c.spans
         row.errors += c.errors
         row.input_tokens = addCounts(row.input_tokens, c.input_tokens)
         row.output_tokens = addCounts(row.output_tokens, c.output_tokens)
         if (c.cost_usd !== null) addCost(row, c.cost_usd)
-        for (const [bucket, calls] of c.latency) (row.latency[bucket] as number) += calls
+        if (row.latency.length > 0) for (const [bucket, calls] of c.latency) (row.latency[bucket] as number) += calls
       }
     }
     for (const [key, counted] of this.#traces) {

@@ -48,27 +48,66 @@ for (const engine of engines) {
 
     it('keeps by user and by session the same 50 groups, with the same points, as the summaries keep', async () => {
       // Whole hours from the rollups; the same window but for its last millisecond (no trace starts in it) from the summaries.
-      const rolled = { from: new Date(day0), to: new Date(day0 + 2 * dayMs) }
-      const exact = { from: new Date(day0), to: new Date(day0 + 2 * dayMs - 1) }
-      for (const groupBy of ['user', 'session'] satisfies MetricGroup[]) {
-        for (const metric of ['traces', 'cost', 'error_rate', 'tokens'] satisfies Metric[]) {
-          for (const granularitySeconds of [3600, 6 * 3600]) {
-            const query = { projectId: 'dash', metric, groupBy, granularitySeconds }
-            const [fromRollups, fromSummaries] = [byGroup((await metricSeries(db, { ...query, ...rolled })).series), byGroup((await metricSeries(db, { ...query, ...exact })).series)]
-            assert.equal(Object.keys(fromRollups).length, MAX_SERIES_GROUPS, `${metric} by ${groupBy}`)
-            // The groups kept; and their order where the totals are whole numbers (sums of decimals
-            // are added in the order rows come, which may part equal totals by a last bit).
-            assert.deepEqual(Object.keys(fromRollups).sort(), Object.keys(fromSummaries).sort(), `${metric} by ${groupBy} every ${granularitySeconds} s: groups`)
-            if (metric === 'traces' || metric === 'tokens') assert.deepEqual(Object.keys(fromRollups), Object.keys(fromSummaries), `${metric} by ${groupBy} every ${granularitySeconds} s: their order`)
-            for (const [group, points] of Object.entries(fromSummaries)) {
-              points.forEach((value, i) => {
-                const got = fromRollups[group]?.[i] ?? null
-                assert.ok(value === null ? got === null : got !== null && Math.abs(got - value) < 1e-9, `${metric} by ${groupBy}, ${group} at ${i}: ${got} ≠ ${value}`)
-              })
+      // Whole days (a user's ranked from their rows of the day), and a day between hours (ranked from both).
+      for (const [from, to] of [[day0, day0 + 2 * dayMs], [day0 + 5 * hourMs, day0 + 2 * dayMs + hourMs]] as const) {
+        const rolled = { from: new Date(from), to: new Date(to) }
+        const exact = { from: new Date(from), to: new Date(to - 1) }
+        for (const groupBy of ['user', 'session'] satisfies MetricGroup[]) {
+          for (const metric of ['traces', 'cost', 'error_rate', 'tokens'] satisfies Metric[]) {
+            for (const granularitySeconds of [3600, 6 * 3600]) {
+              const query = { projectId: 'dash', metric, groupBy, granularitySeconds }
+              const [fromRollups, fromSummaries] = [byGroup((await metricSeries(db, { ...query, ...rolled })).series), byGroup((await metricSeries(db, { ...query, ...exact })).series)]
+              assert.equal(Object.keys(fromRollups).length, MAX_SERIES_GROUPS, `${metric} by ${groupBy}`)
+              // The groups kept; and their order where the totals are whole numbers (sums of decimals
+              // are added in the order rows come, which may part equal totals by a last bit).
+              assert.deepEqual(Object.keys(fromRollups).sort(), Object.keys(fromSummaries).sort(), `${metric} by ${groupBy} every ${granularitySeconds} s: groups`)
+              if (metric === 'traces' || metric === 'tokens') assert.deepEqual(Object.keys(fromRollups), Object.keys(fromSummaries), `${metric} by ${groupBy} every ${granularitySeconds} s: their order`)
+              for (const [group, points] of Object.entries(fromSummaries)) {
+                points.forEach((value, i) => {
+                  const got = fromRollups[group]?.[i] ?? null
+                  assert.ok(value === null ? got === null : got !== null && Math.abs(got - value) < 1e-9, `${metric} by ${groupBy}, ${group} at ${i}: ${got} ≠ ${value}`)
+                })
+              }
             }
           }
         }
       }
+    })
+
+    it('ranks the groups of a rate by its figure over the window, from the rollups as from the summaries', async () => {
+      // The error rate over the window by user, as the summaries count it: the 50 highest, ties in code point order.
+      const { rows } = await sql<{ user_id: string }>`
+        select user_id from trace_summaries where project_id = 'dash' group by user_id
+        order by avg((error_count > 0)::int)::float8 desc, user_id collate "C" limit ${MAX_SERIES_GROUPS}`.execute(db)
+      const expected = rows.map((row) => row.user_id)
+      for (const [from, to] of [[day0, day0 + 2 * dayMs + hourMs], [day0, day0 + 2 * dayMs + hourMs - 1]] as const) {
+        const { series } = await metricSeries(db, { projectId: 'dash', metric: 'error_rate', groupBy: 'user', from: new Date(from), to: new Date(to), granularitySeconds: 6 * 3600 })
+        assert.deepEqual(series.map((s) => s.group), expected, `to ${new Date(to).toISOString()}`)
+      }
+    })
+
+    it("holds in a user's row of the day what their hourly rows of the day hold, which the check compares", async () => {
+      const { rows } = await sql<{ differing: number; days: number }>`
+        with h as (
+          select date_trunc('day', hour, 'UTC') as hour, value, sum(traces)::int as traces, sum(error_traces)::int as error_traces, sum(spans)::int as spans,
+            sum(input_tokens)::int as input_tokens, sum(cost_usd) as cost_usd
+          from usage_rollups where project_id = 'dash' and dimension = 'user' group by 1, 2
+        )
+        select (count(*) filter (where (h.traces, h.error_traces, h.spans, h.input_tokens, h.cost_usd) is distinct from (d.traces, d.error_traces, d.spans, d.input_tokens::int, d.cost_usd)))::int as differing,
+          (count(distinct d.hour))::int as days
+        from h full join (select * from usage_rollups where project_id = 'dash' and dimension = 'user.day') d using (hour, value)`.execute(db)
+      assert.deepEqual(rows, [{ differing: 0, days: 3 }])
+      assert.deepEqual(await summaryMismatches(db, 'dash'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
+      // A figure off in a row of the day, or a trace's duration in another bucket, is a mismatch.
+      const day = { project: 'dash', user: 'u-7', day: new Date(day0 + dayMs) }
+      const tamper = (change: ReturnType<typeof sql>) =>
+        sql`update usage_rollups set ${change} where project_id = ${day.project} and dimension = 'user.day' and hour = ${day.day} and value = ${day.user}`.execute(db)
+      await tamper(sql`cost_usd = cost_usd + 0.01`)
+      assert.equal((await summaryMismatches(db, 'dash')).rollups, 1)
+      await tamper(sql`cost_usd = cost_usd - 0.01, durations = tracewell_histogram_add(durations, ('[' || array_lower(durations, 1) + 1 || ':' || array_lower(durations, 1) + 1 || ']={1}')::integer[], 1)`)
+      assert.ok((await summaryMismatches(db, 'dash')).rollups > 0)
+      await tamper(sql`durations = tracewell_histogram_add(durations, ('[' || array_lower(durations, 1) + 1 || ':' || array_lower(durations, 1) + 1 || ']={1}')::integer[], -1)`)
+      assert.deepEqual(await summaryMismatches(db, 'dash'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
     })
 
     it('computes percentiles as histogramPercentileMs does, to the last bit', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { backfillActiveDays, backfillTraceRollups, backfillUsageRollups, nullUnknownTokenCounts, recountRollupTraces, sql, usageOf, type Db, type SpanInsert } from '@tracewell/db'
+import { backfillActiveDays, backfillTraceRollups, backfillUsageRollups, backfillUserDayFigures, nullUnknownTokenCounts, recountRollupTraces, sql, usageOf, type Db, type SpanInsert } from '@tracewell/db'
 import { engines } from '@tracewell/db/testing'
 import { summaryMismatches } from '../src/index.ts'
 import { storeAndSummarise } from './support/store-and-summarise.ts'
@@ -90,9 +90,11 @@ for (const engine of engines) {
       assert.deepEqual(await summaryMismatches(db, 'own'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
       await recountRollupTraces(db)
       // The recount of the usage rollups' migration knows the traces of spans' values only; the
-      // figures of traces (2026-12-06T0700) and the rows of the day (2026-12-06T0710) are backfilled after it.
+      // figures of traces (2026-12-06T0700), the rows of the day (2026-12-06T0710) and the users' figures in
+      // them (2026-12-06T0820) are backfilled after it.
       await backfillTraceRollups(db)
       await backfillActiveDays(db)
+      await backfillUserDayFigures(db)
       assert.deepEqual(await summaryMismatches(db, 'own'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
 
       const query = { projectId: 'own', ...day, bucket: 'day' as const, timeZone: 'UTC' }
@@ -149,6 +151,7 @@ for (const engine of engines) {
       await nullUnknownTokenCounts(db)
       await backfillTraceRollups(db)
       await backfillActiveDays(db)
+      await backfillUserDayFigures(db)
       assert.deepEqual((await sql`select project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd::float8 as cost, latency, error_traces, durations from usage_rollups where project_id = 'p' order by 1, 2, 3, 4`.execute(db)).rows, written)
     })
   })

@@ -67,6 +67,7 @@ export const migrations: Record<string, LazyMigration> = {
   '2026-12-06T0720-member-rollup-index': lazy(() => import('./2026-12-06T0720-member-rollup-index.ts')),
   '2026-12-06T0800-sort-indexes-both-ways': lazy(() => import('./2026-12-06T0800-sort-indexes-both-ways.ts')),
   '2026-12-06T0801-summary-deltas-as-text': lazy(() => import('./2026-12-06T0801-summary-deltas-as-text.ts')),
+  '2026-12-06T0820-user-day-figures': lazy(() => import('./2026-12-06T0820-user-day-figures.ts')),
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
@@ -85,4 +86,6 @@ export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
   '2026-12-06T0700-trace-rollups',
   // A summariser of the previous version would fold traces without their rows of the day.
   '2026-12-06T0710-active-days',
+  // A summariser of the previous version would fold traces without their figures in the users' rows of the day.
+  '2026-12-06T0820-user-day-figures',
 ])

@@ -51,7 +51,8 @@ export interface RollupRead {
 }
 
 export interface RollupCell {
-  bucket: number
+  /** The point's bucket; null for a group's figure over the whole window, by which rates, percentiles and averages rank. */
+  bucket: number | null
   group: string | null
   value: number | null
 }
@@ -78,9 +79,10 @@ const BUCKET_MS = `{${Array.from({ length: LATENCY_BUCKETS }, (_, bucket) => lat
 
 /**
  * The cells of a metric: one statement, whose points are computed where the rows are. Grouped, it
- * keeps the read.maxGroups groups of the largest sum of absolute values over the points (the
- * metric engine's order), so that a grouping by user or session sends 50 groups' points, not
- * every group's.
+ * keeps the read.maxGroups groups the metric engine keeps, so that a grouping by user or session
+ * sends 50 groups' points, not every group's: of a sum, the largest sum of absolute values over the
+ * points; of a rate or a percentile, the largest absolute figure over the window (sent beside the
+ * points, bucket null).
  */
 export async function rollupCells(db: Executor, read: RollupRead): Promise<RollupCell[]> {
   const members = MEMBERS[read.metric]
@@ -89,45 +91,63 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
   const figure = SUMS[read.metric as keyof typeof SUMS]
   // Ties in code point order, the group of none ('') last: the order toSeries sorts in.
   const order = sql`value = '', value collate "C" limit ${read.maxGroups}`
+  // The rows of the groups kept, as an array: looked up in the index hour by hour (a subquery's
+  // `in` filtered every group's rows of the hour).
+  const ofKept = sql` and value = any(array(select value from kept))`
+  const isKept = sql`value in (select value from kept)`
   let query: RawBuilder<unknown>
   if (!read.grouped) query = sql`select bucket, null::text as grp, figure as value from (${q === undefined ? figureCells(read) : percentileCells(read, q)}) c`
   else if (figure !== undefined) {
     // A sum's points are sums of figures that are never negative (own calls are taken back from
     // the rows that hold them): a group's points' absolute values add up to its sum over the
     // window, read without points; then the points of the groups kept only.
-    const kept = sql`value in (select value from kept)`
     query = sql`with kept as (
-        select value from (${signedRows(read)}) r group by value having sum(sign * traces) <> 0 or sum(sign * spans) <> 0
+        select value from (${signedRows(read, sql``, { wholeDays: true })}) r group by value having sum(sign * traces) <> 0 or sum(sign * spans) <> 0
         order by abs(coalesce((${figure})::float8, 0)) desc, ${order})
-      select bucket, nullif(value, '') as grp, figure as value from (${figureCells(read, sql` and ${kept}`)}) c where ${kept}`
+      select bucket, nullif(value, '') as grp, figure as value from (${figureCells(read, ofKept)}) c where ${isKept}`
+  } else if (!MANY_VALUES.has(read.dimension ?? 'all')) {
+    // A rate's or a percentile's groups ranked by their figure over the window: of a few values,
+    // computed with their points from the same rows (bucket null).
+    query = sql`with cells as (${q === undefined ? figureCells(read, undefined, { windowToo: true }) : percentileCells(read, q, undefined, { windowToo: true })}),
+        kept as (select value from cells where bucket is null order by abs(coalesce(figure, 0)) desc, ${order})
+      select bucket, nullif(value, '') as grp, figure as value from cells where ${isKept}`
   } else {
-    // A rate's or a percentile's points are ranked as they are.
-    query = sql`with cells as (${q === undefined ? figureCells(read) : percentileCells(read, q)}),
-        kept as (select value from cells group by value order by coalesce(sum(abs(figure)), 0) desc, ${order})
-      select bucket, nullif(value, '') as grp, figure as value from cells where value in (select value from kept)`
+    // Of a user or session, first ranked (a bucket as wide as the window, read from a row a user
+    // and day over whole days); then the points of the kept only.
+    const cellsOf = (of: RollupRead, only?: RawBuilder<unknown>, wholeDays = false) =>
+      q === undefined ? figureCells(of, only, { wholeDays }) : percentileCells(of, q, only, { wholeDays })
+    const window = { ...read, granularitySeconds: (read.to.getTime() - read.startMs) / 1000 }
+    query = sql`with kept as (select value, figure from (${cellsOf(window, undefined, true)}) w order by abs(coalesce(figure, 0)) desc, ${order})
+      select bucket, nullif(value, '') as grp, figure as value from (${cellsOf(read, ofKept)}) c where ${isKept}
+      union all
+      select null, nullif(value, ''), figure from kept`
   }
   const { rows } = await (query as RawBuilder<RollupRow>).execute(db)
   return rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
 }
 
 interface RollupRow {
-  bucket: number
+  bucket: number | null
   grp: string | null
   value: number | null
 }
 
 /**
  * The rows read, and Tracewell's own calls' rows negated beside them (usage.repository.ts):
- * hour, value and figures, with `sign`.
+ * hour, value and figures, with `sign`. With `wholeDays`, a user's figures over the window's whole
+ * UTC days are read from their rows of the day (one a user and day, for a total over the window:
+ * their `hour` is the day's), those of the hours around from the hourly rows.
  */
-function signedRows(read: RollupRead, only: RawBuilder<unknown> = sql``): RawBuilder<unknown> {
+function signedRows(read: RollupRead, only: RawBuilder<unknown> = sql``, { wholeDays = false }: { wholeDays?: boolean } = {}): RawBuilder<unknown> {
   const dimension = read.dimension ?? 'all'
   const from = new Date(read.startMs)
   const inWindow = (of: string) => sql`project_id = ${read.projectId} and dimension = ${of} and hour >= ${from} and hour < ${read.to}`
   const valueIs = sql`${valueCondition(read)}${only}`
   const columns = sql`hour, value, traces, error_traces, spans, input_tokens, output_tokens, cost_usd, durations`
   if (dimension === 'service') return sql`select ${columns}, 1 as sign from usage_rollups where ${inWindow(dimension)}${valueIs} and value <> ${TRACEWELL_SERVICE}`
-  let rows = rowsIn(read.projectId, dimension, [from, read.to], sql`${columns}, 1 as sign`, valueIs)
+  let rows = wholeDays && dimension === 'user'
+    ? byDaysAndHours(read, dimension, (of, range) => rowsIn(read.projectId, of, range, sql`${columns}, 1 as sign`, valueIs), read.to.getTime() - read.startMs)
+    : rowsIn(read.projectId, dimension, [from, read.to], sql`${columns}, 1 as sign`, valueIs)
   if (dimension === 'all' || dimension === 'user' || dimension === 'model' || dimension === 'vendor') {
     const own = ownCallRows[dimension]
     const ownValue = own.value === 'same' ? sql`value` : sql`''::text`
@@ -184,12 +204,21 @@ const SUMS = {
 
 const ERROR_RATE = sql`sum(sign * error_traces)::float8 / nullif(sum(sign * traces), 0)`
 
-/** bucket, value ('' for every row when not grouped) and figure of the sums and the error rate, of the rows meeting `only`. */
-function figureCells(read: RollupRead, only?: RawBuilder<unknown>): RawBuilder<unknown> {
+/** How cells are read: `wholeDays` as signedRows reads; `windowToo`, each value's figure over the window too (bucket null). */
+interface CellsOptions {
+  wholeDays?: boolean
+  windowToo?: boolean
+}
+
+/**
+ * bucket, value ('' for every row when not grouped) and figure of the sums and the error rate, of
+ * the rows meeting `only`.
+ */
+function figureCells(read: RollupRead, only?: RawBuilder<unknown>, { wholeDays = false, windowToo = false }: CellsOptions = {}): RawBuilder<unknown> {
   const figure = read.metric === 'error_rate' ? ERROR_RATE : SUMS[read.metric as keyof typeof SUMS]
   return sql`
     select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${read.grouped ? sql`value` : sql`''::text`} as value, (${figure})::float8 as figure
-    from (${signedRows(read, only)}) r group by 1, 2
+    from (${signedRows(read, only, { wholeDays })}) r group by ${windowToo ? sql`grouping sets ((1, 2), (2))` : sql`1, 2`}
     having sum(sign * traces) <> 0 or sum(sign * spans) <> 0`
 }
 
@@ -198,19 +227,20 @@ function figureCells(read: RollupRead, only?: RawBuilder<unknown>): RawBuilder<u
  * that hold a trace), computed as histogramPercentileMs computes it, operation for operation on
  * the same doubles: the figure is the one JavaScript would give.
  */
-function percentileCells(read: RollupRead, q: number): RawBuilder<unknown> {
+function percentileCells(read: RollupRead, q: number, only?: RawBuilder<unknown>, { wholeDays = false, windowToo = false }: CellsOptions = {}): RawBuilder<unknown> {
   // Points of an hour by a dimension of many values are a row each (the key), but those of the
   // value '' (which Tracewell's own calls are taken back from): a row of one bucket is its point,
   // that bucket's middle, as the general way below would compute it (low and high the same).
   const alone = read.grouped && read.granularitySeconds === 3600 && MANY_VALUES.has(read.dimension ?? 'all')
   const single = sql`r.value <> '' and cardinality(r.durations) = 1 and r.durations[array_lower(r.durations, 1)] > 0`
   return sql`
-    with rows as (${signedRows(read)}),
+    with rows as (${signedRows(read, only, { wholeDays })}),
     counts as (
       select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${read.grouped ? sql`r.value` : sql`''::text`} as value,
         array_lower(r.durations, 1) + d.o::int - 1 as i, sum(r.sign * d.n)::float8 as n
       from rows r, unnest(r.durations) with ordinality as d(n, o)
-      where d.n <> 0${alone ? sql` and not (${single})` : sql``} group by 1, 2, 3 having sum(r.sign * d.n) > 0
+      where d.n <> 0${alone ? sql` and not (${single})` : sql``}
+      group by ${windowToo ? sql`grouping sets ((1, 2, 3), (2, 3))` : sql`1, 2, 3`} having sum(r.sign * d.n) > 0
     ),
     seen as (
       select bucket, value, i, sum(n) over (partition by bucket, value order by i) as seen, sum(n) over (partition by bucket, value) as total
@@ -237,31 +267,47 @@ const DAY_MS = 86_400_000
  * the window) from the rows of who was active on the day, the other hours from the hourly rows.
  */
 async function memberCells(db: Executor, read: RollupRead, members: 'user' | 'session'): Promise<RollupCell[]> {
-  const days = wholeDays(read)
+  let days = false
+  const parts = byDaysAndHours(read, members, (dimension, range) => {
+    days ||= dimension !== members
+    return rowsIn(read.projectId, dimension, range, sql`hour, value`, sql`${valueCondition(read)} and traces > 0 and value <> ''`)
+  }, read.granularitySeconds * 1000)
+  // A bucket of one hour holds each value once (the rows' key): counted without sorting them.
+  const count = !days && read.granularitySeconds === 3600 ? sql`count(*)` : sql`count(distinct value)`
+  const { rows } = await sql<{ bucket: number; value: number }>`
+    select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${count}::float8 as value
+    from (${parts}) r group by 1`.execute(db)
+  return rows.map((row) => ({ bucket: row.bucket, group: null, value: row.value }))
+}
+
+/**
+ * The rows of a user or session dimension over the window, those of the UTC days wholly inside a
+ * bucket of `widthMs` from their rows of the day (ACTIVE_DAY_DIMENSIONS), the other hours' from
+ * the hourly rows: `rows` of a dimension and range, joined by union all.
+ */
+function byDaysAndHours(
+  read: RollupRead, members: 'user' | 'session', rows: (dimension: string, range: [Date, Date]) => RawBuilder<unknown>, widthMs: number,
+): RawBuilder<unknown> {
+  const days = wholeDays(read, widthMs)
   const hours: Array<[number, number]> = []
   let at = read.startMs
   for (const [from, to] of [...days, [read.to.getTime(), read.to.getTime()] as [number, number]]) {
     if (from > at) hours.push([at, from])
     at = Math.max(at, to)
   }
-  const active = (dimension: string, ranges: Array<[number, number]>) =>
-    ranges.map(([from, to]) => rowsIn(read.projectId, dimension, [new Date(from), new Date(to)], sql`hour, value`, sql`${valueCondition(read)} and traces > 0 and value <> ''`))
-  const parts = [...active(members, hours), ...active(ACTIVE_DAY_DIMENSIONS[members], days)]
-  if (parts.length === 0) return []
-  // A bucket of one hour holds each value once (the rows' key): counted without sorting them.
-  const count = days.length === 0 && read.granularitySeconds === 3600 ? sql`count(*)` : sql`count(distinct value)`
-  const { rows } = await sql<{ bucket: number; value: number }>`
-    select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${count}::float8 as value
-    from (${sql.join(parts, sql` union all `)}) r group by 1`.execute(db)
-  return rows.map((row) => ({ bucket: row.bucket, group: null, value: row.value }))
+  const parts = [
+    ...hours.map(([from, to]) => rows(members, [new Date(from), new Date(to)])),
+    ...days.map(([from, to]) => rows(ACTIVE_DAY_DIMENSIONS[members], [new Date(from), new Date(to)])),
+  ]
+  // A window of no hour (to at its start) reads nothing.
+  return parts.length === 0 ? rows(members, [read.to, read.to]) : sql.join(parts, sql` union all `)
 }
 
 /**
- * The UTC days, as ranges [from, to) of whole days, that lie wholly inside one bucket and whose
- * every hour is before the window's end (the hourly rows read are those of hours before `to`).
+ * The UTC days, as ranges [from, to) of whole days, that lie wholly inside one bucket of `width`
+ * ms and whose every hour is before the window's end (the hourly rows read are those of hours before `to`).
  */
-function wholeDays(read: RollupRead): Array<[number, number]> {
-  const width = read.granularitySeconds * 1000
+function wholeDays(read: RollupRead, width: number): Array<[number, number]> {
   const end = read.to.getTime()
   const ranges: Array<[number, number]> = []
   for (let day = Math.ceil(read.startMs / DAY_MS) * DAY_MS; day + DAY_MS - HOUR_MS < end; day += DAY_MS) {
@@ -274,18 +320,18 @@ function wholeDays(read: RollupRead): Array<[number, number]> {
   return ranges
 }
 
-/** score_avg over whole hours, of one score or of each (grouped by name). */
+/** score_avg over whole hours, of one score or of each (grouped by name, with each one's average over the window: bucket null). */
 export async function scoreRollupCells(
   db: Executor,
   read: { projectId: string; scoreName?: string | undefined; grouped: boolean; startMs: number; granularitySeconds: number; to: Date },
 ): Promise<RollupCell[]> {
-  const { rows } = await sql<{ bucket: number; grp: string | null; value: number | null }>`
+  const { rows } = await sql<{ bucket: number | null; grp: string | null; value: number | null }>`
     select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${read.grouped ? sql`name` : sql`null::text`} as grp,
       sum(value_sum) / nullif(sum(scores), 0) as value
     from score_rollups
     where project_id = ${read.projectId} and hour >= ${new Date(read.startMs)} and hour < ${read.to}
       ${read.scoreName === undefined ? sql`` : sql`and name = ${read.scoreName}`}
-    group by 1, 2 having sum(scores) > 0`.execute(db)
+    group by ${read.grouped ? sql`grouping sets ((1, 2), (2))` : sql`1, 2`} having sum(scores) > 0`.execute(db)
   return rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
 }
 

@@ -62,6 +62,13 @@ const GRANULARITIES = [60, 300, 900, 3600, 6 * 3600, 86_400, 7 * 86_400]
 /** Counts and sums are 0 over nothing; rates, averages and percentiles of nothing are unknown (no data). */
 const COUNTED: ReadonlySet<Metric> = new Set(['cost', 'tokens', 'traces', 'input_tokens', 'output_tokens', 'spans', 'sessions', 'users'])
 
+/**
+ * Groups of counts and sums rank by the sum of their points' absolute values; those of rates,
+ * averages and percentiles by their figure over the whole window (its absolute value), which a
+ * read of the rollups computes from a row a user and day, without every group's points.
+ */
+const RANKED_BY_POINTS = COUNTED
+
 /** Why a query cannot be answered (a caller's 400), or null. Names the field as the API calls it. */
 export function metricQueryProblem(query: { metric: Metric; scoreName?: string | undefined; groupBy?: MetricGroup | undefined }): string | null {
   if (query.metric === 'score_avg' && query.scoreName === undefined && query.groupBy !== 'score_name') return 'scoreName: score_avg needs the score to average'
@@ -115,7 +122,8 @@ interface Window {
 }
 
 interface Cell {
-  bucket: number
+  /** The point's bucket; null for a group's figure over the whole window (RANKED_BY_POINTS says when there is one). */
+  bucket: number | null
   group: string | null
   value: number | null
 }
@@ -161,7 +169,7 @@ async function fromRollups(db: Executor, query: MetricSeriesQuery, window: Windo
     dimension: key ?? (query.groupBy as RollupDimension | undefined),
     value: key === undefined ? undefined : String(query.filter?.[key as keyof TraceFilterParams]),
   })
-  return cells.filter((cell) => cell.bucket >= 0 && cell.bucket < window.buckets)
+  return cells.filter((cell) => cell.bucket === null || (cell.bucket >= 0 && cell.bucket < window.buckets))
 }
 
 interface Source {
@@ -252,12 +260,14 @@ function groupOf(groupBy: MetricGroup | undefined): { join: RawBuilder<unknown>;
 async function fromSummaries(db: Executor, query: MetricSeriesQuery, window: Window): Promise<Cell[]> {
   const source = sourceOf(query, new Date(window.startMs))
   const group = groupOf(query.groupBy)
-  const { rows } = await sql<{ bucket: number; grp: string | null; value: number | null }>`
-    select floor((extract(epoch from ${source.time}) * 1000 - ${window.startMs}) / ${window.granularity * 1000})::int as bucket,
-      ${group.value} as grp, (${source.value})::float8 as value
+  const bucket = sql`floor((extract(epoch from ${source.time}) * 1000 - ${window.startMs}) / ${window.granularity * 1000})::int`
+  // Groups ranked by their figure over the window: that figure too (bucket null), from the same rows.
+  const byWindow = query.groupBy !== undefined && !RANKED_BY_POINTS.has(query.metric)
+  const { rows } = await sql<{ bucket: number | null; grp: string | null; value: number | null }>`
+    select ${bucket} as bucket, ${group.value} as grp, (${source.value})::float8 as value
     from ${source.from} ${group.join}
     where ${sql.join(source.where, sql` and `)}
-    group by 1, 2`.execute(db)
+    group by ${byWindow ? sql`grouping sets ((1, 2), (2))` : sql`1, 2`}`.execute(db)
   return rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
 }
 
@@ -284,19 +294,26 @@ const codePointRank = (unit: number): number => (unit >= 0xe000 ? unit - 0x800 :
 
 function toSeries(query: MetricSeriesQuery, cells: Cell[], window: Window): MetricSeries['series'] {
   const groups = new Map<string | null, Map<number, number | null>>()
+  const windowFigures = new Map<string | null, number | null>()
   for (const cell of cells) {
+    if (cell.bucket === null) {
+      windowFigures.set(cell.group, cell.value)
+      continue
+    }
     const points = groups.get(cell.group) ?? new Map<number, number | null>()
     points.set(cell.bucket, cell.value)
     groups.set(cell.group, points)
   }
   if (groups.size === 0 && query.groupBy === undefined) groups.set(null, new Map())
-  const total = (points: Map<number, number | null>) => [...points.values()].reduce<number>((sum, v) => sum + Math.abs(v ?? 0), 0)
+  const byPoints = RANKED_BY_POINTS.has(query.metric) || query.groupBy === undefined
+  const total = (group: string | null, points: Map<number, number | null>) =>
+    byPoints ? [...points.values()].reduce<number>((sum, v) => sum + Math.abs(v ?? 0), 0) : Math.abs(windowFigures.get(group) ?? 0)
   // UTF-16 units compare in code point order but for the surrogates (code points from U+10000),
   // which order after U+E000–U+FFFF: compared unit by unit only when a group holds one of those.
   const tieOrder = [...groups.keys()].some((group) => group !== null && /[\ud800-\uffff]/.test(group)) ? byCodePoint : byUnits
   // Each group's total once, not at every comparison (20,000 sessions' groups from the summaries).
   const kept = [...groups.entries()]
-    .map(([group, points]) => ({ group, points, total: total(points) }))
+    .map(([group, points]) => ({ group, points, total: total(group, points) }))
     .sort((a, b) => b.total - a.total || tieOrder(a.group, b.group))
     .slice(0, MAX_SERIES_GROUPS)
   return kept.map(({ group, points }) => ({
