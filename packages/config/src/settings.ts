@@ -155,7 +155,7 @@ export const ingestSettings = {
   QUEUE_MAX_BACKLOG_BYTES: Type.Integer({
     minimum: 1024,
     default: 512 * 1024 * 1024,
-    description: 'request-body bytes waiting in the queue above which ingest answers 429, bounding Redis memory (default 512 MiB)',
+    description: 'queued body bytes (span records, 1.1–1.6 times their request bodies) waiting in the queue above which ingest answers 429, bounding Redis memory (default 512 MiB)',
   }),
   ENQUEUE_MAX_SPANS_PER_JOB: Type.Integer({ minimum: 1, default: 2_000, description: 'most spans grouped into one queue job; a larger request is a job of its own (default 2000)' }),
   ENQUEUE_LINGER_MS: Type.Integer({
@@ -233,7 +233,7 @@ export const writerSettings = {
   WRITER_MAX_BODY_BYTES: Type.Integer({
     minimum: 1024 * 1024,
     default: 16 * 1024 * 1024,
-    description: 'request-body bytes of the jobs a writer holds at once, at most (default 16777216, 16 MiB: the bodies of about nine jobs of grouped 100-span requests); a larger job is taken alone',
+    description: 'queued body bytes of the jobs a writer holds at once, at most (default 16777216, 16 MiB: the bodies of about six jobs of grouped 100-span requests); a larger job is taken alone',
   }),
   WRITER_MAX_ATTEMPTS: Type.Integer({ minimum: 1, default: 12, description: 'tries per job before it goes to the failed set (default 12)' }),
   // Short lock, renewed by the worker every half of it, and a frequent stalled check: a job whose
