@@ -1,5 +1,5 @@
 /**
- * Bounds the request-body bytes a writer holds at once. Jobs of small traces are tiny (a job of
+ * Bounds the queued body bytes a writer holds at once. Jobs of small traces are tiny (a job of
  * twenty one-span requests is ~16 KB) and the writer stores more of them the more it holds at once
  * (they share a COPY and its commit); jobs of large requests are megabytes each. So the writer
  * takes many jobs (WRITER_CONCURRENCY) and this bounds their bodies' memory instead of their

@@ -1,10 +1,11 @@
 import type { ProjectSpanSource } from '@tracewell/write-path'
-import { decodeTraceBody, type SpanRecord } from '@tracewell/otlp'
+import { decodeSpanRecords, decodeTraceBody, type SpanRecord } from '@tracewell/otlp'
 import { InvalidSpanBatchJobError, readJobBodies, type ProjectSpans, type QueuedBody } from '@tracewell/queue'
 import type { Redis } from 'ioredis'
 
-// The queue carries the request bodies ingest accepted; the writer decodes them again with the
-// same decoder (and SpanCollector), so it stores exactly the spans ingest's answer counted.
+// The queue carries the span records ingest decoded ('records', docs/architecture.md#decode-once),
+// which the writer parses; jobs of an older ingest carry the request bodies themselves, which it
+// decodes with ingest's decoder (and SpanCollector), so it stores exactly the spans ingest counted.
 
 /**
  * Each body as a source of its spans, decoded when storeSpans asks: a job is encoded one request
@@ -24,9 +25,9 @@ export async function spansOfJob(redis: Redis, job: unknown): Promise<ProjectSpa
 /** Throws InvalidSpanBatchJobError for a body that no longer decodes: no retry can fix it. */
 function decodeQueuedBody({ body, encoding }: QueuedBody, index: number): SpanRecord[] {
   try {
-    return decodeTraceBody(body, encoding).spans
+    return encoding === 'records' ? decodeSpanRecords(body) : decodeTraceBody(body, encoding).spans
   } catch (error) {
-    // Ingest decoded the same bytes before accepting them: only a changed decoder gets here.
+    // Ingest decoded or encoded the same bytes before accepting them: only a changed decoder gets here.
     throw new InvalidSpanBatchJobError(`span-batch body ${index} no longer decodes: ${(error as Error).message}`)
   }
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createDb, migrateToLatest } from '@tracewell/db'
-import { decodeJsonTraces, type SpanRecord } from '@tracewell/otlp'
+import { decodeJsonTraces, encodeSpanRecords, type SpanRecord } from '@tracewell/otlp'
 import { createSpanBatchQueueConnection, QueueNames, type SpanBatchJob, type SpanBatchProducer } from '@tracewell/queue'
 import { acceptedTraces, OwnPostgres as BaseOwnPostgres } from '@tracewell/test-support'
 import { Queue } from 'bullmq'
@@ -22,8 +22,12 @@ export function makeSpans(count: number): SpanRecord[] {
   }))
 }
 
-/** Enqueues spans as ingest does: the records with the request body they came from. */
-export const enqueueSpans = (producer: SpanBatchProducer, projectId: string, spans: SpanRecord[]): Promise<void> => producer.enqueue(acceptedTraces(projectId, spans))
+/** Enqueues spans as ingest does: the records, and for Redis their 'records' body. */
+export const enqueueSpans = (producer: SpanBatchProducer, projectId: string, spans: SpanRecord[]): Promise<void> =>
+  producer.enqueue({ projectId, spanCount: spans.length, spans, body: encodeSpanRecords(spans), bodyEncoding: 'records' })
+
+/** Enqueues spans as an ingest before 'records' did: the request body they came from (OTLP JSON). */
+export const enqueueRequestBody = (producer: SpanBatchProducer, projectId: string, spans: SpanRecord[]): Promise<void> => producer.enqueue(acceptedTraces(projectId, spans))
 
 export const testPrefix = () => testQueuePrefix()
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { once } from 'node:events'
@@ -12,8 +13,9 @@ import { UnrecoverableError, Worker } from 'bullmq'
 import { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
 import { acceptedTraces } from '@tracewell/test-support'
+import { decodeProtobufTraces, type SpanRecord } from '@tracewell/otlp'
 import { buildApp, inProcessSpanBatchProcessor, SpanPricer, startSpanBatchWorker } from '../src/index.ts'
-import { enqueueSpans, fixtureSpans, makeSpans, openQueue, testPrefix, waitFor, producerConnected } from './helpers.ts'
+import { enqueueRequestBody, enqueueSpans, fixtureSpans, makeSpans, openQueue, testPrefix, waitFor, producerConnected } from './helpers.ts'
 import { summaryBacklog } from '@tracewell/db'
 
 const { REDIS_URL } = testEnvironment()
@@ -127,9 +129,29 @@ describe('span-batch worker (real Redis and Postgres)', () => {
     }
   })
 
+  test('jobs an older ingest queued as request bodies, JSON and protobuf, are stored as those of today’s', async () => {
+    const protobuf = readFileSync(new URL('../../../test-fixtures/otel-js-otlp-proto-1.bin', import.meta.url))
+    const fromProtobuf = decodeProtobufTraces(protobuf).spans
+    const fromJson = makeSpans(6)
+    const writer = startSpanBatchWorker({ db: database.db, redis: REDIS_URL, prefix, concurrency: 2, logger: quiet })
+    try {
+      await enqueueRequestBody(producer, 'project-older-json', fromJson)
+      await producer.enqueue({ projectId: 'project-older-protobuf', spanCount: fromProtobuf.length, spans: null, body: protobuf, bodyEncoding: 'protobuf' })
+      await enqueueSpans(producer, 'project-records', fromJson)
+      await waitFor('the spans', async () => (await countSpans(database.db, 'project-older-json')) === 6 && (await countSpans(database.db, 'project-records')) === 6 && (await countSpans(database.db, 'project-older-protobuf')) === fromProtobuf.length)
+      const stored = async (projectId: string, spans: SpanRecord[]) =>
+        (await Promise.all([...new Set(spans.map((span) => span.traceId))].map((traceId) => findTraceSpans(database.db, projectId, traceId)))).flat().map(({ receivedAt: _receivedAt, ...span }) => span)
+      assert.deepStrictEqual(await stored('project-older-json', fromJson), await stored('project-records', fromJson))
+      const [first] = await stored('project-older-protobuf', fromProtobuf)
+      assert.equal(first?.name, fromProtobuf.find((span) => span.spanId === first?.spanId)?.name)
+    } finally {
+      await writer.close()
+    }
+  })
+
   test('attribute keys that JSON writes with escapes arrive intact through Redis', async () => {
     // V8's JSON.parse can corrupt such keys (see @tracewell/json-text); the writer reads the
-    // queued request bodies with parseJsonText.
+    // queued records with parseJsonText.
     const keys = ['k\\', 'k\t', 'k"', 'k\u001c', 'plain.key']
     const spans = makeSpans(keys.length * 4).map((span, i) => ({ ...span, attributes: { [keys[i % keys.length]!]: { intValue: `${i}` } } }))
     const writer = startSpanBatchWorker({ db: database.db, redis: REDIS_URL, prefix, concurrency: 1, logger: quiet })

@@ -155,7 +155,7 @@ export const ingestSettings = {
   QUEUE_MAX_BACKLOG_BYTES: Type.Integer({
     minimum: 1024,
     default: 512 * 1024 * 1024,
-    description: 'request-body bytes waiting in the queue above which ingest answers 429, bounding Redis memory (default 512 MiB)',
+    description: 'queued body bytes (span records, 1.1–1.6 times their request bodies) waiting in the queue above which ingest answers 429, bounding Redis memory (default 512 MiB)',
   }),
   ENQUEUE_MAX_SPANS_PER_JOB: Type.Integer({ minimum: 1, default: 2_000, description: 'most spans grouped into one queue job; a larger request is a job of its own (default 2000)' }),
   ENQUEUE_LINGER_MS: Type.Integer({
@@ -234,7 +234,7 @@ export const writerSettings = {
     minimum: 1024 * 1024,
     // 16 MiB held a peak RSS above 256 MiB on 100-span traces, at no less CPU a span (docs/benchmarks.md, 2026-12-06).
     default: 8 * 1024 * 1024,
-    description: 'request-body bytes of the jobs a writer holds at once, at most (default 8388608, 8 MiB: the bodies of about five jobs of grouped 100-span requests); a larger job is taken alone',
+    description: 'queued body bytes of the jobs a writer holds at once, at most (default 8388608, 8 MiB: the records of a few jobs of grouped 100-span requests); a larger job is taken alone',
   }),
   WRITER_MAX_ATTEMPTS: Type.Integer({ minimum: 1, default: 12, description: 'tries per job before it goes to the failed set (default 12)' }),
   // Short lock, renewed by the worker every half of it, and a frequent stalled check: a job whose

@@ -24,9 +24,8 @@ export interface DecodedTraces {
 export interface DecodeOptions {
   /**
    * Whether each span's LLM fields (model, tokens, the caller's cost, user, session) are derived
-   * from its attributes (default true). Ingest, which only counts and validates the spans it
-   * queues as bytes, leaves them to the writer: a span's LLM meaning is derived once, where it is
-   * stored (docs/architecture.md#decode-once). Validation is the same either way.
+   * from its attributes (default true): false for a caller that only validates and counts spans.
+   * Validation is the same either way.
    */
   derive?: boolean
 }
@@ -70,9 +69,8 @@ export class MalformedJsonError extends Error {
 }
 
 /**
- * Decodes a whole request body, as ingest does before accepting it (to validate and count its
- * spans, without deriving their LLM fields) and the writer does to store them: both keep exactly
- * the same spans. JSON bodies throw
+ * Decodes a whole request body, as ingest does before accepting it (and the writer for jobs an
+ * older ingest queued as request bodies): both keep exactly the same spans. JSON bodies throw
  * MalformedJsonError when they are not UTF-8 JSON, every format SpanValidationError when they are
  * not a batch or hold no valid span.
  */

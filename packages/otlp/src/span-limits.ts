@@ -18,8 +18,8 @@ import type { AttributeMap, SpanEventRecord, SpanLinkRecord } from './span-recor
 //
 // The limits are settings (SPAN_ATTRIBUTE_COUNT_LIMIT, SPAN_EVENT_COUNT_LIMIT, SPAN_LINK_COUNT_LIMIT,
 // ATTRIBUTE_VALUE_LENGTH_LIMIT), with OpenTelemetry's defaults; each service applies them once at
-// start (configureSpanLimits), ingest's decode workers too. Ingest and the writer must be given the
-// same ones: the writer decodes each body again and stores what its own limits keep.
+// start (configureSpanLimits), ingest's decode workers too. Ingest's apply to what it queues; the
+// writer's to the request bodies an older ingest queued, which it decodes itself: give both the same.
 
 /**
  * OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT's default, which is also OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT's and

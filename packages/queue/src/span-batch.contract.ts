@@ -9,8 +9,13 @@ import type { UnwritableShard } from './shard-writability.ts'
 
 export const QueueNames = { spanBatches: 'span-batches' } as const
 
-/** How an accepted request body is encoded; the writer decodes it again (this package never does). */
-export type TraceBodyEncoding = 'json' | 'protobuf'
+/**
+ * How a queued body is encoded (this package never decodes one): 'records' is the span records
+ * ingest decoded (@tracewell/otlp encodeSpanRecords), which the writer parses instead of decoding
+ * the request again; 'json' and 'protobuf' are request bodies as they came, which ingest queued
+ * until records were added and the writer still decodes.
+ */
+export type TraceBodyEncoding = 'json' | 'protobuf' | 'records'
 
 /** One accepted ingest request, as the queue receives it. */
 export interface AcceptedTraces {
@@ -23,9 +28,8 @@ export interface AcceptedTraces {
    */
   spans: SpanRecord[] | null
   /**
-   * The (inflated) body the spans were decoded from. The BullMQ queue carries these bytes instead
-   * of the records: copying bytes into Redis is nearly free, while BullMQ's JSON.stringify of the
-   * records cost ingest more than parsing the body did (docs/benchmarks.md).
+   * The bytes the BullMQ queue carries, encoded as `bodyEncoding` says: the spans' records
+   * (encodeSpanRecords), or the (inflated) request body they were decoded from.
    */
   body: Uint8Array
   bodyEncoding: TraceBodyEncoding
@@ -77,7 +81,8 @@ export const KeyedSpanBatchJobSchema = Type.Object({
   requests: Type.Array(
     Type.Object({
       projectId: Type.String({ minLength: 1 }),
-      encoding: Type.Union([Type.Literal('json'), Type.Literal('protobuf')]),
+      /** 'records' is an addition to version 3: a writer older than it fails such a job (docs/operations.md#upgrading). */
+      encoding: Type.Union([Type.Literal('json'), Type.Literal('protobuf'), Type.Literal('records')]),
       spans: Type.Integer({ minimum: 0 }),
       bytes: Type.Integer({ minimum: 0 }),
     }),

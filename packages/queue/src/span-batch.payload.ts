@@ -118,7 +118,7 @@ export function bodyBytesOf(job: SpanBatchJob): number {
   return job.version === 3 ? job.requests.reduce((sum, request) => sum + request.bytes, 0) : 0
 }
 
-/** One request of a queued job, as ingest accepted it: the consumer decodes `body` again. */
+/** One request of a queued job, as ingest accepted it: the consumer decodes `body` as `encoding` says. */
 export interface QueuedBody {
   projectId: string
   encoding: TraceBodyEncoding

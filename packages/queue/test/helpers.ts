@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { decodeTraceBody, type SpanRecord } from '@tracewell/otlp'
+import { decodeSpanRecords, decodeTraceBody, type SpanRecord } from '@tracewell/otlp'
 import { acceptedTraces } from '@tracewell/test-support'
 import { Redis } from 'ioredis'
 import { readJobBodies, type ProjectSpans, type SpanBatchProducer } from '../src/index.ts'
@@ -91,5 +91,5 @@ export class OwnRedis {
  * package only carries the bytes, so its tests decode with @tracewell/otlp themselves).
  */
 export async function spansOfJob(redis: Redis, job: unknown): Promise<ProjectSpans[]> {
-  return (await readJobBodies(redis, job)).map(({ projectId, body, encoding }) => ({ projectId, spans: decodeTraceBody(body, encoding).spans }))
+  return (await readJobBodies(redis, job)).map(({ projectId, body, encoding }) => ({ projectId, spans: encoding === 'records' ? decodeSpanRecords(body) : decodeTraceBody(body, encoding).spans }))
 }

@@ -5,18 +5,17 @@ import { PARSE_DIRECTLY_UP_TO_BYTES } from './json-body.screen.ts'
 import type { BodyFormat } from './media-type.ts'
 
 /**
- * Turns the (inflated) body into validated span records, their LLM fields derived only when
- * `derive` says so: the queue carries the bytes to the writer, which derives them where it stores
- * the spans, so ingest derives them only for the in-process queue that stores its records. Throws a 400 for bytes that are not
+ * Turns the (inflated) body into validated span records, their LLM fields derived: the one decode
+ * of a span between the request and its stored row (docs/architecture.md#decode-once). Throws a 400 for bytes that are not
  * JSON, saying where, and @tracewell/otlp's SpanValidationError (a 400 whose message starts with
  * the path) for anything that is not a valid batch. Larger JSON bodies have been through
  * screenJsonBody, so they are known to be JSON of a bounded size.
  */
-export function decodeTraceBody(body: Buffer, format: BodyFormat, maxProtobufFields: number, derive: boolean): DecodedTraces {
+export function decodeTraceBody(body: Buffer, format: BodyFormat, maxProtobufFields: number): DecodedTraces {
   // Counted on the wire first: decoding builds an object a field (see countProtobufFields).
   if (format === 'protobuf' && countProtobufFields(body, maxProtobufFields) > maxProtobufFields) throw tooManyProtobufFields(maxProtobufFields)
   try {
-    return decodeBody(body, format, { derive })
+    return decodeBody(body, format)
   } catch (error) {
     if (error instanceof MalformedJsonError) throw malformedJson(error.text === null ? error.message : withPosition(error.message, body))
     throw error

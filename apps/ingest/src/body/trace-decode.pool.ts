@@ -13,8 +13,8 @@ export interface DecodedCount {
   accepted: number
   rejected: number
   problems: string[]
-  /** The body to queue instead, its spans masked (OTLP/JSON); absent when nothing was masked. */
-  maskedBody?: Uint8Array
+  /** The spans to queue, masked and derived, as a 'records' body (encodeSpanRecords). */
+  records: Uint8Array
 }
 
 /**
@@ -56,8 +56,8 @@ export class TraceDecodePool {
   }
 
   /**
-   * Decodes in a worker, and masks there with `maskingRules` (a project's rules as JSON) when
-   * given; throws the same 4xx errors decodeTraceBody would, and 503 when every worker is busy
+   * Decodes in a worker, masks there with `maskingRules` (a project's rules as JSON) when given,
+   * and answers the records to queue; throws the same 4xx errors decodeTraceBody would, and 503 when every worker is busy
    * and the queue full.
    */
   async decode(body: Uint8Array, format: BodyFormat, maxProtobufFields: number, maskingRules?: string): Promise<DecodedCount> {
@@ -65,7 +65,7 @@ export class TraceDecodePool {
       this.refusedBusy++
       throw decodersBusy()
     }
-    // The body is copied to the worker: the queue still needs these bytes once it has answered.
+    // The body is copied to the worker: the caller frees its own copy once the worker has answered.
     const verdict = await this.#pool.run({ body, format, maxProtobufFields, ...(maskingRules === undefined ? {} : { maskingRules }) })
     this.decoded++
     switch (verdict.kind) {

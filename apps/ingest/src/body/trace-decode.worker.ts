@@ -1,12 +1,12 @@
 import { workerData } from 'node:worker_threads'
 import { maskerOf, maskTraceBody, type Masker, type MaskingRule } from '@tracewell/masking'
-import { configureSpanLimits, SpanValidationError, type SpanLimits, type TraceBodyFormat } from '@tracewell/otlp'
+import { configureSpanLimits, encodeSpanRecords, SpanValidationError, type SpanLimits, type TraceBodyFormat } from '@tracewell/otlp'
 import type { BodyFormat } from './media-type.ts'
 import { decodeTraceBody } from './trace-body.decoder.ts'
 
-// Runs in the decode pool's worker threads (trace-decode.pool.ts): a large body is parsed and
-// validated here, off the thread that serves every other request. Only its verdict goes back:
-// the queue carries the body's bytes, not its records, so nothing large crosses threads twice.
+// Runs in the decode pool's worker threads (trace-decode.pool.ts): a large body is parsed,
+// validated, masked and its LLM fields derived here, off the thread that serves every other
+// request. What goes back is its verdict and the records to queue, encoded once (encodeSpanRecords).
 
 // The service's span limits (SPAN_*_LIMIT settings), which the pool hands every worker.
 configureSpanLimits((workerData as { spanLimits: SpanLimits }).spanLimits)
@@ -21,7 +21,7 @@ export interface DecodeTask {
 
 /** What a body decoded to, or why it was refused, as plain data (errors lose their class between threads). */
 export type DecodeVerdict =
-  | { kind: 'decoded'; format: TraceBodyFormat; accepted: number; rejected: number; problems: string[]; maskedBody?: Uint8Array }
+  | { kind: 'decoded'; format: TraceBodyFormat; accepted: number; rejected: number; problems: string[]; records: Uint8Array }
   | { kind: 'invalid'; path: string; problem: string }
   | { kind: 'refused'; statusCode: 400 | 413; message: string }
 
@@ -42,11 +42,11 @@ function maskerFor(rulesJson: string): Masker {
 export default function decodeInWorker({ body, format, maxProtobufFields, maskingRules }: DecodeTask): DecodeVerdict {
   try {
     const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
-    // Counted and masked only: the writer derives the LLM fields of the bytes queued.
-    const decoded = decodeTraceBody(bytes, format, maxProtobufFields, false)
-    const counted = { kind: 'decoded', format: decoded.format, accepted: decoded.spans.length, rejected: decoded.rejected, problems: decoded.problems } as const
+    const decoded = decodeTraceBody(bytes, format, maxProtobufFields)
     const masked = maskingRules === undefined ? null : maskTraceBody(bytes, format, decoded.spans, maskerFor(maskingRules))
-    return masked === null ? counted : { ...counted, maskedBody: masked.body }
+    // Masked spans are decoded again from their masked body: their user and session come from the masked attributes.
+    const spans = masked === null ? decoded.spans : decodeTraceBody(masked.body, masked.format, maxProtobufFields).spans
+    return { kind: 'decoded', format: decoded.format, accepted: decoded.spans.length, rejected: decoded.rejected, problems: decoded.problems, records: encodeSpanRecords(spans) }
   } catch (error) {
     if (error instanceof SpanValidationError) return { kind: 'invalid', path: error.path, problem: error.message.slice(error.path.length + 2) }
     // Everything else decodeTraceBody throws is a 4xx of this service (malformed JSON, too many

@@ -3,8 +3,8 @@ import type { VerifiedKey } from '@tracewell/auth'
 import type { App } from '@tracewell/http'
 import { requireKey } from '@tracewell/http'
 import { maskTraceBody } from '@tracewell/masking'
-import type { SpanRecord, TraceBodyFormat } from '@tracewell/otlp'
-import { QueueBacklogFullError, QueueUnavailableError, releaseBody, type AcceptedTraces, type SpanBatchProducer, type SpanRateVerdict } from '@tracewell/queue'
+import { encodeSpanRecords, type SpanRecord, type TraceBodyFormat } from '@tracewell/otlp'
+import { QueueBacklogFullError, QueueUnavailableError, releaseBody, type AcceptedTraces, type SpanBatchProducer, type SpanRateVerdict, type TraceBodyEncoding } from '@tracewell/queue'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { readBody, type BodyLimits } from '../body/body.reader.ts'
 import { formatOf, requireEncoding, requireFormat, type BodyEncoding, type BodyFormat } from '../body/media-type.ts'
@@ -117,6 +117,9 @@ export function installTraceIntake(app: App, options: TraceIntakeOptions): (requ
   }
 }
 
+/** What the answer needs of a decoded body: its format and how many of its spans were accepted and rejected, and why. */
+type SpanCount = Pick<DecodedCount, 'format' | 'accepted' | 'rejected' | 'problems'>
+
 /** What a request's answer says about its spans. */
 export interface AcceptedTraceBody {
   format: TraceBodyFormat
@@ -145,43 +148,44 @@ export async function acceptTraceBody(options: TraceIntakeOptions, projectId: st
 }
 
 /**
- * Decodes the body and hands it to the queue. Synchronous on purpose: the span records stay in
- * this frame only, so they are garbage as soon as the queue has taken what it keeps (the bytes,
- * for Redis) instead of living in the caller's suspended frame until Redis answers. Under load
- * that was most of what ingest promoted into V8's old generation.
+ * Decodes the body, derives its spans' LLM fields and hands the records to the queue: the one
+ * decode between the request and the stored row (docs/architecture.md#decode-once). Synchronous on
+ * purpose: the span records stay in this frame only, so they are garbage as soon as the queue has
+ * taken what it keeps (their encoding, for Redis) instead of living in the caller's suspended
+ * frame until Redis answers. Under load that was most of what ingest promoted into V8's old generation.
  */
 function queueBody(options: TraceIntakeOptions, projectId: string, format: BodyFormat, body: Buffer, masking: ProjectMasking | null): { answer: AcceptedTraceBody; queued: Promise<void> } {
   const maxFields = options.limits.maxProtobufFields
-  // The records' LLM fields are derived where they are stored: here only for the in-process queue,
-  // which stores these records; the writer derives them for the bytes Redis carries.
-  const storesRecords = options.producer.needsSpanRecords
-  const decoded = decodeTraceBody(body, format, maxFields, storesRecords && masking === null)
+  const decoded = decodeTraceBody(body, format, maxFields)
   const counted = { ...decoded, accepted: decoded.spans.length }
-  // Masked spans go to the queue as a new body: nothing unmasked leaves this process.
+  // Masked spans are queued masked: nothing unmasked leaves this process. They are decoded again
+  // from their masked body, so that their user and session come from the masked attributes.
   const masked = masking === null ? null : maskTraceBody(body, format, decoded.spans, masking.masker)
-  if (masked === null) return queueCounted(options, projectId, format, body, counted, decoded.spans)
-  releaseBody(body)
-  // The in-process queue stores the records themselves: decoded again, their derived fields
-  // (user, session) come from the masked attributes, as the writer's do.
-  const spans = storesRecords ? decodeTraceBody(masked.body, masked.format, maxFields, true).spans : null
-  return queueCounted(options, projectId, masked.format, masked.body, counted, spans)
+  const spans = masked === null ? decoded.spans : decodeTraceBody(masked.body, masked.format, maxFields).spans
+  const queuedBody = masked?.body ?? body
+  if (masked !== null) releaseBody(body)
+  // The in-process queue stores the records themselves; Redis carries them encoded.
+  if (options.producer.needsSpanRecords) return queueCounted(options, projectId, masked?.format ?? format, queuedBody, counted, spans)
+  const records = encodeSpanRecords(spans)
+  releaseBody(queuedBody)
+  return queueCounted(options, projectId, 'records', records, counted)
 }
 
-/** A large body decoded (and masked) in a decode worker: what to queue, and what it counted. */
-async function decodeOffThread(pool: TraceDecodePool, format: BodyFormat, body: Buffer, maxFields: number, masking: ProjectMasking | null): Promise<[BodyFormat, Buffer, DecodedCount]> {
-  const { maskedBody, ...counted } = await pool.decode(body, format, maxFields, masking?.rulesJson)
-  if (maskedBody === undefined) return [format, body, counted]
+/** A large body decoded, masked and derived in a decode worker: the records to queue, and what it counted. */
+async function decodeOffThread(pool: TraceDecodePool, format: BodyFormat, body: Buffer, maxFields: number, masking: ProjectMasking | null): Promise<['records', Buffer, DecodedCount]> {
+  const counted = await pool.decode(body, format, maxFields, masking?.rulesJson)
   releaseBody(body)
-  return ['json', Buffer.from(maskedBody.buffer, maskedBody.byteOffset, maskedBody.byteLength), counted]
+  const { records } = counted
+  return ['records', Buffer.from(records.buffer, records.byteOffset, records.byteLength), counted]
 }
 
 /** Hands a decoded body's spans to the queue; `spans` are its records where this thread decoded it. */
 function queueCounted(
   { producer, limits, rateLimiter }: TraceIntakeOptions,
   projectId: string,
-  format: BodyFormat,
+  encoding: TraceBodyEncoding,
   body: Buffer,
-  decoded: DecodedCount,
+  decoded: SpanCount,
   spans: SpanRecord[] | null = null,
 ): { answer: AcceptedTraceBody; queued: Promise<void> } {
   const { accepted } = decoded
@@ -189,9 +193,8 @@ function queueCounted(
   const answer: AcceptedTraceBody = { format: decoded.format, accepted, partialSuccess: partialSuccessOf(accepted, decoded.rejected, decoded.problems), rateLimit: null }
   // An empty batch is a success that stores nothing.
   if (accepted === 0) return { answer, queued: Promise.resolve() }
-  // The queue is done with the bytes once it has answered (SpanBatchProducer.enqueue). The writer
-  // decodes them, with their LLM fields, and keeps exactly the spans counted here (SpanCollector).
-  const traces: AcceptedTraces = { projectId, spanCount: accepted, spans, body, bodyEncoding: format }
+  // The queue is done with the bytes once it has answered (SpanBatchProducer.enqueue).
+  const traces: AcceptedTraces = { projectId, spanCount: accepted, spans, body, bodyEncoding: encoding }
   const queued = rateLimiter
     ? // The records wait for the bucket's answer only where the queue stores them (the in-process queue).
       (async (limited: AcceptedTraces) => {
