@@ -21,15 +21,6 @@ export interface DecodedTraces {
   problems: string[]
 }
 
-export interface DecodeOptions {
-  /**
-   * Whether each span's LLM fields (model, tokens, the caller's cost, user, session) are derived
-   * from its attributes (default true): false for a caller that only validates and counts spans.
-   * Validation is the same either way.
-   */
-  derive?: boolean
-}
-
 const decoded = (format: TraceBodyFormat, collected: SpanCollector): DecodedTraces => ({
   format,
   spans: collected.spans,
@@ -43,9 +34,9 @@ const decoded = (format: TraceBodyFormat, collected: SpanCollector): DecodedTrac
  * is not a batch at all or none of its spans is valid, ImpreciseIntegerError when an int64 field
  * holds a number past 2^53, which parsing may have rounded (decodeTraceBody parses such text again).
  */
-export function decodeJsonTraces(body: unknown, { derive = true }: DecodeOptions = {}): DecodedTraces {
-  if (Array.isArray(body)) return decoded('langtrace-json', spansFromLangtrace(body, derive))
-  if (typeof body === 'object' && body !== null) return decoded('otlp-json', spansFromOtlpJson(body as Record<string, unknown>, derive))
+export function decodeJsonTraces(body: unknown): DecodedTraces {
+  if (Array.isArray(body)) return decoded('langtrace-json', spansFromLangtrace(body))
+  if (typeof body === 'object' && body !== null) return decoded('otlp-json', spansFromOtlpJson(body as Record<string, unknown>))
   throw new SpanValidationError('body', 'expected an OTLP JSON object or a Langtrace array of spans')
 }
 
@@ -53,8 +44,8 @@ export function decodeJsonTraces(body: unknown, { derive = true }: DecodeOptions
  * Decodes an OTLP ExportTraceServiceRequest protobuf body, as decodeJsonTraces does; bytes that
  * are not such a message fail at path `body`.
  */
-export function decodeProtobufTraces(body: Uint8Array, { derive = true }: DecodeOptions = {}): DecodedTraces {
-  return decoded('otlp-protobuf', spansFromOtlpProtobuf(body, derive))
+export function decodeProtobufTraces(body: Uint8Array): DecodedTraces {
+  return decoded('otlp-protobuf', spansFromOtlpProtobuf(body))
 }
 
 /** Thrown for a JSON body that is not UTF-8 or not JSON; `text` is the body (when it was UTF-8), for locating the error. */
@@ -74,8 +65,8 @@ export class MalformedJsonError extends Error {
  * MalformedJsonError when they are not UTF-8 JSON, every format SpanValidationError when they are
  * not a batch or hold no valid span.
  */
-export function decodeTraceBody(body: Uint8Array, encoding: 'json' | 'protobuf', options: DecodeOptions = {}): DecodedTraces {
-  if (encoding === 'protobuf') return decodeProtobufTraces(body, options)
+export function decodeTraceBody(body: Uint8Array, encoding: 'json' | 'protobuf'): DecodedTraces {
+  if (encoding === 'protobuf') return decodeProtobufTraces(body)
   // JSON is UTF-8 (RFC 8259); silently turning bad bytes into U+FFFD would store what was not sent.
   if (!isUtf8(body)) throw new MalformedJsonError('not valid UTF-8', null)
   const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')
@@ -87,13 +78,13 @@ export function decodeTraceBody(body: Uint8Array, encoding: 'json' | 'protobuf',
     throw new MalformedJsonError(error instanceof Error ? error.message : String(error), text)
   }
   try {
-    return decodeJsonTraces(parsed, options)
+    return decodeJsonTraces(parsed)
   } catch (error) {
     if (!(error instanceof ImpreciseIntegerError)) throw error
   }
   // An int64 written as a JSON number past 2^53: parsed again, keeping its digits.
   try {
-    return decodeJsonTraces(parseJsonText(text, exactInt64Reviver), options)
+    return decodeJsonTraces(parseJsonText(text, exactInt64Reviver))
   } catch (error) {
     // Only an int64 field under a key written with escapes gets here (the reviver sees a placeholder).
     if (error instanceof ImpreciseIntegerError) throw new SpanValidationError('body', 'an integer past 2^53 given as a JSON number under an escaped key; send int64 values as strings')

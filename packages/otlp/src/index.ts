@@ -1,7 +1,7 @@
 export type { SpanRecord, AnyValue, AttributeMap, SpanEventRecord, SpanLinkRecord } from './span-record.ts'
 export { SpanKind, StatusCode } from './span-record.ts'
 export { SpanValidationError } from './validation-error.ts'
-export type { DecodeOptions, DecodedTraces, TraceBodyFormat } from './decode-traces.ts'
+export type { DecodedTraces, TraceBodyFormat } from './decode-traces.ts'
 export { decodeJsonTraces, decodeProtobufTraces, decodeTraceBody, MalformedJsonError } from './decode-traces.ts'
 export { decodeSpanRecords, encodeSpanRecords, MalformedSpanRecordsError } from './span-records.codec.ts'
 export { MAX_STRING_VALUE_LENGTH, TRUNCATION_MARKER } from './string-value-limit.ts'

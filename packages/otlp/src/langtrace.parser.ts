@@ -206,7 +206,7 @@ function scopeFrom(span: JsonObject, path: ErrorPath): { name: string | null; ve
   return { name, version }
 }
 
-function spanFrom(value: unknown, path: ErrorPath, derives: boolean): SpanRecord {
+function spanFrom(value: unknown, path: ErrorPath): SpanRecord {
   if (!isObject(value)) return path.fail('expected a span object')
   const span = value
   const traceId = idFrom(span, TRACE_ID_FIELDS, 16, path)
@@ -225,7 +225,7 @@ function spanFrom(value: unknown, path: ErrorPath, derives: boolean): SpanRecord
   }
   const status = statusFrom(span, path)
   const scope = scopeFrom(span, path)
-  const origin = spanOrigin(resourceAttributesFrom(span, path), scope.name, scope.version, derives)
+  const origin = spanOrigin(resourceAttributesFrom(span, path), scope.name, scope.version)
   return buildSpanRecord(origin, {
     traceId,
     spanId,
@@ -243,12 +243,12 @@ function spanFrom(value: unknown, path: ErrorPath, derives: boolean): SpanRecord
 }
 
 /** Every span of a Langtrace SDK array body, validated and rejected one by one; errors are located as `[3].spanId`. */
-export function spansFromLangtrace(body: unknown[], derives = true): SpanCollector {
+export function spansFromLangtrace(body: unknown[]): SpanCollector {
   const path: ErrorPath = new ErrorPath()
-  const spans = new SpanCollector(derives)
+  const spans = new SpanCollector()
   for (let i = 0; i < body.length; i++) {
     path.index(i)
-    spans.collect(path, () => spanFrom(body[i], path, derives))
+    spans.collect(path, () => spanFrom(body[i], path))
     path.pop()
   }
   return spans.result()

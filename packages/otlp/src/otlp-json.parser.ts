@@ -148,7 +148,7 @@ function readScopeSpans(
       scopeVersion = optionalString(scope, 'version', path)
       path.pop()
     }
-    const origin = spanOrigin(resourceAttributes, scopeName, scopeVersion, out.derives)
+    const origin = spanOrigin(resourceAttributes, scopeName, scopeVersion)
     const spans = enterArray(scopeSpans, 'spans', path)
     if (spans !== null) {
       for (let i = 0; i < spans.length; i++) {
@@ -168,9 +168,9 @@ function readScopeSpans(
  * Every span of an OTLP JSON body, validated: invalid spans are rejected one by one (SpanCollector);
  * a body whose structure is not a trace batch throws SpanValidationError.
  */
-export function spansFromOtlpJson(body: JsonObject, derives = true): SpanCollector {
+export function spansFromOtlpJson(body: JsonObject): SpanCollector {
   const path: ErrorPath = new ErrorPath()
-  const spans = new SpanCollector(derives)
+  const spans = new SpanCollector()
   const resourceSpansList = body.resourceSpans
   path.field('resourceSpans')
   if (!Array.isArray(resourceSpansList)) path.fail('expected an array of ResourceSpans')

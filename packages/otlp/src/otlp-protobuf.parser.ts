@@ -281,7 +281,6 @@ function readScopeSpans(
       resourceAttributes,
       scope === null ? null : emptyToNull(scope.name),
       scope === null ? null : emptyToNull(scope.version),
-      out.derives,
     )
     path.field('spans')
     const spans = scopeSpans.spans
@@ -298,10 +297,10 @@ function readScopeSpans(
 }
 
 /** Every span of an ExportTraceServiceRequest, validated (and rejected one by one) exactly like OTLP JSON. */
-export function spansFromOtlpProtobuf(body: Uint8Array, derives = true): SpanCollector {
+export function spansFromOtlpProtobuf(body: Uint8Array): SpanCollector {
   const request = decodeRequest(body)
   const path: ErrorPath = new ErrorPath()
-  const spans = new SpanCollector(derives)
+  const spans = new SpanCollector()
   path.field('resourceSpans')
   const resourceSpansList = request.resourceSpans
   for (let r = 0; r < resourceSpansList.length; r++) {

@@ -15,16 +15,10 @@ const NAMED_PROBLEMS = 5
  */
 export class SpanCollector {
   readonly spans: SpanRecord[] = []
-  /** Whether the spans' LLM fields are derived (DecodeOptions.derive). */
-  readonly derives: boolean
   rejected = 0
   /** The messages of the first NAMED_PROBLEMS rejections, each starting with its path. */
   readonly problems: string[] = []
   #firstError: SpanValidationError | undefined
-
-  constructor(derives = true) {
-    this.derives = derives
-  }
 
   /** Decodes one span; a SpanValidationError rejects that span and leaves `path` where it was. */
   collect(path: ErrorPath, decode: () => SpanRecord): void {

@@ -1,4 +1,4 @@
-import { callerSpanCost, deriveLlmUsage, noCost, type LlmFields, type SpanCost } from '@tracewell/llm-usage'
+import { callerSpanCost, deriveLlmUsage, type LlmFields, type SpanCost } from '@tracewell/llm-usage'
 import { serviceFields } from './derived-fields.ts'
 import { limitSpan } from './span-limits.ts'
 import type { AttributeMap, SpanEventRecord, SpanLinkRecord, SpanRecord } from './span-record.ts'
@@ -9,8 +9,6 @@ import type { SpanTimes } from './times.ts'
  * resource attributes object is shared by its spans rather than copied.
  */
 export interface SpanOrigin {
-  /** Whether its spans' LLM fields are derived (DecodeOptions.derive). */
-  derives: boolean
   resourceAttributes: AttributeMap
   serviceName: string | null
   serviceVersion: string | null
@@ -18,18 +16,9 @@ export interface SpanOrigin {
   scopeVersion: string | null
 }
 
-export function spanOrigin(resourceAttributes: AttributeMap, scopeName: string | null, scopeVersion: string | null, derives: boolean): SpanOrigin {
+export function spanOrigin(resourceAttributes: AttributeMap, scopeName: string | null, scopeVersion: string | null): SpanOrigin {
   const { serviceName, serviceVersion } = serviceFields(resourceAttributes)
-  return { derives, resourceAttributes, serviceName, serviceVersion, scopeName, scopeVersion }
-}
-
-/** The LLM fields of a span decoded only to be counted (DecodeOptions.derive false): none. */
-const NOT_DERIVED: { fields: LlmFields; cost: SpanCost } = {
-  fields: {
-    llmVendor: null, llmModel: null, llmResponseModel: null, llmRequestType: null, inputTokens: null, outputTokens: null, totalTokens: null,
-    cachedInputTokens: null, cacheWriteInputTokens: null, reasoningTokens: null, tokensEstimated: false, sessionId: null, userId: null,
-  },
-  cost: noCost,
+  return { resourceAttributes, serviceName, serviceVersion, scopeName, scopeVersion }
 }
 
 /** An empty string is how protobuf says "not set"; JSON decodes the same way so both agree. */
@@ -59,7 +48,7 @@ export interface SpanFields {
  */
 export function buildSpanRecord(origin: SpanOrigin, span: SpanFields): SpanRecord {
   const { times } = span
-  const { fields, cost } = origin.derives ? derivedFields(span.attributes, origin.scopeName) : NOT_DERIVED
+  const { fields, cost } = derivedFields(span.attributes, origin.scopeName)
   const { attributes, events, links } = limitSpan(span.attributes, span.events, span.links)
   return {
     traceId: span.traceId,
