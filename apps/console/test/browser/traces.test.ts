@@ -191,29 +191,26 @@ describe('traces in the console', () => {
 
   it('says so while the newest traces are still being summarised, and stops once they are', async () => {
     // A batch stored 30 s ago and not folded: the summariser cannot take its turn while this
-    // transaction holds the fold's lock.
+    // session holds the fold's lock, from before the batch is committed until the notice is seen
+    // (a transaction's lock, taken again after the commit, let a quick fold in between).
     const pool = poolOf.get(fx.stack.database.db)
     assert.ok(pool)
     const client = await pool.connect()
     try {
-      await client.query('begin')
-      await client.query('select pg_advisory_xact_lock(7215501872340113)')
+      await client.query('select pg_advisory_lock(7215501872340113)')
       await client.query(`insert into summary_deltas (created_at, trace_count, traces, usage) values (now() - interval '30 seconds', 3, '[]', '[]')`)
-      await client.query('commit')
-      await client.query('begin')
-      await client.query('select pg_advisory_xact_lock(7215501872340113)')
       const opened = await signedInConsole(fx.browser, fx.stack)
       const { page } = opened
       const notice = page.getByRole('status').filter({ hasText: 'still being summarised' })
       await notice.waitFor({ timeout: 10_000 })
       assert.match(await notice.textContent() ?? '', /about 3\d s behind \(3 waiting\)/)
       await screenshot(page, 'traces-summarising')
-      await client.query('rollback')
+      await client.query('select pg_advisory_unlock(7215501872340113)')
       await notice.waitFor({ state: 'detached', timeout: 15_000 })
       assertNoProblems(opened)
       await opened.context.close()
     } finally {
-      await client.query('rollback').catch(() => {})
+      await client.query('select pg_advisory_unlock_all()').catch(() => {})
       client.release()
     }
   })
