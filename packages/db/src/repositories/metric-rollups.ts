@@ -231,14 +231,28 @@ function percentileCells(read: RollupRead, q: number, only?: RawBuilder<unknown>
   // Points of an hour by a dimension of many values are a row each (the key), but those of the
   // value '' (which Tracewell's own calls are taken back from): a row of one bucket is its point,
   // that bucket's middle, as the general way below would compute it (low and high the same).
-  const alone = read.grouped && read.granularitySeconds === 3600 && MANY_VALUES.has(read.dimension ?? 'all')
+  const manyValues = read.grouped && MANY_VALUES.has(read.dimension ?? 'all')
+  const alone = manyValues && read.granularitySeconds === 3600
+  // Wider points (a user's or session's figure over the window, by which they are ranked): a
+  // value whose rows of the point all hold one and the same duration bucket has that bucket's
+  // middle as every percentile too; only the others are unnested and summed.
+  const lumped = manyValues && !alone && !windowToo
   const single = sql`r.value <> '' and cardinality(r.durations) = 1 and r.durations[array_lower(r.durations, 1)] > 0`
+  const bucket = bucketOf(read.startMs, read.granularitySeconds)
+  const bucketMs = sql`(select ${BUCKET_MS}::float8[] as ms) as m`
+  const general = lumped
+    ? sql`(select b.* from (select ${bucket} as bucket, r.* from rows r) b where not exists (select from one_bucket o where o.bucket = b.bucket and o.value = b.value)) r`
+    : sql`rows r`
   return sql`
     with rows as (${signedRows(read, only, { wholeDays })}),
+    ${lumped ? sql`one_bucket as (
+      select ${bucket} as bucket, r.value, min(array_lower(r.durations, 1)) as i from rows r
+      group by 1, 2 having bool_and(${single}) and min(array_lower(r.durations, 1)) = max(array_lower(r.durations, 1))
+    ),` : sql``}
     counts as (
-      select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${read.grouped ? sql`r.value` : sql`''::text`} as value,
+      select ${lumped ? sql`r.bucket` : bucket} as bucket, ${read.grouped ? sql`r.value` : sql`''::text`} as value,
         array_lower(r.durations, 1) + d.o::int - 1 as i, sum(r.sign * d.n)::float8 as n
-      from rows r, unnest(r.durations) with ordinality as d(n, o)
+      from ${general}, unnest(r.durations) with ordinality as d(n, o)
       where d.n <> 0${alone ? sql` and not (${single})` : sql``}
       group by ${windowToo ? sql`grouping sets ((1, 2, 3), (2, 3))` : sql`1, 2, 3`} having sum(r.sign * d.n) > 0
     ),
@@ -253,10 +267,12 @@ function percentileCells(read: RollupRead, q: number, only?: RawBuilder<unknown>
       from seen group by bucket, value, total
     )
     select bucket, value, ms[low + 1] + (rank - floor(rank)) * (ms[high + 1] - ms[low + 1]) as figure
-    from ranks, (select ${BUCKET_MS}::float8[] as ms) as m
+    from ranks, ${bucketMs}
     ${alone ? sql`union all
-    select ${bucketOf(read.startMs, read.granularitySeconds)}, r.value, m.ms[array_lower(r.durations, 1) + 1]
-    from rows r, (select ${BUCKET_MS}::float8[] as ms) as m where ${single}` : sql``}`
+    select ${bucket}, r.value, m.ms[array_lower(r.durations, 1) + 1]
+    from rows r, ${bucketMs} where ${single}` : sql``}
+    ${lumped ? sql`union all
+    select o.bucket, o.value, m.ms[o.i + 1] from one_bucket o, ${bucketMs}` : sql``}`
 }
 
 const HOUR_MS = 3_600_000
