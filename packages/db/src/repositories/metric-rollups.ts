@@ -240,14 +240,17 @@ function percentileCells(read: RollupRead, q: number, only?: RawBuilder<unknown>
   const single = sql`r.value <> '' and cardinality(r.durations) = 1 and r.durations[array_lower(r.durations, 1)] > 0`
   const bucket = bucketOf(read.startMs, read.granularitySeconds)
   const bucketMs = sql`(select ${BUCKET_MS}::float8[] as ms) as m`
+  // The others' rows by `in` their (few) points: hashed, where `not exists` against the one-bucket
+  // points was sorted for a merge (a CTE's estimate of rows is blind).
   const general = lumped
-    ? sql`(select b.* from (select ${bucket} as bucket, r.* from rows r) b where not exists (select from one_bucket o where o.bucket = b.bucket and o.value = b.value)) r`
+    ? sql`(select b.* from (select ${bucket} as bucket, r.* from rows r) b where (b.bucket, b.value) in (select bucket, value from points where i is null)) r`
     : sql`rows r`
   return sql`
     with rows as (${signedRows(read, only, { wholeDays })}),
-    ${lumped ? sql`one_bucket as (
-      select ${bucket} as bucket, r.value, min(array_lower(r.durations, 1)) as i from rows r
-      group by 1, 2 having bool_and(${single}) and min(array_lower(r.durations, 1)) = max(array_lower(r.durations, 1))
+    ${lumped ? sql`points as (
+      select ${bucket} as bucket, r.value, case when bool_and(${single}) and min(array_lower(r.durations, 1)) = max(array_lower(r.durations, 1))
+        then min(array_lower(r.durations, 1)) end as i
+      from rows r group by 1, 2
     ),` : sql``}
     counts as (
       select ${lumped ? sql`r.bucket` : bucket} as bucket, ${read.grouped ? sql`r.value` : sql`''::text`} as value,
@@ -272,7 +275,7 @@ function percentileCells(read: RollupRead, q: number, only?: RawBuilder<unknown>
     select ${bucket}, r.value, m.ms[array_lower(r.durations, 1) + 1]
     from rows r, ${bucketMs} where ${single}` : sql``}
     ${lumped ? sql`union all
-    select o.bucket, o.value, m.ms[o.i + 1] from one_bucket o, ${bucketMs}` : sql``}`
+    select o.bucket, o.value, m.ms[o.i + 1] from points o, ${bucketMs} where o.i is not null` : sql``}`
 }
 
 const HOUR_MS = 3_600_000
