@@ -231,14 +231,31 @@ function percentileCells(read: RollupRead, q: number, only?: RawBuilder<unknown>
   // Points of an hour by a dimension of many values are a row each (the key), but those of the
   // value '' (which Tracewell's own calls are taken back from): a row of one bucket is its point,
   // that bucket's middle, as the general way below would compute it (low and high the same).
-  const alone = read.grouped && read.granularitySeconds === 3600 && MANY_VALUES.has(read.dimension ?? 'all')
+  const manyValues = read.grouped && MANY_VALUES.has(read.dimension ?? 'all')
+  const alone = manyValues && read.granularitySeconds === 3600
+  // Wider points (a user's or session's figure over the window, by which they are ranked): a
+  // value whose rows of the point all hold one and the same duration bucket has that bucket's
+  // middle as every percentile too; only the others are unnested and summed.
+  const lumped = manyValues && !alone && !windowToo
   const single = sql`r.value <> '' and cardinality(r.durations) = 1 and r.durations[array_lower(r.durations, 1)] > 0`
+  const bucket = bucketOf(read.startMs, read.granularitySeconds)
+  const bucketMs = sql`(select ${BUCKET_MS}::float8[] as ms) as m`
+  // The others' rows by `in` their (few) points: hashed, where `not exists` against the one-bucket
+  // points was sorted for a merge (a CTE's estimate of rows is blind).
+  const general = lumped
+    ? sql`(select b.* from (select ${bucket} as bucket, r.* from rows r) b where (b.bucket, b.value) in (select bucket, value from points where i is null)) r`
+    : sql`rows r`
   return sql`
     with rows as (${signedRows(read, only, { wholeDays })}),
+    ${lumped ? sql`points as (
+      select ${bucket} as bucket, r.value, case when bool_and(${single}) and min(array_lower(r.durations, 1)) = max(array_lower(r.durations, 1))
+        then min(array_lower(r.durations, 1)) end as i
+      from rows r group by 1, 2
+    ),` : sql``}
     counts as (
-      select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${read.grouped ? sql`r.value` : sql`''::text`} as value,
+      select ${lumped ? sql`r.bucket` : bucket} as bucket, ${read.grouped ? sql`r.value` : sql`''::text`} as value,
         array_lower(r.durations, 1) + d.o::int - 1 as i, sum(r.sign * d.n)::float8 as n
-      from rows r, unnest(r.durations) with ordinality as d(n, o)
+      from ${general}, unnest(r.durations) with ordinality as d(n, o)
       where d.n <> 0${alone ? sql` and not (${single})` : sql``}
       group by ${windowToo ? sql`grouping sets ((1, 2, 3), (2, 3))` : sql`1, 2, 3`} having sum(r.sign * d.n) > 0
     ),
@@ -253,10 +270,12 @@ function percentileCells(read: RollupRead, q: number, only?: RawBuilder<unknown>
       from seen group by bucket, value, total
     )
     select bucket, value, ms[low + 1] + (rank - floor(rank)) * (ms[high + 1] - ms[low + 1]) as figure
-    from ranks, (select ${BUCKET_MS}::float8[] as ms) as m
+    from ranks, ${bucketMs}
     ${alone ? sql`union all
-    select ${bucketOf(read.startMs, read.granularitySeconds)}, r.value, m.ms[array_lower(r.durations, 1) + 1]
-    from rows r, (select ${BUCKET_MS}::float8[] as ms) as m where ${single}` : sql``}`
+    select ${bucket}, r.value, m.ms[array_lower(r.durations, 1) + 1]
+    from rows r, ${bucketMs} where ${single}` : sql``}
+    ${lumped ? sql`union all
+    select o.bucket, o.value, m.ms[o.i + 1] from points o, ${bucketMs} where o.i is not null` : sql``}`
 }
 
 const HOUR_MS = 3_600_000
