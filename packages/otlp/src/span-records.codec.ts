@@ -4,7 +4,7 @@ import type { AttributeMap, SpanRecord } from './span-record.ts'
 
 // The queue's 'records' body (docs/architecture.md#decode-once): the span records ingest decoded,
 // validated, limited, masked and derived, as JSON, so that the writer parses them instead of
-// decoding the request again. Each span is an array of its values in the order of spanFields:
+// decoding the request again. Each span is an array of its values in the order recordOfRow reads:
 // with every field named in every span the records outgrew the request they came from. A
 // resource's attributes are written once and referred to by index: every span of a resource
 // shares one object, which the writer's COPY encodes once (span-copy.encoder.ts, sharedJsonb).
@@ -63,7 +63,7 @@ function recordOfRow(row: unknown[]): { [Field in keyof SpanRecord]-?: unknown }
 
 /** Each field's name at its index in a row, read back from recordOfRow. */
 const spanFields: Array<keyof SpanRecord> = []
-for (const [name, at] of Object.entries(recordOfRow(Array.from({ length: 44 }, (_, at) => at)))) spanFields[at as number] = name as keyof SpanRecord
+for (const [name, at] of Object.entries(recordOfRow(Array.from({ length: 256 }, (_, at) => at)))) spanFields[at as number] = name as keyof SpanRecord
 if (spanFields.length !== Object.keys(recordOfRow([])).length || spanFields.includes(undefined as never)) throw new Error('recordOfRow gives two fields one index')
 const resourceField = spanFields.indexOf('resourceAttributes')
 
