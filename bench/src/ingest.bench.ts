@@ -32,6 +32,7 @@ import { randomUUID } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { countSpans, type Db } from '@tracewell/db'
+import { decodeTraceBody, encodeSpanRecords } from '@tracewell/otlp'
 import Fastify from 'fastify'
 import { announcePort, freePort, servicesRunAs, startScriptServer, startService, stopChild } from './child-processes.ts'
 import { prepareCopyCeiling } from './copy-ceiling.ts'
@@ -59,6 +60,12 @@ const backlogSpans = Number(process.env.WRITER_BACKLOG_SPANS ?? 300_000)
 const targets = { endToEndRatio: { large: 0.6, small: 0.5 }, oneSpanEndToEndRatio: 0.3, spansRatio: 0.5, p99Ms: 50, oneSpanRatio: 0.5, rssMiB: 200, lockWaitShare: 0.05, freshnessP99Ms: 5_000, longestStatementMs: 1_000 }
 
 const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL')
+
+/** The size of the 'records' body ingest queues for one request of the shape, against the request's. */
+function recordsRatio(shape: Pick<Shape, 'spansPerTrace' | 'size'>): number {
+  const body = Buffer.from(bodyFactory(shape.spansPerTrace, shape.size)())
+  return encodeSpanRecords(decodeTraceBody(body, 'json').spans).length / body.length
+}
 const shapes = trafficShapes(backlogSpans)
 
 // ---- child: the parse-only ceiling, prints its port ----
@@ -104,6 +111,8 @@ async function main(): Promise<void> {
     const load = await createTenant(database.db, 'bench-load')
     out(servicesRunAs())
     out(`bodies: 1 span ${otlpBody(1).length} B, 100 spans ${otlpBody(100).length} B (${(otlpBody(100).length / 100).toFixed(0)} B/span); ${connections} connections; ${rounds} alternating rounds of ${roundSeconds} s`)
+    // What Redis holds and the writer parses for each request: the records ingest queues.
+    out(`queued records against the body: ${shapes.map((shape) => `${shape.label} ${recordsRatio(shape).toFixed(2)}`).join(', ')}`)
 
     // Ingest alone first: the writer would take half of a 2-core machine from it. The backlog
     // these runs leave is discarded after each (discardQueue), and ingest's backlog bounds are

@@ -73,8 +73,45 @@ describe('a records body', () => {
     assert.equal(new Set(decoded.map((span) => span.resourceAttributes)).size, resources.size)
   })
 
+  it('is smaller than the compact OTLP JSON it came from, for every LLM convention', () => {
+    // What the queue's byte budget (QUEUE_MAX_BACKLOG_BYTES) and Redis hold: field names are not written per span.
+    for (const { name, body } of llmBodies) {
+      const compact = Buffer.byteLength(JSON.stringify(JSON.parse(body.toString())))
+      const records = encodeSpanRecords(decodeTraceBody(body, 'json').spans).length
+      assert.ok(records < compact, `${name}: ${records} B of records against ${compact} B of OTLP JSON`)
+    }
+  })
+
+  it('still reads the records an ingest of the previous version queued (spans as named objects)', () => {
+    const spans = Array.from({ length: 5 }, (_, seed) => decodeProtobufTraces(toProtobuf(randomBatch(new Random(seed + 1)))).spans).flat()
+    const resources = [...new Set(spans.map((span) => span.resourceAttributes))]
+    const previous = Buffer.from(JSON.stringify({ resources, spans: spans.map((span) => ({ ...span, resourceAttributes: resources.indexOf(span.resourceAttributes) })) }))
+    assert.deepStrictEqual(decodeSpanRecords(previous), spans)
+  })
+
+  it('reads a span without the fields appended to the layout since as null', () => {
+    const [span] = decodeTraceBody(llmBodies[0]?.body ?? Buffer.from(''), 'json').spans
+    assert.ok(span)
+    const written = JSON.parse(encodeSpanRecords([span]).toString()) as { spans: unknown[][] }
+    const older = { ...written, spans: written.spans.map((row) => row.slice(0, 13)) }
+    const [decoded] = decodeSpanRecords(Buffer.from(JSON.stringify(older)))
+    assert.equal(decoded?.spanId, span.spanId)
+    assert.deepStrictEqual(decoded?.attributes, span.attributes)
+    assert.equal(decoded?.llmModel, null)
+    assert.equal(decoded?.userId, null)
+  })
+
   it('refuses bytes that are not one', () => {
-    for (const bytes of ['{"resourceSpans":[]}', '{"resources":[],"spans":[{"spanId":"1","resourceAttributes":0}]}', 'null']) {
+    const newer = `[${Array.from({ length: 40 }, () => 'null').join(',')}]`
+    for (const bytes of [
+      '{"resourceSpans":[]}',
+      '{"resources":[],"spans":[{"spanId":"1","resourceAttributes":0}]}',
+      '{"v":2,"resources":[],"spans":[["t","1",null,"n",0,"1","2","1",0,0]]}',
+      '{"v":2,"resources":[{}],"spans":[["t","1"]]}',
+      `{"v":2,"resources":[{}],"spans":[${newer}]}`,
+      '{"v":3,"resources":[],"spans":[]}',
+      'null',
+    ]) {
       assert.throws(() => decodeSpanRecords(Buffer.from(bytes)), MalformedSpanRecordsError, bytes)
     }
     assert.throws(() => decodeSpanRecords(Buffer.from([0xff, 0xfe])), MalformedSpanRecordsError)
