@@ -9,7 +9,7 @@ import type { AttributeMap, SpanRecord } from './span-record.ts'
 // resource's attributes are written once and referred to by index: every span of a resource
 // shares one object, which the writer's COPY encodes once (span-copy.encoder.ts, sharedJsonb).
 
-/** The layout written (`v`); a body without `v` is rec49's, each span an object naming its fields, still read. */
+/** The layout written (`v`); a body of another layout is refused (none other has shipped). */
 const layoutVersion = 2
 
 /**
@@ -18,7 +18,7 @@ const layoutVersion = 2
  * this (an older ingest, or trailing nulls left out) reads the fields it lacks as null; a longer
  * one was written by a newer ingest and is refused. A literal, not a loop over field names: the
  * writer builds each record in one go, with one shape (a loop made the parse no cheaper than
- * rec49's named fields).
+ * naming every field in every span).
  */
 function recordOfRow(row: unknown[]): { [Field in keyof SpanRecord]-?: unknown } {
   return {
@@ -74,12 +74,6 @@ interface PositionalSpanRecords {
   spans: unknown[][]
 }
 
-/** rec49's JSON (no `v`): each span an object naming its fields. */
-interface NamedSpanRecords {
-  resources: AttributeMap[]
-  spans: Array<Omit<SpanRecord, 'resourceAttributes'> & { resourceAttributes: number }>
-}
-
 /** The spans as a 'records' body. */
 export function encodeSpanRecords(spans: readonly SpanRecord[]): Buffer {
   const resources: AttributeMap[] = []
@@ -113,12 +107,11 @@ export class MalformedSpanRecordsError extends Error {
 export function decodeSpanRecords(body: Uint8Array): SpanRecord[] {
   if (!isUtf8(body)) throw new MalformedSpanRecordsError('not valid UTF-8')
   // parseJsonText, not JSON.parse: attribute keys may be written with escapes (@tracewell/json-text).
-  const parsed = parseJsonText(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as Partial<PositionalSpanRecords> | Partial<NamedSpanRecords> | null
+  const parsed = parseJsonText(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as Partial<PositionalSpanRecords> | null
   if (typeof parsed !== 'object' || parsed === null || !Array.isArray(parsed.resources) || !Array.isArray(parsed.spans)) {
     throw new MalformedSpanRecordsError('expected an object of resources and spans')
   }
-  if (!('v' in parsed)) return namedSpanRecords(parsed as NamedSpanRecords)
-  if (parsed.v !== layoutVersion) throw new MalformedSpanRecordsError(`records layout ${String(parsed.v)}, not ${layoutVersion}: written by a newer ingest`)
+  if (parsed.v !== layoutVersion) throw new MalformedSpanRecordsError(`records layout ${String(parsed.v)}, not ${layoutVersion}: written by another ingest`)
   return positionalSpanRecords(parsed as PositionalSpanRecords)
 }
 
@@ -134,11 +127,6 @@ function positionalSpanRecords({ resources, spans }: PositionalSpanRecords): Spa
     records[at] = record as unknown as SpanRecord
   }
   return records
-}
-
-function namedSpanRecords({ resources, spans }: NamedSpanRecords): SpanRecord[] {
-  for (const span of spans) (span as unknown as SpanRecord).resourceAttributes = resourceOf(resources, span.resourceAttributes, span.spanId)
-  return spans as unknown as SpanRecord[]
 }
 
 function resourceOf(resources: AttributeMap[], index: unknown, spanId: unknown): AttributeMap {
