@@ -163,6 +163,15 @@ export async function lockDayPartitionedTable(trx: Executor, table: DayPartition
 }
 
 /**
+ * Deletes the 'session' rows of a partition of usage_rollups about to be dropped, so that the
+ * sessions' figures (session_figures, kept by a trigger on those rows) lose them too: a drop
+ * fires no trigger.
+ */
+export async function deleteSessionRollupsOf(trx: Executor, partition: string): Promise<void> {
+  await sql`delete from ${sql.id(partition)} where dimension = 'session' and value <> ''`.execute(trx)
+}
+
+/**
  * Drops a day's partition, with its rows, in the caller's transaction. Dropping a partition takes
  * an ACCESS EXCLUSIVE lock on its table for an instant (DETACH … CONCURRENTLY, which would not, is
  * refused while a default partition exists), so it waits at most `lockTimeoutMs` for the queries

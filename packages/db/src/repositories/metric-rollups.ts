@@ -3,6 +3,7 @@ import type { Executor } from './executor.ts'
 import { LATENCY_BUCKETS, latencyBucketMs } from './usage-histogram.ts'
 import { ACTIVE_DAY_DIMENSIONS } from './usage-rollup-figures.ts'
 import { ownCallRows } from './usage.repository.ts'
+import { rankedSessions, sessionsRank } from './session-ranking.ts'
 import { TRACEWELL_SERVICE } from './tracewell-calls.ts'
 
 // The metric engine's reads of the hourly rollups (metric-series.repository.ts): a row an hour and
@@ -101,9 +102,11 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
     // A sum's points are sums of figures that are never negative (own calls are taken back from
     // the rows that hold them): a group's points' absolute values add up to its sum over the
     // window, read without points; then the points of the groups kept only.
-    query = sql`with kept as (
-        select value from (${signedRows(read, sql``, { wholeDays: true })}) r group by value having sum(sign * traces) <> 0 or sum(sign * spans) <> 0
-        order by abs(coalesce((${figure})::float8, 0)) desc, ${order})
+    const kept = bySessionRows(read)
+      ? rankedSessions(sessionWindow(read), (only) => figureCells({ ...read, granularitySeconds: windowSeconds(read) }, only))
+      : sql`select value from (${signedRows(read, sql``, { wholeDays: true })}) r group by value having sum(sign * traces) <> 0 or sum(sign * spans) <> 0
+        order by abs(coalesce((${figure})::float8, 0)) desc, ${order}`
+    query = sql`with kept as (${kept})
       select bucket, nullif(value, '') as grp, figure as value from (${figureCells(read, ofKept)}) c where ${isKept}`
   } else if (!MANY_VALUES.has(read.dimension ?? 'all')) {
     // A rate's or a percentile's groups ranked by their figure over the window: of a few values,
@@ -116,8 +119,11 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
     // and day over whole days); then the points of the kept only.
     const cellsOf = (of: RollupRead, only?: RawBuilder<unknown>, wholeDays = false) =>
       q === undefined ? figureCells(of, only, { wholeDays }) : percentileCells(of, q, only, { wholeDays })
-    const window = { ...read, granularitySeconds: (read.to.getTime() - read.startMs) / 1000 }
-    query = sql`with kept as (select value, figure from (${cellsOf(window, undefined, true)}) w order by abs(coalesce(figure, 0)) desc, ${order})
+    const window = { ...read, granularitySeconds: windowSeconds(read) }
+    const kept = bySessionRows(read)
+      ? rankedSessions(sessionWindow(read), (only) => cellsOf(window, only))
+      : sql`select value, figure from (${cellsOf(window, undefined, true)}) w order by abs(coalesce(figure, 0)) desc, ${order}`
+    query = sql`with kept as (${kept})
       select bucket, nullif(value, '') as grp, figure as value from (${cellsOf(read, ofKept)}) c where ${isKept}
       union all
       select null, nullif(value, ''), figure from kept`
@@ -125,6 +131,14 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
   const { rows } = await (query as RawBuilder<RollupRow>).execute(db)
   return rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
 }
+
+/** A bucket as wide as the window: each group's figure over it. */
+const windowSeconds = (read: RollupRead) => (read.to.getTime() - read.startMs) / 1000
+
+/** Grouped by session, not filtered: ranked from the sessions' rows (session-ranking.ts). */
+const bySessionRows = (read: RollupRead) => read.dimension === 'session' && read.value === undefined && sessionsRank(read.metric)
+
+const sessionWindow = (read: RollupRead) => ({ projectId: read.projectId, metric: read.metric, from: new Date(read.startMs), to: read.to, maxGroups: read.maxGroups })
 
 interface RollupRow {
   bucket: number | null
