@@ -21,18 +21,23 @@ import type { AnyDb } from './any-db.ts'
 /** latencyBucketMs of every bucket, as the metric engine's literal (bucket i's geometric middle, ms). */
 const BUCKET_MS = `{${Array.from({ length: 128 }, (_, bucket) => 2 ** ((bucket + 0.5) / 4) / 1000).join(',')}}`
 
-/** The figures ranked, as index expressions: what metric-rollups.ts orders the sessions by. */
-const RANKED = {
-  cost: 'cost_usd::float8',
-  tokens: '(input_tokens + output_tokens)::float8',
-  input_tokens: 'input_tokens::float8',
-  output_tokens: 'output_tokens::float8',
-  traces: 'traces::float8',
-  spans: 'spans::float8',
-  error_rate: 'coalesce(error_traces::float8 / nullif(traces, 0), 0)',
-  latency_p50: 'coalesce(tracewell_histogram_percentile(durations, 0.5), 0)',
-  latency_p95: 'coalesce(tracewell_histogram_percentile(durations, 0.95), 0)',
-  latency_p99: 'coalesce(tracewell_histogram_percentile(durations, 0.99), 0)',
+/**
+ * The figures sessions are ranked by (metric-rollups.ts): as the metric engine computes them from
+ * the hourly rows, the order the index keeps (null as 0), and which rows have one at all.
+ */
+const RANKED: Record<string, { value: string; order: string; where?: string }> = {
+  cost: { value: 'cost_usd::float8', order: 'cost_usd::float8' },
+  tokens: { value: '(input_tokens + output_tokens)::float8', order: '(input_tokens + output_tokens)::float8' },
+  input_tokens: { value: 'input_tokens::float8', order: 'input_tokens::float8' },
+  output_tokens: { value: 'output_tokens::float8', order: 'output_tokens::float8' },
+  traces: { value: 'traces::float8', order: 'traces::float8' },
+  spans: { value: 'spans::float8', order: 'spans::float8' },
+  error_rate: { value: 'error_traces::float8 / nullif(traces, 0)', order: 'coalesce(error_traces::float8 / nullif(traces, 0), 0)' },
+  ...Object.fromEntries(([['latency_p50', '0.5'], ['latency_p95', '0.95'], ['latency_p99', '0.99']] as const).map(([metric, q]) => [metric, {
+    value: `tracewell_histogram_percentile(durations, ${q})`,
+    order: `coalesce(tracewell_histogram_percentile(durations, ${q}), 0)`,
+    where: 'cardinality(durations) > 0',
+  }])),
 }
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -88,7 +93,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db)
   await backfillSessionFigures(db)
   for (const [metric, figure] of Object.entries(RANKED)) {
-    await sql`create index ${sql.id(`session_figures_by_${metric}`)} on session_figures (project_id, first_day, (${sql.raw(figure)}) desc, session_id)`.execute(db)
+    await sql`create index ${sql.id(`session_figures_by_${metric}`)} on session_figures (project_id, first_day, (${sql.raw(figure.order)}) desc, session_id)`.execute(db)
+    // A day's top sessions by the figure, read in the index's order: planned apart with bitmap scans
+    // and sorts off, since without statistics (autovacuum off) a day's rows look few, and a bitmap
+    // scan of any index on (project_id, first_day) and a sort of them (8,000 a day in
+    // bench:dashboards, 10 ms) were planned as cheaper than the first rows of this index.
+    await sql`
+      create function ${sql.id(`tracewell_top_sessions_by_${metric}`)}(project text, day timestamptz, window_from timestamptz, window_to timestamptz, n integer)
+      returns table (session_id text, figure float8)
+      language sql stable set enable_bitmapscan = off set enable_sort = off as $$
+        select f.session_id, ${sql.raw(figure.value)} from session_figures f
+        where f.project_id = project and f.first_day = day and f.first_hour >= window_from and f.last_hour < window_to${sql.raw(figure.where ? ` and ${figure.where}` : '')}
+        order by ${sql.raw(figure.order)} desc, f.session_id limit n
+      $$`.execute(db)
   }
   // The sessions that may cross a window's edge: those that began up to the longest session's length before it.
   await sql`create index session_figures_by_first_hour on session_figures (project_id, first_hour)`.execute(db)
@@ -167,6 +184,9 @@ export async function backfillSessionFigures(db: AnyDb): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const event of ['insert', 'update', 'delete']) await sql`drop trigger if exists ${sql.id(`usage_rollups_session_${event}`)} on usage_rollups`.execute(db)
   await sql`drop function if exists tracewell_session_figures_change()`.execute(db)
+  for (const metric of Object.keys(RANKED)) {
+    await sql`drop function if exists ${sql.id(`tracewell_top_sessions_by_${metric}`)}(text, timestamptz, timestamptz, timestamptz, integer)`.execute(db)
+  }
   await sql`drop table if exists session_figures`.execute(db)
   await sql`drop function if exists tracewell_histogram_percentile(integer[], float8)`.execute(db)
 }

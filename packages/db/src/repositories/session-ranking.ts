@@ -8,33 +8,10 @@ import { sql, type RawBuilder } from 'kysely'
 // session's length before it), and the session '' (traces without one), are few: their figures are
 // computed from their hourly rows, as before. The two merged rank as the hourly rows alone would.
 
-/** A figure of a session's row: as the metric engine computes it, and as its index orders by (migration 2026-12-06T1500). */
-interface RankedFigure {
-  value: RawBuilder<unknown>
-  order: RawBuilder<unknown>
-  /** Which rows have a figure at all (a percentile of no duration is none). */
-  having?: RawBuilder<unknown>
-}
-
-const sum = (figure: string): RankedFigure => ({ value: sql.raw(figure), order: sql.raw(figure) })
-const percentile = (q: string): RankedFigure => ({
-  value: sql.raw(`tracewell_histogram_percentile(durations, ${q})`),
-  order: sql.raw(`coalesce(tracewell_histogram_percentile(durations, ${q}), 0)`),
-  having: sql` and cardinality(durations) > 0`,
-})
-
-const RANKED: Record<string, RankedFigure> = {
-  cost: sum('cost_usd::float8'),
-  tokens: sum('(input_tokens + output_tokens)::float8'),
-  input_tokens: sum('input_tokens::float8'),
-  output_tokens: sum('output_tokens::float8'),
-  traces: sum('traces::float8'),
-  spans: sum('spans::float8'),
-  error_rate: { value: sql`error_traces::float8 / nullif(traces, 0)`, order: sql`coalesce(error_traces::float8 / nullif(traces, 0), 0)` },
-  latency_p50: percentile('0.5'),
-  latency_p95: percentile('0.95'),
-  latency_p99: percentile('0.99'),
-}
+/** The metrics whose sessions' rows rank: each has its function of a day's top sessions (migration 2026-12-06T1500). */
+const RANKED: ReadonlySet<string> = new Set([
+  'cost', 'tokens', 'input_tokens', 'output_tokens', 'traces', 'spans', 'error_rate', 'latency_p50', 'latency_p95', 'latency_p99',
+])
 
 export interface SessionWindow {
   projectId: string
@@ -51,22 +28,19 @@ export interface SessionWindow {
  * figure of each value from the hourly rows meeting the condition `only` (columns value, figure).
  */
 export function rankedSessions(window: SessionWindow, hourly: (only: RawBuilder<unknown>) => RawBuilder<unknown>): RawBuilder<unknown> {
-  const figure = RANKED[window.metric]
-  if (figure === undefined) throw new RangeError(`metric: ${window.metric} does not rank sessions`)
+  if (!RANKED.has(window.metric)) throw new RangeError(`metric: ${window.metric} does not rank sessions`)
+  const topOfDay = sql.id(`tracewell_top_sessions_by_${window.metric}`)
   const { projectId, from, to } = window
   const longest = sql`(select last_hour - first_hour from session_figures where project_id = ${projectId} order by last_hour - first_hour desc limit 1)`
   const beganBefore = (edge: Date) =>
-    sql`select session_id from session_figures where project_id = ${projectId} and first_hour >= ${edge}::timestamptz - ${longest} and first_hour < ${edge} and last_hour >= ${edge}`
+    sql`select session_id collate "default" from session_figures where project_id = ${projectId} and first_hour >= ${edge}::timestamptz - ${longest} and first_hour < ${edge} and last_hour >= ${edge}`
+  // In the hourly rows' collation: a "C" array made `value = any(…)` a filter of every row of the hour, not an index condition.
   const edges = sql`${beganBefore(from)} union all ${beganBefore(to)} union all select ''`
   return sql`
     select value, figure from (
       select s.value, s.figure
       from generate_series(date_bin('1 day', ${from}::timestamptz, timestamptz '2000-01-01 00:00:00+00'), ${to}::timestamptz, interval '1 day') as d(at)
-      cross join lateral (
-        select session_id as value, ${figure.value} as figure from session_figures
-        where project_id = ${projectId} and first_day = d.at and first_hour >= ${from} and last_hour < ${to}${figure.having ?? sql``}
-        order by ${figure.order} desc, session_id limit ${window.maxGroups}
-      ) s
+      cross join lateral (select session_id as value, figure from ${topOfDay}(${projectId}, d.at, ${from}, ${to}, ${window.maxGroups})) s
       union all
       select value, figure from (${hourly(sql` and value = any(array(${edges}))`)}) e
     ) c
@@ -74,4 +48,4 @@ export function rankedSessions(window: SessionWindow, hourly: (only: RawBuilder<
 }
 
 /** Whether rankedSessions ranks this metric. */
-export const sessionsRank = (metric: string): boolean => metric in RANKED
+export const sessionsRank = (metric: string): boolean => RANKED.has(metric)
