@@ -163,12 +163,13 @@ export async function lockDayPartitionedTable(trx: Executor, table: DayPartition
 }
 
 /**
- * Deletes the 'session' rows of a partition of usage_rollups about to be dropped, so that the
- * sessions' figures (session_figures, kept by a trigger on those rows) lose them too: a drop
- * fires no trigger.
+ * Deletes the 'session' rows of a day of usage_rollups whose partition is about to be dropped, so
+ * that the sessions' figures (session_figures, kept by a trigger on those rows) lose them too: a
+ * drop fires no trigger.
  */
-export async function deleteSessionRollupsOf(trx: Executor, partition: string): Promise<void> {
-  await sql`delete from ${sql.id(partition)} where dimension = 'session' and value <> ''`.execute(trx)
+export async function deleteSessionRollupsOf(trx: Executor, day: Date): Promise<void> {
+  await sql`
+    delete from usage_rollups where dimension = 'session' and value <> '' and hour >= ${day} and hour < ${dayAfter(day)}`.execute(trx)
 }
 
 /**
