@@ -327,6 +327,28 @@ export interface UsageRollupsTable {
   durations: Generated<number[]>
 }
 
+/**
+ * A session's figures over all its 'session' rollup rows, kept by a trigger on those rows
+ * (migration 2026-12-06T1500): what the dashboards rank sessions by. Unknown tokens and cost count as 0.
+ */
+export interface SessionFiguresTable {
+  project_id: string
+  session_id: string
+  /** The first and last hour of the session's rows, or wider (a row lowered to nothing leaves them). */
+  first_hour: Date
+  last_hour: Date
+  /** The UTC day of first_hour (generated). */
+  first_day: Generated<Date>
+  traces: number
+  error_traces: number
+  spans: number
+  errors: number
+  input_tokens: Int8
+  output_tokens: Int8
+  cost_usd: string
+  durations: number[]
+}
+
 /** Each score name's count and sum of values an hour, kept by triggers on scores (migration 2026-12-06T0700). */
 export interface ScoreRollupsTable {
   project_id: string
@@ -849,6 +871,7 @@ export interface Database {
   score_configs: ScoreConfigsTable
   scores: ScoresTable
   score_rollups: ScoreRollupsTable
+  session_figures: SessionFiguresTable
   llm_connections: LlmConnectionsTable
   evaluators: EvaluatorsTable
   evaluation_runs: EvaluatorRunsTable
@@ -1048,6 +1071,10 @@ export const declaredColumns: DeclaredColumns = {
     evaluator_id: nullable, created_at: notNull, updated_at: notNull,
   },
   score_rollups: { project_id: notNull, name: notNull, hour: notNull, scores: notNull, value_sum: notNull },
+  session_figures: {
+    project_id: notNull, session_id: notNull, first_hour: notNull, last_hour: notNull, first_day: notNull, traces: notNull, error_traces: notNull,
+    spans: notNull, errors: notNull, input_tokens: notNull, output_tokens: notNull, cost_usd: notNull, durations: notNull,
+  },
   llm_connections: {
     id: notNull, project_id: notNull, name: notNull, provider: notNull, base_url: notNull, api_key_sealed: notNull, api_key_hint: notNull,
     created_at: notNull,

@@ -32,6 +32,10 @@ export async function backfillUserDayFigures(db: AnyDb): Promise<void> {
   await (await import('./migrations/2026-12-06T0820-user-day-figures.ts')).backfillUserDayFigures(db)
 }
 
+export async function backfillSessionFigures(db: AnyDb): Promise<void> {
+  await (await import('./migrations/2026-12-06T1500-session-figures.ts')).backfillSessionFigures(db)
+}
+
 export async function nullUnknownTokenCounts(db: AnyDb): Promise<void> {
   await (await import('./migrations/2026-11-26T2310-unknown-token-counts.ts')).nullUnknownTokenCounts(db)
 }

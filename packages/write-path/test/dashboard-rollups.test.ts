@@ -172,6 +172,65 @@ for (const engine of engines) {
       assert.deepEqual(await count('users', day0, day0 + 2 * dayMs), [61])
     })
 
+    it("ranks sessions from their own rows (session_figures), which the check compares", async () => {
+      const window = { from: new Date(day0), to: new Date(day0 + 2 * dayMs) }
+      const groups = async (projectId: string, metric: Metric, from = window.from, to = window.to) =>
+        (await metricSeries(db, { projectId, metric, groupBy: 'session', from, to, granularitySeconds: 6 * 3600 })).series.map((s) => s.group)
+      const kept = await groups('dash', 'cost')
+      // A session inside the window and not kept, made the costliest in its row alone: kept (its
+      // points, from the hourly rows, place it), and a mismatch.
+      const { rows: [outside] } = await sql<{ session_id: string }>`
+        select session_id from session_figures where project_id = 'dash' and first_hour >= ${window.from} and last_hour < ${window.to}
+          and not (session_id = any(${kept}::text[])) order by session_id limit 1`.execute(db)
+      const tamper = (change: number) => sql`update session_figures set cost_usd = cost_usd + ${change} where project_id = 'dash' and session_id = ${outside!.session_id}`.execute(db)
+      await tamper(100)
+      assert.ok((await groups('dash', 'cost')).includes(outside!.session_id))
+      assert.equal((await summaryMismatches(db, 'dash')).rollups, 1)
+      await tamper(-100)
+      assert.deepEqual(await groups('dash', 'cost'), kept)
+      assert.deepEqual(await summaryMismatches(db, 'dash'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
+
+      // Sessions that cross a window's edge by more than a day (here one of two traces 40 hours
+      // apart): ranked from their hourly rows within the window, as the summaries rank them.
+      await sql`insert into projects (id, team_id, name) values ('long', 't', 'long')`.execute(db)
+      const late = { ...span('long', 30), traceId: 'f'.repeat(32), startTimeUnixNano: String(BigInt(day0 + 30 * 7 * 60_000 + 40 * hourMs) * ms) }
+      await storeSpans(db, [...TRACES.map((i) => ({ ...span('long', i), totalCostUsd: i === 30 ? 5 : (i % 13) / 100 })), { ...late, endTimeUnixNano: String(BigInt(late.startTimeUnixNano) + 900n * ms), totalCostUsd: 7 }])
+      await summariseAll(db)
+      assert.deepEqual(await summaryMismatches(db, 'long'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
+      for (const [from, to] of [[day0, day0 + 2 * dayMs], [day0 + 5 * hourMs, day0 + 2 * dayMs + hourMs], [day0 + 20 * hourMs, day0 + 3 * dayMs]] as const) {
+        for (const metric of ['cost', 'traces', 'error_rate'] satisfies Metric[]) {
+          const fromRollups = await groups('long', metric, new Date(from), new Date(to))
+          const fromSummaries = await groups('long', metric, new Date(from), new Date(to - 1))
+          assert.deepEqual(fromRollups.slice().sort(), fromSummaries.slice().sort(), `${metric} from ${new Date(from).toISOString()}`)
+        }
+        // A percentile's ranking, from the window's hourly rows summed here (the summaries' percentiles
+        // are exact, not of buckets); the window taken back to a whole point, as the series is.
+        const start = new Date(Math.floor(from / (6 * hourMs)) * 6 * hourMs)
+        const { rows } = await sql<{ value: string; lo: number; counts: number[] }>`
+          select value, array_lower(durations, 1) as lo, durations[array_lower(durations, 1):array_upper(durations, 1)] as counts
+          from usage_rollups where project_id = 'long' and dimension = 'session' and hour >= ${start} and hour < ${new Date(to)} and cardinality(durations) > 0`.execute(db)
+        const histograms = new Map<string, Map<number, number>>()
+        for (const row of rows) {
+          const histogram = histograms.get(row.value) ?? new Map<number, number>()
+          row.counts.forEach((n, o) => histogram.set(row.lo + o, (histogram.get(row.lo + o) ?? 0) + n))
+          histograms.set(row.value, histogram)
+        }
+        const ranked = [...histograms].map(([value, histogram]) => ({ value, figure: histogramPercentileMs(histogram, 0.95) ?? 0 }))
+          .sort((a, b) => b.figure - a.figure || (a.value < b.value ? -1 : 1)).slice(0, MAX_SERIES_GROUPS).map(({ value }) => value)
+        assert.deepEqual(await groups('long', 'latency_p95', new Date(from), new Date(to)), ranked, `latency_p95 from ${new Date(from).toISOString()}`)
+      }
+      // The long session: first by cost over the days that hold both its traces, by the later one's alone after.
+      assert.equal((await groups('long', 'cost', new Date(day0), new Date(day0 + 3 * dayMs)))[0], 's-10')
+      assert.equal((await groups('long', 'cost', new Date(day0 + 20 * hourMs), new Date(day0 + 3 * dayMs)))[0], 's-10')
+
+      // Retention and erasure lower it as they lower the hourly rows (the trigger sees every change).
+      // (The spans of the window go with them, so that the check recomputes from what is left.)
+      await sql`delete from spans where project_id = 'long' and start_time < ${new Date(day0 + dayMs)}`.execute(db)
+      await deleteSummariesOfWindow(db, 'long', { from: null, to: new Date(day0 + dayMs) })
+      assert.equal((await summaryMismatches(db, 'long')).rollups, 0)
+      assert.equal((await groups('long', 'cost', new Date(day0), new Date(day0 + 3 * dayMs)))[0], 's-10')
+    })
+
     it('keeps a row of the day per user and session through writes and retention', async () => {
       // Rows a trace moved out of may stay, empty (as hours do): values are those with a trace.
       const days = async (projectId: string) => {

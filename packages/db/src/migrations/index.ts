@@ -68,6 +68,7 @@ export const migrations: Record<string, LazyMigration> = {
   '2026-12-06T0800-sort-indexes-both-ways': lazy(() => import('./2026-12-06T0800-sort-indexes-both-ways.ts')),
   '2026-12-06T0801-summary-deltas-as-text': lazy(() => import('./2026-12-06T0801-summary-deltas-as-text.ts')),
   '2026-12-06T0820-user-day-figures': lazy(() => import('./2026-12-06T0820-user-day-figures.ts')),
+  '2026-12-06T1500-session-figures': lazy(() => import('./2026-12-06T1500-session-figures.ts')),
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
@@ -88,4 +89,6 @@ export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
   '2026-12-06T0710-active-days',
   // A summariser of the previous version would fold traces without their figures in the users' rows of the day.
   '2026-12-06T0820-user-day-figures',
+  // Its backfill reads the session rows before its trigger keeps them: a fold between the two would be lost.
+  '2026-12-06T1500-session-figures',
 ])

@@ -163,6 +163,16 @@ export async function lockDayPartitionedTable(trx: Executor, table: DayPartition
 }
 
 /**
+ * Deletes the 'session' rows of a day of usage_rollups whose partition is about to be dropped, so
+ * that the sessions' figures (session_figures, kept by a trigger on those rows) lose them too: a
+ * drop fires no trigger.
+ */
+export async function deleteSessionRollupsOf(trx: Executor, day: Date): Promise<void> {
+  await sql`
+    delete from usage_rollups where dimension = 'session' and value <> '' and hour >= ${day} and hour < ${dayAfter(day)}`.execute(trx)
+}
+
+/**
  * Drops a day's partition, with its rows, in the caller's transaction. Dropping a partition takes
  * an ACCESS EXCLUSIVE lock on its table for an instant (DETACH … CONCURRENTLY, which would not, is
  * refused while a default partition exists), so it waits at most `lockTimeoutMs` for the queries
