@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { registerHooks, stripTypeScriptTypes } from 'node:module'
 import process from 'node:process'
 import { URL } from 'node:url'
+import { threadId } from 'node:worker_threads'
 
 /** Where stripped sources are kept, by a hash of the source and of the Node that stripped it. Delete it at will. */
 export const strippedSourcesDirectory = new URL('../../node_modules/.cache/stripped-typescript/', import.meta.url)
@@ -39,9 +40,9 @@ function strippedOnce(source) {
   }
 }
 
-/** Writes the entry whole or not at all (processes starting together may write the same one); a directory it cannot write only means stripping again next time. */
+/** Writes the entry whole or not at all (processes and threads starting together may write the same one); a directory it cannot write only means stripping again next time. */
 function keep(entry, stripped) {
-  const partial = new URL(`${entry.href}.${process.pid}`)
+  const partial = new URL(`${entry.href}.${process.pid}-${threadId}`)
   try {
     mkdirSync(strippedSourcesDirectory, { recursive: true })
     writeFileSync(partial, stripped)
