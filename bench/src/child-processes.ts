@@ -6,7 +6,7 @@ import { once } from 'node:events'
 import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { benchNodeFlags, nodeFlagsOf, sourcesCompileCache, triedNodeFlags, triedWriterNodeFlags } from './service-node-flags.ts'
+import { benchNodeFlags, nodeFlagsOf, triedNodeFlags, triedWriterNodeFlags, typescriptSourcesFlags } from './service-node-flags.ts'
 
 export { freePort } from '@tracewell/test-support'
 
@@ -56,13 +56,13 @@ export function servicesRunAs(): string {
 
 /**
  * Starts one of the services (`apps/<name>/src/server.ts`, or its bundle: runnableEntry) with only
- * `env` (and, from sources, the start scripts' compile cache), and waits for its /readyz.
+ * `env` (from sources, as the start scripts run it: typescriptSourcesFlags), and waits for its /readyz.
  */
 export async function startService(entry: string, env: Record<string, string>, port: number): Promise<ChildProcess> {
   const runnable = runnableEntry(entry)
-  const compileCache = runnable.endsWith('.ts') ? { NODE_COMPILE_CACHE: sourcesCompileCache } : {}
-  const child = spawn(process.execPath, [...nodeFlagsOf(entry), `${repoRoot}${runnable}`], {
-    env: { ...env, ...compileCache, PORT: String(port), GRPC_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+  const sourcesFlags = runnable.endsWith('.ts') ? typescriptSourcesFlags : []
+  const child = spawn(process.execPath, [...sourcesFlags, ...nodeFlagsOf(entry), `${repoRoot}${runnable}`], {
+    env: { ...env, PORT: String(port), GRPC_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit'],
   })
   const deadline = Date.now() + 30_000

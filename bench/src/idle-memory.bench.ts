@@ -1,9 +1,9 @@
 // npm run bench:memory — the resident memory of each service at rest, run as in development (the
-// TypeScript sources through Node's type stripping, with the start scripts' compile cache) and as
+// TypeScript sources through Node's type stripping, with the start scripts' stripped-source cache) and as
 // in the image (the bundles of `npm run build:services`, which this script builds first), with the
 // services' V8 flags, and bare Node as the floor. Target (issue 49 §7): every service ≤ 100 MiB
 // idle from sources; the bundles no worse. Each service is started four times per form, the forms
-// alternating; the compile cache is emptied first, so the first start from sources is the one
+// alternating; that cache is emptied first, so the first start from sources is the one
 // after a change to every source file, and is reported apart. A reading is VmRSS once /readyz has
 // answered and the process has then sat idle for a few seconds. Runs ~3 minutes.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { testEnvironment } from '@tracewell/config'
 import { createTestDatabase } from '@tracewell/db/testing'
 import { freePort, startService, stopChild } from './child-processes.ts'
-import { serviceNodeFlags, sourcesCompileCache } from './service-node-flags.ts'
+import { serviceNodeFlags, strippedSourcesDirectory } from './service-node-flags.ts'
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
 const repetitions = 4
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   }
   const readings = new Map<string, number[]>()
   const record = (key: string, value: number) => readings.set(key, [...(readings.get(key) ?? []), value])
-  rmSync(sourcesCompileCache, { recursive: true, force: true })
+  rmSync(strippedSourcesDirectory, { recursive: true, force: true })
   try {
     for (let round = 1; round <= repetitions; round++) {
       record('bare node', await bareNodeRss())

@@ -8,11 +8,12 @@ import { fileURLToPath } from 'node:url'
 export const serviceNodeFlags = ['--max-semi-space-size=8', '--heap-growing-percent=50']
 
 /**
- * Node's compile cache, which the npm start scripts give a service run from its TypeScript
- * sources (the image's bundles run without): a module whose stripped source and bytecode are
- * cached is not type-stripped again, and a process that strips nothing never loads the stripper.
+ * How the npm start scripts run a service from its TypeScript sources (the image's bundles need
+ * neither): with the hook that keeps each module's stripped text on disk, so that a later start
+ * never loads Node's type stripper, and the directory it keeps them in.
  */
-export const sourcesCompileCache = fileURLToPath(new URL('../../node_modules/.cache/node-compile-cache', import.meta.url))
+export const typescriptSourcesFlags = ['--import', '@tracewell/service/typescript-sources']
+export const strippedSourcesDirectory = fileURLToPath(new URL('../../node_modules/.cache/stripped-typescript', import.meta.url))
 
 /**
  * The writer's own, given after those (a later V8 flag wins). Its garbage is mostly 150 KB body

@@ -793,9 +793,11 @@ describe('Dockerfile', () => {
       const scripts = (JSON.parse(readFileSync(join(repoRoot, manifest), 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {}
       for (const [name, script] of Object.entries(scripts)) {
         if (name !== 'start' && !name.startsWith('start:')) continue
-        // Run from sources, a service keeps Node's compile cache (docs/settings.md); the image's bundles need none.
-        const [node, ...words] = script.replace(/^NODE_COMPILE_CACHE=\S+ /, '').split(' ')
+        // Run from sources, a service keeps its stripped sources (docs/settings.md); the image's bundles need no hook.
+        const [node, ...words] = script.split(' ')
         assert.equal(node, 'node', `${manifest} ${name}: ${script}`)
+        assert.equal(words.slice(0, 2).join(' '), '--import @tracewell/service/typescript-sources', `${manifest} ${name}: ${script}`)
+        words.splice(0, 2)
         const flags = words.filter((word) => word.startsWith('--'))
         const expected = [...serviceNodeFlags, ...(specOf(manifest, script)?.nodeFlags ?? [])]
         assert.deepEqual(effectiveNodeFlags(flags), effectiveNodeFlags(expected), `${manifest} ${name}: ${script}`)

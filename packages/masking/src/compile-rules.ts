@@ -1,4 +1,5 @@
-import { RE2JS } from 're2js'
+import { createRequire } from 'node:module'
+import type { RE2JS } from 're2js'
 import { attributeKeyMatcher } from './attribute-glob.ts'
 import { builtInDetectors, DETECTOR_NAMES, type BuiltInDetector, type DetectorName } from './detectors.ts'
 import { JsonMatchPlacer } from './json-text-masking.ts'
@@ -19,6 +20,12 @@ export interface CompiledRule {
   /** Which attribute keys it applies to; null: all, and names and status messages too. */
   appliesTo: ((key: string) => boolean) | null
 }
+
+// re2js (a 250 KB module) is loaded by the first custom pattern, not with the package: every
+// service imports this one through its settings, and few are given a regex rule.
+const require = createRequire(import.meta.url)
+let re2js: typeof RE2JS | undefined
+const loadedRE2JS = () => (re2js ??= (require('re2js') as { RE2JS: typeof RE2JS }).RE2JS)
 
 export const defaultReplacement = (detector: DetectorName) => `[REDACTED:${detector}]`
 
@@ -48,7 +55,7 @@ function compileRule(rule: MaskingRule, path: string): CompiledRule {
 function compilePattern(pattern: string, path: string): RE2JS {
   let compiled: RE2JS
   try {
-    compiled = RE2JS.compile(pattern)
+    compiled = loadedRE2JS().compile(pattern)
   } catch (error) {
     throw new MaskingRuleError(path, `${(error as Error).message} (RE2 syntax: no backreferences or lookaround)`)
   }
