@@ -1,8 +1,8 @@
 import { workerData } from 'node:worker_threads'
-import { maskerOf, maskTraceBody, type Masker, type MaskingRule } from '@tracewell/masking'
+import { maskerOf, type Masker, type MaskingRule } from '@tracewell/masking'
 import { configureSpanLimits, encodeSpanRecords, SpanValidationError, type SpanLimits, type TraceBodyFormat } from '@tracewell/otlp'
 import type { BodyFormat } from './media-type.ts'
-import { decodeTraceBody } from './trace-body.decoder.ts'
+import { decodeMaskedTraceBody } from './masked-trace-body.decoder.ts'
 
 // Runs in the decode pool's worker threads (trace-decode.pool.ts): a large body is parsed,
 // validated, masked and its LLM fields derived here, off the thread that serves every other
@@ -42,14 +42,11 @@ function maskerFor(rulesJson: string): Masker {
 export default function decodeInWorker({ body, format, maxProtobufFields, maskingRules }: DecodeTask): DecodeVerdict {
   try {
     const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
-    const decoded = decodeTraceBody(bytes, format, maxProtobufFields)
-    const masked = maskingRules === undefined ? null : maskTraceBody(bytes, format, decoded.spans, maskerFor(maskingRules))
-    // Masked spans are decoded again from their masked body: their user and session come from the masked attributes.
-    const spans = masked === null ? decoded.spans : decodeTraceBody(masked.body, masked.format, maxProtobufFields).spans
+    const { decoded, spans } = decodeMaskedTraceBody(bytes, format, maxProtobufFields, maskingRules === undefined ? null : maskerFor(maskingRules))
     return { kind: 'decoded', format: decoded.format, accepted: decoded.spans.length, rejected: decoded.rejected, problems: decoded.problems, records: encodeSpanRecords(spans) }
   } catch (error) {
     if (error instanceof SpanValidationError) return { kind: 'invalid', path: error.path, problem: error.message.slice(error.path.length + 2) }
-    // Everything else decodeTraceBody throws is a 4xx of this service (malformed JSON, too many
+    // Everything else decoding throws is a 4xx of this service (malformed JSON, too many
     // protobuf fields): its message says what and where.
     const { statusCode } = error as { statusCode?: unknown }
     if (statusCode === 400 || statusCode === 413) return { kind: 'refused', statusCode, message: (error as Error).message }

@@ -2,14 +2,13 @@ import type { IncomingMessage } from 'node:http'
 import type { VerifiedKey } from '@tracewell/auth'
 import type { App } from '@tracewell/http'
 import { requireKey } from '@tracewell/http'
-import { maskTraceBody } from '@tracewell/masking'
 import { encodeSpanRecords, type SpanRecord, type TraceBodyFormat } from '@tracewell/otlp'
 import { QueueBacklogFullError, QueueUnavailableError, releaseBody, type AcceptedTraces, type SpanBatchProducer, type SpanRateVerdict, type TraceBodyEncoding } from '@tracewell/queue'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { readBody, type BodyLimits } from '../body/body.reader.ts'
 import { formatOf, requireEncoding, requireFormat, type BodyEncoding, type BodyFormat } from '../body/media-type.ts'
 import { jsonBodyScreen } from '../body/json-body.screen.ts'
-import { decodeTraceBody } from '../body/trace-body.decoder.ts'
+import { decodeMaskedTraceBody } from '../body/masked-trace-body.decoder.ts'
 import { TraceDecodePool, type DecodedCount } from '../body/trace-decode.pool.ts'
 import { bodyTooLarge, DecodersBusyError, queueBacklogFull, queueUnavailable, tooManySpans } from '../errors.ts'
 import { rejectionReasonOf, type IngestMetrics } from '../ingest.metrics.ts'
@@ -156,12 +155,8 @@ export async function acceptTraceBody(options: TraceIntakeOptions, projectId: st
  */
 function queueBody(options: TraceIntakeOptions, projectId: string, format: BodyFormat, body: Buffer, masking: ProjectMasking | null): { answer: AcceptedTraceBody; queued: Promise<void> } {
   const maxFields = options.limits.maxProtobufFields
-  const decoded = decodeTraceBody(body, format, maxFields)
+  const { decoded, spans, masked } = decodeMaskedTraceBody(body, format, maxFields, masking?.masker ?? null)
   const counted = { ...decoded, accepted: decoded.spans.length }
-  // Masked spans are queued masked: nothing unmasked leaves this process. They are decoded again
-  // from their masked body, so that their user and session come from the masked attributes.
-  const masked = masking === null ? null : maskTraceBody(body, format, decoded.spans, masking.masker)
-  const spans = masked === null ? decoded.spans : decodeTraceBody(masked.body, masked.format, maxFields).spans
   const queuedBody = masked?.body ?? body
   if (masked !== null) releaseBody(body)
   // The in-process queue stores the records themselves; Redis carries them encoded.
