@@ -90,6 +90,7 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
   if (members !== undefined) return memberCells(db, read, members)
   const q = PERCENTILES[read.metric]
   const figure = SUMS[read.metric as keyof typeof SUMS]
+  const sessionRows = bySessionRows(read)
   // Ties in code point order, the group of none ('') last: the order toSeries sorts in.
   const order = sql`value = '', value collate "C" limit ${read.maxGroups}`
   // The rows of the groups kept, as an array: looked up in the index hour by hour (a subquery's
@@ -102,11 +103,11 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
     // A sum's points are sums of figures that are never negative (own calls are taken back from
     // the rows that hold them): a group's points' absolute values add up to its sum over the
     // window, read without points; then the points of the groups kept only.
-    const kept = bySessionRows(read)
+    const kept = sessionRows
       ? rankedSessions(sessionWindow(read), (only) => figureCells({ ...read, granularitySeconds: windowSeconds(read) }, only))
       : sql`select value from (${signedRows(read, sql``, { wholeDays: true })}) r group by value having sum(sign * traces) <> 0 or sum(sign * spans) <> 0
         order by abs(coalesce((${figure})::float8, 0)) desc, ${order}`
-    const points = bySessionRows(read) ? figureCells(read, undefined, { keptSessions: true }) : figureCells(read, ofKept)
+    const points = sessionRows ? figureCells(read, undefined, { keptSessions: true }) : figureCells(read, ofKept)
     query = sql`with kept as (${kept})
       select bucket, nullif(value, '') as grp, figure as value from (${points}) c where ${isKept}`
   } else if (!MANY_VALUES.has(read.dimension ?? 'all')) {
@@ -121,11 +122,11 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
     const cellsOf = (of: RollupRead, only?: RawBuilder<unknown>, wholeDays = false, keptSessions = false) =>
       q === undefined ? figureCells(of, only, { wholeDays, keptSessions }) : percentileCells(of, q, only, { wholeDays, keptSessions })
     const window = { ...read, granularitySeconds: windowSeconds(read) }
-    const kept = bySessionRows(read)
+    const kept = sessionRows
       ? rankedSessions(sessionWindow(read), (only) => cellsOf(window, only))
       : sql`select value, figure from (${cellsOf(window, undefined, true)}) w order by abs(coalesce(figure, 0)) desc, ${order}`
     query = sql`with kept as (${kept})
-      select bucket, nullif(value, '') as grp, figure as value from (${bySessionRows(read) ? cellsOf(read, undefined, false, true) : cellsOf(read, ofKept)}) c where ${isKept}
+      select bucket, nullif(value, '') as grp, figure as value from (${sessionRows ? cellsOf(read, undefined, false, true) : cellsOf(read, ofKept)}) c where ${isKept}
       union all
       select null, nullif(value, ''), figure from kept`
   }
