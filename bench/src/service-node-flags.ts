@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url'
+import { strippedSourcesDirectory as strippedSourcesUrl } from '@tracewell/service/stripped-sources-directory'
 
 /**
  * The Node flags the services run with (the npm start scripts and the image's ENTRYPOINT): every
@@ -10,10 +11,10 @@ export const serviceNodeFlags = ['--max-semi-space-size=8', '--heap-growing-perc
 /**
  * How the npm start scripts run a service from its TypeScript sources (the image's bundles need
  * neither): with the hook that keeps each module's stripped text on disk, so that a later start
- * never loads Node's type stripper, and the directory it keeps them in.
+ * never loads Node's type stripper, and the directory it keeps them in (the hook's own).
  */
 export const typescriptSourcesFlags = ['--import', '@tracewell/service/typescript-sources']
-export const strippedSourcesDirectory = fileURLToPath(new URL('../../node_modules/.cache/stripped-typescript', import.meta.url))
+export const strippedSourcesDirectory = fileURLToPath(strippedSourcesUrl)
 
 /**
  * The writer's own, given after those (a later V8 flag wins). Its garbage is mostly 150 KB body

@@ -11,9 +11,7 @@ import { registerHooks, stripTypeScriptTypes } from 'node:module'
 import process from 'node:process'
 import { URL } from 'node:url'
 import { threadId } from 'node:worker_threads'
-
-/** Where stripped sources are kept, by a hash of the source and of the Node that stripped it. Delete it at will. */
-export const strippedSourcesDirectory = new URL('../../node_modules/.cache/stripped-typescript/', import.meta.url)
+import { strippedSourcesDirectory } from './stripped-sources-directory.mjs'
 
 /** What Node's loader calls a TypeScript module, and what it is once stripped. */
 const strippedFormats = { 'module-typescript': 'module', 'commonjs-typescript': 'commonjs' }
