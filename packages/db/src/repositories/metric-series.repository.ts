@@ -306,8 +306,11 @@ function toSeries(query: MetricSeriesQuery, cells: Cell[], window: Window): Metr
   }
   if (groups.size === 0 && query.groupBy === undefined) groups.set(null, new Map())
   const byPoints = RANKED_BY_POINTS.has(query.metric) || query.groupBy === undefined
-  const total = (group: string | null, points: Map<number, number | null>) =>
-    byPoints ? [...points.values()].reduce<number>((sum, v) => sum + Math.abs(v ?? 0), 0) : Math.abs(windowFigures.get(group) ?? 0)
+  // Added in bucket order, not the rows' order: equal totals of decimals then part the same way
+  // (by a last bit, if at all) whichever plan read the rows.
+  const total = (group: string | null, points: Map<number, number | null>) => byPoints
+    ? [...points.keys()].sort((a, b) => a - b).reduce<number>((sum, bucket) => sum + Math.abs(points.get(bucket) ?? 0), 0)
+    : Math.abs(windowFigures.get(group) ?? 0)
   // UTF-16 units compare in code point order but for the surrogates (code points from U+10000),
   // which order after U+E000–U+FFFF: compared unit by unit only when a group holds one of those.
   const tieOrder = [...groups.keys()].some((group) => group !== null && /[\ud800-\uffff]/.test(group)) ? byCodePoint : byUnits
