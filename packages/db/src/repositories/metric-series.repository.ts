@@ -179,9 +179,22 @@ interface Source {
   value: RawBuilder<unknown>
 }
 
-/** A trace's row of trace_summaries as `t` beside a score's or judgment's row (null when not summarised). */
-const summaryOf = (alias: string) =>
-  sql`left join lateral (select t0.* from trace_summaries t0 where t0.project_id = ${sql.ref(`${alias}.project_id`)} and t0.trace_id = ${sql.ref(`${alias}.trace_id`)} limit 1) t on true`
+/**
+ * A trace's row of trace_summaries as `t` beside a score's or judgment's row (null when not
+ * summarised). Looked up first in the day partitions of the row's creation day and the day before
+ * (a trace is summarised before it is scored or judged, mostly within the day), then in all: by
+ * key alone each lookup walked the 35 day partitions in turn until its own (740,000 probes for a
+ * month's 42,000 scores of bench:dashboards' project, 11 s; 2 s with this).
+ */
+const summaryOf = (alias: string) => {
+  const key = sql`t0.project_id = ${sql.ref(`${alias}.project_id`)} and t0.trace_id = ${sql.ref(`${alias}.trace_id`)}`
+  const created = sql`(${sql.ref(`${alias}.created_at`)} at time zone 'UTC')::date`
+  // Append runs its parts in order and the limit stops it at the first row: the second only when the first finds none.
+  return sql`left join lateral (select * from (
+      (select t0.* from trace_summaries t0 where ${key} and t0.fold_day <= ${created} and t0.fold_day >= ${created} - 1 limit 1)
+      union all (select t0.* from trace_summaries t0 where ${key} limit 1)
+    ) t1 limit 1) t on true`
+}
 
 function sourceOf(query: MetricSeriesQuery, windowFrom: Date): Source {
   const filter = filterKeys(query.filter).length === 0 ? [] : traceFilterConditions(traceFilterOf(query.projectId, query.filter ?? {}))
