@@ -3,12 +3,12 @@ import { after, before, describe, it } from 'node:test'
 import { deleteSummariesOfWindow, histogramPercentileMs, MAX_SERIES_GROUPS, metricSeries, sql, type Db, type Metric, type SpanInsert } from '@tracewell/db'
 import { engines } from '@tracewell/db/testing'
 import { storeSpans, summariseAll, summaryMismatches } from '../src/index.ts'
+import { chatSpan } from './support/chat-span.ts'
 
 // Users ranked over windows of weeks (issue 45 §3): a user's rows of the week (user_week_figures,
 // migration 2026-12-06T1610), kept by a trigger on their rows of the day, and windows read as
 // whole weeks, days and hours, some taken back (a week less its days and hours outside the window).
 
-const ms = 1_000_000n
 const hourMs = 3_600_000
 const dayMs = 86_400_000
 // A Monday: the weeks' rows start on Mondays.
@@ -19,17 +19,10 @@ const monday = Date.parse('2026-01-05T00:00:00Z')
 const start = monday - 2 * dayMs
 const TRACES = Array.from({ length: Math.floor((22 * dayMs) / (53 * 60_000)) }, (_, i) => i).filter((i) => (i * 5) % 13 !== 0)
 
-function span(projectId: string, i: number): SpanInsert {
-  const at = BigInt(start + i * 53 * 60_000) * ms
-  const duration = BigInt(80 + ((i * 71) % 2900)) * ms
-  return {
-    projectId, traceId: i.toString(16).padStart(32, '0'), spanId: '1'.padStart(16, '0'), parentSpanId: null,
-    name: 'op', kind: 1, startTimeUnixNano: String(at), endTimeUnixNano: String(at + duration), durationNs: String(duration), traceState: null,
-    statusCode: i % 6 === 0 ? 2 : 0, statusMessage: null, serviceName: 'api', serviceVersion: null, scopeName: null, scopeVersion: null,
-    llmVendor: 'openai', llmModel: 'gpt-4o', llmRequestType: 'chat', inputTokens: 10 + (i % 9), outputTokens: 5, totalTokens: null, totalCostUsd: (i % 17) / 100,
-    sessionId: `s-${Math.floor(i / 4)}`, userId: `u-${(i * 7) % 67}`, resourceAttributes: {}, events: [], links: [], attributes: {},
-  }
-}
+const span = (projectId: string, i: number): SpanInsert => chatSpan({
+  projectId, i, startMs: start + i * 53 * 60_000, durationMs: 80 + ((i * 71) % 2900), failed: i % 6 === 0, inputTokens: 10 + (i % 9),
+  costUsd: (i % 17) / 100, sessionId: `s-${Math.floor(i / 4)}`, userId: `u-${(i * 7) % 67}`,
+})
 
 const byGroup = (series: Awaited<ReturnType<typeof metricSeries>>['series']) => Object.fromEntries(series.map((s) => [s.group ?? 'none', s.points.map((p) => p.value)]))
 
