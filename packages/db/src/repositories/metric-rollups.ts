@@ -92,7 +92,7 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
   const q = PERCENTILES[read.metric]
   const figure = SUMS[read.metric as keyof typeof SUMS]
   const sessionRows = bySessionRows(read)
-  // The kept groups' points read by each group's own rows (keptRows), not the window's every hour.
+  // The kept groups' points read by each group's own rows (keptSessionRows, keptUserRows), not the window's every hour.
   const byKeptRows = sessionRows || (read.dimension === 'user' && read.value === undefined)
   // Ties in code point order, the group of none ('') last: the order toSeries sorts in.
   const order = sql`value = '', value collate "C" limit ${read.maxGroups}`
@@ -121,7 +121,7 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
       select bucket, nullif(value, '') as grp, figure as value from cells where ${isKept}`
   } else {
     // Of a user or session, first ranked (a bucket as wide as the window, read from a row a user
-    // and day over whole days); then the points of the kept only.
+    // and week or day where those fit: userWindowRows); then the points of the kept only.
     const cellsOf = (of: RollupRead, only?: RawBuilder<unknown>, wholeDays = false, kept = false) =>
       q === undefined ? figureCells(of, only, { wholeDays, kept }) : percentileCells(of, q, only, { wholeDays, kept })
     const window = { ...read, granularitySeconds: windowSeconds(read) }
