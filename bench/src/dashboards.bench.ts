@@ -15,7 +15,8 @@
 // traces by backfillTraceRollups, as migration 2026-12-06T0700 computes them), and a score `quality`
 // on one trace in ten, and the rows of who was active each day (as migration 2026-12-06T0710, with
 // the users' figures of the day as T0820); the sessions' own rows (session_figures, migration
-// 2026-12-06T1500) are written by their trigger as the session rows are. The
+// 2026-12-06T1500) and the users' rows of the week (user_week_figures, T1610) are written by
+// their triggers as the session rows and the users' rows of the day are. The
 // measured project holds a third.
 // KEEP_DATABASE=1 keeps the database (its name is printed); REUSE_DATABASE=<name> measures it again,
 // migrated to the latest first (a migration of the rollups computes their new rows there).

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import {
-  backfillSessionSummaries, backfillTraceRollups, backfillTraceSummaries, backfillUsageRollups, countSpans, createDayPartition, DAY_PARTITIONED_TABLES, isoDay, listDayPartitions,
+  backfillActiveDays, backfillSessionSummaries, backfillTraceRollups, backfillTraceSummaries, backfillUsageRollups, backfillUserDayFigures, countSpans, createDayPartition, DAY_PARTITIONED_TABLES, isoDay, listDayPartitions,
   partitionName, sql, startOfUtcDay, type Db,
 } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
@@ -131,19 +131,23 @@ describe('retention by day partitions', () => {
     await backfillUsageRollups(db)
     // The rows of the whole trace, its session's among them (and so the session's own row, session_figures).
     await backfillTraceRollups(db)
+    // The users' rows of the day (and so their rows of the week, user_week_figures).
+    await backfillActiveDays(db)
+    await backfillUserDayFigures(db)
     await sql`update trace_summaries set fold_day = ${isoDay(day)}::date where project_id = ${monthly}`.execute(db)
     await sql`update session_summaries set fold_day = ${isoDay(day)}::date where project_id = ${monthly}`.execute(db)
     const { rows: [trace] } = await sql<{ trace_id: string }>`select trace_id from trace_summaries where project_id = ${monthly} limit 1`.execute(db)
     await scoreTrace(db, monthly, 'a trace of the day', trace!.trace_id)
     await sql`insert into scores (project_id, id, session_id, name, data_type, value, source) values (${monthly}, 'a session of the day', 'chat-1', 'quality', 'numeric', 1, 'api')`.execute(db)
-    const counts = () => sql<{ traces: number; sessions: number; figures: number; rollups: number; scores: number }>`
+    const counts = () => sql<{ traces: number; sessions: number; figures: number; weeks: number; rollups: number; scores: number }>`
       select (select count(*)::int from trace_summaries where project_id = ${monthly}) as traces,
         (select count(*)::int from session_summaries where project_id = ${monthly}) as sessions,
         (select count(*)::int from session_figures where project_id = ${monthly}) as figures,
+        (select count(*)::int from user_week_figures where project_id = ${monthly}) as weeks,
         (select count(*)::int from usage_rollups where project_id = ${monthly}) as rollups,
         (select count(*)::int from scores where project_id = ${monthly}) as scores`.execute(db)
     const { rows: [seeded] } = await counts()
-    assert.deepEqual({ ...seeded, rollups: seeded!.rollups > 0 }, { traces: 20, sessions: 4, figures: 4, rollups: true, scores: 2 })
+    assert.deepEqual({ ...seeded, rollups: seeded!.rollups > 0 }, { traces: 20, sessions: 4, figures: 4, weeks: 1, rollups: true, scores: 2 })
 
     const app = await buildApp(janitorConfig(testDb.url, { CLEANUP_CUTOFF: 'day' }), { db })
     const body = (await app.inject({ url: '/api/cron/cleanup-traces' })).json<{ deletedSpans: number; droppedPartitions?: number }>()
@@ -153,6 +157,6 @@ describe('retention by day partitions', () => {
     const names = new Set((await Promise.all(DAY_PARTITIONED_TABLES.map((table) => listDayPartitions(db, table)))).flat().map((partition) => partition.name))
     for (const table of DAY_PARTITIONED_TABLES) assert.ok(!names.has(partitionName(table, day)), `${table}'s day −40 is gone`)
     const { rows: [left] } = await counts()
-    assert.deepEqual(left, { traces: 0, sessions: 0, figures: 0, rollups: 0, scores: 0 })
+    assert.deepEqual(left, { traces: 0, sessions: 0, figures: 0, weeks: 0, rollups: 0, scores: 0 })
   })
 })

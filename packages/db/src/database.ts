@@ -349,6 +349,26 @@ export interface SessionFiguresTable {
   durations: number[]
 }
 
+/**
+ * A user's figures over their 'user.day' rollup rows of a UTC week (Monday to Monday), kept by a
+ * trigger on those rows (migration 2026-12-06T1610): what the dashboards rank users by over a
+ * window's whole weeks. Unknown tokens and cost count as 0.
+ */
+export interface UserWeekFiguresTable {
+  project_id: string
+  /** The week's Monday, 00:00 UTC. */
+  week: Date
+  user_id: string
+  traces: number
+  error_traces: number
+  spans: number
+  errors: number
+  input_tokens: Int8
+  output_tokens: Int8
+  cost_usd: string
+  durations: number[]
+}
+
 /** Each score name's count and sum of values an hour, kept by triggers on scores (migration 2026-12-06T0700). */
 export interface ScoreRollupsTable {
   project_id: string
@@ -872,6 +892,7 @@ export interface Database {
   scores: ScoresTable
   score_rollups: ScoreRollupsTable
   session_figures: SessionFiguresTable
+  user_week_figures: UserWeekFiguresTable
   llm_connections: LlmConnectionsTable
   evaluators: EvaluatorsTable
   evaluation_runs: EvaluatorRunsTable
@@ -1074,6 +1095,10 @@ export const declaredColumns: DeclaredColumns = {
   session_figures: {
     project_id: notNull, session_id: notNull, first_hour: notNull, last_hour: notNull, first_day: notNull, traces: notNull, error_traces: notNull,
     spans: notNull, errors: notNull, input_tokens: notNull, output_tokens: notNull, cost_usd: notNull, durations: notNull,
+  },
+  user_week_figures: {
+    project_id: notNull, week: notNull, user_id: notNull, traces: notNull, error_traces: notNull, spans: notNull, errors: notNull,
+    input_tokens: notNull, output_tokens: notNull, cost_usd: notNull, durations: notNull,
   },
   llm_connections: {
     id: notNull, project_id: notNull, name: notNull, provider: notNull, base_url: notNull, api_key_sealed: notNull, api_key_hint: notNull,

@@ -36,6 +36,10 @@ export async function backfillSessionFigures(db: AnyDb): Promise<void> {
   await (await import('./migrations/2026-12-06T1500-session-figures.ts')).backfillSessionFigures(db)
 }
 
+export async function backfillUserWeekFigures(db: AnyDb): Promise<void> {
+  await (await import('./migrations/2026-12-06T1610-user-week-figures.ts')).backfillUserWeekFigures(db)
+}
+
 export async function nullUnknownTokenCounts(db: AnyDb): Promise<void> {
   await (await import('./migrations/2026-11-26T2310-unknown-token-counts.ts')).nullUnknownTokenCounts(db)
 }

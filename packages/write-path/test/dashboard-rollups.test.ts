@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { deleteSummariesOfWindow, histogramPercentileMs, MAX_SERIES_GROUPS, metricSeries, metricValue, sql, type Db, type Metric, type MetricGroup, type SpanInsert } from '@tracewell/db'
 import { engines } from '@tracewell/db/testing'
 import { storeSpans, summariseAll, summaryMismatches } from '../src/index.ts'
+import { chatSpan } from './support/chat-span.ts'
 
 // What dashboards read at scale (issue 45 §3): the 50 groups a grouping by user or session keeps,
 // chosen where the rows are; percentiles computed there; users and sessions over whole days from
@@ -18,17 +19,10 @@ const dayMs = 86_400_000
 // 11th trace left out), sessions of three traces, one in five failing, durations and costs varied.
 const TRACES = Array.from({ length: 420 }, (_, i) => i).filter((i) => (i * 7) % 11 !== 0)
 
-function span(projectId: string, i: number): SpanInsert {
-  const start = BigInt(day0 + i * 7 * 60_000) * ms
-  const duration = BigInt(100 + ((i * 53) % 900)) * ms
-  return {
-    projectId, traceId: i.toString(16).padStart(32, '0'), spanId: '1'.padStart(16, '0'), parentSpanId: null,
-    name: 'op', kind: 1, startTimeUnixNano: String(start), endTimeUnixNano: String(start + duration), durationNs: String(duration), traceState: null,
-    statusCode: i % 5 === 0 ? 2 : 0, statusMessage: null, serviceName: 'api', serviceVersion: null, scopeName: null, scopeVersion: null,
-    llmVendor: 'openai', llmModel: 'gpt-4o', llmRequestType: 'chat', inputTokens: 10 + (i % 7), outputTokens: 5, totalTokens: null, totalCostUsd: (i % 13) / 100,
-    sessionId: `s-${Math.floor(i / 3)}`, userId: `u-${i % 61}`, resourceAttributes: {}, events: [], links: [], attributes: {},
-  }
-}
+const span = (projectId: string, i: number): SpanInsert => chatSpan({
+  projectId, i, startMs: day0 + i * 7 * 60_000, durationMs: 100 + ((i * 53) % 900), failed: i % 5 === 0, inputTokens: 10 + (i % 7),
+  costUsd: (i % 13) / 100, sessionId: `s-${Math.floor(i / 3)}`, userId: `u-${i % 61}`,
+})
 
 /** A series by group: group → points. */
 const byGroup = (series: Awaited<ReturnType<typeof metricSeries>>['series']) => Object.fromEntries(series.map((s) => [s.group ?? 'none', s.points.map((p) => p.value)]))

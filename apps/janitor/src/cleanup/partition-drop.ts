@@ -1,5 +1,5 @@
 import {
-  DAY_PARTITIONED_TABLES, dayAfter, deleteSessionRollupsOf, dropPartition, existingProjectIds, listDayPartitions, listEnabledRetentionPolicies, lockDayPartitionedTable, projectsInPartition, sql,
+  DAY_PARTITIONED_TABLES, dayAfter, deleteTriggerKeptRollupsOf, dropPartition, existingProjectIds, listDayPartitions, listEnabledRetentionPolicies, lockDayPartitionedTable, projectsInPartition, sql,
   type DayPartition, type Db, type Executor,
 } from '@tracewell/db'
 import type { Logger } from '@tracewell/logger'
@@ -92,7 +92,7 @@ async function dropIfStillExpired(db: Db, partition: DayPartition, seen: readonl
       const holding = await holdingProjects(trx, projects, end, cutoffs)
       if (holding.length > 0) throw new PartitionKept({ dropped: false, holding })
       await deleteScoresOf(trx, partition, projects.filter((id) => !seen.includes(id)))
-      if (partition.table === 'usage_rollups' && partition.day !== null) await deleteSessionRollupsOf(trx, partition.day)
+      if (partition.table === 'usage_rollups' && partition.day !== null) await deleteTriggerKeptRollupsOf(trx, partition.day)
       if (!(await dropPartition(trx, partition.name, options.lockTimeoutMs))) throw new PartitionKept({ dropped: false, busy: true })
       return { dropped: true }
     })

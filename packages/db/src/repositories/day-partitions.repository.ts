@@ -163,13 +163,14 @@ export async function lockDayPartitionedTable(trx: Executor, table: DayPartition
 }
 
 /**
- * Deletes the 'session' rows of a day of usage_rollups whose partition is about to be dropped, so
- * that the sessions' figures (session_figures, kept by a trigger on those rows) lose them too: a
- * drop fires no trigger.
+ * Deletes the rows of a day of usage_rollups whose partition is about to be dropped that triggers
+ * keep other tables' figures by, so that those lose them too (a drop fires no trigger): the
+ * 'session' rows (session_figures) and the users' rows of the day (user_week_figures).
  */
-export async function deleteSessionRollupsOf(trx: Executor, day: Date): Promise<void> {
+export async function deleteTriggerKeptRollupsOf(trx: Executor, day: Date): Promise<void> {
   await sql`
     delete from usage_rollups where dimension = 'session' and value <> '' and hour >= ${day} and hour < ${dayAfter(day)}`.execute(trx)
+  await sql`delete from usage_rollups where dimension = 'user.day' and hour >= ${day} and hour < ${dayAfter(day)}`.execute(trx)
 }
 
 /**

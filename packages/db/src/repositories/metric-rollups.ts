@@ -5,6 +5,7 @@ import { ACTIVE_DAY_DIMENSIONS } from './usage-rollup-figures.ts'
 import { ownCallRows } from './usage.repository.ts'
 import { rankedSessions, sessionsRank } from './session-ranking.ts'
 import { TRACEWELL_SERVICE } from './tracewell-calls.ts'
+import { userWeekRows, windowParts } from './user-window-parts.ts'
 
 // The metric engine's reads of the hourly rollups (metric-series.repository.ts): a row an hour and
 // value, never a row a trace, whatever the window (issue 45: 300 ms p95 at ten million spans).
@@ -91,6 +92,8 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
   const q = PERCENTILES[read.metric]
   const figure = SUMS[read.metric as keyof typeof SUMS]
   const sessionRows = bySessionRows(read)
+  // The kept groups' points read by each group's own rows (keptSessionRows, keptUserRows), not the window's every hour.
+  const byKeptRows = sessionRows || (read.dimension === 'user' && read.value === undefined)
   // Ties in code point order, the group of none ('') last: the order toSeries sorts in.
   const order = sql`value = '', value collate "C" limit ${read.maxGroups}`
   // The rows of the groups kept, as an array: looked up in the index hour by hour (a subquery's
@@ -107,7 +110,7 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
       ? rankedSessions(sessionWindow(read), (only) => figureCells({ ...read, granularitySeconds: windowSeconds(read) }, only))
       : sql`select value from (${signedRows(read, sql``, { wholeDays: true })}) r group by value having sum(sign * traces) <> 0 or sum(sign * spans) <> 0
         order by abs(coalesce((${figure})::float8, 0)) desc, ${order}`
-    const points = sessionRows ? figureCells(read, undefined, { keptSessions: true }) : figureCells(read, ofKept)
+    const points = byKeptRows ? figureCells(read, undefined, { kept: true }) : figureCells(read, ofKept)
     query = sql`with kept as (${kept})
       select bucket, nullif(value, '') as grp, figure as value from (${points}) c where ${isKept}`
   } else if (!MANY_VALUES.has(read.dimension ?? 'all')) {
@@ -118,15 +121,15 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
       select bucket, nullif(value, '') as grp, figure as value from cells where ${isKept}`
   } else {
     // Of a user or session, first ranked (a bucket as wide as the window, read from a row a user
-    // and day over whole days); then the points of the kept only.
-    const cellsOf = (of: RollupRead, only?: RawBuilder<unknown>, wholeDays = false, keptSessions = false) =>
-      q === undefined ? figureCells(of, only, { wholeDays, keptSessions }) : percentileCells(of, q, only, { wholeDays, keptSessions })
+    // and week or day where those fit: userWindowRows); then the points of the kept only.
+    const cellsOf = (of: RollupRead, only?: RawBuilder<unknown>, wholeDays = false, kept = false) =>
+      q === undefined ? figureCells(of, only, { wholeDays, kept }) : percentileCells(of, q, only, { wholeDays, kept })
     const window = { ...read, granularitySeconds: windowSeconds(read) }
     const kept = sessionRows
       ? rankedSessions(sessionWindow(read), (only) => cellsOf(window, only))
       : sql`select value, figure from (${cellsOf(window, undefined, true)}) w order by abs(coalesce(figure, 0)) desc, ${order}`
     query = sql`with kept as (${kept})
-      select bucket, nullif(value, '') as grp, figure as value from (${sessionRows ? cellsOf(read, undefined, false, true) : cellsOf(read, ofKept)}) c where ${isKept}
+      select bucket, nullif(value, '') as grp, figure as value from (${byKeptRows ? cellsOf(read, undefined, false, true) : cellsOf(read, ofKept)}) c where ${isKept}
       union all
       select null, nullif(value, ''), figure from kept`
   }
@@ -150,20 +153,19 @@ interface RollupRow {
 
 /**
  * The rows read, and Tracewell's own calls' rows negated beside them (usage.repository.ts):
- * hour, value and figures, with `sign`. With `wholeDays`, a user's figures over the window's whole
- * UTC days are read from their rows of the day (one a user and day, for a total over the window:
- * their `hour` is the day's), those of the hours around from the hourly rows.
+ * hour, value and figures, with `sign`. With `wholeDays`, a user's figures over the whole window
+ * (one bucket) are read from their rows of whole weeks and days where those fit (userWindowRows).
  */
-function signedRows(read: RollupRead, only: RawBuilder<unknown> = sql``, { wholeDays = false, keptSessions = false }: Omit<CellsOptions, 'windowToo'> = {}): RawBuilder<unknown> {
+function signedRows(read: RollupRead, only: RawBuilder<unknown> = sql``, { wholeDays = false, kept = false }: Omit<CellsOptions, 'windowToo'> = {}): RawBuilder<unknown> {
   const dimension = read.dimension ?? 'all'
   const from = new Date(read.startMs)
   const inWindow = (of: string) => sql`project_id = ${read.projectId} and dimension = ${of} and hour >= ${from} and hour < ${read.to}`
   const valueIs = sql`${valueCondition(read)}${only}`
   const columns = sql`hour, value, traces, error_traces, spans, input_tokens, output_tokens, cost_usd, durations`
   if (dimension === 'service') return sql`select ${columns}, 1 as sign from usage_rollups where ${inWindow(dimension)}${valueIs} and value <> ${TRACEWELL_SERVICE}`
-  if (keptSessions) return keptSessionRows(read, sql`${columns}, 1 as sign`)
-  let rows = wholeDays && dimension === 'user'
-    ? byDaysAndHours(read, dimension, (of, range) => rowsIn(read.projectId, of, range, sql`${columns}, 1 as sign`, valueIs), read.to.getTime() - read.startMs)
+  if (kept && dimension === 'session') return keptSessionRows(read, sql`${columns}, 1 as sign`)
+  let rows = wholeDays && dimension === 'user' ? userWindowRows(read, valueIs)
+    : kept && dimension === 'user' ? keptUserRows(read, sql`${columns}, 1 as sign`)
     : rowsIn(read.projectId, dimension, [from, read.to], sql`${columns}, 1 as sign`, valueIs)
   if (dimension === 'all' || dimension === 'user' || dimension === 'model' || dimension === 'vendor') {
     const own = ownCallRows[dimension]
@@ -178,6 +180,23 @@ function signedRows(read: RollupRead, only: RawBuilder<unknown> = sql``, { whole
     }
   }
   return rows
+}
+
+/**
+ * A user's rows over the whole window, read from the week, day and hour rows user-window-parts.ts
+ * plans (some taken back, sign -1), each with the window's start as its `hour`: one bucket.
+ */
+function userWindowRows(read: RollupRead, condition: RawBuilder<unknown>): RawBuilder<unknown> {
+  const from = new Date(read.startMs)
+  const parts = windowParts(read.startMs, Math.ceil(read.to.getTime() / HOUR_MS) * HOUR_MS, Date.now())
+  const columns = (sign: 1 | -1) => sql`${from}::timestamptz as hour, value, traces, error_traces, spans, input_tokens, output_tokens, cost_usd, durations, ${sql.lit(sign)} as sign`
+  const rows = parts.map((part) => {
+    const range: [Date, Date] = [new Date(part.from), new Date(part.to)]
+    if (part.level === 'week') return userWeekRows(read.projectId, range, columns(part.sign), condition)
+    return rowsIn(read.projectId, part.level === 'day' ? ACTIVE_DAY_DIMENSIONS.user : 'user', range, columns(part.sign), condition)
+  })
+  // A window of no hour (to at its start) reads nothing.
+  return rows.length === 0 ? rowsIn(read.projectId, 'user', [read.to, read.to], columns(1), condition) : sql.join(rows, sql` union all `)
 }
 
 /** The dimensions of a row a value and hour (or day) with a trace: as many rows as traces, nearly. */
@@ -221,6 +240,20 @@ function keptSessionRows(read: RollupRead, columns: RawBuilder<unknown>): RawBui
     where h.at < ${read.to}`
 }
 
+/**
+ * The hourly rows of the users kept (the CTE `kept`) in the window, each user's read as one range
+ * of the index by user and hour (migration 2026-12-06T1610). Where every hour of the window was
+ * probed for the 50 (`value = any(…)`), 108,000 buffers and most of a 30-day widget's time.
+ */
+function keptUserRows(read: RollupRead, columns: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`
+    select r.* from kept k
+    cross join lateral (
+      select ${columns} from usage_rollups
+      where project_id = ${read.projectId} and dimension = 'user' and value = k.value and hour >= ${new Date(read.startMs)} and hour < ${read.to} offset 0
+    ) as r`
+}
+
 /** The filter on the read's value; model and vendor match in any case, as the trace list's. */
 function valueCondition(read: RollupRead): RawBuilder<unknown> {
   if (read.value === undefined) return sql``
@@ -241,11 +274,11 @@ const ERROR_RATE = sql`sum(sign * error_traces)::float8 / nullif(sum(sign * trac
 
 /**
  * How cells are read: `wholeDays` as signedRows reads; `windowToo`, each value's figure over the
- * window too (bucket null); `keptSessions`, the rows of the sessions of the CTE `kept` only (keptSessionRows).
+ * window too (bucket null); `kept`, the rows of the sessions or users of the CTE `kept` only (keptSessionRows, keptUserRows).
  */
 interface CellsOptions {
   wholeDays?: boolean
-  keptSessions?: boolean
+  kept?: boolean
   windowToo?: boolean
 }
 
@@ -253,11 +286,11 @@ interface CellsOptions {
  * bucket, value ('' for every row when not grouped) and figure of the sums and the error rate, of
  * the rows meeting `only`.
  */
-function figureCells(read: RollupRead, only?: RawBuilder<unknown>, { wholeDays = false, windowToo = false, keptSessions = false }: CellsOptions = {}): RawBuilder<unknown> {
+function figureCells(read: RollupRead, only?: RawBuilder<unknown>, { wholeDays = false, windowToo = false, kept = false }: CellsOptions = {}): RawBuilder<unknown> {
   const figure = read.metric === 'error_rate' ? ERROR_RATE : SUMS[read.metric as keyof typeof SUMS]
   return sql`
     select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${read.grouped ? sql`value` : sql`''::text`} as value, (${figure})::float8 as figure
-    from (${signedRows(read, only, { wholeDays, keptSessions })}) r group by ${windowToo ? sql`grouping sets ((1, 2), (2))` : sql`1, 2`}
+    from (${signedRows(read, only, { wholeDays, kept })}) r group by ${windowToo ? sql`grouping sets ((1, 2), (2))` : sql`1, 2`}
     having sum(sign * traces) <> 0 or sum(sign * spans) <> 0`
 }
 
@@ -266,7 +299,7 @@ function figureCells(read: RollupRead, only?: RawBuilder<unknown>, { wholeDays =
  * that hold a trace), computed as histogramPercentileMs computes it, operation for operation on
  * the same doubles: the figure is the one JavaScript would give.
  */
-function percentileCells(read: RollupRead, q: number, only?: RawBuilder<unknown>, { wholeDays = false, windowToo = false, keptSessions = false }: CellsOptions = {}): RawBuilder<unknown> {
+function percentileCells(read: RollupRead, q: number, only?: RawBuilder<unknown>, { wholeDays = false, windowToo = false, kept = false }: CellsOptions = {}): RawBuilder<unknown> {
   // Points of an hour by a dimension of many values are a row each (the key), but those of the
   // value '' (which Tracewell's own calls are taken back from): a row of one bucket is its point,
   // that bucket's middle, as the general way below would compute it (low and high the same).
@@ -276,7 +309,8 @@ function percentileCells(read: RollupRead, q: number, only?: RawBuilder<unknown>
   // value whose rows of the point all hold one and the same duration bucket has that bucket's
   // middle as every percentile too; only the others are unnested and summed.
   const lumped = manyValues && !alone && !windowToo
-  const single = sql`r.value <> '' and cardinality(r.durations) = 1 and r.durations[array_lower(r.durations, 1)] > 0`
+  // Rows taken back (sign -1: own calls, a user's periods outside the window) never make one.
+  const single = sql`r.value <> '' and r.sign = 1 and cardinality(r.durations) = 1 and r.durations[array_lower(r.durations, 1)] > 0`
   const bucket = bucketOf(read.startMs, read.granularitySeconds)
   const bucketMs = sql`(select ${BUCKET_MS}::float8[] as ms) as m`
   // The others' rows by `in` their (few) points: hashed, where `not exists` against the one-bucket
@@ -285,7 +319,7 @@ function percentileCells(read: RollupRead, q: number, only?: RawBuilder<unknown>
     ? sql`(select b.* from (select ${bucket} as bucket, r.* from rows r) b where (b.bucket, b.value) in (select bucket, value from points where i is null)) r`
     : sql`rows r`
   return sql`
-    with rows as (${signedRows(read, only, { wholeDays, keptSessions })}),
+    with rows as (${signedRows(read, only, { wholeDays, kept })}),
     ${lumped ? sql`points as (
       select ${bucket} as bucket, r.value, case when bool_and(${single}) and min(array_lower(r.durations, 1)) = max(array_lower(r.durations, 1))
         then min(array_lower(r.durations, 1)) end as i
