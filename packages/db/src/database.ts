@@ -328,13 +328,14 @@ export interface UsageRollupsTable {
 }
 
 /**
- * A session's figures over all its 'session' rollup rows, kept by a trigger on those rows
+ * A session's figures over its 'session' rollup rows of the settled hours (before
+ * session_figures_settled's boundary, migration 2026-12-06T1600), kept by a trigger on those rows
  * (migration 2026-12-06T1500): what the dashboards rank sessions by. Unknown tokens and cost count as 0.
  */
 export interface SessionFiguresTable {
   project_id: string
   session_id: string
-  /** The first and last hour of the session's rows, or wider (a row lowered to nothing leaves them). */
+  /** The first and last hour of the session's settled rows, or wider (a row lowered to nothing leaves them). */
   first_hour: Date
   last_hour: Date
   /** The UTC day of first_hour (generated). */
@@ -347,6 +348,15 @@ export interface SessionFiguresTable {
   output_tokens: Int8
   cost_usd: string
   durations: number[]
+  /** At or before the session's first row from the boundary on, where it has one; null where it has none (migration 2026-12-06T1600). */
+  open_from: Generated<Date | null>
+}
+
+/** The boundary before which session_figures holds the sessions' rows (migration 2026-12-06T1600): one row. */
+export interface SessionFiguresSettledTable {
+  one: Generated<boolean>
+  /** The start of a UTC day: the hours from it are read from their hourly rows. */
+  settled_until: Date
 }
 
 /**
@@ -893,6 +903,7 @@ export interface Database {
   score_rollups: ScoreRollupsTable
   session_figures: SessionFiguresTable
   user_week_figures: UserWeekFiguresTable
+  session_figures_settled: SessionFiguresSettledTable
   llm_connections: LlmConnectionsTable
   evaluators: EvaluatorsTable
   evaluation_runs: EvaluatorRunsTable
@@ -1094,12 +1105,13 @@ export const declaredColumns: DeclaredColumns = {
   score_rollups: { project_id: notNull, name: notNull, hour: notNull, scores: notNull, value_sum: notNull },
   session_figures: {
     project_id: notNull, session_id: notNull, first_hour: notNull, last_hour: notNull, first_day: notNull, traces: notNull, error_traces: notNull,
-    spans: notNull, errors: notNull, input_tokens: notNull, output_tokens: notNull, cost_usd: notNull, durations: notNull,
+    spans: notNull, errors: notNull, input_tokens: notNull, output_tokens: notNull, cost_usd: notNull, durations: notNull, open_from: nullable,
   },
   user_week_figures: {
     project_id: notNull, week: notNull, user_id: notNull, traces: notNull, error_traces: notNull, spans: notNull, errors: notNull,
     input_tokens: notNull, output_tokens: notNull, cost_usd: notNull, durations: notNull,
   },
+  session_figures_settled: { one: notNull, settled_until: notNull },
   llm_connections: {
     id: notNull, project_id: notNull, name: notNull, provider: notNull, base_url: notNull, api_key_sealed: notNull, api_key_hint: notNull,
     created_at: notNull,

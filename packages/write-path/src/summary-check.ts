@@ -193,21 +193,30 @@ async function traceRollupMismatches(db: Executor, projectId: string): Promise<n
       ) d using (hour, value, bucket)
       where h.n is distinct from d.n
     ),
-    -- A session's row (session_figures) holds the sums of its hourly rows (those checked above), and hours that bound them.
+    -- A session's row (session_figures) holds the sums of its hourly rows of the settled hours (those checked above), and hours that bound them.
     session_rows as (
       select count(*)::integer as n from (
         select value as session_id, min(hour) as first_hour, max(hour) as last_hour, sum(traces) as traces, sum(error_traces) as error_traces,
           sum(spans) as spans, sum(errors) as errors, coalesce(sum(input_tokens), 0) as input_tokens, coalesce(sum(output_tokens), 0) as output_tokens,
           coalesce(sum(cost_usd), 0) as cost_usd
-        from s where dimension = 'session' and value <> '' group by 1 having (sum(traces), sum(spans)) <> (0, 0)
+        from s where dimension = 'session' and value <> '' and hour < (select settled_until from session_figures_settled) group by 1 having (sum(traces), sum(spans)) <> (0, 0)
       ) h full join (select * from session_figures where project_id = ${projectId}) f using (session_id)
       where h.session_id is null or f.session_id is null or f.first_hour > h.first_hour or f.last_hour < h.last_hour
         or (h.traces, h.error_traces, h.spans, h.errors, h.input_tokens, h.output_tokens, h.cost_usd)
           is distinct from (f.traces, f.error_traces, f.spans, f.errors, f.input_tokens, f.output_tokens, f.cost_usd)
     ),
+    -- A session with rows on both sides of the boundary is marked open from the first after it, or before.
+    session_open as (
+      select count(*)::integer as n from (
+        select value, min(hour) as first_open from s
+        where dimension = 'session' and value <> '' and hour >= (select settled_until from session_figures_settled) group by 1
+      ) o join session_figures f on f.project_id = ${projectId} and f.session_id = o.value
+      where f.open_from is null or f.open_from > o.first_open
+    ),
     session_durations as (
       select count(*)::integer as n from (
-        select value as session_id, bucket, sum(n) as n from stored where dimension = 'session' and value <> '' group by 1, 2 having sum(n) <> 0
+        select value as session_id, bucket, sum(n) as n from stored
+        where dimension = 'session' and value <> '' and hour < (select settled_until from session_figures_settled) group by 1, 2 having sum(n) <> 0
       ) h full join (
         select session_id, array_lower(durations, 1) + d.o::integer - 1 as bucket, d.n
         from session_figures, unnest(durations) with ordinality as d(n, o) where project_id = ${projectId} and d.n <> 0
@@ -215,7 +224,7 @@ async function traceRollupMismatches(db: Executor, projectId: string): Promise<n
       where h.n is distinct from f.n
     )
     select (select n from figures) + (select n from durations) + (select n from days) + (select n from user_day_figures) + (select n from user_day_durations)
-      + (select n from session_rows) + (select n from session_durations) as n`.execute(db)
+      + (select n from session_rows) + (select n from session_open) + (select n from session_durations) as n`.execute(db)
   return rows[0]?.n ?? -1
 }
 

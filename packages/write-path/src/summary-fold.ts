@@ -94,6 +94,9 @@ export async function foldInTransaction(db: Db, trx: Executor, client: pg.PoolCl
   const today = clock!.today
   await sql`select set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('jit', 'off', true)`.execute(trx)
   await sealed.refresh(trx, today)
+  // Once the day has turned, the sessions' rows take up the hours before it (migration
+  // 2026-12-06T1600): a fold a day does it, the others find it done.
+  await sql`select tracewell_settle_session_figures(${today}::date::timestamp at time zone 'UTC')`.execute(trx)
 
   // The traces' rows as they are, merged with their deltas here: one place (mergeTraceDelta)
   // decides how a trace's summary grows, and the rows are written with their final values.

@@ -69,6 +69,7 @@ export const migrations: Record<string, LazyMigration> = {
   '2026-12-06T0801-summary-deltas-as-text': lazy(() => import('./2026-12-06T0801-summary-deltas-as-text.ts')),
   '2026-12-06T0820-user-day-figures': lazy(() => import('./2026-12-06T0820-user-day-figures.ts')),
   '2026-12-06T1500-session-figures': lazy(() => import('./2026-12-06T1500-session-figures.ts')),
+  '2026-12-06T1600-settled-session-figures': lazy(() => import('./2026-12-06T1600-settled-session-figures.ts')),
   '2026-12-06T1610-user-week-figures': lazy(() => import('./2026-12-06T1610-user-week-figures.ts')),
 }
 

@@ -3,7 +3,7 @@ import type { Executor } from './executor.ts'
 import { LATENCY_BUCKETS, latencyBucketMs } from './usage-histogram.ts'
 import { ACTIVE_DAY_DIMENSIONS } from './usage-rollup-figures.ts'
 import { ownCallRows } from './usage.repository.ts'
-import { rankedSessions, sessionsRank } from './session-ranking.ts'
+import { openSessionRows, rankedSessions, sessionHours, sessionsRank, sessionsSettledUntil, type SessionWindow } from './session-ranking.ts'
 import { TRACEWELL_SERVICE } from './tracewell-calls.ts'
 import { userWeekRows, windowParts } from './user-window-parts.ts'
 
@@ -91,9 +91,11 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
   if (members !== undefined) return memberCells(db, read, members)
   const q = PERCENTILES[read.metric]
   const figure = SUMS[read.metric as keyof typeof SUMS]
-  const sessionRows = bySessionRows(read)
-  // The kept groups' points read by each group's own rows (keptSessionRows, keptUserRows), not the window's every hour.
-  const byKeptRows = sessionRows || (read.dimension === 'user' && read.value === undefined)
+  const sessions = bySessionRows(read) ? await sessionWindow(db, read) : undefined
+  // The kept users' points read by each user's own rows (keptUserRows), not the window's every hour.
+  const keptUsers = read.dimension === 'user' && read.value === undefined
+  /** Where the kept groups' points are read from: their own rows, or the window's hours. */
+  const keptOnly: Omit<CellsOptions, 'windowToo'> | undefined = sessions ? { keptSessions: sessions } : keptUsers ? { keptUsers } : undefined
   // Ties in code point order, the group of none ('') last: the order toSeries sorts in.
   const order = sql`value = '', value collate "C" limit ${read.maxGroups}`
   // The rows of the groups kept, as an array: looked up in the index hour by hour (a subquery's
@@ -106,11 +108,12 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
     // A sum's points are sums of figures that are never negative (own calls are taken back from
     // the rows that hold them): a group's points' absolute values add up to its sum over the
     // window, read without points; then the points of the groups kept only.
-    const kept = sessionRows
-      ? rankedSessions(sessionWindow(read), (only) => figureCells({ ...read, granularitySeconds: windowSeconds(read) }, only))
+    const window = { ...read, granularitySeconds: windowSeconds(read) }
+    const kept = sessions
+      ? rankedSessions(sessions, (only) => figureCells(window, only), () => figureCells(window, undefined, { openSessions: sessions }))
       : sql`select value from (${signedRows(read, sql``, { wholeDays: true })}) r group by value having sum(sign * traces) <> 0 or sum(sign * spans) <> 0
         order by abs(coalesce((${figure})::float8, 0)) desc, ${order}`
-    const points = byKeptRows ? figureCells(read, undefined, { kept: true }) : figureCells(read, ofKept)
+    const points = keptOnly ? figureCells(read, undefined, keptOnly) : figureCells(read, ofKept)
     query = sql`with kept as (${kept})
       select bucket, nullif(value, '') as grp, figure as value from (${points}) c where ${isKept}`
   } else if (!MANY_VALUES.has(read.dimension ?? 'all')) {
@@ -122,14 +125,14 @@ export async function rollupCells(db: Executor, read: RollupRead): Promise<Rollu
   } else {
     // Of a user or session, first ranked (a bucket as wide as the window, read from a row a user
     // and week or day where those fit: userWindowRows); then the points of the kept only.
-    const cellsOf = (of: RollupRead, only?: RawBuilder<unknown>, wholeDays = false, kept = false) =>
-      q === undefined ? figureCells(of, only, { wholeDays, kept }) : percentileCells(of, q, only, { wholeDays, kept })
+    const cellsOf = (of: RollupRead, only?: RawBuilder<unknown>, options: Omit<CellsOptions, 'windowToo'> = {}) =>
+      q === undefined ? figureCells(of, only, options) : percentileCells(of, q, only, options)
     const window = { ...read, granularitySeconds: windowSeconds(read) }
-    const kept = sessionRows
-      ? rankedSessions(sessionWindow(read), (only) => cellsOf(window, only))
-      : sql`select value, figure from (${cellsOf(window, undefined, true)}) w order by abs(coalesce(figure, 0)) desc, ${order}`
+    const kept = sessions
+      ? rankedSessions(sessions, (only) => cellsOf(window, only), () => cellsOf(window, undefined, { openSessions: sessions }))
+      : sql`select value, figure from (${cellsOf(window, undefined, { wholeDays: true })}) w order by abs(coalesce(figure, 0)) desc, ${order}`
     query = sql`with kept as (${kept})
-      select bucket, nullif(value, '') as grp, figure as value from (${byKeptRows ? cellsOf(read, undefined, false, true) : cellsOf(read, ofKept)}) c where ${isKept}
+      select bucket, nullif(value, '') as grp, figure as value from (${keptOnly ? cellsOf(read, undefined, keptOnly) : cellsOf(read, ofKept)}) c where ${isKept}
       union all
       select null, nullif(value, ''), figure from kept`
   }
@@ -143,7 +146,8 @@ const windowSeconds = (read: RollupRead) => (read.to.getTime() - read.startMs) /
 /** Grouped by session, not filtered: ranked from the sessions' rows (session-ranking.ts). */
 const bySessionRows = (read: RollupRead) => read.dimension === 'session' && read.value === undefined && sessionsRank(read.metric)
 
-const sessionWindow = (read: RollupRead) => ({ projectId: read.projectId, metric: read.metric, from: new Date(read.startMs), to: read.to, maxGroups: read.maxGroups })
+const sessionWindow = async (db: Executor, read: RollupRead): Promise<SessionWindow> =>
+  ({ projectId: read.projectId, metric: read.metric, from: new Date(read.startMs), to: read.to, maxGroups: read.maxGroups, settledUntil: await sessionsSettledUntil(db) })
 
 interface RollupRow {
   bucket: number | null
@@ -156,16 +160,17 @@ interface RollupRow {
  * hour, value and figures, with `sign`. With `wholeDays`, a user's figures over the whole window
  * (one bucket) are read from their rows of whole weeks and days where those fit (userWindowRows).
  */
-function signedRows(read: RollupRead, only: RawBuilder<unknown> = sql``, { wholeDays = false, kept = false }: Omit<CellsOptions, 'windowToo'> = {}): RawBuilder<unknown> {
+function signedRows(read: RollupRead, only: RawBuilder<unknown> = sql``, { wholeDays = false, keptSessions, openSessions, keptUsers = false }: Omit<CellsOptions, 'windowToo'> = {}): RawBuilder<unknown> {
   const dimension = read.dimension ?? 'all'
   const from = new Date(read.startMs)
   const inWindow = (of: string) => sql`project_id = ${read.projectId} and dimension = ${of} and hour >= ${from} and hour < ${read.to}`
   const valueIs = sql`${valueCondition(read)}${only}`
   const columns = sql`hour, value, traces, error_traces, spans, input_tokens, output_tokens, cost_usd, durations`
   if (dimension === 'service') return sql`select ${columns}, 1 as sign from usage_rollups where ${inWindow(dimension)}${valueIs} and value <> ${TRACEWELL_SERVICE}`
-  if (kept && dimension === 'session') return keptSessionRows(read, sql`${columns}, 1 as sign`)
+  if (keptSessions) return keptSessionRows(keptSessions, sql`${columns}, 1 as sign`)
+  if (openSessions) return openSessionRows(openSessions, sql`${columns}, 1 as sign`)
   let rows = wholeDays && dimension === 'user' ? userWindowRows(read, valueIs)
-    : kept && dimension === 'user' ? keptUserRows(read, sql`${columns}, 1 as sign`)
+    : keptUsers && dimension === 'user' ? keptUserRows(read, sql`${columns}, 1 as sign`)
     : rowsIn(read.projectId, dimension, [from, read.to], sql`${columns}, 1 as sign`, valueIs)
   if (dimension === 'all' || dimension === 'user' || dimension === 'model' || dimension === 'vendor') {
     const own = ownCallRows[dimension]
@@ -224,20 +229,19 @@ function rowsIn(projectId: string, dimension: string, [from, to]: [Date, Date], 
 
 /**
  * The hourly rows of the sessions kept (the CTE `kept`), each looked up by key in the hours its
- * row in session_figures bounds (a session lies in an hour or two): the window's every hour is
- * read for '' and for sessions without a row only. Where every hour was read for all 50 (an index
- * probe a session and hour), 140 of a widget's 185 ms at ten million spans.
+ * row in session_figures bounds (a session lies in an hour or two) and those after the settled
+ * ones (sessionHours): the window's every hour is read for '' only. Where every hour was read for
+ * all 50 (an index probe a session and hour), 140 of a widget's 185 ms at ten million spans.
  */
-function keptSessionRows(read: RollupRead, columns: RawBuilder<unknown>): RawBuilder<unknown> {
-  const from = new Date(read.startMs)
+function keptSessionRows(window: SessionWindow, columns: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`
     select r.* from kept k
-    left join session_figures f on f.project_id = ${read.projectId} and f.session_id = k.value collate "C"
-    cross join lateral generate_series(greatest(coalesce(f.first_hour, ${from}), ${from}), least(coalesce(f.last_hour, ${read.to}), ${read.to}), interval '1 hour') as h(at)
+    left join session_figures f on f.project_id = ${window.projectId} and f.session_id = k.value collate "C"
+    cross join lateral (${sessionHours(window, sql`k.value`, 'f')}) as h(at)
     cross join lateral (
-      select ${columns} from usage_rollups where project_id = ${read.projectId} and dimension = 'session' and hour = h.at and value = k.value offset 0
+      select ${columns} from usage_rollups where project_id = ${window.projectId} and dimension = 'session' and hour = h.at and value = k.value offset 0
     ) as r
-    where h.at < ${read.to}`
+    where h.at < ${window.to}`
 }
 
 /**
@@ -274,11 +278,15 @@ const ERROR_RATE = sql`sum(sign * error_traces)::float8 / nullif(sum(sign * trac
 
 /**
  * How cells are read: `wholeDays` as signedRows reads; `windowToo`, each value's figure over the
- * window too (bucket null); `kept`, the rows of the sessions or users of the CTE `kept` only (keptSessionRows, keptUserRows).
+ * window too (bucket null); `keptSessions`, the rows of the sessions of the CTE `kept` only
+ * (keptSessionRows); `openSessions`, those of rankedSessions' open sessions (openSessionRows);
+ * `keptUsers`, the rows of the users of the CTE `kept` only (keptUserRows).
  */
 interface CellsOptions {
   wholeDays?: boolean
-  kept?: boolean
+  keptSessions?: SessionWindow | undefined
+  openSessions?: SessionWindow | undefined
+  keptUsers?: boolean
   windowToo?: boolean
 }
 
@@ -286,11 +294,11 @@ interface CellsOptions {
  * bucket, value ('' for every row when not grouped) and figure of the sums and the error rate, of
  * the rows meeting `only`.
  */
-function figureCells(read: RollupRead, only?: RawBuilder<unknown>, { wholeDays = false, windowToo = false, kept = false }: CellsOptions = {}): RawBuilder<unknown> {
+function figureCells(read: RollupRead, only?: RawBuilder<unknown>, { windowToo = false, ...source }: CellsOptions = {}): RawBuilder<unknown> {
   const figure = read.metric === 'error_rate' ? ERROR_RATE : SUMS[read.metric as keyof typeof SUMS]
   return sql`
     select ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, ${read.grouped ? sql`value` : sql`''::text`} as value, (${figure})::float8 as figure
-    from (${signedRows(read, only, { wholeDays, kept })}) r group by ${windowToo ? sql`grouping sets ((1, 2), (2))` : sql`1, 2`}
+    from (${signedRows(read, only, source)}) r group by ${windowToo ? sql`grouping sets ((1, 2), (2))` : sql`1, 2`}
     having sum(sign * traces) <> 0 or sum(sign * spans) <> 0`
 }
 
@@ -299,7 +307,7 @@ function figureCells(read: RollupRead, only?: RawBuilder<unknown>, { wholeDays =
  * that hold a trace), computed as histogramPercentileMs computes it, operation for operation on
  * the same doubles: the figure is the one JavaScript would give.
  */
-function percentileCells(read: RollupRead, q: number, only?: RawBuilder<unknown>, { wholeDays = false, windowToo = false, kept = false }: CellsOptions = {}): RawBuilder<unknown> {
+function percentileCells(read: RollupRead, q: number, only?: RawBuilder<unknown>, { windowToo = false, ...source }: CellsOptions = {}): RawBuilder<unknown> {
   // Points of an hour by a dimension of many values are a row each (the key), but those of the
   // value '' (which Tracewell's own calls are taken back from): a row of one bucket is its point,
   // that bucket's middle, as the general way below would compute it (low and high the same).
@@ -319,7 +327,7 @@ function percentileCells(read: RollupRead, q: number, only?: RawBuilder<unknown>
     ? sql`(select b.* from (select ${bucket} as bucket, r.* from rows r) b where (b.bucket, b.value) in (select bucket, value from points where i is null)) r`
     : sql`rows r`
   return sql`
-    with rows as (${signedRows(read, only, { wholeDays, kept })}),
+    with rows as (${signedRows(read, only, source)}),
     ${lumped ? sql`points as (
       select ${bucket} as bucket, r.value, case when bool_and(${single}) and min(array_lower(r.durations, 1)) = max(array_lower(r.durations, 1))
         then min(array_lower(r.durations, 1)) end as i
