@@ -4,8 +4,8 @@ import { metricSeries, metricValue, sql, type Db, type SpanInsert } from '@trace
 import { engines } from '@tracewell/db/testing'
 import { storeSpans, summariseAll, summaryMismatches } from '../src/index.ts'
 
-// Distinct sessions counted as their rows less the repeats of the sessions that span hours
-// (session-count-cells.ts), as the summaries count them.
+// Distinct sessions counted from their rows in session_figures, those that span hours from their
+// hourly rows (session-count-cells.ts), as the summaries count them.
 
 const ms = 1_000_000n
 const day0 = Date.parse('2026-04-01T00:00:00Z')
@@ -54,16 +54,18 @@ for (const engine of engines) {
       }
     })
 
-    it("takes off the repeats of the sessions whose rows in session_figures span hours", async () => {
-      const before = await sessions(day0, day0 + 3 * dayMs)
-      // A session across hours made to look as if within one: its repeats are no longer taken off.
+    it('counts a session in its first hour by its row in session_figures, unless that row spans hours', async () => {
+      const hourly = () => sessions(day0, day0 + 3 * dayMs, 3600)
+      const before = await hourly()
+      // A session across hours made to look as if within its first: no longer counted in its last hour.
       const { rows: [spanning] } = await sql<{ session_id: string; last_hour: Date }>`
         select session_id, last_hour from session_figures where project_id = 'sessions' and last_hour > first_hour order by session_id limit 1`.execute(db)
       await sql`update session_figures set last_hour = first_hour where project_id = 'sessions' and session_id = ${spanning!.session_id}`.execute(db)
-      assert.equal((await sessions(day0, day0 + 3 * dayMs))[0], (before[0] ?? 0) + 1)
+      const last = (spanning!.last_hour.getTime() - day0) / hourMs
+      assert.equal((await hourly())?.[last], (before?.[last] ?? 0) - 1)
       assert.equal((await summaryMismatches(db, 'sessions')).rollups, 1)
       await sql`update session_figures set last_hour = ${spanning!.last_hour} where project_id = 'sessions' and session_id = ${spanning!.session_id}`.execute(db)
-      assert.deepEqual(await sessions(day0, day0 + 3 * dayMs), before)
+      assert.deepEqual(await hourly(), before)
     })
   })
 }

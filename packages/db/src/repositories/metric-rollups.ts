@@ -5,7 +5,7 @@ import { ACTIVE_DAY_DIMENSIONS } from './usage-rollup-figures.ts'
 import { ownCallRows } from './usage.repository.ts'
 import { rankedSessions, sessionsRank } from './session-ranking.ts'
 import { TRACEWELL_SERVICE } from './tracewell-calls.ts'
-import { sessionCountCells } from './session-count-cells.ts'
+import { sessionCountCells, spanningSessionRows } from './session-count-cells.ts'
 import { userHourCells, usersByHoursOfDay } from './user-hour-cells.ts'
 
 // The metric engine's reads of the hourly rollups (metric-series.repository.ts): a row an hour and
@@ -329,12 +329,13 @@ const DAY_MS = 86_400_000
 async function memberCells(db: Executor, read: RollupRead, members: 'user' | 'session'): Promise<RollupCell[]> {
   if (members === 'user' && usersByHoursOfDay(read)) return userHourCells(db, read)
   let days = false
-  const rowsOf = (only: RawBuilder<unknown>) => byDaysAndHours(read, members, (dimension, range) => {
+  const parts = byDaysAndHours(read, members, (dimension, range) => {
     days ||= dimension !== members
-    return rowsIn(read.projectId, dimension, range, sql`hour, value`, sql`${valueCondition(read)} and traces > 0 and value <> ''${only}`)
+    return rowsIn(read.projectId, dimension, range, sql`hour, value`, sql`${valueCondition(read)} and traces > 0 and value <> ''`)
   }, read.granularitySeconds * 1000)
-  const parts = rowsOf(sql``)
-  if (members === 'session' && read.value === undefined) return sessionCountCells(db, read, parts, rowsOf)
+  if (members === 'session' && read.value === undefined) {
+    return sessionCountCells(db, read, byDaysAndHours(read, members, (dimension, range) => spanningSessionRows(read, dimension, range), read.granularitySeconds * 1000))
+  }
   // A bucket of one hour holds each value once (the rows' key): counted without sorting them.
   const count = !days && read.granularitySeconds === 3600 ? sql`count(*)` : sql`count(distinct value)`
   const { rows } = await sql<{ bucket: number; value: number }>`

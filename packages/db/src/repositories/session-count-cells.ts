@@ -3,34 +3,52 @@ import type { Executor } from './executor.ts'
 import { bucketOf, type RollupCell, type RollupRead } from './metric-rollups.ts'
 
 // Distinct sessions in each point (issue 45 §3: a month's sessions line, 250,000 session rows in
-// bench:dashboards) without sorting them: a session has a row an hour (or day) it was active in, so
-// a point's rows are its sessions plus, for each session with rows in several of the point's hours
-// or days, those rows but one. Only a session whose row in session_figures spans more than an hour
-// can have those (its bounds hold all its rows), and such sessions are few (294 of the month's
-// 250,000 there): their rows are read again, by key, to count what to take off.
+// bench:dashboards), without reading or sorting a row a session and hour: a session whose row in
+// session_figures lies in one hour (its bounds hold all its rows) has a trace in that hour alone,
+// so it counts in the point of its first hour, read from the index by (project, first hour). The
+// others, that span hours, are few (294 of the month's 250,000 there): they are taken back from
+// their first hour's point and counted in each point where one of their rows (by key, in the hours
+// or days their bounds hold) has a trace.
 
 /**
- * The cells of `sessions` over the read's window: `rows` is every session row of the window that
- * counts (hour, value), `rowsOf(only)` the same rows meeting the condition `only` as well.
+ * The cells of `sessions` over the read's window; `spanning` is the rows that count (hour, value)
+ * of the sessions that span hours over the window, made of spanningSessionRows.
  */
-export async function sessionCountCells(
-  db: Executor, read: RollupRead, rows: RawBuilder<unknown>, rowsOf: (only: RawBuilder<unknown>) => RawBuilder<unknown>,
-): Promise<RollupCell[]> {
+export async function sessionCountCells(db: Executor, read: RollupRead, spanning: RawBuilder<unknown>): Promise<RollupCell[]> {
   const bucket = bucketOf(read.startMs, read.granularitySeconds)
+  const from = new Date(read.startMs)
   // Through the index on the sessions' lengths (project_id, last_hour - first_hour): the condition on
-  // first_hour is written so that its own index cannot take it. In the rows' collation, so that
-  // `value = any(…)` is a condition of their index (session-ranking.ts says why).
-  const spanning = sql`array(
-    select session_id collate "default" from session_figures
-    where project_id = ${read.projectId} and last_hour - first_hour > interval '0' and last_hour >= ${new Date(read.startMs)}
-      and first_hour + interval '0' < ${read.to})`
+  // first_hour is written so that its own index cannot take it.
   const { rows: cells } = await sql<{ bucket: number; value: number }>`
-    with counted as (select ${bucket} as bucket, count(*) as n from (${rows}) r group by 1),
-    repeated as (
-      select bucket, sum(n - 1) as n from (
-        select ${bucket} as bucket, value, count(*) as n from (${rowsOf(sql` and value = any(${spanning})`)}) r group by 1, 2 having count(*) > 1
-      ) s group by 1
+    with spanning as (
+      select session_id, first_hour, last_hour from session_figures
+      where project_id = ${read.projectId} and last_hour - first_hour > interval '0' and last_hour >= ${from} and first_hour + interval '0' < ${read.to}
     )
-    select c.bucket, (c.n - coalesce(d.n, 0))::float8 as value from counted c left join repeated d using (bucket)`.execute(db)
+    select bucket, sum(n)::float8 as value from (
+      select ${bucket} as bucket, count(*) as n
+      from (select first_hour as hour from session_figures where project_id = ${read.projectId} and first_hour >= ${from} and first_hour < ${read.to}) f
+      group by 1
+      union all
+      select ${bucket}, -count(*) from (select first_hour as hour from spanning where first_hour >= ${from}) s group by 1
+      union all
+      select bucket, count(*) from (select distinct ${bucket} as bucket, value from (${spanning}) r) d group by 1
+    ) c group by 1`.execute(db)
   return cells.map((cell) => ({ bucket: cell.bucket, group: null, value: cell.value }))
+}
+
+/**
+ * (hour, value) of the rows of `dimension` ('session' or its rows of the day) in [from, to) that
+ * count, of the sessions of the CTE `spanning`: each looked up by key in the hours (days) its bounds hold.
+ */
+export function spanningSessionRows(read: RollupRead, dimension: string, [from, to]: [Date, Date]): RawBuilder<unknown> {
+  const step = dimension.endsWith('.day') ? sql`'1 day'::interval` : sql`'1 hour'::interval`
+  return sql`
+    select r.hour, r.value from spanning s
+    cross join lateral generate_series(greatest(date_bin(${step}, s.first_hour, timestamptz '2000-01-01 00:00:00+00'), ${from}::timestamptz),
+      least(s.last_hour, ${to}::timestamptz), ${step}) as h(at)
+    cross join lateral (
+      select hour, value from usage_rollups
+      where project_id = ${read.projectId} and dimension = ${dimension} and hour = h.at and value = s.session_id collate "default" and traces > 0 offset 0
+    ) as r
+    where h.at < ${to}`
 }
