@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
 import { LATENCY_BUCKETS, latencyBucketMs } from './usage-histogram.ts'
+import { bucketOf } from './metric-buckets.ts'
 import { ACTIVE_DAY_DIMENSIONS } from './usage-rollup-figures.ts'
 import { ownCallRows } from './usage.repository.ts'
 import { rankedSessions, sessionsRank } from './session-ranking.ts'
@@ -69,11 +70,6 @@ export function rollupsAnswer(metric: string, dimension: string | undefined, gro
   if (members !== undefined && dimension !== undefined && (grouped || dimension !== members)) return false
   return true
 }
-
-// date_part, not extract: a double, where extract's numeric arithmetic was a third of a grouped read's time.
-// Exact: times in milliseconds are integers far below 2^53.
-export const bucketOf = (startMs: number, granularitySeconds: number) =>
-  sql`floor((date_part('epoch', hour) * 1000 - ${startMs}) / ${granularitySeconds * 1000})::int`
 
 const PERCENTILES: Partial<Record<RollupMetric, number>> = { latency_p50: 0.5, latency_p95: 0.95, latency_p99: 0.99 }
 

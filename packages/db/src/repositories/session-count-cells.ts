@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
-import { bucketOf, type RollupCell, type RollupRead } from './metric-rollups.ts'
+import { bucketOf } from './metric-buckets.ts'
+import type { MemberCount, MemberCountRead } from './user-hour-cells.ts'
 
 // Distinct sessions in each point (issue 45 §3: a month's sessions line, 250,000 session rows in
 // bench:dashboards), without reading or sorting a row a session and hour: a session whose row in
@@ -14,7 +15,7 @@ import { bucketOf, type RollupCell, type RollupRead } from './metric-rollups.ts'
  * The cells of `sessions` over the read's window; `spanning` is the rows that count (hour, value)
  * of the sessions that span hours over the window, made of spanningSessionRows.
  */
-export async function sessionCountCells(db: Executor, read: RollupRead, spanning: RawBuilder<unknown>): Promise<RollupCell[]> {
+export async function sessionCountCells(db: Executor, read: MemberCountRead, spanning: RawBuilder<unknown>): Promise<MemberCount[]> {
   const bucket = bucketOf(read.startMs, read.granularitySeconds)
   const from = new Date(read.startMs)
   // Through the index on the sessions' lengths (project_id, last_hour - first_hour): the condition on
@@ -40,7 +41,7 @@ export async function sessionCountCells(db: Executor, read: RollupRead, spanning
  * (hour, value) of the rows of `dimension` ('session' or its rows of the day) in [from, to) that
  * count, of the sessions of the CTE `spanning`: each looked up by key in the hours (days) its bounds hold.
  */
-export function spanningSessionRows(read: RollupRead, dimension: string, [from, to]: [Date, Date]): RawBuilder<unknown> {
+export function spanningSessionRows(read: MemberCountRead, dimension: string, [from, to]: [Date, Date]): RawBuilder<unknown> {
   const step = dimension.endsWith('.day') ? sql`'1 day'::interval` : sql`'1 hour'::interval`
   return sql`
     select r.hour, r.value from spanning s

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
-import { bucketOf, ERROR_RATE, SUMS, type RollupCell } from './metric-rollups.ts'
+import { bucketOf } from './metric-buckets.ts'
+import { ERROR_RATE, SUMS, type RollupCell } from './metric-rollups.ts'
 import { TRACE_SHAPE_DIMENSION } from './trace-shapes.ts'
 
 // The metric engine's reads of the traces' shape rows (migration 2026-12-06T1620): the figures of

@@ -1,6 +1,5 @@
 import { sql } from 'kysely'
 import type { Executor } from './executor.ts'
-import type { RollupCell, RollupRead } from './metric-rollups.ts'
 import { ACTIVE_DAY_DIMENSIONS } from './usage-rollup-figures.ts'
 
 // Distinct users in points narrower than a day (a month's six-hourly line, a week's hourly one;
@@ -9,17 +8,35 @@ import { ACTIVE_DAY_DIMENSIONS } from './usage-rollup-figures.ts'
 // user is in a day's row once, so the counts need no sort; where every user's hourly rows were
 // read and counted distinct (416,000 rows for a month in bench:dashboards).
 
+/** What a count of users or sessions reads (metric-rollups.ts's RollupRead, which imports this file). */
+export interface MemberCountRead {
+  projectId: string
+  /** One user or session only (a filter). */
+  value?: string | undefined
+  /** Whole UTC hours: the first point's start, the point's width, and the window's end. */
+  startMs: number
+  granularitySeconds: number
+  to: Date
+}
+
+/** A point's count. */
+export interface MemberCount {
+  bucket: number
+  group: null
+  value: number
+}
+
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
 
 /** Whether read's users are counted from the hours of their rows of the day: points of whole hours tiling the UTC day, unfiltered. */
-export function usersByHoursOfDay(read: RollupRead): boolean {
+export function usersByHoursOfDay(read: MemberCountRead): boolean {
   const width = read.granularitySeconds * 1000
   return read.value === undefined && width % HOUR_MS === 0 && DAY_MS % width === 0 && width < DAY_MS && read.startMs % width === 0
 }
 
 /** The distinct users of each point of [startMs, to) (usersByHoursOfDay says when): hours before `to` only, as the hourly rows are read. */
-export async function userHourCells(db: Executor, read: RollupRead): Promise<RollupCell[]> {
+export async function userHourCells(db: Executor, read: MemberCountRead): Promise<MemberCount[]> {
   const hoursWide = read.granularitySeconds / 3600
   // The points of a day as ranges of its hours, subscripts of `hours` (1 for 00:00–01:00).
   const points = sql.join(Array.from({ length: 24 / hoursWide }, (_, k) => sql`(${k * hoursWide + 1}::int, ${(k + 1) * hoursWide}::int)`))
