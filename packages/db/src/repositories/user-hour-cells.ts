@@ -38,24 +38,27 @@ export function usersByHoursOfDay(read: MemberCountRead): boolean {
 /** The distinct users of each point of [startMs, to) (usersByHoursOfDay says when): hours before `to` only, as the hourly rows are read. */
 export async function userHourCells(db: Executor, read: MemberCountRead): Promise<MemberCount[]> {
   const hoursWide = read.granularitySeconds / 3600
-  // The points of a day as ranges of its hours, subscripts of `hours` (1 for 00:00–01:00).
-  const points = sql.join(Array.from({ length: 24 / hoursWide }, (_, k) => sql`(${k * hoursWide + 1}::int, ${(k + 1) * hoursWide}::int)`))
   const to = sql`${read.to}::timestamptz`
-  // A day's row read once (offset 0), then matched with each of its points.
+  // Each day's users with a trace in each of its points (subscripts of `hours`, 1 for 00:00–01:00),
+  // the hours from `to` on left out: a count a point, filtered, in one pass over the day's rows
+  // (a row a user and point, joined and sorted, took half as long again).
+  const counts = sql.join(Array.from({ length: 24 / hoursWide }, (_, k) =>
+    sql`count(*) filter (where 0 < any(r.hours[${k * hoursWide + 1}:least(${(k + 1) * hoursWide}, d.hours_before_to)]))`))
   const { rows } = await sql<{ bucket: number; value: number }>`
-    select floor((date_part('epoch', x.day) * 1000 + (p.first - 1) * ${HOUR_MS}::float8 - ${read.startMs}) / ${read.granularitySeconds * 1000})::int as bucket,
-      count(*)::float8 as value
+    select floor((date_part('epoch', c.day) * 1000 + (k - 1) * ${read.granularitySeconds * 1000}::float8 - ${read.startMs}) / ${read.granularitySeconds * 1000})::int as bucket,
+      c.counts[k]::float8 as value
     from (
-      select d.day, r.hours, ceil(date_part('epoch', ${to} - d.day) / 3600)::int as hours_before_to
-      from generate_series(${new Date(Math.floor(read.startMs / DAY_MS) * DAY_MS)}::timestamptz, ${to}, interval '1 day') as d(day)
+      select d.day, array[${counts}] as counts
+      from (
+        select day, ceil(date_part('epoch', ${to} - day) / 3600)::int as hours_before_to
+        from generate_series(${new Date(Math.floor(read.startMs / DAY_MS) * DAY_MS)}::timestamptz, ${to}, interval '1 day') as g(day) where day < ${to}
+      ) d
       cross join lateral (
         select hours from usage_rollups
         where project_id = ${read.projectId} and dimension = ${ACTIVE_DAY_DIMENSIONS.user} and hour = d.day and value <> '' and hours is not null offset 0
       ) as r
-      where d.day < ${to}
-      offset 0
-    ) x cross join (values ${points}) as p(first, last)
-    where x.day + (p.first - 1) * interval '1 hour' >= ${new Date(read.startMs)} and 0 < any(x.hours[p.first:least(p.last, x.hours_before_to)])
-    group by 1`.execute(db)
+      group by d.day
+    ) c cross join generate_subscripts(c.counts, 1) as k
+    where c.day + (k - 1) * ${`${hoursWide} hours`}::interval >= ${new Date(read.startMs)}`.execute(db)
   return rows.map((row) => ({ bucket: row.bucket, group: null, value: row.value }))
 }
