@@ -14,9 +14,10 @@
 // traces in 5), their hourly rollups by each dimension grouped from the summaries (the figures of
 // traces by backfillTraceRollups, as migration 2026-12-06T0700 computes them), and a score `quality`
 // on one trace in ten, and the rows of who was active each day (as migration 2026-12-06T0710, with
-// the users' figures of the day as T0820); the sessions' own rows (session_figures, migration
-// 2026-12-06T1500) and the users' rows of the week (user_week_figures, T1610) are written by
-// their triggers as the session rows and the users' rows of the day are. The
+// the users' figures of the day as T0820 and their hours as T1621); the sessions' own rows
+// (session_figures, migration 2026-12-06T1500) and the users' rows of the week (user_week_figures,
+// T1610) are written by their triggers as the session rows and the users' rows of the day are, and
+// the rows of the traces' shapes (migration 2026-12-06T1620) by its backfill. The
 // measured project holds a third.
 // KEEP_DATABASE=1 keeps the database (its name is printed); REUSE_DATABASE=<name> measures it again,
 // migrated to the latest first (a migration of the rollups computes their new rows there).
@@ -26,7 +27,7 @@ import { performance } from 'node:perf_hooks'
 import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
 import { ControlPlaneConfigSchema, loadConfig, testEnvironment } from '@tracewell/config'
 import { buildApp } from '@tracewell/control-plane'
-import { backfillActiveDays, backfillTraceRollups, backfillUserDayFigures, createDb, createProject, createTeam, insertApiKey, METRIC_GROUPS, metricQueryProblem, METRICS, migrateToLatest, rollupsAnswerQuery, sql, type Db } from '@tracewell/db'
+import { backfillActiveDays, backfillTraceRollups, backfillTraceShapes, backfillUserDayFigures, backfillUserDayHours, createDb, createProject, createTeam, insertApiKey, METRIC_GROUPS, metricQueryProblem, METRICS, migrateToLatest, rollupsAnswerQuery, sql, type Db } from '@tracewell/db'
 import { createDayPartitions, dayMs } from './seed-llm-spans.ts'
 import { percentile } from './statistics.ts'
 
@@ -228,6 +229,12 @@ async function seed(projectIds: string[], now: number): Promise<void> {
   began = performance.now()
   await backfillUserDayFigures(db)
   log(`users' figures of the day (backfillUserDayFigures, as migration 2026-12-06T0820) in ${fmt((performance.now() - began) / 1000)} s`)
+  began = performance.now()
+  await backfillUserDayHours(db)
+  log(`users' traces by hour of the day (backfillUserDayHours, as migration 2026-12-06T1621) in ${fmt((performance.now() - began) / 1000)} s`)
+  began = performance.now()
+  await backfillTraceShapes(db)
+  log(`rows of the traces' shapes (backfillTraceShapes, as migration 2026-12-06T1620) in ${fmt((performance.now() - began) / 1000)} s`)
   began = performance.now()
   await sql`vacuum analyze`.execute(db)
   log(`analyse in ${fmt((performance.now() - began) / 1000)} s`)

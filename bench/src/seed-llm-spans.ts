@@ -16,7 +16,7 @@
 // that day and an hour either side (a generated trace lasts seconds); buildSummaries checks
 // that every span was counted, so a trace longer than that fails the seed instead of being cut.
 import { performance } from 'node:perf_hooks'
-import { addWordsToTextBlocks, backfillActiveDays, backfillTraceRollups, backfillUserDayFigures, createDayPartition, DAY_PARTITIONED_TABLES, isoDay, sql, startOfUtcDay, wordsByBlock, type Db, type TextBlockWords } from '@tracewell/db'
+import { addWordsToTextBlocks, backfillActiveDays, backfillTraceRollups, backfillTraceShapes, backfillUserDayFigures, backfillUserDayHours, createDayPartition, DAY_PARTITIONED_TABLES, isoDay, sql, startOfUtcDay, wordsByBlock, type Db, type TextBlockWords } from '@tracewell/db'
 import { TextFilterWords } from '@tracewell/text-filter'
 import type { RawBuilder } from 'kysely'
 
@@ -166,11 +166,13 @@ export async function buildSummaries(db: Db, { textFilters }: { textFilters: boo
   await inParallel(days, (day) => insertUsageRollups(db, day))
   // The whole traces' figures (error traces, duration histograms, session, prompt and tag rows) as
   // the trace-rollups migration computes them from the summaries, then the rows of who was active
-  // each day from those hours, as the active-days migration does, and the users' figures of the day
-  // as the user-day-figures migration does.
+  // each day from those hours, as the active-days migration does, the users' figures and hours of
+  // the day as the user-day-figures and user-day-hours migrations do, and the traces' shapes.
   await backfillTraceRollups(db)
   await backfillActiveDays(db)
   await backfillUserDayFigures(db)
+  await backfillUserDayHours(db)
+  await backfillTraceShapes(db)
   const usageRollupsMs = performance.now() - started
 
   started = performance.now()

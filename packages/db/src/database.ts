@@ -325,6 +325,8 @@ export interface UsageRollupsTable {
   error_traces: Generated<number>
   /** The row's traces by duration: counts subscripted by latency bucket, lowest to highest bucket held (migration 2026-12-06T0700). */
   durations: Generated<number[]>
+  /** A user's row of the day: their traces by UTC hour of the day, 24 counts from 00:00 (migration 2026-12-06T1621); null on other rows. */
+  hours: number[] | null
 }
 
 /**
@@ -1087,6 +1089,7 @@ export const declaredColumns: DeclaredColumns = {
   usage_rollups: {
     project_id: notNull, dimension: notNull, hour: notNull, value: notNull, traces: notNull, spans: notNull, errors: notNull,
     input_tokens: nullable, output_tokens: nullable, cost_usd: nullable, latency: notNull, error_traces: notNull, durations: notNull,
+    hours: nullable,
   },
   session_summaries: {
     project_id: notNull, session_id: notNull, user_id: nullable, first_seen: notNull, last_seen: notNull, trace_count: notNull,

@@ -40,6 +40,14 @@ export async function backfillUserWeekFigures(db: AnyDb): Promise<void> {
   await (await import('./migrations/2026-12-06T1610-user-week-figures.ts')).backfillUserWeekFigures(db)
 }
 
+export async function backfillTraceShapes(db: AnyDb): Promise<void> {
+  await (await import('./migrations/2026-12-06T1620-trace-shapes.ts')).backfillTraceShapes(db)
+}
+
+export async function backfillUserDayHours(db: AnyDb): Promise<void> {
+  await (await import('./migrations/2026-12-06T1621-user-day-hours.ts')).backfillUserDayHours(db)
+}
+
 export async function nullUnknownTokenCounts(db: AnyDb): Promise<void> {
   await (await import('./migrations/2026-11-26T2310-unknown-token-counts.ts')).nullUnknownTokenCounts(db)
 }

@@ -104,7 +104,7 @@ export async function summaryMismatches(db: Executor, projectId: string): Promis
         f.input_tokens, f.output_tokens, f.cost_usd
       from span_figures f full join trace_figures t using (dimension, hour, value)
     ),
-    s as (select * from usage_rollups where project_id = ${projectId} and dimension not in ('session', 'prompt', 'tag', 'user.day', 'session.day'))
+    s as (select * from usage_rollups where project_id = ${projectId} and dimension not in ('session', 'prompt', 'tag', 'shape', 'user.day', 'session.day'))
     select count(*)::integer as n from r full join s using (dimension, hour, value) left join latency l using (dimension, hour, value)
     where (r.dimension is null and (s.traces, s.spans) <> (0, 0)) or s.dimension is null
       or (r.traces, r.spans, r.errors, r.input_tokens, r.output_tokens, r.cost_usd) is distinct from (s.traces, s.spans, s.errors, s.input_tokens, s.output_tokens, s.cost_usd)
@@ -121,9 +121,9 @@ export async function summaryMismatches(db: Executor, projectId: string): Promis
 /**
  * The rollups' figures of traces recomputed from the summaries: in every row, its traces with an
  * error and their durations' histogram (compared bucket by bucket: a fold may leave a bucket at
- * 0); in the rows of the whole trace (session, prompt, tag), the traces' own figures too, a token
+ * 0); in the rows of the whole trace (session, prompt, tag, shape), the traces' own figures too, a token
  * or cost sum of no remaining trace being 0 or unknown alike; in the rows of the day, the traces,
- * and in a user's, every figure its hourly rows of the day hold.
+ * and in a user's, every figure its hourly rows of the day hold, and their traces hour by hour.
  */
 async function traceRollupMismatches(db: Executor, projectId: string): Promise<number> {
   const { rows } = await sql<{ n: number }>`
@@ -137,6 +137,8 @@ async function traceRollupMismatches(db: Executor, projectId: string): Promise<n
       union all
       select t.*, k.dimension, k.value from t cross join lateral tracewell_trace_whole_keys(t.session_id, t.prompts, t.tags) as k
       where not ('tracewell' = any(t.services))
+      union all
+      select t.*, 'shape', tracewell_trace_shape(t.models, t.response_models, t.vendors, t.services) from t where t.service_name is distinct from 'tracewell'
     ),
     r as (
       select dimension, hour, value, count(*)::integer as traces, (count(*) filter (where error_count > 0))::integer as error_traces,
@@ -159,9 +161,9 @@ async function traceRollupMismatches(db: Executor, projectId: string): Promise<n
       select count(*)::integer as n from r full join s using (dimension, hour, value)
       where s.dimension is null
         -- A row a trace moved out of may stay, empty.
-        or (r.dimension is null and ((s.traces, s.error_traces) <> (0, 0) or (s.dimension in ('session', 'prompt', 'tag') and s.spans <> 0)))
+        or (r.dimension is null and ((s.traces, s.error_traces) <> (0, 0) or (s.dimension in ('session', 'prompt', 'tag', 'shape') and s.spans <> 0)))
         or (r.dimension is not null and (r.traces <> s.traces or r.error_traces <> s.error_traces
-          or (s.dimension in ('session', 'prompt', 'tag') and (r.spans, r.errors, r.input_tokens, r.output_tokens, r.cost_usd)
+          or (s.dimension in ('session', 'prompt', 'tag', 'shape') and (r.spans, r.errors, r.input_tokens, r.output_tokens, r.cost_usd)
             is distinct from (s.spans, s.errors, coalesce(s.input_tokens, 0), coalesce(s.output_tokens, 0), coalesce(s.cost_usd, 0)))))
     ),
     counted as (select dimension, hour, value, bucket, count(*)::integer as n from keyed group by 1, 2, 3, 4),
@@ -191,6 +193,16 @@ async function traceRollupMismatches(db: Executor, projectId: string): Promise<n
       ) h full join (
         select hour, value, array_lower(durations, 1) + d.o::integer - 1 as bucket, d.n from user_days, unnest(durations) with ordinality as d(n, o) where d.n <> 0
       ) d using (hour, value, bucket)
+      where h.n is distinct from d.n
+    ),
+    -- And the traces of each of its hourly rows of the day, by hour (24 zeros or none alike).
+    user_day_hours as (
+      select count(*)::integer as n from (
+        select date_trunc('day', hour, 'UTC') as hour, value, date_part('hour', hour at time zone 'UTC')::integer + 1 as i, traces as n
+        from s where dimension = 'user' and traces <> 0
+      ) h full join (
+        select hour, value, d.i::integer, d.n from user_days, unnest(hours) with ordinality as d(n, i) where d.n <> 0
+      ) d using (hour, value, i)
       where h.n is distinct from d.n
     ),
     -- A session's row (session_figures) holds the sums of its hourly rows of the settled hours (those checked above), and hours that bound them.
@@ -224,6 +236,7 @@ async function traceRollupMismatches(db: Executor, projectId: string): Promise<n
       where h.n is distinct from f.n
     )
     select (select n from figures) + (select n from durations) + (select n from days) + (select n from user_day_figures) + (select n from user_day_durations)
+      + (select n from user_day_hours)
       + (select n from session_rows) + (select n from session_open) + (select n from session_durations) as n`.execute(db)
   return rows[0]?.n ?? -1
 }

@@ -180,12 +180,14 @@ export async function foldInTransaction(db: Db, trx: Executor, client: pg.PoolCl
         prompts = excluded.prompts, tags = excluded.tags,
         text_filter = tracewell_text_filter_union(s.text_filter, excluded.text_filter)
     )
-    insert into usage_rollups as u (project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd, latency, error_traces, durations)
-    select project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd, latency, error_traces, coalesce(durations::integer[], '{}')
+    insert into usage_rollups as u (project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd, latency, error_traces, durations, hours)
+    select project_id, dimension, hour, value, traces, spans, errors, input_tokens, output_tokens, cost_usd, latency, error_traces, coalesce(durations::integer[], '{}'), hours
     from json_to_recordset(${JSON.stringify(usage.rollupRows())}::json) as r(project_id text, dimension text, hour timestamptz,
       value text, traces integer, spans integer, errors integer, input_tokens bigint, output_tokens bigint, cost_usd numeric, latency integer[],
-      error_traces integer, durations text)
+      error_traces integer, durations text, hours integer[])
     on conflict (project_id, dimension, hour, value) do update set
+      hours = case when excluded.hours is null then u.hours when u.hours is null then excluded.hours
+        else array(select x + y from unnest(u.hours, excluded.hours) as h(x, y)) end,
       traces = u.traces + excluded.traces,
       error_traces = u.error_traces + excluded.error_traces,
       durations = tracewell_histogram_add(u.durations, excluded.durations, 1),

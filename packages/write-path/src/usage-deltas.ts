@@ -1,4 +1,4 @@
-import { ACTIVE_DAY_DIMENSIONS, LATENCY_BUCKETS, latencyBucket, toStorableText, TRACEWELL_SERVICE, type SpanInsert, type UsageRollupFigures } from '@tracewell/db'
+import { ACTIVE_DAY_DIMENSIONS, LATENCY_BUCKETS, latencyBucket, toStorableText, TRACE_SHAPE_DIMENSION, traceShapeKey, TRACEWELL_SERVICE, type SpanInsert, type UsageRollupFigures } from '@tracewell/db'
 import { addDecimals, DecimalSum } from './exact-decimal.ts'
 import { epochMicros } from './summary-copy.ts'
 import { addCounts, AGGREGATE_OPERATION, type TraceDelta } from './trace-deltas.ts'
@@ -135,8 +135,8 @@ export class UsageDeltas {
 /** What a trace's summary says of the rollup rows it counts in, and what it adds to them. */
 export type CountedTrace = Pick<
   TraceDelta,
-  'project_id' | 'start_time' | 'end_time' | 'models' | 'vendors' | 'services' | 'user_id' | 'session_id' | 'prompts' | 'tags' |
-  'span_count' | 'error_count' | 'input_tokens' | 'output_tokens' | 'cost_usd'
+  'project_id' | 'start_time' | 'end_time' | 'models' | 'response_models' | 'vendors' | 'services' | 'service_name' | 'user_id' | 'session_id' |
+  'prompts' | 'tags' | 'span_count' | 'error_count' | 'input_tokens' | 'output_tokens' | 'cost_usd'
 >
 
 /** A rollup row's additions from traces (counted, or taken back). */
@@ -151,6 +151,8 @@ interface TraceCount {
   durations: Map<number, number>
   /** The trace's own figures, added to the rows of the whole trace (TRACE_DIMENSIONS) only. */
   whole: { spans: number; errors: number; input_tokens: number | null; output_tokens: number | null; cost: DecimalSum } | null
+  /** Of a user's row of the day, the traces by UTC hour of the day (24). */
+  hours: number[] | null
 }
 
 /**
@@ -167,7 +169,7 @@ function durationBucket(trace: Pick<TraceDelta, 'start_time' | 'end_time'>): num
 }
 
 /** The rows that keep no latency histogram of calls: those of the whole trace, and of the day. */
-const WITHOUT_CALL_LATENCY: ReadonlySet<string> = new Set([...TRACE_DIMENSIONS, ...Object.values(ACTIVE_DAY_DIMENSIONS)])
+const WITHOUT_CALL_LATENCY: ReadonlySet<string> = new Set([...TRACE_DIMENSIONS, TRACE_SHAPE_DIMENSION, ...Object.values(ACTIVE_DAY_DIMENSIONS)])
 
 /** The UTC day (ISO 8601, its start) of a time or hour in ISO 8601. */
 const dayOf = (iso: string): string => `${iso.slice(0, 10)}T00:00:00.000Z`
@@ -181,7 +183,9 @@ const negated = (decimal: string): string => (decimal.startsWith('-') ? decimal.
  * duration; and with its own figures under its session, each prompt and each tag. It also counts
  * in the rows of its UTC day under its user and its session (ACTIVE_DAY_DIMENSIONS): two more rows
  * a trace, fewer a fold (a user's traces of a day share one). A user's row of the day holds all
- * that its hourly rows of the day hold but the calls' latency (migration 2026-12-06T0820).
+ * that its hourly rows of the day hold but the calls' latency (migration 2026-12-06T0820). And with
+ * its own figures under its shape (models, response models, vendors, services: trace-shapes.ts of
+ * @tracewell/db) unless its root is Tracewell's own, as the metric engine reads summaries.
  */
 export class UsageCombinationMerge {
   readonly #merged = new Map<string, UsageCombination>()
@@ -202,15 +206,20 @@ export class UsageCombinationMerge {
     this.#countEach(trace.project_id, 'vendor', hour, trace.vendors, count)
     this.#countEach(trace.project_id, 'service', hour, trace.services, count)
     this.#count(trace.project_id, 'user', hour, trace.user_id ?? '', count)
-    // A user's day row holds the figures of its hourly rows of the day (the user's spans' too, rollupRows).
-    this.#count(trace.project_id, ACTIVE_DAY_DIMENSIONS.user, dayOf(trace.start_time), trace.user_id ?? '', count)
+    // A user's day row holds the figures of its hourly rows of the day (the user's spans' too, rollupRows),
+    // and the traces of each of its hours (migration 2026-12-06T1621).
+    const day = this.#count(trace.project_id, ACTIVE_DAY_DIMENSIONS.user, dayOf(trace.start_time), trace.user_id ?? '', count)
+    const hours = (day.hours ??= new Array<number>(24).fill(0))
+    const hourOfDay = Number(trace.start_time.slice(11, 13))
+    hours[hourOfDay] = (hours[hourOfDay] as number) + change
     if (trace.services.includes(TRACEWELL_SERVICE)) {
       this.#countEach(trace.project_id, TRACEWELL_MODEL, hour, trace.models, count)
       this.#countEach(trace.project_id, TRACEWELL_VENDOR, hour, trace.vendors, count)
     }
+    const whole = { ...count, trace }
+    if (trace.service_name !== TRACEWELL_SERVICE) this.#count(trace.project_id, TRACE_SHAPE_DIMENSION, hour, traceShapeKey(trace), whole)
     // The rows of the whole trace are the application's alone: Tracewell's own traces never count there.
     if (trace.services.includes(TRACEWELL_SERVICE)) return
-    const whole = { ...count, trace }
     this.#count(trace.project_id, 'session', hour, trace.session_id ?? '', whole)
     this.#countActive(trace.project_id, ACTIVE_DAY_DIMENSIONS.session, dayOf(trace.start_time), trace.session_id ?? '', change)
     this.#countEach(trace.project_id, 'prompt', hour, trace.prompts ?? [], whole)
@@ -223,17 +232,18 @@ export class UsageCombinationMerge {
     for (const value of values) this.#count(project_id, dimension, hour, value, count)
   }
 
-  #count(project_id: string, dimension: string, hour: string, value: string, { change, failed, bucket, trace }: Counted): void {
+  #count(project_id: string, dimension: string, hour: string, value: string, { change, failed, bucket, trace }: Counted): TraceCount {
     const row = this.#countActive(project_id, dimension, hour, value, change)
     if (failed) row.error_traces += change
     row.durations.set(bucket, (row.durations.get(bucket) ?? 0) + change)
-    if (trace === undefined) return
+    if (trace === undefined) return row
     const whole = (row.whole ??= { spans: 0, errors: 0, input_tokens: null, output_tokens: null, cost: new DecimalSum() })
     whole.spans += change * trace.span_count
     whole.errors += change * trace.error_count
     whole.input_tokens = addCounts(whole.input_tokens, trace.input_tokens === null ? null : change * trace.input_tokens)
     whole.output_tokens = addCounts(whole.output_tokens, trace.output_tokens === null ? null : change * trace.output_tokens)
     if (trace.cost_usd !== null) whole.cost.add(change === 1 ? trace.cost_usd : negated(trace.cost_usd))
+    return row
   }
 
   /** Counts the trace in a row (of the day, for ACTIVE_DAY_DIMENSIONS: the trace's count alone); answers the row. */
@@ -241,7 +251,7 @@ export class UsageCombinationMerge {
     const ofValue = nested(nested(nested(this.#traces, project_id), dimension), hour)
     let row = ofValue.get(value)
     if (row === undefined) {
-      row = { project_id, dimension, hour, value, traces: 0, error_traces: 0, durations: new Map(), whole: null }
+      row = { project_id, dimension, hour, value, traces: 0, error_traces: 0, durations: new Map(), whole: null, hours: null }
       ofValue.set(value, row)
     }
     row.traces += change
@@ -284,7 +294,7 @@ export class UsageCombinationMerge {
         row = {
           project_id, dimension, hour, value, traces: 0, spans: 0, errors: 0, input_tokens: null, output_tokens: null, cost_usd: null,
           // The rows of the whole trace keep no latency of calls ('{}'): a session's hour is a row of its own.
-          latency: WITHOUT_CALL_LATENCY.has(dimension) ? [] : new Array<number>(LATENCY_BUCKETS).fill(0), error_traces: 0, durations: null,
+          latency: WITHOUT_CALL_LATENCY.has(dimension) ? [] : new Array<number>(LATENCY_BUCKETS).fill(0), error_traces: 0, durations: null, hours: null,
         }
         rows.set(key, row)
       }
@@ -312,12 +322,14 @@ export class UsageCombinationMerge {
       const wholeCost = counted.whole === null ? null : counted.whole.cost.text
       const whole = counted.whole !== null && (counted.whole.spans !== 0 || counted.whole.errors !== 0 || !!counted.whole.input_tokens ||
         !!counted.whole.output_tokens || (wholeCost !== null && Number(wholeCost) !== 0)) ? counted.whole : null
+      const hours = counted.hours !== null && counted.hours.some((traces) => traces !== 0) ? counted.hours : null
       // A trace taken back and counted again unchanged adds nothing.
-      if (counted.traces === 0 && counted.error_traces === 0 && durations.length === 0 && whole === null) continue
+      if (counted.traces === 0 && counted.error_traces === 0 && durations.length === 0 && whole === null && hours === null) continue
       const row = rowOf(key, counted.project_id, counted.dimension, counted.hour, counted.value)
       row.traces += counted.traces
       row.error_traces += counted.error_traces
       row.durations = histogramLiteral(durations)
+      row.hours = hours
       if (whole === null) continue
       row.spans += whole.spans
       row.errors += whole.errors

@@ -52,19 +52,19 @@ for (const engine of engines) {
 
     it('deletes, window by window, exactly the traces, sessions and hours whose spans are all gone', async () => {
       await storeAndSummarise(db, [...spansOf('p'), ...spansOf('q')])
-      // One row an hour for each dimension (all, model, vendor, service, user).
-      const everything = { traces: [0, 1, 2, 3, 4, 5], sessions: ['s0', 's1', 's2'], hours: ['00:00 ×8', '01:00 ×8', '02:00 ×8'] }
+      // One row an hour for each dimension (all, model, vendor, service, user, session, prompt, tag, shape).
+      const everything = { traces: [0, 1, 2, 3, 4, 5], sessions: ['s0', 's1', 's2'], hours: ['00:00 ×9', '01:00 ×9', '02:00 ×9'] }
       assert.deepEqual(await left(db, 'p'), everything)
 
       // The janitor's first batch deletes the spans before 01:00: traces 0 and 1, whose session s0
       // ended at 00:30:03, and the hour 00:00. Trace 2 starts at 01:00 exactly and is kept.
       await deleteSummariesOfWindow(db, 'p', { from: null, to: at(60) })
-      assert.deepEqual(await left(db, 'p'), { traces: [2, 3, 4, 5], sessions: ['s1', 's2'], hours: ['01:00 ×8', '02:00 ×8'] })
+      assert.deepEqual(await left(db, 'p'), { traces: [2, 3, 4, 5], sessions: ['s1', 's2'], hours: ['01:00 ×9', '02:00 ×9'] })
 
       // The next, to 02:30: traces 2 to 4, session s1 (ended 01:30:03), the hour 01:00 (ended by
       // 02:30); the hour 02:00 still holds trace 5's spans, and s2 too.
       await deleteSummariesOfWindow(db, 'p', { from: at(60), to: at(150) })
-      assert.deepEqual(await left(db, 'p'), { traces: [5], sessions: ['s2'], hours: ['02:00 ×8'] })
+      assert.deepEqual(await left(db, 'p'), { traces: [5], sessions: ['s2'], hours: ['02:00 ×9'] })
 
       assert.deepEqual(await left(db, 'q'), everything, 'another project keeps all of its rows')
     })

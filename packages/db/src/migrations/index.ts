@@ -71,6 +71,8 @@ export const migrations: Record<string, LazyMigration> = {
   '2026-12-06T1500-session-figures': lazy(() => import('./2026-12-06T1500-session-figures.ts')),
   '2026-12-06T1600-settled-session-figures': lazy(() => import('./2026-12-06T1600-settled-session-figures.ts')),
   '2026-12-06T1610-user-week-figures': lazy(() => import('./2026-12-06T1610-user-week-figures.ts')),
+  '2026-12-06T1620-trace-shapes': lazy(() => import('./2026-12-06T1620-trace-shapes.ts')),
+  '2026-12-06T1621-user-day-hours': lazy(() => import('./2026-12-06T1621-user-day-hours.ts')),
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
@@ -95,4 +97,8 @@ export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
   '2026-12-06T1500-session-figures',
   // Its backfill reads the users' rows of the day before its trigger keeps them: a fold between the two would be lost.
   '2026-12-06T1610-user-week-figures',
+  // A summariser of the previous version would fold traces without their shape's rows.
+  '2026-12-06T1620-trace-shapes',
+  // A summariser of the previous version would fold traces without their hour in the users' rows of the day.
+  '2026-12-06T1621-user-day-hours',
 ])

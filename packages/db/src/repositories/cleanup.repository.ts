@@ -90,7 +90,7 @@ export async function deleteSummariesOfWindow(db: Executor, projectId: string, w
   const hourBefore = (instant: Date) => new Date(instant.getTime() - 3_600_000)
   await sql`
     delete from usage_rollups
-    where project_id = ${projectId} and dimension in ('all', 'model', 'vendor', 'service', 'user', 'tracewell.model', 'tracewell.vendor', 'session', 'prompt', 'tag')
+    where project_id = ${projectId} and dimension in ('all', 'model', 'vendor', 'service', 'user', 'tracewell.model', 'tracewell.vendor', 'session', 'prompt', 'tag', 'shape')
       and hour <= ${hourBefore(to)} ${from ? sql`and hour > ${hourBefore(from)}` : sql``}`.execute(db)
   // A day of who was active (migration 2026-12-06T0710) goes, as an hour does, once the window passed the day's end.
   const dayBefore = (instant: Date) => new Date(instant.getTime() - 86_400_000)

@@ -69,8 +69,10 @@ export interface ErasedTraceSummary {
   /** ISO 8601 with microseconds, as the fold writes it. */
   start_time: string
   models: string[]
+  response_models: string[]
   vendors: string[]
   services: string[]
+  service_name: string | null
   user_id: string | null
   session_id: string | null
   end_time: string
@@ -90,7 +92,7 @@ export async function deleteTraceSummaries(db: Executor, projectId: string, trac
     delete from trace_summaries where project_id = ${projectId} and trace_id = any(${traceIds}::text[])
     returning project_id, trace_id, to_char(start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as start_time,
       to_char(end_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as end_time,
-      models, vendors, services, user_id, session_id, prompts, tags, span_count, error_count, input_tokens, output_tokens, cost_usd::text as cost_usd`.execute(db)
+      models, response_models, vendors, services, service_name, user_id, session_id, prompts, tags, span_count, error_count, input_tokens, output_tokens, cost_usd::text as cost_usd`.execute(db)
   return rows.map((row) => ({
     ...row,
     input_tokens: row.input_tokens === null ? null : Number(row.input_tokens),
@@ -108,10 +110,12 @@ const SPAN_IN_ROW = sql`s.project_id = u.project_id and s.start_time >= u.hour a
     else coalesce(s.user_id, '') = u.value end
   and s.llm_request_type is distinct from 'invoke_agent'`
 
-// A trace counts in a row of the whole trace (migration 2026-12-06T0700) of the hour it started, by its session, prompts or tags.
+// A trace counts in a row of the whole trace (migration 2026-12-06T0700) of the hour it started, by its session, prompts or tags
+// (Tracewell's own traces never), and by its shape (migration 2026-12-06T1620; but those whose root is Tracewell's).
 const TRACE_IN_ROW = sql`t.project_id = u.project_id and t.start_time >= u.hour and t.start_time < u.hour + interval '1 hour'
-  and not ('tracewell' = any(t.services))
-  and case u.dimension when 'session' then coalesce(t.session_id, '') = u.value
+  and case u.dimension when 'shape' then t.service_name is distinct from 'tracewell' else not ('tracewell' = any(t.services)) end
+  and case u.dimension when 'shape' then tracewell_trace_shape(t.models, t.response_models, t.vendors, t.services) = u.value
+    when 'session' then coalesce(t.session_id, '') = u.value
     when 'prompt' then u.value = any(t.prompts) or (u.value = '' and cardinality(t.prompts) = 0)
     else u.value = any(t.tags) or (u.value = '' and cardinality(t.tags) = 0) end`
 
@@ -126,13 +130,15 @@ export async function lowerUsageRollups(db: Executor, reductions: readonly Rollu
   if (reductions.length === 0) return
   const rows = JSON.stringify(reductions)
   const recordset = sql`json_to_recordset(${rows}::json) as d(project_id text, dimension text, hour timestamptz, value text, traces integer,
-    spans integer, errors integer, input_tokens bigint, output_tokens bigint, cost_usd numeric, latency integer[], error_traces integer, durations text)`
+    spans integer, errors integer, input_tokens bigint, output_tokens bigint, cost_usd numeric, latency integer[], error_traces integer, durations text,
+    hours integer[])`
   const sameRow = sql`u.project_id = d.project_id and u.dimension = d.dimension and u.hour = d.hour and u.value = d.value`
   await sql`
     update usage_rollups u set traces = u.traces - d.traces, spans = u.spans - d.spans, errors = u.errors - d.errors,
       input_tokens = u.input_tokens - coalesce(d.input_tokens, 0), output_tokens = u.output_tokens - coalesce(d.output_tokens, 0),
       cost_usd = u.cost_usd - coalesce(d.cost_usd, 0), latency = array(select x - y from unnest(u.latency, d.latency) as l(x, y)),
-      error_traces = u.error_traces - d.error_traces, durations = tracewell_histogram_add(u.durations, d.durations::integer[], -1)
+      error_traces = u.error_traces - d.error_traces, durations = tracewell_histogram_add(u.durations, d.durations::integer[], -1),
+      hours = case when d.hours is null then u.hours else array(select x - y from unnest(coalesce(u.hours, array_fill(0, array[24])), d.hours) as h(x, y)) end
     from ${recordset} where ${sameRow}`.execute(db)
   await sql`delete from usage_rollups u using ${recordset} where ${sameRow} and u.traces = 0 and u.spans = 0`.execute(db)
   await sql`
@@ -141,14 +147,14 @@ export async function lowerUsageRollups(db: Executor, reductions: readonly Rollu
       output_tokens = case when u.output_tokens = 0 and not exists (select 1 from spans s where ${SPAN_IN_ROW} and s.output_tokens is not null) then null else u.output_tokens end,
       cost_usd = case when u.cost_usd = 0 and not exists (select 1 from spans s where ${SPAN_IN_ROW} and s.total_cost_usd is not null) then null else u.cost_usd end
     from ${recordset} where ${sameRow} and (u.input_tokens = 0 or u.output_tokens = 0 or u.cost_usd = 0)
-      and u.dimension not in ('session', 'prompt', 'tag')`.execute(db)
+      and u.dimension not in ('session', 'prompt', 'tag', 'shape')`.execute(db)
   await sql`
     update usage_rollups u set
       input_tokens = case when u.input_tokens = 0 and not exists (select 1 from trace_summaries t where ${TRACE_IN_ROW} and t.input_tokens is not null) then null else u.input_tokens end,
       output_tokens = case when u.output_tokens = 0 and not exists (select 1 from trace_summaries t where ${TRACE_IN_ROW} and t.output_tokens is not null) then null else u.output_tokens end,
       cost_usd = case when u.cost_usd = 0 and not exists (select 1 from trace_summaries t where ${TRACE_IN_ROW} and t.cost_usd is not null) then null else u.cost_usd end
     from ${recordset} where ${sameRow} and (u.input_tokens = 0 or u.output_tokens = 0 or u.cost_usd = 0)
-      and u.dimension in ('session', 'prompt', 'tag')`.execute(db)
+      and u.dimension in ('session', 'prompt', 'tag', 'shape')`.execute(db)
 }
 
 /** Of the sessions, those left without a row (their last trace went). */

@@ -1,11 +1,14 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
 import { LATENCY_BUCKETS, latencyBucketMs } from './usage-histogram.ts'
+import { bucketOf } from './metric-buckets.ts'
 import { ACTIVE_DAY_DIMENSIONS } from './usage-rollup-figures.ts'
 import { ownCallRows } from './usage.repository.ts'
 import { openSessionRows, rankedSessions, sessionHours, sessionsRank, sessionsSettledUntil, type SessionWindow } from './session-ranking.ts'
 import { TRACEWELL_SERVICE } from './tracewell-calls.ts'
 import { userWeekRows, windowParts } from './user-window-parts.ts'
+import { sessionCountCells, spanningSessionRows } from './session-count-cells.ts'
+import { userHourCells, usersByHoursOfDay } from './user-hour-cells.ts'
 
 // The metric engine's reads of the hourly rollups (metric-series.repository.ts): a row an hour and
 // value, never a row a trace, whatever the window (issue 45: 300 ms p95 at ten million spans).
@@ -68,11 +71,6 @@ export function rollupsAnswer(metric: string, dimension: string | undefined, gro
   if (members !== undefined && dimension !== undefined && (grouped || dimension !== members)) return false
   return true
 }
-
-// date_part, not extract: a double, where extract's numeric arithmetic was a third of a grouped read's time.
-// Exact: times in milliseconds are integers far below 2^53.
-const bucketOf = (startMs: number, granularitySeconds: number) =>
-  sql`floor((date_part('epoch', hour) * 1000 - ${startMs}) / ${granularitySeconds * 1000})::int`
 
 const PERCENTILES: Partial<Record<RollupMetric, number>> = { latency_p50: 0.5, latency_p95: 0.95, latency_p99: 0.99 }
 
@@ -265,7 +263,7 @@ function valueCondition(read: RollupRead): RawBuilder<unknown> {
 }
 
 /** The sums' figures, as aggregates of signed rows. */
-const SUMS = {
+export const SUMS = {
   cost: sql`sum(sign * cost_usd)`,
   tokens: sql`coalesce(sum(sign * input_tokens), 0) + coalesce(sum(sign * output_tokens), 0)`,
   input_tokens: sql`coalesce(sum(sign * input_tokens), 0)`,
@@ -274,7 +272,7 @@ const SUMS = {
   spans: sql`sum(sign * spans)`,
 } satisfies Partial<Record<RollupMetric, RawBuilder<unknown>>>
 
-const ERROR_RATE = sql`sum(sign * error_traces)::float8 / nullif(sum(sign * traces), 0)`
+export const ERROR_RATE = sql`sum(sign * error_traces)::float8 / nullif(sum(sign * traces), 0)`
 
 /**
  * How cells are read: `wholeDays` as signedRows reads; `windowToo`, each value's figure over the
@@ -367,11 +365,15 @@ const DAY_MS = 86_400_000
  * the window) from the rows of who was active on the day, the other hours from the hourly rows.
  */
 async function memberCells(db: Executor, read: RollupRead, members: 'user' | 'session'): Promise<RollupCell[]> {
+  if (members === 'user' && usersByHoursOfDay(read)) return userHourCells(db, read)
   let days = false
   const parts = byDaysAndHours(read, members, (dimension, range) => {
     days ||= dimension !== members
     return rowsIn(read.projectId, dimension, range, sql`hour, value`, sql`${valueCondition(read)} and traces > 0 and value <> ''`)
   }, read.granularitySeconds * 1000)
+  if (members === 'session' && read.value === undefined) {
+    return sessionCountCells(db, read, byDaysAndHours(read, members, (dimension, range) => spanningSessionRows(read, dimension, range), read.granularitySeconds * 1000))
+  }
   // A bucket of one hour holds each value once (the rows' key): counted without sorting them.
   const count = !days && read.granularitySeconds === 3600 ? sql`count(*)` : sql`count(distinct value)`
   const { rows } = await sql<{ bucket: number; value: number }>`

@@ -3,6 +3,7 @@ import type { Executor } from './executor.ts'
 import { traceFilterConditions } from './trace-search.repository.ts'
 import { traceFilterOf, type TraceFilterParams } from './trace-filter-params.ts'
 import { rollupCells, rollupsAnswer, scoreRollupCells, type RollupDimension, type RollupMetric } from './metric-rollups.ts'
+import { shapeCells, shapesAnswer, type ShapeKey } from './trace-shape-cells.ts'
 import { notTracewellTrace } from './tracewell-calls.ts'
 
 // The metric engine of monitors and dashboards (issue 45): one figure of a project over a window,
@@ -12,6 +13,8 @@ import { notTracewellTrace } from './tracewell-calls.ts'
 //   over whole hours, by at most one of model, vendor, service, user, session, prompt or tag (as
 //   group or filter): dashboards over days read a row per hour and value. Latency percentiles
 //   are read from histograms there, within 9.1 % of the exact figure.
+// - the rows of the traces' shapes (trace-shape-cells.ts) for the sums and error rate of traces
+//   under several filters, or a group and another filter, among model, vendor and service: exact.
 // - trace_summaries otherwise (a window not on whole hours, as a monitor's last minutes, or any
 //   other filter of the trace list), through their time index, with the trace list's own
 //   conditions (traceFilterConditions): exact.
@@ -135,10 +138,17 @@ const filterKeys = (filter: TraceFilterParams | undefined): string[] =>
 
 /**
  * Whether the rollups answer a metric with this grouping and filter (over whole hours): at most
- * one dimension of theirs, as group or filter (not both, unless the same). The rest (users or
- * sessions of a model, scores and judgments of a model, two filters…) is read from the summaries.
+ * one dimension of theirs, as group or filter (not both, unless the same); or the figures of traces
+ * under filters and a group among model, vendor and service from the traces' shapes
+ * (trace-shape-cells.ts). The rest (users or sessions of a model, scores and judgments of a model,
+ * a percentile of two filters…) is read from the summaries.
  */
 export function rollupsAnswerQuery(query: Pick<MetricSeriesQuery, 'metric' | 'groupBy' | 'filter'>): boolean {
+  return dimensionRowsAnswer(query) || shapesAnswer(query.metric, filterKeys(query.filter), query.groupBy)
+}
+
+/** Whether the rows of one dimension (or the project's totals) answer: metric-rollups.ts. */
+function dimensionRowsAnswer(query: Pick<MetricSeriesQuery, 'metric' | 'groupBy' | 'filter'>): boolean {
   const keys = filterKeys(query.filter)
   if (keys.length > 1) return false
   if (query.metric === 'score_avg') return keys.length === 0 && (query.groupBy === undefined || query.groupBy === 'score_name')
@@ -162,6 +172,13 @@ function rollupAnswers(query: MetricSeriesQuery, startMs: number, granularity: n
 async function fromRollups(db: Executor, query: MetricSeriesQuery, window: Window): Promise<Cell[]> {
   const read = { projectId: query.projectId, startMs: window.startMs, granularitySeconds: window.granularity, to: query.to, grouped: query.groupBy !== undefined, maxGroups: MAX_SERIES_GROUPS }
   if (query.metric === 'score_avg') return scoreRollupCells(db, { ...read, scoreName: query.scoreName })
+  if (!dimensionRowsAnswer(query)) {
+    const { service, model, vendor } = query.filter ?? {}
+    const cells = await shapeCells(db, {
+      ...read, metric: query.metric, filter: { service, model, vendor }, groupBy: query.groupBy as ShapeKey | undefined, windowToo: !RANKED_BY_POINTS.has(query.metric),
+    })
+    return cells.filter((cell) => cell.bucket === null || (cell.bucket >= 0 && cell.bucket < window.buckets))
+  }
   const key = filterKeys(query.filter)[0] as RollupDimension | undefined
   const cells = await rollupCells(db, {
     ...read,

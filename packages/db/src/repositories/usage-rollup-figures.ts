@@ -18,6 +18,8 @@ export interface UsageRollupFigures {
   error_traces: number
   /** Traces by duration bucket, as an array literal subscripted by bucket ('[40:41]={2,1}'); null for none. */
   durations: string | null
+  /** Of a user's row of the day, the traces by UTC hour of the day (24 counts from 00:00); null for none or another row. */
+  hours: number[] | null
 }
 
 /**
