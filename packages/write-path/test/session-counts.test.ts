@@ -26,6 +26,16 @@ function span(i: number): SpanInsert {
 }
 const SPANS = [...Array.from({ length: 260 }, (_, i) => span(i)), { ...span(3), traceId: 'f'.repeat(32), startTimeUnixNano: String(BigInt(day0 + 30 * hourMs + 5 * 60_000) * ms), endTimeUnixNano: String(BigInt(day0 + 30 * hourMs + 6 * 60_000) * ms) }]
 
+// Around the settled hours' end, which the fold moves to the start of its UTC day (migration
+// 2026-12-06T1600): a session on both sides of it, one after it only, and one after it in two hours.
+const today = Math.floor(Date.now() / dayMs) * dayMs
+const around = ([[-30, 'cross'], [2 * 60 + 5, 'cross'], [3 * 60, 'new'], [3 * 60 + 10, 'new'], [5 * 60, 'two-hours'], [6 * 60 + 1, 'two-hours']] as const)
+  .map(([minutes, session], i) => {
+    const start = BigInt(today + minutes * 60_000) * ms
+    return { ...span(i), traceId: `e${i.toString(16).padStart(31, '0')}`, sessionId: session, startTimeUnixNano: String(start), endTimeUnixNano: String(start + 200n * ms) }
+  })
+SPANS.push(...around)
+
 for (const engine of engines) {
   describe(`sessions counted from their rows on ${engine.name}`, () => {
     let db: Db
@@ -52,6 +62,17 @@ for (const engine of engines) {
           assert.deepEqual(await sessions(from, to, granularity), await sessions(from, to - 1, granularity), `every ${granularity} s from ${new Date(from).toISOString()}`)
         }
       }
+    })
+
+    it('counts the sessions after the settled hours from their hourly rows, once a point', async () => {
+      const { rows: [settled] } = await sql<{ settled_until: Date }>`select settled_until from session_figures_settled`.execute(db)
+      assert.equal(settled?.settled_until.getTime(), today)
+      for (const [from, to] of [[today - dayMs, today + dayMs], [today - 12 * hourMs, today + 12 * hourMs], [today + hourMs, today + 7 * hourMs]] as const) {
+        for (const granularity of [undefined, 3600, 6 * 3600, 86_400]) {
+          assert.deepEqual(await sessions(from, to, granularity), await sessions(from, to - 1, granularity), `every ${granularity} s from ${new Date(from).toISOString()}`)
+        }
+      }
+      assert.deepEqual(await sessions(today - 12 * hourMs, today + 12 * hourMs), [3])
     })
 
     it('counts a session in its first hour by its row in session_figures, unless that row spans hours', async () => {

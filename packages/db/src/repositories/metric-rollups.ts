@@ -372,7 +372,14 @@ async function memberCells(db: Executor, read: RollupRead, members: 'user' | 'se
     return rowsIn(read.projectId, dimension, range, sql`hour, value`, sql`${valueCondition(read)} and traces > 0 and value <> ''`)
   }, read.granularitySeconds * 1000)
   if (members === 'session' && read.value === undefined) {
-    return sessionCountCells(db, read, byDaysAndHours(read, members, (dimension, range) => spanningSessionRows(read, dimension, range), read.granularitySeconds * 1000))
+    // session_figures holds the settled hours' rows only: the window's hours after them are read from their hourly rows.
+    const settledUntil = (await sessionsSettledUntil(db)).getTime()
+    const settled = { ...read, to: new Date(Math.min(read.to.getTime(), settledUntil)) }
+    const spanning = byDaysAndHours(settled, members, (dimension, range) => spanningSessionRows(read, dimension, range), read.granularitySeconds * 1000)
+    const open = settledUntil < read.to.getTime()
+      ? rowsIn(read.projectId, members, [new Date(Math.max(read.startMs, settledUntil)), read.to], sql`hour, value`, sql` and traces > 0 and value <> ''`)
+      : undefined
+    return sessionCountCells(db, settled, spanning, open)
   }
   // A bucket of one hour holds each value once (the rows' key): counted without sorting them.
   const count = !days && read.granularitySeconds === 3600 ? sql`count(*)` : sql`count(distinct value)`

@@ -12,10 +12,13 @@ import type { MemberCount, MemberCountRead } from './user-hour-cells.ts'
 // or days their bounds hold) has a trace.
 
 /**
- * The cells of `sessions` over the read's window; `spanning` is the rows that count (hour, value)
- * of the sessions that span hours over the window, made of spanningSessionRows.
+ * The cells of `sessions` over the read's window, whose hours before `read.to` are settled
+ * (session_figures holds their rows, migration 2026-12-06T1600); `spanning` is the rows that count
+ * (hour, value) of the sessions that span hours or have rows after the settled ones (open_from),
+ * made of spanningSessionRows; `open`, those of every session in the window's hours after the
+ * settled ones, which session_figures does not hold. A session on both sides counts once a point.
  */
-export async function sessionCountCells(db: Executor, read: MemberCountRead, spanning: RawBuilder<unknown>): Promise<MemberCount[]> {
+export async function sessionCountCells(db: Executor, read: MemberCountRead, spanning: RawBuilder<unknown>, open: RawBuilder<unknown> | undefined): Promise<MemberCount[]> {
   const bucket = bucketOf(read.startMs, read.granularitySeconds)
   const from = new Date(read.startMs)
   // Through the index on the sessions' lengths (project_id, last_hour - first_hour): the condition on
@@ -24,6 +27,10 @@ export async function sessionCountCells(db: Executor, read: MemberCountRead, spa
     with spanning as (
       select session_id, first_hour, last_hour from session_figures
       where project_id = ${read.projectId} and last_hour - first_hour > interval '0' and last_hour >= ${from} and first_hour + interval '0' < ${read.to}
+      union
+      -- Through the partial index of the open sessions (those with rows after the settled hours).
+      select session_id, first_hour, last_hour from session_figures
+      where project_id = ${read.projectId} and open_from is not null and last_hour >= ${from} and first_hour < ${read.to}
     )
     select bucket, sum(n)::float8 as value from (
       select ${bucket} as bucket, count(*) as n
@@ -32,7 +39,7 @@ export async function sessionCountCells(db: Executor, read: MemberCountRead, spa
       union all
       select ${bucket}, -count(*) from (select first_hour as hour from spanning where first_hour >= ${from}) s group by 1
       union all
-      select bucket, count(*) from (select distinct ${bucket} as bucket, value from (${spanning}) r) d group by 1
+      select bucket, count(*) from (select distinct ${bucket} as bucket, value from (${open === undefined ? spanning : sql`${spanning} union all ${open}`}) r) d group by 1
     ) c group by 1`.execute(db)
   return cells.map((cell) => ({ bucket: cell.bucket, group: null, value: cell.value }))
 }
