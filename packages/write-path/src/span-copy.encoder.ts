@@ -283,6 +283,8 @@ export interface SpanEncoded {
    * `bytes[end - 1]`), each to be read now, not kept; called unbound.
    */
   searchableText(bytes: Uint8Array, start: number, end: number): void
+  /** Called once a source's spans are all encoded. */
+  sourceEnd(): void
 }
 
 /**
@@ -359,4 +361,5 @@ function encodeSource(copy: CopyChunks, source: ProjectSpanSource, onSpan: SpanE
       }
     }
   }
+  onSpan?.sourceEnd()
 }

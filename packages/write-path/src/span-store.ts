@@ -99,6 +99,7 @@ export async function copySpans(db: Db, sources: readonly ProjectSpanSource[], e
     span: (projectId, span) => delta.add(projectId, span),
     // The words of full-text search (attributes, events), read from the bytes the COPY sends.
     searchableText: (bytes, start, end) => delta.addWordsOfLastSpan(bytes, start, end),
+    sourceEnd: () => delta.endSource(),
   })
   return copyInTransaction(pool, encoder, sources, delta, endBefore)
 }
@@ -133,6 +134,7 @@ async function insertInTransaction(db: Executor, sources: readonly ProjectSpanSo
         delta.add(run.projectId, span)
         for (const text of [span.attributes, span.events]) if (text !== undefined) delta.addWordsOfLastSpan(...searchableBytes(text))
       }
+      delta.endSource()
     }
     statement = []
     statementSpans = 0

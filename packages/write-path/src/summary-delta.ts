@@ -21,14 +21,22 @@ export class SummaryDelta {
     this.traces.addWordsOfLastSpan(bytes, start, end)
   }
 
+  /** Ends a source's spans: its traces' deltas are closed (TraceDeltas). */
+  endSource(): void {
+    this.traces.closeOpen()
+  }
+
   get isEmpty(): boolean {
     return this.traces.size === 0
   }
 
-  /** The row's values, in summaryDeltaInsert's order. */
-  values(): [traceCount: number, traces: string, usage: string] {
+  /**
+   * The row's values, in summaryDeltaInsert's order; the traces as UTF-8 bytes, which node-postgres
+   * sends as a binary parameter (a text's binary form is its bytes), with no string made of them.
+   */
+  values(): [traceCount: number, traces: Buffer, usage: string] {
     // Text as the spans' own columns store it: Postgres refuses U+0000 and lone surrogates.
-    return [this.traces.size, toStorableJson(JSON.stringify(this.traces.deltas())), toStorableJson(JSON.stringify(this.usage.combinations()))]
+    return [this.traces.size, this.traces.text(), toStorableJson(JSON.stringify(this.usage.combinations()))]
   }
 }
 
@@ -39,5 +47,6 @@ export const summaryDeltaInsert = 'insert into summary_deltas (trace_count, trac
 export async function insertSummaryDelta(db: Executor, delta: SummaryDelta): Promise<void> {
   if (delta.isEmpty) return
   const [traceCount, traces, usage] = delta.values()
-  await sql`insert into summary_deltas (trace_count, traces, usage) values (${traceCount}, ${traces}, ${usage})`.execute(db)
+  // As a string here: PGlite (this path's usual database) would send bytes as bytea.
+  await sql`insert into summary_deltas (trace_count, traces, usage) values (${traceCount}, ${traces.toString('utf8')}, ${usage})`.execute(db)
 }

@@ -4,6 +4,7 @@ import { textBlockOf, TextFilterWords } from '@tracewell/text-filter'
 import { textArrayLiteral } from './array-literal.ts'
 import { SealedSummaryDays } from './sealed-summary-days.ts'
 import { copyLines, summaryCopyLine, summaryCopyStatement } from './summary-copy.ts'
+import { traceDeltaOf } from './trace-delta-layout.ts'
 import { mergeTraceDelta, type TraceDelta } from './trace-deltas.ts'
 import { UsageCombinationMerge, type UsageCombination } from './usage-deltas.ts'
 
@@ -79,7 +80,8 @@ export async function foldInTransaction(db: Db, trx: Executor, client: pg.PoolCl
   const usage = new UsageCombinationMerge()
   for (const row of claimed) {
     // Our own JSON, keys without escapes: JSON.parse reads it exactly (see @tracewell/json-text).
-    for (const delta of JSON.parse(row.traces) as TraceDelta[]) {
+    for (const entry of JSON.parse(row.traces) as unknown[]) {
+      const delta = traceDeltaOf(entry)
       const key = `${delta.project_id}\u0000${delta.trace_id}`
       const into = traces.get(key)
       if (into === undefined) traces.set(key, delta)

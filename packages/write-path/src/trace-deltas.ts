@@ -1,10 +1,12 @@
-import { nanosToIsoMicros, type SpanInsert } from '@tracewell/db'
+import { nanosToIsoMicros, toStorableJson, type SpanInsert } from '@tracewell/db'
 import { TextFilterWords } from '@tracewell/text-filter'
 import { addDecimals, DecimalSum } from './exact-decimal.ts'
+import { JsonArrayBytes } from './json-array-bytes.ts'
+import { traceDeltaValues, type TraceDelta } from './trace-delta-layout.ts'
 import { spanPrompt, spanTags } from './trace-labels.ts'
 
-// What a batch of stored spans adds to their traces' summaries: one delta per trace, folded in
-// memory as the spans are encoded, written beside the spans in the same transaction (summary
+// What a batch of stored spans adds to their traces' summaries: one delta per trace of each source,
+// folded in memory as the spans are encoded, written beside the spans in the same transaction (summary
 // deltas), and later merged with the deltas of other batches and added to trace_summaries by the
 // summariser. Only spans that were inserted may be added (a duplicate would be counted twice).
 
@@ -13,51 +15,7 @@ type SummarySpan = Pick<
   'traceId' | 'parentSpanId' | 'name' | 'attributes' | 'startTimeUnixNano' | 'endTimeUnixNano' | 'statusCode' | 'statusMessage' | 'serviceName' | 'llmModel' | 'llmResponseModel' | 'llmVendor' | 'llmRequestType' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'totalCostUsd' | 'tokensEstimated' | 'sessionId' | 'userId'
 >
 
-/** One trace's delta as stored in a summary delta and read by the fold (snake_case, as the table's columns). */
-export interface TraceDelta {
-  project_id: string
-  trace_id: string
-  name: string
-  has_root: boolean
-  service_name: string | null
-  /** ISO 8601 with microseconds: compared as text, which orders such times correctly. */
-  start_time: string
-  end_time: string
-  span_count: number
-  error_count: number
-  models: string[]
-  response_models: string[]
-  vendors: string[]
-  services: string[]
-  /**
-   * Sums of the counts the spans reported; null while no span reported one (unknown, not 0). A sum
-   * over some spans that reported and some that did not is the reported spans' sum, as for cost.
-   * Deltas written before counts could be unknown hold 0 there, which adds the same.
-   */
-  input_tokens: number | null
-  output_tokens: number | null
-  total_tokens: number | null
-  /** Exact decimal text, or null when no span of the delta had a cost. */
-  cost_usd: string | null
-  /** A span of the delta has estimated token counts. Absent in deltas written before the field (false). */
-  tokens_estimated?: boolean
-  session_id: string | null
-  user_id: string | null
-  /**
-   * The prompts (promptset:version) and tags its spans named (trace-labels.ts), sorted. Absent in
-   * deltas of writers before 2026-12-06 (none).
-   */
-  prompts?: string[]
-  tags?: string[]
-  /**
-   * Its words' hashes (TextFilterWords.toBase64), or null without words: the fold adds them to the
-   * trace's word filter and to its block's. Absent in deltas of writers before 2026-11-27, which
-   * carried the trace's filter (`text_filter`) instead: the fold then reads the trace's words from
-   * its spans.
-   */
-  words?: string | null
-  text_filter?: string | null
-}
+export type { TraceDelta } from './trace-delta-layout.ts'
 
 const ERROR = 2
 
@@ -149,14 +107,22 @@ function withValue(set: string[], value: string): string[] {
 
 const sorted = (set: string[]): string[] => (set.length > 1 ? set.sort() : set)
 
-/** A batch's spans, one delta per trace. */
+/**
+ * A batch's spans, one delta per trace of each source (a request: a trace's spans come together),
+ * closed when the source has been encoded (closeOpen): written as JSON text outside the heap
+ * (JsonArrayBytes), its objects let go while still young. A trace whose spans came in two sources
+ * of a batch has two deltas in its row, which the fold merges as it merges those of two rows.
+ */
 export class TraceDeltas {
-  readonly #traces = new Map<string, OpenTrace>()
+  /** The deltas of the source being added, by project and trace. */
+  readonly #open = new Map<string, OpenTrace>()
+  readonly #closed = new JsonArrayBytes()
   /** The trace of the span added last, whose words addWordsOfLastSpan adds to. */
   #last: OpenTrace | undefined
 
+  /** Deltas in all, closed or open: what the row's trace_count says. */
   get size(): number {
-    return this.#traces.size
+    return this.#closed.count + this.#open.size
   }
 
   /**
@@ -168,7 +134,7 @@ export class TraceDeltas {
     const start = nanosToIsoMicros(span.startTimeUnixNano)
     const end = nanosToIsoMicros(span.endTimeUnixNano)
     const isRoot = span.parentSpanId === null
-    let trace = this.#traces.get(key)
+    let trace = this.#open.get(key)
     if (trace === undefined) {
       trace = {
         delta: {
@@ -179,7 +145,7 @@ export class TraceDeltas {
         words: new TextFilterWords(),
         cost: new DecimalSum(),
       }
-      this.#traces.set(key, trace)
+      this.#open.set(key, trace)
     }
     const delta = trace.delta
     takeNameIfFirst(delta, isRoot, start, span.name, span.serviceName)
@@ -212,10 +178,9 @@ export class TraceDeltas {
     this.#last?.words.addJson(bytes, start, end)
   }
 
-  /** The deltas, their sets sorted and their words added; nothing may be added after. */
-  deltas(): TraceDelta[] {
-    const deltas: TraceDelta[] = []
-    for (const { delta, words, cost } of this.#traces.values()) {
+  /** Closes the open deltas, their sets sorted and their words added: the next span starts a trace's delta anew. */
+  closeOpen(): void {
+    for (const { delta, words, cost } of this.#open.values()) {
       delta.cost_usd = cost.text
       delta.models = sorted(delta.models)
       delta.response_models = sorted(delta.response_models)
@@ -224,8 +189,16 @@ export class TraceDeltas {
       delta.prompts = sorted(delta.prompts as string[])
       delta.tags = sorted(delta.tags as string[])
       delta.words = words.toBase64()
-      deltas.push(delta)
+      // Text as the spans' own columns store it: Postgres refuses U+0000 and lone surrogates.
+      this.#closed.push(toStorableJson(JSON.stringify(traceDeltaValues(delta))))
     }
-    return deltas
+    this.#open.clear()
+    this.#last = undefined
+  }
+
+  /** Every delta as the row's JSON text (UTF-8), the open ones closed first. */
+  text(): Buffer {
+    this.closeOpen()
+    return this.#closed.bytes()
   }
 }

@@ -5,6 +5,7 @@ import { BlockFilter, blockFilterBits, PROBES, TEXT_BLOCK_MS, TextFilterWords, t
 import { engines } from '@tracewell/db/testing'
 import { storeAndSummarise } from './support/store-and-summarise.ts'
 import { storeSpans, summariseAll } from '../src/index.ts'
+import { traceDeltaOf } from '../src/trace-delta-layout.ts'
 
 // Full-text search reads the word filters of blocks of ten minutes before the traces' own: a
 // trace is only found if its words are in the block of its start, whatever order its spans came
@@ -95,10 +96,12 @@ for (const engine of engines) {
     it('reads the words of a delta from a writer of an earlier version, which carried none, from its spans', async () => {
       const trace = '2'.repeat(32)
       await storeSpans(db, [span('legacy', trace, '0000000000000001', 'an earlier writer stored okapi', boundary)])
-      // What such a writer wrote: the trace's word filter instead of its words' hashes.
-      await sql`update summary_deltas set traces = (
-        select json_agg((t::jsonb - 'words') || jsonb_build_object('text_filter', 'ff'))
-        from json_array_elements(traces::json) t)`.execute(db)
+      // What such a writer wrote: named fields, and the trace's word filter instead of its words' hashes.
+      const { rows } = await sql<{ id: string; traces: string }>`select id::text as id, traces from summary_deltas`.execute(db)
+      for (const row of rows) {
+        const named = (JSON.parse(row.traces) as unknown[]).map((entry) => ({ ...traceDeltaOf(entry), words: undefined, text_filter: 'ff' }))
+        await sql`update summary_deltas set traces = ${JSON.stringify(named)} where id = ${row.id}::bigint`.execute(db)
+      }
       await summariseAll(db)
       assert.deepEqual(await found('legacy', 'okapi'), [trace])
       assert.deepEqual(await blocksHolding('legacy', 'okapi'), [['2026-01-01T00:00:00.000Z', true]])

@@ -51,14 +51,18 @@ export async function deleteSpansOfTraces(db: Executor, projectId: string, trace
 
 /**
  * Whether a summary delta not yet folded names one of the traces, or a trace of the erasure's user
- * or session: spans the fold has not counted yet, which the erasure must not take back.
+ * or session: spans the fold has not counted yet, which the erasure must not take back. A delta is
+ * an array of its values (@tracewell/write-path's trace-delta-layout.ts: project 0, trace 1,
+ * session 18, user 19) or, written by a writer before it, an object naming them.
  */
 export async function pendingDeltasName(db: Executor, erasure: ErasureDto, traceIds: readonly string[]): Promise<boolean> {
   const { rows } = await sql<{ found: boolean }>`
     select exists (
       select 1 from summary_deltas d cross join lateral json_array_elements(d.traces::json) as e
-      where e->>'project_id' = ${erasure.projectId}
-        and (e->>'trace_id' = any(${traceIds}::text[]) or e->>'user_id' = ${erasure.userId} or e->>'session_id' = ${erasure.sessionId})) as found`.execute(db)
+      cross join lateral (select coalesce(e->>'project_id', e->>0) as project_id, coalesce(e->>'trace_id', e->>1) as trace_id,
+        coalesce(e->>'user_id', e->>19) as user_id, coalesce(e->>'session_id', e->>18) as session_id) as t
+      where t.project_id = ${erasure.projectId}
+        and (t.trace_id = any(${traceIds}::text[]) or t.user_id = ${erasure.userId} or t.session_id = ${erasure.sessionId})) as found`.execute(db)
   return rows[0]?.found === true
 }
 
