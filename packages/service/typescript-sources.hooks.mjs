@@ -67,10 +67,10 @@ function keep(entry, stripped) {
  * shift in stack traces. A source with such whitespace is left as it is.
  */
 function latin1(text) {
-  if (!/[^\x00-\xff]/.test(text) || unicodeWhitespace.test(text)) return text
+  if (!/[\u0100-\uffff]/.test(text) || unicodeWhitespace.test(text)) return text
   // After an odd run of backslashes the character was already escaped (`\—` is `—`): its
   // backslash becomes the escape's own.
-  return text.replace(/(\\*)([^\x00-\xff])/g, (_, slashes, char) => `${slashes}${slashes.length % 2 === 1 ? '' : '\\'}u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return text.replace(/(\\*)([\u0100-\uffff])/g, (_, slashes, char) => `${slashes}${slashes.length % 2 === 1 ? '' : '\\'}u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
 // stripTypeScriptTypes warns that it is experimental; the loader's own stripping, which it stands
