@@ -35,9 +35,9 @@ const packageName = (id) => id.split('/').slice(0, id.startsWith('@') ? 2 : 1).j
 /**
  * Whether a bare import is left to Node at run time: only when Node, resolving it from where the
  * importing file is, would find the root's node_modules, which the bundle finds too. A package the
- * importer finds in a node_modules of a workspace (the control plane's ajv 8, where the root holds
- * Fastify's ajv 6) is bundled instead, and so are that package's own dependencies found there
- * (ajv 8's json-schema-traverse 1.x): from the bundle's folder Node would find the root's version,
+ * importer finds in a node_modules of a workspace (a major version other than the root's, as the
+ * control plane's ajv 8 once was beside eslint's ajv 6) is bundled instead, and so are that
+ * package's own dependencies found there: from the bundle's folder Node would find the root's version,
  * or, in the image (installed without devDependencies), none at all ("Cannot find module
  * 'json-schema-traverse'" at start).
  */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { before, describe, it } from 'node:test'
+import { after, before, describe, it } from 'node:test'
 import { repoRoot } from './manifest-helpers.ts'
 
 // The image installs production dependencies only (npm ci --omit=dev), and its bundles find the
@@ -60,10 +60,16 @@ describe('what the service bundles leave to Node', () => {
   it('bundles a workspace’s own copy of a package, and that copy’s own dependencies', async () => {
     const config = '../services.rolldown.config.mjs'
     const { isExternal } = (await import(config)) as { isExternal: (id: string, importer?: string) => boolean }
-    const ajv = join(repoRoot, 'apps/control-plane/node_modules/ajv/dist/compile/resolve.js')
-    assert.equal(isExternal('ajv', join(repoRoot, 'apps/control-plane/src/routes/control-plane.routes.ts')), false)
-    assert.equal(isExternal('json-schema-traverse', ajv), false)
+    // A workspace with a copy of its own (another major version than the root's, say) and that
+    // copy's own dependency beside it, as npm lays them out.
+    const workspace = mkdtempSync(join(repoRoot, 'node_modules/.cache/bundle-externals-'))
+    after(() => rmSync(workspace, { recursive: true, force: true }))
+    for (const name of ['own-copy', 'its-dependency']) mkdirSync(join(workspace, 'node_modules', name), { recursive: true })
+    const copy = join(workspace, 'node_modules/own-copy/index.js')
+    writeFileSync(copy, '')
+    assert.equal(isExternal('own-copy', join(workspace, 'src/routes.ts')), false)
+    assert.equal(isExternal('its-dependency', copy), false)
     assert.equal(isExternal('fastify', join(repoRoot, 'apps/ingest/src/app.ts')), true)
-    assert.equal(isExternal('node:fs', ajv), true)
+    assert.equal(isExternal('node:fs', copy), true)
   })
 })

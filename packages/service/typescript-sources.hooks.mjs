@@ -16,6 +16,12 @@ import { strippedSourcesDirectory } from './stripped-sources-directory.mjs'
 /** What Node's loader calls a TypeScript module, and what it is once stripped. */
 const strippedFormats = { 'module-typescript': 'module', 'commonjs-typescript': 'commonjs' }
 
+/** Names what is done to a source besides stripping, so that entries made otherwise are not read. */
+const recipe = 'latin1-escapes'
+
+// Whitespace and line terminators past Latin-1, which escaped would no longer be whitespace.
+const unicodeWhitespace = /[\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/
+
 registerHooks({
   load(url, context, nextLoad) {
     const loaded = nextLoad(url, context)
@@ -28,11 +34,11 @@ registerHooks({
 
 /** `source` without its types, from the directory when an earlier start stripped the same text. */
 function strippedOnce(source) {
-  const entry = new URL(`${createHash('sha256').update(process.version).update(source).digest('base64url')}.js`, strippedSourcesDirectory)
+  const entry = new URL(`${createHash('sha256').update(process.version).update(recipe).update(source).digest('base64url')}.js`, strippedSourcesDirectory)
   try {
     return readFileSync(entry, 'utf8')
   } catch {
-    const stripped = withoutExperimentalWarning(() => stripTypeScriptTypes(source, { mode: 'strip' }))
+    const stripped = latin1(withoutExperimentalWarning(() => stripTypeScriptTypes(source, { mode: 'strip' })))
     keep(entry, stripped)
     return stripped
   }
@@ -48,6 +54,21 @@ function keep(entry, stripped) {
   } catch {
     // Not kept: the next start strips this module again.
   }
+}
+
+/**
+ * `text` with every character past Latin-1 written as a \uXXXX escape. V8 keeps a module's source
+ * for its whole life, two bytes a character if a single one (an em dash in a comment, say) is past
+ * Latin-1: most of our sources are, and escaped they take half (docs/benchmarks.md#at-rest). An
+ * escape means the same character in a string, template, regular expression or identifier, and
+ * nothing in a comment; only a tagged template's raw text would differ, and columns on those lines
+ * shift in stack traces. A source with such whitespace is left as it is.
+ */
+function latin1(text) {
+  if (!/[\u0100-\uffff]/.test(text) || unicodeWhitespace.test(text)) return text
+  // After an odd run of backslashes the character was already escaped (`\—` is `—`): its
+  // backslash becomes the escape's own.
+  return text.replace(/(\\*)([\u0100-\uffff])/g, (_, slashes, char) => `${slashes}${slashes.length % 2 === 1 ? '' : '\\'}u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
 // stripTypeScriptTypes warns that it is experimental; the loader's own stripping, which it stands

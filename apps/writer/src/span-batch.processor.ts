@@ -1,7 +1,6 @@
 import type { Db } from '@tracewell/db'
 import { storeSpans, summariseAll, type StoreResult } from '@tracewell/write-path'
-import { InvalidSpanBatchJobError, type ProjectSpans } from '@tracewell/queue'
-import { UnrecoverableError } from 'bullmq'
+import { InvalidSpanBatchJobError, UnrecoverableError, type ProjectSpans } from '@tracewell/queue'
 import type { SpanPricer } from './span-pricer.ts'
 
 /** What a job came to: the spans it inserted, and those stored already. */

@@ -17,12 +17,14 @@ import {
   spanCountOf,
   sweepOrphanPayloads,
   withJobBodies,
+  UnrecoverableError,
+  Worker,
+  type Job,
   type QueueRedis,
   type QueueRedisTarget,
   type SpanBatchJob,
   type UnwritableShard,
 } from '@tracewell/queue'
-import { UnrecoverableError, Worker, type Job } from 'bullmq'
 import { Registry } from 'prom-client'
 import { BodyBudget } from './body-budget.ts'
 import { spanBatchMetrics, unwritableShardMetrics } from './span-batch.metrics.ts'

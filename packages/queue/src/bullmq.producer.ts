@@ -1,4 +1,4 @@
-import { Queue } from 'bullmq'
+import { Queue } from './bullmq-classes.ts'
 import type { Logger } from '@tracewell/logger'
 import { GroupCommit, groupBySpans } from './group-commit.ts'
 import { defaultSpanBatchJobOptions, spanBatchJobName } from './job-options.ts'

@@ -32,5 +32,6 @@ export {
 } from './project-job.queue.ts'
 export { createInProcessProjectJobQueue } from './in-process-project-job.queue.ts'
 export { repeatedErrorLog } from './repeated-error.log.ts'
+export { Queue, UnrecoverableError, Worker, type Job, type JobsOptions } from './bullmq-classes.ts'
 export { ShardWritability, type ShardWritabilityOptions, type UnwritableShard } from './shard-writability.ts'
 export { probeShard, probeWaitMs } from './replica-wait.ts'

@@ -1,4 +1,4 @@
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq'
+import { Queue, UnrecoverableError, Worker, type Job } from './bullmq-classes.ts'
 import type { Logger } from '@tracewell/logger'
 import { addJobTurns, endTurn, priorityOfTurn } from './project-turns.ts'
 import { createSpanBatchQueueConnection, isCluster, type QueueRedis, type QueueRedisTarget } from './redis-connection.ts'

@@ -1,6 +1,6 @@
 import { once } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { Queue } from 'bullmq'
+import { Queue } from './bullmq-classes.ts'
 import { createSpanBatchQueueConnection, isCluster, type QueueRedisTarget } from './redis-connection.ts'
 import { QueueNames } from './span-batch.contract.ts'
 import { spanBatchShards } from './span-batch.shards.ts'

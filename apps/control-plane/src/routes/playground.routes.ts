@@ -4,7 +4,6 @@ import { callChat, callCost, LlmCallError, llmCallSpan, openConnection, type Cha
 import { findLabelledPrompt, findLlmConnection, findProjectPromptset, findPromptVersion } from '@tracewell/db'
 import { compileTemplate, extractVariables, fillTemplate, missingVariables, promptMessages } from '@tracewell/llm-messages'
 import { noCost } from '@tracewell/llm-usage'
-import { storeSpans } from '@tracewell/write-path'
 import { BadRequestError, ServiceUnavailableError } from '@tracewell/http'
 import type { FastifyReply } from 'fastify'
 import type { Outbound } from '@tracewell/outbound'
@@ -106,6 +105,9 @@ export const playgroundRoutes: FastifyPluginAsyncTypebox<PlaygroundRoutesOptions
         request.log.warn({ connectionId: body.connectionId, error: failure.message, detail: failure.detail }, 'playground run failed')
       }
       const cost = answer === undefined ? noCost : await callCost(app.db, projectId, answer, new Date(startedAtMs))
+      // The write path (its COPY encoder, pg-copy-streams) loads with the first run, not with the
+      // control plane: only the playground stores spans here (docs/benchmarks.md#at-rest).
+      const { storeSpans } = await import('@tracewell/write-path')
       await storeSpans(app.db, [
         llmCallSpan({
           projectId,

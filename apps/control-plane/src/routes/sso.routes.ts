@@ -6,13 +6,12 @@ import { openSecret } from '@tracewell/auth'
 import { createSsoAttempt, findTeamById, findTeamSsoSettings, listTeamSsoProviders, ssoAttemptIsLive, takeSsoAttempt, type SsoAttempt } from '@tracewell/db'
 import { BadRequestError, NotFoundError, ServiceUnavailableError, UnauthorizedError } from '@tracewell/http'
 import { OutboundError, type Outbound } from '@tracewell/outbound'
-import * as oidc from 'openid-client'
 import type { FastifyRequest } from 'fastify'
 import { authorize } from '../accounts/authorize.ts'
 import { backToSignInOnFailure } from '../accounts/sso/back-to-sign-in.ts'
 import { accountOfIdentity, type AssertedIdentity } from '../accounts/sso/sso-accounts.ts'
 import { bindAttemptToBrowser, takeBrowserHash } from '../accounts/sso/sso-attempt-cookie.ts'
-import { errorChainMessage, OidcConfigurations } from '../accounts/sso/oidc-configurations.ts'
+import { errorChainMessage, OidcConfigurations, openIdClient } from '../accounts/sso/oidc-configurations.ts'
 import type { SsoOptions } from '../accounts/sso/sso-options.ts'
 import { notConfiguredMessage, resolveOidcProvider, teamProviderKey } from '../accounts/sso/sso-providers.ts'
 import { samlAttemptTtlMs, samlIdentity, samlPaths, samlServiceProvider } from '../accounts/sso/saml-service-provider.ts'
@@ -105,6 +104,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<SsoRoutesOptions> = async (app
       const teamId = request.query.team_id ?? null
       const provider = await resolveOidcProvider(app.db, sso, teamId, openTeamSecret)
       const configuration = await reachProvider(request, provider.settings.issuer, () => configurations.configurationOf(provider.settings))
+      const oidc = await openIdClient()
       const codeVerifier = oidc.randomPKCECodeVerifier()
       const state = oidc.randomState()
       const nonce = oidc.randomNonce()
@@ -155,6 +155,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<SsoRoutesOptions> = async (app
       if (request.query.error !== undefined) throw new UnauthorizedError(`The identity provider refused the sign-in: ${request.query.error}${request.query.error_description ? ` (${request.query.error_description})` : ''}`)
       const provider = await resolveOidcProvider(app.db, sso, attempt.teamId, openTeamSecret)
       const configuration = await reachProvider(request, provider.settings.issuer, () => configurations.configurationOf(provider.settings))
+      const oidc = await openIdClient()
       const callbackUrl = new URL(`${publicUrl}/api/auth/oidc/callback`)
       callbackUrl.search = new URL(request.url, 'http://callback').search
       const tokens = await reachProvider(request, provider.settings.issuer, () =>
@@ -316,7 +317,7 @@ async function reachProvider<T>(request: FastifyRequest, issuer: string, call: (
       request.log.warn({ err: error, issuer }, 'identity provider unreachable')
       throw new ServiceUnavailableError(`The identity provider ${issuer} cannot be reached: ${errorChainMessage(error)}`, 30)
     }
-    if (error instanceof oidc.ResponseBodyError) throw new UnauthorizedError(`The identity provider refused the sign-in: ${error.error}${error.error_description ? ` (${error.error_description})` : ''}`)
+    if (error instanceof (await openIdClient()).ResponseBodyError) throw new UnauthorizedError(`The identity provider refused the sign-in: ${error.error}${error.error_description ? ` (${error.error_description})` : ''}`)
     throw new UnauthorizedError(`The identity provider’s answer was refused: ${errorChainMessage(error)}`)
   }
 }

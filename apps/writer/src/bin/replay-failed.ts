@@ -13,9 +13,10 @@ import {
   renewPayload,
   spanBatchShards,
   spanCountOf,
+  Queue,
+  type Job,
   type SpanBatchJob,
 } from '@tracewell/queue'
-import { Queue, type Job } from 'bullmq'
 
 const config = loadConfigOrExit(ReplayConfigSchema)
 const listOnly = process.argv.includes('--list')

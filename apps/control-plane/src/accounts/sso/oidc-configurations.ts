@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Outbound } from '@tracewell/outbound'
-import * as oidc from 'openid-client'
+import type * as Oidc from 'openid-client'
 import type { OidcProviderSettings } from './sso-options.ts'
 
 // openid-client Configurations (a provider's discovered metadata and our client at it), one per
@@ -8,14 +8,21 @@ import type { OidcProviderSettings } from './sso-options.ts'
 // call to a provider goes through the outbound guard: a team's owner names its issuer, and must
 // not be able to point the control plane at an internal address.
 
+/**
+ * openid-client and jose, loaded with the first OIDC request rather than with the control plane,
+ * as node-saml is: most never see one (docs/benchmarks.md#at-rest). A broken install still fails
+ * that first request loudly, naming the module.
+ */
+export const openIdClient = (): Promise<typeof Oidc> => import('openid-client')
+
 /** How long discovered metadata is trusted; a provider that rotates endpoints is seen within it. */
 const discoveryTtlMs = 5 * 60_000
 /** One call to a provider (discovery, keys, token) at most. */
 const providerCallTimeoutMs = 10_000
 
 export class OidcConfigurations {
-  readonly #fetch: oidc.CustomFetch
-  readonly #cache = new Map<string, { at: number; configuration: Promise<oidc.Configuration> }>()
+  readonly #fetch: Oidc.CustomFetch
+  readonly #cache = new Map<string, { at: number; configuration: Promise<Oidc.Configuration> }>()
 
   constructor(outbound: Outbound) {
     const fetchWithin = outbound.fetchWithin(providerCallTimeoutMs)
@@ -23,7 +30,7 @@ export class OidcConfigurations {
   }
 
   /** The provider's Configuration; rejects when it cannot be reached or its discovery is not valid. */
-  configurationOf(provider: Pick<OidcProviderSettings, 'issuer' | 'clientId' | 'clientSecret'>): Promise<oidc.Configuration> {
+  configurationOf(provider: Pick<OidcProviderSettings, 'issuer' | 'clientId' | 'clientSecret'>): Promise<Oidc.Configuration> {
     const key = createHash('sha256').update(JSON.stringify([provider.issuer, provider.clientId, provider.clientSecret])).digest('hex')
     const cached = this.#cache.get(key)
     if (cached !== undefined && Date.now() - cached.at < discoveryTtlMs) return cached.configuration
@@ -33,7 +40,8 @@ export class OidcConfigurations {
     return configuration
   }
 
-  async #discover(provider: Pick<OidcProviderSettings, 'issuer' | 'clientId' | 'clientSecret'>): Promise<oidc.Configuration> {
+  async #discover(provider: Pick<OidcProviderSettings, 'issuer' | 'clientId' | 'clientSecret'>): Promise<Oidc.Configuration> {
+    const oidc = await openIdClient()
     const clientAuth = provider.clientSecret === null ? oidc.None() : oidc.ClientSecretBasic(provider.clientSecret)
     // http:// issuers are for providers on a private network or a developer's machine; openid-client
     // refuses them unless told.
