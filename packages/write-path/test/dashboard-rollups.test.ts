@@ -4,6 +4,7 @@ import { deleteSummariesOfWindow, histogramPercentileMs, MAX_SERIES_GROUPS, metr
 import { engines } from '@tracewell/db/testing'
 import { storeSpans, summariseAll, summaryMismatches } from '../src/index.ts'
 import { chatSpan } from './support/chat-span.ts'
+import { addHistogram } from './support/histogram-sums.ts'
 
 // What dashboards read at scale (issue 45 §3): the 50 groups a grouping by user or session keeps,
 // chosen where the rows are; percentiles computed there; users and sessions over whole days from
@@ -116,11 +117,7 @@ for (const engine of engines) {
           from usage_rollups where project_id = 'dash' and dimension = ${dimension} and hour >= ${window.from} and hour < ${window.to} and cardinality(durations) > 0`.execute(db)
         // The hourly rows' histograms summed by point and value, and by value over the window, here.
         const histograms = new Map<string, Map<number, number>>()
-        const add = (key: string, row: (typeof rows)[number]) => {
-          const histogram = histograms.get(key) ?? new Map<number, number>()
-          row.counts.forEach((n, o) => histogram.set(row.lo + o, (histogram.get(row.lo + o) ?? 0) + n))
-          histograms.set(key, histogram)
-        }
+        const add = (key: string, row: (typeof rows)[number]) => addHistogram(histograms, key, row)
         for (const row of rows) {
           add(`${Math.floor((row.hour.getTime() - day0) / (hours * hourMs))}/${row.value}`, row)
           add(`window/${row.value}`, row)
@@ -204,11 +201,7 @@ for (const engine of engines) {
           select value, array_lower(durations, 1) as lo, durations[array_lower(durations, 1):array_upper(durations, 1)] as counts
           from usage_rollups where project_id = 'long' and dimension = 'session' and hour >= ${start} and hour < ${new Date(to)} and cardinality(durations) > 0`.execute(db)
         const histograms = new Map<string, Map<number, number>>()
-        for (const row of rows) {
-          const histogram = histograms.get(row.value) ?? new Map<number, number>()
-          row.counts.forEach((n, o) => histogram.set(row.lo + o, (histogram.get(row.lo + o) ?? 0) + n))
-          histograms.set(row.value, histogram)
-        }
+        for (const row of rows) addHistogram(histograms, row.value, row)
         const ranked = [...histograms].map(([value, histogram]) => ({ value, figure: histogramPercentileMs(histogram, 0.95) ?? 0 }))
           .sort((a, b) => b.figure - a.figure || (a.value < b.value ? -1 : 1)).slice(0, MAX_SERIES_GROUPS).map(({ value }) => value)
         assert.deepEqual(await groups('long', 'latency_p95', new Date(from), new Date(to)), ranked, `latency_p95 from ${new Date(from).toISOString()}`)

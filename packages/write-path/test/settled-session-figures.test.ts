@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { histogramPercentileMs, MAX_SERIES_GROUPS, metricSeries, sql, withStatementTimeout, type Db, type Metric, type SpanInsert } from '@tracewell/db'
 import { engines } from '@tracewell/db/testing'
 import { storeSpans, summariseAll, summaryMismatches } from '../src/index.ts'
+import { addHistogram } from './support/histogram-sums.ts'
 
 // session_figures holds the sessions' rows of the settled hours only (migration 2026-12-06T1600):
 // the fold does not write it for the current day's, the dashboards read those hours from their
@@ -126,11 +127,7 @@ async function p95Ranking(db: Db, from: number, to: number): Promise<string[]> {
     select value, array_lower(durations, 1) as lo, durations[array_lower(durations, 1):array_upper(durations, 1)] as counts
     from usage_rollups where project_id = 'open' and dimension = 'session' and hour >= ${new Date(from)} and hour < ${new Date(to)} and cardinality(durations) > 0`.execute(db)
   const histograms = new Map<string, Map<number, number>>()
-  for (const row of rows) {
-    const histogram = histograms.get(row.value) ?? new Map<number, number>()
-    row.counts.forEach((n, o) => histogram.set(row.lo + o, (histogram.get(row.lo + o) ?? 0) + n))
-    histograms.set(row.value, histogram)
-  }
+  for (const row of rows) addHistogram(histograms, row.value, row)
   return [...histograms].map(([value, histogram]) => ({ value, figure: histogramPercentileMs(histogram, 0.95) ?? 0 }))
     .sort((a, b) => b.figure - a.figure || (a.value < b.value ? -1 : 1)).slice(0, MAX_SERIES_GROUPS).map(({ value }) => value)
 }

@@ -4,6 +4,7 @@ import { deleteSummariesOfWindow, histogramPercentileMs, MAX_SERIES_GROUPS, metr
 import { engines } from '@tracewell/db/testing'
 import { storeSpans, summariseAll, summaryMismatches } from '../src/index.ts'
 import { chatSpan } from './support/chat-span.ts'
+import { addHistogram } from './support/histogram-sums.ts'
 
 // Users ranked over windows of weeks (issue 45 §3): a user's rows of the week (user_week_figures,
 // migration 2026-12-06T1610), kept by a trigger on their rows of the day, and windows read as
@@ -80,11 +81,7 @@ for (const engine of engines) {
           select hour, value, array_lower(durations, 1) as lo, durations[array_lower(durations, 1):array_upper(durations, 1)] as counts
           from usage_rollups where project_id = 'weeks' and dimension = 'user' and hour >= ${new Date(from)} and hour < ${new Date(to)} and cardinality(durations) > 0`.execute(db)
         const histograms = new Map<string, Map<number, number>>()
-        const add = (key: string, row: (typeof rows)[number]) => {
-          const histogram = histograms.get(key) ?? new Map<number, number>()
-          row.counts.forEach((n, o) => histogram.set(row.lo + o, (histogram.get(row.lo + o) ?? 0) + n))
-          histograms.set(key, histogram)
-        }
+        const add = (key: string, row: (typeof rows)[number]) => addHistogram(histograms, key, row)
         for (const row of rows) {
           add(`${Math.floor((row.hour.getTime() - from) / (6 * hourMs))}/${row.value}`, row)
           add(`window/${row.value}`, row)
