@@ -62,7 +62,11 @@ describe('what the service bundles leave to Node', () => {
     const { isExternal } = (await import(config)) as { isExternal: (id: string, importer?: string) => boolean }
     // A workspace with a copy of its own (another major version than the root's, say) and that
     // copy's own dependency beside it, as npm lays them out.
-    const workspace = mkdtempSync(join(repoRoot, 'node_modules/.cache/bundle-externals-'))
+    // Under the repository, so that the config's resolution walks up from it as from a workspace;
+    // node_modules/.cache is not there in a fresh install until something writes to it.
+    const cache = join(repoRoot, 'node_modules/.cache')
+    mkdirSync(cache, { recursive: true })
+    const workspace = mkdtempSync(join(cache, 'bundle-externals-'))
     after(() => rmSync(workspace, { recursive: true, force: true }))
     for (const name of ['own-copy', 'its-dependency']) mkdirSync(join(workspace, 'node_modules', name), { recursive: true })
     const copy = join(workspace, 'node_modules/own-copy/index.js')
