@@ -3,6 +3,7 @@ import { serviceFields } from './derived-fields.ts'
 import { limitSpan } from './span-limits.ts'
 import type { AttributeMap, SpanEventRecord, SpanLinkRecord, SpanRecord } from './span-record.ts'
 import type { SpanTimes } from './times.ts'
+import { keyField } from './key-field-limit.ts'
 
 /**
  * What every span of one resource and scope shares. Built once per resource/scope, so the
@@ -67,11 +68,16 @@ export function buildSpanRecord(origin: SpanOrigin, span: SpanFields): SpanRecor
     scopeVersion: origin.scopeVersion,
     events,
     links,
-    serviceName: origin.serviceName,
+    serviceName: keyField(origin.serviceName),
     serviceVersion: origin.serviceVersion,
     // Every derived field as @tracewell/llm-usage derives it: a field added there is stored
-    // with no change here (docs/architecture.md#span-columns).
+    // with no change here (docs/architecture.md#span-columns); those that are index keys bounded.
     ...fields,
+    llmModel: keyField(fields.llmModel),
+    llmResponseModel: keyField(fields.llmResponseModel),
+    llmVendor: keyField(fields.llmVendor),
+    sessionId: keyField(fields.sessionId),
+    userId: keyField(fields.userId),
     ...cost,
     durationNs: times.durationNs,
   }

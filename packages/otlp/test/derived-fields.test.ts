@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { decodeJsonTraces } from '../src/index.ts'
+import { decodeJsonTraces, MAX_KEY_FIELD_LENGTH, TRUNCATION_MARKER } from '../src/index.ts'
 import type { SpanRecord } from '../src/index.ts'
 
 // The query columns derived from attributes, with their precedence.
@@ -76,5 +76,21 @@ describe('derived fields', () => {
   it('leave the cost to the writer when the caller reported none', () => {
     const span = decodeWith({ 'gen_ai.request.model': s('gpt-4o'), 'gen_ai.usage.input_tokens': i(100) })
     assert.deepEqual([span.inputCostUsd, span.outputCostUsd, span.totalCostUsd, span.costSource], [null, null, null, null])
+  })
+
+  it('cut the fields that are index keys to MAX_KEY_FIELD_LENGTH, with the marker, and keep the whole value in the attributes', () => {
+    // Four bytes of UTF-8 a character: the longest a cut value can be in bytes.
+    const long = '\u{1F600}'.repeat(3000)
+    const span = decodeWith({
+      'gen_ai.provider.name': s(long), 'gen_ai.request.model': s(long), 'gen_ai.response.model': s(`${long}!`), 'session.id': s(long), 'user.id': s(long),
+    }, { 'service.name': s(long) })
+    for (const field of ['serviceName', 'llmVendor', 'llmModel', 'llmResponseModel', 'sessionId', 'userId'] as const) {
+      const value = span[field] as string
+      assert.equal(value.length, MAX_KEY_FIELD_LENGTH, field)
+      assert.ok(value.endsWith(`${TRUNCATION_MARKER}${long.length + (field === 'llmResponseModel' ? 1 : 0)}]`), field)
+      assert.ok(Buffer.byteLength(value) <= 3 * MAX_KEY_FIELD_LENGTH, field)
+    }
+    assert.equal((span.attributes['gen_ai.request.model'] as { stringValue: string }).stringValue, long)
+    assert.equal(decodeWith({ 'user.id': s('u'.repeat(MAX_KEY_FIELD_LENGTH)) }).userId, 'u'.repeat(MAX_KEY_FIELD_LENGTH))
   })
 })

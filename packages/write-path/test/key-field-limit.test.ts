@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { sql, type Db, type SpanInsert } from '@tracewell/db'
+import { engines } from '@tracewell/db/testing'
+import { MAX_KEY_FIELD_LENGTH } from '@tracewell/otlp'
+import { storeSpans, summariseAll, summaryMismatches } from '../src/index.ts'
+
+// A derived field that is an index key is cut at decode to MAX_KEY_FIELD_LENGTH (@tracewell/otlp):
+// the longest it can then be in bytes (three a UTF-16 code unit) must fold, in every field at
+// once, since a fold that fails is claimed again by every later fold, for every project.
+
+// Three bytes each and no repeat, so that Postgres cannot compress the index entries.
+const longest = Array.from({ length: MAX_KEY_FIELD_LENGTH }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20_000))).join('')
+
+for (const engine of engines) {
+  describe(`the longest key fields on ${engine.name}`, () => {
+    let db: Db
+    let drop: () => Promise<void>
+    before(async () => {
+      ;({ db, drop } = await engine.open())
+      await sql`insert into teams (id, name) values ('t', 't')`.execute(db)
+      await sql`insert into projects (id, team_id, name) values ('keys', 't', 'keys')`.execute(db)
+    })
+    after(() => drop())
+
+    it('stores and folds a span whose model, vendor, service, user and session are all as long as a cut leaves them', async () => {
+      const start = BigInt(Date.now()) * 1_000_000n
+      const span: SpanInsert = {
+        projectId: 'keys', traceId: '1'.padStart(32, '0'), spanId: '1'.padStart(16, '0'), parentSpanId: null,
+        name: 'op', kind: 1, startTimeUnixNano: String(start), endTimeUnixNano: String(start + 1_000_000n), durationNs: '1000000', traceState: null,
+        statusCode: 0, statusMessage: null, serviceName: `s${longest}`.slice(0, -1), serviceVersion: null, scopeName: null, scopeVersion: null,
+        llmVendor: `v${longest}`.slice(0, -1), llmModel: `m${longest}`.slice(0, -1), llmResponseModel: `r${longest}`.slice(0, -1), llmRequestType: null,
+        inputTokens: 1, outputTokens: 1, totalTokens: 2, totalCostUsd: null,
+        sessionId: `x${longest}`.slice(0, -1), userId: `u${longest}`.slice(0, -1), resourceAttributes: {}, events: [], links: [], attributes: {},
+      }
+      await storeSpans(db, [span])
+      await summariseAll(db)
+      const { rows } = await sql<{ user_id: string; session_id: string }>`select user_id, session_id from trace_summaries where project_id = 'keys'`.execute(db)
+      assert.deepEqual(rows, [{ user_id: span.userId, session_id: span.sessionId }])
+      assert.deepEqual(await summaryMismatches(db, 'keys'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
+    })
+  })
+}
