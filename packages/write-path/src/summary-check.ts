@@ -138,7 +138,8 @@ async function traceRollupMismatches(db: Executor, projectId: string): Promise<n
       select t.*, k.dimension, k.value from t cross join lateral tracewell_trace_whole_keys(t.session_id, t.prompts, t.tags) as k
       where not ('tracewell' = any(t.services))
       union all
-      select t.*, 'shape', tracewell_trace_shape(t.models, t.response_models, t.vendors, t.services) from t where t.service_name is distinct from 'tracewell'
+      select * from (select t.*, 'shape', tracewell_trace_shape(t.models, t.response_models, t.vendors, t.services) as value from t
+        where t.service_name is distinct from 'tracewell') as shaped where value is not null
     ),
     r as (
       select dimension, hour, value, count(*)::integer as traces, (count(*) filter (where error_count > 0))::integer as error_traces,

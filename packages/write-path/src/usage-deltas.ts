@@ -217,7 +217,8 @@ export class UsageCombinationMerge {
       this.#countEach(trace.project_id, TRACEWELL_VENDOR, hour, trace.vendors, count)
     }
     const whole = { ...count, trace }
-    if (trace.service_name !== TRACEWELL_SERVICE) this.#count(trace.project_id, TRACE_SHAPE_DIMENSION, hour, traceShapeKey(trace), whole)
+    const shape = trace.service_name === TRACEWELL_SERVICE ? null : traceShapeKey(trace)
+    if (shape !== null) this.#count(trace.project_id, TRACE_SHAPE_DIMENSION, hour, shape, whole)
     // The rows of the whole trace are the application's alone: Tracewell's own traces never count there.
     if (trace.services.includes(TRACEWELL_SERVICE)) return
     this.#count(trace.project_id, 'session', hour, trace.session_id ?? '', whole)

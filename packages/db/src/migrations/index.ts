@@ -73,6 +73,7 @@ export const migrations: Record<string, LazyMigration> = {
   '2026-12-06T1610-user-week-figures': lazy(() => import('./2026-12-06T1610-user-week-figures.ts')),
   '2026-12-06T1620-trace-shapes': lazy(() => import('./2026-12-06T1620-trace-shapes.ts')),
   '2026-12-06T1621-user-day-hours': lazy(() => import('./2026-12-06T1621-user-day-hours.ts')),
+  '2026-12-06T2140-trace-shape-width': lazy(() => import('./2026-12-06T2140-trace-shape-width.ts')),
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
