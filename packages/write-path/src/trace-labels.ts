@@ -1,4 +1,5 @@
 import type { SpanInsert } from '@tracewell/db'
+import { keyField } from '@tracewell/otlp'
 
 // The prompts and tags a span gives its trace, which dashboards group by (issue 45: groupBy
 // prompt, "promptset and version", and tag). Read where the writer folds a span into its trace's
@@ -19,12 +20,10 @@ const TAG_SOURCES = ['langfuse.trace.tags', 'tag.tags']
 type AttributeMap = SpanInsert['attributes']
 type AnyValue = AttributeMap[string]
 
-/** A tag or a prompt longer than this is cut there: a label, not a document. */
-const MAX_LABEL = 200
-
 function scalar(value: AnyValue | undefined): string | null {
   if (value === undefined) return null
-  if ('stringValue' in value) return value.stringValue === '' ? null : value.stringValue.slice(0, MAX_LABEL)
+  // A label, not a document, and a key of the rollups' index: cut as the span's model is.
+  if ('stringValue' in value) return value.stringValue === '' ? null : keyField(value.stringValue)
   if ('intValue' in value) return value.intValue
   if ('doubleValue' in value) return String(value.doubleValue)
   return null
@@ -47,8 +46,8 @@ export function spanTags(attributes: AttributeMap | undefined): string[] {
   const tags: string[] = []
   const add = (tag: unknown) => {
     if (typeof tag !== 'string' || tag === '') return
-    const label = tag.slice(0, MAX_LABEL)
-    if (!tags.includes(label)) tags.push(label)
+    const label = keyField(tag)
+    if (label !== null && !tags.includes(label)) tags.push(label)
   }
   for (const key of TAG_SOURCES) {
     const value = attributes[key]

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { MAX_KEY_FIELD_LENGTH } from '@tracewell/otlp'
 import { spanPrompt, spanTags } from '../src/trace-labels.ts'
 
 // The prompts and tags a span gives its trace (dashboards' groupBy prompt and tag).
@@ -18,7 +19,14 @@ describe('trace labels', () => {
     assert.deepEqual(spanTags({ 'tag.tags': { stringValue: '["a", "b", 3]' } }), ['a', 'b'])
     assert.deepEqual(spanTags({ 'tag.tags': { stringValue: 'solo' }, 'langfuse.trace.tags': { arrayValue: { values: [{ stringValue: 'solo' }] } } }), ['solo'])
     assert.deepEqual(spanTags({ 'tag.tags': { stringValue: '[not json' } }), ['[not json'])
-    assert.equal(spanTags({ 'tag.tags': { stringValue: 'x'.repeat(500) } })[0]?.length, 200)
     assert.deepEqual(spanTags({ 'tag.tags': { boolValue: true } }), [])
+  })
+
+  it('cuts a long tag or prompt as the span’s model is cut, marked with its length', () => {
+    const [tag] = spanTags({ 'tag.tags': { stringValue: 'x'.repeat(500) } })
+    assert.equal(tag?.length, MAX_KEY_FIELD_LENGTH)
+    assert.match(tag ?? '', /^x+…\[truncated by Tracewell; original length 500\]$/)
+    const prompt = spanPrompt({ 'tracewell.prompt.promptset_id': { stringValue: 'p'.repeat(300) }, 'tracewell.prompt.version': { intValue: '3' } })
+    assert.match(prompt ?? '', /^p+…\[truncated by Tracewell; original length 300\]:3$/)
   })
 })
