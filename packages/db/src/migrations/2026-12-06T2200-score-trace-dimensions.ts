@@ -46,8 +46,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       session_id text,
       primary key (project_id, score_id)
     )`.execute(db)
-  // The metric engine's read: a score name's rows over a window.
-  await sql`create index score_dimensions_name_created_idx on score_dimensions (project_id, name, created_at)`.execute(db)
+  // The metric engine's read: a score name's rows over a window, every column it reads included, so
+  // that it is an index-only scan of the project's range (the table's pages hold every project's
+  // rows, and a month's 42,000 of bench:dashboards' project were read from all 6,400 of them).
+  await sql`
+    create index score_dimensions_name_created_idx on score_dimensions (project_id, name, created_at)
+    include (value, summarised, service_name, models, response_models, vendors, services, prompts, tags, user_id, session_id)`.execute(db)
   // The fold's: the rows of the traces whose dimensions changed, and those still unknown (few).
   await sql`create index score_dimensions_trace_idx on score_dimensions (project_id, trace_id) where trace_id is not null`.execute(db)
   await sql`create index score_dimensions_unknown_idx on score_dimensions (project_id, trace_id) where not summarised`.execute(db)
