@@ -21,8 +21,9 @@ import type { AnyDb } from './any-db.ts'
 // The metric engine reads a row whose dimensions are unknown through the summaries' join, as
 // before: a score that arrived before its trace, or since the last fold, is counted right.
 //
-// The backfill looks each score's trace up once (the bench's 125,000 scores: see
-// docs/benchmarks.md); run it with the writers stopped, as the summary migrations.
+// The backfill looks each score's trace up once: 48 s for the 126,511 scores of bench:dashboards'
+// 10-million-span seed at load 14 (docs/benchmarks.md), 125 MB with the indexes. Run it with the
+// writers stopped, as the summary migrations.
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
