@@ -27,7 +27,7 @@ import { performance } from 'node:perf_hooks'
 import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
 import { ControlPlaneConfigSchema, loadConfig, testEnvironment } from '@tracewell/config'
 import { buildApp } from '@tracewell/control-plane'
-import { backfillActiveDays, backfillTraceRollups, backfillTraceShapes, backfillUserDayFigures, backfillUserDayHours, createDb, createProject, createTeam, insertApiKey, METRIC_GROUPS, metricQueryProblem, METRICS, migrateToLatest, rollupsAnswerQuery, sql, type Db } from '@tracewell/db'
+import { backfillActiveDays, backfillScoreDimensions, backfillTraceRollups, backfillTraceShapes, backfillUserDayFigures, backfillUserDayHours, createDb, createProject, createTeam, insertApiKey, METRIC_GROUPS, metricQueryProblem, METRICS, migrateToLatest, rollupsAnswerQuery, sql, type Db } from '@tracewell/db'
 import { createDayPartitions, dayMs } from './seed-llm-spans.ts'
 import { percentile } from './statistics.ts'
 
@@ -155,7 +155,7 @@ try {
   }
   const sizes = await sql<{ name: string; size: string; rows: string }>`
     select t.name, pg_size_pretty(sum(pg_total_relation_size(p.relid))) as size
-    from unnest(array['trace_summaries', 'usage_rollups', 'scores', 'score_rollups']) as t(name)
+    from unnest(array['trace_summaries', 'usage_rollups', 'scores', 'score_rollups', 'score_dimensions']) as t(name)
     cross join lateral (select t.name::regclass as relid union select relid from pg_partition_tree(t.name::regclass)) p
     group by t.name order by t.name`.execute(db)
   log(`\ntable sizes (with indexes): ${sizes.rows.map((row) => `${row.name} ${row.size}`).join(', ')}`)
@@ -235,6 +235,9 @@ async function seed(projectIds: string[], now: number): Promise<void> {
   began = performance.now()
   await backfillTraceShapes(db)
   log(`rows of the traces' shapes (backfillTraceShapes, as migration 2026-12-06T1620) in ${fmt((performance.now() - began) / 1000)} s`)
+  began = performance.now()
+  await backfillScoreDimensions(db)
+  log(`scores with their traces' dimensions (backfillScoreDimensions, as migration 2026-12-06T2200) in ${fmt((performance.now() - began) / 1000)} s`)
   began = performance.now()
   await sql`vacuum analyze`.execute(db)
   log(`analyse in ${fmt((performance.now() - began) / 1000)} s`)

@@ -390,6 +390,30 @@ export interface ScoreRollupsTable {
   value_sum: number
 }
 
+/**
+ * A score with a value, and its trace's dimensions as its summary holds them once `summarised`
+ * (null when it has no trace), kept by triggers on scores and by the fold (migration 2026-12-06T2200).
+ */
+export interface ScoreDimensionsTable {
+  project_id: string
+  score_id: string
+  name: string
+  created_at: Date
+  value: number
+  trace_id: string | null
+  summarised: boolean
+  sought: Generated<boolean>
+  service_name: string | null
+  models: string[] | null
+  response_models: string[] | null
+  vendors: string[] | null
+  services: string[] | null
+  prompts: string[] | null
+  tags: string[] | null
+  user_id: string | null
+  session_id: string | null
+}
+
 /** What a stored batch adds to the summaries, until the summariser folds it in (write-path). */
 export interface SummaryDeltasTable {
   id: Generated<Int8>
@@ -903,6 +927,7 @@ export interface Database {
   score_configs: ScoreConfigsTable
   scores: ScoresTable
   score_rollups: ScoreRollupsTable
+  score_dimensions: ScoreDimensionsTable
   session_figures: SessionFiguresTable
   user_week_figures: UserWeekFiguresTable
   session_figures_settled: SessionFiguresSettledTable
@@ -1106,6 +1131,11 @@ export const declaredColumns: DeclaredColumns = {
     evaluator_id: nullable, created_at: notNull, updated_at: notNull,
   },
   score_rollups: { project_id: notNull, name: notNull, hour: notNull, scores: notNull, value_sum: notNull },
+  score_dimensions: {
+    project_id: notNull, score_id: notNull, name: notNull, created_at: notNull, value: notNull, trace_id: nullable, summarised: notNull, sought: notNull,
+    service_name: nullable, models: nullable, response_models: nullable, vendors: nullable, services: nullable, prompts: nullable, tags: nullable,
+    user_id: nullable, session_id: nullable,
+  },
   session_figures: {
     project_id: notNull, session_id: notNull, first_hour: notNull, last_hour: notNull, first_day: notNull, traces: notNull, error_traces: notNull,
     spans: notNull, errors: notNull, input_tokens: notNull, output_tokens: notNull, cost_usd: notNull, durations: notNull, open_from: nullable,

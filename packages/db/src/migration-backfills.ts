@@ -48,6 +48,10 @@ export async function backfillUserDayHours(db: AnyDb): Promise<void> {
   await (await import('./migrations/2026-12-06T1621-user-day-hours.ts')).backfillUserDayHours(db)
 }
 
+export async function backfillScoreDimensions(db: AnyDb): Promise<void> {
+  await (await import('./migrations/2026-12-06T2200-score-trace-dimensions.ts')).backfillScoreDimensions(db)
+}
+
 export async function nullUnknownTokenCounts(db: AnyDb): Promise<void> {
   await (await import('./migrations/2026-11-26T2310-unknown-token-counts.ts')).nullUnknownTokenCounts(db)
 }

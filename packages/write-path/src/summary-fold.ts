@@ -1,4 +1,4 @@
-import { addWordsToTextBlocks, recomputeSessions, sql, toStorableJson, transactionWithClient, wordsByBlock, wordsOfStoredTraces, type Db, type Executor, type TextBlockWords } from '@tracewell/db'
+import { addWordsToTextBlocks, keepScoreDimensions, recomputeSessions, sql, toStorableJson, transactionWithClient, wordsByBlock, wordsOfStoredTraces, type Db, type Executor, type TextBlockWords } from '@tracewell/db'
 import type pg from 'pg'
 import { textBlockOf, TextFilterWords } from '@tracewell/text-filter'
 import { textArrayLiteral } from './array-literal.ts'
@@ -109,6 +109,8 @@ export async function foldInTransaction(db: Db, trx: Executor, client: pg.PoolCl
   const rewritten = new Set<TraceDelta>()
   /** Stored rows of an earlier day, which move to today's partition. */
   const moved: Array<{ project_id: string; trace_id: string; fold_day: string }> = []
+  /** Stored traces whose dimensions changed: their scores' rows take the new ones (keepScoreDimensions). */
+  const redimensioned: Array<{ project_id: string; trace_id: string }> = []
   for (const [key, delta] of traces) {
     const before = stored.get(key)
     if (before === undefined) {
@@ -128,6 +130,7 @@ export async function foldInTransaction(db: Db, trx: Executor, client: pg.PoolCl
     // cancel out for a trace whose start and values did not change.
     usage.countTrace(summary, -1)
     usage.countTrace(after, 1)
+    if (dimensionsChanged(summary, after)) redimensioned.push({ project_id: after.project_id, trace_id: after.trace_id })
   }
   await words.readMissing(trx, rows)
 
@@ -201,6 +204,7 @@ export async function foldInTransaction(db: Db, trx: Executor, client: pg.PoolCl
       latency = array(select x + y from unnest(u.latency, excluded.latency) as l(x, y))`.execute(trx)
 
   await addWordsToTextBlocks(trx, words.byBlock(rows))
+  await keepScoreDimensions(trx, today, redimensioned)
 
   const sessions = new Map<string, { project_id: string; session_id: string }>()
   for (const row of rows) if (row.session_id !== null) sessions.set(`${row.project_id}\u0000${row.session_id}`, { project_id: row.project_id, session_id: row.session_id })
@@ -322,6 +326,15 @@ class TraceWords {
   byBlock(rows: readonly TraceDelta[]): TextBlockWords[] {
     return wordsByBlock(rows.map((row) => ({ projectId: row.project_id, startMs: Date.parse(row.start_time), words: this.of(row) })))
   }
+}
+
+/** Whether a trace's dimensions its scores' rows copy (score_dimensions) differ, arrays in order (as stored). */
+function dimensionsChanged(before: TraceDelta, after: TraceDelta): boolean {
+  const sameArray = (a: readonly string[] | null | undefined, b: readonly string[] | null | undefined) =>
+    (a ?? []).length === (b ?? []).length && (a ?? []).every((value, i) => value === (b ?? [])[i])
+  return before.service_name !== after.service_name || before.user_id !== after.user_id || before.session_id !== after.session_id
+    || !sameArray(before.models, after.models) || !sameArray(before.response_models, after.response_models) || !sameArray(before.vendors, after.vendors)
+    || !sameArray(before.services, after.services) || !sameArray(before.prompts, after.prompts) || !sameArray(before.tags, after.tags)
 }
 
 const keyOf = (trace: Pick<TraceDelta, 'project_id' | 'trace_id'>): string => `${trace.project_id}\u0000${trace.trace_id}`

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { METRIC_GROUPS, METRICS, metricSeries, metricValue, sql, type Db, type Metric, type MetricGroup, type SpanInsert } from '@tracewell/db'
+import { METRIC_GROUPS, METRICS, metricSeries, metricValue, sql, type Db, type Metric, type MetricGroup, type SpanInsert, type TraceFilterParams } from '@tracewell/db'
 import { engines } from '@tracewell/db/testing'
-import { storeSpans, summariseAll } from '../src/index.ts'
+import { storeSpans, summariseAll, summaryMismatches } from '../src/index.ts'
 
 // The metric engine (metric-series.repository.ts) against figures computed by hand from the traces below.
 
@@ -59,6 +59,39 @@ const SPANS: SpanSpec[] = [
   { trace: 'd', span: 'd1', startMin: 40, durationMs: 900, service: 'tracewell', model: 'gpt-4o', vendor: 'openai', cost: 5, input: 1000, output: 1000, prompt: ['judge', 1], tags: ['beta'] },
   { trace: 'e', span: 'e1', startMin: 90, durationMs: 200, model: 'gpt-4o', vendor: 'openai', cost: 0.05, input: 1, output: 1, user: 'u3', session: 's3', prompt: ['support', 2] },
 ]
+
+/**
+ * score_avg of 'quality' as the summaries say, computed here: each score with its trace's summary
+ * (none without one), Tracewell's own traces left out, by a group (each of a trace's models,
+ * vendors, services, prompts and tags; none for a trace without one) or under a filter (`all`).
+ */
+async function scoreAverages(db: Db, groupBy: MetricGroup | undefined, filter: TraceFilterParams = {}): Promise<Record<string, number>> {
+  const { rows } = await sql<{ value: number; service_name: string | null; models: string[] | null; response_models: string[] | null; vendors: string[] | null; services: string[] | null; prompts: string[] | null; tags: string[] | null; user_id: string | null; session_id: string | null }>`
+    select s.value, t.service_name, t.models, t.response_models, t.vendors, t.services, t.prompts, t.tags, t.user_id, t.session_id
+    from scores s left join trace_summaries t on t.project_id = s.project_id and t.trace_id = s.trace_id
+    where s.project_id = 'metrics' and s.name = 'quality' and s.value is not null`.execute(db)
+  const sums = new Map<string, { sum: number; n: number }>()
+  const lower = (values: string[] | null | undefined) => (values ?? []).map((v) => v.toLowerCase())
+  for (const row of rows) {
+    if (row.service_name === 'tracewell') continue
+    if (filter.model !== undefined && ![...lower(row.models), ...lower(row.response_models)].includes(filter.model.toLowerCase())) continue
+    if (filter.vendor !== undefined && !lower(row.vendors).includes(filter.vendor.toLowerCase())) continue
+    if (filter.service !== undefined && !(row.services ?? []).includes(filter.service)) continue
+    if (filter.user !== undefined && row.user_id !== filter.user) continue
+    if (filter.session !== undefined && row.session_id !== filter.session) continue
+    const each = (values: string[] | null) => ((values ?? []).length === 0 ? ['none'] : (values as string[]))
+    const groups = groupBy === undefined ? ['all']
+      : groupBy === 'user' ? [row.user_id ?? 'none'] : groupBy === 'session' ? [row.session_id ?? 'none']
+      : each(row[({ model: 'models', vendor: 'vendors', service: 'services', prompt: 'prompts', tag: 'tags' } as const)[groupBy as 'model']])
+    for (const group of groups) {
+      const into = sums.get(group) ?? { sum: 0, n: 0 }
+      into.sum += row.value
+      into.n += 1
+      sums.set(group, into)
+    }
+  }
+  return Object.fromEntries([...sums].map(([group, { sum, n }]) => [group, sum / n]))
+}
 
 const firstHour = { from: new Date(hour0), to: new Date(hour0 + 3_600_000) }
 const twoHours = { from: new Date(hour0), to: new Date(hour0 + 2 * 3_600_000) }
@@ -203,6 +236,52 @@ for (const engine of engines) {
         ('metrics', 'e', ${'e'.padStart(32, '0')}, 'pending', ${new Date(hour0 + 60_000)})`.execute(db)
       const rate = await value('judge_failure_rate')
       assert.ok(rate !== null && Math.abs(rate - 2 / 3) < 1e-9, String(rate))
+    })
+
+    it('averages scores by a group of their traces, or with a filter of those, as the summaries say, whatever came first', async () => {
+      const quality = (id: string, trace: string | null, value: number, minute: number, session: string | null = null) =>
+        sql`insert into scores (project_id, id, trace_id, session_id, name, data_type, value, source, created_at, updated_at) values
+          ('metrics', ${id}, ${trace === null ? null : trace.padStart(32, '0')}, ${session}, 'quality', 'numeric', ${value}, 'api', ${new Date(hour0 + minute * 60_000)}, now())`.execute(db)
+      await quality('g-1', 'c', 0.125, 31)
+      await quality('g-2', 'e', 0.75, 91)
+      await quality('g-3', null, 0.5, 5, 's1')
+      // Before its trace: read through the summaries' join until the fold copies the trace's dimensions.
+      await quality('g-4', 'f', 1, 50)
+      const window = { from: new Date(hour0), to: new Date(hour0 + 2 * 3_600_000) }
+      const notHours = { from: new Date(hour0), to: new Date(hour0 + 2 * 3_600_000 - 1) }
+      const filters: TraceFilterParams[] = [{ model: 'GPT-4o' }, { vendor: 'anthropic' }, { service: 'api' }, { user: 'u1' }, { session: 's1' }]
+      const compare = async (when: string) => {
+        for (const range of [window, notHours]) {
+          for (const groupBy of METRIC_GROUPS.filter((g) => g !== 'score_name')) {
+            const { series } = await metricSeries(db, { projectId: 'metrics', metric: 'score_avg', scoreName: 'quality', groupBy, ...range, granularitySeconds: 7200 })
+            const got = Object.fromEntries(series.map((s) => [s.group ?? 'none', s.points[0]?.value]))
+            assert.deepEqual(got, await scoreAverages(db, groupBy), `${when}: by ${groupBy}`)
+          }
+          for (const filter of filters) {
+            const got = await metricValue(db, { projectId: 'metrics', metric: 'score_avg', scoreName: 'quality', filter, ...range })
+            assert.equal(got, (await scoreAverages(db, undefined, filter)).all ?? null, `${when}: ${JSON.stringify(filter)}`)
+          }
+        }
+      }
+      await compare('scores written, not yet folded')
+      await storeSpans(db, [span({ trace: 'f', span: 'f1', startMin: 45, durationMs: 100, model: 'gpt-4o-mini', vendor: 'openai', user: 'u4', session: 's4', tags: ['late'] })])
+      await summariseAll(db)
+      await compare('the score’s trace folded after it')
+      // Trace a grows: another model, vendor, service, prompt and tag, which its scores' rows take up.
+      await storeSpans(db, [span({ trace: 'a', span: 'a2', parent: 'a1', startMin: 11, durationMs: 10, model: 'llama-3', vendor: 'meta', service: 'rag', prompt: ['rag', 3], tags: ['grown'] })])
+      await summariseAll(db)
+      const unknown = async () => (await sql<{ n: number }>`select count(*)::int as n from score_dimensions where project_id = 'metrics' and not summarised`.execute(db)).rows[0]?.n
+      assert.equal(await unknown(), 0)
+      await compare('a scored trace grown')
+      // A score moved to another trace, one deleted.
+      await sql`update scores set trace_id = ${'b'.padStart(32, '0')} where id = 'g-1'`.execute(db)
+      await sql`delete from scores where id = 'g-2'`.execute(db)
+      await compare('scores moved and deleted')
+      assert.deepEqual(await summaryMismatches(db, 'metrics'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
+      await sql`update score_dimensions set models = '{gpt-4o}' where score_id = 's-2'`.execute(db)
+      assert.equal((await summaryMismatches(db, 'metrics')).rollups, 1)
+      await sql`delete from score_dimensions where score_id = 's-2'`.execute(db)
+      assert.equal((await summaryMismatches(db, 'metrics')).rollups, 1)
     })
 
     it('refuses what it cannot answer', async () => {

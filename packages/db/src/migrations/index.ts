@@ -74,6 +74,7 @@ export const migrations: Record<string, LazyMigration> = {
   '2026-12-06T1620-trace-shapes': lazy(() => import('./2026-12-06T1620-trace-shapes.ts')),
   '2026-12-06T1621-user-day-hours': lazy(() => import('./2026-12-06T1621-user-day-hours.ts')),
   '2026-12-06T2140-trace-shape-width': lazy(() => import('./2026-12-06T2140-trace-shape-width.ts')),
+  '2026-12-06T2200-score-trace-dimensions': lazy(() => import('./2026-12-06T2200-score-trace-dimensions.ts')),
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
@@ -102,4 +103,6 @@ export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
   '2026-12-06T1620-trace-shapes',
   // A summariser of the previous version would fold traces without their hour in the users' rows of the day.
   '2026-12-06T1621-user-day-hours',
+  // A summariser of the previous version would leave the scores' rows with their trace's former dimensions.
+  '2026-12-06T2200-score-trace-dimensions',
 ])

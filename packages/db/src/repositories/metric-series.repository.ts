@@ -5,6 +5,7 @@ import { traceFilterOf, type TraceFilterParams } from './trace-filter-params.ts'
 import { rollupCells, rollupsAnswer, scoreRollupCells, type RollupDimension, type RollupMetric } from './metric-rollups.ts'
 import { shapeCells, shapesAnswer, type ShapeKey } from './trace-shape-cells.ts'
 import { notTracewellTrace } from './tracewell-calls.ts'
+import { SCORE_DIMENSION_FILTERS, traceSummaryOf } from './score-dimensions.ts'
 
 // The metric engine of monitors and dashboards (issue 45): one figure of a project over a window,
 // or its series in buckets, read from what the writer already keeps, never from spans:
@@ -18,8 +19,10 @@ import { notTracewellTrace } from './tracewell-calls.ts'
 // - trace_summaries otherwise (a window not on whole hours, as a monitor's last minutes, or any
 //   other filter of the trace list), through their time index, with the trace list's own
 //   conditions (traceFilterConditions): exact.
-// - scores (score_avg with a filter, by name and time) and evaluation_jobs (judge_failure_rate,
-//   by finish time).
+// - score_dimensions (score-dimensions.ts) for score_avg by a group of the trace or with filters of
+//   its dimensions (service, model, vendor, session, user): a row a score with its trace's
+//   dimensions, no summary looked up per score; scores (score_avg with any other filter, by name and
+//   time) and evaluation_jobs (judge_failure_rate, by finish time) beside their traces' summaries.
 // Tracewell's own calls are left out, as usage and the trace list leave them out.
 
 export const MONITOR_METRICS = ['error_rate', 'latency_p50', 'latency_p95', 'latency_p99', 'cost', 'tokens', 'traces', 'score_avg', 'judge_failure_rate'] as const
@@ -194,38 +197,65 @@ interface Source {
   time: RawBuilder<unknown>
   where: RawBuilder<unknown>[]
   value: RawBuilder<unknown>
+  /** A score's name, for the group score_name. */
+  name: RawBuilder<unknown>
+  /** The row's bucket and group, when the source computes them itself (before a trace's groups multiply its rows). */
+  bucket?: RawBuilder<unknown>
+  group?: RawBuilder<unknown>
 }
+
+/** A row's point: `time`'s bucket, integer arithmetic on microseconds (date_bin) where extract's numeric was a third of the read. */
+type BucketOf = (time: RawBuilder<unknown>) => RawBuilder<unknown>
+
+/** A trace's row of trace_summaries as `t` beside a score's or judgment's row (null when not summarised): traceSummaryOf. */
+const summaryOf = (alias: string) => sql`left join lateral (${traceSummaryOf(alias)}) t on true`
 
 /**
- * A trace's row of trace_summaries as `t` beside a score's or judgment's row (null when not
- * summarised). Looked up first in the day partitions of the row's creation day and the day before
- * (a trace is summarised before it is scored or judged, mostly within the day), then in all: by
- * key alone each lookup walked the 35 day partitions in turn until its own (740,000 probes for a
- * month's 42,000 scores of bench:dashboards' project, 11 s; 2 s with this).
+ * score_avg's rows from score_dimensions (score-dimensions.ts) as `s` (name, time, value, bucket
+ * and group), those meeting `conditions` on `t`, the columns of its trace's summary that
+ * SCORE_DIMENSION_FILTERS read: a row's own copy of its trace's dimensions, or, for the few whose
+ * copy the fold has not made yet, the summary's. Where each score's trace was looked up, 0.6–1.3 s
+ * for a month of bench:dashboards' project.
  */
-const summaryOf = (alias: string) => {
-  const key = sql`t0.project_id = ${sql.ref(`${alias}.project_id`)} and t0.trace_id = ${sql.ref(`${alias}.trace_id`)}`
-  const created = sql`(${sql.ref(`${alias}.created_at`)} at time zone 'UTC')::date`
-  // Append runs its parts in order and the limit stops it at the first row: the second only when the first finds none.
-  return sql`left join lateral (select * from (
-      (select t0.* from trace_summaries t0 where ${key} and t0.fold_day <= ${created} and t0.fold_day >= ${created} - 1 limit 1)
-      union all (select t0.* from trace_summaries t0 where ${key} limit 1)
-    ) t1 limit 1) t on true`
+function scoreDimensionRows(query: MetricSeriesQuery, windowFrom: Date, bucketOf: BucketOf, conditions: RawBuilder<unknown>[]): RawBuilder<unknown> {
+  // Each row's bucket and group computed in the scan's own projection: a trace's models, say, by
+  // unnest in the select list, where a lateral unnest a row (a function scan and its tuplestore
+  // each) took as long as reading the rows. The conditions inside too: a select list with unnest
+  // keeps every column it names, and only these few leave the scan.
+  const columns = (scores: string) => sql.join([
+    sql.ref(`${scores}.name`), sql.ref(`${scores}.created_at`), sql.ref(`${scores}.value`),
+    sql`${bucketOf(sql.ref(`${scores}.created_at`))} as bucket`, sql`${groupValue(query.groupBy, 't', scores)} as grp`,
+  ])
+  const inWindow = (alias: string) => {
+    const where = [sql`${sql.ref(`${alias}.project_id`)} = ${query.projectId}`, sql`${sql.ref(`${alias}.created_at`)} >= ${windowFrom}`, sql`${sql.ref(`${alias}.created_at`)} < ${query.to}`]
+    if (query.scoreName !== undefined) where.push(sql`${sql.ref(`${alias}.name`)} = ${query.scoreName}`)
+    return sql.join([...where, ...conditions], sql` and `)
+  }
+  return sql`(
+    select ${columns('t')} from score_dimensions t where t.summarised and ${inWindow('t')}
+    union all
+    select ${columns('sc')} from score_dimensions sc ${summaryOf('sc')} where not sc.summarised and ${inWindow('sc')}
+  ) s`
 }
 
-function sourceOf(query: MetricSeriesQuery, windowFrom: Date): Source {
+function sourceOf(query: MetricSeriesQuery, windowFrom: Date, bucketOf: BucketOf): Source {
   const filter = filterKeys(query.filter).length === 0 ? [] : traceFilterConditions(traceFilterOf(query.projectId, query.filter ?? {}))
+  if (query.metric === 'score_avg' && filterKeys(query.filter).every((key) => SCORE_DIMENSION_FILTERS.has(key))) {
+    // The trace list's conditions on t, a row of the window's scores with its trace's dimensions.
+    const from = scoreDimensionRows(query, windowFrom, bucketOf, [notTracewellTrace, ...filter])
+    return { from, time: sql`s.created_at`, where: [sql`true`], value: sql`avg(s.value)`, name: sql`s.name`, bucket: sql`s.bucket`, group: sql`s.grp` }
+  }
   if (query.metric === 'score_avg') {
     const where = [sql`sc.project_id = ${query.projectId}`, sql`sc.value is not null`, sql`sc.created_at >= ${windowFrom}`, sql`sc.created_at < ${query.to}`, notTracewellTrace, ...filter]
     if (query.scoreName !== undefined) where.push(sql`sc.name = ${query.scoreName}`)
-    return { from: sql`scores sc ${summaryOf('sc')}`, time: sql`sc.created_at`, where, value: sql`avg(sc.value)` }
+    return { from: sql`scores sc ${summaryOf('sc')}`, time: sql`sc.created_at`, where, value: sql`avg(sc.value)`, name: sql`sc.name` }
   }
   if (query.metric === 'judge_failure_rate') {
     const where = [sql`ej.project_id = ${query.projectId}`, sql`ej.status in ('completed', 'failed')`, sql`ej.updated_at >= ${windowFrom}`, sql`ej.updated_at < ${query.to}`, ...filter]
-    return { from: sql`evaluation_jobs ej ${summaryOf('ej')}`, time: sql`ej.updated_at`, where, value: sql`avg((ej.status = 'failed')::int)` }
+    return { from: sql`evaluation_jobs ej ${summaryOf('ej')}`, time: sql`ej.updated_at`, where, value: sql`avg((ej.status = 'failed')::int)`, name: sql`null::text` }
   }
   const where = [sql`t.project_id = ${query.projectId}`, sql`t.start_time >= ${windowFrom}`, sql`t.start_time < ${query.to}`, notTracewellTrace, ...filter]
-  return { from: sql`trace_summaries t`, time: sql`t.start_time`, where, value: traceAggregate(query.metric) }
+  return { from: sql`trace_summaries t`, time: sql`t.start_time`, where, value: traceAggregate(query.metric), name: sql`null::text` }
 }
 
 function traceAggregate(metric: Metric): RawBuilder<unknown> {
@@ -259,8 +289,33 @@ function traceAggregate(metric: Metric): RawBuilder<unknown> {
   }
 }
 
+/** groupOf's value as an expression of a row (`alias`, its trace's columns; `scores`, the score's) in a select list: a set-returning unnest for a trace's models, vendors, services, prompts or tags. */
+function groupValue(groupBy: MetricGroup | undefined, alias: string, scores: string): RawBuilder<unknown> {
+  const each = (column: string) => sql`unnest(case when coalesce(cardinality(${sql.ref(`${alias}.${column}`)}), 0) = 0 then array[null::text] else ${sql.ref(`${alias}.${column}`)} end)`
+  switch (groupBy) {
+    case undefined:
+      return sql`null::text`
+    case 'model':
+      return each('models')
+    case 'vendor':
+      return each('vendors')
+    case 'service':
+      return each('services')
+    case 'prompt':
+      return each('prompts')
+    case 'tag':
+      return each('tags')
+    case 'user':
+      return sql.ref(`${alias}.user_id`)
+    case 'session':
+      return sql.ref(`${alias}.session_id`)
+    case 'score_name':
+      return sql.ref(`${scores}.name`)
+  }
+}
+
 /** The group of a row: a trace in each of its models, vendors, services, prompts or tags (null for one without). */
-function groupOf(groupBy: MetricGroup | undefined): { join: RawBuilder<unknown>; value: RawBuilder<unknown> } {
+function groupOf(groupBy: MetricGroup | undefined, source: Source): { join: RawBuilder<unknown>; value: RawBuilder<unknown> } {
   const each = (column: string) => ({
     join: sql`cross join lateral unnest(case when coalesce(cardinality(${sql.ref(`t.${column}`)}), 0) = 0 then array[null::text] else ${sql.ref(`t.${column}`)} end) as g(value)`,
     value: sql`g.value`,
@@ -283,21 +338,32 @@ function groupOf(groupBy: MetricGroup | undefined): { join: RawBuilder<unknown>;
     case 'session':
       return { join: sql``, value: sql`t.session_id` }
     case 'score_name':
-      return { join: sql``, value: sql`sc.name` }
+      return { join: sql``, value: source.name }
   }
 }
 
 async function fromSummaries(db: Executor, query: MetricSeriesQuery, window: Window): Promise<Cell[]> {
-  const source = sourceOf(query, new Date(window.startMs))
-  const group = groupOf(query.groupBy)
-  const bucket = sql`floor((extract(epoch from ${source.time}) * 1000 - ${window.startMs}) / ${window.granularity * 1000})::int`
+  // The bucket's start is a whole number of microseconds: its epoch in ms, a double, rounds to the
+  // integer it is, and the bucket is the one floor((epoch ms − start) / width) gives exactly.
+  const bucketOf: BucketOf = (time) => sql`round((date_part('epoch', date_bin(${window.granularity}::float8 * interval '1 second', ${time}, ${new Date(window.startMs)}::timestamptz)) * 1000
+    - ${window.startMs}) / ${window.granularity * 1000})::int`
+  const source = sourceOf(query, new Date(window.startMs), bucketOf)
+  const group = source.group === undefined ? groupOf(query.groupBy, source) : { join: sql``, value: source.group }
   // Groups ranked by their figure over the window: that figure too (bucket null), from the same rows.
   const byWindow = query.groupBy !== undefined && !RANKED_BY_POINTS.has(query.metric)
-  const { rows } = await sql<{ bucket: number | null; grp: string | null; value: number | null }>`
-    select ${bucket} as bucket, ${group.value} as grp, (${source.value})::float8 as value
+  const cells = sql`
+    select ${source.bucket ?? bucketOf(source.time)} as bucket, ${group.value} as grp, (${source.value})::float8 as value
     from ${source.from} ${group.join}
     where ${sql.join(source.where, sql` and `)}
-    group by ${byWindow ? sql`grouping sets ((1, 2), (2))` : sql`1, 2`}`.execute(db)
+    group by ${byWindow ? sql`grouping sets ((1, 2), (2))` : sql`1, 2`}`
+  // Ranked by their figure over the window, the groups toSeries keeps are chosen here, in its order
+  // (collate "C" is code point order, none last): 50 groups' points sent, not 42,000 sessions'.
+  const kept = sql`
+    with cells as (${cells}),
+      kept as (select grp from cells where bucket is null order by abs(coalesce(value, 0)) desc, grp is null, grp collate "C" limit ${MAX_SERIES_GROUPS})
+    select bucket, grp, value from cells
+    where grp in (select grp from kept where grp is not null) or (grp is null and exists (select 1 from kept where grp is null))`
+  const { rows } = await sql<{ bucket: number | null; grp: string | null; value: number | null }>`${byWindow ? kept : cells}`.execute(db)
   return rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
 }
 

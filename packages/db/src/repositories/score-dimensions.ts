@@ -1,0 +1,76 @@
+import { sql, type RawBuilder } from 'kysely'
+import type { Executor } from './executor.ts'
+
+// score_dimensions (migration 2026-12-06T2200): a row a score with a value, with its trace's
+// dimensions as its summary holds them, so that score_avg by a group of the trace, or with a
+// filter of those, reads the window's scores alone (metric-series.repository.ts), not a summary
+// looked up per score. Triggers on scores write a score's own fields, its trace's dimensions
+// unknown (`summarised` false); the fold keeps the dimensions here, under its lock.
+
+/** The dimensions a row copies from its trace's summary, as trace_summaries names them. */
+export const SCORE_TRACE_DIMENSIONS = ['service_name', 'models', 'response_models', 'vendors', 'services', 'prompts', 'tags', 'user_id', 'session_id'] as const
+
+/** The filters of the trace list (trace-filter-params.ts) that read only those dimensions. */
+export const SCORE_DIMENSION_FILTERS: ReadonlySet<string> = new Set(['service', 'model', 'vendor', 'session', 'user'])
+
+const copiedFrom = (alias: string): RawBuilder<unknown> =>
+  sql.join(SCORE_TRACE_DIMENSIONS.map((column) => sql`${sql.id(column)} = ${sql.ref(`${alias}.${column}`)}`))
+
+/**
+ * In the fold's transaction, after it wrote today's summaries: the traces' dimensions onto their
+ * scores' rows, for `changed` (stored traces whose dimensions the fold changed) and for every row
+ * whose dimensions are still unknown (a score that came before its trace or since the last fold):
+ * looked up once in every day partition (then `sought`), afterwards in today's only, where the
+ * fold writes every trace it folds. With no trace changed and no score waiting (the common fold)
+ * only that is asked, from an empty index range: the statement's plan, over every day partition
+ * twice, took 7–9 ms to make at load 10, a fold's price whatever its traces.
+ */
+export async function keepScoreDimensions(trx: Executor, today: string, changed: ReadonlyArray<{ project_id: string; trace_id: string }>): Promise<void> {
+  if (changed.length === 0) {
+    const { rows } = await sql<{ waiting: boolean }>`select exists (select 1 from score_dimensions where not summarised) as waiting`.execute(trx)
+    if (rows[0]?.waiting !== true) return
+  }
+  const day = sql`${today}::date`
+  await sql`
+    with changed as (
+      update score_dimensions d set ${copiedFrom('t')}
+      from unnest(${changed.map((trace) => trace.project_id)}::text[], ${changed.map((trace) => trace.trace_id)}::text[]) as k(project_id, trace_id),
+        lateral (select * from trace_summaries t where t.project_id = k.project_id and t.trace_id = k.trace_id and t.fold_day = ${day}) as t
+      where d.project_id = k.project_id and d.trace_id = k.trace_id and d.summarised
+      returning 1
+    ),
+    sought as (
+      update score_dimensions d set summarised = true, ${copiedFrom('t')}
+      from trace_summaries t
+      where not d.summarised and d.sought and t.project_id = d.project_id and t.trace_id = d.trace_id and t.fold_day = ${day}
+      returning 1
+    ),
+    unsought as (
+      update score_dimensions d set summarised = f.found, sought = true, ${copiedFrom('f')}
+      from (
+        select p.project_id as of_project, p.score_id as of_score, t.trace_id is not null as found, t.*
+        from score_dimensions p
+        left join lateral (${traceSummaryOf('p')}) t on true
+        where not p.summarised and not p.sought
+      ) f
+      where d.project_id = f.of_project and d.score_id = f.of_score
+      returning 1
+    )
+    select (select count(*) from changed) + (select count(*) from sought) + (select count(*) from unsought) as n`.execute(trx)
+}
+
+/**
+ * The summary of a row's trace (none when not summarised), looked up first in the fold days of the
+ * row's creation day and the day before (a trace is summarised before it is scored or judged,
+ * mostly within the day), then in all: by key alone each lookup walked the 35 day partitions in
+ * turn until its own (740,000 probes for a month's 42,000 scores of bench:dashboards' project).
+ */
+export function traceSummaryOf(alias: string): RawBuilder<unknown> {
+  const key = sql`t0.project_id = ${sql.ref(`${alias}.project_id`)} and t0.trace_id = ${sql.ref(`${alias}.trace_id`)}`
+  const created = sql`(${sql.ref(`${alias}.created_at`)} at time zone 'UTC')::date`
+  // Append runs its parts in order and the limit stops it at the first row: the second only when the first finds none.
+  return sql`select * from (
+      (select t0.* from trace_summaries t0 where ${key} and t0.fold_day <= ${created} and t0.fold_day >= ${created} - 1 limit 1)
+      union all (select t0.* from trace_summaries t0 where ${key} limit 1)
+    ) t1 limit 1`
+}
