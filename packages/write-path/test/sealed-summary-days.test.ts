@@ -37,5 +37,19 @@ for (const engine of engines) {
       assert.ok(unseen.filter((looked) => looked.length > 1).length <= 10, 'unseen traces probed in yesterday')
       assert.ok(unseen.every((looked) => looked[0] === tomorrow))
     })
+
+    it('never folds into a day before one a fold wrote into, as after a clock stepped back across a midnight', { timeout: 60_000 }, async () => {
+      const span = (i: number) => chatSpan({ projectId: 'stepped', i: 0x57e9_0000 + i, startMs: Date.now(), durationMs: 10, failed: false, inputTokens: 7, costUsd: 0.1, sessionId: 's', userId: 'u' })
+      await storeSpans(db, [span(1)])
+      await summariseAll(db)
+      const { rows: [clock] } = await sql<{ tomorrow: string }>`select to_char(clock_timestamp() at time zone 'UTC' + interval '1 day', 'YYYY-MM-DD') as tomorrow`.execute(db)
+      const tomorrow = clock!.tomorrow
+      // As if a fold had run tomorrow, then the clock went back a day.
+      await sql`update trace_summaries set fold_day = ${tomorrow}::date where project_id = 'stepped'`.execute(db)
+      await storeSpans(db, [span(2)])
+      await summariseAll(db)
+      const { rows } = await sql<{ fold_day: string }>`select distinct fold_day::text as fold_day from trace_summaries where project_id = 'stepped'`.execute(db)
+      assert.deepEqual(rows, [{ fold_day: tomorrow }])
+    })
   })
 }
