@@ -270,8 +270,8 @@ async function storedSummaries(db: Executor, traces: readonly TraceDelta[], seal
   // The keys as array literals: node-postgres serialises a JavaScript array element by element,
   // which for the 20,000 keys of 10,000 new traces was a tenth of the fold's own CPU. Each day a
   // parameter of its own, not a column of the keys: the planner then prunes to its partition once,
-  // where a day read from each key was pruned again at every key (2.3 times the time of one
-  // probe a key, docs/benchmarks.md).
+  // where a day read from each key was pruned again at every key (with yesterday's probe, twice
+  // the backend's CPU a new trace: docs/benchmarks.md, "A new trace looked up in today's partition").
   const lookups = [...byDay].map(([day, keys]) => sql`
     select s.project_id, s.trace_id, s.name, s.has_root, s.service_name,
       to_char(s.start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as start_time,
