@@ -94,9 +94,10 @@ export async function foldInTransaction(db: Db, trx: Executor, client: pg.PoolCl
   // Today by the database's clock once the lock is held: the partition every row is written to.
   // Never a day before one a fold has written into (a clock stepped back across a midnight): the
   // days before a fold's are sealed (sealed-summary-days.ts). The days after today's are the
-  // partitions made ahead, empty unless that happened.
+  // partitions made ahead, empty unless that happened. `>= today + 1`, not `> today`: the planner
+  // does not know a date is discrete, and kept today's partition for a scan under `>`.
   const { rows: [clock] } = await sql<{ today: string }>`select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD') as today`.execute(trx)
-  const { rows: [later] } = await sql<{ day: string | null }>`select max(fold_day)::text as day from trace_summaries where fold_day > ${clock!.today}::date`.execute(trx)
+  const { rows: [later] } = await sql<{ day: string | null }>`select max(fold_day)::text as day from trace_summaries where fold_day >= ${clock!.today}::date + 1`.execute(trx)
   const today = later?.day ?? clock!.today
   await sql`select set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('jit', 'off', true)`.execute(trx)
   await sealed.refresh(trx, today)
