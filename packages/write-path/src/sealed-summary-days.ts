@@ -4,22 +4,23 @@ import { KeyFilter } from './key-filter.ts'
 // Where the summariser looks for a trace's or a session's stored row. trace_summaries and
 // session_summaries are partitioned by fold_day, the day the summariser last wrote the row
 // (day-partitions.repository.ts in @tracewell/db), and it writes only into today's partition: a
-// day before yesterday is sealed, it never gains a key again (it only loses rows, to the janitor
-// or to a row moved to today). So each sealed day's keys are read once, into a filter kept for as
-// long as the day's partition exists, and a key is looked up in today's and yesterday's partitions
-// (by index) and in the sealed days whose filter may hold it — not in every day of the retention,
-// which would cost a probe of each day's index for every new trace.
+// day before today is sealed, it never gains a key again (it only loses rows, to the janitor or
+// to a row moved to today). So each sealed day's keys are read once, into a filter kept for as
+// long as the day's partition exists, and a key is looked up in today's partition (by index) and
+// in the sealed days whose filter may hold it — not in every day of the retention, which would
+// cost a probe of each day's index for every new trace.
 //
-// Why yesterday is not sealed: the summariser's "today" is the database's clock when its fold took
-// the lock, and a fold that read its clock just before midnight may still be writing into
-// yesterday while another, just after, looks. A day's margin covers any fold.
+// Why yesterday is sealed as soon as the fold's day is today: the summariser's "today" is the
+// database's clock read once its fold holds the fold's lock (summary-fold.ts), and only a fold
+// holding that lock adds rows to these tables. So a fold that reads a day D has seen every fold
+// of D - 1 commit before it: none can still be writing into yesterday. (Until 2026-12-06 yesterday
+// was probed by index too, a second probe for every trace: 2.4 of a new trace's 4.9 buffer hits
+// looking it up, docs/benchmarks.md.) The filters are per process: a writer started today reads
+// yesterday's keys at its first fold, as it reads every sealed day's.
 
 /** Filter keys: a trace and a session of trace_summaries, a session of session_summaries. */
 export const traceKey = (projectId: string, traceId: string): string => `t\u0000${projectId}\u0000${traceId}`
 export const sessionKey = (projectId: string, sessionId: string): string => `s\u0000${projectId}\u0000${sessionId}`
-
-const dayMs = 86_400_000
-const dayBefore = (day: string, days: number): string => new Date(Date.parse(`${day}T00:00:00Z`) - days * dayMs).toISOString().slice(0, 10)
 
 export class SealedSummaryDays {
   /** By table, each sealed day's filter (YYYY-MM-DD → filter). */
@@ -29,8 +30,6 @@ export class SealedSummaryDays {
   ])
 
   private today = ''
-  /** The day before `today`, computed once a fold: every trace of the fold asks for it. */
-  private yesterday = ''
 
   /**
    * Brings the filters up to `today` (the fold's UTC day, YYYY-MM-DD): reads the keys of every
@@ -38,8 +37,7 @@ export class SealedSummaryDays {
    */
   async refresh(db: Executor, today: string): Promise<void> {
     this.today = today
-    this.yesterday = dayBefore(today, 1)
-    const sealed = await sealedDays(db, this.yesterday)
+    const sealed = await sealedDays(db, today)
     for (const [table, filters] of this.days) {
       const days = sealed.get(table) ?? new Set()
       for (const day of filters.keys()) if (!days.has(day)) filters.delete(day)
@@ -47,7 +45,7 @@ export class SealedSummaryDays {
     }
   }
 
-  /** The days to look for a trace's summary in: yesterday, today, and the sealed days that may hold it. */
+  /** The days to look for a trace's summary in: today, then the sealed days that may hold it. */
   traceDays(projectId: string, traceId: string): string[] {
     return this.daysOf('trace_summaries', traceKey(projectId, traceId))
   }
@@ -63,7 +61,7 @@ export class SealedSummaryDays {
   }
 
   private daysOf(table: DayPartitionedTable, key: string): string[] {
-    const days = [this.yesterday, this.today]
+    const days = [this.today]
     for (const [day, filter] of this.days.get(table)!) if (filter.mayHave(key)) days.push(day)
     return days
   }

@@ -92,8 +92,13 @@ export async function foldInTransaction(db: Db, trx: Executor, client: pg.PoolCl
   }
 
   // Today by the database's clock once the lock is held: the partition every row is written to.
+  // Never a day before one a fold has written into (a clock stepped back across a midnight): the
+  // days before a fold's are sealed (sealed-summary-days.ts). The days after today's are the
+  // partitions made ahead, empty unless that happened. `>= today + 1`, not `> today`: the planner
+  // does not know a date is discrete, and kept today's partition for a scan under `>`.
   const { rows: [clock] } = await sql<{ today: string }>`select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD') as today`.execute(trx)
-  const today = clock!.today
+  const { rows: [later] } = await sql<{ day: string | null }>`select max(fold_day)::text as day from trace_summaries where fold_day >= ${clock!.today}::date + 1`.execute(trx)
+  const today = later?.day ?? clock!.today
   await sql`select set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('jit', 'off', true)`.execute(trx)
   await sealed.refresh(trx, today)
   // Once the day has turned, the sessions' rows take up the hours before it (migration
@@ -256,26 +261,31 @@ function sealedDaysOf(db: Db): SealedSummaryDays {
  * tables' sizes.
  */
 async function storedSummaries(db: Executor, traces: readonly TraceDelta[], sealed: SealedSummaryDays): Promise<Map<string, TraceDelta & { fold_day: string }>> {
-  const projects: string[] = []
-  const ids: string[] = []
-  const days: string[] = []
+  /** By day, the keys to look up in its partition: every trace in today's, a few in sealed days'. */
+  const byDay = new Map<string, { projects: string[]; ids: string[] }>()
   for (const trace of traces) {
     for (const day of sealed.traceDays(trace.project_id, trace.trace_id)) {
-      projects.push(trace.project_id)
-      ids.push(trace.trace_id)
-      days.push(day)
+      let keys = byDay.get(day)
+      if (keys === undefined) byDay.set(day, (keys = { projects: [], ids: [] }))
+      keys.projects.push(trace.project_id)
+      keys.ids.push(trace.trace_id)
     }
   }
+  if (byDay.size === 0) return new Map()
   // The keys as array literals: node-postgres serialises a JavaScript array element by element,
-  // which for the 20,000 keys of 10,000 new traces was a tenth of the fold's own CPU.
-  const { rows } = await sql<Omit<TraceDelta, 'input_tokens' | 'output_tokens' | 'total_tokens'> & { input_tokens: string | null; output_tokens: string | null; total_tokens: string | null; fold_day: string }>`
+  // which for the 20,000 keys of 10,000 new traces was a tenth of the fold's own CPU. Each day a
+  // parameter of its own, not a column of the keys: the planner then prunes to its partition once,
+  // where a day read from each key was pruned again at every key (with yesterday's probe, twice
+  // the backend's CPU a new trace: docs/benchmarks.md, "A new trace looked up in today's partition").
+  const lookups = [...byDay].map(([day, keys]) => sql`
     select s.project_id, s.trace_id, s.name, s.has_root, s.service_name,
       to_char(s.start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as start_time,
       to_char(s.end_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as end_time,
       s.span_count, s.error_count, s.models, s.response_models, s.vendors, s.services, s.input_tokens, s.output_tokens, s.total_tokens,
       s.cost_usd::text as cost_usd, s.tokens_estimated, s.session_id, s.user_id, s.prompts, s.tags, s.fold_day::text as fold_day
-    from unnest(${textArrayLiteral(projects)}::text[], ${textArrayLiteral(ids)}::text[], ${textArrayLiteral(days)}::date[]) as k(project_id, trace_id, day)
-    join lateral (select * from trace_summaries s where s.project_id = k.project_id and s.trace_id = k.trace_id and s.fold_day = k.day offset 0) as s on true`.execute(db)
+    from unnest(${textArrayLiteral(keys.projects)}::text[], ${textArrayLiteral(keys.ids)}::text[]) as k(project_id, trace_id)
+    join lateral (select * from trace_summaries s where s.project_id = k.project_id and s.trace_id = k.trace_id and s.fold_day = ${day}::date offset 0) as s on true`)
+  const { rows } = await sql<Omit<TraceDelta, 'input_tokens' | 'output_tokens' | 'total_tokens'> & { input_tokens: string | null; output_tokens: string | null; total_tokens: string | null; fold_day: string }>`${sql.join(lookups, sql` union all `)}`.execute(db)
   return new Map(
     rows.map((row) => [
       `${row.project_id}\u0000${row.trace_id}`,

@@ -127,16 +127,18 @@ for (const engine of engines) {
       const rest = spans.filter((_, i) => i % 2 === 1)
       await storeSpans(db, first)
       await summariseAll(db)
-      // As if summarised twelve days ago (a sealed day, found through its filter) and yesterday (looked up by index).
-      const { rows: [clock] } = await sql<{ today: string; yesterday: string; sealed: string }>`
-        select to_char(now() at time zone 'UTC', 'YYYY-MM-DD') as today, to_char(now() at time zone 'UTC' - interval '1 day', 'YYYY-MM-DD') as yesterday,
+      // As if summarised twelve and two days ago: sealed days, each found through its filter. Days
+      // whose partitions the first fold did not see (yesterday's it sealed, empty: no fold writes
+      // into a day before its own, sealed-summary-days.ts).
+      const { rows: [clock] } = await sql<{ today: string; twoDaysAgo: string; sealed: string }>`
+        select to_char(now() at time zone 'UTC', 'YYYY-MM-DD') as today, to_char(now() at time zone 'UTC' - interval '2 days', 'YYYY-MM-DD') as "twoDaysAgo",
           to_char(now() at time zone 'UTC' - interval '12 days', 'YYYY-MM-DD') as sealed`.execute(db)
-      const { today, yesterday, sealed } = clock!
+      const { today, twoDaysAgo, sealed } = clock!
       for (const table of ['trace_summaries', 'session_summaries'] as const) {
-        for (const day of [sealed, yesterday]) await db.transaction().execute((trx) => createDayPartition(trx, table, new Date(`${day}T00:00:00Z`)))
+        for (const day of [sealed, twoDaysAgo]) await db.transaction().execute((trx) => createDayPartition(trx, table, new Date(`${day}T00:00:00Z`)))
       }
-      await sql`update trace_summaries set fold_day = case when trace_id < ${spans[Math.floor(spans.length / 2)]!.traceId} then ${sealed}::date else ${yesterday}::date end where project_id = 'days'`.execute(db)
-      await sql`update session_summaries set fold_day = case when session_id = 's1' then ${yesterday}::date else ${sealed}::date end where project_id = 'days'`.execute(db)
+      await sql`update trace_summaries set fold_day = case when trace_id < ${spans[Math.floor(spans.length / 2)]!.traceId} then ${sealed}::date else ${twoDaysAgo}::date end where project_id = 'days'`.execute(db)
+      await sql`update session_summaries set fold_day = case when session_id = 's1' then ${twoDaysAgo}::date else ${sealed}::date end where project_id = 'days'`.execute(db)
       await sql`create table days_filters_before as select trace_id, text_filter from trace_summaries where project_id = 'days'`.execute(db)
 
       await storeSpans(db, rest)
