@@ -289,57 +289,46 @@ function traceAggregate(metric: Metric): RawBuilder<unknown> {
   }
 }
 
-/** groupOf's value as an expression of a row (`alias`, its trace's columns; `scores`, the score's) in a select list: a set-returning unnest for a trace's models, vendors, services, prompts or tags. */
-function groupValue(groupBy: MetricGroup | undefined, alias: string, scores: string): RawBuilder<unknown> {
-  const each = (column: string) => sql`unnest(case when coalesce(cardinality(${sql.ref(`${alias}.${column}`)}), 0) = 0 then array[null::text] else ${sql.ref(`${alias}.${column}`)} end)`
+/** The column of a trace (or, by score_name, of its score) a group reads: an array of values (a trace in each) or one value. */
+function groupColumn(groupBy: MetricGroup): { array: string } | { value: string } | 'score_name' {
   switch (groupBy) {
-    case undefined:
-      return sql`null::text`
     case 'model':
-      return each('models')
+      return { array: 'models' }
     case 'vendor':
-      return each('vendors')
+      return { array: 'vendors' }
     case 'service':
-      return each('services')
+      return { array: 'services' }
     case 'prompt':
-      return each('prompts')
+      return { array: 'prompts' }
     case 'tag':
-      return each('tags')
+      return { array: 'tags' }
     case 'user':
-      return sql.ref(`${alias}.user_id`)
+      return { value: 'user_id' }
     case 'session':
-      return sql.ref(`${alias}.session_id`)
+      return { value: 'session_id' }
     case 'score_name':
-      return sql.ref(`${scores}.name`)
+      return 'score_name'
   }
 }
 
-/** The group of a row: a trace in each of its models, vendors, services, prompts or tags (null for one without). */
+/** A trace's values of an array column, or one null for none (so that a trace without any counts in group null). */
+const valuesOrNull = (column: RawBuilder<unknown>) => sql`unnest(case when coalesce(cardinality(${column}), 0) = 0 then array[null::text] else ${column} end)`
+
+/** A row's group as an expression of its select list (`alias`, its trace's columns; `scores`, the score's): a set-returning unnest for an array column. */
+function groupValue(groupBy: MetricGroup | undefined, alias: string, scores: string): RawBuilder<unknown> {
+  if (groupBy === undefined) return sql`null::text`
+  const column = groupColumn(groupBy)
+  if (column === 'score_name') return sql.ref(`${scores}.name`)
+  return 'array' in column ? valuesOrNull(sql.ref(`${alias}.${column.array}`)) : sql.ref(`${alias}.${column.value}`)
+}
+
+/** The group of a row of `t`: a trace in each of its models, vendors, services, prompts or tags (null for one without), by a lateral join. */
 function groupOf(groupBy: MetricGroup | undefined, source: Source): { join: RawBuilder<unknown>; value: RawBuilder<unknown> } {
-  const each = (column: string) => ({
-    join: sql`cross join lateral unnest(case when coalesce(cardinality(${sql.ref(`t.${column}`)}), 0) = 0 then array[null::text] else ${sql.ref(`t.${column}`)} end) as g(value)`,
-    value: sql`g.value`,
-  })
-  switch (groupBy) {
-    case undefined:
-      return { join: sql``, value: sql`null::text` }
-    case 'model':
-      return each('models')
-    case 'vendor':
-      return each('vendors')
-    case 'service':
-      return each('services')
-    case 'prompt':
-      return each('prompts')
-    case 'tag':
-      return each('tags')
-    case 'user':
-      return { join: sql``, value: sql`t.user_id` }
-    case 'session':
-      return { join: sql``, value: sql`t.session_id` }
-    case 'score_name':
-      return { join: sql``, value: source.name }
-  }
+  if (groupBy === undefined) return { join: sql``, value: sql`null::text` }
+  const column = groupColumn(groupBy)
+  if (column === 'score_name') return { join: sql``, value: source.name }
+  if ('value' in column) return { join: sql``, value: sql.ref(`t.${column.value}`) }
+  return { join: sql`cross join lateral ${valuesOrNull(sql.ref(`t.${column.array}`))} as g(value)`, value: sql`g.value` }
 }
 
 async function fromSummaries(db: Executor, query: MetricSeriesQuery, window: Window): Promise<Cell[]> {
