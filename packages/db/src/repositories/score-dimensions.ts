@@ -26,11 +26,17 @@ const copiedFrom = (alias: string): RawBuilder<unknown> =>
  * twice, took 7–9 ms to make at load 10, a fold's price whatever its traces.
  */
 export async function keepScoreDimensions(trx: Executor, today: string, changed: ReadonlyArray<{ project_id: string; trace_id: string }>): Promise<void> {
+  const day = sql`${today}::date`
+  // A row sought in vain is looked for again only until the end of the day after its score's: a
+  // score of a trace that never comes (another project's, sampled out) would otherwise cost every
+  // fold this statement for good. Later, its trace is read through the summaries' join as any
+  // unknown row's is, so the figures stay right either way.
+  const stillSought = sql`d.created_at >= (${day} - 1)::timestamp at time zone 'UTC'`
   if (changed.length === 0) {
-    const { rows } = await sql<{ waiting: boolean }>`select exists (select 1 from score_dimensions where not summarised) as waiting`.execute(trx)
+    const { rows } = await sql<{ waiting: boolean }>`
+      select exists (select 1 from score_dimensions d where not d.summarised and (not d.sought or ${stillSought})) as waiting`.execute(trx)
     if (rows[0]?.waiting !== true) return
   }
-  const day = sql`${today}::date`
   await sql`
     with changed as (
       update score_dimensions d set ${copiedFrom('t')}
@@ -42,7 +48,7 @@ export async function keepScoreDimensions(trx: Executor, today: string, changed:
     sought as (
       update score_dimensions d set summarised = true, ${copiedFrom('t')}
       from trace_summaries t
-      where not d.summarised and d.sought and t.project_id = d.project_id and t.trace_id = d.trace_id and t.fold_day = ${day}
+      where not d.summarised and d.sought and ${stillSought} and t.project_id = d.project_id and t.trace_id = d.trace_id and t.fold_day = ${day}
       returning 1
     ),
     unsought as (
