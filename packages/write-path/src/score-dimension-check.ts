@@ -1,4 +1,4 @@
-import { sql, type Executor } from '@tracewell/db'
+import { SCORE_TRACE_DIMENSIONS, sql, type Executor } from '@tracewell/db'
 
 /**
  * The rows of score_dimensions (migration 2026-12-06T2200) that differ from the scores and their
@@ -8,7 +8,7 @@ import { sql, type Executor } from '@tracewell/db'
  * summaries' join, and is right whatever it holds.
  */
 export async function scoreDimensionMismatches(db: Executor, projectId: string): Promise<number> {
-  const dimensions = (alias: string) => sql.raw(['service_name', 'models', 'response_models', 'vendors', 'services', 'prompts', 'tags', 'user_id', 'session_id'].map((column) => `${alias}.${column}`).join(', '))
+  const dimensions = (alias: string) => sql.join(SCORE_TRACE_DIMENSIONS.map((column) => sql.ref(`${alias}.${column}`)))
   const { rows } = await sql<{ n: number }>`
     with expected as (
       select s.id, s.name, s.created_at, s.value, s.trace_id, t.trace_id is not null as found, ${dimensions('t')}
