@@ -55,12 +55,9 @@ for (const engine of engines) {
     it('stores and folds a span whose model, vendor, service, user and session are all as long as a cut leaves them', async () => {
       const start = BigInt(Date.now()) * 1_000_000n
       const span: SpanInsert = {
-        projectId: 'keys', traceId: '1'.padStart(32, '0'), spanId: '1'.padStart(16, '0'), parentSpanId: null,
-        name: 'op', kind: 1, startTimeUnixNano: String(start), endTimeUnixNano: String(start + 1_000_000n), durationNs: '1000000', traceState: null,
-        statusCode: 0, statusMessage: null, serviceName: `s${longest}`.slice(0, -1), serviceVersion: null, scopeName: null, scopeVersion: null,
-        llmVendor: `v${longest}`.slice(0, -1), llmModel: `m${longest}`.slice(0, -1), llmResponseModel: `r${longest}`.slice(0, -1), llmRequestType: null,
-        inputTokens: 1, outputTokens: 1, totalTokens: 2, totalCostUsd: null,
-        sessionId: `x${longest}`.slice(0, -1), userId: `u${longest}`.slice(0, -1), resourceAttributes: {}, events: [], links: [], attributes: {},
+        ...spanOf('keys', '1'.padStart(32, '0'), 1, start),
+        serviceName: `s${longest}`.slice(0, -1), llmVendor: `v${longest}`.slice(0, -1), llmModel: `m${longest}`.slice(0, -1),
+        llmResponseModel: `r${longest}`.slice(0, -1), sessionId: `x${longest}`.slice(0, -1), userId: `u${longest}`.slice(0, -1),
       }
       await storeSpans(db, [span])
       await summariseAll(db)
