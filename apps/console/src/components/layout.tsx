@@ -4,7 +4,7 @@ import { NavLink, useLocation, useNavigate, useSearchParams } from 'react-router
 import { useProjects } from '../api/projects.api.ts'
 import { useSignOut, useSwitchTeam } from '../api/session.api.ts'
 import type { Session } from '../api/types.ts'
-import { rememberProject } from './project-scope.tsx'
+import { rememberedProject, rememberProject } from './project-scope.tsx'
 import { ThemeToggle } from './theme.tsx'
 import { sessionAllows } from './can.tsx'
 
@@ -117,18 +117,19 @@ function ProjectPicker({ current }: { current: string | null }) {
   const navigate = useNavigate()
   if (!projects.data || projects.data.length === 0) return null
   const section = `/${location.pathname.split('/')[1] ?? 'traces'}`
+  // A team page (profile, settings) carries no project: it shows the one its project pages would open.
+  const shown = current ?? (projects.data.find((project) => project.id === rememberedProject()) ?? projects.data[0])?.id
   return (
     <label className="project-picker">
       <span>Project</span>
       <select
-        value={current ?? ''}
+        value={shown}
         onChange={(event) => {
           rememberProject(event.target.value)
           // A project's list, not the trace or prompt of another project the page showed.
           navigate(`${section}?project_id=${encodeURIComponent(event.target.value)}`)
         }}
       >
-        {current === null && <option value="">Choose…</option>}
         {projects.data.map((project) => (
           <option key={project.id} value={project.id}>
             {project.name}

@@ -40,7 +40,8 @@ export function rememberProject(projectId: string): void {
   }
 }
 
-function rememberedProject(): string | null {
+/** The project last chosen in this browser, if any. */
+export function rememberedProject(): string | null {
   try {
     return localStorage.getItem(rememberedKey)
   } catch {

@@ -14,9 +14,9 @@ export type MetricGroup = (typeof metricGroups)[number]
 
 export const metricLabels: Record<Metric, string> = {
   error_rate: 'Error rate',
-  latency_p50: 'Latency p50',
-  latency_p95: 'Latency p95',
-  latency_p99: 'Latency p99',
+  latency_p50: 'Trace duration p50',
+  latency_p95: 'Trace duration p95',
+  latency_p99: 'Trace duration p99',
   cost: 'Cost',
   tokens: 'Tokens',
   traces: 'Traces',

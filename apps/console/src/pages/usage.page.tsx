@@ -100,7 +100,7 @@ export default function UsagePage() {
             </dd>
           </div>
           <div className="card">
-            <dt>Latency p50 / p95</dt>
+            <dt>LLM call latency p50 / p95</dt>
             <dd>
               {formatDuration(totals.latencyP50Ms)} / {formatDuration(totals.latencyP95Ms)}
             </dd>

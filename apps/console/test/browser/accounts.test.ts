@@ -14,10 +14,9 @@ import { openConsole } from '../support/browser.ts'
 
 const password = 'correct horse battery staple'
 
-/** The projects the picker offers, once it shows the page's project (it says "Choose…" until it has read it from the address). */
+/** The projects the picker offers (it is drawn once the projects are read). */
 async function offeredProjects(page: Page): Promise<string[]> {
   await page.locator('.project-picker select').waitFor()
-  await page.locator('.project-picker option', { hasText: 'Choose…' }).waitFor({ state: 'detached' })
   return page.locator('.project-picker option').allTextContents()
 }
 
@@ -74,8 +73,11 @@ describe('people in the console', () => {
     const opened = await signedInPerson(fx.browser, fx.stack, 'olga@acme.example', password)
     const { page } = opened
     assert.deepEqual((await offeredProjects(page)).sort(), ['Hidden bot', 'Support bot'])
+    const projectOpen = await page.locator('.project-picker select').inputValue()
     await page.locator('.profile-link').click()
     await page.getByRole('heading', { name: 'Profile' }).waitFor()
+    // A team page has no project in its address: the picker shows the one the project pages would open.
+    assert.equal(await page.locator('.project-picker select').inputValue(), projectOpen)
     await page.getByLabel(/^Display name/).fill('Olga the Owner')
     await page.getByRole('button', { name: 'Save the name' }).click()
     await page.getByText('Saved.').waitFor()

@@ -48,7 +48,7 @@ describe('sessions and usage in the console', () => {
     const { page } = opened
     await page.getByRole('link', { name: 'Usage' }).click()
     const totals = page.getByRole('definition')
-    await page.getByText('Latency p50 / p95').waitFor()
+    await page.getByText('LLM call latency p50 / p95').waitFor()
     const figure = async (term: string) => page.locator('.totals .card', { has: page.getByRole('term').filter({ hasText: term }) }).locator('dd').first().textContent()
     assert.equal(await figure('Traces'), '5')
     assert.equal(await figure('Tokens in / out'), `${(96 * 3 + 812 + 1_200 + 1_201 + 1_202).toLocaleString('en-US')} / ${31 * 3 + 120}`)
@@ -85,7 +85,7 @@ describe('sessions and usage in the console', () => {
     assert.deepEqual(await page.locator('table.grid tbody tr td:nth-child(2)').allTextContents(), ['POST /invoice/explain'])
     assert.equal(await page.getByLabel('Status').locator('option:checked').textContent(), 'Traces with an error')
     await page.getByRole('link', { name: 'Usage' }).click()
-    await page.getByText('Latency p50 / p95').waitFor()
+    await page.getByText('LLM call latency p50 / p95').waitFor()
     await charts.nth(4).locator('svg.recharts-surface').waitFor()
 
     await page.getByLabel('Split by').selectOption('model')
