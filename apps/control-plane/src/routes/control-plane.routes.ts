@@ -104,6 +104,10 @@ const ajvOptions = { useDefaults: true, removeAdditional: false, allErrors: fals
 const coercingAjv = new Ajv({ ...ajvOptions, coerceTypes: 'array' })
 const strictAjv = new Ajv({ ...ajvOptions, coerceTypes: false })
 
+/** Every control-plane route's validator of a request part (compiled on first use: refusingUnstorable). */
+export const routeValidator = ({ schema, httpPart }: { schema: object; httpPart?: string | undefined }) =>
+  refusingUnstorable(() => (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema))
+
 /**
  * Every control-plane route, as one encapsulated plugin: the all-in-one process
  * registers it beside the other services' routes. Needs the `db`, `api-keys`, `auth` and
@@ -111,7 +115,7 @@ const strictAjv = new Ajv({ ...ajvOptions, coerceTypes: false })
  */
 export const controlPlaneRoutes: FastifyPluginAsyncTypebox<ControlPlaneRoutesOptions> = async (app, options) => {
   installErrorHandler(app, messageBody)
-  app.setValidatorCompiler(({ schema, httpPart }) => refusingUnstorable((httpPart === 'body' ? strictAjv : coercingAjv).compile(schema)))
+  app.setValidatorCompiler(routeValidator)
   requireRoutePermissions(app, options.consoleSessions !== undefined)
   refuseUnknownQueryParameters(app)
   app.decorateRequest('controlPlaneProjectId', null)

@@ -23,20 +23,29 @@ type Problem = keyof typeof problems
 /** Whether a validation error is one of these refusals (a route checking its own union reports them as they are). */
 export const isUnstorableKeyword = (keyword: string | undefined): boolean => keyword !== undefined && Object.hasOwn(problems, keyword)
 
-/** `validate`, refusing first any string or object key, at any depth, that Postgres cannot store, and values nested too deep. */
-export function refusingUnstorable(validate: ValidateFunction): ValidateFunction {
+/**
+ * The validator `compile` makes, refusing first any string or object key, at any depth, that
+ * Postgres cannot store, and values nested too deep. Compiled on the route's first request, not
+ * at start: an install uses a fraction of the routes, and all compiled at start held 2–3 MiB
+ * for good (docs/benchmarks.md, "validators compiled on first use"). route-validators.test.ts
+ * compiles every route's, so a schema Ajv refuses still fails the tests, not a first request.
+ */
+export function refusingUnstorable(compile: () => ValidateFunction): ValidateFunction {
+  let validate: ValidateFunction | undefined
   const wrapped = ((data: unknown, context?: Parameters<ValidateFunction>[1]) => {
     const found = unstorable(data, [], 0)
     if (found !== null) {
       wrapped.errors = [{ instancePath: pointer(found.path), schemaPath: '', keyword: found.problem, params: {}, message: problems[found.problem] }]
       return false
     }
+    validate ??= compile()
     const valid = validate(data, context)
     wrapped.errors = validate.errors
     return valid
   }) as ValidateFunction
-  // Fastify hands Ajv's own functions their parent object, so that they may coerce the root value.
-  Object.assign(wrapped, { schema: validate.schema, schemaEnv: validate.schemaEnv })
+  // Fastify hands a validator with a schemaEnv its parent object, so that Ajv may coerce the root
+  // value: every one is told to, as its compiled function does not exist yet.
+  Object.assign(wrapped, { schemaEnv: {} })
   return wrapped
 }
 
