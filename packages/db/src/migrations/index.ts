@@ -75,6 +75,7 @@ export const migrations: Record<string, LazyMigration> = {
   '2026-12-06T1621-user-day-hours': lazy(() => import('./2026-12-06T1621-user-day-hours.ts')),
   '2026-12-06T2140-trace-shape-width': lazy(() => import('./2026-12-06T2140-trace-shape-width.ts')),
   '2026-12-06T2200-score-trace-dimensions': lazy(() => import('./2026-12-06T2200-score-trace-dimensions.ts')),
+  '2026-12-07T0100-group-member-days': lazy(() => import('./2026-12-07T0100-group-member-days.ts')),
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([

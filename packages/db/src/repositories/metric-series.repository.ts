@@ -4,6 +4,7 @@ import { traceFilterConditions } from './trace-search.repository.ts'
 import { traceFilterOf, type TraceFilterParams } from './trace-filter-params.ts'
 import { rollupCells, rollupsAnswer, scoreRollupCells, type RollupDimension, type RollupMetric } from './metric-rollups.ts'
 import { shapeCells, shapesAnswer, type ShapeKey } from './trace-shape-cells.ts'
+import { groupMemberCells, groupMembersAnswer } from './group-member-cells.ts'
 import { notTracewellTrace } from './tracewell-calls.ts'
 import { SCORE_DIMENSION_FILTERS, traceSummaryOf } from './score-dimensions.ts'
 
@@ -14,6 +15,9 @@ import { SCORE_DIMENSION_FILTERS, traceSummaryOf } from './score-dimensions.ts'
 //   over whole hours, by at most one of model, vendor, service, user, session, prompt or tag (as
 //   group or filter): dashboards over days read a row per hour and value. Latency percentiles
 //   are read from histograms there, within 9.1 % of the exact figure.
+// - group_member_days (group-member-cells.ts) for users and sessions by model, vendor, service,
+//   prompt or tag in points tiling the UTC day, over the days settled and built; the others from
+//   the summaries: exact.
 // - the rows of the traces' shapes (trace-shape-cells.ts) for the sums and error rate of traces
 //   under several filters, or a group and another filter, among model, vendor and service: exact.
 // - trace_summaries otherwise (a window not on whole hours, as a monitor's last minutes, or any
@@ -104,7 +108,9 @@ export async function metricSeries(db: Executor, query: MetricSeriesQuery): Prom
   const buckets = Math.ceil((query.to.getTime() - startMs) / (granularity * 1000))
   if (buckets > MAX_SERIES_POINTS) throw new RangeError(`granularity: ${buckets} points from from to to, at most ${MAX_SERIES_POINTS}`)
   const window = { startMs, granularity, buckets }
-  const cells = rollupAnswers(query, startMs, granularity) ? await fromRollups(db, query, window) : await fromSummaries(db, query, window)
+  const cells = groupMembersAnswer(query.metric, query.groupBy, filterKeys(query.filter).length > 0, granularity) ? await fromGroupMembers(db, query, window)
+    : rollupAnswers(query, startMs, granularity) ? await fromRollups(db, query, window)
+    : await fromSummaries(db, query, window)
   return { series: toSeries(query, cells, window) }
 }
 
@@ -190,6 +196,17 @@ async function fromRollups(db: Executor, query: MetricSeriesQuery, window: Windo
     value: key === undefined ? undefined : String(query.filter?.[key as keyof TraceFilterParams]),
   })
   return cells.filter((cell) => cell.bucket === null || (cell.bucket >= 0 && cell.bucket < window.buckets))
+}
+
+/** Users or sessions by a group of the traces' arrays: the built days' rows, the window's other hours from the summaries. */
+async function fromGroupMembers(db: Executor, query: MetricSeriesQuery, window: Window): Promise<Cell[]> {
+  const { cells, rest } = await groupMemberCells(db, {
+    projectId: query.projectId, metric: query.metric as 'users' | 'sessions', dimension: query.groupBy as string,
+    startMs: window.startMs, granularitySeconds: window.granularity, to: query.to,
+  })
+  const all: Cell[] = cells
+  for (const [from, to] of rest) all.push(...await fromSummaries(db, { ...query, to: new Date(to) }, window, new Date(from)))
+  return all
 }
 
 interface Source {
@@ -331,12 +348,13 @@ function groupOf(groupBy: MetricGroup | undefined, source: Source): { join: RawB
   return { join: sql`cross join lateral ${valuesOrNull(sql.ref(`t.${column.array}`))} as g(value)`, value: sql`g.value` }
 }
 
-async function fromSummaries(db: Executor, query: MetricSeriesQuery, window: Window): Promise<Cell[]> {
+/** The cells of the traces (scores, judgments) from `from` (the window's start unless said) to query.to. */
+async function fromSummaries(db: Executor, query: MetricSeriesQuery, window: Window, from = new Date(window.startMs)): Promise<Cell[]> {
   // The bucket's start is a whole number of microseconds: its epoch in ms, a double, rounds to the
   // integer it is, and the bucket is the one floor((epoch ms − start) / width) gives exactly.
   const bucketOf: BucketOf = (time) => sql`round((date_part('epoch', date_bin(${window.granularity}::float8 * interval '1 second', ${time}, ${new Date(window.startMs)}::timestamptz)) * 1000
     - ${window.startMs}) / ${window.granularity * 1000})::int`
-  const source = sourceOf(query, new Date(window.startMs), bucketOf)
+  const source = sourceOf(query, from, bucketOf)
   const group = source.group === undefined ? groupOf(query.groupBy, source) : { join: sql``, value: source.group }
   // Groups ranked by their figure over the window: that figure too (bucket null), from the same rows.
   const byWindow = query.groupBy !== undefined && !RANKED_BY_POINTS.has(query.metric)
