@@ -36,7 +36,7 @@ function span(i: number): SpanInsert {
   }
 }
 
-const GROUPS: MetricGroup[] = ['model', 'vendor', 'service', 'prompt', 'tag']
+const GROUPS: MetricGroup[] = ['model', 'vendor', 'service', 'prompt', 'tag', 'user', 'session']
 const WINDOWS: Array<[number, number]> = [[day0, day0 + 3 * dayMs], [day0 + 6 * hourMs, day0 + 2 * dayMs + 12 * hourMs]]
 
 for (const engine of engines) {

@@ -55,7 +55,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create function tracewell_build_group_member_days(project text, from_day timestamptz, until_day timestamptz) returns void language plpgsql as $$
     begin
-      delete from group_member_days where project_id = project and dimension in ('model', 'vendor', 'service', 'prompt', 'tag')
+      delete from group_member_days where project_id = project and dimension in ('model', 'vendor', 'service', 'prompt', 'tag', 'user', 'session')
         and day >= from_day and day < until_day;
       insert into group_member_days (project_id, day, dimension, value, hours, users, sessions)
       select project, day, dimension, value, bit_or(hours),
@@ -67,7 +67,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
           select ${sql.raw(DAY_OF('t.start_time'))} as day, 1 << extract(hour from t.start_time at time zone 'UTC')::int as bit,
             t.user_id, t.session_id, d.dimension, g.value
           from trace_summaries t
-          cross join lateral (values ('model', t.models), ('vendor', t.vendors), ('service', t.services), ('prompt', t.prompts), ('tag', t.tags)) as d(dimension, arr)
+          cross join lateral (values ('model', t.models), ('vendor', t.vendors), ('service', t.services), ('prompt', t.prompts), ('tag', t.tags),
+            ('user', array[t.user_id]), ('session', array[t.session_id])) as d(dimension, arr)
           cross join lateral unnest(case when coalesce(cardinality(d.arr), 0) = 0 then array[null::text] else d.arr end) as g(value)
           where t.project_id = project and t.start_time >= from_day and t.start_time < until_day and t.service_name is distinct from 'tracewell'
         ) r

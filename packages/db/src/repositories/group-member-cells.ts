@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
 
 // Distinct users or sessions by model, vendor, service, prompt or tag in points of whole hours
@@ -8,7 +8,7 @@ import type { Executor } from './executor.ts'
 // The days not built (today, yesterday, a day changed since it was built) are left to the caller,
 // which reads them from the summaries.
 
-export const MEMBER_GROUP_DIMENSIONS: ReadonlySet<string> = new Set(['model', 'vendor', 'service', 'prompt', 'tag'])
+export const MEMBER_GROUP_DIMENSIONS: ReadonlySet<string> = new Set(['model', 'vendor', 'service', 'prompt', 'tag', 'user', 'session'])
 
 export interface GroupMemberRead {
   projectId: string
@@ -18,12 +18,6 @@ export interface GroupMemberRead {
   startMs: number
   granularitySeconds: number
   to: Date
-}
-
-export interface GroupMemberCell {
-  bucket: number
-  group: string | null
-  value: number
 }
 
 const HOUR_MS = 3_600_000
@@ -37,37 +31,40 @@ export function groupMembersAnswer(metric: string, groupBy: string | undefined, 
 }
 
 /**
- * The cells of the built days wholly inside the window, and the ranges [from, to) of the window
+ * The built days (their starts) wholly inside the window, and the ranges [from, to) of the window
  * (ms) they leave, which the caller reads elsewhere.
  */
-export async function groupMemberCells(db: Executor, read: GroupMemberRead): Promise<{ cells: GroupMemberCell[]; rest: Array<[number, number]> }> {
-  const width = read.granularitySeconds * 1000
+export async function builtMemberDays(db: Executor, read: GroupMemberRead): Promise<{ days: Date[]; rest: Array<[number, number]> }> {
   const end = read.to.getTime()
-  const { rows: days } = await sql<{ day: Date }>`
+  const { rows } = await sql<{ day: Date }>`
     select day from group_member_day_marks
     where project_id = ${read.projectId} and built and day >= ${new Date(Math.floor(read.startMs / DAY_MS) * DAY_MS)} and day < ${new Date(Math.floor(end / DAY_MS) * DAY_MS)}
     order by day`.execute(db)
   const rest: Array<[number, number]> = []
   let at = read.startMs
-  for (const day of days.map((d) => d.day.getTime())) {
+  for (const day of rows.map((row) => row.day.getTime())) {
     if (day > at) rest.push([at, day])
     at = Math.max(at, day + DAY_MS)
   }
   if (at < end) rest.push([at, end])
-  if (days.length === 0) return { cells: [], rest }
+  return { days: rows.map((row) => row.day), rest }
+}
 
+/** The cells (bucket, grp, value) of `days` (built, wholly inside the window): the points from the window's start on. */
+export function groupMemberCells(read: GroupMemberRead, days: Date[]): RawBuilder<unknown> {
+  const width = read.granularitySeconds * 1000
   const hoursWide = width / HOUR_MS
   const masks = Array.from({ length: DAY_MS / width }, (_, k) => ((1 << hoursWide) - 1) << (k * hoursWide))
   const counts = sql.join(masks.map((mask) => sql`count(*) filter (where m & ${mask}::int <> 0)`))
   const members = read.metric === 'users' ? sql.ref('g.users') : sql.ref('g.sessions')
   // A point of a value whose traces all lack a member counts 0, as the summaries' count(distinct) does.
-  const { rows } = await sql<{ bucket: number; grp: string | null; value: number }>`
-    select floor((date_part('epoch', g.day) * 1000 + (k - 1) * ${width}::float8 - ${read.startMs}) / ${width})::int as bucket, g.value as grp, c.counts[k]::float8 as value
-    from group_member_days g
-    cross join lateral (select array[${counts}] as counts from unnest(${members}) as u(m)) as c
-    cross join generate_subscripts(c.counts, 1) as k
-    where g.project_id = ${read.projectId} and g.dimension = ${read.dimension} and g.day = any(${days.map((d) => d.day)}::timestamptz[])
-      and g.hours & (${`{${masks.join(',')}}`}::int[])[k] <> 0`.execute(db)
-  const cells = rows.filter((row) => row.bucket >= 0).map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
-  return { cells, rest }
+  return sql`
+    select * from (
+      select floor((date_part('epoch', g.day) * 1000 + (k - 1) * ${width}::float8 - ${read.startMs}) / ${width})::int as bucket, g.value as grp, c.counts[k]::float8 as value
+      from group_member_days g
+      cross join lateral (select array[${counts}] as counts from unnest(${members}) as u(m)) as c
+      cross join generate_subscripts(c.counts, 1) as k
+      where g.project_id = ${read.projectId} and g.dimension = ${read.dimension} and g.day = any(${days}::timestamptz[])
+        and g.hours & (${`{${masks.join(',')}}`}::int[])[k] <> 0
+    ) c where bucket >= 0`
 }
