@@ -383,7 +383,7 @@ export interface UserWeekFiguresTable {
 
 /**
  * Each distinct user's and session's hours of a settled UTC day (24-bit masks) among the traces of
- * one model, vendor, service, prompt or tag (value null: the traces without one), built from the
+ * one model, vendor, service, prompt, tag or user (value null: the traces without one), built from the
  * summaries (migration 2026-12-07T0100): what dashboards count users and sessions by a group from.
  */
 export interface GroupMemberDaysTable {

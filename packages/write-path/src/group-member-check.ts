@@ -13,7 +13,7 @@ export async function groupMemberMismatches(db: Executor, projectId: string): Pr
         t.user_id, t.session_id, d.dimension, g.value
       from trace_summaries t
       cross join lateral (values ('model', t.models), ('vendor', t.vendors), ('service', t.services), ('prompt', t.prompts), ('tag', t.tags),
-        ('user', array[t.user_id]), ('session', array[t.session_id])) as d(dimension, arr)
+        ('user', array[t.user_id])) as d(dimension, arr)
       cross join lateral unnest(case when coalesce(cardinality(d.arr), 0) = 0 then array[null::text] else d.arr end) as g(value)
       where t.project_id = ${projectId} and t.service_name is distinct from 'tracewell'
         and date_bin('1 day', t.start_time, timestamptz '2000-01-01 00:00:00+00') in (select day from built)

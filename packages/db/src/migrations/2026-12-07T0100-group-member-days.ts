@@ -2,13 +2,14 @@ import { sql, type Kysely } from 'kysely'
 
 // Frozen in time: never import application code here.
 //
-// Users and sessions by model, vendor, service, prompt or tag (issue 45 §3) counted distinct
+// Users and sessions by model, vendor, service, prompt, tag or user (issue 45 §3) counted distinct
 // members over a month of trace_summaries (416,000 rows for bench:dashboards' project, with an
-// unnest of the group's array): 1.1–3.1 s a widget. group_member_days holds, a row a project, UTC
+// unnest of the group's array): 1.0–2.6 s a widget. group_member_days holds, a row a project, UTC
 // day, dimension and value (null: the traces without one), each distinct user's and session's
 // hours of the day as a 24-bit mask (bit h: a trace of theirs with that value started in hour h),
 // and the hours any trace of the value started in: a point within a day counts the masks meeting
-// its hours, no distinct needed, and a month of one dimension is ~150 rows.
+// its hours, no distinct needed, and a month of one dimension is ~150 rows (30,000 by user). Not by
+// session: a row a session and day (241,000 a month there) read in 1.1 s, no better than the summaries.
 //
 // The rows are built from the summaries once a day is settled (before yesterday's start, UTC, so
 // that the spans of traces begun before midnight have come), never by the fold trace by trace
@@ -17,6 +18,9 @@ import { sql, type Kysely } from 'kysely'
 // in what the rows hold (late data, erasure, retention), and the metric engine reads such a day, as
 // it reads today and yesterday, from the summaries. tracewell_settle_group_member_days, which the
 // fold calls, builds the days the boundary passed since it last ran and rebuilds the marked ones.
+//
+// The backfill builds every settled day with the summaries' writers locked out: 107 s for the
+// 10-million-span seed of bench:dashboards at load 3–6 (docs/benchmarks.md), 32 MB.
 
 /** The start of yesterday (UTC) by the clock at the time of the call: the days before it are settled. */
 const BOUNDARY = `date_bin('1 day', clock_timestamp(), timestamptz '2000-01-01 00:00:00+00') - interval '1 day'`
@@ -55,7 +59,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create function tracewell_build_group_member_days(project text, from_day timestamptz, until_day timestamptz) returns void language plpgsql as $$
     begin
-      delete from group_member_days where project_id = project and dimension in ('model', 'vendor', 'service', 'prompt', 'tag', 'user', 'session')
+      delete from group_member_days where project_id = project and dimension in ('model', 'vendor', 'service', 'prompt', 'tag', 'user')
         and day >= from_day and day < until_day;
       insert into group_member_days (project_id, day, dimension, value, hours, users, sessions)
       select project, day, dimension, value, bit_or(hours),
@@ -68,7 +72,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
             t.user_id, t.session_id, d.dimension, g.value
           from trace_summaries t
           cross join lateral (values ('model', t.models), ('vendor', t.vendors), ('service', t.services), ('prompt', t.prompts), ('tag', t.tags),
-            ('user', array[t.user_id]), ('session', array[t.session_id])) as d(dimension, arr)
+            ('user', array[t.user_id])) as d(dimension, arr)
           cross join lateral unnest(case when coalesce(cardinality(d.arr), 0) = 0 then array[null::text] else d.arr end) as g(value)
           where t.project_id = project and t.start_time >= from_day and t.start_time < until_day and t.service_name is distinct from 'tracewell'
         ) r

@@ -106,4 +106,6 @@ export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
   '2026-12-06T1621-user-day-hours',
   // A summariser of the previous version would leave the scores' rows with their trace's former dimensions.
   '2026-12-06T2200-score-trace-dimensions',
+  // Its build reads every settled day's summaries with their writers locked out (107 s at ten million spans).
+  '2026-12-07T0100-group-member-days',
 ])

@@ -102,7 +102,7 @@ export async function deleteSummariesOfWindow(db: Executor, projectId: string, w
   // the day's end; a day cut by the window is built anew from the summaries it keeps.
   await sql`
     delete from group_member_days
-    where project_id = ${projectId} and dimension in ('model', 'vendor', 'service', 'prompt', 'tag', 'user', 'session')
+    where project_id = ${projectId} and dimension in ('model', 'vendor', 'service', 'prompt', 'tag', 'user')
       and day <= ${dayBefore(to)} ${from ? sql`and day > ${dayBefore(from)}` : sql``}`.execute(db)
   await sql`
     delete from group_member_day_marks where project_id = ${projectId} and day <= ${dayBefore(to)} ${from ? sql`and day > ${dayBefore(from)}` : sql``}`.execute(db)

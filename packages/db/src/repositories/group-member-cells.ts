@@ -1,14 +1,14 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
 
-// Distinct users or sessions by model, vendor, service, prompt or tag in points of whole hours
+// Distinct users or sessions by model, vendor, service, prompt, tag or user in points of whole hours
 // tiling the UTC day (a month's six-hourly line; issue 45 §3), from a row a settled day and value
 // of group_member_days (migration 2026-12-07T0100): a member counts in a point when its mask of
 // hours meets the point's. Each member is in its day's row once, so the counts need no distinct.
 // The days not built (today, yesterday, a day changed since it was built) are left to the caller,
 // which reads them from the summaries.
 
-export const MEMBER_GROUP_DIMENSIONS: ReadonlySet<string> = new Set(['model', 'vendor', 'service', 'prompt', 'tag', 'user', 'session'])
+export const MEMBER_GROUP_DIMENSIONS: ReadonlySet<string> = new Set(['model', 'vendor', 'service', 'prompt', 'tag', 'user'])
 
 export interface GroupMemberRead {
   projectId: string

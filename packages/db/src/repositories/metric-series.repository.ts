@@ -16,7 +16,7 @@ import { SCORE_DIMENSION_FILTERS, traceSummaryOf } from './score-dimensions.ts'
 //   group or filter): dashboards over days read a row per hour and value. Latency percentiles
 //   are read from histograms there, within 9.1 % of the exact figure.
 // - group_member_days (group-member-cells.ts) for users and sessions by model, vendor, service,
-//   prompt or tag in points tiling the UTC day, over the days settled and built; the others from
+//   prompt, tag or user in points tiling the UTC day, over the days settled and built; the others from
 //   the summaries: exact.
 // - the rows of the traces' shapes (trace-shape-cells.ts) for the sums and error rate of traces
 //   under several filters, or a group and another filter, among model, vendor and service: exact.
