@@ -382,7 +382,7 @@ export interface UserWeekFiguresTable {
 }
 
 /**
- * Each distinct user's and session's hours of a settled UTC day (24-bit masks) among the traces of
+ * How many distinct users and sessions had each set of hours of a settled UTC day (24-bit masks) among the traces of
  * one model, vendor, service, prompt, tag or user (value null: the traces without one), built from the
  * summaries (migration 2026-12-07T0100): what dashboards count users and sessions by a group from.
  */
@@ -393,8 +393,12 @@ export interface GroupMemberDaysTable {
   value: string | null
   /** Bit h: a trace of the value started in hour h of the day. */
   hours: number
-  users: number[]
-  sessions: number[]
+  /** The distinct users' masks of hours (bit h: a trace of theirs started in hour h), ascending, and how many users had each. */
+  user_masks: number[]
+  user_counts: number[]
+  /** The same of the distinct sessions. */
+  session_masks: number[]
+  session_counts: number[]
 }
 
 /** Whether a project's day is read from group_member_days (built, and unchanged since): migration 2026-12-07T0100. */
@@ -1177,7 +1181,7 @@ export const declaredColumns: DeclaredColumns = {
     input_tokens: notNull, output_tokens: notNull, cost_usd: notNull, durations: notNull,
   },
   session_figures_settled: { one: notNull, settled_until: notNull },
-  group_member_days: { project_id: notNull, day: notNull, dimension: notNull, value: nullable, hours: notNull, users: notNull, sessions: notNull },
+  group_member_days: { project_id: notNull, day: notNull, dimension: notNull, value: nullable, hours: notNull, user_masks: notNull, user_counts: notNull, session_masks: notNull, session_counts: notNull },
   group_member_day_marks: { project_id: notNull, day: notNull, built: notNull },
   group_member_days_settled: { one: notNull, settled_until: notNull },
   llm_connections: {

@@ -3,7 +3,7 @@ import { sql, type Executor } from '@tracewell/db'
 /**
  * The rows of group_member_days (migration 2026-12-07T0100) of the project's built days that
  * differ from their recomputation from the summaries: a row missing or extra, its hours, or its
- * users' or sessions' masks (compared sorted, as the build keeps them).
+ * users' or sessions' masks and counts (in the masks' order, as the build keeps them).
  */
 export async function groupMemberMismatches(db: Executor, projectId: string): Promise<number> {
   const { rows } = await sql<{ n: number }>`
@@ -19,21 +19,24 @@ export async function groupMemberMismatches(db: Executor, projectId: string): Pr
         and date_bin('1 day', t.start_time, timestamptz '2000-01-01 00:00:00+00') in (select day from built)
     ),
     members as (
-      select day, dimension, value, k.kind, k.member, bit_or(bit) as hours
+      select day, dimension, value, k.kind, k.member is not null as counted, bit_or(bit) as hours
       from traced cross join lateral (values ('user', user_id), ('session', session_id)) as k(kind, member)
-      group by 1, 2, 3, 4, 5
+      group by day, dimension, value, k.kind, k.member
     ),
+    masks as (select day, dimension, value, kind, counted, hours, count(*)::integer as n from members group by 1, 2, 3, 4, 5, 6),
     expected as (
       select day, dimension, coalesce(value, '') as key, value is null as none, bit_or(hours) as hours,
-        coalesce(array_agg(hours order by hours) filter (where kind = 'user' and member is not null), '{}') as users,
-        coalesce(array_agg(hours order by hours) filter (where kind = 'session' and member is not null), '{}') as sessions
-      from members group by day, dimension, value
+        coalesce(array_agg(hours order by hours) filter (where kind = 'user' and counted), '{}') as user_masks,
+        coalesce(array_agg(n order by hours) filter (where kind = 'user' and counted), '{}') as user_counts,
+        coalesce(array_agg(hours order by hours) filter (where kind = 'session' and counted), '{}') as session_masks,
+        coalesce(array_agg(n order by hours) filter (where kind = 'session' and counted), '{}') as session_counts
+      from masks group by day, dimension, value
     ),
     stored as (
-      select day, dimension, coalesce(value, '') as key, value is null as none, hours, users, sessions
+      select day, dimension, coalesce(value, '') as key, value is null as none, hours, user_masks, user_counts, session_masks, session_counts
       from group_member_days where project_id = ${projectId} and day in (select day from built)
     )
     select count(*)::integer as n from expected e full join stored s using (day, dimension, key, none)
-    where (e.hours, e.users, e.sessions) is distinct from (s.hours, s.users, s.sessions)`.execute(db)
+    where (e.hours, e.user_masks, e.user_counts, e.session_masks, e.session_counts) is distinct from (s.hours, s.user_masks, s.user_counts, s.session_masks, s.session_counts)`.execute(db)
   return rows[0]?.n ?? -1
 }

@@ -108,12 +108,13 @@ for (const engine of engines) {
       const users = async () => (await metricSeries(db, { projectId: PROJECT, metric: 'users', groupBy: 'model', from: new Date(day0), to: new Date(day0 + dayMs), granularitySeconds: 86_400 }))
         .series.find((s) => s.group === 'gpt-4o')?.points[0]?.value
       const before = await users()
-      const tamper = (users: string) => sql`
-        update group_member_days set users = ${sql.raw(users)} where project_id = ${PROJECT} and dimension = 'model' and value = 'gpt-4o' and day = ${new Date(day0)}`.execute(db)
-      await tamper('users || 1')
+      const tamper = (change: string) => sql`
+        update group_member_days set ${sql.raw(change)} where project_id = ${PROJECT} and dimension = 'model' and value = 'gpt-4o' and day = ${new Date(day0)}`.execute(db)
+      // One more user, active in every hour of the day.
+      await tamper('user_masks = user_masks || 16777215, user_counts = user_counts || 1')
       assert.equal(await users(), (before ?? 0) + 1)
       assert.equal((await summaryMismatches(db, PROJECT)).rollups, 1)
-      await tamper('users[1:cardinality(users) - 1]')
+      await tamper('user_masks = user_masks[1:cardinality(user_masks) - 1], user_counts = user_counts[1:cardinality(user_counts) - 1]')
       assert.deepEqual(await summaryMismatches(db, PROJECT), clean)
     })
 

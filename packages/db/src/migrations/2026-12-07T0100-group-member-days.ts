@@ -5,10 +5,12 @@ import { sql, type Kysely } from 'kysely'
 // Users and sessions by model, vendor, service, prompt, tag or user (issue 45 §3) counted distinct
 // members over a month of trace_summaries (416,000 rows for bench:dashboards' project, with an
 // unnest of the group's array): 1.0–2.6 s a widget. group_member_days holds, a row a project, UTC
-// day, dimension and value (null: the traces without one), each distinct user's and session's
-// hours of the day as a 24-bit mask (bit h: a trace of theirs with that value started in hour h),
-// and the hours any trace of the value started in: a point within a day counts the masks meeting
-// its hours, no distinct needed, and a month of one dimension is ~150 rows (30,000 by user). Not by
+// day, dimension and value (null: the traces without one), how many distinct users and sessions
+// had each set of hours of the day (a 24-bit mask, bit h: a trace of theirs with that value
+// started in hour h; most sessions lie in one hour, so a few hundred masks stand for thousands),
+// and the hours any trace of the value started in: a point within a day adds the counts of the
+// masks meeting its hours, no distinct needed, and a month of one dimension is ~150 rows (30,000
+// by user). Not by
 // session: a row a session and day (241,000 a month there) read in 1.1 s, no better than the summaries.
 //
 // The rows are built from the summaries once a day is settled (before yesterday's start, UTC, so
@@ -36,8 +38,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       dimension text not null,
       value text,
       hours integer not null,
-      users integer[] not null,
-      sessions integer[] not null
+      user_masks integer[] not null,
+      user_counts integer[] not null,
+      session_masks integer[] not null,
+      session_counts integer[] not null
     )`.execute(db)
   await sql`create unique index group_member_days_key on group_member_days (project_id, dimension, day, value) nulls not distinct`.execute(db)
   await sql`
@@ -61,24 +65,30 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     begin
       delete from group_member_days where project_id = project and dimension in ('model', 'vendor', 'service', 'prompt', 'tag', 'user')
         and day >= from_day and day < until_day;
-      insert into group_member_days (project_id, day, dimension, value, hours, users, sessions)
+      insert into group_member_days (project_id, day, dimension, value, hours, user_masks, user_counts, session_masks, session_counts)
       select project, day, dimension, value, bit_or(hours),
-        coalesce(array_agg(hours order by hours) filter (where kind = 'user' and member is not null), '{}'),
-        coalesce(array_agg(hours order by hours) filter (where kind = 'session' and member is not null), '{}')
+        coalesce(array_agg(hours order by hours) filter (where kind = 'user' and counted), '{}'),
+        coalesce(array_agg(n order by hours) filter (where kind = 'user' and counted), '{}'),
+        coalesce(array_agg(hours order by hours) filter (where kind = 'session' and counted), '{}'),
+        coalesce(array_agg(n order by hours) filter (where kind = 'session' and counted), '{}')
       from (
-        select r.day, r.dimension, r.value, k.kind, k.member, bit_or(r.bit) as hours
+        select day, dimension, value, kind, member is not null as counted, hours, count(*)::integer as n
         from (
-          select ${sql.raw(DAY_OF('t.start_time'))} as day, 1 << extract(hour from t.start_time at time zone 'UTC')::int as bit,
-            t.user_id, t.session_id, d.dimension, g.value
-          from trace_summaries t
-          cross join lateral (values ('model', t.models), ('vendor', t.vendors), ('service', t.services), ('prompt', t.prompts), ('tag', t.tags),
-            ('user', array[t.user_id])) as d(dimension, arr)
-          cross join lateral unnest(case when coalesce(cardinality(d.arr), 0) = 0 then array[null::text] else d.arr end) as g(value)
-          where t.project_id = project and t.start_time >= from_day and t.start_time < until_day and t.service_name is distinct from 'tracewell'
-        ) r
-        cross join lateral (values ('user', r.user_id), ('session', r.session_id)) as k(kind, member)
-        group by 1, 2, 3, 4, 5
-      ) m
+          select r.day, r.dimension, r.value, k.kind, k.member, bit_or(r.bit) as hours
+          from (
+            select ${sql.raw(DAY_OF('t.start_time'))} as day, 1 << extract(hour from t.start_time at time zone 'UTC')::int as bit,
+              t.user_id, t.session_id, d.dimension, g.value
+            from trace_summaries t
+            cross join lateral (values ('model', t.models), ('vendor', t.vendors), ('service', t.services), ('prompt', t.prompts), ('tag', t.tags),
+              ('user', array[t.user_id])) as d(dimension, arr)
+            cross join lateral unnest(case when coalesce(cardinality(d.arr), 0) = 0 then array[null::text] else d.arr end) as g(value)
+            where t.project_id = project and t.start_time >= from_day and t.start_time < until_day and t.service_name is distinct from 'tracewell'
+          ) r
+          cross join lateral (values ('user', r.user_id), ('session', r.session_id)) as k(kind, member)
+          group by 1, 2, 3, 4, 5
+        ) m
+        group by 1, 2, 3, 4, 5, 6
+      ) h
       group by day, dimension, value;
       insert into group_member_day_marks (project_id, day, built)
       select project, d, true from generate_series(from_day, until_day - interval '1 day', interval '1 day') as g(d)

@@ -3,8 +3,8 @@ import type { Executor } from './executor.ts'
 
 // Distinct users or sessions by model, vendor, service, prompt, tag or user in points of whole hours
 // tiling the UTC day (a month's six-hourly line; issue 45 §3), from a row a settled day and value
-// of group_member_days (migration 2026-12-07T0100): a member counts in a point when its mask of
-// hours meets the point's. Each member is in its day's row once, so the counts need no distinct.
+// of group_member_days (migration 2026-12-07T0100): the members whose mask of hours meets the
+// point's count in it. Each member is in its day's row once, so the counts need no distinct.
 // The days not built (today, yesterday, a day changed since it was built) are left to the caller,
 // which reads them from the summaries.
 
@@ -55,14 +55,14 @@ export function groupMemberCells(read: GroupMemberRead, days: Date[]): RawBuilde
   const width = read.granularitySeconds * 1000
   const hoursWide = width / HOUR_MS
   const masks = Array.from({ length: DAY_MS / width }, (_, k) => ((1 << hoursWide) - 1) << (k * hoursWide))
-  const counts = sql.join(masks.map((mask) => sql`count(*) filter (where m & ${mask}::int <> 0)`))
-  const members = read.metric === 'users' ? sql.ref('g.users') : sql.ref('g.sessions')
+  const counts = sql.join(masks.map((mask) => sql`coalesce(sum(n) filter (where m & ${mask}::int <> 0), 0)`))
+  const [memberMasks, memberCounts] = read.metric === 'users' ? [sql.ref('g.user_masks'), sql.ref('g.user_counts')] : [sql.ref('g.session_masks'), sql.ref('g.session_counts')]
   // A point of a value whose traces all lack a member counts 0, as the summaries' count(distinct) does.
   return sql`
     select * from (
       select floor((date_part('epoch', g.day) * 1000 + (k - 1) * ${width}::float8 - ${read.startMs}) / ${width})::int as bucket, g.value as grp, c.counts[k]::float8 as value
       from group_member_days g
-      cross join lateral (select array[${counts}] as counts from unnest(${members}) as u(m)) as c
+      cross join lateral (select array[${counts}] as counts from unnest(${memberMasks}, ${memberCounts}) as u(m, n)) as c
       cross join generate_subscripts(c.counts, 1) as k
       where g.project_id = ${read.projectId} and g.dimension = ${read.dimension} and g.day = any(${days}::timestamptz[])
         and g.hours & (${`{${masks.join(',')}}`}::int[])[k] <> 0
