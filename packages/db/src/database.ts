@@ -381,6 +381,39 @@ export interface UserWeekFiguresTable {
   durations: number[]
 }
 
+/**
+ * How many distinct users and sessions had each set of hours of a settled UTC day (24-bit masks) among the traces of
+ * one model, vendor, service, prompt, tag or user (value null: the traces without one), built from the
+ * summaries (migration 2026-12-07T0100): what dashboards count users and sessions by a group from.
+ */
+export interface GroupMemberDaysTable {
+  project_id: string
+  day: Date
+  dimension: string
+  value: string | null
+  /** Bit h: a trace of the value started in hour h of the day. */
+  hours: number
+  /** The distinct users' masks of hours (bit h: a trace of theirs started in hour h), ascending, and how many users had each. */
+  user_masks: number[]
+  user_counts: number[]
+  /** The same of the distinct sessions. */
+  session_masks: number[]
+  session_counts: number[]
+}
+
+/** Whether a project's day is read from group_member_days (built, and unchanged since): migration 2026-12-07T0100. */
+export interface GroupMemberDayMarksTable {
+  project_id: string
+  day: Date
+  built: boolean
+}
+
+/** The settled days' end the last build reached (migration 2026-12-07T0100): one row. */
+export interface GroupMemberDaysSettledTable {
+  one: Generated<boolean>
+  settled_until: Date
+}
+
 /** Each score name's count and sum of values an hour, kept by triggers on scores (migration 2026-12-06T0700). */
 export interface ScoreRollupsTable {
   project_id: string
@@ -931,6 +964,9 @@ export interface Database {
   session_figures: SessionFiguresTable
   user_week_figures: UserWeekFiguresTable
   session_figures_settled: SessionFiguresSettledTable
+  group_member_days: GroupMemberDaysTable
+  group_member_day_marks: GroupMemberDayMarksTable
+  group_member_days_settled: GroupMemberDaysSettledTable
   llm_connections: LlmConnectionsTable
   evaluators: EvaluatorsTable
   evaluation_runs: EvaluatorRunsTable
@@ -1145,6 +1181,9 @@ export const declaredColumns: DeclaredColumns = {
     input_tokens: notNull, output_tokens: notNull, cost_usd: notNull, durations: notNull,
   },
   session_figures_settled: { one: notNull, settled_until: notNull },
+  group_member_days: { project_id: notNull, day: notNull, dimension: notNull, value: nullable, hours: notNull, user_masks: notNull, user_counts: notNull, session_masks: notNull, session_counts: notNull },
+  group_member_day_marks: { project_id: notNull, day: notNull, built: notNull },
+  group_member_days_settled: { one: notNull, settled_until: notNull },
   llm_connections: {
     id: notNull, project_id: notNull, name: notNull, provider: notNull, base_url: notNull, api_key_sealed: notNull, api_key_hint: notNull,
     created_at: notNull,

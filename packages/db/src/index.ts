@@ -74,6 +74,7 @@ export { TRACE_SHAPE_DIMENSION, traceShapeKey, type TraceShape } from './reposit
 export type { ExperimentKind, ExperimentStatus, ExperimentResultStatus, ErasureStatus } from './database.ts'
 export * from './repositories/metric-series.repository.ts'
 export { histogramPercentileMs } from './repositories/metric-rollups.ts'
+export { groupMembersAnswer } from './repositories/group-member-cells.ts'
 export * from './repositories/notification-channels.repository.ts'
 export * from './repositories/notification-deliveries.repository.ts'
 export * from './repositories/monitors.repository.ts'

@@ -2,6 +2,7 @@ import { sql, wordsOfStoredTraces, type Executor } from '@tracewell/db'
 import { BlockFilter, textBlockOf } from '@tracewell/text-filter'
 import { userWeekMismatches } from './user-week-check.ts'
 import { scoreDimensionMismatches } from './score-dimension-check.ts'
+import { groupMemberMismatches } from './group-member-check.ts'
 
 // The summaries recomputed from scratch, from `spans`, and compared with what the summariser
 // wrote (token sums are null where no span reported a count, as the summariser leaves them): the proof that every stored span counts exactly once in every aggregate, whatever was
@@ -115,7 +116,7 @@ export async function summaryMismatches(db: Executor, projectId: string): Promis
     traces: traces[0]?.n ?? -1,
     sessions: sessions[0]?.n ?? -1,
     rollups: (rollups[0]?.n ?? -1) + (await traceRollupMismatches(db, projectId)) + (await userWeekMismatches(db, projectId))
-      + (await scoreDimensionMismatches(db, projectId)),
+      + (await scoreDimensionMismatches(db, projectId)) + (await groupMemberMismatches(db, projectId)),
     blocks: await textBlockMisses(db, projectId),
   }
 }

@@ -104,6 +104,8 @@ export async function foldInTransaction(db: Db, trx: Executor, client: pg.PoolCl
   // Once the day has turned, the sessions' rows take up the hours before it (migration
   // 2026-12-06T1600): a fold a day does it, the others find it done.
   await sql`select tracewell_settle_session_figures(${today}::date::timestamp at time zone 'UTC')`.execute(trx)
+  // And the users and sessions by group build the days settled since (migration 2026-12-07T0100).
+  await sql`select tracewell_settle_group_member_days()`.execute(trx)
 
   // The traces' rows as they are, merged with their deltas here: one place (mergeTraceDelta)
   // decides how a trace's summary grows, and the rows are written with their final values.

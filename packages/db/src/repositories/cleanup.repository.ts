@@ -98,6 +98,15 @@ export async function deleteSummariesOfWindow(db: Executor, projectId: string, w
     delete from usage_rollups
     where project_id = ${projectId} and dimension in ('user.day', 'session.day')
       and hour <= ${dayBefore(to)} ${from ? sql`and hour > ${dayBefore(from)}` : sql``}`.execute(db)
+  // The users and sessions by group of a day (migration 2026-12-07T0100) go once the window passed
+  // the day's end; a day cut by the window is built anew from the summaries it keeps.
+  await sql`
+    delete from group_member_days
+    where project_id = ${projectId} and dimension in ('model', 'vendor', 'service', 'prompt', 'tag', 'user')
+      and day <= ${dayBefore(to)} ${from ? sql`and day > ${dayBefore(from)}` : sql``}`.execute(db)
+  await sql`
+    delete from group_member_day_marks where project_id = ${projectId} and day <= ${dayBefore(to)} ${from ? sql`and day > ${dayBefore(from)}` : sql``}`.execute(db)
+  if (to.getTime() % 86_400_000 !== 0) await sql`select tracewell_unbuild_group_member_day(${projectId}, ${to})`.execute(db)
   // A block of full-text search's word filters goes, as an hour does, once the window passed its end.
   const blockBefore = (instant: Date) => new Date(instant.getTime() - TEXT_BLOCK_MS)
   await sql`

@@ -4,6 +4,7 @@ import { traceFilterConditions } from './trace-search.repository.ts'
 import { traceFilterOf, type TraceFilterParams } from './trace-filter-params.ts'
 import { rollupCells, rollupsAnswer, scoreRollupCells, type RollupDimension, type RollupMetric } from './metric-rollups.ts'
 import { shapeCells, shapesAnswer, type ShapeKey } from './trace-shape-cells.ts'
+import { builtMemberDays, groupMemberCells, groupMembersAnswer } from './group-member-cells.ts'
 import { notTracewellTrace } from './tracewell-calls.ts'
 import { SCORE_DIMENSION_FILTERS, traceSummaryOf } from './score-dimensions.ts'
 
@@ -14,6 +15,9 @@ import { SCORE_DIMENSION_FILTERS, traceSummaryOf } from './score-dimensions.ts'
 //   over whole hours, by at most one of model, vendor, service, user, session, prompt or tag (as
 //   group or filter): dashboards over days read a row per hour and value. Latency percentiles
 //   are read from histograms there, within 9.1 % of the exact figure.
+// - group_member_days (group-member-cells.ts) for users and sessions by model, vendor, service,
+//   prompt, tag or user in points tiling the UTC day, over the days settled and built; the others from
+//   the summaries: exact.
 // - the rows of the traces' shapes (trace-shape-cells.ts) for the sums and error rate of traces
 //   under several filters, or a group and another filter, among model, vendor and service: exact.
 // - trace_summaries otherwise (a window not on whole hours, as a monitor's last minutes, or any
@@ -104,7 +108,9 @@ export async function metricSeries(db: Executor, query: MetricSeriesQuery): Prom
   const buckets = Math.ceil((query.to.getTime() - startMs) / (granularity * 1000))
   if (buckets > MAX_SERIES_POINTS) throw new RangeError(`granularity: ${buckets} points from from to to, at most ${MAX_SERIES_POINTS}`)
   const window = { startMs, granularity, buckets }
-  const cells = rollupAnswers(query, startMs, granularity) ? await fromRollups(db, query, window) : await fromSummaries(db, query, window)
+  const cells = groupMembersAnswer(query.metric, query.groupBy, filterKeys(query.filter).length > 0, granularity) ? await fromGroupMembers(db, query, window)
+    : rollupAnswers(query, startMs, granularity) ? await fromRollups(db, query, window)
+    : await fromSummaries(db, query, window)
   return { series: toSeries(query, cells, window) }
 }
 
@@ -190,6 +196,25 @@ async function fromRollups(db: Executor, query: MetricSeriesQuery, window: Windo
     value: key === undefined ? undefined : String(query.filter?.[key as keyof TraceFilterParams]),
   })
   return cells.filter((cell) => cell.bucket === null || (cell.bucket >= 0 && cell.bucket < window.buckets))
+}
+
+/**
+ * Users or sessions by a group: the built days' rows (group-member-cells.ts), the window's other
+ * hours from the summaries, the groups kept chosen over both in one statement.
+ */
+async function fromGroupMembers(db: Executor, query: MetricSeriesQuery, window: Window): Promise<Cell[]> {
+  const read = {
+    projectId: query.projectId, metric: query.metric as 'users' | 'sessions', dimension: query.groupBy as string,
+    startMs: window.startMs, granularitySeconds: window.granularity, to: query.to,
+  }
+  const { days, rest } = await builtMemberDays(db, read)
+  const parts = [
+    ...(days.length === 0 ? [] : [groupMemberCells(read, days)]),
+    ...rest.map(([from, to]) => sql`select * from (${summaryCells({ ...query, to: new Date(to) }, window, new Date(from))}) s`),
+  ]
+  if (parts.length === 0) return []
+  const { rows } = await sql<{ bucket: number; grp: string | null; value: number }>`${keptCells(sql.join(parts, sql` union all `), 'points')}`.execute(db)
+  return rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
 }
 
 interface Source {
@@ -332,28 +357,46 @@ function groupOf(groupBy: MetricGroup | undefined, source: Source): { join: RawB
 }
 
 async function fromSummaries(db: Executor, query: MetricSeriesQuery, window: Window): Promise<Cell[]> {
+  const byWindow = query.groupBy !== undefined && !RANKED_BY_POINTS.has(query.metric)
+  const cells = summaryCells(query, window, new Date(window.startMs))
+  const { rows } = await sql<{ bucket: number | null; grp: string | null; value: number | null }>`${byWindow ? keptCells(cells, 'window') : cells}`.execute(db)
+  return rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
+}
+
+/**
+ * The cells (bucket, grp, value) of the traces (scores, judgments) from `from` to query.to; grouped
+ * by a rate's or an average's groups, each group's figure over the window too (bucket null).
+ */
+function summaryCells(query: MetricSeriesQuery, window: Window, from: Date): RawBuilder<unknown> {
   // The bucket's start is a whole number of microseconds: its epoch in ms, a double, rounds to the
   // integer it is, and the bucket is the one floor((epoch ms − start) / width) gives exactly.
   const bucketOf: BucketOf = (time) => sql`round((date_part('epoch', date_bin(${window.granularity}::float8 * interval '1 second', ${time}, ${new Date(window.startMs)}::timestamptz)) * 1000
     - ${window.startMs}) / ${window.granularity * 1000})::int`
-  const source = sourceOf(query, new Date(window.startMs), bucketOf)
+  const source = sourceOf(query, from, bucketOf)
   const group = source.group === undefined ? groupOf(query.groupBy, source) : { join: sql``, value: source.group }
   // Groups ranked by their figure over the window: that figure too (bucket null), from the same rows.
   const byWindow = query.groupBy !== undefined && !RANKED_BY_POINTS.has(query.metric)
-  const cells = sql`
+  return sql`
     select ${source.bucket ?? bucketOf(source.time)} as bucket, ${group.value} as grp, (${source.value})::float8 as value
     from ${source.from} ${group.join}
     where ${sql.join(source.where, sql` and `)}
     group by ${byWindow ? sql`grouping sets ((1, 2), (2))` : sql`1, 2`}`
-  // Ranked by their figure over the window, the groups toSeries keeps are chosen here, in its order
-  // (collate "C" is code point order, none last): 50 groups' points sent, not 42,000 sessions'.
-  const kept = sql`
+}
+
+/**
+ * The cells of the groups toSeries keeps, chosen here in its order (collate "C" is code point
+ * order, none last): 50 groups' points sent, not 42,000 sessions'. Ranked by their figure over the
+ * window (the cells of bucket null), or by the sum of their points' absolute values.
+ */
+function keptCells(cells: RawBuilder<unknown>, rankedBy: 'window' | 'points'): RawBuilder<unknown> {
+  const ranked = rankedBy === 'window'
+    ? sql`select grp from cells where bucket is null order by abs(coalesce(value, 0)) desc, grp is null, grp collate "C" limit ${MAX_SERIES_GROUPS}`
+    : sql`select grp from cells group by grp order by sum(abs(coalesce(value, 0))) desc, grp is null, grp collate "C" limit ${MAX_SERIES_GROUPS}`
+  return sql`
     with cells as (${cells}),
-      kept as (select grp from cells where bucket is null order by abs(coalesce(value, 0)) desc, grp is null, grp collate "C" limit ${MAX_SERIES_GROUPS})
+      kept as (${ranked})
     select bucket, grp, value from cells
     where grp in (select grp from kept where grp is not null) or (grp is null and exists (select 1 from kept where grp is null))`
-  const { rows } = await sql<{ bucket: number | null; grp: string | null; value: number | null }>`${byWindow ? kept : cells}`.execute(db)
-  return rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
 }
 
 /**
