@@ -59,6 +59,11 @@ export interface SpanBatchWorkerOptions {
    */
   maxBodyBytes?: number
   /**
+   * How long a job ready for a COPY waits for others to share it (WRITER_LINGER_MS, default 0
+   * here), unless LINGER_UNTIL_SPANS or every job this process holds wait already.
+   */
+  lingerMs?: number
+  /**
    * Tries per job before it goes to the failed set (WRITER_MAX_ATTEMPTS). Jobs carry their own
    * `attempts` (12, see defaultSpanBatchJobOptions); this caps it, it cannot raise it.
    */
@@ -110,7 +115,6 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
   const registry = options.metrics ?? new Registry()
   const metrics = spanBatchMetrics(registry)
   const pricer = new SpanPricer({ db: options.db, metrics: registry, logger: options.logger })
-  const combiner = new CopyCombiner(options.db, { maxSpans: COMBINED_COPY_MAX_SPANS, maxInFlight: 2, maxOpenMs: COMBINED_COPY_MAX_OPEN_MS })
   const budget = new BodyBudget(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)
   const connection = createSpanBatchQueueConnection(options.redis, 'worker')
   connection.on('error', () => {}) // reported by the workers' 'error' listener below
@@ -135,6 +139,15 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
   }
   unwritableShardMetrics(registry, unwritableShards)
   const perShardConcurrency = Math.max(1, Math.ceil(options.concurrency / shards.length))
+  const combiner = new CopyCombiner(options.db, {
+    maxSpans: COMBINED_COPY_MAX_SPANS,
+    maxInFlight: 2,
+    maxOpenMs: COMBINED_COPY_MAX_OPEN_MS,
+    lingerMs: options.lingerMs ?? 0,
+    lingerUntilSpans: LINGER_UNTIL_SPANS,
+    // Every job this process can hold is waiting: no further one can join until a COPY ends.
+    lingerUntilJobs: perShardConcurrency * shards.length,
+  })
   // Every shard's worker reports through one throttle: Redis down (or refusing every command) is
   // one line per 30 s, not one per command per shard.
   const reportWorkerError = repeatedErrorLog(options.logger, 'span-batch worker error (repeats within 30 s are counted, not logged)')
@@ -261,6 +274,9 @@ const COMBINED_COPY_MAX_SPANS = 5_000
 // encoding of the job it is on and Postgres's applying the last rows it stays well within the
 // second every statement of the write path must keep to (docs/benchmarks.md, 2026-12-01).
 const COMBINED_COPY_MAX_OPEN_MS = 400
+// A COPY of this many spans goes without lingering: its statement, transaction and summary delta
+// are shared enough, and large jobs (a few fill WRITER_MAX_BODY_BYTES) need not wait for company.
+const LINGER_UNTIL_SPANS = 1_000
 
 /**
  * Stores a job's spans (storeSpans), in a COPY shared with the other jobs that are ready at the

@@ -25,12 +25,30 @@ export interface CopyCombinerOptions {
    * statement of the write path (docs/benchmarks.md).
    */
   maxOpenMs: number
+  /**
+   * How long the first job waiting for a COPY may wait for others to join it (ms; default 0: a
+   * COPY starts as soon as a slot is free). A writer that keeps up with its queue takes each
+   * job as it is queued, so without it every job of a few tens of one-span traces was a COPY
+   * and a transaction of its own, with its summary delta, its fold and their statements: the
+   * writer and Postgres spent about twice a span what they spend draining a backlog
+   * (docs/benchmarks.md, issue 49 §7). The same linger ingest's group commit has for Redis.
+   */
+  lingerMs?: number
+  /** The linger ends once this many spans wait (default maxSpans). */
+  lingerUntilSpans?: number
+  /**
+   * Or this many jobs: the most the writer holds at once (its concurrency), past which no further
+   * job can arrive until a COPY ends (default: no bound).
+   */
+  lingerUntilJobs?: number
 }
 
 interface Waiting {
   sources: readonly ProjectSpanSource[]
   spans: number
   express: boolean
+  /** performance.now() when it began waiting. */
+  at: number
   resolve(outcome: CombinedCopyOutcome): void
   reject(error: unknown): void
 }
@@ -43,6 +61,8 @@ export class CopyCombiner implements SharedCopy {
   /** The one COPY of express jobs alone that may run beyond maxInFlight. */
   #expressInFlight = false
   #scheduled = false
+  /** The timer that ends a linger, while one runs. */
+  #lingering: ReturnType<typeof setTimeout> | null = null
 
   constructor(db: Db, options: CopyCombinerOptions) {
     this.#db = db
@@ -55,7 +75,7 @@ export class CopyCombiner implements SharedCopy {
    */
   copy(sources: readonly ProjectSpanSource[], spans: number, lane: CopyLane = 'usual'): Promise<CombinedCopyOutcome> {
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ sources, spans, express: lane === 'express', resolve, reject })
+      this.#waiting.push({ sources, spans, express: lane === 'express', at: performance.now(), resolve, reject })
       this.#schedule()
     })
   }
@@ -66,8 +86,35 @@ export class CopyCombiner implements SharedCopy {
     return !this.#expressInFlight && this.#waiting.some((waiting) => waiting.express) ? 'express' : null
   }
 
+  /** Milliseconds the waiting jobs may still linger before a COPY takes them; 0 when it may start now. */
+  #lingerLeft(): number {
+    const { lingerMs = 0, lingerUntilSpans = this.#options.maxSpans, lingerUntilJobs = Number.POSITIVE_INFINITY } = this.#options
+    const oldest = this.#waiting[0]
+    if (lingerMs === 0 || oldest === undefined || this.#waiting.length >= lingerUntilJobs) return 0
+    let spans = 0
+    for (const waiting of this.#waiting) spans += waiting.spans
+    if (spans >= lingerUntilSpans) return 0
+    // The oldest job, not the first in line: a job put back by a COPY that ended early lingers no more.
+    let since = oldest.at
+    for (const waiting of this.#waiting) since = Math.min(since, waiting.at)
+    return Math.max(0, since + lingerMs - performance.now())
+  }
+
   #schedule(): void {
     if (this.#scheduled || this.#canStart() === null) return
+    const left = this.#lingerLeft()
+    if (left > 0) {
+      // Woken when the linger is over; a job that fills it wakes the schedule earlier.
+      this.#lingering ??= setTimeout(() => {
+        this.#lingering = null
+        this.#schedule()
+      }, left)
+      return
+    }
+    if (this.#lingering !== null) {
+      clearTimeout(this.#lingering)
+      this.#lingering = null
+    }
     this.#scheduled = true
     // setImmediate, not a microtask: jobs made ready in the same turn of the event loop join.
     setImmediate(() => {
