@@ -60,7 +60,7 @@ export interface SpanBatchWorkerOptions {
   maxBodyBytes?: number
   /**
    * How long a job ready for a COPY waits for others to share it (WRITER_LINGER_MS, default 0
-   * here), unless LINGER_UNTIL_SPANS or every job this process holds wait already.
+   * here), unless LINGER_UNTIL_SPANS or every job one shard's worker may hold wait already.
    */
   lingerMs?: number
   /**
@@ -145,8 +145,9 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
     maxOpenMs: COMBINED_COPY_MAX_OPEN_MS,
     lingerMs: options.lingerMs ?? 0,
     lingerUntilSpans: LINGER_UNTIL_SPANS,
-    // Every job this process can hold is waiting: no further one can join until a COPY ends.
-    lingerUntilJobs: perShardConcurrency * shards.length,
+    // A shard's worker holds this many jobs at most: once they all wait, its next one cannot come
+    // until a COPY ends, however idle the other shards are.
+    lingerUntilJobs: perShardConcurrency,
   })
   // Every shard's worker reports through one throttle: Redis down (or refusing every command) is
   // one line per 30 s, not one per command per shard.
@@ -161,7 +162,7 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
         const giveBack = await budget.take(bodyBytesOf(job.data), lane === 'express')
         const stopTimer = metrics.batchDuration.startTimer()
         try {
-          const result = await storeJob(options.db, payloads, job, pricer, combiner, lane)
+          const result = await storeJob(options.db, payloads, job, pricer, combiner, { lane, holder: prefix })
           metrics.spansWritten.inc(result.inserted)
           metrics.spansDuplicate.inc(result.duplicates)
           return result
@@ -289,14 +290,14 @@ const LINGER_UNTIL_SPANS = 1_000
  * Only when a span is stored already are the held bodies decoded again, for the idempotent
  * statements. A job no retry can fix, whether found reading it or storing it, goes straight to the failed set.
  */
-async function storeJob(db: Db, payloads: QueueRedis, job: Job<SpanBatchJob, SpanBatchResult>, pricer: SpanPricer, combiner: CopyCombiner, lane: CopyLane): Promise<SpanBatchResult> {
+async function storeJob(db: Db, payloads: QueueRedis, job: Job<SpanBatchJob, SpanBatchResult>, pricer: SpanPricer, combiner: CopyCombiner, how: { lane: CopyLane; holder: string }): Promise<SpanBatchResult> {
   try {
     return await withJobBodies(payloads, job.data, async (bodies) => {
       // Counted once the job's envelope is known to be valid (withJobBodies checks it).
       const spanCount = spanCountOf(job.data)
       // No bodies: the job is a copy, added by a resent command, of one already stored.
       if (bodies.length === 0) return { inserted: 0, duplicates: spanCount }
-      return storeSpans(db, await pricer.priced(spanSourcesOf(bodies)), { combiner, lane, spanCount })
+      return storeSpans(db, await pricer.priced(spanSourcesOf(bodies)), { combiner, ...how, spanCount })
     })
   } catch (error) {
     throw jobFailure(error)

@@ -241,7 +241,7 @@ export const writerSettings = {
     maximum: 1_000,
     default: 300,
     description:
-      'how long a job ready for a COPY may wait for others to share it, in ms, unless 1000 spans or WRITER_CONCURRENCY jobs wait already; a writer that keeps up with its queue would otherwise store each small job in a COPY and a transaction of its own (default 300; 0 starts a COPY at once)',
+      'how long a job ready for a COPY may wait for others to share it, in ms, unless 1000 spans wait already or every job the worker of one shard holds (WRITER_CONCURRENCY over QUEUE_SHARDS); a writer that keeps up with its queue would otherwise store each small job in a COPY and a transaction of its own (default 300; 0 starts a COPY at once)',
   }),
   WRITER_MAX_ATTEMPTS: Type.Integer({ minimum: 1, default: 12, description: 'tries per job before it goes to the failed set (default 12)' }),
   // Short lock, renewed by the worker every half of it, and a frequent stalled check: a job whose

@@ -37,8 +37,10 @@ export interface CopyCombinerOptions {
   /** The linger ends once this many spans wait (default maxSpans). */
   lingerUntilSpans?: number
   /**
-   * Or this many jobs: the most the writer holds at once (its concurrency), past which no further
-   * job can arrive until a COPY ends (default: no bound).
+   * Or this many jobs of one holder (copy's `holder`; jobs without one are one holder's): the most
+   * a holder takes at once (a queue shard's worker, its concurrency), so its next job cannot come
+   * until a COPY ends, and lingering on would only hold back its queue, however idle the other
+   * holders are (default: no bound).
    */
   lingerUntilJobs?: number
 }
@@ -47,6 +49,7 @@ interface Waiting {
   sources: readonly ProjectSpanSource[]
   spans: number
   express: boolean
+  holder: string | undefined
   /** performance.now() when it began waiting. */
   at: number
   resolve(outcome: CombinedCopyOutcome): void
@@ -73,9 +76,9 @@ export class CopyCombiner implements SharedCopy {
    * Stores the sources (`spans` spans in all) in the next combined COPY. Rejects only with the
    * error of a COPY the job had to itself (what copySpans throws).
    */
-  copy(sources: readonly ProjectSpanSource[], spans: number, lane: CopyLane = 'usual'): Promise<CombinedCopyOutcome> {
+  copy(sources: readonly ProjectSpanSource[], spans: number, lane: CopyLane = 'usual', holder?: string): Promise<CombinedCopyOutcome> {
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ sources, spans, express: lane === 'express', at: performance.now(), resolve, reject })
+      this.#waiting.push({ sources, spans, express: lane === 'express', holder, at: performance.now(), resolve, reject })
       this.#schedule()
     })
   }
@@ -90,9 +93,15 @@ export class CopyCombiner implements SharedCopy {
   #lingerLeft(): number {
     const { lingerMs = 0, lingerUntilSpans = this.#options.maxSpans, lingerUntilJobs = Number.POSITIVE_INFINITY } = this.#options
     const oldest = this.#waiting[0]
-    if (lingerMs === 0 || oldest === undefined || this.#waiting.length >= lingerUntilJobs) return 0
+    if (lingerMs === 0 || oldest === undefined) return 0
     let spans = 0
-    for (const waiting of this.#waiting) spans += waiting.spans
+    const jobsOfHolder = new Map<string | undefined, number>()
+    for (const waiting of this.#waiting) {
+      spans += waiting.spans
+      const jobs = (jobsOfHolder.get(waiting.holder) ?? 0) + 1
+      if (jobs >= lingerUntilJobs) return 0
+      jobsOfHolder.set(waiting.holder, jobs)
+    }
     if (spans >= lingerUntilSpans) return 0
     // The oldest job, not the first in line: a job put back by a COPY that ended early lingers no more.
     let since = oldest.at

@@ -105,7 +105,7 @@ describe('CopyCombiner on postgres', () => {
     assert.equal(await arriving(new CopyCombiner(database.db, { maxSpans: 1_000, maxInFlight: 2, maxOpenMs: 60_000, lingerMs: 1_000 }), 'lingering'), 1, 'with one, a COPY for the four')
   })
 
-  it('ends the linger once lingerUntilJobs jobs or lingerUntilSpans spans wait', async () => {
+  it('ends the linger once lingerUntilJobs jobs of one holder or lingerUntilSpans spans wait', async () => {
     const combiner = (until: { lingerUntilJobs?: number; lingerUntilSpans?: number }) =>
       new CopyCombiner(database.db, { maxSpans: 1_000, maxInFlight: 2, maxOpenMs: 60_000, lingerMs: 60_000, ...until })
     const byJobs = combiner({ lingerUntilJobs: 3 })
@@ -117,8 +117,15 @@ describe('CopyCombiner on postgres', () => {
     const small = bySpans.copy([source('until-spans', spans(4))], 4)
     await sleep(10)
     await Promise.all([small, bySpans.copy([source('until-spans', spans(6))], 6)])
+    // Two holders (a writer's shards) with a job each linger on; the second job of one ends it.
+    const byHolder = combiner({ lingerUntilJobs: 2 })
+    const shardA = byHolder.copy([source('until-holder', spans(1))], 1, 'usual', 'shard a')
+    const shardB = byHolder.copy([source('until-holder', spans(1))], 1, 'usual', 'shard b')
+    await sleep(50)
+    assert.equal(await countSpans(database.db, 'until-holder'), 0, 'one job of each holder lingers')
+    await Promise.all([shardA, shardB, byHolder.copy([source('until-holder', spans(1))], 1, 'usual', 'shard a')])
     assert.ok(performance.now() - started < 30_000, 'stored long before the 60 s linger ran out')
-    assert.deepEqual([await countSpans(database.db, 'until-jobs'), await countSpans(database.db, 'until-spans')], [3, 10])
+    assert.deepEqual([await countSpans(database.db, 'until-jobs'), await countSpans(database.db, 'until-spans'), await countSpans(database.db, 'until-holder')], [3, 10, 3])
   })
 
   it('puts express jobs first, and starts one COPY of them beyond maxInFlight while the usual ones run', async () => {
