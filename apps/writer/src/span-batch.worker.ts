@@ -115,7 +115,6 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
   const registry = options.metrics ?? new Registry()
   const metrics = spanBatchMetrics(registry)
   const pricer = new SpanPricer({ db: options.db, metrics: registry, logger: options.logger })
-  const budget = new BodyBudget(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)
   const connection = createSpanBatchQueueConnection(options.redis, 'worker')
   connection.on('error', () => {}) // reported by the workers' 'error' listener below
   // Payload reads and deletes on a connection of their own, beside BullMQ's. Auto-pipelined: the jobs
@@ -148,7 +147,10 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
     // A shard's worker holds this many jobs at most: once they all wait, its next one cannot come
     // until a COPY ends, however idle the other shards are.
     lingerUntilJobs: perShardConcurrency,
+    // Jobs waiting for body bytes the lingering ones hold cannot join before a COPY ends either.
+    lingerHeldBack: () => budget.blocked,
   })
+  const budget = new BodyBudget(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, () => combiner.reconsider())
   // Every shard's worker reports through one throttle: Redis down (or refusing every command) is
   // one line per 30 s, not one per command per shard.
   const reportWorkerError = repeatedErrorLog(options.logger, 'span-batch worker error (repeats within 30 s are counted, not logged)')

@@ -40,4 +40,18 @@ describe("the writer's linger with several shards (real Redis and Postgres)", { 
       await writer.close()
     }
   })
+
+  test('jobs waiting for the body bytes the lingering ones hold end the linger', async () => {
+    // A budget of one byte: one job in hand at a time (a larger one goes alone), the others wait for it.
+    for (let i = 0; i < 5; i++) await enqueueSpans(producer, 'project-large', makeSpans(3))
+    const writer = startSpanBatchWorker({ db: database.db, redis: REDIS_URL, prefix, shards: 2, concurrency: 8, maxBodyBytes: 1, lingerMs: 20_000, logger: quiet })
+    try {
+      // Each of the first four goes as the next one waits for its bytes (twenty seconds each
+      // without); the last, with none behind it, lingers as a writer that keeps up does.
+      await waitFor('the jobs that held others back stored', async () => (await countSpans(database.db, 'project-large')) >= 12, 10_000)
+      await waitFor('the last job stored once its linger is over', async () => (await countSpans(database.db, 'project-large')) === 15, 40_000)
+    } finally {
+      await writer.close()
+    }
+  })
 })

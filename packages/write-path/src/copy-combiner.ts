@@ -43,6 +43,12 @@ export interface CopyCombinerOptions {
    * holders are (default: no bound).
    */
   lingerUntilJobs?: number
+  /**
+   * Whether jobs not yet here wait on what the waiting ones hold (the writer's body budget): none
+   * of them can join before a COPY ends, so no linger while it answers true. Its owner calls
+   * `reconsider()` when the answer turns true.
+   */
+  lingerHeldBack?: () => boolean
 }
 
 interface Waiting {
@@ -83,6 +89,11 @@ export class CopyCombiner implements SharedCopy {
     })
   }
 
+  /** Looks again whether the waiting jobs may still linger (lingerHeldBack's answer changed). */
+  reconsider(): void {
+    this.#schedule()
+  }
+
   /** Which COPY may start now: one of the usual maxInFlight, the one extra for express jobs alone, or none. */
   #canStart(): 'usual' | 'express' | null {
     if (this.#inFlight < this.#options.maxInFlight) return this.#waiting.length > 0 ? 'usual' : null
@@ -93,7 +104,7 @@ export class CopyCombiner implements SharedCopy {
   #lingerLeft(): number {
     const { lingerMs = 0, lingerUntilSpans = this.#options.maxSpans, lingerUntilJobs = Number.POSITIVE_INFINITY } = this.#options
     const oldest = this.#waiting[0]
-    if (lingerMs === 0 || oldest === undefined) return 0
+    if (lingerMs === 0 || oldest === undefined || this.#options.lingerHeldBack?.() === true) return 0
     let spans = 0
     const jobsOfHolder = new Map<string | undefined, number>()
     for (const waiting of this.#waiting) {
