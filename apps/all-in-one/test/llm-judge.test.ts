@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { AllInOneConfigSchema, loadConfig, TestEnvironmentSchema } from '@tracewell/config'
-import { sql } from '@tracewell/db'
+import { countSpans, sql } from '@tracewell/db'
 import { createTestDatabase } from '@tracewell/db/testing'
 import type { App } from '@tracewell/http'
 import { testQueuePrefix } from '@tracewell/test-support/queue-prefix'
@@ -184,9 +184,12 @@ for (const mode of ['Postgres and Redis', 'embedded PGlite and in-process queue'
       OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
     })
     ;({ app } = await buildAllInOneApp(config))
-    // A trace stored before the evaluator exists: not a new trace, judged only by a run.
+    // A trace stored before the evaluator exists: not a new trace, judged only by a run. Its 200
+    // says it is queued, not stored (the writer may wait WRITER_LINGER_MS for a COPY to share),
+    // and an evaluator judges the traces stored after it is made: so it is waited for.
     oldTrace = chatTrace('support-bot', 'What is the capital of France?', 'It is Paris.')
     await send(oldTrace)
+    await waitFor('the old trace stored', async () => ((await countSpans(app.db, 'support')) === 1 ? true : undefined), 30_000)
   })
   after(async () => {
     await app?.close()

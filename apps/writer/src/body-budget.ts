@@ -14,9 +14,17 @@ export class BodyBudget {
   readonly #limit: number
   #held = 0
   readonly #waiting: Array<{ bytes: number; express: boolean; grant(): void }> = []
+  readonly #onWait: (() => void) | undefined
 
-  constructor(limitBytes: number) {
+  /** `onWait` is told each time a job starts waiting for bytes. */
+  constructor(limitBytes: number, onWait?: () => void) {
     this.#limit = limitBytes
+    this.#onWait = onWait
+  }
+
+  /** Whether a job waits for bytes the jobs in hand hold. */
+  get blocked(): boolean {
+    return this.#waiting.length > 0
   }
 
   /** Bytes held now by the jobs that were granted theirs. */
@@ -33,6 +41,7 @@ export class BodyBudget {
         const firstUsual = express ? this.#waiting.findIndex((other) => !other.express) : -1
         if (firstUsual === -1) this.#waiting.push(waiter)
         else this.#waiting.splice(firstUsual, 0, waiter)
+        this.#onWait?.()
       })
     }
     let given = false

@@ -17,12 +17,13 @@ export interface SpanBatchWorkerPluginOptions {
   replicaTimeoutMs: number
   concurrency: number
   maxBodyBytes: number
+  lingerMs?: number
   maxAttempts: number
   lockDurationMs?: number
   stalledIntervalMs?: number
 }
 
-type WorkerSettings = Pick<WriterConfig, 'QUEUE_PREFIX' | 'QUEUE_SHARDS' | 'QUEUE_REPLICA_ACKS' | 'QUEUE_REPLICA_TIMEOUT_MS' | 'WRITER_CONCURRENCY' | 'WRITER_MAX_BODY_BYTES' | 'WRITER_MAX_ATTEMPTS' | 'WRITER_LOCK_DURATION_MS' | 'WRITER_STALLED_INTERVAL_MS'>
+type WorkerSettings = Pick<WriterConfig, 'QUEUE_PREFIX' | 'QUEUE_SHARDS' | 'QUEUE_REPLICA_ACKS' | 'QUEUE_REPLICA_TIMEOUT_MS' | 'WRITER_CONCURRENCY' | 'WRITER_MAX_BODY_BYTES' | 'WRITER_LINGER_MS' | 'WRITER_MAX_ATTEMPTS' | 'WRITER_LOCK_DURATION_MS' | 'WRITER_STALLED_INTERVAL_MS'>
 
 /** The worker's options from the settings, shared by the writer service and `npm start`. */
 export function workerOptionsFromSettings(settings: WorkerSettings, redis: QueueRedisTarget): SpanBatchWorkerPluginOptions {
@@ -34,6 +35,7 @@ export function workerOptionsFromSettings(settings: WorkerSettings, redis: Queue
     replicaTimeoutMs: settings.QUEUE_REPLICA_TIMEOUT_MS,
     concurrency: settings.WRITER_CONCURRENCY,
     maxBodyBytes: settings.WRITER_MAX_BODY_BYTES,
+    lingerMs: settings.WRITER_LINGER_MS,
     maxAttempts: settings.WRITER_MAX_ATTEMPTS,
     lockDurationMs: settings.WRITER_LOCK_DURATION_MS,
     stalledIntervalMs: settings.WRITER_STALLED_INTERVAL_MS,

@@ -59,6 +59,11 @@ export interface SpanBatchWorkerOptions {
    */
   maxBodyBytes?: number
   /**
+   * How long a job ready for a COPY waits for others to share it (WRITER_LINGER_MS, default 0
+   * here), unless LINGER_UNTIL_SPANS or every job one shard's worker may hold wait already.
+   */
+  lingerMs?: number
+  /**
    * Tries per job before it goes to the failed set (WRITER_MAX_ATTEMPTS). Jobs carry their own
    * `attempts` (12, see defaultSpanBatchJobOptions); this caps it, it cannot raise it.
    */
@@ -110,8 +115,6 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
   const registry = options.metrics ?? new Registry()
   const metrics = spanBatchMetrics(registry)
   const pricer = new SpanPricer({ db: options.db, metrics: registry, logger: options.logger })
-  const combiner = new CopyCombiner(options.db, { maxSpans: COMBINED_COPY_MAX_SPANS, maxInFlight: 2, maxOpenMs: COMBINED_COPY_MAX_OPEN_MS })
-  const budget = new BodyBudget(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)
   const connection = createSpanBatchQueueConnection(options.redis, 'worker')
   connection.on('error', () => {}) // reported by the workers' 'error' listener below
   // Payload reads and deletes on a connection of their own, beside BullMQ's. Auto-pipelined: the jobs
@@ -135,6 +138,19 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
   }
   unwritableShardMetrics(registry, unwritableShards)
   const perShardConcurrency = Math.max(1, Math.ceil(options.concurrency / shards.length))
+  const combiner = new CopyCombiner(options.db, {
+    maxSpans: COMBINED_COPY_MAX_SPANS,
+    maxInFlight: 2,
+    maxOpenMs: COMBINED_COPY_MAX_OPEN_MS,
+    lingerMs: options.lingerMs ?? 0,
+    lingerUntilSpans: LINGER_UNTIL_SPANS,
+    // A shard's worker holds this many jobs at most: once they all wait, its next one cannot come
+    // until a COPY ends, however idle the other shards are.
+    lingerUntilJobs: perShardConcurrency,
+    // Jobs waiting for body bytes the lingering ones hold cannot join before a COPY ends either.
+    lingerHeldBack: () => budget.blocked,
+  })
+  const budget = new BodyBudget(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, () => combiner.reconsider())
   // Every shard's worker reports through one throttle: Redis down (or refusing every command) is
   // one line per 30 s, not one per command per shard.
   const reportWorkerError = repeatedErrorLog(options.logger, 'span-batch worker error (repeats within 30 s are counted, not logged)')
@@ -148,7 +164,7 @@ export function startSpanBatchWorker(options: SpanBatchWorkerOptions): SpanBatch
         const giveBack = await budget.take(bodyBytesOf(job.data), lane === 'express')
         const stopTimer = metrics.batchDuration.startTimer()
         try {
-          const result = await storeJob(options.db, payloads, job, pricer, combiner, lane)
+          const result = await storeJob(options.db, payloads, job, pricer, combiner, { lane, holder: prefix })
           metrics.spansWritten.inc(result.inserted)
           metrics.spansDuplicate.inc(result.duplicates)
           return result
@@ -261,6 +277,9 @@ const COMBINED_COPY_MAX_SPANS = 5_000
 // encoding of the job it is on and Postgres's applying the last rows it stays well within the
 // second every statement of the write path must keep to (docs/benchmarks.md, 2026-12-01).
 const COMBINED_COPY_MAX_OPEN_MS = 400
+// A COPY of this many spans goes without lingering: its statement, transaction and summary delta
+// are shared enough, and large jobs (a few fill WRITER_MAX_BODY_BYTES) need not wait for company.
+const LINGER_UNTIL_SPANS = 1_000
 
 /**
  * Stores a job's spans (storeSpans), in a COPY shared with the other jobs that are ready at the
@@ -273,14 +292,14 @@ const COMBINED_COPY_MAX_OPEN_MS = 400
  * Only when a span is stored already are the held bodies decoded again, for the idempotent
  * statements. A job no retry can fix, whether found reading it or storing it, goes straight to the failed set.
  */
-async function storeJob(db: Db, payloads: QueueRedis, job: Job<SpanBatchJob, SpanBatchResult>, pricer: SpanPricer, combiner: CopyCombiner, lane: CopyLane): Promise<SpanBatchResult> {
+async function storeJob(db: Db, payloads: QueueRedis, job: Job<SpanBatchJob, SpanBatchResult>, pricer: SpanPricer, combiner: CopyCombiner, how: { lane: CopyLane; holder: string }): Promise<SpanBatchResult> {
   try {
     return await withJobBodies(payloads, job.data, async (bodies) => {
       // Counted once the job's envelope is known to be valid (withJobBodies checks it).
       const spanCount = spanCountOf(job.data)
       // No bodies: the job is a copy, added by a resent command, of one already stored.
       if (bodies.length === 0) return { inserted: 0, duplicates: spanCount }
-      return storeSpans(db, await pricer.priced(spanSourcesOf(bodies)), { combiner, lane, spanCount })
+      return storeSpans(db, await pricer.priced(spanSourcesOf(bodies)), { combiner, ...how, spanCount })
     })
   } catch (error) {
     throw jobFailure(error)

@@ -236,6 +236,13 @@ export const writerSettings = {
     default: 8 * 1024 * 1024,
     description: 'queued body bytes of the jobs a writer holds at once, at most (default 8388608, 8 MiB: the records of a few jobs of grouped 100-span requests); a larger job is taken alone',
   }),
+  WRITER_LINGER_MS: Type.Integer({
+    minimum: 0,
+    maximum: 1_000,
+    default: 300,
+    description:
+      'how long a job ready for a COPY may wait for others to share it, in ms, unless 1000 spans wait already or every job the worker of one shard holds (WRITER_CONCURRENCY over QUEUE_SHARDS); a writer that keeps up with its queue would otherwise store each small job in a COPY and a transaction of its own (default 300; 0 starts a COPY at once)',
+  }),
   WRITER_MAX_ATTEMPTS: Type.Integer({ minimum: 1, default: 12, description: 'tries per job before it goes to the failed set (default 12)' }),
   // Short lock, renewed by the worker every half of it, and a frequent stalled check: a job whose
   // writer died or lost Redis mid-job is redone within WRITER_LOCK_DURATION_MS +

@@ -25,12 +25,39 @@ export interface CopyCombinerOptions {
    * statement of the write path (docs/benchmarks.md).
    */
   maxOpenMs: number
+  /**
+   * How long the first job waiting for a COPY may wait for others to join it (ms; default 0: a
+   * COPY starts as soon as a slot is free). A writer that keeps up with its queue takes each
+   * job as it is queued, so without it every job of a few tens of one-span traces was a COPY
+   * and a transaction of its own, with its summary delta, its fold and their statements: the
+   * writer and Postgres spent about twice a span what they spend draining a backlog
+   * (docs/benchmarks.md, issue 49 §7). The same linger ingest's group commit has for Redis.
+   */
+  lingerMs?: number
+  /** The linger ends once this many spans wait (default maxSpans). */
+  lingerUntilSpans?: number
+  /**
+   * Or this many jobs of one holder (copy's `holder`; jobs without one are one holder's): the most
+   * a holder takes at once (a queue shard's worker, its concurrency), so its next job cannot come
+   * until a COPY ends, and lingering on would only hold back its queue, however idle the other
+   * holders are (default: no bound).
+   */
+  lingerUntilJobs?: number
+  /**
+   * Whether jobs not yet here wait on what the waiting ones hold (the writer's body budget): none
+   * of them can join before a COPY ends, so no linger while it answers true. Its owner calls
+   * `reconsider()` when the answer turns true.
+   */
+  lingerHeldBack?: () => boolean
 }
 
 interface Waiting {
   sources: readonly ProjectSpanSource[]
   spans: number
   express: boolean
+  holder: string | undefined
+  /** performance.now() when it began waiting. */
+  at: number
   resolve(outcome: CombinedCopyOutcome): void
   reject(error: unknown): void
 }
@@ -43,6 +70,8 @@ export class CopyCombiner implements SharedCopy {
   /** The one COPY of express jobs alone that may run beyond maxInFlight. */
   #expressInFlight = false
   #scheduled = false
+  /** The timer that ends a linger, while one runs. */
+  #lingering: ReturnType<typeof setTimeout> | null = null
 
   constructor(db: Db, options: CopyCombinerOptions) {
     this.#db = db
@@ -53,11 +82,16 @@ export class CopyCombiner implements SharedCopy {
    * Stores the sources (`spans` spans in all) in the next combined COPY. Rejects only with the
    * error of a COPY the job had to itself (what copySpans throws).
    */
-  copy(sources: readonly ProjectSpanSource[], spans: number, lane: CopyLane = 'usual'): Promise<CombinedCopyOutcome> {
+  copy(sources: readonly ProjectSpanSource[], spans: number, lane: CopyLane = 'usual', holder?: string): Promise<CombinedCopyOutcome> {
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ sources, spans, express: lane === 'express', resolve, reject })
+      this.#waiting.push({ sources, spans, express: lane === 'express', holder, at: performance.now(), resolve, reject })
       this.#schedule()
     })
+  }
+
+  /** Looks again whether the waiting jobs may still linger (lingerHeldBack's answer changed). */
+  reconsider(): void {
+    this.#schedule()
   }
 
   /** Which COPY may start now: one of the usual maxInFlight, the one extra for express jobs alone, or none. */
@@ -66,8 +100,41 @@ export class CopyCombiner implements SharedCopy {
     return !this.#expressInFlight && this.#waiting.some((waiting) => waiting.express) ? 'express' : null
   }
 
+  /** Milliseconds the waiting jobs may still linger before a COPY takes them; 0 when it may start now. */
+  #lingerLeft(): number {
+    const { lingerMs = 0, lingerUntilSpans = this.#options.maxSpans, lingerUntilJobs = Number.POSITIVE_INFINITY } = this.#options
+    const oldest = this.#waiting[0]
+    if (lingerMs === 0 || oldest === undefined || this.#options.lingerHeldBack?.() === true) return 0
+    let spans = 0
+    const jobsOfHolder = new Map<string | undefined, number>()
+    for (const waiting of this.#waiting) {
+      spans += waiting.spans
+      const jobs = (jobsOfHolder.get(waiting.holder) ?? 0) + 1
+      if (jobs >= lingerUntilJobs) return 0
+      jobsOfHolder.set(waiting.holder, jobs)
+    }
+    if (spans >= lingerUntilSpans) return 0
+    // The oldest job, not the first in line: a job put back by a COPY that ended early lingers no more.
+    let since = oldest.at
+    for (const waiting of this.#waiting) since = Math.min(since, waiting.at)
+    return Math.max(0, since + lingerMs - performance.now())
+  }
+
   #schedule(): void {
     if (this.#scheduled || this.#canStart() === null) return
+    const left = this.#lingerLeft()
+    if (left > 0) {
+      // Woken when the linger is over; a job that fills it wakes the schedule earlier.
+      this.#lingering ??= setTimeout(() => {
+        this.#lingering = null
+        this.#schedule()
+      }, left)
+      return
+    }
+    if (this.#lingering !== null) {
+      clearTimeout(this.#lingering)
+      this.#lingering = null
+    }
     this.#scheduled = true
     // setImmediate, not a microtask: jobs made ready in the same turn of the event loop join.
     setImmediate(() => {

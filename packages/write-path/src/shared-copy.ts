@@ -23,5 +23,5 @@ export type CombinedCopyOutcome = { inserted: number } | 'statements' | 'alone'
 
 /** A COPY shared by the jobs ready at once (CopyCombiner). */
 export interface SharedCopy {
-  copy(sources: readonly ProjectSpanSource[], spans: number, lane?: CopyLane): Promise<CombinedCopyOutcome>
+  copy(sources: readonly ProjectSpanSource[], spans: number, lane?: CopyLane, holder?: string): Promise<CombinedCopyOutcome>
 }

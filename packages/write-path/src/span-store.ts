@@ -24,6 +24,8 @@ export interface StoreOptions {
   combiner?: SharedCopy
   /** How the batch waits for its shared COPY (CopyLane). */
   lane?: CopyLane
+  /** Who holds the batch (the writer's worker of one queue shard): what a shared COPY's linger counts jobs by. */
+  holder?: string
   /**
    * Spans the batch holds, when the caller knows them without asking the sources (a queue job
    * says how many): what a shared COPY is bounded by. Counted from the sources otherwise.
@@ -57,9 +59,9 @@ export async function storeSpans(db: Db, spans: readonly SpanInsert[] | readonly
 }
 
 /** The rows a COPY inserted, shared or the batch's own, or undefined when the batch must go by statement. */
-async function copyAsTold(db: Db, sources: readonly ProjectSpanSource[], { combiner, lane, spanCount }: StoreOptions): Promise<number | undefined> {
+async function copyAsTold(db: Db, sources: readonly ProjectSpanSource[], { combiner, lane, holder, spanCount }: StoreOptions): Promise<number | undefined> {
   if (combiner === undefined) return copySpans(db, sources)
-  const outcome = await combiner.copy(sources, spanCount ?? countSpansOf(sources), lane)
+  const outcome = await combiner.copy(sources, spanCount ?? countSpansOf(sources), lane, holder)
   if (typeof outcome === 'object') return outcome.inserted
   return outcome === 'alone' ? copySpans(db, sources) : undefined
 }

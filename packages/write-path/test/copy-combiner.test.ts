@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { countSpans, sql, type Db, type SpanFields } from '@tracewell/db'
 import { createTestDatabase, type TestDatabase } from '@tracewell/db/testing'
 import { CopyCombiner, storeSpans, type ProjectSpanSource } from '../src/index.ts'
@@ -84,6 +85,47 @@ describe('CopyCombiner on postgres', () => {
     assert.equal(await countSpans(database.db, 'timed'), 9)
     assert.equal((await deltaRows(database.db)) - before, 3, 'three COPYs: each ended once open 50 ms, between two jobs, never inside one')
     assert.deepEqual(order, ['slow 2', 'slow 3', 'quick 4'])
+  })
+
+  it('lingers: jobs that arrive one by one within lingerMs of the first share its COPY', async () => {
+    const arriving = async (combiner: CopyCombiner, projectId: string) => {
+      const before = await deltaRows(database.db)
+      const copies: Array<Promise<unknown>> = []
+      for (let job = 0; job < 4; job++) {
+        copies.push(combiner.copy([source(projectId, spans(2))], 2))
+        await sleep(15)
+      }
+      assert.deepEqual(await Promise.all(copies), Array.from({ length: 4 }, () => ({ inserted: 2 })))
+      assert.equal(await countSpans(database.db, projectId), 8)
+      return (await deltaRows(database.db)) - before
+    }
+    // A writer that keeps up: each job alone is ready before the next arrives.
+    const eager = await arriving(new CopyCombiner(database.db, { maxSpans: 1_000, maxInFlight: 2, maxOpenMs: 60_000 }), 'eager')
+    assert.ok(eager > 1, `without a linger, a COPY for each job or two (${eager})`)
+    assert.equal(await arriving(new CopyCombiner(database.db, { maxSpans: 1_000, maxInFlight: 2, maxOpenMs: 60_000, lingerMs: 1_000 }), 'lingering'), 1, 'with one, a COPY for the four')
+  })
+
+  it('ends the linger once lingerUntilJobs jobs of one holder or lingerUntilSpans spans wait', async () => {
+    const combiner = (until: { lingerUntilJobs?: number; lingerUntilSpans?: number }) =>
+      new CopyCombiner(database.db, { maxSpans: 1_000, maxInFlight: 2, maxOpenMs: 60_000, lingerMs: 60_000, ...until })
+    const byJobs = combiner({ lingerUntilJobs: 3 })
+    const started = performance.now()
+    const first = byJobs.copy([source('until-jobs', spans(1))], 1)
+    await sleep(10)
+    await Promise.all([first, byJobs.copy([source('until-jobs', spans(1))], 1), byJobs.copy([source('until-jobs', spans(1))], 1)])
+    const bySpans = combiner({ lingerUntilSpans: 10 })
+    const small = bySpans.copy([source('until-spans', spans(4))], 4)
+    await sleep(10)
+    await Promise.all([small, bySpans.copy([source('until-spans', spans(6))], 6)])
+    // Two holders (a writer's shards) with a job each linger on; the second job of one ends it.
+    const byHolder = combiner({ lingerUntilJobs: 2 })
+    const shardA = byHolder.copy([source('until-holder', spans(1))], 1, 'usual', 'shard a')
+    const shardB = byHolder.copy([source('until-holder', spans(1))], 1, 'usual', 'shard b')
+    await sleep(50)
+    assert.equal(await countSpans(database.db, 'until-holder'), 0, 'one job of each holder lingers')
+    await Promise.all([shardA, shardB, byHolder.copy([source('until-holder', spans(1))], 1, 'usual', 'shard a')])
+    assert.ok(performance.now() - started < 30_000, 'stored long before the 60 s linger ran out')
+    assert.deepEqual([await countSpans(database.db, 'until-jobs'), await countSpans(database.db, 'until-spans'), await countSpans(database.db, 'until-holder')], [3, 10, 3])
   })
 
   it('puts express jobs first, and starts one COPY of them beyond maxInFlight while the usual ones run', async () => {
