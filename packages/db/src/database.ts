@@ -447,6 +447,27 @@ export interface ScoreDimensionsTable {
   session_id: string | null
 }
 
+/** A finished judgment with its trace's dimensions (migration 2026-12-07T0110), as ScoreDimensionsTable for a score. */
+export interface JudgmentDimensionsTable {
+  project_id: string
+  job_id: string
+  created_at: Date
+  finished_at: Date
+  failed: boolean
+  trace_id: string
+  summarised: boolean
+  sought: Generated<boolean>
+  service_name: string | null
+  models: string[] | null
+  response_models: string[] | null
+  vendors: string[] | null
+  services: string[] | null
+  prompts: string[] | null
+  tags: string[] | null
+  user_id: string | null
+  session_id: string | null
+}
+
 /** What a stored batch adds to the summaries, until the summariser folds it in (write-path). */
 export interface SummaryDeltasTable {
   id: Generated<Int8>
@@ -961,6 +982,7 @@ export interface Database {
   scores: ScoresTable
   score_rollups: ScoreRollupsTable
   score_dimensions: ScoreDimensionsTable
+  judgment_dimensions: JudgmentDimensionsTable
   session_figures: SessionFiguresTable
   user_week_figures: UserWeekFiguresTable
   session_figures_settled: SessionFiguresSettledTable
@@ -1169,6 +1191,11 @@ export const declaredColumns: DeclaredColumns = {
   score_rollups: { project_id: notNull, name: notNull, hour: notNull, scores: notNull, value_sum: notNull },
   score_dimensions: {
     project_id: notNull, score_id: notNull, name: notNull, created_at: notNull, value: notNull, trace_id: nullable, summarised: notNull, sought: notNull,
+    service_name: nullable, models: nullable, response_models: nullable, vendors: nullable, services: nullable, prompts: nullable, tags: nullable,
+    user_id: nullable, session_id: nullable,
+  },
+  judgment_dimensions: {
+    project_id: notNull, job_id: notNull, created_at: notNull, finished_at: notNull, failed: notNull, trace_id: notNull, summarised: notNull, sought: notNull,
     service_name: nullable, models: nullable, response_models: nullable, vendors: nullable, services: nullable, prompts: nullable, tags: nullable,
     user_id: nullable, session_id: nullable,
   },

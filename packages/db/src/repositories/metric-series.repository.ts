@@ -23,10 +23,11 @@ import { SCORE_DIMENSION_FILTERS, traceSummaryOf } from './score-dimensions.ts'
 // - trace_summaries otherwise (a window not on whole hours, as a monitor's last minutes, or any
 //   other filter of the trace list), through their time index, with the trace list's own
 //   conditions (traceFilterConditions): exact.
-// - score_dimensions (score-dimensions.ts) for score_avg by a group of the trace or with filters of
-//   its dimensions (service, model, vendor, session, user): a row a score with its trace's
-//   dimensions, no summary looked up per score; scores (score_avg with any other filter, by name and
-//   time) and evaluation_jobs (judge_failure_rate, by finish time) beside their traces' summaries.
+// - score_dimensions and judgment_dimensions (score-dimensions.ts) for score_avg by a group of the
+//   trace or with filters of its dimensions (service, model, vendor, session, user), and for
+//   judge_failure_rate so: a row a score or finished judgment with its trace's dimensions, no
+//   summary looked up per row; scores (score_avg with any other filter, by name and time) and
+//   evaluation_jobs (judge_failure_rate, by finish time) beside their traces' summaries otherwise.
 // Tracewell's own calls are left out, as usage and the trace list leave them out.
 
 export const MONITOR_METRICS = ['error_rate', 'latency_p50', 'latency_p95', 'latency_p99', 'cost', 'tokens', 'traces', 'score_avg', 'judge_failure_rate'] as const
@@ -235,41 +236,56 @@ type BucketOf = (time: RawBuilder<unknown>) => RawBuilder<unknown>
 /** A trace's row of trace_summaries as `t` beside a score's or judgment's row (null when not summarised): traceSummaryOf. */
 const summaryOf = (alias: string) => sql`left join lateral (${traceSummaryOf(alias)}) t on true`
 
+/** A table of rows with a copy of their trace's dimensions (score-dimensions.ts): its time and value, and its name column, if any. */
+interface DimensionCopies {
+  table: 'score_dimensions' | 'judgment_dimensions'
+  time: string
+  value: (alias: string) => RawBuilder<unknown>
+  named: boolean
+}
+
+const SCORE_COPIES: DimensionCopies = { table: 'score_dimensions', time: 'created_at', value: (alias) => sql.ref(`${alias}.value`), named: true }
+const JUDGMENT_COPIES: DimensionCopies = { table: 'judgment_dimensions', time: 'finished_at', value: (alias) => sql`${sql.ref(`${alias}.failed`)}::int`, named: false }
+
 /**
- * score_avg's rows from score_dimensions (score-dimensions.ts) as `s` (name, time, value, bucket
- * and group), those meeting `conditions` on `t`, the columns of its trace's summary that
- * SCORE_DIMENSION_FILTERS read: a row's own copy of its trace's dimensions, or, for the few whose
- * copy the fold has not made yet, the summary's. Where each score's trace was looked up, 0.6–1.3 s
- * for a month of bench:dashboards' project.
+ * The window's rows of score_dimensions (score_avg) or judgment_dimensions (judge_failure_rate) as
+ * `s` (name, time `at`, value, bucket and group), those meeting `conditions` on `t`, the columns of its trace's
+ * summary that SCORE_DIMENSION_FILTERS read: a row's own copy of its trace's dimensions, or, for
+ * the few whose copy the fold has not made yet, the summary's. Where each score's trace was looked
+ * up, 0.6–1.3 s for a month of bench:dashboards' project.
  */
-function scoreDimensionRows(query: MetricSeriesQuery, windowFrom: Date, bucketOf: BucketOf, conditions: RawBuilder<unknown>[]): RawBuilder<unknown> {
+function dimensionCopyRows(copies: DimensionCopies, query: MetricSeriesQuery, windowFrom: Date, bucketOf: BucketOf, conditions: RawBuilder<unknown>[]): RawBuilder<unknown> {
   // Each row's bucket and group computed in the scan's own projection: a trace's models, say, by
   // unnest in the select list, where a lateral unnest a row (a function scan and its tuplestore
   // each) took as long as reading the rows. The conditions inside too: a select list with unnest
   // keeps every column it names, and only these few leave the scan.
-  const columns = (scores: string) => sql.join([
-    sql.ref(`${scores}.name`), sql.ref(`${scores}.created_at`), sql.ref(`${scores}.value`),
-    sql`${bucketOf(sql.ref(`${scores}.created_at`))} as bucket`, sql`${groupValue(query.groupBy, 't', scores)} as grp`,
+  const columns = (rows: string) => sql.join([
+    copies.named ? sql`${sql.ref(`${rows}.name`)} as name` : sql`null::text as name`, sql`${sql.ref(`${rows}.${copies.time}`)} as at`, sql`${copies.value(rows)} as value`,
+    sql`${bucketOf(sql.ref(`${rows}.${copies.time}`))} as bucket`, sql`${groupValue(query.groupBy, 't', rows)} as grp`,
   ])
   const inWindow = (alias: string) => {
-    const where = [sql`${sql.ref(`${alias}.project_id`)} = ${query.projectId}`, sql`${sql.ref(`${alias}.created_at`)} >= ${windowFrom}`, sql`${sql.ref(`${alias}.created_at`)} < ${query.to}`]
-    if (query.scoreName !== undefined) where.push(sql`${sql.ref(`${alias}.name`)} = ${query.scoreName}`)
+    const time = sql.ref(`${alias}.${copies.time}`)
+    const where = [sql`${sql.ref(`${alias}.project_id`)} = ${query.projectId}`, sql`${time} >= ${windowFrom}`, sql`${time} < ${query.to}`]
+    if (copies.named && query.scoreName !== undefined) where.push(sql`${sql.ref(`${alias}.name`)} = ${query.scoreName}`)
     return sql.join([...where, ...conditions], sql` and `)
   }
   return sql`(
-    select ${columns('t')} from score_dimensions t where t.summarised and ${inWindow('t')}
+    select ${columns('t')} from ${sql.table(copies.table)} t where t.summarised and ${inWindow('t')}
     union all
-    select ${columns('sc')} from score_dimensions sc ${summaryOf('sc')} where not sc.summarised and ${inWindow('sc')}
+    select ${columns('sc')} from ${sql.table(copies.table)} sc ${summaryOf('sc')} where not sc.summarised and ${inWindow('sc')}
   ) s`
 }
 
+/** A source of the rows of dimensionCopyRows, averaging their values. */
+const copiesSource = (from: RawBuilder<unknown>): Source =>
+  ({ from, time: sql`s.at`, where: [sql`true`], value: sql`avg(s.value)`, name: sql`s.name`, bucket: sql`s.bucket`, group: sql`s.grp` })
+
 function sourceOf(query: MetricSeriesQuery, windowFrom: Date, bucketOf: BucketOf): Source {
   const filter = filterKeys(query.filter).length === 0 ? [] : traceFilterConditions(traceFilterOf(query.projectId, query.filter ?? {}))
-  if (query.metric === 'score_avg' && filterKeys(query.filter).every((key) => SCORE_DIMENSION_FILTERS.has(key))) {
-    // The trace list's conditions on t, a row of the window's scores with its trace's dimensions.
-    const from = scoreDimensionRows(query, windowFrom, bucketOf, [notTracewellTrace, ...filter])
-    return { from, time: sql`s.created_at`, where: [sql`true`], value: sql`avg(s.value)`, name: sql`s.name`, bucket: sql`s.bucket`, group: sql`s.grp` }
-  }
+  // The trace list's conditions on t, a row of the window's scores or judgments with its trace's dimensions.
+  const ofDimensions = filterKeys(query.filter).every((key) => SCORE_DIMENSION_FILTERS.has(key))
+  if (query.metric === 'score_avg' && ofDimensions) return copiesSource(dimensionCopyRows(SCORE_COPIES, query, windowFrom, bucketOf, [notTracewellTrace, ...filter]))
+  if (query.metric === 'judge_failure_rate' && ofDimensions) return copiesSource(dimensionCopyRows(JUDGMENT_COPIES, query, windowFrom, bucketOf, filter))
   if (query.metric === 'score_avg') {
     const where = [sql`sc.project_id = ${query.projectId}`, sql`sc.value is not null`, sql`sc.created_at >= ${windowFrom}`, sql`sc.created_at < ${query.to}`, notTracewellTrace, ...filter]
     if (query.scoreName !== undefined) where.push(sql`sc.name = ${query.scoreName}`)
