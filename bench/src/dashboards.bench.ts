@@ -28,7 +28,7 @@ import { performance } from 'node:perf_hooks'
 import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
 import { ControlPlaneConfigSchema, loadConfig, testEnvironment } from '@tracewell/config'
 import { buildApp } from '@tracewell/control-plane'
-import { backfillActiveDays, backfillScoreDimensions, backfillTraceRollups, backfillTraceShapes, backfillUserDayFigures, backfillUserDayHours, createDb, createProject, createTeam, groupMembersAnswer, insertApiKey, METRIC_GROUPS, metricQueryProblem, METRICS, migrateToLatest, rollupsAnswerQuery, sql, type Db } from '@tracewell/db'
+import { backfillActiveDays, backfillJudgmentDimensions, backfillScoreDimensions, backfillTraceRollups, backfillTraceShapes, backfillUserDayFigures, backfillUserDayHours, createDb, createProject, createTeam, groupMembersAnswer, insertApiKey, METRIC_GROUPS, metricQueryProblem, METRICS, migrateToLatest, rollupsAnswerQuery, sql, type Db } from '@tracewell/db'
 import { createDayPartitions, dayMs } from './seed-llm-spans.ts'
 import { percentile } from './statistics.ts'
 
@@ -163,7 +163,7 @@ try {
   }
   const sizes = await sql<{ name: string; size: string; rows: string }>`
     select t.name, pg_size_pretty(sum(pg_total_relation_size(p.relid))) as size
-    from unnest(array['trace_summaries', 'usage_rollups', 'scores', 'score_rollups', 'score_dimensions']) as t(name)
+    from unnest(array['trace_summaries', 'usage_rollups', 'scores', 'score_rollups', 'score_dimensions', 'judgment_dimensions']) as t(name)
     cross join lateral (select t.name::regclass as relid union select relid from pg_partition_tree(t.name::regclass)) p
     group by t.name order by t.name`.execute(db)
   log(`\ntable sizes (with indexes): ${sizes.rows.map((row) => `${row.name} ${row.size}`).join(', ')}`)
@@ -260,7 +260,8 @@ async function seed(projectIds: string[], now: number): Promise<void> {
 
 /**
  * An LLM judge's judgment of each scored trace (one in ten), finished 10 s after the trace ended,
- * one in twenty failed: judge_failure_rate's rows (42,000 a month in the measured project).
+ * one in twenty failed: judge_failure_rate's rows (42,000 a month in the measured project), with
+ * their traces' dimensions (backfillJudgmentDimensions, as migration 2026-12-07T0110).
  */
 async function seedJudgments(into: Db, projectIds: string[]): Promise<void> {
   for (const projectId of projectIds) {
@@ -274,4 +275,6 @@ async function seedJudgments(into: Db, projectIds: string[]): Promise<void> {
     select project_id, 'judge-' || project_id, trace_id, case when ('x' || substr(trace_id, 5, 2))::bit(8)::int % 20 = 0 then 'failed' else 'completed' end,
       case when ('x' || substr(trace_id, 5, 2))::bit(8)::int % 20 = 0 then 'judge answered 500' end, 1, end_time + interval '5 seconds', end_time + interval '10 seconds'
     from trace_summaries where ('x' || substr(trace_id, 3, 2))::bit(8)::int % 10 = 0`.execute(into)
+  // Their traces' dimensions, which the fold would copy (there is no fold here).
+  await backfillJudgmentDimensions(into)
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { METRIC_GROUPS, METRICS, metricSeries, metricValue, sql, type Db, type Metric, type MetricGroup, type SpanInsert, type TraceFilterParams } from '@tracewell/db'
+import { MAX_SERIES_GROUPS, METRIC_GROUPS, METRICS, metricSeries, metricValue, sql, type Db, type Metric, type MetricGroup, type SpanInsert, type TraceFilterParams } from '@tracewell/db'
 import { engines } from '@tracewell/db/testing'
 import { storeSpans, summariseAll, summaryMismatches } from '../src/index.ts'
 
@@ -342,6 +342,27 @@ for (const engine of engines) {
       assert.equal((await summaryMismatches(db, 'metrics')).rollups, 1)
       await sql`update evaluation_jobs set updated_at = updated_at where trace_id = ${'h'.padStart(32, '0')}`.execute(db)
       assert.equal((await summaryMismatches(db, 'metrics')).rollups, 0)
+    })
+
+    it('keeps the 50 groups of the highest average over the window, ties in code point order, each with its points', async () => {
+      // 60 sessions of a trace each, scored twice (one score in each hour): averages 0 to 1 in sevenths, many tied.
+      const sessions = Array.from({ length: 60 }, (_, i) => `k-${String(i).padStart(2, '0')}`)
+      await storeSpans(db, sessions.map((session, i) => span({ trace: `k${i}`, span: `k${i}`, startMin: 5 + i, durationMs: 10, session })))
+      await summariseAll(db)
+      const first = (i: number) => (i * 5) % 7 / 7
+      const second = (i: number) => (i * 3) % 7 / 7
+      await sql`insert into scores (project_id, id, trace_id, name, data_type, value, source, created_at, updated_at)
+        select 'metrics', 'k-' || i || '-' || h, lpad('k' || i, 32, '0'), 'rank', 'numeric', v, 'api', ${new Date(hour0)}::timestamptz + (h * 60 + 30) * interval '1 minute', now()
+        from unnest(${sessions.map((_, i) => i)}::int[], ${sessions.map((_, i) => first(i))}::float8[], ${sessions.map((_, i) => second(i))}::float8[]) as k(i, a, b),
+          lateral (values (0, a), (1, b)) as p(h, v)`.execute(db)
+      const expected = Object.fromEntries(sessions
+        .map((session, i) => ({ session, figure: (first(i) + second(i)) / 2, points: [first(i), second(i)] }))
+        .sort((a, b) => b.figure - a.figure || (a.session < b.session ? -1 : 1))
+        .slice(0, MAX_SERIES_GROUPS).map(({ session, points }) => [session, points]))
+      for (const range of [twoHours, { from: new Date(hour0), to: new Date(hour0 + 2 * 3_600_000 - 1) }]) {
+        const { series } = await metricSeries(db, { projectId: 'metrics', metric: 'score_avg', scoreName: 'rank', groupBy: 'session', ...range, granularitySeconds: 3600 })
+        assert.deepEqual(Object.fromEntries(series.map((s) => [s.group, s.points.map((p) => p.value)])), expected)
+      }
     })
 
     it('refuses what it cannot answer', async () => {

@@ -41,9 +41,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create index judgment_dimensions_finished_idx on judgment_dimensions (project_id, finished_at)
     include (failed, summarised, service_name, models, response_models, vendors, services, prompts, tags, user_id, session_id)`.execute(db)
-  // The fold's: the rows of the traces whose dimensions changed, and those still unknown (few).
+  // The fold's: the rows of the traces whose dimensions changed. And those still unknown (few), by
+  // window too: the metric engine's read of them otherwise scanned the window's every row again.
   await sql`create index judgment_dimensions_trace_idx on judgment_dimensions (project_id, trace_id)`.execute(db)
-  await sql`create index judgment_dimensions_unknown_idx on judgment_dimensions (project_id, trace_id) where not summarised`.execute(db)
+  await sql`create index judgment_dimensions_unknown_idx on judgment_dimensions (project_id, finished_at) where not summarised`.execute(db)
   await sql`
     create function tracewell_judgment_dimensions_write() returns trigger language plpgsql as $$
     begin

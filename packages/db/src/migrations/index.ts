@@ -77,6 +77,7 @@ export const migrations: Record<string, LazyMigration> = {
   '2026-12-06T2200-score-trace-dimensions': lazy(() => import('./2026-12-06T2200-score-trace-dimensions.ts')),
   '2026-12-07T0100-group-member-days': lazy(() => import('./2026-12-07T0100-group-member-days.ts')),
   '2026-12-07T0110-judgment-trace-dimensions': lazy(() => import('./2026-12-07T0110-judgment-trace-dimensions.ts')),
+  '2026-12-07T0111-score-dimensions-unknown-by-time': lazy(() => import('./2026-12-07T0111-score-dimensions-unknown-by-time.ts')),
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([

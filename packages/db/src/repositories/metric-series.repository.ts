@@ -374,20 +374,29 @@ function groupOf(groupBy: MetricGroup | undefined, source: Source): { join: RawB
 
 async function fromSummaries(db: Executor, query: MetricSeriesQuery, window: Window): Promise<Cell[]> {
   const byWindow = query.groupBy !== undefined && !RANKED_BY_POINTS.has(query.metric)
+  if (byWindow && MANY_GROUPS.has(query.groupBy as MetricGroup)) {
+    const source = sourceOf(query, new Date(window.startMs), windowBucketOf(window))
+    if (source.bucket !== undefined && source.group !== undefined) return keptGroupCells(db, { ...source, bucket: source.bucket, group: source.group })
+  }
   const cells = summaryCells(query, window, new Date(window.startMs))
   const { rows } = await sql<{ bucket: number | null; grp: string | null; value: number | null }>`${byWindow ? keptCells(cells, 'window') : cells}`.execute(db)
   return rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
 }
 
 /**
+ * A row's bucket in the window. The bucket's start is a whole number of microseconds: its epoch in
+ * ms, a double, rounds to the integer it is, and the bucket is the one floor((epoch ms − start) /
+ * width) gives exactly.
+ */
+const windowBucketOf = (window: Window): BucketOf => (time) => sql`round((date_part('epoch', date_bin(${window.granularity}::float8 * interval '1 second', ${time}, ${new Date(window.startMs)}::timestamptz)) * 1000
+    - ${window.startMs}) / ${window.granularity * 1000})::int`
+
+/**
  * The cells (bucket, grp, value) of the traces (scores, judgments) from `from` to query.to; grouped
  * by a rate's or an average's groups, each group's figure over the window too (bucket null).
  */
 function summaryCells(query: MetricSeriesQuery, window: Window, from: Date): RawBuilder<unknown> {
-  // The bucket's start is a whole number of microseconds: its epoch in ms, a double, rounds to the
-  // integer it is, and the bucket is the one floor((epoch ms − start) / width) gives exactly.
-  const bucketOf: BucketOf = (time) => sql`round((date_part('epoch', date_bin(${window.granularity}::float8 * interval '1 second', ${time}, ${new Date(window.startMs)}::timestamptz)) * 1000
-    - ${window.startMs}) / ${window.granularity * 1000})::int`
+  const bucketOf = windowBucketOf(window)
   const source = sourceOf(query, from, bucketOf)
   const group = source.group === undefined ? groupOf(query.groupBy, source) : { join: sql``, value: source.group }
   // Groups ranked by their figure over the window: that figure too (bucket null), from the same rows.
@@ -413,6 +422,37 @@ function keptCells(cells: RawBuilder<unknown>, rankedBy: 'window' | 'points'): R
       kept as (${ranked})
     select bucket, grp, value from cells
     where grp in (select grp from kept where grp is not null) or (grp is null and exists (select 1 from kept where grp is null))`
+}
+
+/**
+ * Groups of one value a trace, tens of thousands a month (a session has one scored trace): ranked
+ * before their points are grouped (keptGroupCells). The few of the others are grouped with their
+ * points at once: ranked first, a model's rows (two a score) were kept and grouped twice, slower
+ * (docs/benchmarks.md).
+ */
+const MANY_GROUPS: ReadonlySet<MetricGroup> = new Set(['user', 'session'])
+
+/**
+ * The cells of a source that computes each row's bucket and group itself (dimensionCopyRows),
+ * grouped and ranked by the window's figure: its rows read once into a narrow CTE, each group's
+ * figure over the window from them, then the points of the groups kept only. Grouping sets over
+ * every group's points (81,000 cells for a month's scored sessions, sorted, kept, filtered) were
+ * two thirds of the statement.
+ */
+async function keptGroupCells(db: Executor, source: Source & Required<Pick<Source, 'bucket' | 'group'>>): Promise<Cell[]> {
+  // Ranked, the groups toSeries keeps are chosen here, in its order (collate "C" is code point order, none last).
+  const { rows } = await sql<{ bucket: number | null; grp: string | null; value: number | null }>`
+    with s as materialized (select ${source.bucket} as bucket, ${source.group} as grp, s.value from ${source.from} where ${sql.join(source.where, sql` and `)}),
+      kept as (
+        select grp, (${source.value})::float8 as value from s group by grp
+        order by abs(coalesce((${source.value})::float8, 0)) desc, grp is null, grp collate "C" limit ${MAX_SERIES_GROUPS}
+      )
+    select s.bucket, s.grp, (${source.value})::float8 as value from s
+    where s.grp in (select grp from kept where grp is not null) or (s.grp is null and exists (select 1 from kept where grp is null))
+    group by 1, 2
+    union all
+    select null, grp, value from kept`.execute(db)
+  return rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
 }
 
 /**
