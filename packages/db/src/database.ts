@@ -427,13 +427,17 @@ export interface ScoreRollupsTable {
  * A score with a value, and its trace's dimensions as its summary holds them once `summarised`
  * (null when it has no trace), kept by triggers on scores and by the fold (migration 2026-12-06T2200).
  */
-export interface ScoreDimensionsTable {
+export interface ScoreDimensionsTable extends TraceDimensionCopy {
   project_id: string
   score_id: string
   name: string
   created_at: Date
   value: number
   trace_id: string | null
+}
+
+/** A row's copy of its trace's dimensions as its summary holds them, once known (`summarised`), and whether the fold looked for them in every day (`sought`). */
+export interface TraceDimensionCopy {
   summarised: boolean
   sought: Generated<boolean>
   service_name: string | null
@@ -448,24 +452,13 @@ export interface ScoreDimensionsTable {
 }
 
 /** A finished judgment with its trace's dimensions (migration 2026-12-07T0110), as ScoreDimensionsTable for a score. */
-export interface JudgmentDimensionsTable {
+export interface JudgmentDimensionsTable extends TraceDimensionCopy {
   project_id: string
   job_id: string
   created_at: Date
   finished_at: Date
   failed: boolean
   trace_id: string
-  summarised: boolean
-  sought: Generated<boolean>
-  service_name: string | null
-  models: string[] | null
-  response_models: string[] | null
-  vendors: string[] | null
-  services: string[] | null
-  prompts: string[] | null
-  tags: string[] | null
-  user_id: string | null
-  session_id: string | null
 }
 
 /** What a stored batch adds to the summaries, until the summariser folds it in (write-path). */
