@@ -28,7 +28,7 @@ import { performance } from 'node:perf_hooks'
 import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
 import { ControlPlaneConfigSchema, loadConfig, testEnvironment } from '@tracewell/config'
 import { buildApp } from '@tracewell/control-plane'
-import { backfillActiveDays, backfillScoreDimensions, backfillTraceRollups, backfillTraceShapes, backfillUserDayFigures, backfillUserDayHours, createDb, createProject, createTeam, groupMembersAnswer, insertApiKey, METRIC_GROUPS, metricQueryProblem, METRICS, migrateToLatest, rollupsAnswerQuery, sql, type Db } from '@tracewell/db'
+import { backfillActiveDays, backfillJudgmentDimensions, backfillScoreDimensions, backfillTraceRollups, backfillTraceShapes, backfillUserDayFigures, backfillUserDayHours, createDb, createProject, createTeam, groupMembersAnswer, insertApiKey, METRIC_GROUPS, metricQueryProblem, METRICS, migrateToLatest, rollupsAnswerQuery, sql, type Db } from '@tracewell/db'
 import { createDayPartitions, dayMs } from './seed-llm-spans.ts'
 import { percentile } from './statistics.ts'
 
@@ -83,6 +83,12 @@ try {
   const now = Date.now()
   if (reused) log(`measuring ${reused} again`)
   else await seed(projects.map((p) => p.id), now)
+  // A seed made before the bench judged traces gets its judgments now.
+  if (reused && (await sql<{ none: boolean }>`select not exists (select 1 from evaluation_jobs) as none`.execute(db)).rows[0]?.none) {
+    const began = performance.now()
+    await seedJudgments(db, projects.map((p) => p.id))
+    log(`judgments of one trace in ten added in ${fmt((performance.now() - began) / 1000)} s`)
+  }
 
   const config = loadConfig(ControlPlaneConfigSchema, { DATABASE_URL: url.toString(), LOG_LEVEL: 'silent' })
   const app = await buildApp(config, { db })
@@ -157,7 +163,7 @@ try {
   }
   const sizes = await sql<{ name: string; size: string; rows: string }>`
     select t.name, pg_size_pretty(sum(pg_total_relation_size(p.relid))) as size
-    from unnest(array['trace_summaries', 'usage_rollups', 'scores', 'score_rollups', 'score_dimensions']) as t(name)
+    from unnest(array['trace_summaries', 'usage_rollups', 'scores', 'score_rollups', 'score_dimensions', 'judgment_dimensions']) as t(name)
     cross join lateral (select t.name::regclass as relid union select relid from pg_partition_tree(t.name::regclass)) p
     group by t.name order by t.name`.execute(db)
   log(`\ntable sizes (with indexes): ${sizes.rows.map((row) => `${row.name} ${row.size}`).join(', ')}`)
@@ -223,6 +229,9 @@ async function seed(projectIds: string[], now: number): Promise<void> {
     from trace_summaries where ('x' || substr(trace_id, 3, 2))::bit(8)::int % 10 = 0`.execute(db)
   log(`rollups of spans' values and scores in ${fmt((performance.now() - began) / 1000)} s`)
   began = performance.now()
+  await seedJudgments(db, projectIds)
+  log(`judgments of one trace in ten in ${fmt((performance.now() - began) / 1000)} s`)
+  began = performance.now()
   await backfillTraceRollups(db)
   log(`figures of traces (backfillTraceRollups, as migration 2026-12-06T0700) in ${fmt((performance.now() - began) / 1000)} s`)
   began = performance.now()
@@ -247,4 +256,25 @@ async function seed(projectIds: string[], now: number): Promise<void> {
   began = performance.now()
   await sql`vacuum analyze`.execute(db)
   log(`analyse in ${fmt((performance.now() - began) / 1000)} s`)
+}
+
+/**
+ * An LLM judge's judgment of each scored trace (one in ten), finished 10 s after the trace ended,
+ * one in twenty failed: judge_failure_rate's rows (42,000 a month in the measured project), with
+ * their traces' dimensions (backfillJudgmentDimensions, as migration 2026-12-07T0110).
+ */
+async function seedJudgments(into: Db, projectIds: string[]): Promise<void> {
+  for (const projectId of projectIds) {
+    await sql`insert into llm_connections (id, project_id, name, provider, base_url, api_key_sealed, api_key_hint)
+      values (${`judge-${projectId}`}, ${projectId}, 'judge', 'openai', 'http://127.0.0.1:9', 'sealed', 'sk-…')`.execute(into)
+    await sql`insert into evaluators (id, project_id, name, connection_id, model, prompt, score_name)
+      values (${`judge-${projectId}`}, ${projectId}, 'judge', ${`judge-${projectId}`}, 'gpt-4o-mini', 'Rate the answer.', 'quality')`.execute(into)
+  }
+  await sql`
+    insert into evaluation_jobs (project_id, evaluator_id, trace_id, status, error, attempts, created_at, updated_at)
+    select project_id, 'judge-' || project_id, trace_id, case when ('x' || substr(trace_id, 5, 2))::bit(8)::int % 20 = 0 then 'failed' else 'completed' end,
+      case when ('x' || substr(trace_id, 5, 2))::bit(8)::int % 20 = 0 then 'judge answered 500' end, 1, end_time + interval '5 seconds', end_time + interval '10 seconds'
+    from trace_summaries where ('x' || substr(trace_id, 3, 2))::bit(8)::int % 10 = 0`.execute(into)
+  // Their traces' dimensions, which the fold would copy (there is no fold here).
+  await backfillJudgmentDimensions(into)
 }

@@ -427,13 +427,17 @@ export interface ScoreRollupsTable {
  * A score with a value, and its trace's dimensions as its summary holds them once `summarised`
  * (null when it has no trace), kept by triggers on scores and by the fold (migration 2026-12-06T2200).
  */
-export interface ScoreDimensionsTable {
+export interface ScoreDimensionsTable extends TraceDimensionCopy {
   project_id: string
   score_id: string
   name: string
   created_at: Date
   value: number
   trace_id: string | null
+}
+
+/** A row's copy of its trace's dimensions as its summary holds them, once known (`summarised`), and whether the fold looked for them in every day (`sought`). */
+export interface TraceDimensionCopy {
   summarised: boolean
   sought: Generated<boolean>
   service_name: string | null
@@ -445,6 +449,16 @@ export interface ScoreDimensionsTable {
   tags: string[] | null
   user_id: string | null
   session_id: string | null
+}
+
+/** A finished judgment with its trace's dimensions (migration 2026-12-07T0110), as ScoreDimensionsTable for a score. */
+export interface JudgmentDimensionsTable extends TraceDimensionCopy {
+  project_id: string
+  job_id: string
+  created_at: Date
+  finished_at: Date
+  failed: boolean
+  trace_id: string
 }
 
 /** What a stored batch adds to the summaries, until the summariser folds it in (write-path). */
@@ -961,6 +975,7 @@ export interface Database {
   scores: ScoresTable
   score_rollups: ScoreRollupsTable
   score_dimensions: ScoreDimensionsTable
+  judgment_dimensions: JudgmentDimensionsTable
   session_figures: SessionFiguresTable
   user_week_figures: UserWeekFiguresTable
   session_figures_settled: SessionFiguresSettledTable
@@ -1169,6 +1184,11 @@ export const declaredColumns: DeclaredColumns = {
   score_rollups: { project_id: notNull, name: notNull, hour: notNull, scores: notNull, value_sum: notNull },
   score_dimensions: {
     project_id: notNull, score_id: notNull, name: notNull, created_at: notNull, value: notNull, trace_id: nullable, summarised: notNull, sought: notNull,
+    service_name: nullable, models: nullable, response_models: nullable, vendors: nullable, services: nullable, prompts: nullable, tags: nullable,
+    user_id: nullable, session_id: nullable,
+  },
+  judgment_dimensions: {
+    project_id: notNull, job_id: notNull, created_at: notNull, finished_at: notNull, failed: notNull, trace_id: notNull, summarised: notNull, sought: notNull,
     service_name: nullable, models: nullable, response_models: nullable, vendors: nullable, services: nullable, prompts: nullable, tags: nullable,
     user_id: nullable, session_id: nullable,
   },

@@ -52,6 +52,10 @@ export async function backfillScoreDimensions(db: AnyDb): Promise<void> {
   await (await import('./migrations/2026-12-06T2200-score-trace-dimensions.ts')).backfillScoreDimensions(db)
 }
 
+export async function backfillJudgmentDimensions(db: AnyDb): Promise<void> {
+  await (await import('./migrations/2026-12-07T0110-judgment-trace-dimensions.ts')).backfillJudgmentDimensions(db)
+}
+
 export async function nullUnknownTokenCounts(db: AnyDb): Promise<void> {
   await (await import('./migrations/2026-11-26T2310-unknown-token-counts.ts')).nullUnknownTokenCounts(db)
 }

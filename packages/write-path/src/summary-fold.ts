@@ -1,4 +1,4 @@
-import { addWordsToTextBlocks, keepScoreDimensions, recomputeSessions, sql, toStorableJson, transactionWithClient, wordsByBlock, wordsOfStoredTraces, type Db, type Executor, type TextBlockWords } from '@tracewell/db'
+import { addWordsToTextBlocks, keepTraceDimensionCopies, recomputeSessions, sql, toStorableJson, transactionWithClient, wordsByBlock, wordsOfStoredTraces, type Db, type Executor, type TextBlockWords } from '@tracewell/db'
 import type pg from 'pg'
 import { textBlockOf, TextFilterWords } from '@tracewell/text-filter'
 import { textArrayLiteral } from './array-literal.ts'
@@ -116,7 +116,7 @@ export async function foldInTransaction(db: Db, trx: Executor, client: pg.PoolCl
   const rewritten = new Set<TraceDelta>()
   /** Stored rows of an earlier day, which move to today's partition. */
   const moved: Array<{ project_id: string; trace_id: string; fold_day: string }> = []
-  /** Stored traces whose dimensions changed: their scores' rows take the new ones (keepScoreDimensions). */
+  /** Stored traces whose dimensions changed: their scores' and judgments' rows take the new ones (keepTraceDimensionCopies). */
   const redimensioned: Array<{ project_id: string; trace_id: string }> = []
   for (const [key, delta] of traces) {
     const before = stored.get(key)
@@ -211,7 +211,7 @@ export async function foldInTransaction(db: Db, trx: Executor, client: pg.PoolCl
       latency = array(select x + y from unnest(u.latency, excluded.latency) as l(x, y))`.execute(trx)
 
   await addWordsToTextBlocks(trx, words.byBlock(rows))
-  await keepScoreDimensions(trx, today, redimensioned)
+  await keepTraceDimensionCopies(trx, today, redimensioned)
 
   const sessions = new Map<string, { project_id: string; session_id: string }>()
   for (const row of rows) if (row.session_id !== null) sessions.set(`${row.project_id}\u0000${row.session_id}`, { project_id: row.project_id, session_id: row.session_id })

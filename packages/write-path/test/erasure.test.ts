@@ -129,6 +129,7 @@ for (const engine of engines) {
       assert.equal(await countOf(db, sql`select count(*)::integer as n from spans where project_id = 'p-user'`), all.length - erasedSpans)
       assert.equal(await countOf(db, sql`select count(*)::integer as n from scores where project_id = 'p-user'`), 2)
       assert.equal(await countOf(db, sql`select count(*)::integer as n from evaluation_jobs where project_id = 'p-user'`), 2)
+      assert.equal(await countOf(db, sql`select count(*)::integer as n from judgment_dimensions where project_id = 'p-user'`), 2)
       assert.equal(await countOf(db, sql`select count(distinct id)::integer as n from dataset_items where dataset_id = 'd-p-user'`), 2)
       assert.equal(await countOf(db, sql`select count(*)::integer as n from experiment_results where project_id = 'p-user'`), 2)
       // The shared session keeps u2's traces; u1's own sessions are gone.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { METRIC_GROUPS, METRICS, metricSeries, metricValue, sql, type Db, type Metric, type MetricGroup, type SpanInsert, type TraceFilterParams } from '@tracewell/db'
+import { MAX_SERIES_GROUPS, METRIC_GROUPS, METRICS, metricSeries, metricValue, sql, type Db, type Metric, type MetricGroup, type SpanInsert, type TraceFilterParams } from '@tracewell/db'
 import { engines } from '@tracewell/db/testing'
 import { storeSpans, summariseAll, summaryMismatches } from '../src/index.ts'
 
@@ -61,19 +61,22 @@ const SPANS: SpanSpec[] = [
 ]
 
 /**
- * score_avg of 'quality' as the summaries say, computed here: each score with its trace's summary
- * (none without one), Tracewell's own traces left out, by a group (each of a trace's models,
- * vendors, services, prompts and tags; none for a trace without one) or under a filter (`all`).
+ * score_avg of 'quality' (or, of `judgments`, judge_failure_rate) as the summaries say, computed
+ * here: each score (finished judgment) with its trace's summary (none without one), Tracewell's own
+ * traces left out of the scores, by a group (each of a trace's models, vendors, services, prompts
+ * and tags; none for a trace without one) or under a filter (`all`).
  */
-async function scoreAverages(db: Db, groupBy: MetricGroup | undefined, filter: TraceFilterParams = {}): Promise<Record<string, number>> {
+async function scoreAverages(db: Db, groupBy: MetricGroup | undefined, filter: TraceFilterParams = {}, of: 'scores' | 'judgments' = 'scores'): Promise<Record<string, number>> {
+  const summary = (alias: string) => sql`left join trace_summaries t on t.project_id = ${sql.ref(`${alias}.project_id`)} and t.trace_id = ${sql.ref(`${alias}.trace_id`)}`
   const { rows } = await sql<{ value: number; service_name: string | null; models: string[] | null; response_models: string[] | null; vendors: string[] | null; services: string[] | null; prompts: string[] | null; tags: string[] | null; user_id: string | null; session_id: string | null }>`
-    select s.value, t.service_name, t.models, t.response_models, t.vendors, t.services, t.prompts, t.tags, t.user_id, t.session_id
-    from scores s left join trace_summaries t on t.project_id = s.project_id and t.trace_id = s.trace_id
-    where s.project_id = 'metrics' and s.name = 'quality' and s.value is not null`.execute(db)
+    select ${of === 'scores' ? sql`s.value` : sql`(s.status = 'failed')::int as value`}, t.service_name, t.models, t.response_models, t.vendors, t.services, t.prompts, t.tags, t.user_id, t.session_id
+    from ${of === 'scores'
+      ? sql`scores s ${summary('s')} where s.project_id = 'metrics' and s.name = 'quality' and s.value is not null`
+      : sql`evaluation_jobs s ${summary('s')} where s.project_id = 'metrics' and s.status in ('completed', 'failed')`}`.execute(db)
   const sums = new Map<string, { sum: number; n: number }>()
   const lower = (values: string[] | null | undefined) => (values ?? []).map((v) => v.toLowerCase())
   for (const row of rows) {
-    if (row.service_name === 'tracewell') continue
+    if (of === 'scores' && row.service_name === 'tracewell') continue
     if (filter.model !== undefined && ![...lower(row.models), ...lower(row.response_models)].includes(filter.model.toLowerCase())) continue
     if (filter.vendor !== undefined && !lower(row.vendors).includes(filter.vendor.toLowerCase())) continue
     if (filter.service !== undefined && !(row.services ?? []).includes(filter.service)) continue
@@ -284,6 +287,82 @@ for (const engine of engines) {
       assert.equal((await summaryMismatches(db, 'metrics')).rollups, 1)
       await sql`delete from score_dimensions where score_id = 's-2'`.execute(db)
       assert.equal((await summaryMismatches(db, 'metrics')).rollups, 1)
+      // Written anew, unknown, by its score's next change.
+      await sql`update scores set value = value where id = 's-2'`.execute(db)
+      assert.equal((await summaryMismatches(db, 'metrics')).rollups, 0)
+    })
+
+    it('counts failed judgments by a group of their traces, or with a filter of those, as the summaries say, whatever came first', async () => {
+      await sql`insert into evaluators (id, project_id, name, connection_id, model, prompt, score_name) values ('e2', 'metrics', 'e2', 'c', 'm', 'p', 'quality')`.execute(db)
+      const judgment = (trace: string, status: string, minute: number) =>
+        sql`insert into evaluation_jobs (project_id, evaluator_id, trace_id, status, updated_at) values
+          ('metrics', 'e2', ${trace.padStart(32, '0')}, ${status}, ${new Date(hour0 + minute * 60_000)})`.execute(db)
+      await judgment('c', 'completed', 32)
+      await judgment('e', 'failed', 92)
+      await judgment('d', 'completed', 41)
+      // Before its trace, and of a trace that never comes.
+      await judgment('h', 'failed', 52)
+      await judgment('z', 'completed', 21)
+      const window = { from: new Date(hour0), to: new Date(hour0 + 2 * 3_600_000) }
+      const notHours = { from: new Date(hour0), to: new Date(hour0 + 2 * 3_600_000 - 1) }
+      const filters: TraceFilterParams[] = [{ model: 'GPT-4o' }, { vendor: 'anthropic' }, { service: 'api' }, { user: 'u1' }, { session: 's1' }]
+      const compare = async (when: string) => {
+        for (const range of [window, notHours]) {
+          for (const groupBy of [undefined, ...METRIC_GROUPS.filter((g) => g !== 'score_name')]) {
+            const { series } = await metricSeries(db, { projectId: 'metrics', metric: 'judge_failure_rate', groupBy, ...range, granularitySeconds: 7200 })
+            const got = Object.fromEntries(series.map((s) => [s.group ?? (groupBy === undefined ? 'all' : 'none'), s.points[0]?.value]))
+            assert.deepEqual(got, await scoreAverages(db, groupBy, {}, 'judgments'), `${when}: by ${groupBy}`)
+          }
+          for (const filter of filters) {
+            const got = await metricValue(db, { projectId: 'metrics', metric: 'judge_failure_rate', filter, ...range })
+            assert.equal(got, (await scoreAverages(db, undefined, filter, 'judgments')).all ?? null, `${when}: ${JSON.stringify(filter)}`)
+          }
+        }
+      }
+      const unknown = async () => (await sql<{ n: number }>`select count(*)::int as n from judgment_dimensions where project_id = 'metrics' and not summarised`.execute(db)).rows[0]?.n
+      await compare('judgments written, not yet folded')
+      assert.equal(await unknown(), 5)
+      await storeSpans(db, [span({ trace: 'h', span: 'h1', startMin: 46, durationMs: 100, model: 'gpt-4o', vendor: 'openai', user: 'u1', session: 's5' })])
+      await summariseAll(db)
+      // The fold copied every judgment's trace but z's (never stored).
+      assert.equal(await unknown(), 1)
+      await compare('the judgment’s trace folded after it')
+      // Trace e grows: another model and vendor, which its judgments' rows take up.
+      await storeSpans(db, [span({ trace: 'e', span: 'e2', parent: 'e1', startMin: 91, durationMs: 10, model: 'mistral-large', vendor: 'mistral' })])
+      await summariseAll(db)
+      await compare('a judged trace grown')
+      // A pending judgment fails; a trace's judgments erased (as erasure deletes them).
+      await sql`update evaluation_jobs set status = 'failed', updated_at = ${new Date(hour0 + 95 * 60_000)} where status = 'pending'`.execute(db)
+      await sql`delete from evaluation_jobs where project_id = 'metrics' and trace_id = ${'c'.padStart(32, '0')}`.execute(db)
+      await compare('a judgment failed, a trace’s judgments erased')
+      assert.deepEqual(await summaryMismatches(db, 'metrics'), { traces: 0, sessions: 0, rollups: 0, blocks: 0 })
+      await sql`update judgment_dimensions set user_id = 'u9' where trace_id = ${'h'.padStart(32, '0')}`.execute(db)
+      assert.equal((await summaryMismatches(db, 'metrics')).rollups, 1)
+      await sql`delete from judgment_dimensions where trace_id = ${'h'.padStart(32, '0')}`.execute(db)
+      assert.equal((await summaryMismatches(db, 'metrics')).rollups, 1)
+      await sql`update evaluation_jobs set updated_at = updated_at where trace_id = ${'h'.padStart(32, '0')}`.execute(db)
+      assert.equal((await summaryMismatches(db, 'metrics')).rollups, 0)
+    })
+
+    it('keeps the 50 groups of the highest average over the window, ties in code point order, each with its points', async () => {
+      // 60 sessions of a trace each, scored twice (one score in each hour): averages 0 to 1 in sevenths, many tied.
+      const sessions = Array.from({ length: 60 }, (_, i) => `k-${String(i).padStart(2, '0')}`)
+      await storeSpans(db, sessions.map((session, i) => span({ trace: `k${i}`, span: `k${i}`, startMin: 5 + i, durationMs: 10, session })))
+      await summariseAll(db)
+      const first = (i: number) => (i * 5) % 7 / 7
+      const second = (i: number) => (i * 3) % 7 / 7
+      await sql`insert into scores (project_id, id, trace_id, name, data_type, value, source, created_at, updated_at)
+        select 'metrics', 'k-' || i || '-' || h, lpad('k' || i, 32, '0'), 'rank', 'numeric', v, 'api', ${new Date(hour0)}::timestamptz + (h * 60 + 30) * interval '1 minute', now()
+        from unnest(${sessions.map((_, i) => i)}::int[], ${sessions.map((_, i) => first(i))}::float8[], ${sessions.map((_, i) => second(i))}::float8[]) as k(i, a, b),
+          lateral (values (0, a), (1, b)) as p(h, v)`.execute(db)
+      const expected = Object.fromEntries(sessions
+        .map((session, i) => ({ session, figure: (first(i) + second(i)) / 2, points: [first(i), second(i)] }))
+        .sort((a, b) => b.figure - a.figure || (a.session < b.session ? -1 : 1))
+        .slice(0, MAX_SERIES_GROUPS).map(({ session, points }) => [session, points]))
+      for (const range of [twoHours, { from: new Date(hour0), to: new Date(hour0 + 2 * 3_600_000 - 1) }]) {
+        const { series } = await metricSeries(db, { projectId: 'metrics', metric: 'score_avg', scoreName: 'rank', groupBy: 'session', ...range, granularitySeconds: 3600 })
+        assert.deepEqual(Object.fromEntries(series.map((s) => [s.group, s.points.map((p) => p.value)])), expected)
+      }
     })
 
     it('refuses what it cannot answer', async () => {

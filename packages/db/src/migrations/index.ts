@@ -76,6 +76,8 @@ export const migrations: Record<string, LazyMigration> = {
   '2026-12-06T2140-trace-shape-width': lazy(() => import('./2026-12-06T2140-trace-shape-width.ts')),
   '2026-12-06T2200-score-trace-dimensions': lazy(() => import('./2026-12-06T2200-score-trace-dimensions.ts')),
   '2026-12-07T0100-group-member-days': lazy(() => import('./2026-12-07T0100-group-member-days.ts')),
+  '2026-12-07T0110-judgment-trace-dimensions': lazy(() => import('./2026-12-07T0110-judgment-trace-dimensions.ts')),
+  '2026-12-07T0111-score-dimensions-unknown-by-time': lazy(() => import('./2026-12-07T0111-score-dimensions-unknown-by-time.ts')),
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
@@ -108,4 +110,6 @@ export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
   '2026-12-06T2200-score-trace-dimensions',
   // Its build reads every settled day's summaries with their writers locked out (107 s at ten million spans).
   '2026-12-07T0100-group-member-days',
+  // A summariser of the previous version would leave the judgments' rows with their trace's former dimensions.
+  '2026-12-07T0110-judgment-trace-dimensions',
 ])

@@ -23,10 +23,11 @@ import { SCORE_DIMENSION_FILTERS, traceSummaryOf } from './score-dimensions.ts'
 // - trace_summaries otherwise (a window not on whole hours, as a monitor's last minutes, or any
 //   other filter of the trace list), through their time index, with the trace list's own
 //   conditions (traceFilterConditions): exact.
-// - score_dimensions (score-dimensions.ts) for score_avg by a group of the trace or with filters of
-//   its dimensions (service, model, vendor, session, user): a row a score with its trace's
-//   dimensions, no summary looked up per score; scores (score_avg with any other filter, by name and
-//   time) and evaluation_jobs (judge_failure_rate, by finish time) beside their traces' summaries.
+// - score_dimensions and judgment_dimensions (score-dimensions.ts) for score_avg by a group of the
+//   trace or with filters of its dimensions (service, model, vendor, session, user), and for
+//   judge_failure_rate so: a row a score or finished judgment with its trace's dimensions, no
+//   summary looked up per row; scores (score_avg with any other filter, by name and time) and
+//   evaluation_jobs (judge_failure_rate, by finish time) beside their traces' summaries otherwise.
 // Tracewell's own calls are left out, as usage and the trace list leave them out.
 
 export const MONITOR_METRICS = ['error_rate', 'latency_p50', 'latency_p95', 'latency_p99', 'cost', 'tokens', 'traces', 'score_avg', 'judge_failure_rate'] as const
@@ -235,41 +236,56 @@ type BucketOf = (time: RawBuilder<unknown>) => RawBuilder<unknown>
 /** A trace's row of trace_summaries as `t` beside a score's or judgment's row (null when not summarised): traceSummaryOf. */
 const summaryOf = (alias: string) => sql`left join lateral (${traceSummaryOf(alias)}) t on true`
 
+/** A table of rows with a copy of their trace's dimensions (score-dimensions.ts): its time and value, and its name column, if any. */
+interface DimensionCopies {
+  table: 'score_dimensions' | 'judgment_dimensions'
+  time: string
+  value: (alias: string) => RawBuilder<unknown>
+  named: boolean
+}
+
+const SCORE_COPIES: DimensionCopies = { table: 'score_dimensions', time: 'created_at', value: (alias) => sql.ref(`${alias}.value`), named: true }
+const JUDGMENT_COPIES: DimensionCopies = { table: 'judgment_dimensions', time: 'finished_at', value: (alias) => sql`${sql.ref(`${alias}.failed`)}::int`, named: false }
+
 /**
- * score_avg's rows from score_dimensions (score-dimensions.ts) as `s` (name, time, value, bucket
- * and group), those meeting `conditions` on `t`, the columns of its trace's summary that
- * SCORE_DIMENSION_FILTERS read: a row's own copy of its trace's dimensions, or, for the few whose
- * copy the fold has not made yet, the summary's. Where each score's trace was looked up, 0.6–1.3 s
- * for a month of bench:dashboards' project.
+ * The window's rows of score_dimensions (score_avg) or judgment_dimensions (judge_failure_rate) as
+ * `s` (name, time `at`, value, bucket and group), those meeting `conditions` on `t`, the columns of its trace's
+ * summary that SCORE_DIMENSION_FILTERS read: a row's own copy of its trace's dimensions, or, for
+ * the few whose copy the fold has not made yet, the summary's. Where each score's trace was looked
+ * up, 0.6–1.3 s for a month of bench:dashboards' project.
  */
-function scoreDimensionRows(query: MetricSeriesQuery, windowFrom: Date, bucketOf: BucketOf, conditions: RawBuilder<unknown>[]): RawBuilder<unknown> {
+function dimensionCopyRows(copies: DimensionCopies, query: MetricSeriesQuery, windowFrom: Date, bucketOf: BucketOf, conditions: RawBuilder<unknown>[]): RawBuilder<unknown> {
   // Each row's bucket and group computed in the scan's own projection: a trace's models, say, by
   // unnest in the select list, where a lateral unnest a row (a function scan and its tuplestore
   // each) took as long as reading the rows. The conditions inside too: a select list with unnest
   // keeps every column it names, and only these few leave the scan.
-  const columns = (scores: string) => sql.join([
-    sql.ref(`${scores}.name`), sql.ref(`${scores}.created_at`), sql.ref(`${scores}.value`),
-    sql`${bucketOf(sql.ref(`${scores}.created_at`))} as bucket`, sql`${groupValue(query.groupBy, 't', scores)} as grp`,
+  const columns = (rows: string) => sql.join([
+    copies.named ? sql`${sql.ref(`${rows}.name`)} as name` : sql`null::text as name`, sql`${sql.ref(`${rows}.${copies.time}`)} as at`, sql`${copies.value(rows)} as value`,
+    sql`${bucketOf(sql.ref(`${rows}.${copies.time}`))} as bucket`, sql`${groupValue(query.groupBy, 't', rows)} as grp`,
   ])
   const inWindow = (alias: string) => {
-    const where = [sql`${sql.ref(`${alias}.project_id`)} = ${query.projectId}`, sql`${sql.ref(`${alias}.created_at`)} >= ${windowFrom}`, sql`${sql.ref(`${alias}.created_at`)} < ${query.to}`]
-    if (query.scoreName !== undefined) where.push(sql`${sql.ref(`${alias}.name`)} = ${query.scoreName}`)
+    const time = sql.ref(`${alias}.${copies.time}`)
+    const where = [sql`${sql.ref(`${alias}.project_id`)} = ${query.projectId}`, sql`${time} >= ${windowFrom}`, sql`${time} < ${query.to}`]
+    if (copies.named && query.scoreName !== undefined) where.push(sql`${sql.ref(`${alias}.name`)} = ${query.scoreName}`)
     return sql.join([...where, ...conditions], sql` and `)
   }
   return sql`(
-    select ${columns('t')} from score_dimensions t where t.summarised and ${inWindow('t')}
+    select ${columns('t')} from ${sql.table(copies.table)} t where t.summarised and ${inWindow('t')}
     union all
-    select ${columns('sc')} from score_dimensions sc ${summaryOf('sc')} where not sc.summarised and ${inWindow('sc')}
+    select ${columns('sc')} from ${sql.table(copies.table)} sc ${summaryOf('sc')} where not sc.summarised and ${inWindow('sc')}
   ) s`
 }
 
+/** A source of the rows of dimensionCopyRows, averaging their values. */
+const copiesSource = (from: RawBuilder<unknown>): Source =>
+  ({ from, time: sql`s.at`, where: [sql`true`], value: sql`avg(s.value)`, name: sql`s.name`, bucket: sql`s.bucket`, group: sql`s.grp` })
+
 function sourceOf(query: MetricSeriesQuery, windowFrom: Date, bucketOf: BucketOf): Source {
   const filter = filterKeys(query.filter).length === 0 ? [] : traceFilterConditions(traceFilterOf(query.projectId, query.filter ?? {}))
-  if (query.metric === 'score_avg' && filterKeys(query.filter).every((key) => SCORE_DIMENSION_FILTERS.has(key))) {
-    // The trace list's conditions on t, a row of the window's scores with its trace's dimensions.
-    const from = scoreDimensionRows(query, windowFrom, bucketOf, [notTracewellTrace, ...filter])
-    return { from, time: sql`s.created_at`, where: [sql`true`], value: sql`avg(s.value)`, name: sql`s.name`, bucket: sql`s.bucket`, group: sql`s.grp` }
-  }
+  // The trace list's conditions on t, a row of the window's scores or judgments with its trace's dimensions.
+  const ofDimensions = filterKeys(query.filter).every((key) => SCORE_DIMENSION_FILTERS.has(key))
+  if (query.metric === 'score_avg' && ofDimensions) return copiesSource(dimensionCopyRows(SCORE_COPIES, query, windowFrom, bucketOf, [notTracewellTrace, ...filter]))
+  if (query.metric === 'judge_failure_rate' && ofDimensions) return copiesSource(dimensionCopyRows(JUDGMENT_COPIES, query, windowFrom, bucketOf, filter))
   if (query.metric === 'score_avg') {
     const where = [sql`sc.project_id = ${query.projectId}`, sql`sc.value is not null`, sql`sc.created_at >= ${windowFrom}`, sql`sc.created_at < ${query.to}`, notTracewellTrace, ...filter]
     if (query.scoreName !== undefined) where.push(sql`sc.name = ${query.scoreName}`)
@@ -358,20 +374,29 @@ function groupOf(groupBy: MetricGroup | undefined, source: Source): { join: RawB
 
 async function fromSummaries(db: Executor, query: MetricSeriesQuery, window: Window): Promise<Cell[]> {
   const byWindow = query.groupBy !== undefined && !RANKED_BY_POINTS.has(query.metric)
+  if (byWindow && MANY_GROUPS.has(query.groupBy as MetricGroup)) {
+    const source = sourceOf(query, new Date(window.startMs), windowBucketOf(window))
+    if (source.bucket !== undefined && source.group !== undefined) return keptGroupCells(db, { ...source, bucket: source.bucket, group: source.group })
+  }
   const cells = summaryCells(query, window, new Date(window.startMs))
   const { rows } = await sql<{ bucket: number | null; grp: string | null; value: number | null }>`${byWindow ? keptCells(cells, 'window') : cells}`.execute(db)
   return rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
 }
 
 /**
+ * A row's bucket in the window. The bucket's start is a whole number of microseconds: its epoch in
+ * ms, a double, rounds to the integer it is, and the bucket is the one floor((epoch ms − start) /
+ * width) gives exactly.
+ */
+const windowBucketOf = (window: Window): BucketOf => (time) => sql`round((date_part('epoch', date_bin(${window.granularity}::float8 * interval '1 second', ${time}, ${new Date(window.startMs)}::timestamptz)) * 1000
+    - ${window.startMs}) / ${window.granularity * 1000})::int`
+
+/**
  * The cells (bucket, grp, value) of the traces (scores, judgments) from `from` to query.to; grouped
  * by a rate's or an average's groups, each group's figure over the window too (bucket null).
  */
 function summaryCells(query: MetricSeriesQuery, window: Window, from: Date): RawBuilder<unknown> {
-  // The bucket's start is a whole number of microseconds: its epoch in ms, a double, rounds to the
-  // integer it is, and the bucket is the one floor((epoch ms − start) / width) gives exactly.
-  const bucketOf: BucketOf = (time) => sql`round((date_part('epoch', date_bin(${window.granularity}::float8 * interval '1 second', ${time}, ${new Date(window.startMs)}::timestamptz)) * 1000
-    - ${window.startMs}) / ${window.granularity * 1000})::int`
+  const bucketOf = windowBucketOf(window)
   const source = sourceOf(query, from, bucketOf)
   const group = source.group === undefined ? groupOf(query.groupBy, source) : { join: sql``, value: source.group }
   // Groups ranked by their figure over the window: that figure too (bucket null), from the same rows.
@@ -397,6 +422,37 @@ function keptCells(cells: RawBuilder<unknown>, rankedBy: 'window' | 'points'): R
       kept as (${ranked})
     select bucket, grp, value from cells
     where grp in (select grp from kept where grp is not null) or (grp is null and exists (select 1 from kept where grp is null))`
+}
+
+/**
+ * Groups of one value a trace, tens of thousands a month (a session has one scored trace): ranked
+ * before their points are grouped (keptGroupCells). The few of the others are grouped with their
+ * points at once: ranked first, a model's rows (two a score) were kept and grouped twice, slower
+ * (docs/benchmarks.md).
+ */
+const MANY_GROUPS: ReadonlySet<MetricGroup> = new Set(['user', 'session'])
+
+/**
+ * The cells of a source that computes each row's bucket and group itself (dimensionCopyRows),
+ * grouped and ranked by the window's figure: its rows read once into a narrow CTE, each group's
+ * figure over the window from them, then the points of the groups kept only. Grouping sets over
+ * every group's points (81,000 cells for a month's scored sessions, sorted, kept, filtered) were
+ * two thirds of the statement.
+ */
+async function keptGroupCells(db: Executor, source: Source & Required<Pick<Source, 'bucket' | 'group'>>): Promise<Cell[]> {
+  // Ranked, the groups toSeries keeps are chosen here, in its order (collate "C" is code point order, none last).
+  const { rows } = await sql<{ bucket: number | null; grp: string | null; value: number | null }>`
+    with s as materialized (select ${source.bucket} as bucket, ${source.group} as grp, s.value from ${source.from} where ${sql.join(source.where, sql` and `)}),
+      kept as (
+        select grp, (${source.value})::float8 as value from s group by grp
+        order by abs(coalesce((${source.value})::float8, 0)) desc, grp is null, grp collate "C" limit ${MAX_SERIES_GROUPS}
+      )
+    select s.bucket, s.grp, (${source.value})::float8 as value from s
+    where s.grp in (select grp from kept where grp is not null) or (s.grp is null and exists (select 1 from kept where grp is null))
+    group by 1, 2
+    union all
+    select null, grp, value from kept`.execute(db)
+  return rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
 }
 
 /**
