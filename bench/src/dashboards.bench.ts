@@ -28,7 +28,7 @@ import { performance } from 'node:perf_hooks'
 import { displayPrefix, generateApiKey, hashApiKey } from '@tracewell/auth'
 import { ControlPlaneConfigSchema, loadConfig, testEnvironment } from '@tracewell/config'
 import { buildApp } from '@tracewell/control-plane'
-import { backfillActiveDays, backfillJudgmentDimensions, backfillScoreDimensions, backfillTraceRollups, backfillTraceShapes, backfillUserDayFigures, backfillUserDayHours, createDb, createProject, createTeam, groupMembersAnswer, insertApiKey, METRIC_GROUPS, metricQueryProblem, METRICS, migrateToLatest, rollupsAnswerQuery, sql, type Db } from '@tracewell/db'
+import { backfillActiveDays, backfillJudgmentDimensions, backfillScoreDimensions, backfillTraceRollups, backfillTraceShapes, backfillUserDayFigures, backfillUserDayHours, createDb, createProject, createTeam, groupMembersAnswer, insertApiKey, sessionMembersAnswer, METRIC_GROUPS, metricQueryProblem, METRICS, migrateToLatest, rollupsAnswerQuery, sql, type Db } from '@tracewell/db'
 import { createDayPartitions, dayMs } from './seed-llm-spans.ts'
 import { percentile } from './statistics.ts'
 
@@ -112,11 +112,13 @@ try {
     const { id } = await call('POST', '/api/dashboards', { name: `bench matrix ${at / 50 + 1}`, widgets: part })
     matrix.push(...part.map((widget) => ({ dashboard: id as string, widget })))
   }
+  const bySession = (w: { metric: string; groupBy?: string | undefined }) => sessionMembersAnswer(w.metric, w.groupBy, false, 0, 3600, new Date())
   const widgets = [
     ...usage.widgets.map((w) => ({ dashboard: usage.id, id: w.id, label: `${w.title} (${w.chart})`, fallback: false })),
     ...extraWidgets.map((w) => ({ dashboard: extra.id as string, id: w.id, label: `${w.title} (${w.chart})`, fallback: false })),
-    // Users and sessions by a group of arrays read the settled days' rows (group_member_days) in either window's points (1 or 6 hours).
-    ...matrix.map(({ dashboard, widget: w }) => ({ dashboard, id: w.id, label: w.title, fallback: !rollupsAnswerQuery(w) && !groupMembersAnswer(w.metric, w.groupBy, false, 3600) })),
+    // Users and sessions by a group of arrays read the settled days' rows (group_member_days) in either window's points (1 or 6 hours);
+    // by session, the sessions kept and their traces (session-member-cells.ts).
+    ...matrix.map(({ dashboard, widget: w }) => ({ dashboard, id: w.id, label: w.title, fallback: !rollupsAnswerQuery(w) && !groupMembersAnswer(w.metric, w.groupBy, false, 3600) && !bySession(w) })),
   ].filter((w) => only === undefined || only.test(w.label))
   const fallbacks = new Set(widgets.filter((w) => w.fallback).map((w) => w.label))
 

@@ -75,6 +75,7 @@ export type { ExperimentKind, ExperimentStatus, ExperimentResultStatus, ErasureS
 export * from './repositories/metric-series.repository.ts'
 export { histogramPercentileMs } from './repositories/metric-rollups.ts'
 export { groupMembersAnswer } from './repositories/group-member-cells.ts'
+export { sessionMemberCells, sessionMembersAnswer, type SessionMemberRead } from './repositories/session-member-cells.ts'
 export * from './repositories/notification-channels.repository.ts'
 export * from './repositories/notification-deliveries.repository.ts'
 export * from './repositories/monitors.repository.ts'

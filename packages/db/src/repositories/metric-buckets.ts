@@ -1,8 +1,19 @@
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 
-// The point of a rollup row's hour, shared by the metric engine's reads of the rollups.
+// The point of a rollup row's hour or of a row's time, shared by the metric engine's reads.
 
 // date_part, not extract: a double, where extract's numeric arithmetic was a third of a grouped read's time.
 // Exact: times in milliseconds are integers far below 2^53.
 export const bucketOf = (startMs: number, granularitySeconds: number) =>
   sql`floor((date_part('epoch', hour) * 1000 - ${startMs}) / ${granularitySeconds * 1000})::int`
+
+/** A row's point: `time`'s bucket, integer arithmetic on microseconds (date_bin) where extract's numeric was a third of the read. */
+export type BucketOf = (time: RawBuilder<unknown>) => RawBuilder<unknown>
+
+/**
+ * A row's bucket in the window. The bucket's start is a whole number of microseconds: its epoch in
+ * ms, a double, rounds to the integer it is, and the bucket is the one floor((epoch ms − start) /
+ * width) gives exactly.
+ */
+export const timeBucketOf = (startMs: number, granularitySeconds: number): BucketOf => (time) => sql`round((date_part('epoch', date_bin(${granularitySeconds}::float8 * interval '1 second', ${time}, ${new Date(startMs)}::timestamptz)) * 1000
+    - ${startMs}) / ${granularitySeconds * 1000})::int`

@@ -7,6 +7,9 @@ import { shapeCells, shapesAnswer, type ShapeKey } from './trace-shape-cells.ts'
 import { builtMemberDays, groupMemberCells, groupMembersAnswer } from './group-member-cells.ts'
 import { notTracewellTrace } from './tracewell-calls.ts'
 import { SCORE_DIMENSION_FILTERS, traceSummaryOf } from './score-dimensions.ts'
+import { sessionMemberCells, sessionMembersAnswer } from './session-member-cells.ts'
+import { byCodePoint, byUnits } from './code-point-order.ts'
+import { timeBucketOf, type BucketOf } from './metric-buckets.ts'
 
 // The metric engine of monitors and dashboards (issue 45): one figure of a project over a window,
 // or its series in buckets, read from what the writer already keeps, never from spans:
@@ -17,7 +20,8 @@ import { SCORE_DIMENSION_FILTERS, traceSummaryOf } from './score-dimensions.ts'
 //   are read from histograms there, within 9.1 % of the exact figure.
 // - group_member_days (group-member-cells.ts) for users and sessions by model, vendor, service,
 //   prompt, tag or user in points tiling the UTC day, over the days settled and built; the others from
-//   the summaries: exact.
+//   the summaries: exact. By session, the 50 sessions kept found first, only their traces read
+//   (session-member-cells.ts): exact.
 // - the rows of the traces' shapes (trace-shape-cells.ts) for the sums and error rate of traces
 //   under several filters, or a group and another filter, among model, vendor and service: exact.
 // - trace_summaries otherwise (a window not on whole hours, as a monitor's last minutes, or any
@@ -109,9 +113,13 @@ export async function metricSeries(db: Executor, query: MetricSeriesQuery): Prom
   const buckets = Math.ceil((query.to.getTime() - startMs) / (granularity * 1000))
   if (buckets > MAX_SERIES_POINTS) throw new RangeError(`granularity: ${buckets} points from from to to, at most ${MAX_SERIES_POINTS}`)
   const window = { startMs, granularity, buckets }
-  const cells = groupMembersAnswer(query.metric, query.groupBy, filterKeys(query.filter).length > 0, granularity) ? await fromGroupMembers(db, query, window)
+  const filtered = filterKeys(query.filter).length > 0
+  const bySession = sessionMembersAnswer(query.metric, query.groupBy, filtered, startMs, granularity, query.to)
+    ? await sessionMemberCells(db, { projectId: query.projectId, metric: query.metric as 'users' | 'sessions', startMs, granularitySeconds: granularity, to: query.to, maxGroups: MAX_SERIES_GROUPS })
+    : undefined
+  const cells = bySession ?? (groupMembersAnswer(query.metric, query.groupBy, filtered, granularity) ? await fromGroupMembers(db, query, window)
     : rollupAnswers(query, startMs, granularity) ? await fromRollups(db, query, window)
-    : await fromSummaries(db, query, window)
+    : await fromSummaries(db, query, window))
   return { series: toSeries(query, cells, window) }
 }
 
@@ -229,9 +237,6 @@ interface Source {
   bucket?: RawBuilder<unknown>
   group?: RawBuilder<unknown>
 }
-
-/** A row's point: `time`'s bucket, integer arithmetic on microseconds (date_bin) where extract's numeric was a third of the read. */
-type BucketOf = (time: RawBuilder<unknown>) => RawBuilder<unknown>
 
 /** A trace's row of trace_summaries as `t` beside a score's or judgment's row (null when not summarised): traceSummaryOf. */
 const summaryOf = (alias: string) => sql`left join lateral (${traceSummaryOf(alias)}) t on true`
@@ -383,13 +388,7 @@ async function fromSummaries(db: Executor, query: MetricSeriesQuery, window: Win
   return rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
 }
 
-/**
- * A row's bucket in the window. The bucket's start is a whole number of microseconds: its epoch in
- * ms, a double, rounds to the integer it is, and the bucket is the one floor((epoch ms − start) /
- * width) gives exactly.
- */
-const windowBucketOf = (window: Window): BucketOf => (time) => sql`round((date_part('epoch', date_bin(${window.granularity}::float8 * interval '1 second', ${time}, ${new Date(window.startMs)}::timestamptz)) * 1000
-    - ${window.startMs}) / ${window.granularity * 1000})::int`
+const windowBucketOf = (window: Window): BucketOf => timeBucketOf(window.startMs, window.granularity)
 
 /**
  * The cells (bucket, grp, value) of the traces (scores, judgments) from `from` to query.to; grouped
@@ -454,27 +453,6 @@ async function keptGroupCells(db: Executor, source: Source & Required<Pick<Sourc
     select null, grp, value from kept`.execute(db)
   return rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value }))
 }
-
-/**
- * Groups of equal totals in code point order, none (null) last: the order the rollups keep their
- * groups in (collate "C", metric-rollups.ts), so that the groups they keep are the ones kept here.
- */
-function byCodePoint(a: string | null, b: string | null): number {
-  if (a === b) return 0
-  if (a === null || b === null) return a === null ? 1 : -1
-  for (let i = 0; i < a.length && i < b.length; i++) {
-    const x = a.charCodeAt(i)
-    const y = b.charCodeAt(i)
-    if (x !== y) return codePointRank(x) - codePointRank(y)
-  }
-  return a.length - b.length
-}
-
-/** byCodePoint for strings without a unit from U+D800: the engine's own comparison, several times faster. */
-const byUnits = (a: string | null, b: string | null): number => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1)
-
-/** A UTF-16 unit's place in code point order: surrogates (code points from U+10000) after U+E000–U+FFFF. */
-const codePointRank = (unit: number): number => (unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit)
 
 function toSeries(query: MetricSeriesQuery, cells: Cell[], window: Window): MetricSeries['series'] {
   const groups = new Map<string | null, Map<number, number | null>>()
