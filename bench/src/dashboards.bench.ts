@@ -10,7 +10,7 @@
 // those are generated, in SQL (insert … select from generate_series, set-based like COPY and as
 // fast): the summaries of SPANS spans (default 10,000,000) as 8-span traces, 1.25 million over
 // 30 days and 3 projects as bench:query's seed makes them (4 models, 3 vendors, 5 services, 1,000
-// users, 5 traces a session, 1 in 50 failing, 6 prompt versions on 3 traces in 4, two of 6 tags on 4
+// users, 5 traces a session but 1 in 10 without one, 1 in 50 failing, 6 prompt versions on 3 traces in 4, two of 6 tags on 4
 // traces in 5), their hourly rollups by each dimension grouped from the summaries (the figures of
 // traces by backfillTraceRollups, as migration 2026-12-06T0700 computes them), and a score `quality`
 // on one trace in ten, and the rows of who was active each day (as migration 2026-12-06T0710, with
@@ -202,7 +202,7 @@ async function seed(projectIds: string[], now: number): Promise<void> {
         (extract(epoch from duration) * 1000000)::bigint, 8, case when t % 50 = 0 then 1 else 0 end,
         array[models[t % 4 + 1], models[(t + 1) % 4 + 1]], array[vendors[t % 4 + 1], vendors[(t + 1) % 4 + 1]], array['svc-' || (t % 5)],
         7 * (200 + t % 800), 7 * (50 + t % 300), 7 * (250 + t % 800 + t % 300), 7 * ((200 + t % 800) * 2.5 + (50 + t % 300) * 10) / 1000000,
-        'sess-' || (t / 5), 'user-' || (t % 1000), (start_time at time zone 'UTC')::date, true,
+        case when t % 10 = 9 then null else 'sess-' || (t / 5) end, 'user-' || (t % 1000), (start_time at time zone 'UTC')::date, true,
         case when t % 4 = 0 then '{}'::text[] else array['prompt-' || (t % 3) || ':' || (1 + t % 2)] end,
         case when t % 5 = 0 then '{}'::text[] else array['env-' || case when t % 7 = 0 then 'staging' else 'prod' end, 'tier-' || (t % 3)] end
       from generate_series(${low}::bigint, ${high}::bigint) as t,

@@ -1,9 +1,10 @@
 import { sql, type Executor } from '@tracewell/db'
 
 /**
- * The rows of group_member_days (migration 2026-12-07T0100) of the project's built days that
- * differ from their recomputation from the summaries: a row missing or extra, its hours, or its
- * users' or sessions' masks and counts (in the masks' order, as the build keeps them).
+ * The rows of group_member_days (migrations 2026-12-07T0100 and T0400: by session, of the traces
+ * without one only) of the project's built days that differ from their recomputation from the
+ * summaries: a row missing or extra, its hours, or its users' or sessions' masks and counts (in
+ * the masks' order, as the build keeps them).
  */
 export async function groupMemberMismatches(db: Executor, projectId: string): Promise<number> {
   const { rows } = await sql<{ n: number }>`
@@ -13,9 +14,9 @@ export async function groupMemberMismatches(db: Executor, projectId: string): Pr
         t.user_id, t.session_id, d.dimension, g.value
       from trace_summaries t
       cross join lateral (values ('model', t.models), ('vendor', t.vendors), ('service', t.services), ('prompt', t.prompts), ('tag', t.tags),
-        ('user', array[t.user_id])) as d(dimension, arr)
+        ('user', array[t.user_id]), ('session', array[t.session_id])) as d(dimension, arr)
       cross join lateral unnest(case when coalesce(cardinality(d.arr), 0) = 0 then array[null::text] else d.arr end) as g(value)
-      where t.project_id = ${projectId} and t.service_name is distinct from 'tracewell'
+      where t.project_id = ${projectId} and t.service_name is distinct from 'tracewell' and (d.dimension <> 'session' or t.session_id is null)
         and date_bin('1 day', t.start_time, timestamptz '2000-01-01 00:00:00+00') in (select day from built)
     ),
     members as (

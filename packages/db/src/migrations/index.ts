@@ -78,6 +78,7 @@ export const migrations: Record<string, LazyMigration> = {
   '2026-12-07T0100-group-member-days': lazy(() => import('./2026-12-07T0100-group-member-days.ts')),
   '2026-12-07T0110-judgment-trace-dimensions': lazy(() => import('./2026-12-07T0110-judgment-trace-dimensions.ts')),
   '2026-12-07T0111-score-dimensions-unknown-by-time': lazy(() => import('./2026-12-07T0111-score-dimensions-unknown-by-time.ts')),
+  '2026-12-07T0400-users-without-session': lazy(() => import('./2026-12-07T0400-users-without-session.ts')),
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
@@ -112,4 +113,6 @@ export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
   '2026-12-07T0100-group-member-days',
   // A summariser of the previous version would leave the judgments' rows with their trace's former dimensions.
   '2026-12-07T0110-judgment-trace-dimensions',
+  // Its build reads the settled days' summaries without a session with their writers locked out.
+  '2026-12-07T0400-users-without-session',
 ])

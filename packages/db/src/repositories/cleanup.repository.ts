@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { TEXT_BLOCK_MS } from '@tracewell/text-filter'
 import type { Executor } from './executor.ts'
+import { GROUP_MEMBER_DAY_DIMENSIONS } from './group-member-cells.ts'
 
 /** What one batch of deleteOldestSpansBefore did. */
 export interface SpanDeletion {
@@ -102,7 +103,7 @@ export async function deleteSummariesOfWindow(db: Executor, projectId: string, w
   // the day's end; a day cut by the window is built anew from the summaries it keeps.
   await sql`
     delete from group_member_days
-    where project_id = ${projectId} and dimension in ('model', 'vendor', 'service', 'prompt', 'tag', 'user')
+    where project_id = ${projectId} and dimension = any(${GROUP_MEMBER_DAY_DIMENSIONS}::text[])
       and day <= ${dayBefore(to)} ${from ? sql`and day > ${dayBefore(from)}` : sql``}`.execute(db)
   await sql`
     delete from group_member_day_marks where project_id = ${projectId} and day <= ${dayBefore(to)} ${from ? sql`and day > ${dayBefore(from)}` : sql``}`.execute(db)

@@ -10,6 +10,9 @@ import type { Executor } from './executor.ts'
 
 export const MEMBER_GROUP_DIMENSIONS: ReadonlySet<string> = new Set(['model', 'vendor', 'service', 'prompt', 'tag', 'user'])
 
+/** Every dimension of the rows: by session, those of the traces without one only (migration 2026-12-07T0400), read by session-member-cells.ts. */
+export const GROUP_MEMBER_DAY_DIMENSIONS: readonly string[] = [...MEMBER_GROUP_DIMENSIONS, 'session']
+
 export interface GroupMemberRead {
   projectId: string
   metric: 'users' | 'sessions'

@@ -2,6 +2,7 @@ import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
 import { byCodePoint } from './code-point-order.ts'
 import { timeBucketOf } from './metric-buckets.ts'
+import { builtMemberDays, groupMemberCells } from './group-member-cells.ts'
 import { rollupCells } from './metric-rollups.ts'
 import { sessionsSettledUntil } from './session-ranking.ts'
 import { notTracewellTrace } from './tracewell-calls.ts'
@@ -18,7 +19,8 @@ import { notTracewellTrace } from './tracewell-calls.ts'
 //   counted from their traces. The hours after the settled ones, from their traces.
 // - users: no row says how many users a session has, but never more than its traces. The sessions
 //   are taken by traces (the rollups' ranking, the same order), their users counted from their
-//   traces, until the 50th's count is more than the next session's traces could reach.
+//   traces, until the 50th's count is more than the next session's traces could reach. The users
+//   of the traces without a session (a group too, often the largest), from a row a settled day.
 //
 // Exact as the summaries count them (the caller reads those when this declines: undefined), but
 // for a trace whose root is a user's service yet holds a span of Tracewell's own service, which
@@ -154,10 +156,27 @@ async function userCells(db: Executor, read: SessionMemberRead): Promise<Session
     if (!settled) continue
     // Traces without a session: their users, a group of their own (last of equals), unless it cannot reach the 50th.
     const withoutOne = await tracesWithoutSession(db, read, window)
-    if (withoutOne > 0 && (last === undefined || withoutOne > last.total)) return undefined
+    if (withoutOne > 0 && (last === undefined || withoutOne > last.total)) cells.push(...await usersWithoutSession(db, read))
     return cells
   }
   return undefined
+}
+
+/**
+ * The users of the traces without a session in each point: of the settled days built, from their
+ * rows in group_member_days (migration 2026-12-07T0400); of the others (today, yesterday), from the
+ * summaries.
+ */
+async function usersWithoutSession(db: Executor, read: SessionMemberRead): Promise<SessionMemberCell[]> {
+  const byDay = { projectId: read.projectId, metric: 'users' as const, dimension: 'session', startMs: read.startMs, granularitySeconds: read.granularitySeconds, to: read.to }
+  const { days, rest } = await builtMemberDays(db, byDay)
+  const cells: SessionMemberCell[] = []
+  if (days.length > 0) {
+    const { rows } = await sql<{ bucket: number; grp: string | null; value: number }>`${groupMemberCells(byDay, days)}`.execute(db)
+    cells.push(...rows.map((row) => ({ bucket: row.bucket, group: row.grp, value: row.value })))
+  }
+  for (const [from, to] of rest) cells.push(...await countedFromTraces(db, read, [new Date(from), new Date(to)], sql`t.session_id is null`))
+  return cells
 }
 
 /** The sessions with the most traces in the window, in that order (the rollups' ranking), with their traces. */
