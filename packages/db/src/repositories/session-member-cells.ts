@@ -1,7 +1,8 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
 import { byCodePoint } from './code-point-order.ts'
-import { timeBucketOf } from './metric-buckets.ts'
+import { bucketOf, timeBucketOf } from './metric-buckets.ts'
+import { spanningSessionRows } from './session-count-cells.ts'
 import { builtMemberDays, groupMemberCells } from './group-member-cells.ts'
 import { rollupCells } from './metric-rollups.ts'
 import { sessionsSettledUntil } from './session-ranking.ts'
@@ -15,8 +16,8 @@ import { notTracewellTrace } from './tracewell-calls.ts'
 // - sessions: a settled session whose row in session_figures lies inside the window and in one
 //   point counts 1 there (its bounds hold every row it has); only the first 50 of those in code
 //   point order can be kept, read in the primary key's order. The others (across points, across the
-//   window's edges) are few: those that span hours, read as sessionCountCells reads them, and
-//   counted from their traces. The hours after the settled ones, from their traces.
+//   window's edges) are few: those that span hours, found and counted from their hourly rows as
+//   sessionCountCells does. The hours after the settled ones, from their traces.
 // - users: no row says how many users a session has, but never more than its traces. The sessions
 //   are taken by traces (the rollups' ranking, the same order), their users counted from their
 //   traces, until the 50th's count is more than the next session's traces could reach. The users
@@ -24,7 +25,7 @@ import { notTracewellTrace } from './tracewell-calls.ts'
 //
 // Exact as the summaries count them (the caller reads those when this declines: undefined), but
 // for a trace whose root is a user's service yet holds a span of Tracewell's own service, which
-// the rollups leave out of the traces that bound users.
+// the rollups leave out (the sessions' hourly rows, and the traces that bound users).
 
 export interface SessionMemberRead {
   projectId: string
@@ -45,7 +46,7 @@ export interface SessionMemberCell {
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
 
-/** Past this many sessions counted from their traces, the summaries' own read is as fast. */
+/** Past this many sessions' users counted from their traces, the summaries' own read is as fast. */
 const MAX_COUNTED = 2_000
 
 /**
@@ -102,13 +103,18 @@ async function sessionCells(db: Executor, read: SessionMemberRead): Promise<Sess
       select session_id, first_hour from session_figures
       where project_id = ${read.projectId} and open_from is not null and open_from < ${read.to} and traces > 0 and ${inOnePoint}`.execute(db)
     for (const one of ones) cells.push({ bucket: Math.floor((one.first_hour.getTime() - read.startMs) / width), group: one.session_id, value: 1 })
-    // Through the index on the sessions' lengths, as sessionCountCells finds those that span hours.
-    const { rows: spanning } = await sql<{ session_id: string }>`
-      select session_id from session_figures
-      where project_id = ${read.projectId} and last_hour - first_hour > interval '0' and last_hour >= ${from} and first_hour + interval '0' < ${settledEnd}
-        and traces > 0 and not (${inOnePoint})`.execute(db)
-    if (spanning.length > MAX_COUNTED) return undefined
-    if (spanning.length > 0) cells.push(...await countedFromTraces(db, read, [from, settledEnd], ofSessions(spanning.map((row) => row.session_id))))
+    // The others, through the index on the sessions' lengths as sessionCountCells finds those that
+    // span hours: 1 in each point where one of their hourly rows (by key, in the hours their row
+    // bounds) has a trace, a few lookups a session where its traces were 35, one a day partition.
+    const { rows: spanning } = await sql<{ bucket: number; value: string }>`
+      with spanning as (
+        select session_id, first_hour, last_hour from session_figures
+        where project_id = ${read.projectId} and last_hour - first_hour > interval '0' and last_hour >= ${from} and first_hour + interval '0' < ${settledEnd}
+          and traces > 0 and not (${inOnePoint})
+      )
+      select distinct ${bucketOf(read.startMs, read.granularitySeconds)} as bucket, value
+      from (${spanningSessionRows(read, 'session', [from, settledEnd])}) r`.execute(db)
+    for (const row of spanning) cells.push({ bucket: row.bucket, group: row.value, value: 1 })
     // Traces without a session count no session: a group of zeros, kept only below 50 sessions.
     if (await withoutSession(db, read, [from, settledEnd])) cells.push({ bucket: 0, group: null, value: 0 })
   }
