@@ -19,10 +19,11 @@ export const summariserPlugin = fp<SummariserSettings>(
     const pollMs = settings.SUMMARY_POLL_MS
     const limits = { maxTraces: settings.SUMMARY_FOLD_MAX_TRACES, maxDeltas: 500 }
     const databaseUrl = settings.DATABASE_URL
+    const metrics = summariserMetrics(app.metrics, app.db)
     const summariser =
       engineOf.get(app.db) === 'postgres' && databaseUrl !== undefined
-        ? startSummariserThreadOnFirstDeltas(app.db, { databaseUrl, pollMs, limits, logger: app.log, metrics: summariserMetrics(app.metrics, app.db) })
-        : startSummariser({ db: app.db, logger: app.log, metrics: app.metrics, pollMs, limits })
+        ? startSummariserThreadOnFirstDeltas(app.db, { databaseUrl, pollMs, limits, logger: app.log, metrics })
+        : startSummariser({ db: app.db, logger: app.log, metrics, pollMs, limits })
     app.addHook('onClose', async () => summariser.close())
   },
   { name: 'summariser', fastify: '5.x', dependencies: ['db', 'metrics'] },

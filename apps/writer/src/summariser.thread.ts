@@ -1,6 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { createDb } from '@tracewell/db'
-import { startSummariser, type FoldLimits } from '@tracewell/write-path'
+// The summariser's module alone, not the package's index: the thread is an isolate of its own, and
+// every module it loads it holds twice over at its peak (docs/benchmarks.md, writer49).
+import { startSummariser } from '@tracewell/write-path/summariser'
+import type { FoldLimits } from '@tracewell/write-path'
 
 // Runs in the writer's summariser thread (summariser-thread.ts): the fold's own work (reading the
 // deltas' JSON, merging them, writing the rows' JSON) on a core of its own, beside the event loop

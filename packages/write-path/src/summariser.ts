@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { sql, summaryBacklog, type Db } from '@tracewell/db'
-import { Counter, Gauge, type Registry } from 'prom-client'
+import { sql, type Db } from '@tracewell/db'
 import type { Logger } from '@tracewell/logger'
 import { foldSummaryDeltas, DEFAULT_FOLD_LIMITS, type FoldLimits } from './summary-fold.ts'
+import type { SummariserMetrics } from './summariser.metrics.ts'
 
 // The summariser: a loop in every writer that folds summary deltas into the summaries. Only one
 // fold runs at a time across all writers (summary-fold.ts); the others find it busy and wait for
@@ -11,7 +11,8 @@ import { foldSummaryDeltas, DEFAULT_FOLD_LIMITS, type FoldLimits } from './summa
 export interface SummariserOptions {
   db: Db
   logger: Logger
-  metrics?: Registry
+  /** Its counters (summariserMetrics), made by the caller: a summariser in a thread of its own loads no metrics library. */
+  metrics?: SummariserMetrics
   /** Told of every fold that ran (where `metrics` cannot be reached: a summariser in a thread of its own). */
   onFolded?(folded: { deltas: number; traces: number }): void
   /**
@@ -43,7 +44,7 @@ export function startSummariser(options: SummariserOptions): Summariser {
   const pollMs = options.pollMs ?? 200
   const limits = options.limits ?? DEFAULT_FOLD_LIMITS
   const vacuumEvery = options.vacuumEveryDeltas ?? 1_000
-  const metrics = options.metrics === undefined ? undefined : summariserMetrics(options.metrics, db)
+  const metrics = options.metrics
   const stopping = new AbortController()
   let foldedSinceVacuum = 0
   let failures = 0
@@ -104,37 +105,5 @@ async function vacuumDeltas(db: Db, logger: Logger): Promise<void> {
   } catch (error) {
     // Not the table's owner (a role without MAINTAIN): autovacuum is then the table's only vacuum.
     logger.warn({ err: error }, 'summariser: could not vacuum summary_deltas')
-  }
-}
-
-export interface SummariserMetrics {
-  deltas: Counter
-  traces: Counter
-}
-
-/** The summariser's metrics, once per registry; the lag gauge reads the backlog when scraped. */
-export function summariserMetrics(registry: Registry, db: Db): SummariserMetrics {
-  const existing = <T>(name: string) => registry.getSingleMetric(name) as T | undefined
-  if (existing<Gauge>('tracewell_writer_aggregation_lag_seconds') === undefined) {
-    new Gauge({
-      name: 'tracewell_writer_aggregation_lag_seconds',
-      help: 'Age of the oldest stored batch whose spans are not yet in the trace, session and usage summaries',
-      registers: [registry],
-      async collect() {
-        try {
-          this.set((await summaryBacklog(db)).lagSeconds)
-        } catch {
-          // Postgres unreachable: the scrape keeps the last value (the writer's other metrics say why).
-        }
-      },
-    })
-  }
-  return {
-    deltas:
-      existing<Counter>('tracewell_writer_aggregation_batches_folded_total') ??
-      new Counter({ name: 'tracewell_writer_aggregation_batches_folded_total', help: 'Stored batches folded into the summaries', registers: [registry] }),
-    traces:
-      existing<Counter>('tracewell_writer_aggregation_traces_folded_total') ??
-      new Counter({ name: 'tracewell_writer_aggregation_traces_folded_total', help: 'Trace summaries written by the summariser (a trace once per fold)', registers: [registry] }),
   }
 }

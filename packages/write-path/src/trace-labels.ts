@@ -1,5 +1,5 @@
 import type { SpanInsert } from '@tracewell/db'
-import { keyField } from '@tracewell/otlp'
+import { keyField } from '@tracewell/otlp/key-field'
 
 // The prompts and tags a span gives its trace, which dashboards group by (issue 45: groupBy
 // prompt, "promptset and version", and tag). Read where the writer folds a span into its trace's
