@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
+import { DAY_MS, HOUR_MS, tilesTheUtcDay } from './metric-buckets.ts'
 
 // Distinct users or sessions by model, vendor, service, prompt, tag or user in points of whole hours
 // tiling the UTC day (a month's six-hourly line; issue 45 §3), from a row a settled day and value
@@ -23,14 +24,9 @@ export interface GroupMemberRead {
   to: Date
 }
 
-const HOUR_MS = 3_600_000
-const DAY_MS = 86_400_000
-
 /** Whether group_member_days answer the read's shape: points of whole hours that tile the UTC day. */
 export function groupMembersAnswer(metric: string, groupBy: string | undefined, filtered: boolean, granularitySeconds: number): boolean {
-  if ((metric !== 'users' && metric !== 'sessions') || groupBy === undefined || filtered || !MEMBER_GROUP_DIMENSIONS.has(groupBy)) return false
-  const width = granularitySeconds * 1000
-  return width % HOUR_MS === 0 && DAY_MS % width === 0
+  return (metric === 'users' || metric === 'sessions') && groupBy !== undefined && !filtered && MEMBER_GROUP_DIMENSIONS.has(groupBy) && tilesTheUtcDay(granularitySeconds)
 }
 
 /**

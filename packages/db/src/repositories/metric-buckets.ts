@@ -17,3 +17,22 @@ export type BucketOf = (time: RawBuilder<unknown>) => RawBuilder<unknown>
  */
 export const timeBucketOf = (startMs: number, granularitySeconds: number): BucketOf => (time) => sql`round((date_part('epoch', date_bin(${granularitySeconds}::float8 * interval '1 second', ${time}, ${new Date(startMs)}::timestamptz)) * 1000
     - ${startMs}) / ${granularitySeconds * 1000})::int`
+
+export const HOUR_MS = 3_600_000
+export const DAY_MS = 86_400_000
+
+/**
+ * Whether the rollups' hours answer a window: it starts on an hour, its points (null: one figure
+ * from `from` to `to`, whatever its length) are whole hours, and it ends on an hour or now (its
+ * hour holds nothing later yet: a budget's month to date is read this way).
+ */
+export function onWholeHours(startMs: number, granularitySeconds: number | null, to: Date): boolean {
+  const wholeHours = startMs % HOUR_MS === 0 && (granularitySeconds === null || (granularitySeconds * 1000) % HOUR_MS === 0)
+  return wholeHours && (to.getTime() % HOUR_MS === 0 || to.getTime() >= Date.now() - 1000)
+}
+
+/** Whether points of this width are whole hours that tile the UTC day (1, 2, 3, 4, 6, 8, 12 or 24 hours). */
+export function tilesTheUtcDay(granularitySeconds: number): boolean {
+  const width = granularitySeconds * 1000
+  return width % HOUR_MS === 0 && DAY_MS % width === 0
+}

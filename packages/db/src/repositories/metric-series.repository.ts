@@ -9,7 +9,7 @@ import { notTracewellTrace } from './tracewell-calls.ts'
 import { SCORE_DIMENSION_FILTERS, traceSummaryOf } from './score-dimensions.ts'
 import { sessionMemberCells, sessionMembersAnswer } from './session-member-cells.ts'
 import { byCodePoint, byUnits } from './code-point-order.ts'
-import { timeBucketOf, type BucketOf } from './metric-buckets.ts'
+import { onWholeHours, timeBucketOf, type BucketOf } from './metric-buckets.ts'
 
 // The metric engine of monitors and dashboards (issue 45): one figure of a project over a window,
 // or its series in buckets, read from what the writer already keeps, never from spans:
@@ -113,14 +113,21 @@ export async function metricSeries(db: Executor, query: MetricSeriesQuery): Prom
   const buckets = Math.ceil((query.to.getTime() - startMs) / (granularity * 1000))
   if (buckets > MAX_SERIES_POINTS) throw new RangeError(`granularity: ${buckets} points from from to to, at most ${MAX_SERIES_POINTS}`)
   const window = { startMs, granularity, buckets }
+  return { series: toSeries(query, await seriesCells(db, query, window), window) }
+}
+
+/** The cells of a series, from the first of the kept rows that answers it; the summaries otherwise. */
+async function seriesCells(db: Executor, query: MetricSeriesQuery, window: Window): Promise<Cell[]> {
+  const { startMs, granularity } = window
   const filtered = filterKeys(query.filter).length > 0
-  const bySession = sessionMembersAnswer(query.metric, query.groupBy, filtered, startMs, granularity, query.to)
-    ? await sessionMemberCells(db, { projectId: query.projectId, metric: query.metric as 'users' | 'sessions', startMs, granularitySeconds: granularity, to: query.to, maxGroups: MAX_SERIES_GROUPS })
-    : undefined
-  const cells = bySession ?? (groupMembersAnswer(query.metric, query.groupBy, filtered, granularity) ? await fromGroupMembers(db, query, window)
-    : rollupAnswers(query, startMs, granularity) ? await fromRollups(db, query, window)
-    : await fromSummaries(db, query, window))
-  return { series: toSeries(query, cells, window) }
+  if (sessionMembersAnswer(query.metric, query.groupBy, filtered, startMs, granularity, query.to)) {
+    const read = { projectId: query.projectId, metric: query.metric as 'users' | 'sessions', startMs, granularitySeconds: granularity, to: query.to, maxGroups: MAX_SERIES_GROUPS }
+    const cells = await sessionMemberCells(db, read)
+    if (cells !== undefined) return cells
+  }
+  if (groupMembersAnswer(query.metric, query.groupBy, filtered, granularity)) return fromGroupMembers(db, query, window)
+  if (rollupAnswers(query, startMs, granularity)) return fromRollups(db, query, window)
+  return fromSummaries(db, query, window)
 }
 
 /** The metric over [from, to): null when there is nothing to measure (no trace for a rate, no score to average). */
@@ -175,16 +182,9 @@ function dimensionRowsAnswer(query: Pick<MetricSeriesQuery, 'metric' | 'groupBy'
   return rollupsAnswer(query.metric, dimension, query.groupBy !== undefined)
 }
 
-/**
- * The rollups answer whole UTC hours. A window ending now may end mid-hour: its hour holds nothing
- * later yet (a budget's month to date is read this way).
- */
+/** Whether the rollups answer the query over this window: whole UTC hours (onWholeHours). */
 function rollupAnswers(query: MetricSeriesQuery, startMs: number, granularity: number | null): boolean {
-  if (!rollupsAnswerQuery(query)) return false
-  // A single figure (granularity null) is one bucket from `from` to `to`, whatever its length.
-  const wholeHours = startMs % 3_600_000 === 0 && (granularity === null || granularity % 3600 === 0)
-  const endsOnHourOrNow = query.to.getTime() % 3_600_000 === 0 || query.to.getTime() >= Date.now() - 1000
-  return wholeHours && endsOnHourOrNow
+  return rollupsAnswerQuery(query) && onWholeHours(startMs, granularity, query.to)
 }
 
 async function fromRollups(db: Executor, query: MetricSeriesQuery, window: Window): Promise<Cell[]> {

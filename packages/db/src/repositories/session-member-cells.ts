@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
 import { byCodePoint } from './code-point-order.ts'
-import { bucketOf, timeBucketOf } from './metric-buckets.ts'
+import { bucketOf, onWholeHours, tilesTheUtcDay, timeBucketOf } from './metric-buckets.ts'
 import { spanningSessionRows } from './session-count-cells.ts'
 import { builtMemberDays, groupMemberCells } from './group-member-cells.ts'
 import { rollupCells } from './metric-rollups.ts'
@@ -43,9 +43,6 @@ export interface SessionMemberCell {
   value: number
 }
 
-const HOUR_MS = 3_600_000
-const DAY_MS = 86_400_000
-
 /** Past this many sessions' users counted from their traces, the summaries' own read is as fast. */
 const MAX_COUNTED = 2_000
 
@@ -55,10 +52,7 @@ const MAX_COUNTED = 2_000
  * hour or now.
  */
 export function sessionMembersAnswer(metric: string, groupBy: string | undefined, filtered: boolean, startMs: number, granularitySeconds: number, to: Date): boolean {
-  if ((metric !== 'users' && metric !== 'sessions') || groupBy !== 'session' || filtered) return false
-  const width = granularitySeconds * 1000
-  const endsOnHourOrNow = to.getTime() % HOUR_MS === 0 || to.getTime() >= Date.now() - 1000
-  return startMs % HOUR_MS === 0 && width % HOUR_MS === 0 && DAY_MS % width === 0 && endsOnHourOrNow
+  return (metric === 'users' || metric === 'sessions') && groupBy === 'session' && !filtered && tilesTheUtcDay(granularitySeconds) && onWholeHours(startMs, granularitySeconds, to)
 }
 
 /** The cells of the groups the series may keep, or undefined where the summaries are read instead. */
@@ -80,7 +74,7 @@ async function countedFromTraces(db: Executor, read: SessionMemberRead, [from, t
 /** Counted from the traces of these sessions only (the index by session). */
 const ofSessions = (ids: string[]) => sql`t.session_id = any(${ids}::text[])`
 
-async function sessionCells(db: Executor, read: SessionMemberRead): Promise<SessionMemberCell[] | undefined> {
+async function sessionCells(db: Executor, read: SessionMemberRead): Promise<SessionMemberCell[]> {
   const from = new Date(read.startMs)
   const width = read.granularitySeconds * 1000
   // The settled hours' rows answer the points before the one holding their end (a midnight, which
@@ -116,18 +110,13 @@ async function sessionCells(db: Executor, read: SessionMemberRead): Promise<Sess
       from (${spanningSessionRows(read, 'session', [from, settledEnd])}) r`.execute(db)
     for (const row of spanning) cells.push({ bucket: row.bucket, group: row.value, value: 1 })
     // Traces without a session count no session: a group of zeros, kept only below 50 sessions.
-    if (await withoutSession(db, read, [from, settledEnd])) cells.push({ bucket: 0, group: null, value: 0 })
+    if ((await tracesWithoutSession(db, read, [from, settledEnd])) > 0) cells.push({ bucket: 0, group: null, value: 0 })
   }
   if (settledEnd < read.to) cells.push(...await countedFromTraces(db, read, [settledEnd, read.to], sql`true`))
   return cells
 }
 
-/** Whether traces without a session started in [from, to): their rows ('' in the sessions' rows), looked up hour by hour. */
-async function withoutSession(db: Executor, read: SessionMemberRead, [from, to]: [Date, Date]): Promise<boolean> {
-  return (await tracesWithoutSession(db, read, [from, to])) > 0
-}
-
-/** The traces without a session started in [from, to), from their rows hour by hour. */
+/** The traces without a session started in [from, to), from their rows ('' in the sessions' rows) looked up hour by hour. */
 async function tracesWithoutSession(db: Executor, read: SessionMemberRead, [from, to]: [Date, Date]): Promise<number> {
   const { rows: [row] } = await sql<{ traces: number }>`
     select coalesce(sum(r.traces), 0)::float8 as traces
@@ -154,7 +143,7 @@ async function userCells(db: Executor, read: SessionMemberRead): Promise<Session
     const byTraces = await sessionsByTraces(db, read, taken)
     const sessions = byTraces.filter((session) => session.group !== null)
     const cells = sessions.length === 0 ? [] : await countedFromTraces(db, read, window, ofSessions(sessions.map((session) => session.group as string)))
-    const counted = [...totals(cells).entries()].map(([group, total]) => ({ group, total })).sort(rankOrder)
+    const counted = ranked(cells)
     const last = counted[read.maxGroups - 1]
     const next = byTraces.length < taken ? undefined : byTraces[byTraces.length - 1]!
     // A session not taken has no more traces than the last taken; as many, it comes after it in code point order.
@@ -191,11 +180,12 @@ async function sessionsByTraces(db: Executor, read: SessionMemberRead, taken: nu
     projectId: read.projectId, metric: 'traces', dimension: 'session', grouped: true, maxGroups: taken,
     startMs: read.startMs, granularitySeconds: read.granularitySeconds, to: read.to,
   })
-  return [...totals(cells).entries()].map(([group, total]) => ({ group, total })).sort(rankOrder)
+  return ranked(cells)
 }
 
-function totals(cells: Array<{ bucket: number | null; group: string | null; value: number | null }>): Map<string | null, number> {
-  const sums = new Map<string | null, number>()
-  for (const cell of cells) if (cell.bucket !== null) sums.set(cell.group, (sums.get(cell.group) ?? 0) + (cell.value ?? 0))
-  return sums
+/** Each group's total over its points, in toSeries' order (rankOrder). */
+function ranked(cells: ReadonlyArray<{ bucket: number | null; group: string | null; value: number | null }>): Ranked[] {
+  const totals = new Map<string | null, number>()
+  for (const cell of cells) if (cell.bucket !== null) totals.set(cell.group, (totals.get(cell.group) ?? 0) + (cell.value ?? 0))
+  return [...totals].map(([group, total]) => ({ group, total })).sort(rankOrder)
 }
