@@ -5,7 +5,7 @@
 //   ROUNDS   rounds of SPANS one-span traces, sent over 64 connections at full speed (default 3)
 //   SPANS    spans a round (default 40000, bench:ingest's)
 //   ENQUEUE_LINGER_MS, ENQUEUE_LINGER_QUIET_MS   passed to ingest when set
-//   WRITER_CONCURRENCY, WRITER_MAX_BODY_BYTES, WRITER_LINGER_MS   passed to the writer when set
+//   WRITER_CONCURRENCY, WRITER_MAX_BODY_BYTES, WRITER_LINGER_MS, SUMMARY_POLL_MS   passed to the writer when set
 //
 // Prints, a round and in all: spans/s, CPU a span of each process, the jobs the writer took (spans
 // a job) and the commands Redis ran a span: what separates a span end to end from one the writer
@@ -39,7 +39,7 @@ try {
   const ingest = await startService('apps/ingest/src/server.ts', ingestEnv, ingestPort)
   children.push(ingest)
   const writerPort = await freePort()
-  const writer = await startService('apps/writer/src/server.ts', { ...env, ...passed(['WRITER_CONCURRENCY', 'WRITER_MAX_BODY_BYTES', 'WRITER_LINGER_MS']) }, writerPort)
+  const writer = await startService('apps/writer/src/server.ts', { ...env, ...passed(['WRITER_CONCURRENCY', 'WRITER_MAX_BODY_BYTES', 'WRITER_LINGER_MS', 'SUMMARY_POLL_MS']) }, writerPort)
   children.push(writer)
   const traceUrl = `http://127.0.0.1:${ingestPort}/api/trace`
   const redisCommands = async () => Number(/total_commands_processed:(\d+)/.exec(await redis.info('stats'))?.[1])

@@ -4,9 +4,11 @@ import { strippedSourcesDirectory as strippedSourcesUrl } from '@tracewell/servi
 /**
  * The Node flags the services run with (the npm start scripts and the image's ENTRYPOINT): every
  * server a benchmark starts, ceilings included, gets the same, so ratios compare like with like
- * and peak RSS is what an operator would see.
+ * and peak RSS is what an operator would see. `--no-parallel-scavenge`: a young-generation
+ * collection of at most 8 MiB runs on the main thread alone; its helper threads bought shorter
+ * pauses with CPU that busy cores did not have (docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
  */
-export const serviceNodeFlags = ['--max-semi-space-size=8', '--heap-growing-percent=50']
+export const serviceNodeFlags = ['--max-semi-space-size=8', '--no-parallel-scavenge', '--heap-growing-percent=50']
 
 /**
  * How the npm start scripts run a service from its TypeScript sources (the image's bundles need

@@ -38,7 +38,7 @@ export function baseImageOfScript(): string {
 }
 
 /** The V8 flags every service runs with (docs/benchmarks.md), as the image's ENTRYPOINT gives them. */
-export const serviceNodeFlags = ['--max-semi-space-size=8', '--heap-growing-percent=50']
+export const serviceNodeFlags = ['--max-semi-space-size=8', '--no-parallel-scavenge', '--heap-growing-percent=50']
 
 /**
  * A service: its source entry file (what npm start scripts run), the bundle the image runs
