@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from './executor.ts'
 import { LATENCY_BUCKETS, latencyBucketMs } from './usage-histogram.ts'
-import { bucketOf } from './metric-buckets.ts'
+import { bucketOf, DAY_MS, HOUR_MS } from './metric-buckets.ts'
 import { ACTIVE_DAY_DIMENSIONS } from './usage-rollup-figures.ts'
 import { ownCallRows } from './usage.repository.ts'
 import { openSessionRows, rankedSessions, sessionHours, sessionsRank, sessionsSettledUntil, type SessionWindow } from './session-ranking.ts'
@@ -356,9 +356,6 @@ function percentileCells(read: RollupRead, q: number, only?: RawBuilder<unknown>
     ${lumped ? sql`union all
     select o.bucket, o.value, m.ms[o.i + 1] from points o, ${bucketMs} where o.i is not null` : sql``}`
 }
-
-const HOUR_MS = 3_600_000
-const DAY_MS = 86_400_000
 
 /**
  * Distinct users or sessions with a trace in each bucket: the UTC days wholly inside a bucket (and

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Executor } from './executor.ts'
+import { DAY_MS, tilesTheUtcDay } from './metric-buckets.ts'
 import { ACTIVE_DAY_DIMENSIONS } from './usage-rollup-figures.ts'
 
 // Distinct users in points narrower than a day (a month's six-hourly line, a week's hourly one;
@@ -26,13 +27,10 @@ export interface MemberCount {
   value: number
 }
 
-const HOUR_MS = 3_600_000
-const DAY_MS = 86_400_000
-
 /** Whether read's users are counted from the hours of their rows of the day: points of whole hours tiling the UTC day, unfiltered. */
 export function usersByHoursOfDay(read: MemberCountRead): boolean {
   const width = read.granularitySeconds * 1000
-  return read.value === undefined && width % HOUR_MS === 0 && DAY_MS % width === 0 && width < DAY_MS && read.startMs % width === 0
+  return read.value === undefined && tilesTheUtcDay(read.granularitySeconds) && width < DAY_MS && read.startMs % width === 0
 }
 
 /** The distinct users of each point of [startMs, to) (usersByHoursOfDay says when): hours before `to` only, as the hourly rows are read. */

@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely'
+import { DAY_MS, HOUR_MS } from './metric-buckets.ts'
 
 // A user's figures over a whole window (by which dashboards rank users, issue 45 §3), read from as
 // few rows as the window allows: a row a user and UTC week (user_week_figures, migration
@@ -8,8 +9,6 @@ import { sql, type RawBuilder } from 'kysely'
 // holding rows: a window ending now takes its last week's row less the hours and days still to
 // come, which hold no row yet. Figures subtract (their rows are read with sign -1), histograms too.
 
-const HOUR_MS = 3_600_000
-const DAY_MS = 86_400_000
 const WEEK_MS = 7 * DAY_MS
 /** 1970-01-01, the epoch, was a Thursday: Mondays are 4 days past a multiple of 7 days from it. */
 const MONDAY_MS = 4 * DAY_MS
