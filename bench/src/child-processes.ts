@@ -6,7 +6,7 @@ import { once } from 'node:events'
 import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { benchNodeFlags, nodeFlagsOf, triedNodeFlags, triedWriterNodeFlags, typescriptSourcesFlags } from './service-node-flags.ts'
+import { benchNodeFlags, nodeFlagsOf, triedIngestNodeFlags, triedNodeFlags, triedWriterNodeFlags, typescriptSourcesFlags } from './service-node-flags.ts'
 
 export { freePort } from '@tracewell/test-support'
 
@@ -50,7 +50,7 @@ export function runnableEntry(entry: string): string {
 
 /** How the services are run in this benchmark, for its report: sources or bundles, and any flags tried. */
 export function servicesRunAs(): string {
-  const tried = [...triedNodeFlags.map((flag) => `${flag} (all)`), ...triedWriterNodeFlags.map((flag) => `${flag} (writer)`)]
+  const tried = [...triedNodeFlags.map((flag) => `${flag} (all)`), ...triedWriterNodeFlags.map((flag) => `${flag} (writer)`), ...triedIngestNodeFlags.map((flag) => `${flag} (ingest)`)]
   return `services from their ${servicesFromBundles ? 'bundles (npm run build:services)' : 'TypeScript sources'}${tried.length > 0 ? `, flags tried: ${tried.join(' ')}` : ''}`
 }
 

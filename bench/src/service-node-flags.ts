@@ -29,16 +29,20 @@ export const writerNodeFlags = ['--heap-growing-percent=100']
 /**
  * Flags to try against the services' own, for a run that compares them (alternate runs with and
  * without): BENCH_NODE_FLAGS after every server's flags, BENCH_WRITER_NODE_FLAGS after the
- * writer's, e.g. `BENCH_WRITER_NODE_FLAGS=--max-semi-space-size=4 npm run bench:ingest`. Each is
- * split on spaces; a later V8 flag wins. The benchmarks print them when set.
+ * writer's and BENCH_INGEST_NODE_FLAGS after ingest's, e.g.
+ * `BENCH_WRITER_NODE_FLAGS=--max-semi-space-size=4 npm run bench:ingest`. Each is split on spaces;
+ * a later V8 flag wins. The benchmarks print them when set.
  */
 const flagsFromEnv = (name: string): string[] => (process.env[name] ?? '').split(' ').filter((flag) => flag !== '')
 export const triedNodeFlags = flagsFromEnv('BENCH_NODE_FLAGS')
 export const triedWriterNodeFlags = flagsFromEnv('BENCH_WRITER_NODE_FLAGS')
+export const triedIngestNodeFlags = flagsFromEnv('BENCH_INGEST_NODE_FLAGS')
 
 /** The flags every server a benchmark starts runs with: the services', then any tried ones. */
 export const benchNodeFlags = [...serviceNodeFlags, ...triedNodeFlags]
 
 /** The flags of the service at `entry` (a path under the repository, e.g. apps/writer/src/server.ts). */
 export const nodeFlagsOf = (entry: string): string[] =>
-  entry.startsWith('apps/writer/') ? [...benchNodeFlags, ...writerNodeFlags, ...triedWriterNodeFlags] : benchNodeFlags
+  entry.startsWith('apps/writer/') ? [...benchNodeFlags, ...writerNodeFlags, ...triedWriterNodeFlags]
+    : entry.startsWith('apps/ingest/') ? [...benchNodeFlags, ...triedIngestNodeFlags]
+      : benchNodeFlags

@@ -1,5 +1,5 @@
 import type { ProjectSpanSource } from '@tracewell/write-path'
-import { decodeSpanRecords, decodeTraceBody, type SpanRecord } from '@tracewell/otlp'
+import { decodeSpanRecords, decodeSpanRecordsToStore, decodeTraceBody, type SpanRecordToStore } from '@tracewell/otlp'
 import { InvalidSpanBatchJobError, readJobBodies, type ProjectSpans, type QueuedBody } from '@tracewell/queue'
 import type { Redis } from 'ioredis'
 
@@ -14,18 +14,21 @@ import type { Redis } from 'ioredis'
  * statements decodes them again from memory, not from Redis.
  */
 export function spanSourcesOf(bodies: readonly QueuedBody[]): ProjectSpanSource[] {
-  return bodies.map((queued, index) => ({ projectId: queued.projectId, spans: () => decodeQueuedBody(queued, index) }))
+  return bodies.map((queued, index) => ({ projectId: queued.projectId, spans: () => decodeQueuedBody(queued, index, decodeSpanRecordsToStore) }))
 }
 
 /** Every span of a queued job, decoded at once and grouped by request (tests, and tools that inspect a queue). */
 export async function spansOfJob(redis: Redis, job: unknown): Promise<ProjectSpans[]> {
-  return (await readJobBodies(redis, job)).map((queued, index) => ({ projectId: queued.projectId, spans: decodeQueuedBody(queued, index) }))
+  return (await readJobBodies(redis, job)).map((queued, index) => ({ projectId: queued.projectId, spans: decodeQueuedBody(queued, index, decodeSpanRecords) }))
 }
 
-/** Throws InvalidSpanBatchJobError for a body that no longer decodes: no retry can fix it. */
-function decodeQueuedBody({ body, encoding }: QueuedBody, index: number): SpanRecord[] {
+/**
+ * A body's spans, a 'records' body's by `decodeRecords` (to store, or with every value parsed).
+ * Throws InvalidSpanBatchJobError for a body that no longer decodes: no retry can fix it.
+ */
+function decodeQueuedBody<Span extends SpanRecordToStore>({ body, encoding }: QueuedBody, index: number, decodeRecords: (body: Uint8Array) => Span[]): Span[] {
   try {
-    return encoding === 'records' ? decodeSpanRecords(body) : decodeTraceBody(body, encoding).spans
+    return encoding === 'records' ? decodeRecords(body) : (decodeTraceBody(body, encoding).spans as Span[])
   } catch (error) {
     // Ingest decoded or encoded the same bytes before accepting them: only a changed decoder gets here.
     throw new InvalidSpanBatchJobError(`span-batch body ${index} no longer decodes: ${(error as Error).message}`)

@@ -82,6 +82,7 @@ const unpricedMessages: Record<UnpricedReason, string> = {
  * are the old table's, so they are derived again here, with the caller's cost if it reported one.
  */
 function rederive(span: SpanFields): void {
+  // Such a job carries request bodies, decoded into objects: never the queued text of a 'records' body.
   const { fields, callerCost } = deriveLlmUsage(span.attributes as Record<string, Record<string, unknown>>, span.scopeName)
   Object.assign(span, fields, callerSpanCost(callerCost))
 }

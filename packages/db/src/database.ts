@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely'
-import { spanColumnList, type SpanColumnName, type SpanColumns, type SpanInsert } from './repositories/span-rows.ts'
+import { spanColumnList, type SpanColumnName, type SpanColumns, type StoredSpanFields } from './repositories/span-rows.ts'
 
 // The declared shape of the migrated schema. test/database-type.test.ts compares it (through
 // `declaredColumns` below) with what the migrations actually create, so the two cannot drift.
@@ -487,7 +487,7 @@ export interface SessionSummariesTable {
 }
 
 /** A column's type, from how it is stored and the span field it holds (span-rows.ts). */
-type StoredAs<Kind, Field extends keyof SpanInsert> = Kind extends 'int16'
+type StoredAs<Kind, Field extends keyof StoredSpanFields> = Kind extends 'int16'
   ? number
   : Kind extends 'timestamp'
     ? Timestamp
@@ -500,9 +500,9 @@ type StoredAs<Kind, Field extends keyof SpanInsert> = Kind extends 'int16'
           : Kind extends 'bool'
             ? Generated<boolean> // a boolean column added later has a default for the rows before it
             : Kind extends 'jsonb' | 'sharedJsonb'
-              ? Json<Exclude<SpanInsert[Field], undefined>>
-              : Exclude<SpanInsert[Field], undefined>
-type NullIn<Field extends keyof SpanInsert> = null extends SpanInsert[Field] ? null : never
+              ? Json<Exclude<StoredSpanFields[Field], undefined>>
+              : Exclude<StoredSpanFields[Field], undefined>
+type NullIn<Field extends keyof StoredSpanFields> = null extends StoredSpanFields[Field] ? null : never
 
 /** The spans table, as its columns are described (spanColumns). */
 export type SpansTable = { [Column in SpanColumnName]: StoredAs<SpanColumns[Column]['kind'], SpanColumns[Column]['field']> } & { received_at: CreatedAt }

@@ -1,7 +1,13 @@
 // The validated, format-independent form of one span (SpanRecord, defined with the stored span's
 // shape in @tracewell/span-schema), and the OTLP numbering of its kind and status.
 
+import type { JsonTextBytes } from '@tracewell/json-text'
+import type { SpanRecordWithText } from '@tracewell/span-schema'
+
 export type { AnyValue, AttributeMap, SpanRecord, SpanEvent as SpanEventRecord, SpanLink as SpanLinkRecord } from '@tracewell/span-schema'
+
+/** A record as the writer stores it: its attributes and events the bytes of their queued JSON text, or parsed (decodeSpanRecordsToStore). */
+export type SpanRecordToStore = SpanRecordWithText<JsonTextBytes>
 
 /** OTLP span kinds (the protobuf numbering; the JS SDK's numbering is shifted by one). */
 export const SpanKind = {

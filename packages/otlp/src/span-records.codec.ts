@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer'
-import { parseJsonText } from '@tracewell/json-text'
-import type { AttributeMap, SpanRecord } from './span-record.ts'
+import { JsonTextBytes, parseJsonText } from '@tracewell/json-text'
+import type { AttributeMap, SpanRecord, SpanRecordToStore } from './span-record.ts'
 
 // The queue's 'records' body (docs/architecture.md#decode-once): the span records ingest decoded,
 // validated, limited, masked and derived, as JSON, so that the writer parses them instead of
@@ -8,9 +8,18 @@ import type { AttributeMap, SpanRecord } from './span-record.ts'
 // with every field named in every span the records outgrew the request they came from. A
 // resource's attributes are written once and referred to by index: every span of a resource
 // shares one object, which the writer's COPY encodes once (span-copy.encoder.ts, sharedJsonb).
+//
+// Layout 3 writes each span's attributes and events, most of its bytes, as their own JSON texts
+// after the rest: the JSON of the resources and spans, a newline (which JSON.stringify never
+// writes), then the texts one after another, each span giving the byte length of its own. The
+// writer stores those bytes as they are (decodeSpanRecordsToStore), neither parsing them into
+// objects nor writing them out again: about a quarter of its main thread's work on one-span traces
+// (docs/benchmarks.md).
 
-/** The layout written (`v`); a body of another layout is refused (none other has shipped). */
-const layoutVersion = 2
+/** The layout written (`v`). */
+const layoutVersion = 3
+/** The layout before: every value inside the JSON. Still read, for jobs queued before an upgrade. */
+const layoutWithoutTexts = 2
 
 /**
  * A span's record from its values: this is what fixes each field's place in a row, and it is part
@@ -66,18 +75,28 @@ const spanFields: Array<keyof SpanRecord> = []
 for (const [name, at] of Object.entries(recordOfRow(Array.from({ length: 256 }, (_, at) => at)))) spanFields[at as number] = name as keyof SpanRecord
 if (spanFields.length !== Object.keys(recordOfRow([])).length || spanFields.includes(undefined as never)) throw new Error('recordOfRow gives two fields one index')
 const resourceField = spanFields.indexOf('resourceAttributes')
+/** The fields written as texts of their own (layout 3): in a row, each is its text's length in bytes, or null. */
+const textFields = [spanFields.indexOf('attributes'), spanFields.indexOf('events')] as const
 
-/** The JSON written: each span's values in the order of spanFields, its resource's attributes as an index into `resources`. */
+/**
+ * The JSON written: each span's values in the order of spanFields, its resource's attributes as an
+ * index into `resources`, its attributes and events (layout 3) as the byte lengths of their texts.
+ */
 interface PositionalSpanRecords {
-  v: typeof layoutVersion
+  v: typeof layoutVersion | typeof layoutWithoutTexts
   resources: AttributeMap[]
   spans: unknown[][]
 }
+
+const NEWLINE = 0x0a
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACKET = 0x5d
 
 /** The spans as a 'records' body. */
 export function encodeSpanRecords(spans: readonly SpanRecord[]): Buffer {
   const resources: AttributeMap[] = []
   const rows: unknown[][] = []
+  let textBytes = 0
   let last: AttributeMap | undefined
   let index = -1
   for (const span of spans) {
@@ -92,10 +111,53 @@ export function encodeSpanRecords(spans: readonly SpanRecord[]): Buffer {
     while (length > 0 && (span[spanFields[length - 1] as keyof SpanRecord] ?? null) === null) length--
     const row = new Array<unknown>(length)
     for (let field = 0; field < length; field++) row[field] = field === resourceField ? index : (span[spanFields[field] as keyof SpanRecord] ?? null)
+    for (const field of textFields) {
+      const value = field < length ? row[field] : null
+      if (value === null) continue
+      let bytes: number
+      if (Array.isArray(value) && value.length === 0) {
+        // Most spans have no events.
+        textArea = roomFor(textArea, textBytes, 2)
+        textArea[textBytes] = OPEN_BRACKET
+        textArea[textBytes + 1] = CLOSE_BRACKET
+        bytes = 2
+      } else {
+        const text = JSON.stringify(value)
+        // Written as they come, which gives each text's length in bytes without measuring it apart.
+        textArea = roomFor(textArea, textBytes, text.length * 3)
+        bytes = textArea.write(text, textBytes)
+      }
+      textBytes += bytes
+      row[field] = bytes
+    }
     rows.push(row)
   }
   const body: PositionalSpanRecords = { v: layoutVersion, resources, spans: rows }
-  return Buffer.from(JSON.stringify(body))
+  const head = JSON.stringify(body)
+  const headBytes = Buffer.byteLength(head)
+  const encoded = Buffer.allocUnsafe(headBytes + 1 + textBytes)
+  encoded.write(head)
+  encoded[headBytes] = NEWLINE
+  textArea.copy(encoded, headBytes + 1, 0, textBytes)
+  // A large body's area is not kept: an idle ingest holds only the usual one.
+  if (textArea.length > TEXT_AREA_BYTES) textArea = Buffer.allocUnsafeSlow(TEXT_AREA_BYTES)
+  return encoded
+}
+
+/**
+ * Where encodeSpanRecords writes the texts before it knows the JSON that goes before them: one
+ * area for every call (a thread encodes one body at a time, and copies the texts out before it
+ * returns), grown when a body needs more, so that a one-span request allocates nothing for it.
+ */
+const TEXT_AREA_BYTES = 64 * 1024
+let textArea: Buffer = Buffer.allocUnsafeSlow(TEXT_AREA_BYTES)
+
+/** `area`, or a larger one holding its first `used` bytes, with room for `more` bytes after them. */
+function roomFor(area: Buffer, used: number, more: number): Buffer {
+  if (used + more <= area.length) return area
+  const grown = Buffer.allocUnsafeSlow(Math.max(used + more, area.length * 2))
+  area.copy(grown, 0, 0, used)
+  return grown
 }
 
 /** Thrown for bytes that are not a 'records' body: only a changed encoder or a foreign writer gets here. */
@@ -105,18 +167,41 @@ export class MalformedSpanRecordsError extends Error {
 
 /** The span records of a 'records' body, each sharing its resource's attributes object. */
 export function decodeSpanRecords(body: Uint8Array): SpanRecord[] {
+  const records = decodeSpanRecordsToStore(body)
+  for (const record of records) {
+    if (record.attributes instanceof JsonTextBytes) record.attributes = record.attributes.value() as AttributeMap
+    if (record.events instanceof JsonTextBytes) record.events = record.events.value() as SpanRecord['events']
+  }
+  return records as SpanRecord[]
+}
+
+/**
+ * The span records of a 'records' body as the writer stores them: each span's attributes and
+ * events are the bytes of their JSON text in `body` (layout 3; a body of layout 2 gives them parsed).
+ */
+export function decodeSpanRecordsToStore(body: Uint8Array): SpanRecordToStore[] {
   if (!isUtf8(body)) throw new MalformedSpanRecordsError('not valid UTF-8')
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+  const newline = bytes.indexOf(NEWLINE)
+  const headEnd = newline === -1 ? bytes.length : newline
   // parseJsonText, not JSON.parse: attribute keys may be written with escapes (@tracewell/json-text).
-  const parsed = parseJsonText(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as Partial<PositionalSpanRecords> | null
+  const parsed = parseJsonText(bytes.toString('utf8', 0, headEnd)) as Partial<PositionalSpanRecords> | null
   if (typeof parsed !== 'object' || parsed === null || !Array.isArray(parsed.resources) || !Array.isArray(parsed.spans)) {
     throw new MalformedSpanRecordsError('expected an object of resources and spans')
   }
-  if (parsed.v !== layoutVersion) throw new MalformedSpanRecordsError(`records layout ${String(parsed.v)}, not ${layoutVersion}: written by another ingest`)
-  return positionalSpanRecords(parsed as PositionalSpanRecords)
+  if (parsed.v === layoutWithoutTexts && newline === -1) return positionalSpanRecords(parsed as PositionalSpanRecords, undefined)
+  if (parsed.v !== layoutVersion || newline === -1) throw new MalformedSpanRecordsError(`records layout ${String(parsed.v)}, not ${layoutVersion}: written by another ingest`)
+  return positionalSpanRecords(parsed as PositionalSpanRecords, { bytes, at: newline + 1 })
 }
 
-function positionalSpanRecords({ resources, spans }: PositionalSpanRecords): SpanRecord[] {
-  const records = new Array<SpanRecord>(spans.length)
+/** Where the next text of a layout 3 body starts. */
+interface TextCursor {
+  bytes: Buffer
+  at: number
+}
+
+function positionalSpanRecords({ resources, spans }: PositionalSpanRecords, texts: TextCursor | undefined): SpanRecordToStore[] {
+  const records = new Array<SpanRecordToStore>(spans.length)
   for (let at = 0; at < spans.length; at++) {
     const row = spans[at]
     if (!Array.isArray(row) || row.length <= resourceField || row.length > spanFields.length) {
@@ -124,9 +209,26 @@ function positionalSpanRecords({ resources, spans }: PositionalSpanRecords): Spa
     }
     const record = recordOfRow(row)
     record.resourceAttributes = resourceOf(resources, row[resourceField], record.spanId)
-    records[at] = record as unknown as SpanRecord
+    if (texts !== undefined) {
+      record.attributes = textOf(texts, record.attributes, record.spanId)
+      record.events = textOf(texts, record.events, record.spanId)
+    }
+    records[at] = record as unknown as SpanRecordToStore
   }
+  if (texts !== undefined && texts.at !== texts.bytes.length) throw new MalformedSpanRecordsError(`${texts.bytes.length - texts.at} bytes after the last span's texts`)
   return records
+}
+
+/** The next text of `length` bytes (a subarray of the body, not a copy), or null. */
+function textOf(texts: TextCursor, length: unknown, spanId: unknown): JsonTextBytes | null {
+  if (length === null) return null
+  const end = texts.at + (length as number)
+  if (!Number.isSafeInteger(length) || (length as number) < 2 || end > texts.bytes.length) {
+    throw new MalformedSpanRecordsError(`span ${String(spanId)} gives ${String(length)} as a text's length, past the body's end`)
+  }
+  const text = new JsonTextBytes(texts.bytes.subarray(texts.at, end))
+  texts.at = end
+  return text
 }
 
 function resourceOf(resources: AttributeMap[], index: unknown, spanId: unknown): AttributeMap {

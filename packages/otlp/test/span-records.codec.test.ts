@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
-import { decodeJsonTraces, decodeProtobufTraces, decodeSpanRecords, decodeTraceBody, encodeSpanRecords, MalformedSpanRecordsError } from '../src/index.ts'
+import { JsonTextBytes } from '@tracewell/json-text'
+import { decodeJsonTraces, decodeProtobufTraces, decodeSpanRecords, decodeSpanRecordsToStore, decodeTraceBody, encodeSpanRecords, MalformedSpanRecordsError, type SpanRecord } from '../src/index.ts'
 import { Random, randomBatch, toOtlpJson, toProtobuf } from './support/random-batch.ts'
 
 // The queue carries what ingest decoded as a 'records' body; the writer stores what it parses
@@ -9,6 +10,12 @@ import { Random, randomBatch, toOtlpJson, toProtobuf } from './support/random-ba
 
 const conventions = new URL('../../../test-fixtures/llm-conventions/', import.meta.url)
 const llmBodies = readdirSync(conventions).filter((name) => name.endsWith('.json')).map((name) => ({ name, body: readFileSync(new URL(name, conventions)) }))
+
+/** A records body's JSON part (resources and spans) and the texts after it. */
+function split(body: Buffer): { head: { v: number; resources: unknown[]; spans: unknown[][] }; texts: Buffer } {
+  const newline = body.indexOf(0x0a)
+  return { head: JSON.parse(body.subarray(0, newline).toString()), texts: body.subarray(newline + 1) }
+}
 
 describe('a records body', () => {
   it('gives back every span of every LLM convention with its derived fields', () => {
@@ -67,8 +74,7 @@ describe('a records body', () => {
     const spans = Array.from({ length: 20 }, (_, seed) => decodeProtobufTraces(toProtobuf(randomBatch(new Random(seed + 1)))).spans).flat()
     const resources = new Set(spans.map((span) => span.resourceAttributes))
     assert.ok(resources.size > 1 && spans.length > resources.size * 2, 'spans of several resources, sharing them')
-    const encoded = JSON.parse(encodeSpanRecords(spans).toString()) as { resources: unknown[] }
-    assert.equal(encoded.resources.length, resources.size)
+    assert.equal(split(encodeSpanRecords(spans)).head.resources.length, resources.size)
     const decoded = decodeSpanRecords(encodeSpanRecords(spans))
     assert.equal(new Set(decoded.map((span) => span.resourceAttributes)).size, resources.size)
   })
@@ -85,13 +91,51 @@ describe('a records body', () => {
   it('reads a span without the fields appended to the layout since as null', () => {
     const [span] = decodeTraceBody(llmBodies[0]?.body ?? Buffer.from(''), 'json').spans
     assert.ok(span)
-    const written = JSON.parse(encodeSpanRecords([span]).toString()) as { spans: unknown[][] }
-    const older = { ...written, spans: written.spans.map((row) => row.slice(0, 13)) }
-    const [decoded] = decodeSpanRecords(Buffer.from(JSON.stringify(older)))
+    const { head, texts } = split(encodeSpanRecords([span]))
+    const older = { ...head, spans: head.spans.map((row) => row.slice(0, 13)) }
+    const [decoded] = decodeSpanRecords(Buffer.concat([Buffer.from(`${JSON.stringify(older)}\n`), texts]))
     assert.equal(decoded?.spanId, span.spanId)
     assert.deepStrictEqual(decoded?.attributes, span.attributes)
     assert.equal(decoded?.llmModel, null)
     assert.equal(decoded?.userId, null)
+  })
+
+  it('keeps each span\'s attributes and events as the bytes of their JSON text, for the writer to store as they are', () => {
+    const random = Array.from({ length: 30 }, (_, seed) => decodeJsonTraces(toOtlpJson(randomBatch(new Random(seed + 1)), 'map', seed)).spans)
+    const spans = [...llmBodies.flatMap(({ body }) => decodeTraceBody(body, 'json').spans), ...random.flat()]
+    assert.ok(spans.some((span) => span.events.length > 0), 'a span with events')
+    const toStore = decodeSpanRecordsToStore(encodeSpanRecords(spans))
+    assert.equal(toStore.length, spans.length)
+    for (const [at, record] of toStore.entries()) {
+      const span = spans[at] as SpanRecord
+      assert.ok(record.attributes instanceof JsonTextBytes && record.events instanceof JsonTextBytes)
+      assert.equal(record.attributes.text(), JSON.stringify(span.attributes))
+      assert.equal(record.events.text(), JSON.stringify(span.events))
+      assert.deepStrictEqual({ ...record, attributes: span.attributes, events: span.events }, span)
+    }
+  })
+
+  it('gives back texts larger than the area they are written in first, and small ones after them', () => {
+    const [span] = decodeTraceBody(llmBodies[0]?.body ?? Buffer.from(''), 'json').spans
+    assert.ok(span)
+    const large = { ...span, attributes: { ...span.attributes, big: { stringValue: 'é😀"\\'.repeat(40_000) } } }
+    for (const spans of [[span, large, span], [span]]) assert.deepStrictEqual(decodeSpanRecords(encodeSpanRecords(spans)), spans)
+  })
+
+  it('reads a body of layout 2, every value inside its JSON, as queued before an upgrade', () => {
+    const spans = decodeTraceBody(llmBodies[0]?.body ?? Buffer.from(''), 'json').spans
+    const { head } = split(encodeSpanRecords(spans))
+    const layout2 = { ...head, v: 2, spans: head.spans.map((row, at) => Object.assign([...row], { 10: spans[at]?.attributes, 11: spans[at]?.events })) }
+    const body = Buffer.from(JSON.stringify(layout2))
+    assert.deepStrictEqual(decodeSpanRecords(body), spans)
+    assert.deepStrictEqual(decodeSpanRecordsToStore(body), spans)
+  })
+
+  it('refuses texts that do not add up to the body', () => {
+    const body = encodeSpanRecords(decodeTraceBody(llmBodies[0]?.body ?? Buffer.from(''), 'json').spans)
+    for (const bytes of [body.subarray(0, body.length - 1), Buffer.concat([body, Buffer.from('{}')]), body.subarray(0, body.indexOf(0x0a))]) {
+      assert.throws(() => decodeSpanRecordsToStore(bytes), MalformedSpanRecordsError)
+    }
   })
 
   it('refuses bytes that are not one', () => {
@@ -103,7 +147,8 @@ describe('a records body', () => {
       '{"v":2,"resources":[],"spans":[["t","1",null,"n",0,"1","2","1",0,0]]}',
       '{"v":2,"resources":[{}],"spans":[["t","1"]]}',
       `{"v":2,"resources":[{}],"spans":[${newer}]}`,
-      '{"v":3,"resources":[],"spans":[]}',
+      '{"v":4,"resources":[],"spans":[]}',
+      '{"v":3,"resources":[{}],"spans":[["t","1",null,"n",0,"1","2","1",0,0,9]]}\n{}',
       'null',
     ]) {
       assert.throws(() => decodeSpanRecords(Buffer.from(bytes)), MalformedSpanRecordsError, bytes)

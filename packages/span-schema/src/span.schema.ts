@@ -96,6 +96,16 @@ export const SpanRecordSchema = Type.Object({
 })
 export type SpanRecord = Static<typeof SpanRecordSchema>
 
+/**
+ * A record whose attributes and events may still be `Text`: the JSON text ingest queued, which the
+ * writer stores as it is (@tracewell/otlp SpanRecordToStore). The text's type is a parameter, so
+ * that the shape needs no runtime code (the console reads it too).
+ */
+export type SpanRecordWithText<Text> = Omit<SpanRecord, 'attributes' | 'events'> & {
+  attributes: SpanRecord['attributes'] | Text
+  events: SpanRecord['events'] | Text
+}
+
 /** A stored span as the trace API returns it: every stored field, attributes in the map form. */
 export const StoredSpanSchema = Type.Object({
   traceId: Type.String(),

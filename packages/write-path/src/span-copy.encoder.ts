@@ -10,6 +10,7 @@
 // storeSpans uses that path.
 
 import { spanColumnList, toStorableJson, toStorableText, type SpanColumn, type SpanFields } from '@tracewell/db'
+import { JsonTextBytes } from '@tracewell/json-text'
 import type { ProjectSpanSource } from './span-statement.ts'
 
 /** The statement the encoded rows are read by; columns in spanColumnList order, as the rows are written. */
@@ -25,6 +26,8 @@ const FIELD_COUNT = spanColumnList.length
 const NULL_LENGTH = -1
 // jsonb `[]`: length 3, version byte 1, then the text.
 const EMPTY_ARRAY_JSONB = Buffer.from([0, 0, 0, 3, 1, 0x5b, 0x5d])
+// Where toStorableJson may have something to replace (`\u0000`, a lone surrogate's escape).
+const UNICODE_ESCAPE = '\\u'
 
 const MICROS_FROM_UNIX_TO_POSTGRES_EPOCH = 946_684_800_000_000n
 const MICROS_FROM_UNIX_TO_POSTGRES_EPOCH_NUMBER = 946_684_800_000_000
@@ -82,6 +85,7 @@ class CopyChunks {
    * JSON text just written (in a buffer that is part of the COPY data, to be read, not kept).
    */
   jsonb(value: unknown, read?: (bytes: Uint8Array, start: number, end: number) => void): void {
+    if (value instanceof JsonTextBytes) return this.#jsonText(value.bytes, read)
     // Most spans have no events and no links.
     if (Array.isArray(value) && value.length === 0) return this.#field(EMPTY_ARRAY_JSONB)
     // JSON.stringify gives undefined for undefined (a key the statement path's row omits) and
@@ -89,6 +93,28 @@ class CopyChunks {
     const json = value === null ? undefined : JSON.stringify(value)
     if (json === undefined) return this.null()
     this.#utf8(toStorableJson(json), 1)
+    read?.(this.#buffer, this.#textStart, this.#at)
+  }
+
+  /**
+   * jsonb of JSON text given as its UTF-8 bytes, copied as they are; only text holding a `\u`
+   * escape (rare: found by one native scan) is made storable first.
+   */
+  #jsonText(bytes: Uint8Array, read: ((bytes: Uint8Array, start: number, end: number) => void) | undefined): void {
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    if (text.length === 2 && text[0] === 0x5b && text[1] === 0x5d) return this.#field(EMPTY_ARRAY_JSONB)
+    if (text.includes(UNICODE_ESCAPE)) {
+      this.#utf8(toStorableJson(text.toString('utf8')), 1)
+      read?.(this.#buffer, this.#textStart, this.#at)
+      return
+    }
+    this.#reserve(5 + text.length)
+    const start = this.#at
+    this.#buffer.writeInt32BE(text.length + 1, start)
+    this.#buffer[start + 4] = 1
+    this.#buffer.set(text, start + 5)
+    this.#textStart = start + 5
+    this.#at = this.#textStart + text.length
     read?.(this.#buffer, this.#textStart, this.#at)
   }
 

@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams'
 import { poolOf, toStorableJson, withPoolClient, type Db, type Executor, type SpanFields, type SpanInsert } from '@tracewell/db'
+import { JsonTextBytes } from '@tracewell/json-text'
 import { releaseCopyChunks, spanCopyStatement, SpanCopyEncoder } from './span-copy.encoder.ts'
 import type { CopyLane, SharedCopy } from './shared-copy.ts'
 import { insertSpanRows, spanRowsJson, spanKey, type ProjectSpanSource } from './span-statement.ts'
@@ -155,7 +156,8 @@ async function insertInTransaction(db: Executor, sources: readonly ProjectSpanSo
 
 /** A span's attributes or events as the COPY path reads their words: the UTF-8 bytes of their storable JSON text. */
 function searchableBytes(value: unknown): [Uint8Array, number, number] {
-  const bytes = Buffer.from(toStorableJson(JSON.stringify(value)))
+  const text = value instanceof JsonTextBytes ? value.text() : JSON.stringify(value)
+  const bytes = Buffer.from(toStorableJson(text))
   return [bytes, 0, bytes.length]
 }
 

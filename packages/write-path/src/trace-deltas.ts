@@ -3,7 +3,7 @@ import { TextFilterWords } from '@tracewell/text-filter'
 import { addDecimals, DecimalSum } from './exact-decimal.ts'
 import { JsonArrayBytes } from './json-array-bytes.ts'
 import { traceDeltaValues, type TraceDelta } from './trace-delta-layout.ts'
-import { spanPrompt, spanTags } from './trace-labels.ts'
+import { spanLabels } from './trace-labels.ts'
 
 // What a batch of stored spans adds to their traces' summaries: one delta per trace of each source,
 // folded in memory as the spans are encoded, written beside the spans in the same transaction (summary
@@ -157,9 +157,9 @@ export class TraceDeltas {
     if (span.llmResponseModel && span.llmResponseModel !== span.llmModel) delta.response_models = withValue(delta.response_models, span.llmResponseModel)
     if (span.llmVendor) delta.vendors = withValue(delta.vendors, span.llmVendor)
     if (span.serviceName) delta.services = withValue(delta.services, span.serviceName)
-    const prompt = spanPrompt(span.attributes)
+    const { prompt, tags } = spanLabels(span.attributes)
     if (prompt !== null) delta.prompts = withValue(delta.prompts as string[], prompt)
-    for (const tag of spanTags(span.attributes)) delta.tags = withValue(delta.tags as string[], tag)
+    for (const tag of tags) delta.tags = withValue(delta.tags as string[], tag)
     if (span.llmRequestType !== AGGREGATE_OPERATION) {
       delta.input_tokens = addCounts(delta.input_tokens, span.inputTokens)
       delta.output_tokens = addCounts(delta.output_tokens, span.outputTokens)

@@ -1,4 +1,5 @@
 import type { SpanInsert } from '@tracewell/db'
+import { JsonTextBytes } from '@tracewell/json-text'
 import { keyField } from '@tracewell/otlp/key-field'
 
 // The prompts and tags a span gives its trace, which dashboards group by (issue 45: groupBy
@@ -16,9 +17,30 @@ const PROMPT_SOURCES: ReadonlyArray<[promptset: string, version: string]> = [
   ['langfuse.observation.prompt.name', 'langfuse.observation.prompt.version'],
 ]
 const TAG_SOURCES = ['langfuse.trace.tags', 'tag.tags']
+const LABEL_KEYS = [...PROMPT_SOURCES.flat(), ...TAG_SOURCES]
 
-type AttributeMap = SpanInsert['attributes']
+type AttributeMap = Exclude<SpanInsert['attributes'], JsonTextBytes>
 type AnyValue = AttributeMap[string]
+
+/** The prompt and tags a span gives its trace. */
+export interface SpanLabels {
+  prompt: string | null
+  tags: readonly string[]
+}
+
+const NO_LABELS: SpanLabels = { prompt: null, tags: [] }
+
+/**
+ * The span's prompt and tags. Attributes still as queued text are parsed only when they may hold
+ * one of the keys above, which most spans' do not (the writer stores them unparsed).
+ */
+export function spanLabels(attributes: SpanInsert['attributes'] | undefined): SpanLabels {
+  if (attributes === undefined) return NO_LABELS
+  if (!(attributes instanceof JsonTextBytes)) return { prompt: spanPrompt(attributes), tags: spanTags(attributes) }
+  if (!LABEL_KEYS.some((key) => attributes.mayHaveKey(key))) return NO_LABELS
+  const parsed = attributes.value() as AttributeMap
+  return { prompt: spanPrompt(parsed), tags: spanTags(parsed) }
+}
 
 function scalar(value: AnyValue | undefined): string | null {
   if (value === undefined) return null

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { JsonTextBytes } from '@tracewell/json-text'
 import { countSpans, createDb, findTraceSpans, nanosToIsoMicros, poolOf, sql, type Db, type SpanDto, type SpanInsert } from '@tracewell/db'
 import { SpanCopyEncoder, storeSpans, type ProjectSpanSource } from '../src/index.ts'
 import { copySpans, insertSpans } from '../src/span-store.ts'
@@ -153,6 +154,29 @@ for (const engine of engines) {
         assert.deepEqual({ name, status, serviceName, attributes, resourceAttributes, events, links }, expected, projectId)
       }
       assert.deepEqual(await storedRows(db, 'nul copy'), await storedRows(db, 'nul insert'))
+    })
+
+    it('stores attributes and events given as their queued JSON text exactly as given as objects, on both paths', async () => {
+      const spans = Array.from({ length: 300 }, (_, i) => randomSpan(i % 2 === 0))
+      spans.push({ ...randomSpan(true), attributes: { big: { stringValue: 'é😀\ud800"\\'.repeat(60_000) } } })
+      const asText = (value: unknown) => new JsonTextBytes(Buffer.from(JSON.stringify(value)))
+      const queued = spans.map((span) => ({ ...span, attributes: asText(span.attributes), events: asText(span.events) }))
+      const stored = async (prefix: string, given: readonly SpanFields[] | typeof queued) => {
+        assert.equal((await storeSpans(db, given.map((span) => ({ ...span, projectId: `${prefix} stored` })))).inserted, given.length)
+        assert.equal(await storeByStatement(db, given.map((span) => ({ ...span, projectId: `${prefix} by statement` }))), given.length)
+      }
+      await stored('objects', spans)
+      await stored('texts', queued)
+      const objects = await storedRows(db, 'objects stored')
+      for (const projectId of ['objects by statement', 'texts stored', 'texts by statement']) assert.deepEqual(await storedRows(db, projectId), objects, projectId)
+      // Full-text search reads the same words from either.
+      const searchable = (given: readonly SpanFields[] | typeof queued) => {
+        const texts: string[] = []
+        const encoder = new SpanCopyEncoder({ span: () => {}, searchableText: (bytes, start, end) => texts.push(Buffer.from(bytes.subarray(start, end)).toString()), sourceEnd: () => {} })
+        assert.ok(encoder.add({ projectId: 'p', spans: () => given }))
+        return texts
+      }
+      assert.deepEqual(searchable(queued), searchable(spans))
     })
 
     it('stores only the new spans of a batch holding stored ones, and a span twice in a batch once', async () => {

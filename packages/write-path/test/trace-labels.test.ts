@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { MAX_KEY_FIELD_LENGTH } from '@tracewell/otlp'
-import { spanPrompt, spanTags } from '../src/trace-labels.ts'
+import { JsonTextBytes } from '@tracewell/json-text'
+import { spanLabels, spanPrompt, spanTags } from '../src/trace-labels.ts'
 
 // The prompts and tags a span gives its trace (dashboards' groupBy prompt and tag).
 
@@ -28,5 +29,20 @@ describe('trace labels', () => {
     assert.match(tag ?? '', /^x+…\[truncated by Tracewell; original length 500\]$/)
     const prompt = spanPrompt({ 'tracewell.prompt.promptset_id': { stringValue: 'p'.repeat(300) }, 'tracewell.prompt.version': { intValue: '3' } })
     assert.match(prompt ?? '', /^p+…\[truncated by Tracewell; original length 300\]:3$/)
+  })
+
+  it('reads them from attributes still as queued text, parsing only a text that may hold their keys', () => {
+    const attributes = {
+      'tracewell.prompt.promptset_id': { stringValue: 'ps-1' }, 'tracewell.prompt.version': { intValue: '3' },
+      'tag.tags': { arrayValue: { values: [{ stringValue: 'beta' }] } }, 'other': { stringValue: 'tag.tags' },
+    }
+    const text = (value: unknown) => new JsonTextBytes(Buffer.from(JSON.stringify(value)))
+    assert.deepEqual(spanLabels(text(attributes)), { prompt: 'ps-1:3', tags: ['beta'] })
+    assert.deepEqual(spanLabels(attributes), { prompt: 'ps-1:3', tags: ['beta'] })
+    assert.deepEqual(spanLabels(text({ 'langfuse.trace.tags': { stringValue: '["x"]' } })), { prompt: null, tags: ['x'] })
+    // A value that names a key is not the key.
+    assert.deepEqual(spanLabels(text({ note: { stringValue: 'tag.tags' } })), { prompt: null, tags: [] })
+    // Text naming none of the keys is not parsed at all (this one would not parse).
+    assert.deepEqual(spanLabels(new JsonTextBytes(Buffer.from('{"model": '))), { prompt: null, tags: [] })
   })
 })

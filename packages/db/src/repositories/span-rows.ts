@@ -6,13 +6,17 @@
 // by their schema's type, so that adding one touches that schema, a migration and where its value
 // is derived (docs/architecture.md#span-columns).
 
-import { spanOriginFields, type SpanRecord } from '@tracewell/span-schema'
+import type { JsonTextBytes } from '@tracewell/json-text'
+import { spanOriginFields, type SpanRecord, type SpanRecordWithText } from '@tracewell/span-schema'
 
 /** What a span says about where it came from and which model it used, stored in columns of their own. */
 export type SpanOriginFields = Pick<SpanRecord, keyof typeof spanOriginFields>
 
-/** One span to store: the decoded record (@tracewell/span-schema) and its project. */
-export type SpanInsert = SpanRecord & { projectId: string }
+/** One span to store: the decoded record (@tracewell/span-schema), its JSON perhaps still as queued, and its project. */
+export type SpanInsert = SpanRecordWithText<JsonTextBytes> & { projectId: string }
+
+/** A stored span's fields as they read back: its JSON parsed. */
+export type StoredSpanFields = SpanRecord & { projectId: string }
 
 /** A span without its project: what a ProjectSpanSource yields. */
 export type SpanFields = Omit<SpanInsert, 'projectId'>

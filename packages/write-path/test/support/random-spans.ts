@@ -1,7 +1,8 @@
 import { seededRandom } from '@tracewell/test-support'
-import type { SpanFields } from '@tracewell/db'
+import type { StoredSpanFields } from '@tracewell/db'
 
-export type { SpanFields }
+/** A span as the tests write it: its attributes and events as objects. */
+export type SpanFields = Omit<StoredSpanFields, 'projectId'>
 
 // Quotes, backslashes, control characters, non-ASCII, astral characters: everything JSON escapes
 // or passes through, and text that looks like an escape (`\u0000` spelled out with a backslash).
