@@ -7,13 +7,13 @@
 // - ingest: encoding the records of one request (encodeSpanRecords); layout 2 is JSON.stringify of
 //   the same values already laid out by position, so its figure leaves out laying them out (it
 //   flatters layout 2);
-// - writer: parsing a body (decodeSpanRecordsToStore, which reads both layouts) and encoding its
-//   spans into binary COPY data (SpanCopyEncoder, full-text words handed on as the writer does).
+// - writer: parsing a body (decodeSpanRecordsToStore, which reads both layouts), encoding its
+//   spans into binary COPY data and folding them into the row of summary_deltas it makes, words included, as
+//   storeSpans has its SpanCopyEncoder do.
 //
 // Settings: ROUNDS (default 40) alternated measurements of each layout a shape.
 import { decodeSpanRecordsToStore, decodeTraceBody, encodeSpanRecords, type SpanRecord } from '@tracewell/otlp'
-import { SpanCopyEncoder } from '@tracewell/write-path'
-import { TextFilterWords } from '@tracewell/text-filter'
+import { SpanCopyEncoder, SummaryDelta } from '@tracewell/write-path'
 import { bodyFactory, type SpanSize } from './llm-spans.ts'
 import { median } from './statistics.ts'
 
@@ -59,10 +59,15 @@ for (const shape of shapes) {
 
   const write = (bodies: readonly Buffer[]) => () => {
     for (let job = 0; job < bodies.length; job += perJob) {
-      const words = new TextFilterWords()
-      const encoder = new SpanCopyEncoder({ span: () => {}, searchableText: (bytes, start, end) => words.addJson(bytes, start, end), sourceEnd: () => {} })
+      const delta = new SummaryDelta()
+      const encoder = new SpanCopyEncoder({
+        span: (projectId, span) => delta.add(projectId, span),
+        searchableText: (bytes, start, end) => delta.addWordsOfLastSpan(bytes, start, end),
+        sourceEnd: () => delta.endSource(),
+      })
       for (const body of bodies.slice(job, job + perJob)) encoder.add({ projectId: 'bench', spans: () => decodeSpanRecordsToStore(body) })
       encoder.finish()
+      delta.values()
     }
   }
   const encode3 = () => { for (const spans of requests) encodeSpanRecords(spans) }

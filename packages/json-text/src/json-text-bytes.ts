@@ -7,16 +7,17 @@ import { parseJsonText } from './parse-json-text.ts'
  * the value asks for it (`value()`), and JSON.stringify writes the value (toJSON).
  */
 export class JsonTextBytes {
-  readonly bytes: Uint8Array
+  /** A view of the bytes, often into a larger buffer (the queued body), not a copy. */
+  readonly bytes: Buffer
 
   /** `bytes` must hold one well-formed JSON text (it is not checked here: the queue's codec wrote it). */
-  constructor(bytes: Uint8Array) {
+  constructor(bytes: Buffer) {
     this.bytes = bytes
   }
 
   /** The JSON text. */
   text(): string {
-    return this.#buffer().toString('utf8')
+    return this.bytes.toString('utf8')
   }
 
   /** The value, parsed anew on each call. */
@@ -26,20 +27,5 @@ export class JsonTextBytes {
 
   toJSON(): unknown {
     return this.value()
-  }
-
-  /**
-   * Whether the text holds `"<key>"`: false means no object in it has that key, so a reader
-   * looking for a few keys parses only the texts that may hold them. Exact for keys written
-   * without escapes, which is how JSON.stringify writes every key without quotes, backslashes or
-   * control characters.
-   */
-  mayHaveKey(key: string): boolean {
-    return this.#buffer().includes(`"${key}"`)
-  }
-
-  /** The bytes as a Buffer, without copying them. */
-  #buffer(): Buffer {
-    return Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength)
   }
 }

@@ -14,13 +14,4 @@ describe('JSON text kept as bytes', () => {
     assert.deepStrictEqual(text.value(), value)
     assert.equal(JSON.stringify({ attributes: text }), JSON.stringify({ attributes: value }))
   })
-
-  it('says a key may be there only when the text holds it quoted', () => {
-    assert.equal(text.mayHaveKey('tag.tags'), true)
-    assert.equal(text.mayHaveKey('tag'), false)
-    // Quotes inside a string are escaped, so a key quoted there is not mistaken for one.
-    assert.equal(text.mayHaveKey('model'), false)
-    // A whole string equal to the key is a false alarm, which only costs a parse.
-    assert.equal(new JsonTextBytes(Buffer.from(JSON.stringify({ note: { stringValue: 'model' } }))).mayHaveKey('model'), true)
-  })
 })

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer'
 import { JsonTextBytes, parseJsonText } from '@tracewell/json-text'
 import type { AttributeMap, SpanRecord, SpanRecordToStore } from './span-record.ts'
+import { namesTraceLabels } from './trace-label-keys.ts'
 
 // The queue's 'records' body (docs/architecture.md#decode-once): the span records ingest decoded,
 // validated, limited, masked and derived, as JSON, so that the writer parses them instead of
@@ -13,8 +14,9 @@ import type { AttributeMap, SpanRecord, SpanRecordToStore } from './span-record.
 // after the rest: the JSON of the resources and spans, a newline (which JSON.stringify never
 // writes), then the texts one after another, each span giving the byte length of its own. The
 // writer stores those bytes as they are (decodeSpanRecordsToStore), neither parsing them into
-// objects nor writing them out again: about a quarter of its main thread's work on one-span traces
-// (docs/benchmarks.md).
+// objects nor writing them out again (npm run bench:records; docs/benchmarks.md). Attributes that
+// name a key a trace's prompt or tags come from (trace-label-keys.ts) stay inside the JSON, where
+// the writer reads them, so that it never searches a text for those keys.
 
 /** The layout written (`v`). */
 const layoutVersion = 3
@@ -75,8 +77,12 @@ const spanFields: Array<keyof SpanRecord> = []
 for (const [name, at] of Object.entries(recordOfRow(Array.from({ length: 256 }, (_, at) => at)))) spanFields[at as number] = name as keyof SpanRecord
 if (spanFields.length !== Object.keys(recordOfRow([])).length || spanFields.includes(undefined as never)) throw new Error('recordOfRow gives two fields one index')
 const resourceField = spanFields.indexOf('resourceAttributes')
-/** The fields written as texts of their own (layout 3): in a row, each is its text's length in bytes, or null. */
+/**
+ * The fields written as texts of their own (layout 3): in a row, each is its text's length in
+ * bytes, or null; attributes that name a trace label's key are the exception, written in the row.
+ */
 const textFields = [spanFields.indexOf('attributes'), spanFields.indexOf('events')] as const
+const attributesField = textFields[0]
 
 /**
  * The JSON written: each span's values in the order of spanFields, its resource's attributes as an
@@ -113,7 +119,7 @@ export function encodeSpanRecords(spans: readonly SpanRecord[]): Buffer {
     for (let field = 0; field < length; field++) row[field] = field === resourceField ? index : (span[spanFields[field] as keyof SpanRecord] ?? null)
     for (const field of textFields) {
       const value = field < length ? row[field] : null
-      if (value === null) continue
+      if (value === null || (field === attributesField && namesTraceLabels(value as AttributeMap))) continue
       let bytes: number
       if (Array.isArray(value) && value.length === 0) {
         // Most spans have no events.
@@ -210,7 +216,9 @@ function positionalSpanRecords({ resources, spans }: PositionalSpanRecords, text
     const record = recordOfRow(row)
     record.resourceAttributes = resourceOf(resources, row[resourceField], record.spanId)
     if (texts !== undefined) {
-      record.attributes = textOf(texts, record.attributes, record.spanId)
+      // Attributes naming a trace label's key are written in the row, parsed with it.
+      const inRow = typeof record.attributes === 'object' && record.attributes !== null && !Array.isArray(record.attributes)
+      if (!inRow) record.attributes = textOf(texts, record.attributes, record.spanId)
       record.events = textOf(texts, record.events, record.spanId)
     }
     records[at] = record as unknown as SpanRecordToStore
@@ -222,14 +230,18 @@ function positionalSpanRecords({ resources, spans }: PositionalSpanRecords, text
 /** The next text of `length` bytes (a subarray of the body, not a copy), or null. */
 function textOf(texts: TextCursor, length: unknown, spanId: unknown): JsonTextBytes | null {
   if (length === null) return null
-  const end = texts.at + (length as number)
-  if (!Number.isSafeInteger(length) || (length as number) < 2 || end > texts.bytes.length) {
+  const { bytes, at } = texts
+  const end = at + (length as number)
+  if (!Number.isSafeInteger(length) || (length as number) < 2 || end > bytes.length) {
     throw new MalformedSpanRecordsError(`span ${String(spanId)} gives ${String(length)} as a text's length, past the body's end`)
   }
-  const text = new JsonTextBytes(texts.bytes.subarray(texts.at, end))
   texts.at = end
-  return text
+  // Most spans have no events: one shared text, not a view of the body each.
+  if (length === 2 && bytes[at] === OPEN_BRACKET && bytes[at + 1] === CLOSE_BRACKET) return EMPTY_ARRAY_TEXT
+  return new JsonTextBytes(bytes.subarray(at, end))
 }
+
+const EMPTY_ARRAY_TEXT = new JsonTextBytes(Buffer.from('[]'))
 
 function resourceOf(resources: AttributeMap[], index: unknown, spanId: unknown): AttributeMap {
   const resource = typeof index === 'number' ? resources[index] : undefined

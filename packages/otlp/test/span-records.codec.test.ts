@@ -108,11 +108,28 @@ describe('a records body', () => {
     assert.equal(toStore.length, spans.length)
     for (const [at, record] of toStore.entries()) {
       const span = spans[at] as SpanRecord
-      assert.ok(record.attributes instanceof JsonTextBytes && record.events instanceof JsonTextBytes)
+      assert.ok(record.attributes instanceof JsonTextBytes && record.events instanceof JsonTextBytes, `span ${at}: texts`)
       assert.equal(record.attributes.text(), JSON.stringify(span.attributes))
       assert.equal(record.events.text(), JSON.stringify(span.events))
       assert.deepStrictEqual({ ...record, attributes: span.attributes, events: span.events }, span)
     }
+  })
+
+  it('keeps attributes naming a trace\'s prompt or tags in the JSON, for the writer to read them', () => {
+    const [span] = decodeTraceBody(llmBodies[0]?.body ?? Buffer.from(''), 'json').spans
+    assert.ok(span)
+    const labels: Array<SpanRecord['attributes']> = [
+      { 'tracewell.prompt.promptset_id': { stringValue: 'ps-1' }, 'tracewell.prompt.version': { intValue: '3' } },
+      { 'langfuse.observation.prompt.name': { stringValue: 'support' } },
+      { 'langfuse.trace.tags': { arrayValue: { values: [{ stringValue: 'beta' }] } } },
+      { 'tag.tags': { stringValue: 'solo' } },
+    ]
+    const labelled = labels.map((attributes): SpanRecord => ({ ...span, attributes: { ...span.attributes, ...attributes } }))
+    const spans: SpanRecord[] = [span, ...labelled, span]
+    const toStore = decodeSpanRecordsToStore(encodeSpanRecords(spans))
+    assert.deepStrictEqual(toStore.map((record) => record.attributes instanceof JsonTextBytes), [true, false, false, false, false, true])
+    assert.deepStrictEqual(toStore.slice(1, 5).map((record) => record.attributes), labelled.map((labelledSpan) => labelledSpan.attributes))
+    assert.deepStrictEqual(decodeSpanRecords(encodeSpanRecords(spans)), spans)
   })
 
   it('gives back texts larger than the area they are written in first, and small ones after them', () => {

@@ -27,7 +27,7 @@ const NULL_LENGTH = -1
 // jsonb `[]`: length 3, version byte 1, then the text.
 const EMPTY_ARRAY_JSONB = Buffer.from([0, 0, 0, 3, 1, 0x5b, 0x5d])
 // Where toStorableJson may have something to replace (`\u0000`, a lone surrogate's escape).
-const UNICODE_ESCAPE = '\\u'
+const UNICODE_ESCAPE = Buffer.from('\\u')
 
 const MICROS_FROM_UNIX_TO_POSTGRES_EPOCH = 946_684_800_000_000n
 const MICROS_FROM_UNIX_TO_POSTGRES_EPOCH_NUMBER = 946_684_800_000_000
@@ -100,8 +100,7 @@ class CopyChunks {
    * jsonb of JSON text given as its UTF-8 bytes, copied as they are; only text holding a `\u`
    * escape (rare: found by one native scan) is made storable first.
    */
-  #jsonText(bytes: Uint8Array, read: ((bytes: Uint8Array, start: number, end: number) => void) | undefined): void {
-    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  #jsonText(text: Buffer, read: ((bytes: Uint8Array, start: number, end: number) => void) | undefined): void {
     if (text.length === 2 && text[0] === 0x5b && text[1] === 0x5d) return this.#field(EMPTY_ARRAY_JSONB)
     if (text.includes(UNICODE_ESCAPE)) {
       this.#utf8(toStorableJson(text.toString('utf8')), 1)

@@ -1,6 +1,7 @@
 import type { SpanInsert } from '@tracewell/db'
 import { JsonTextBytes } from '@tracewell/json-text'
 import { keyField } from '@tracewell/otlp/key-field'
+import { PROMPT_KEYS, TAG_KEYS } from '@tracewell/otlp/trace-label-keys'
 
 // The prompts and tags a span gives its trace, which dashboards group by (issue 45: groupBy
 // prompt, "promptset and version", and tag). Read where the writer folds a span into its trace's
@@ -11,13 +12,9 @@ import { keyField } from '@tracewell/otlp/key-field'
 //   `langfuse.observation.prompt.name` and `.version`; a promptset without a version is not a prompt.
 // - tags: Langfuse's `langfuse.trace.tags` and OpenInference's `tag.tags`, a list of strings (or one
 //   string: a JSON array's text, as some SDKs flatten lists, or a single tag).
-
-const PROMPT_SOURCES: ReadonlyArray<[promptset: string, version: string]> = [
-  ['tracewell.prompt.promptset_id', 'tracewell.prompt.version'],
-  ['langfuse.observation.prompt.name', 'langfuse.observation.prompt.version'],
-]
-const TAG_SOURCES = ['langfuse.trace.tags', 'tag.tags']
-const LABEL_KEYS = [...PROMPT_SOURCES.flat(), ...TAG_SOURCES]
+//
+// The keys are named in @tracewell/otlp (trace-label-keys.ts): ingest queues attributes that name
+// one of them parsed, and the others as a text, which therefore gives no label.
 
 type AttributeMap = Exclude<SpanInsert['attributes'], JsonTextBytes>
 type AnyValue = AttributeMap[string]
@@ -31,15 +28,12 @@ export interface SpanLabels {
 const NO_LABELS: SpanLabels = { prompt: null, tags: [] }
 
 /**
- * The span's prompt and tags. Attributes still as queued text are parsed only when they may hold
- * one of the keys above, which most spans' do not (the writer stores them unparsed).
+ * The span's prompt and tags. Attributes still as queued text give none: ingest queues attributes
+ * naming a label's key parsed (namesTraceLabels), so no text is searched for them.
  */
 export function spanLabels(attributes: SpanInsert['attributes'] | undefined): SpanLabels {
-  if (attributes === undefined) return NO_LABELS
-  if (!(attributes instanceof JsonTextBytes)) return { prompt: spanPrompt(attributes), tags: spanTags(attributes) }
-  if (!LABEL_KEYS.some((key) => attributes.mayHaveKey(key))) return NO_LABELS
-  const parsed = attributes.value() as AttributeMap
-  return { prompt: spanPrompt(parsed), tags: spanTags(parsed) }
+  if (attributes === undefined || attributes instanceof JsonTextBytes) return NO_LABELS
+  return { prompt: spanPrompt(attributes), tags: spanTags(attributes) }
 }
 
 function scalar(value: AnyValue | undefined): string | null {
@@ -54,7 +48,7 @@ function scalar(value: AnyValue | undefined): string | null {
 /** The span's prompt as `<promptset>:<version>`, or null. */
 export function spanPrompt(attributes: AttributeMap | undefined): string | null {
   if (attributes === undefined) return null
-  for (const [promptsetKey, versionKey] of PROMPT_SOURCES) {
+  for (const [promptsetKey, versionKey] of PROMPT_KEYS) {
     const promptset = scalar(attributes[promptsetKey])
     const version = scalar(attributes[versionKey])
     if (promptset !== null && version !== null) return `${promptset}:${version}`
@@ -71,7 +65,7 @@ export function spanTags(attributes: AttributeMap | undefined): string[] {
     const label = keyField(tag)
     if (label !== null && !tags.includes(label)) tags.push(label)
   }
-  for (const key of TAG_SOURCES) {
+  for (const key of TAG_KEYS) {
     const value = attributes[key]
     if (value === undefined) continue
     if ('arrayValue' in value) for (const item of value.arrayValue.values ?? []) add(scalar(item))

@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MAX_KEY_FIELD_LENGTH } from '@tracewell/otlp'
+import { decodeSpanRecordsToStore, decodeTraceBody, encodeSpanRecords, MAX_KEY_FIELD_LENGTH } from '@tracewell/otlp'
 import { JsonTextBytes } from '@tracewell/json-text'
 import { spanLabels, spanPrompt, spanTags } from '../src/trace-labels.ts'
+
+/** An OTLP JSON body of one span with one attribute. */
+function otlpSpan(): string {
+  const span = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', name: 'chat', startTimeUnixNano: '1700000000000000000', endTimeUnixNano: '1700000000000000001', attributes: { 'llm.vendor': { stringValue: 'openai' } } }
+  return JSON.stringify({ resourceSpans: [{ resource: { attributes: {} }, scopeSpans: [{ spans: [span] }] }] })
+}
 
 // The prompts and tags a span gives its trace (dashboards' groupBy prompt and tag).
 
@@ -31,18 +37,17 @@ describe('trace labels', () => {
     assert.match(prompt ?? '', /^p+…\[truncated by Tracewell; original length 300\]:3$/)
   })
 
-  it('reads them from attributes still as queued text, parsing only a text that may hold their keys', () => {
-    const attributes = {
-      'tracewell.prompt.promptset_id': { stringValue: 'ps-1' }, 'tracewell.prompt.version': { intValue: '3' },
-      'tag.tags': { arrayValue: { values: [{ stringValue: 'beta' }] } }, 'other': { stringValue: 'tag.tags' },
-    }
-    const text = (value: unknown) => new JsonTextBytes(Buffer.from(JSON.stringify(value)))
-    assert.deepEqual(spanLabels(text(attributes)), { prompt: 'ps-1:3', tags: ['beta'] })
-    assert.deepEqual(spanLabels(attributes), { prompt: 'ps-1:3', tags: ['beta'] })
-    assert.deepEqual(spanLabels(text({ 'langfuse.trace.tags': { stringValue: '["x"]' } })), { prompt: null, tags: ['x'] })
-    // A value that names a key is not the key.
-    assert.deepEqual(spanLabels(text({ note: { stringValue: 'tag.tags' } })), { prompt: null, tags: [] })
-    // Text naming none of the keys is not parsed at all (this one would not parse).
-    assert.deepEqual(spanLabels(new JsonTextBytes(Buffer.from('{"model": '))), { prompt: null, tags: [] })
+  it('reads them from spans as the writer gets them from the queue: attributes naming them parsed, the others as text', () => {
+    const base = decodeTraceBody(Buffer.from(otlpSpan()), 'json').spans[0]
+    assert.ok(base)
+    const spans = [
+      { ...base, attributes: { ...base.attributes, 'tracewell.prompt.promptset_id': { stringValue: 'ps-1' }, 'tracewell.prompt.version': { intValue: '3' } } },
+      { ...base, attributes: { ...base.attributes, 'tag.tags': { arrayValue: { values: [{ stringValue: 'beta' }] } } } },
+      // Naming a key in a value is not naming it.
+      { ...base, attributes: { ...base.attributes, note: { stringValue: 'tag.tags' } } },
+    ]
+    const queued = decodeSpanRecordsToStore(encodeSpanRecords(spans))
+    assert.deepEqual(queued.map((span) => spanLabels(span.attributes)), [{ prompt: 'ps-1:3', tags: [] }, { prompt: null, tags: ['beta'] }, { prompt: null, tags: [] }])
+    assert.ok(queued[2]?.attributes instanceof JsonTextBytes, 'attributes naming no label stay text')
   })
 })
