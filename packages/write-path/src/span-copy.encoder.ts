@@ -97,8 +97,9 @@ class CopyChunks {
   }
 
   /**
-   * jsonb of JSON text given as its UTF-8 bytes, copied as they are; only text holding a `\u`
-   * escape (rare: found by one native scan) is made storable first.
+   * jsonb of JSON text given as its UTF-8 bytes, copied as they are. Text holding a backslash and a
+   * `u` (found by one native scan: an escape, or text spelling one, as Python's ensure_ascii JSON
+   * inside a string attribute does) goes through toStorableJson first, as the statement path's does.
    */
   #jsonText(text: Buffer, read: ((bytes: Uint8Array, start: number, end: number) => void) | undefined): void {
     if (text.length === 2 && text[0] === 0x5b && text[1] === 0x5d) return this.#field(EMPTY_ARRAY_JSONB)
