@@ -99,14 +99,19 @@ class CopyChunks {
   /**
    * jsonb of JSON text given as its UTF-8 bytes, copied as they are. Text holding a backslash and a
    * `u` (found by one native scan: an escape, or text spelling one, as Python's ensure_ascii JSON
-   * inside a string attribute does) goes through toStorableJson first, as the statement path's does.
+   * inside a string attribute does) is read by toStorableJson first, as the statement path's is, and
+   * written from its answer only when that answer differs: an escape Postgres refuses.
    */
   #jsonText(text: Buffer, read: ((bytes: Uint8Array, start: number, end: number) => void) | undefined): void {
     if (text.length === 2 && text[0] === 0x5b && text[1] === 0x5d) return this.#field(EMPTY_ARRAY_JSONB)
     if (text.includes(UNICODE_ESCAPE)) {
-      this.#utf8(toStorableJson(text.toString('utf8')), 1)
-      read?.(this.#buffer, this.#textStart, this.#at)
-      return
+      const json = text.toString('utf8')
+      const storable = toStorableJson(json)
+      if (storable !== json) {
+        this.#utf8(storable, 1)
+        read?.(this.#buffer, this.#textStart, this.#at)
+        return
+      }
     }
     this.#reserve(5 + text.length)
     const start = this.#at
