@@ -103,6 +103,25 @@ describe('POST /v1/traces answers in the encoding of the request (OTLP/HTTP)', (
     assert.equal(b.body, TRACES_RECEIVED)
   })
 
+  it('reads the body under every spelling of its media type the content checks let through', async () => {
+    const proto = clientBodies[0] as (typeof clientBodies)[number]
+    const json = clientBodies[2] as (typeof clientBodies)[number]
+    const spellings = [
+      ['/api/trace', 'application/json', json],
+      ['/api/trace', 'APPLICATION/JSON', json],
+      ['/api/trace', 'application/json;', json],
+      ['/api/trace', 'application/json ; charset=utf-8', json],
+      ['/v1/traces', 'application/x-protobuf', proto],
+      ['/v1/traces', 'Application/X-Protobuf; proto=opentelemetry', proto],
+    ] as const
+    for (const [url, contentType, client] of spellings) {
+      const before = (await ingest.queuedSpans()).length
+      const response = await post(url, contentType, 'identity', client.body)
+      assert.equal(response.statusCode, 200, contentType)
+      assert.ok((await ingest.queuedSpans()).length > before, `${contentType}: spans queued`)
+    }
+  })
+
   it('answers an empty protobuf request with success, storing nothing', async () => {
     const count = (await ingest.queuedSpans()).length
     const response = await post('/v1/traces', 'application/x-protobuf', 'identity', Buffer.alloc(0))

@@ -11,6 +11,9 @@ const formatsByMediaType: Record<string, BodyFormat> = {
   'application/protobuf': 'protobuf',
 }
 
+/** The media types a trace body may name, each as Fastify matches a Content-Type's. */
+export const traceMediaTypes: readonly string[] = Object.keys(formatsByMediaType)
+
 const encodingsByName: Record<string, BodyEncoding> = {
   '': 'identity',
   identity: 'identity',
