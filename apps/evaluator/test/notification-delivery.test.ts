@@ -40,11 +40,11 @@ describe('notification delivery worker', { timeout: 120_000 }, () => {
   let slackId: string
   const workers: DeliveryWorker[] = []
 
-  const worker = () => {
+  const worker = (options: { sender?: ChannelSender; timeoutMs?: number } = {}) => {
     const started = startDeliveryWorker({
       db,
-      sender,
-      timeoutMs,
+      sender: options.sender ?? sender,
+      timeoutMs: options.timeoutMs ?? timeoutMs,
       retryBaseMs,
       // No test waits for the timer: each calls look() itself.
       pollIntervalMs: 3_600_000,
@@ -249,8 +249,17 @@ describe('notification delivery worker', { timeout: 120_000 }, () => {
     const ids = await Promise.all(
       Array.from({ length: 40 }, (_, i) => createNotificationDelivery(db, { channelId: webhookId, kind: 'test', eventId: null, payload: { ...notification, value: i } })),
     )
-    const [a, b] = [worker(), worker()]
-    for (let round = 0; round < 4; round++) await Promise.all([a.look(), b.look()])
+    // A send given up at its timeout is tried again (at least once: the receiver may have read it),
+    // and on a loaded machine a reply can take longer than the other tests' 400 ms. With a timeout
+    // no reply here reaches, only a delivery claimed twice could send a second request.
+    const patientTimeoutMs = 30_000
+    const patient = createChannelSender({ outbound, timeoutMs: patientTimeoutMs, email: undefined, encryptionKey: key, secretContext: notificationChannelSecretContext })
+    const [a, b] = [worker({ sender: patient, timeoutMs: patientTimeoutMs }), worker({ sender: patient, timeoutMs: patientTimeoutMs })]
+    try {
+      for (let round = 0; round < 4; round++) await Promise.all([a.look(), b.look()])
+    } finally {
+      patient.close()
+    }
     const sent = receiver.requests.map((request) => request.headers['x-tracewell-delivery'] as string)
     assert.equal(sent.length, 40)
     assert.deepEqual([...new Set(sent)].sort(), [...ids].sort())
