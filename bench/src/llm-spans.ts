@@ -2,12 +2,14 @@
 // choices as JSON strings, as the Langtrace SDKs record them). Large spans (~1.5 KB of OTLP JSON
 // each) carry a system prompt, a full answer and twelve attributes; small ones (~0.75 KB) a
 // one-line question and answer, and only the six attributes that make an LLM call (vendor, model,
-// tokens, messages, choices).
+// tokens, messages, choices). Long ones (~3.6 KB) are large ones whose system prompt holds the
+// policies and the retrieved order history a support bot is given: rows over the 2 KB at which
+// Postgres compresses a row's largest values.
 import { randomBytes } from 'node:crypto'
 
 const TRACE_PLACEHOLDER = 'TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT' // 32 characters, replaced per request
 
-export type SpanSize = 'large' | 'small'
+export type SpanSize = 'large' | 'small' | 'long'
 
 /**
  * The first span's start: a minute before the benchmark began, so that the spans go into today's
@@ -20,22 +22,22 @@ function llmSpan(index: number, size: SpanSize): object {
   const attribute = (key: string, value: object) => ({ key, value })
   const order = 10_000 + index
   const messages = JSON.stringify(
-    size === 'large'
+    size !== 'small'
       ? [
-          { role: 'system', content: 'You are a support assistant for Acme. Answer briefly, cite the order number, and never promise refunds.' },
+          { role: 'system', content: `You are a support assistant for Acme. Answer briefly, cite the order number, and never promise refunds.${size === 'long' ? longContext(order) : ''}` },
           { role: 'user', content: `Order #${order} arrived damaged: the box was crushed and the blender jar has a crack near the handle. What can I do?` },
         ]
       : [{ role: 'user', content: `Where is order #${order}?` }],
   )
-  const answer = size === 'large' ? `Sorry about order #${order}. Please send a photo of the crack; we will ship a replacement jar within 3 days.` : `Order #${order} ships today.`
+  const answer = size !== 'small' ? `Sorry about order #${order}. Please send a photo of the crack; we will ship a replacement jar within 3 days.` : `Order #${order} ships today.`
   const message = { role: 'assistant', content: answer }
-  const choices = JSON.stringify([size === 'large' ? { index: 0, finish_reason: 'stop', message } : { message }])
+  const choices = JSON.stringify([size !== 'small' ? { index: 0, finish_reason: 'stop', message } : { message }])
   const start = firstStartNanos + BigInt(index) * 1_000_000n
   return {
     traceId: TRACE_PLACEHOLDER,
     spanId: (index + 1).toString(16).padStart(16, '0'),
     parentSpanId: index === 0 ? '' : '0000000000000001',
-    name: size === 'large' ? 'openai.chat.completions.create' : 'openai.chat',
+    name: size !== 'small' ? 'openai.chat.completions.create' : 'openai.chat',
     kind: 3,
     startTimeUnixNano: String(start),
     endTimeUnixNano: String(start + 734_512_345n),
@@ -47,7 +49,7 @@ function llmSpan(index: number, size: SpanSize): object {
       attribute('llm.request.messages', { stringValue: messages }),
       attribute('llm.response.choices', { stringValue: choices }),
       // What the Langtrace SDKs record besides, in large spans.
-      ...(size === 'large'
+      ...(size !== 'small'
         ? [
             attribute('langtrace.service.name', { stringValue: 'openai' }),
             attribute('llm.response.model', { stringValue: 'gpt-4o-mini-2024-07-18' }),
@@ -60,6 +62,23 @@ function llmSpan(index: number, size: SpanSize): object {
     ],
     status: { code: 1 },
   }
+}
+
+const POLICIES = [
+  'Damaged items: ask for a photo of the damage and the packaging, then offer a replacement of the damaged part; a refund needs a supervisor.',
+  'Late deliveries: check the carrier status first; after five business days without a scan, open a trace request with the carrier and tell the customer its number.',
+  'Returns: unused items within 30 days of delivery, in their original packaging; the customer pays the return label unless the item arrived damaged or wrong.',
+  'Warranty: two years on motors and heating elements, one year on glass and plastic parts; proof of purchase is the order number.',
+  'Tone: friendly, short sentences, no promises about dates the carrier has not confirmed, never blame the warehouse or the carrier by name.',
+]
+
+/** The policies and the order history a support bot's system prompt carries (~3 KB, varying by order). */
+function longContext(order: number): string {
+  const history = Array.from({ length: 8 }, (_, i) => {
+    const placed = order - 37 * (i + 1)
+    return `Order #${placed}: ${1 + ((placed * 7) % 4)} item(s), delivered on day ${(placed % 28) + 1}, ${placed % 3 === 0 ? 'returned, refund issued' : 'no issue reported'}.`
+  })
+  return `\n\nPolicies:\n${POLICIES.map((policy, i) => `${i + 1}. ${policy}`).join('\n')}\n\nThe customer's previous orders:\n${history.join('\n')}\n\nKnowledge base:\n${POLICIES.slice(0, 3).map((policy) => `- ${policy} (article ${order % 97})`).join('\n')}`
 }
 
 export function otlpBody(spanCount: number, size: SpanSize = 'large'): string {

@@ -46,6 +46,9 @@ export function trafficShapes(backlogSpans: number): Shape[] {
   ]
 }
 
+/** One-span traces of long prompts, rows Postgres compresses (bench:writer with SHAPES=long-prompt). */
+export const longPromptShape: Shape = { label: 'long-prompt one-span traces', spansPerTrace: 1, size: 'long', backlog: 40_000, connections: 64, writerAloneTarget: 0.35 }
+
 export interface Load {
   connections?: number
   url: string

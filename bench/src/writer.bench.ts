@@ -3,7 +3,8 @@
 // twelve minutes, for trying a change to the write path.
 //
 //   SHAPES   which of bench:ingest's shapes, by the start of their label, comma-separated
-//            (default "one-span,ten-span"; "100-span" names both 100-span shapes)
+//            (default "one-span,ten-span"; "100-span" names both 100-span shapes), or
+//            "long-prompt": one-span traces of ~2.7 KB attributes, rows Postgres compresses
 //   ROUNDS   alternating rounds of COPY and drain per shape (default 3)
 //   WRITER_CONCURRENCY, WRITER_MAX_BODY_BYTES, SUMMARY_FOLD_MAX_TRACES   passed to the writer when set
 //   ENQUEUE_LINGER_MS   passed to ingest when set (how long its queue writes wait for more requests)
@@ -18,7 +19,7 @@ import { freePort, servicesRunAs, startService } from './child-processes.ts'
 import { prepareCopyCeiling } from './copy-ceiling.ts'
 import { peakRssMiB } from './process-stats.ts'
 import { median } from './statistics.ts'
-import { alternate, createTenant, drainBacklog, drainCpuSummary, out, trafficShapes } from './write-path-load.ts'
+import { alternate, createTenant, drainBacklog, drainCpuSummary, longPromptShape, out, trafficShapes } from './write-path-load.ts'
 import { lockWaitsSeen } from './write-path-probes.ts'
 import { openWritePathStack } from './write-path-stack.ts'
 
@@ -43,7 +44,7 @@ try {
   }
   const setup = { db: database.db, queue, traceUrl: `http://127.0.0.1:${ingestPort}/api/trace`, writerPids }
   const ceilingTenant = await createTenant(database.db, 'bench-copy')
-  const shapes = trafficShapes(300_000).filter((shape) => wanted.some((name) => shape.label.startsWith(name)))
+  const shapes = [...trafficShapes(300_000), longPromptShape].filter((shape) => wanted.some((name) => shape.label.startsWith(name)))
   if (shapes.length === 0) throw new Error(`no shape starts with ${wanted.join(' or ')}`)
   // One drain of the first shape warms the writer (its first jobs pay for JIT and connections).
   await drainBacklog(setup, { ...(shapes[0] as (typeof shapes)[number]), backlog: 10_000 })

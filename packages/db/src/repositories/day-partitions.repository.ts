@@ -110,7 +110,7 @@ export async function createDayPartition(trx: Executor, table: DayPartitionedTab
   const from = bound(table, day)
   const to = bound(table, dayAfter(startOfUtcDay(day)))
   const fallback = sql.id(defaultPartitionName(table))
-  await sql`create table ${sql.id(name)} (like ${sql.id(table)} including defaults including storage)`.execute(trx)
+  await sql`create table ${sql.id(name)} (like ${sql.id(table)} including defaults including storage including compression)`.execute(trx)
   // Until the attach commits, no row may reach the default partition: one of that day arriving
   // after the move would make the attach fail. Inserts into the other partitions go on.
   await sql`lock table ${fallback} in exclusive mode`.execute(trx)

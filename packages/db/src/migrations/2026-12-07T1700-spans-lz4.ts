@@ -1,0 +1,34 @@
+import { sql, type Kysely } from 'kysely'
+
+// Frozen in time: never import application code here.
+//
+// A span's JSON columns (attributes, resource attributes, events, links) are compressed with lz4
+// instead of Postgres's default pglz, on a server built with lz4 (Debian's, the official images;
+// PGlite is not, and keeps pglz). A row over about 2 KB has its largest values compressed as it is
+// stored: LLM spans with a system prompt, retrieved context or a long answer, the common case in
+// production. lz4 stores such a row for about half of pglz's CPU and reads it back faster, for the
+// same size (docs/benchmarks.md, "Spans' JSON compressed with lz4").
+//
+// Postgres does not pass SET COMPRESSION on from a partitioned table to its partitions, so every
+// partition is altered too; the day partitions made later copy it (`including compression`,
+// day-partitions.repository.ts). Only values stored from now on are compressed with lz4: the rows
+// already stored keep pglz, which Postgres reads as before. Nothing is rewritten.
+
+const COLUMNS = ['attributes', 'resource_attributes', 'events', 'links']
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await setCompression(db, 'lz4')
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await setCompression(db, 'default')
+}
+
+async function setCompression(db: Kysely<unknown>, method: 'lz4' | 'default'): Promise<void> {
+  const { rows: [setting] } = await sql<{ lz4: boolean }>`
+    select coalesce('lz4' = any(enumvals), false) as lz4 from pg_settings where name = 'default_toast_compression'`.execute(db)
+  if (setting?.lz4 !== true) return
+  const { rows: tables } = await sql<{ name: string }>`select relid::regclass::text as name from pg_partition_tree('spans') order by level, relid`.execute(db)
+  const columns = sql.join(COLUMNS.map((column) => sql`alter column ${sql.id(column)} set compression ${sql.raw(method)}`))
+  for (const { name } of tables) await sql`alter table ${sql.raw(name)} ${columns}`.execute(db)
+}
