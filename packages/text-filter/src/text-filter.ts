@@ -82,12 +82,20 @@ export class TextFilterWords {
   // the fold's CPU (docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
   #slots = NO_SLOTS
   #count = 0
+  /**
+   * Hashes given to a filter that had none (addHashes), kept as they are until more come: already
+   * distinct, they need no table. Most traces' words reach the fold as one delta's hashes, and
+   * placing them in a table only to read them out again was a share of the fold's CPU
+   * (docs/benchmarks.md, "The word filters' typed arrays").
+   */
+  #given: Uint32Array | null = null
 
   /**
    * Adds the words of JSON text given as UTF-8 bytes (`bytes[start]` to `bytes[end - 1]`), such as a
    * span's attributes. Expects well-formed UTF-8, as Buffer.write and Postgres produce.
    */
   addJson(bytes: Uint8Array, start = 0, end = bytes.length): void {
+    if (this.#given !== null) this.#placeGiven()
     // Sized for the text at once (about a word in eight bytes of an LLM span's attributes), so
     // that a span's words are not placed two or three times over as the table doubles; a long
     // text repeats its words, and grows the table as it finds them.
@@ -127,15 +135,20 @@ export class TextFilterWords {
     if (inWord) this.#insert(finishHash(hash))
   }
 
-  /** Adds word hashes (of hashes(), or of hashesOfBase64's text). */
+  /** Adds distinct word hashes (of hashes(), or of hashesOfBase64's text), which it may keep: they are not to be changed. */
   addHashes(hashes: Uint32Array): void {
+    if (this.#count === 0 && this.#given === null) {
+      if (hashes.length > 0) this.#given = hashes
+      return
+    }
+    if (this.#given !== null) this.#placeGiven()
     this.#reserve(hashes.length)
-    for (const hash of hashes) this.#insert(hash)
+    for (let i = 0; i < hashes.length; i++) this.#insert(hashes[i] as number)
   }
 
   /** How many distinct words were added. */
   get size(): number {
-    return this.#count
+    return this.#given === null ? this.#count : this.#given.length
   }
 
   /**
@@ -144,8 +157,9 @@ export class TextFilterWords {
    * block's (block-filter.ts).
    */
   toBase64(): string | null {
-    if (this.#count === 0) return null
-    return Buffer.from(this.hashes().buffer).toString('base64')
+    if (this.size === 0) return null
+    const hashes = this.hashes()
+    return Buffer.from(hashes.buffer, hashes.byteOffset, hashes.byteLength).toString('base64')
   }
 
   /** The hashes toBase64 wrote. */
@@ -157,15 +171,29 @@ export class TextFilterWords {
   }
 
   /**
-   * The distinct word hashes added. An array, not a generator: the fold asks for every trace's
-   * hashes two or three times, and a generator's resumptions showed in its thread's profile
-   * (docs/benchmarks.md#figures-behind-code-comments-2026-12-06).
+   * The distinct word hashes added, not to be changed. An array, not a generator: the fold asks for
+   * every trace's hashes two or three times, and a generator's resumptions showed in its thread's
+   * profile (docs/benchmarks.md#figures-behind-code-comments-2026-12-06). Read by index, here and
+   * wherever it is hot: a for-of over a typed array took three times as long in V8.
    */
   hashes(): Uint32Array {
+    if (this.#given !== null) return this.#given
     const hashes = new Uint32Array(this.#count)
+    const slots = this.#slots
     let at = 0
-    for (const key of this.#slots) if (key !== 0) hashes[at++] = key - 1
+    for (let i = 0; i < slots.length; i++) {
+      const key = slots[i] as number
+      if (key !== 0) hashes[at++] = key - 1
+    }
     return hashes
+  }
+
+  /** Places the hashes addHashes kept in a table, as more words are coming. */
+  #placeGiven(): void {
+    const given = this.#given as Uint32Array
+    this.#given = null
+    this.#reserve(given.length)
+    for (let i = 0; i < given.length; i++) this.#insert(given[i] as number)
   }
 
   /** Makes room for `words` more words (keeping the table under half full), so that adding them does not grow it step by step. */
@@ -180,7 +208,10 @@ export class TextFilterWords {
   #resize(slots: number): void {
     const held = this.#slots
     this.#slots = new Int32Array(slots)
-    for (const key of held) if (key !== 0) this.#place(key)
+    for (let i = 0; i < held.length; i++) {
+      const key = held[i] as number
+      if (key !== 0) this.#place(key)
+    }
   }
 
   /** Places a hash; the table was made by #reserve, which addJson and addHashes call first. */
@@ -208,13 +239,15 @@ export class TextFilterWords {
 
   /** The filter as hexadecimal digits (`x` + these, cast to varbit, is the stored value), or null without words. */
   toHex(): string | null {
-    const count = this.#count
+    const count = this.size
     if (count === 0) return null
     let bits = MIN_BITS
     while (bits < count * BITS_PER_WORD && bits < MAX_BITS) bits *= 2
     const bytes = Buffer.alloc(bits / 8)
     const mask = bits - 1
-    for (const hash of this.hashes()) {
+    const hashes = this.hashes()
+    for (let i = 0; i < hashes.length; i++) {
+      const hash = hashes[i] as number
       const step = stepOf(hash)
       for (let probe = 0; probe < PROBES; probe++) {
         const bit = (hash + probe * step) & mask

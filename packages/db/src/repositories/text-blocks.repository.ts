@@ -53,7 +53,8 @@ export async function addWordsToTextBlocks(db: Executor, additions: readonly Tex
     const filter = row.filter === null
       ? BlockFilter.empty(blockFilterBits(Math.max(row.previous_words ?? 0, addition.words.size)))
       : BlockFilter.fromBitText(row.filter, row.words ?? 0)
-    for (const hash of addition.words.hashes()) filter.add(hash)
+    const hashes = addition.words.hashes()
+    for (let i = 0; i < hashes.length; i++) filter.add(hashes[i] as number)
     return { project_id: addition.projectId, block: blocks[Number(row.i) - 1] as string, words: filter.words, filter: filter.toHex() }
   })
   // In key order, so that two writers of the same blocks (a fold and the janitor) lock them in one order.
