@@ -122,6 +122,7 @@ export async function foldInTransaction(db: Db, trx: Executor, client: pg.PoolCl
     const before = stored.get(key)
     if (before === undefined) {
       rows.push(delta)
+      words.bind(delta, key)
       usage.countTrace(delta, 1)
       continue
     }
@@ -130,6 +131,7 @@ export async function foldInTransaction(db: Db, trx: Executor, client: pg.PoolCl
     const after = { ...summary }
     mergeTraceDelta(after, delta)
     rows.push(after)
+    words.bind(after, key)
     rewritten.add(after)
     // A trace whose start moved to another block takes all of its words there.
     if (textBlockOf(Date.parse(after.start_time)) !== textBlockOf(Date.parse(summary.start_time))) words.forget(key)
@@ -307,6 +309,12 @@ const countOrNull = (text: string | null): number | null => (text === null ? nul
 class TraceWords {
   /** Null: to be read from the trace's spans. */
   readonly #words = new Map<string, TextFilterWords | null>()
+  /**
+   * The key of each summary row the fold writes (bind): a row's words are asked for two or three
+   * times, and building its key again each time (a string joined, then hashed) was a twentieth of
+   * the fold's thread on one-span traces; a row is found by itself.
+   */
+  readonly #keys = new Map<TraceDelta, string>()
 
   add(key: string, delta: TraceDelta): void {
     if (delta.words === undefined) {
@@ -319,6 +327,11 @@ class TraceWords {
     if (delta.words !== null) into.addHashes(TextFilterWords.hashesOfBase64(delta.words))
   }
 
+  /** Says which trace a summary row is of. */
+  bind(row: TraceDelta, key: string): void {
+    this.#keys.set(row, key)
+  }
+
   /** Marks a trace's words to be read from its spans. */
   forget(key: string): void {
     this.#words.set(key, null)
@@ -326,12 +339,16 @@ class TraceWords {
 
   /** Reads the words of the marked traces among `rows` (their summaries as the fold writes them). */
   async readMissing(db: Executor, rows: readonly TraceDelta[]): Promise<void> {
-    const missing = rows.filter((row) => this.#words.get(keyOf(row)) === null)
+    const missing = rows.filter((row) => this.#words.get(this.#keyOf(row)) === null)
     for (const [key, words] of await wordsOfStoredTraces(db, missing)) this.#words.set(key, words)
   }
 
   of(row: TraceDelta): TextFilterWords {
-    return this.#words.get(keyOf(row)) ?? new TextFilterWords()
+    return this.#words.get(this.#keyOf(row)) ?? new TextFilterWords()
+  }
+
+  #keyOf(row: TraceDelta): string {
+    return this.#keys.get(row) ?? keyOf(row)
   }
 
   /** The words of `rows` gathered by the block of each trace's start. */

@@ -43,5 +43,8 @@ describe('addDecimals', { timeout: 30_000 }, () => {
     assert.equal(addDecimals(null, 1e-7), '0.0000001')
     assert.equal(addDecimals('1.50', null), '1.50')
     assert.equal(addDecimals(null, null), null)
+    // Exponents in either case and with a sign, as costs given as text may spell them.
+    assert.equal(addDecimals('1.5E-3', '-2.5e-4'), '0.00125')
+    assert.equal(addDecimals('-12e+2', '0.5'), '-1199.5')
   })
 })
