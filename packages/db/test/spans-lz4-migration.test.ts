@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'kysely'
 import { ensureDayPartitions, migrateToLatest, type Db } from '../src/index.ts'
 import { engines, migrateToBefore } from '../src/testing/index.ts'
 
 // A span's JSON columns are compressed with lz4 on a server that has it (Debian's Postgres here),
 // in every partition of spans, those made before the migration and those made after; PGlite has
-// only pglz and keeps it. What was stored before reads back as it was.
+// only pglz and keeps it. What was stored before reads back as it was. Writers go on while it
+// runs: waiting behind a long query, it lets their inserts pass every LOCK_WAIT (2 s).
 
 const MIGRATION = '2026-12-07T1700-spans-lz4'
 const JSON_COLUMNS = ['attributes', 'events', 'links', 'resource_attributes']
@@ -74,5 +76,35 @@ for (const engine of engines) {
       assert.deepEqual(await storedCompression(db, 'a2'), { method: lz4 ? 'lz4' : 'pglz', order: 'Where is order #162?' })
       assert.deepEqual(await storedCompression(db, 'a3'), { method: lz4 ? 'lz4' : 'pglz', order: 'Where is order #163?' })
     })
+
+    if (lz4) {
+      it('lets inserts pass while it waits behind a long query, and ends once the query does', async () => {
+        const { db: waiting, drop: dropWaiting } = await engine.open({ migrated: false })
+        try {
+          await migrateToBefore(waiting, MIGRATION)
+          await ensureDayPartitions(waiting, new Date('2032-03-01T12:00:00Z'))
+          let released = false
+          // A reader of the day's partition for 4 s, as a search over the month holds it.
+          const reader = waiting.transaction().execute(async (trx) => {
+            await sql`select count(*) from spans_p20320301`.execute(trx)
+            await sleep(4_000)
+            released = true
+          })
+          await sleep(200)
+          const migrated = migrateToLatest(waiting)
+          await sleep(500)
+          // A writer's insert into that partition, queued behind the migration's waiting ALTER.
+          await storeSpan(waiting, 'b1', '2032-03-01')
+          assert.equal(released, false, 'the insert waited for the reader instead of at most the ALTER\'s lock wait')
+          await reader
+          await migrated
+          assert.ok(Object.values(await compressionByPartition(waiting)).every((methods) => methods.every((method) => method === 'l')))
+          await storeSpan(waiting, 'b2', '2032-03-01')
+          assert.equal((await storedCompression(waiting, 'b2')).method, 'lz4')
+        } finally {
+          await dropWaiting()
+        }
+      })
+    }
   })
 }

@@ -79,7 +79,7 @@ export const migrations: Record<string, LazyMigration> = {
   '2026-12-07T0110-judgment-trace-dimensions': lazy(() => import('./2026-12-07T0110-judgment-trace-dimensions.ts')),
   '2026-12-07T0111-score-dimensions-unknown-by-time': lazy(() => import('./2026-12-07T0111-score-dimensions-unknown-by-time.ts')),
   '2026-12-07T0400-users-without-session': lazy(() => import('./2026-12-07T0400-users-without-session.ts')),
-  '2026-12-07T1700-spans-lz4': lazy(() => import('./2026-12-07T1700-spans-lz4.ts')),
+  '2026-12-07T1700-spans-lz4': lazy(() => import('./2026-12-07T1700-spans-lz4.ts'), { transactional: false }),
 }
 
 export const migrationsThatPauseWriters: ReadonlySet<string> = new Set([
