@@ -45,6 +45,12 @@ async function setCompression(db: Kysely<unknown>, method: 'lz4' | 'default'): P
 }
 
 async function withShortLockWaits(db: Kysely<unknown>, statement: RawBuilder<unknown>): Promise<void> {
+  // Inside a caller's transaction (a migrator run with transactions, as tests step down and up),
+  // a statement that failed could not be tried again: it waits as the caller's transaction does.
+  if (db.isTransaction) {
+    await statement.execute(db)
+    return
+  }
   for (;;) {
     try {
       await db.transaction().execute(async (trx) => {
