@@ -21,23 +21,25 @@ const firstStartNanos = BigInt(Date.now() - 60_000) * 1_000_000n
 function llmSpan(index: number, size: SpanSize): object {
   const attribute = (key: string, value: object) => ({ key, value })
   const order = 10_000 + index
+  // Large and long spans: a system prompt, a full answer and the attributes besides.
+  const detailed = size !== 'small'
   const messages = JSON.stringify(
-    size !== 'small'
+    detailed
       ? [
           { role: 'system', content: `You are a support assistant for Acme. Answer briefly, cite the order number, and never promise refunds.${size === 'long' ? longContext(order) : ''}` },
           { role: 'user', content: `Order #${order} arrived damaged: the box was crushed and the blender jar has a crack near the handle. What can I do?` },
         ]
       : [{ role: 'user', content: `Where is order #${order}?` }],
   )
-  const answer = size !== 'small' ? `Sorry about order #${order}. Please send a photo of the crack; we will ship a replacement jar within 3 days.` : `Order #${order} ships today.`
+  const answer = detailed ? `Sorry about order #${order}. Please send a photo of the crack; we will ship a replacement jar within 3 days.` : `Order #${order} ships today.`
   const message = { role: 'assistant', content: answer }
-  const choices = JSON.stringify([size !== 'small' ? { index: 0, finish_reason: 'stop', message } : { message }])
+  const choices = JSON.stringify([detailed ? { index: 0, finish_reason: 'stop', message } : { message }])
   const start = firstStartNanos + BigInt(index) * 1_000_000n
   return {
     traceId: TRACE_PLACEHOLDER,
     spanId: (index + 1).toString(16).padStart(16, '0'),
     parentSpanId: index === 0 ? '' : '0000000000000001',
-    name: size !== 'small' ? 'openai.chat.completions.create' : 'openai.chat',
+    name: detailed ? 'openai.chat.completions.create' : 'openai.chat',
     kind: 3,
     startTimeUnixNano: String(start),
     endTimeUnixNano: String(start + 734_512_345n),
@@ -49,7 +51,7 @@ function llmSpan(index: number, size: SpanSize): object {
       attribute('llm.request.messages', { stringValue: messages }),
       attribute('llm.response.choices', { stringValue: choices }),
       // What the Langtrace SDKs record besides, in large spans.
-      ...(size !== 'small'
+      ...(detailed
         ? [
             attribute('langtrace.service.name', { stringValue: 'openai' }),
             attribute('llm.response.model', { stringValue: 'gpt-4o-mini-2024-07-18' }),

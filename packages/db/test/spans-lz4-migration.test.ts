@@ -33,7 +33,7 @@ async function compressionByPartition(db: Db): Promise<Record<string, string[]>>
   const { rows } = await sql<{ name: string; methods: string[] }>`
     select c.relname as name, array_agg(a.attcompression::text order by a.attname) as methods
     from pg_partition_tree('spans') t join pg_class c on c.oid = t.relid join pg_attribute a on a.attrelid = c.oid
-    where a.attname in ('attributes', 'events', 'links', 'resource_attributes')
+    where a.attname = any(${JSON_COLUMNS})
     group by c.relname order by c.relname`.execute(db)
   return Object.fromEntries(rows.map((row) => [row.name, row.methods.map((method) => (method === '\u0000' ? '' : method))]))
 }

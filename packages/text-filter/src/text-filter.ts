@@ -142,8 +142,7 @@ export class TextFilterWords {
       return
     }
     if (this.#given !== null) this.#placeGiven()
-    this.#reserve(hashes.length)
-    for (let i = 0; i < hashes.length; i++) this.#insert(hashes[i] as number)
+    this.#insertAll(hashes)
   }
 
   /** How many distinct words were added. */
@@ -192,8 +191,12 @@ export class TextFilterWords {
   #placeGiven(): void {
     const given = this.#given as Uint32Array
     this.#given = null
-    this.#reserve(given.length)
-    for (let i = 0; i < given.length; i++) this.#insert(given[i] as number)
+    this.#insertAll(given)
+  }
+
+  #insertAll(hashes: Uint32Array): void {
+    this.#reserve(hashes.length)
+    for (let i = 0; i < hashes.length; i++) this.#insert(hashes[i] as number)
   }
 
   /** Makes room for `words` more words (keeping the table under half full), so that adding them does not grow it step by step. */
