@@ -242,6 +242,11 @@ export class TextFilterWords {
 
   /** The filter as hexadecimal digits (`x` + these, cast to varbit, is the stored value), or null without words. */
   toHex(): string | null {
+    return this.toBytes()?.toString('hex') ?? null
+  }
+
+  /** The filter's bits, first bit in the high bit of the first byte (varbit's order), or null without words. */
+  toBytes(): Buffer | null {
     const count = this.size
     if (count === 0) return null
     let bits = MIN_BITS
@@ -257,7 +262,7 @@ export class TextFilterWords {
         bytes[bit >>> 3] = (bytes[bit >>> 3] as number) | (0x80 >>> (bit & 7))
       }
     }
-    return bytes.toString('hex')
+    return bytes
   }
 }
 

@@ -1,15 +1,16 @@
 import type pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
-import { toStorableText } from '@tracewell/db'
-import { textArrayLiteral } from './array-literal.ts'
+import { CopyChunks, NotEncodable } from './copy-chunks.ts'
 import type { TraceDelta } from './trace-deltas.ts'
 
-// The summaries of traces the fold writes for the first time, as a text COPY into trace_summaries:
-// Postgres reads a COPY line far faster than json_to_recordset a JSON object (which parsed, looked
-// up and converted every field: a third of the fold's statement on the rows of one-span traces),
-// and inserts its rows in batches. A COPY has no ON CONFLICT, which a new trace does not need:
-// the fold holds its lock (no other fold writes), and found no stored row of the trace in any day
-// (summary-fold.ts). Format: https://www.postgresql.org/docs/current/sql-copy.html (Text Format).
+// The summaries of traces the fold writes for the first time, as a binary COPY into
+// trace_summaries (copy-chunks.ts): Postgres reads a COPY row far faster than json_to_recordset a
+// JSON object (which parsed, looked up and converted every field: a third of the fold's statement
+// on the rows of one-span traces), and inserts its rows in batches. Binary rather than text, as
+// the spans' COPY: Postgres parsed the text format's times, arrays, numbers and filters in about a
+// fifth of its time a new trace (docs/benchmarks.md, "The summaries' COPY in binary"). A COPY has
+// no ON CONFLICT, which a new trace does not need: the fold holds its lock (no other fold writes),
+// and found no stored row of the trace in any day (summary-fold.ts).
 
 const COLUMNS = [
   'project_id', 'trace_id', 'name', 'has_root', 'service_name', 'start_time', 'end_time', 'duration_us', 'span_count', 'error_count',
@@ -17,21 +18,7 @@ const COLUMNS = [
   'session_id', 'user_id', 'text_filter', 'fold_day', 'words_in_blocks', 'prompts', 'tags',
 ] as const
 
-export const summaryCopyStatement = `copy trace_summaries (${COLUMNS.join(', ')}) from stdin`
-
-const NULL = '\\N'
-const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' }
-const NEEDS_ESCAPE = /[\\\t\n\r]/
-const ESCAPED = /[\\\t\n\r]/g
-
-/** A value as COPY's text format reads it: a backslash, tab, newline or carriage return escaped. */
-function field(value: string | null | undefined): string {
-  if (value === null || value === undefined) return NULL
-  const text = toStorableText(value)
-  return NEEDS_ESCAPE.test(text) ? text.replace(ESCAPED, (character) => COPY_ESCAPES[character] as string) : text
-}
-
-const count = (value: number | null | undefined): string => (value === null || value === undefined ? NULL : String(value))
+export const summaryCopyStatement = `copy trace_summaries (${COLUMNS.join(', ')}) from stdin with (format binary)`
 
 /** A time as the fold carries it (ISO 8601 with microseconds, UTC, four-digit year). */
 const ISO_MICROS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/
@@ -63,35 +50,89 @@ function wholeEpochMicros(iso: string): number | undefined {
 }
 
 /**
- * The COPY line (with its newline) of a new trace's summary, written into `today`'s partition
- * with the word filter `textFilterHex` (TextFilterWords.toHex); undefined for a trace whose times
- * this cannot turn into the exact duration the statement computes (a year past 2255, or a form
- * other than the fold's), which the fold's statement writes instead.
+ * The COPY data of new traces' summaries, in COLUMNS order, written into one day's partition (the
+ * fold's today, `YYYY-MM-DD`).
  */
-export function summaryCopyLine(row: TraceDelta, textFilterHex: string | null, today: string): string | undefined {
-  const start = epochMicros(row.start_time)
-  const end = epochMicros(row.end_time)
-  if (start === undefined || end === undefined) return undefined
-  return `${[
-    field(row.project_id), field(row.trace_id), field(row.name), row.has_root ? 't' : 'f', field(row.service_name),
-    row.start_time, row.end_time, String(end - start), String(row.span_count), String(row.error_count),
-    field(textArrayLiteral(row.models)), field(textArrayLiteral(row.response_models ?? [])), field(textArrayLiteral(row.vendors)), field(textArrayLiteral(row.services)),
-    count(row.input_tokens), count(row.output_tokens), count(row.total_tokens), row.cost_usd ?? NULL, row.tokens_estimated === true ? 't' : 'f',
-    field(row.session_id), field(row.user_id), textFilterHex === null ? NULL : `x${textFilterHex}`, today, 't',
-    field(textArrayLiteral(row.prompts ?? [])), field(textArrayLiteral(row.tags ?? [])),
-  ].join('\t')}\n`
+export class SummaryCopyEncoder {
+  readonly #copy = new CopyChunks(COLUMNS.length)
+  readonly #day: string
+  #rows = 0
+
+  constructor(day: string) {
+    this.#day = day
+  }
+
+  get rows(): number {
+    return this.#rows
+  }
+
+  /**
+   * Adds the summary of a new trace with the word filter `textFilter` (TextFilterWords.toBytes);
+   * false, adding nothing, for a trace whose times this cannot turn into the exact duration the
+   * fold's statement computes (a year past 2255, or a form other than the fold's) or whose cost is
+   * not plain decimal text, which the statement writes instead.
+   */
+  add(row: TraceDelta, textFilter: Uint8Array | null): boolean {
+    const start = epochMicros(row.start_time)
+    const end = epochMicros(row.end_time)
+    if (start === undefined || end === undefined) return false
+    const copy = this.#copy
+    const mark = copy.mark()
+    try {
+      copy.row()
+      copy.text(row.project_id)
+      copy.text(row.trace_id)
+      copy.text(row.name)
+      copy.bool(row.has_root)
+      copy.text(row.service_name)
+      copy.timestampMicros(start)
+      copy.timestampMicros(end)
+      copy.int64(end - start)
+      copy.int32(row.span_count)
+      copy.int32(row.error_count)
+      copy.textArray(row.models)
+      copy.textArray(row.response_models ?? [])
+      copy.textArray(row.vendors)
+      copy.textArray(row.services)
+      copy.int64(row.input_tokens)
+      copy.int64(row.output_tokens)
+      copy.int64(row.total_tokens)
+      copy.numericText(row.cost_usd)
+      copy.bool(row.tokens_estimated === true)
+      copy.text(row.session_id)
+      copy.text(row.user_id)
+      copy.varbit(textFilter)
+      copy.date(this.#day)
+      copy.bool(true)
+      copy.textArray(row.prompts ?? [])
+      copy.textArray(row.tags ?? [])
+    } catch (error) {
+      if (!(error instanceof NotEncodable)) throw error
+      copy.rewind(mark)
+      return false
+    }
+    this.#rows++
+    return true
+  }
+
+  /** The whole COPY data, trailer included; nothing may be added after it. */
+  finish(): Buffer {
+    this.#copy.finish()
+    const { chunks } = this.#copy
+    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)
+  }
 }
 
 /**
- * Sends `lines` (COPY text data) through `statement` on the client, in its transaction; resolves
- * with the rows Postgres applied. One write, then the end: never a second chunk queued behind a
- * failed COPY (see streamSources in span-store.ts).
+ * Sends `data` (COPY data) through `statement` on the client, in its transaction; resolves with
+ * the rows Postgres applied. One write, then the end: never a second chunk queued behind a failed
+ * COPY (see streamSources in span-store.ts).
  */
-export function copyLines(client: pg.PoolClient, statement: string, lines: string): Promise<number> {
+export function copyData(client: pg.PoolClient, statement: string, data: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {
     const stream = client.query(copyFrom(statement))
     stream.on('error', reject)
     stream.on('finish', () => resolve(stream.rowCount))
-    stream.end(lines)
+    stream.end(data)
   })
 }

@@ -3,7 +3,7 @@ import type pg from 'pg'
 import { textBlockOf, TextFilterWords } from '@tracewell/text-filter'
 import { textArrayLiteral } from './array-literal.ts'
 import { SealedSummaryDays } from './sealed-summary-days.ts'
-import { copyLines, summaryCopyLine, summaryCopyStatement } from './summary-copy.ts'
+import { copyData, SummaryCopyEncoder, summaryCopyStatement } from './summary-copy.ts'
 import { traceDeltaOf } from './trace-delta-layout.ts'
 import { mergeTraceDelta, type TraceDelta } from './trace-deltas.ts'
 import { UsageCombinationMerge, type UsageCombination } from './usage-deltas.ts'
@@ -228,7 +228,7 @@ export async function foldInTransaction(db: Db, trx: Executor, client: pg.PoolCl
 /**
  * Writes by COPY (summary-copy.ts) the summaries of the traces that had no stored row, on
  * Postgres; answers the rows left for the fold's upsert: those of traces with a stored row, any
- * whose times a COPY line cannot hold, and every row on PGlite (no client).
+ * that the COPY leaves to the statement (SummaryCopyEncoder.add), and every row on PGlite (no client).
  */
 async function copyNewSummaries(
   client: pg.PoolClient | undefined,
@@ -238,14 +238,10 @@ async function copyNewSummaries(
   today: string,
 ): Promise<TraceDelta[]> {
   if (client === undefined) return [...rows]
-  let lines = ''
+  const encoder = new SummaryCopyEncoder(today)
   const upserted: TraceDelta[] = []
-  for (const row of rows) {
-    const line = rewritten.has(row) ? undefined : summaryCopyLine(row, words.of(row).toHex(), today)
-    if (line === undefined) upserted.push(row)
-    else lines += line
-  }
-  if (lines !== '') await copyLines(client, summaryCopyStatement, lines)
+  for (const row of rows) if (rewritten.has(row) || !encoder.add(row, words.of(row).toBytes())) upserted.push(row)
+  if (encoder.rows > 0) await copyData(client, summaryCopyStatement, encoder.finish())
   return upserted
 }
 
