@@ -254,12 +254,20 @@ export class CopyChunks {
     this.#safeInt64(micros - MICROS_FROM_UNIX_TO_POSTGRES_EPOCH_NUMBER)
   }
 
+  /** The day date() read last, and its days since 2000-01-01: every summary of a fold has the same. */
+  #lastDay = ''
+  #lastDays = 0
+
   /** A date given as `YYYY-MM-DD`. */
   date(day: string): void {
-    const ms = ISO_DATE.test(day) ? Date.parse(`${day}T00:00:00Z`) : Number.NaN
-    if (!Number.isInteger(ms)) throw new NotEncodable()
+    if (day !== this.#lastDay) {
+      const ms = ISO_DATE.test(day) ? Date.parse(`${day}T00:00:00Z`) : Number.NaN
+      if (!Number.isInteger(ms)) throw new NotEncodable()
+      this.#lastDays = ms / MS_A_DAY - DAYS_FROM_UNIX_TO_POSTGRES_EPOCH
+      this.#lastDay = day
+    }
     this.#reserve(8)
-    this.#at = this.#buffer.writeInt32BE(ms / MS_A_DAY - DAYS_FROM_UNIX_TO_POSTGRES_EPOCH, this.#buffer.writeInt32BE(4, this.#at))
+    this.#at = this.#buffer.writeInt32BE(this.#lastDays, this.#buffer.writeInt32BE(4, this.#at))
   }
 
   /**
