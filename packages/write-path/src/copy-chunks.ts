@@ -217,7 +217,7 @@ export class CopyChunks {
     if (typeof nanos !== 'string' || !DECIMAL_DIGITS.test(nanos)) throw new NotEncodable()
     // Every time before the year 2255 is a safe integer of microseconds: no BigInt needed.
     const micros = Number(nanos.slice(0, -3))
-    if (Number.isSafeInteger(micros)) return this.#safeInt64(micros - MICROS_FROM_UNIX_TO_POSTGRES_EPOCH_NUMBER)
+    if (Number.isSafeInteger(micros)) return this.timestampMicros(micros)
     const parsed = BigInt(nanos)
     if (parsed >= NANOS_OF_YEAR_10000) throw new NotEncodable()
     this.#bigint(parsed / 1000n - MICROS_FROM_UNIX_TO_POSTGRES_EPOCH)
@@ -273,7 +273,8 @@ export class CopyChunks {
   /**
    * A text[] of one dimension (none when empty), no NULL elements: array_recv's header (dimensions,
    * a has-nulls flag, the element type), the length and lower bound of the dimension, then each
-   * element as a text field. Written within one buffer, its length filled in at the end.
+   * element as a text field. Written within one buffer, its length filled in at the end: room for
+   * every element at its worst (#utf8's bound) is reserved first, so no element starts a new one.
    */
   textArray(values: readonly string[]): void {
     let worst = 20 + 8
@@ -288,13 +289,9 @@ export class CopyChunks {
       at = buffer.writeInt32BE(values.length, at)
       at = buffer.writeInt32BE(1, at)
     }
-    for (let i = 0; i < values.length; i++) {
-      const written = buffer.write(toStorableText(values[i] as string), at + 4)
-      buffer.writeInt32BE(written, at)
-      at += 4 + written
-    }
-    buffer.writeInt32BE(at - start - 4, start)
     this.#at = at
+    for (let i = 0; i < values.length; i++) this.text(values[i])
+    buffer.writeInt32BE(this.#at - start - 4, start)
   }
 
   /** A bit varying of whole bytes (a word filter), or null. */
