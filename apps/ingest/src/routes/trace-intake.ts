@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { readBody, type BodyLimits } from '../body/body.reader.ts'
 import { formatOf, requireEncoding, requireFormat, traceMediaTypes, type BodyEncoding, type BodyFormat } from '../body/media-type.ts'
 import { jsonBodyScreen } from '../body/json-body.screen.ts'
+import { DecodeTurn } from '../body/decode-turn.ts'
 import { decodeMaskedTraceBody } from '../body/masked-trace-body.decoder.ts'
 import { TraceDecodePool, type DecodedCount } from '../body/trace-decode.pool.ts'
 import { bodyTooLarge, DecodersBusyError, queueBacklogFull, queueUnavailable, tooManySpans } from '../errors.ts'
@@ -144,12 +145,17 @@ export async function acceptTraceBody(options: TraceIntakeOptions, projectId: st
   const { decodePool, producer } = options
   const masking = options.maskers?.of(projectId) ?? null
   const offThread = decodePool !== undefined && !producer.needsSpanRecords && TraceDecodePool.wants(body)
-  const { answer, queued } = offThread ? queueCounted(options, projectId, ...(await decodeOffThread(decodePool, format, body, options.limits.maxProtobufFields, masking))) : queueBody(options, projectId, format, body, masking)
+  const { answer, queued } = offThread
+    ? queueCounted(options, projectId, ...(await decodeOffThread(decodePool, format, body, options.limits.maxProtobufFields, masking)))
+    : await decodeTurn.run(() => queueBody(options, projectId, format, body, masking))
   await queued
   options.metrics.spansAccepted(answer.accepted)
   if (answer.partialSuccess !== null) options.metrics.spansRejected(answer.partialSuccess.rejectedSpans)
   return answer
 }
+
+/** This thread's requests are decoded in runs, a turn of the event loop at a time. */
+const decodeTurn = new DecodeTurn()
 
 /**
  * Decodes the body, derives its spans' LLM fields and hands the records to the queue: the one
